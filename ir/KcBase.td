@@ -1,0 +1,77 @@
+//===- KcBase.td - kc dialect definition, enums, type constraints -*- tablegen -*-===//
+//
+// The kc dialect is kcc's tensor-level IR: in the spirit of StableHLO and
+// TOSA, ops are tensor math (matmul, elementwise, reductions, convolution),
+// not Keras layers. Dense is matmul + add + activation, so fusion has real
+// work to do. Shapes are static; broadcasting is explicit (kc.broadcast_to).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KC_BASE_TD
+#define KC_BASE_TD
+
+include "mlir/IR/OpBase.td"
+include "mlir/IR/CommonAttrConstraints.td"
+include "mlir/IR/CommonTypeConstraints.td"
+include "mlir/IR/BuiltinAttributeInterfaces.td"
+include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
+include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/InferTypeOpInterface.td"
+
+def Kc_Dialect : Dialect {
+  let name = "kc";
+  let cppNamespace = "::kcc::kc";
+  let summary = "kcc's tensor-level dialect for Keras-style models";
+  let description = [{
+    Tensor-level ops with static shapes over f32, f64, f16 and bf16 (i1, i32
+    and i64 for masks, labels and indices). Traced from the C++ layer API and
+    imported from Keras specs; the train-step, fusion and memory-planning
+    passes work on it before it is lowered to linalg.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Kc_Padding : I32EnumAttr<"Padding", "window padding (TF/Keras rule)", [
+    I32EnumAttrCase<"Valid", 0, "valid">,
+    I32EnumAttrCase<"Same", 1, "same">]> {
+  let cppNamespace = "::kcc::kc";
+  let genSpecializedAttr = 0;
+}
+def Kc_PaddingAttr : EnumAttr<Kc_Dialect, Kc_Padding, "padding">;
+
+def Kc_CompareDirection : I32EnumAttr<"CompareDirection",
+    "elementwise comparison", [
+    I32EnumAttrCase<"EQ", 0, "eq">, I32EnumAttrCase<"NE", 1, "ne">,
+    I32EnumAttrCase<"LT", 2, "lt">, I32EnumAttrCase<"LE", 3, "le">,
+    I32EnumAttrCase<"GT", 4, "gt">, I32EnumAttrCase<"GE", 5, "ge">]> {
+  let cppNamespace = "::kcc::kc";
+  let genSpecializedAttr = 0;
+}
+def Kc_CompareDirectionAttr : EnumAttr<Kc_Dialect, Kc_CompareDirection, "cmp">;
+
+//===----------------------------------------------------------------------===//
+// Type constraints
+//===----------------------------------------------------------------------===//
+
+def Kc_Float : AnyTypeOf<[F32, F64, F16, BF16]>;
+def Kc_Int : AnyTypeOf<[I32, I64]>;
+def Kc_FloatTensor : StaticShapeTensorOf<[F32, F64, F16, BF16]>;
+def Kc_IntTensor : StaticShapeTensorOf<[I32, I64]>;
+def Kc_BoolTensor : StaticShapeTensorOf<[I1]>;
+def Kc_AnyTensor : StaticShapeTensorOf<[F32, F64, F16, BF16, I1, I32, I64]>;
+
+//===----------------------------------------------------------------------===//
+// Base op
+//===----------------------------------------------------------------------===//
+
+// Every kc op is side-effect free (randomness is a pure function of a seed
+// and a counter operand), so CSE and DCE apply to the whole dialect.
+class Kc_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Kc_Dialect, mnemonic, !listconcat(traits, [Pure])>;
+
+#endif // KC_BASE_TD

@@ -1,0 +1,207 @@
+//===- KcNNOps.td - matmul, softmax, convolution, pooling, random -*- tablegen -*-===//
+//
+// The ops that map onto library calls (GEMM, convolution) or carry their own
+// numerics (softmax, pooling), plus the gradient ops autodiff emits for them.
+// Convolution and pooling are NHWC with HWIO filters, as Keras on CPU.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KC_NN_OPS_TD
+#define KC_NN_OPS_TD
+
+include "ir/KcBase.td"
+
+def Kc_MatmulOp : Kc_Op<"matmul", [SameOperandsAndResultElementType]> {
+  let summary = "2-D matrix product with optional transposes";
+  let description = [{
+    `result = op(lhs) x op(rhs)` where `op` transposes when the flag is set;
+    `op(lhs)` is MxK, `op(rhs)` is KxN and the result MxN. The transposes let
+    autodiff express `dW = x^T dy` without a separate transpose.
+
+    ```mlir
+    %y = kc.matmul %x, %w : tensor<32x784xf32>, tensor<784x128xf32> -> tensor<32x128xf32>
+    %dx = kc.matmul %dy, %w {transpose_rhs = true} : tensor<32x128xf32>, tensor<784x128xf32> -> tensor<32x784xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$lhs, Kc_FloatTensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_lhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_rhs);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+class Kc_SoftmaxLikeOp<string mnemonic, string formula>
+    : Kc_Op<mnemonic, [SameOperandsAndResultType]> {
+  let summary = formula # " along one axis";
+  let description = [{
+    Computes `}] # formula # [{` along `axis` (default: the last), with the
+    maximum subtracted first so large inputs stay finite.
+
+    ```mlir
+    %p = kc.}] # mnemonic # [{ %logits {axis = 1 : i64} : tensor<32x10xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$x,
+                       DefaultValuedAttr<I64Attr, "-1">:$axis);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kc_SoftmaxOp : Kc_SoftmaxLikeOp<"softmax", "exp(x) / sum(exp(x))">;
+def Kc_LogSoftmaxOp : Kc_SoftmaxLikeOp<"log_softmax", "x - log(sum(exp(x)))">;
+
+// Window attributes shared by convolution and pooling ops.
+defvar Kc_Strides = DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">;
+defvar Kc_Dilations = DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">;
+defvar Kc_PaddingDefault =
+    DefaultValuedAttr<Kc_PaddingAttr, "::kcc::kc::Padding::Valid">;
+
+def Kc_Conv2DOp : Kc_Op<"conv2d", [SameOperandsAndResultElementType]> {
+  let summary = "2-D convolution, NHWC input, HWIO filter";
+  let description = [{
+    Cross-correlation as in Keras's Conv2D: input `[N,H,W,C]`, filter
+    `[KH,KW,C,F]`, result `[N,OH,OW,F]`. `padding = same` gives
+    `OH = ceil(H / stride)` with the odd padding row at the bottom (TF rule);
+    `valid` gives `OH = (H - (KH-1)*dilation - 1) / stride + 1`.
+
+    ```mlir
+    %y = kc.conv2d %x, %w {padding = #kc<padding same>, strides = array<i64: 2, 2>} : tensor<8x28x28x1xf32>, tensor<3x3x1x32xf32> -> tensor<8x14x14x32xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$input, Kc_FloatTensor:$filter,
+                       Kc_Strides:$strides, Kc_Dilations:$dilations,
+                       Kc_PaddingDefault:$padding);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $filter attr-dict `:` type($input) `,` type($filter) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kc_Conv2DBackpropInputOp : Kc_Op<"conv2d_backprop_input",
+    [SameOperandsAndResultElementType]> {
+  let summary = "gradient of conv2d with respect to its input";
+  let description = [{
+    Given the gradient of a conv2d result and its filter, the gradient of its
+    input (the result type names the input's shape, which the output shape
+    alone does not determine).
+
+    ```mlir
+    %dx = kc.conv2d_backprop_input %dy, %w {padding = #kc<padding same>} : tensor<8x28x28x32xf32>, tensor<3x3x1x32xf32> -> tensor<8x28x28x1xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$grad_output, Kc_FloatTensor:$filter,
+                       Kc_Strides:$strides, Kc_Dilations:$dilations,
+                       Kc_PaddingDefault:$padding);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad_output `,` $filter attr-dict `:` type($grad_output) `,` type($filter) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kc_Conv2DBackpropFilterOp : Kc_Op<"conv2d_backprop_filter",
+    [SameOperandsAndResultElementType]> {
+  let summary = "gradient of conv2d with respect to its filter";
+  let description = [{
+    Given a conv2d's input and the gradient of its result, the gradient of its
+    filter (the result type names the filter's shape).
+
+    ```mlir
+    %dw = kc.conv2d_backprop_filter %x, %dy {padding = #kc<padding same>} : tensor<8x28x28x1xf32>, tensor<8x28x28x32xf32> -> tensor<3x3x1x32xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$input, Kc_FloatTensor:$grad_output,
+                       Kc_Strides:$strides, Kc_Dilations:$dilations,
+                       Kc_PaddingDefault:$padding);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $input `,` $grad_output attr-dict `:` type($input) `,` type($grad_output) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+class Kc_PoolOp<string mnemonic, string what>
+    : Kc_Op<mnemonic, [SameOperandsAndResultElementType]> {
+  let summary = "2-D " # what # " pooling, NHWC";
+  let description = [{
+    Pools `[N,H,W,C]` over `window` with `strides` (Keras's default strides
+    equal the window). Padded elements are ignored: max skips them, average
+    divides by the count of real elements in the window.
+
+    ```mlir
+    %p = kc.}] # mnemonic # [{ %x {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<8x26x26x32xf32> -> tensor<8x13x13x32xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$x, DenseI64ArrayAttr:$window,
+                       DenseI64ArrayAttr:$strides, Kc_PaddingDefault:$padding);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = "$x attr-dict `:` type($x) `->` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kc_MaxPool2DOp : Kc_PoolOp<"max_pool2d", "max">;
+def Kc_AvgPool2DOp : Kc_PoolOp<"avg_pool2d", "average">;
+
+def Kc_MaxPool2DGradOp : Kc_Op<"max_pool2d_grad",
+    [SameOperandsAndResultElementType]> {
+  let summary = "gradient of max_pool2d";
+  let description = [{
+    Routes each window's output gradient to the first maximum of the
+    pooled input `x`; the result has `x`'s shape.
+
+    ```mlir
+    %dx = kc.max_pool2d_grad %x, %dy {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<8x26x26x32xf32>, tensor<8x13x13x32xf32> -> tensor<8x26x26x32xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$x, Kc_FloatTensor:$grad_output,
+                       DenseI64ArrayAttr:$window, DenseI64ArrayAttr:$strides,
+                       Kc_PaddingDefault:$padding);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $x `,` $grad_output attr-dict `:` type($x) `,` type($grad_output) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kc_AvgPool2DGradOp : Kc_Op<"avg_pool2d_grad",
+    [SameOperandsAndResultElementType]> {
+  let summary = "gradient of avg_pool2d";
+  let description = [{
+    Spreads each window's output gradient evenly over the window's real
+    elements; the result type is the pooled input's.
+
+    ```mlir
+    %dx = kc.avg_pool2d_grad %dy {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<8x13x13x32xf32> -> tensor<8x26x26x32xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$grad_output, DenseI64ArrayAttr:$window,
+                       DenseI64ArrayAttr:$strides, Kc_PaddingDefault:$padding);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $grad_output attr-dict `:` type($grad_output) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Kc_RandomUniformOp : Kc_Op<"random_uniform"> {
+  let summary = "counter-based uniform [0, 1) numbers";
+  let description = [{
+    A pure function of `seed`, the scalar `counter` operand (the training
+    step) and the element index, so the interpreter, eager mode and compiled
+    code draw the same dropout masks and the op is safe to CSE.
+
+    ```mlir
+    %u = kc.random_uniform %step {seed = 7 : i64} : tensor<i64> -> tensor<32x128xf32>
+    ```
+  }];
+  let arguments = (ins 0DTensorOf<[I64]>:$counter, I64Attr:$seed);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = "$counter attr-dict `:` type($counter) `->` type($result)";
+}
+
+#endif // KC_NN_OPS_TD

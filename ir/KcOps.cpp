@@ -1,0 +1,224 @@
+//===- KcOps.cpp - kc op verifiers and folders ----------------------------===//
+//
+// Verifiers defer to the shape rules in ShapeFunctions.cpp, so the IR, the
+// frontend and eager mode report a bad shape with the same words.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ir/KcDialect.h"
+#include "ir/ShapeFunctions.h"
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/OpImplementation.h"
+
+using namespace mlir;
+using namespace kcc;
+using namespace kcc::kc;
+
+namespace {
+
+ArrayRef<int64_t> shapeOf(Value v) {
+  return cast<RankedTensorType>(v.getType()).getShape();
+}
+
+/// Checks a shape rule's outcome against the op's result type.
+LogicalResult checkResultShape(Operation *op,
+                               llvm::Expected<shapes::Dims> expected,
+                               ArrayRef<int64_t> actual,
+                               StringRef what = "result") {
+  if (!expected)
+    return op->emitOpError() << llvm::toString(expected.takeError());
+  if (ArrayRef<int64_t>(*expected) != actual)
+    return op->emitOpError()
+           << what << " shape " << shapes::str(actual)
+           << " does not match the expected " << shapes::str(*expected);
+  return success();
+}
+
+LogicalResult checkSameElementType(Operation *op, Value a, Value b) {
+  Type ea = cast<RankedTensorType>(a.getType()).getElementType();
+  Type eb = cast<RankedTensorType>(b.getType()).getElementType();
+  if (ea != eb)
+    return op->emitOpError() << "expects element type " << ea
+                             << " to match " << eb;
+  return success();
+}
+
+bool isSame(kc::Padding p) { return p == kc::Padding::Same; }
+
+template <typename ReduceOp> LogicalResult verifyReduce(ReduceOp op) {
+  return checkResultShape(
+      op, shapes::reduce(shapeOf(op.getX()), op.getAxes(), op.getKeepdims()),
+      shapeOf(op.getResult()));
+}
+
+template <typename PoolOp> LogicalResult verifyPool(PoolOp op) {
+  return checkResultShape(op,
+                          shapes::pool2d(shapeOf(op.getX()), op.getWindow(),
+                                         op.getStrides(),
+                                         isSame(op.getPadding())),
+                          shapeOf(op.getResult()));
+}
+
+template <typename SoftmaxOp> LogicalResult verifySoftmax(SoftmaxOp op) {
+  auto axis = shapes::normalizeAxis(op.getAxis(), shapeOf(op.getX()).size());
+  if (!axis)
+    return op.emitOpError() << llvm::toString(axis.takeError());
+  return success();
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Elementwise
+//===----------------------------------------------------------------------===//
+
+LogicalResult CompareOp::verify() {
+  return checkResultShape(*this, shapes::Dims(shapeOf(getLhs())),
+                          shapeOf(getResult()));
+}
+
+LogicalResult SelectOp::verify() {
+  return checkResultShape(*this, shapes::Dims(shapeOf(getResult())),
+                          shapeOf(getCond()), "cond");
+}
+
+LogicalResult CastOp::verify() {
+  return checkResultShape(*this, shapes::Dims(shapeOf(getX())),
+                          shapeOf(getResult()));
+}
+
+//===----------------------------------------------------------------------===//
+// Shape ops
+//===----------------------------------------------------------------------===//
+
+OpFoldResult ConstantOp::fold(FoldAdaptor) { return getValue(); }
+
+LogicalResult BroadcastToOp::verify() {
+  if (failed(checkSameElementType(*this, getX(), getResult())))
+    return failure();
+  return checkResultShape(
+      *this, shapes::broadcastTo(shapeOf(getX()), shapeOf(getResult())),
+      shapeOf(getResult()));
+}
+
+LogicalResult ReshapeOp::verify() {
+  if (failed(checkSameElementType(*this, getX(), getResult())))
+    return failure();
+  return checkResultShape(
+      *this, shapes::reshape(shapeOf(getX()), shapeOf(getResult())),
+      shapeOf(getResult()));
+}
+
+LogicalResult TransposeOp::verify() {
+  if (failed(checkSameElementType(*this, getX(), getResult())))
+    return failure();
+  return checkResultShape(*this, shapes::transpose(shapeOf(getX()), getPerm()),
+                          shapeOf(getResult()));
+}
+
+LogicalResult ConcatOp::verify() {
+  SmallVector<shapes::Dims> inputs;
+  for (Value in : getInputs()) {
+    if (failed(checkSameElementType(*this, in, getResult())))
+      return failure();
+    inputs.emplace_back(shapeOf(in));
+  }
+  return checkResultShape(*this, shapes::concat(inputs, getAxis()),
+                          shapeOf(getResult()));
+}
+
+LogicalResult SliceOp::verify() {
+  if (failed(checkSameElementType(*this, getX(), getResult())))
+    return failure();
+  return checkResultShape(*this,
+                          shapes::slice(shapeOf(getX()), getStart(),
+                                        getLimit(), getStrides()),
+                          shapeOf(getResult()));
+}
+
+LogicalResult ReduceSumOp::verify() { return verifyReduce(*this); }
+LogicalResult ReduceMaxOp::verify() { return verifyReduce(*this); }
+LogicalResult ReduceMeanOp::verify() { return verifyReduce(*this); }
+
+LogicalResult ArgmaxOp::verify() {
+  return checkResultShape(*this, shapes::argmax(shapeOf(getX()), getAxis()),
+                          shapeOf(getResult()));
+}
+
+LogicalResult OneHotOp::verify() {
+  ArrayRef<int64_t> labels = shapeOf(getLabels());
+  ArrayRef<int64_t> result = shapeOf(getResult());
+  if (result.size() != labels.size() + 1 || result.back() < 1)
+    return emitOpError() << "expects a result of rank " << labels.size() + 1
+                         << " ending in the class count, got "
+                         << shapes::str(result);
+  return checkResultShape(*this, shapes::Dims(labels),
+                          result.drop_back(), "result leading");
+}
+
+//===----------------------------------------------------------------------===//
+// NN ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  return checkResultShape(*this,
+                          shapes::matmul(shapeOf(getLhs()), shapeOf(getRhs()),
+                                         getTransposeLhs(), getTransposeRhs()),
+                          shapeOf(getResult()));
+}
+
+LogicalResult SoftmaxOp::verify() { return verifySoftmax(*this); }
+LogicalResult LogSoftmaxOp::verify() { return verifySoftmax(*this); }
+
+LogicalResult Conv2DOp::verify() {
+  return checkResultShape(*this,
+                          shapes::conv2d(shapeOf(getInput()),
+                                         shapeOf(getFilter()), getStrides(),
+                                         getDilations(),
+                                         isSame(getPadding())),
+                          shapeOf(getResult()));
+}
+
+LogicalResult Conv2DBackpropInputOp::verify() {
+  // The result is the forward input: convolving it must give grad_output.
+  return checkResultShape(*this,
+                          shapes::conv2d(shapeOf(getResult()),
+                                         shapeOf(getFilter()), getStrides(),
+                                         getDilations(),
+                                         isSame(getPadding())),
+                          shapeOf(getGradOutput()), "grad_output");
+}
+
+LogicalResult Conv2DBackpropFilterOp::verify() {
+  return checkResultShape(*this,
+                          shapes::conv2d(shapeOf(getInput()),
+                                         shapeOf(getResult()), getStrides(),
+                                         getDilations(),
+                                         isSame(getPadding())),
+                          shapeOf(getGradOutput()), "grad_output");
+}
+
+LogicalResult MaxPool2DOp::verify() { return verifyPool(*this); }
+LogicalResult AvgPool2DOp::verify() { return verifyPool(*this); }
+
+LogicalResult MaxPool2DGradOp::verify() {
+  if (failed(checkResultShape(*this, shapes::Dims(shapeOf(getX())),
+                              shapeOf(getResult()))))
+    return failure();
+  return checkResultShape(*this,
+                          shapes::pool2d(shapeOf(getX()), getWindow(),
+                                         getStrides(), isSame(getPadding())),
+                          shapeOf(getGradOutput()), "grad_output");
+}
+
+LogicalResult AvgPool2DGradOp::verify() {
+  return checkResultShape(*this,
+                          shapes::pool2d(shapeOf(getResult()), getWindow(),
+                                         getStrides(), isSame(getPadding())),
+                          shapeOf(getGradOutput()), "grad_output");
+}
+
+#define GET_OP_CLASSES
+#include "ir/KcOps.cpp.inc"

@@ -1,0 +1,15 @@
+//===- KcOps.td - all kc ops -*- tablegen -*-===//
+//
+// The root of the kc ODS: the dialect and one file per op family.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KC_OPS_TD
+#define KC_OPS_TD
+
+include "ir/KcBase.td"
+include "ir/KcElementwiseOps.td"
+include "ir/KcShapeOps.td"
+include "ir/KcNNOps.td"
+
+#endif // KC_OPS_TD

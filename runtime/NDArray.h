@@ -1,0 +1,102 @@
+//===- NDArray.h - Dense host arrays used by kernels and runtime -*- C++ -*-===//
+//
+// An NDArray is a dense, row-major, 64-byte aligned host array with a static
+// shape and a dtype. It is what the kernel library reads and writes, what the
+// interpreter keeps per SSA value and what eager tensors hold. It depends on
+// nothing but the C++ standard library so the runtime can be linked without
+// MLIR (the AOT path).
+//
+// Every allocation goes through AllocStats so the interpreter and eager mode
+// can report how many buffers and bytes a step allocated.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_RUNTIME_NDARRAY_H
+#define KCC_RUNTIME_NDARRAY_H
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kcc {
+
+/// Element types. I1 is stored as one byte per element (0 or 1).
+enum class DType : uint8_t { F32, F64, F16, BF16, I1, I32, I64 };
+
+size_t dtypeSize(DType dt);
+const char *dtypeName(DType dt);
+inline bool isFloat(DType dt) {
+  return dt == DType::F32 || dt == DType::F64 || dt == DType::F16 ||
+         dt == DType::BF16;
+}
+
+using Shape = std::vector<int64_t>;
+int64_t numElements(const Shape &shape);
+/// "[32, 784]" style, for diagnostics.
+std::string shapeToString(const Shape &shape);
+
+/// Process-wide allocation counters (bytes currently live, peak, number of
+/// allocations). Thread-safe.
+struct AllocStats {
+  static void reset();
+  static int64_t liveBytes();
+  static int64_t peakBytes();
+  static int64_t numAllocs();
+  static int64_t totalBytes();
+  /// Resets the peak to the bytes live now (to measure one region).
+  static void resetPeak();
+};
+
+class NDArray {
+public:
+  NDArray() = default;
+
+  /// Uninitialized storage of the given shape and dtype.
+  static NDArray empty(const Shape &shape, DType dtype);
+  /// Zero-filled.
+  static NDArray zeros(const Shape &shape, DType dtype);
+  /// Copies `values` (converted) into a new F32 or F64 array.
+  static NDArray fromVector(const Shape &shape, const std::vector<double> &values,
+                            DType dtype = DType::F32);
+  /// A scalar (rank 0).
+  static NDArray scalar(double value, DType dtype = DType::F32);
+
+  const Shape &shape() const { return shape_; }
+  int64_t rank() const { return static_cast<int64_t>(shape_.size()); }
+  int64_t dim(int64_t i) const { return shape_[i]; }
+  DType dtype() const { return dtype_; }
+  int64_t numel() const { return numElements(shape_); }
+  size_t bytes() const { return static_cast<size_t>(numel()) * dtypeSize(dtype_); }
+  bool defined() const { return storage_ != nullptr; }
+
+  void *rawData() { return storage_.get(); }
+  const void *rawData() const { return storage_.get(); }
+  template <typename T> T *data() { return static_cast<T *>(storage_.get()); }
+  template <typename T> const T *data() const {
+    return static_cast<const T *>(storage_.get());
+  }
+
+  /// Same storage, new shape (numel must match). No allocation.
+  NDArray reshaped(const Shape &shape) const;
+  /// Deep copy.
+  NDArray clone() const;
+  /// Element `i` (flat index) converted to double, any dtype.
+  double at(int64_t flatIndex) const;
+  /// Sets element `i` (flat index) from a double, any dtype.
+  void set(int64_t flatIndex, double value);
+  /// All elements converted to double.
+  std::vector<double> toVector() const;
+  /// Conversion to another dtype (new storage).
+  NDArray to(DType dtype) const;
+
+private:
+  std::shared_ptr<void> storage_;
+  Shape shape_;
+  DType dtype_ = DType::F32;
+};
+
+} // namespace kcc
+
+#endif // KCC_RUNTIME_NDARRAY_H

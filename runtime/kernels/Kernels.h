@@ -1,0 +1,125 @@
+//===- Kernels.h - One host kernel per kc op -------------------*- C++ -*-===//
+//
+// The kernel library behind eager mode and the interpreter: one function per
+// kc op, f32 and f64 (dispatched on the dtype of the arrays). GEMM and
+// convolution go through oneDNN (f32) with primitives cached by shape;
+// everything else is plain loops written so the compiler vectorizes them and
+// spread over the cores with OpenMP (the same runtime oneDNN uses here).
+//
+// Convention: the caller allocates `out` with the result shape and dtype (the
+// interpreter reads it from the op's result type, eager mode from the shared
+// shape functions); kernels check shapes they depend on and throw
+// kcc::KernelError (a kcc::Error) on a mismatch. Elementwise binary
+// kernels take operands of identical shape: broadcasting is an explicit op.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_RUNTIME_KERNELS_KERNELS_H
+#define KCC_RUNTIME_KERNELS_KERNELS_H
+
+#include "runtime/Error.h"
+#include "runtime/NDArray.h"
+
+namespace kcc {
+
+/// A kernel called with arrays it cannot handle (a kcc::Error).
+struct KernelError : Error {
+  using Error::Error;
+};
+
+namespace kernels {
+
+enum class BinaryKind { Add, Sub, Mul, Div, Pow, Max, Min };
+enum class UnaryKind {
+  Neg, Exp, Log, Sqrt, Rsqrt, Abs, Relu, Sigmoid, Tanh, Gelu, GeluTanh
+};
+enum class CompareKind { EQ, NE, LT, LE, GT, GE };
+enum class ReduceKind { Sum, Max, Mean };
+enum class Padding { Valid, Same };
+
+/// out = op(a, b); a, b, out of identical shape and dtype.
+void binary(BinaryKind kind, const NDArray &a, const NDArray &b, NDArray &out);
+/// out = op(x). Gelu is the exact erf form, GeluTanh the tanh approximation.
+void unary(UnaryKind kind, const NDArray &x, NDArray &out);
+/// out (I1) = a <kind> b.
+void compare(CompareKind kind, const NDArray &a, const NDArray &b, NDArray &out);
+/// out = cond ? a : b; cond is I1.
+void select(const NDArray &cond, const NDArray &a, const NDArray &b,
+            NDArray &out);
+/// Numpy broadcasting of x to out.shape() (x's rank <= out's rank, dims
+/// aligned from the right, each 1 or equal).
+void broadcastTo(const NDArray &x, NDArray &out);
+
+/// out[M,N] = op(a) * op(b), op = transpose when the flag is set.
+/// a is [M,K] (or [K,M] transposed), b is [K,N] (or [N,K] transposed).
+void matmul(const NDArray &a, const NDArray &b, bool transposeA,
+            bool transposeB, NDArray &out);
+
+void softmax(const NDArray &x, int64_t axis, NDArray &out);
+void logSoftmax(const NDArray &x, int64_t axis, NDArray &out);
+/// Reduce over `axes` (sorted, unique, non-negative). `out` has the kept or
+/// dropped dims already (its element count is what matters).
+void reduce(ReduceKind kind, const NDArray &x, const std::vector<int64_t> &axes,
+            NDArray &out);
+/// out (I64) = argmax over `axis` (first maximum wins), that axis dropped.
+void argmax(const NDArray &x, int64_t axis, NDArray &out);
+
+void transpose(const NDArray &x, const std::vector<int64_t> &perm,
+               NDArray &out);
+void concat(const std::vector<NDArray> &inputs, int64_t axis, NDArray &out);
+/// out = x[start : start + out.shape*stride : stride] per dim.
+void slice(const NDArray &x, const std::vector<int64_t> &start,
+           const std::vector<int64_t> &strides, NDArray &out);
+/// Copies x into out (same numel); the interpreter's reshape.
+void copy(const NDArray &x, NDArray &out);
+/// Elementwise dtype conversion.
+void cast(const NDArray &x, NDArray &out);
+/// out[..., depth] (float) = 1 where labels (I32/I64) == class index.
+void oneHot(const NDArray &labels, NDArray &out);
+/// Counter-based uniform [0,1) numbers: a pure function of (seed, counter,
+/// element index), so every backend produces the same stream.
+void randomUniform(uint64_t seed, uint64_t counter, NDArray &out);
+
+/// NHWC input, HWIO filter, NHWC output. `padding` Same follows TF/Keras:
+/// out = ceil(in / stride), the extra padding row/col goes at the bottom/right.
+struct Conv2DParams {
+  int64_t strideH = 1, strideW = 1;
+  int64_t dilationH = 1, dilationW = 1;
+  Padding padding = Padding::Valid;
+};
+void conv2d(const NDArray &input, const NDArray &filter, const Conv2DParams &p,
+            NDArray &out);
+/// d(input) given d(out) and the filter; out has the input's shape.
+void conv2dBackpropInput(const NDArray &gradOut, const NDArray &filter,
+                         const Conv2DParams &p, NDArray &gradInput);
+/// d(filter) given the input and d(out); out has the filter's shape.
+void conv2dBackpropFilter(const NDArray &input, const NDArray &gradOut,
+                          const Conv2DParams &p, NDArray &gradFilter);
+
+struct Pool2DParams {
+  int64_t windowH = 2, windowW = 2;
+  int64_t strideH = 2, strideW = 2;
+  Padding padding = Padding::Valid;
+};
+/// NHWC pooling. Average pooling with Same padding divides by the number of
+/// valid (non-padded) elements in the window, as Keras does.
+void maxPool2d(const NDArray &x, const Pool2DParams &p, NDArray &out);
+void avgPool2d(const NDArray &x, const Pool2DParams &p, NDArray &out);
+/// Gradients: route d(out) to the first max of each window / spread evenly.
+void maxPool2dGrad(const NDArray &x, const NDArray &gradOut,
+                   const Pool2DParams &p, NDArray &gradInput);
+void avgPool2dGrad(const NDArray &gradOut, const Pool2DParams &p,
+                   NDArray &gradInput);
+
+/// Output spatial size of a convolution or pooling window, and the padding
+/// before the first element (TF "SAME" convention). Shared with the IR's
+/// shape functions so both agree.
+int64_t windowOutputSize(int64_t in, int64_t window, int64_t stride,
+                         int64_t dilation, Padding padding);
+int64_t windowPadBefore(int64_t in, int64_t window, int64_t stride,
+                        int64_t dilation, Padding padding);
+
+} // namespace kernels
+} // namespace kcc
+
+#endif // KCC_RUNTIME_KERNELS_KERNELS_H

@@ -1,0 +1,25 @@
+//===- kcc-opt.cpp - mlir-opt with the kc dialect and kcc's passes --------===//
+//
+// Runs any kcc pass or named pipeline on .mlir input, exactly as the kcc
+// driver runs them; the tool behind the lit tests.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ir/KcDialect.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/InitAllDialects.h"
+#include "mlir/InitAllPasses.h"
+#include "mlir/Tools/mlir-opt/MlirOptMain.h"
+
+int main(int argc, char **argv) {
+  mlir::registerAllPasses();
+  kcc::registerPasses();
+
+  mlir::DialectRegistry registry;
+  mlir::registerAllDialects(registry);
+  registry.insert<kcc::kc::KcDialect>();
+  return mlir::asMainReturnCode(
+      mlir::MlirOptMain(argc, argv, "kcc optimizer driver\n", registry));
+}
