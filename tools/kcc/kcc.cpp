@@ -10,6 +10,7 @@
 #include "ir/KcDialect.h"
 #include "passes/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -56,7 +57,7 @@ int main(int argc, char **argv) {
                               "kcc: compiles Keras-style training steps\n");
 
   DialectRegistry registry;
-  registry.insert<kcc::kc::KcDialect>();
+  registry.insert<kcc::kc::KcDialect, func::FuncDialect>();
   MLIRContext context(registry);
 
   std::string error;

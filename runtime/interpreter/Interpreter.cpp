@@ -1,0 +1,331 @@
+//===- Interpreter.cpp - Runs kc functions op by op -----------------------===//
+//
+// The run loop: check the arguments against the signature, check that every
+// op has a kernel (before running anything, so a bad function fails fast),
+// then dispatch op by op, freeing each value right after its last use.
+// Liveness is tracked per buffer, not per value, because kc.reshape results
+// share their operand's buffer.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/interpreter/Interpreter.h"
+
+#include "runtime/Error.h"
+#include "runtime/interpreter/OpKernels.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+
+using namespace mlir;
+using namespace kcc;
+using namespace kcc::interp;
+
+namespace {
+
+template <typename T> std::string printed(const T &value) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  value.print(os);
+  return os.str();
+}
+
+/// `loc("dense_1"): 'kc.matmul'`: how every op error starts.
+std::string opPrefix(Operation *op) {
+  return printed(op->getLoc()) + ": '" + op->getName().getStringRef().str() +
+         "'";
+}
+
+/// "f32 [4, 3]".
+std::string describe(DType dtype, const Shape &shape) {
+  return std::string(dtypeName(dtype)) + " " + shapeToString(shape);
+}
+
+/// Copies converted elements of a constant into `out`; false when the
+/// attribute cannot produce values of type T.
+template <typename T, typename Convert>
+bool fillFrom(ElementsAttr attr, NDArray &out, Convert convert) {
+  auto values = attr.tryGetValues<T>();
+  if (!values)
+    return false;
+  int64_t i = 0;
+  for (const T &value : *values)
+    convert(i++, value);
+  return i == out.numel();
+}
+
+/// The state of one run: the value -> array map, the constants this run
+/// touched and the buffers it allocated (with how many values share each).
+class RunState final : public OpEnv {
+public:
+  RunState(InterpreterStats &stats,
+           std::unordered_map<const void *, NDArray> &constants)
+      : stats(stats), constants(constants) {}
+
+  NDArray allocate(Value result) override {
+    auto type = cast<RankedTensorType>(result.getType());
+    NDArray array =
+        NDArray::empty(shapeOf(type), dtypeOf(type.getElementType()));
+    auto bytes = static_cast<int64_t>(array.bytes());
+    ++stats.buffersAllocated;
+    stats.bytesAllocated += bytes;
+    buffers[array.rawData()] = {bytes, 0};
+    liveBytes += bytes;
+    peakLiveBytes = std::max(peakLiveBytes, liveBytes);
+    return array;
+  }
+
+  NDArray constant(ElementsAttr value) override {
+    const void *key = value.getAsOpaquePointer();
+    auto it = constants.find(key);
+    if (it == constants.end())
+      it = constants.emplace(key, elementsToNDArray(value)).first;
+    constantBuffers.insert(it->second.rawData());
+    return it->second;
+  }
+
+  /// Makes `array` the value of `value` (arguments included: only buffers
+  /// this run allocated are counted).
+  void bind(Value value, NDArray array) {
+    auto it = buffers.find(array.rawData());
+    if (it != buffers.end())
+      ++it->second.refs;
+    values[value] = std::move(array);
+  }
+
+  void release(Value value) {
+    auto it = values.find(value);
+    if (it == values.end())
+      return;
+    auto buffer = buffers.find(it->second.rawData());
+    if (buffer != buffers.end() && --buffer->second.refs == 0) {
+      liveBytes -= buffer->second.bytes;
+      buffers.erase(buffer);
+    }
+    values.erase(it);
+  }
+
+  const NDArray &lookup(Value value) const {
+    auto it = values.find(value);
+    assert(it != values.end() && "operand used before definition or after free");
+    return it->second;
+  }
+
+  /// A result that aliases a cached constant is copied: the caller may write
+  /// to what it gets back (an optimizer updating parameters in place).
+  NDArray result(Value value) {
+    NDArray array = lookup(value);
+    if (!constantBuffers.contains(array.rawData()))
+      return array;
+    ++stats.buffersAllocated;
+    stats.bytesAllocated += static_cast<int64_t>(array.bytes());
+    return array.clone();
+  }
+
+  int64_t peak() const { return peakLiveBytes; }
+
+private:
+  struct Buffer {
+    int64_t bytes;
+    int64_t refs; ///< values sharing the buffer (reshape aliases)
+  };
+
+  InterpreterStats &stats;
+  std::unordered_map<const void *, NDArray> &constants;
+  llvm::DenseMap<Value, NDArray> values;
+  llvm::DenseMap<const void *, Buffer> buffers;
+  llvm::DenseSet<const void *> constantBuffers;
+  int64_t liveBytes = 0;
+  int64_t peakLiveBytes = 0;
+};
+
+/// Throws unless `args` match the signature of `func` one by one.
+void checkArguments(func::FuncOp func, const std::vector<NDArray> &args) {
+  std::string where =
+      printed(func.getLoc()) + ": @" + func.getSymName().str() + " ";
+  ArrayRef<Type> types = func.getArgumentTypes();
+  if (types.size() != args.size())
+    throw Error(where + "expects " + std::to_string(types.size()) +
+                " arguments, got " + std::to_string(args.size()));
+  for (auto [index, type, arg] : llvm::enumerate(types, args)) {
+    std::string argument = where + "argument #" + std::to_string(index);
+    auto tensor = dyn_cast<RankedTensorType>(type);
+    if (!tensor || !tensor.hasStaticShape())
+      throw Error(argument + " has type " + printed(type) +
+                  ", which the interpreter cannot hold");
+    DType dtype;
+    try {
+      dtype = dtypeOf(tensor.getElementType());
+    } catch (const Error &e) {
+      throw Error(argument + ": " + e.what());
+    }
+    Shape shape = shapeOf(tensor);
+    if (!arg.defined() || arg.dtype() != dtype || arg.shape() != shape)
+      throw Error(argument + ": expected " + describe(dtype, shape) + ", got " +
+                  (arg.defined() ? describe(arg.dtype(), arg.shape())
+                                 : std::string("an undefined array")));
+  }
+}
+
+/// Throws for an op the interpreter cannot run; returns its kernel.
+const OpKernel &kernelFor(Operation *op) {
+  if (const OpKernel *kernel = lookupOpKernel(op->getName()))
+    return *kernel;
+  if (op->getName().getDialectNamespace() == "kc")
+    throw Error(opPrefix(op) + " has no kernel in the interpreter");
+  throw Error(opPrefix(op) +
+              " is not a kc op: the interpreter runs kc ops and func.return");
+}
+
+} // namespace
+
+//===----------------------------------------------------------------------===//
+// Types and constants
+//===----------------------------------------------------------------------===//
+
+DType kcc::dtypeOf(Type elementType) {
+  if (elementType.isF32())
+    return DType::F32;
+  if (elementType.isF64())
+    return DType::F64;
+  if (elementType.isF16())
+    return DType::F16;
+  if (elementType.isBF16())
+    return DType::BF16;
+  if (auto integer = dyn_cast<IntegerType>(elementType)) {
+    switch (integer.getWidth()) {
+    case 1:
+      return DType::I1;
+    case 32:
+      return DType::I32;
+    case 64:
+      return DType::I64;
+    default:
+      break;
+    }
+  }
+  throw Error("element type " + printed(elementType) + " has no NDArray dtype");
+}
+
+Shape kcc::interp::shapeOf(Type tensorType) {
+  ArrayRef<int64_t> dims = cast<RankedTensorType>(tensorType).getShape();
+  return Shape(dims.begin(), dims.end());
+}
+
+NDArray kcc::interp::elementsToNDArray(ElementsAttr value) {
+  ShapedType type = value.getShapedType();
+  DType dtype = dtypeOf(type.getElementType());
+  NDArray out = NDArray::empty(shapeOf(type), dtype);
+  bool ok = false;
+  switch (dtype) {
+  case DType::F32:
+    ok = fillFrom<float>(value, out, [&](int64_t i, float v) {
+      out.data<float>()[i] = v;
+    });
+    break;
+  case DType::F64:
+    ok = fillFrom<double>(value, out, [&](int64_t i, double v) {
+      out.data<double>()[i] = v;
+    });
+    break;
+  case DType::I32:
+    ok = fillFrom<int32_t>(value, out, [&](int64_t i, int32_t v) {
+      out.data<int32_t>()[i] = v;
+    });
+    break;
+  case DType::I64:
+    ok = fillFrom<int64_t>(value, out, [&](int64_t i, int64_t v) {
+      out.data<int64_t>()[i] = v;
+    });
+    break;
+  case DType::I1:
+    ok = fillFrom<bool>(value, out, [&](int64_t i, bool v) {
+      out.data<uint8_t>()[i] = v ? 1 : 0;
+    });
+    break;
+  case DType::F16:
+  case DType::BF16:
+    // NDArray stores both as their IEEE / bfloat16 bit patterns.
+    ok = fillFrom<APFloat>(value, out, [&](int64_t i, const APFloat &v) {
+      out.data<uint16_t>()[i] =
+          static_cast<uint16_t>(v.bitcastToAPInt().getZExtValue());
+    });
+    break;
+  }
+  if (!ok)
+    throw Error("cannot read the elements of a constant of type " +
+                printed(type));
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// Interpreter
+//===----------------------------------------------------------------------===//
+
+std::vector<NDArray> Interpreter::run(func::FuncOp func,
+                                      const std::vector<NDArray> &args) {
+  if (func.isExternal() || !func.getBody().hasOneBlock())
+    throw Error(printed(func.getLoc()) + ": @" + func.getSymName().str() +
+                " must have a body of one block to be interpreted");
+  checkArguments(func, args);
+
+  // Check every op and number them; a value dies at the index of its last
+  // user (func.return's index keeps results alive to the end).
+  Block &body = func.getBody().front();
+  SmallVector<std::pair<Operation *, const OpKernel *>> schedule;
+  llvm::DenseMap<Value, size_t> lastUse;
+  func::ReturnOp returnOp;
+  for (Operation &op : body) {
+    for (Value operand : op.getOperands())
+      lastUse[operand] = schedule.size();
+    if ((returnOp = dyn_cast<func::ReturnOp>(&op)))
+      break;
+    schedule.push_back({&op, &kernelFor(&op)});
+  }
+  if (!returnOp)
+    throw Error(printed(func.getLoc()) + ": @" + func.getSymName().str() +
+                " does not end in func.return");
+
+  RunState state(stats_, constants_);
+  for (auto [arg, array] : llvm::zip(body.getArguments(), args))
+    state.bind(arg, array);
+  for (BlockArgument arg : body.getArguments())
+    if (!lastUse.count(arg))
+      state.release(arg);
+
+  SmallVector<const NDArray *, 4> operands;
+  for (auto [index, entry] : llvm::enumerate(schedule)) {
+    auto [op, kernel] = entry;
+    operands.clear();
+    for (Value operand : op->getOperands())
+      operands.push_back(&state.lookup(operand));
+    NDArray out;
+    try {
+      out = (*kernel)(op, operands, state);
+    } catch (const Error &e) {
+      // KernelError included: say which op failed, and where.
+      throw Error(opPrefix(op) + ": " + e.what());
+    }
+    ++stats_.opsDispatched;
+    Value result = op->getResult(0);
+    state.bind(result, std::move(out));
+    for (Value operand : op->getOperands())
+      if (lastUse.lookup(operand) == index)
+        state.release(operand);
+    if (result.use_empty())
+      state.release(result);
+  }
+
+  std::vector<NDArray> results;
+  results.reserve(returnOp.getNumOperands());
+  for (Value value : returnOp.getOperands())
+    results.push_back(state.result(value));
+  stats_.peakLiveBytes = std::max(stats_.peakLiveBytes, state.peak());
+  return results;
+}

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Installs every Debian package kcc's build, tests and demo need. Idempotent:
+# prints nothing and returns at once when all are present. Needs root (or sudo).
+set -euo pipefail
+
+PACKAGES=(
+  cmake ninja-build g++ python3
+  llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
+  libdnnl-dev libgtest-dev libbenchmark-dev zlib1g-dev
+  dataset-fashion-mnist
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" ||
+    missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+echo "kcc: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

@@ -1,0 +1,41 @@
+// RUN: kcc-opt %s | kcc-opt | FileCheck %s
+// RUN: kcc-opt %s --mlir-print-op-generic | kcc-opt | FileCheck %s
+
+// CHECK-LABEL: func.func @layout
+func.func @layout(%x: tensor<2x3x4xf32>, %b: tensor<4xf32>) -> tensor<12x2xf32> {
+  // CHECK: kc.constant dense<1.000000e+00> : tensor<2x3x4xf32>
+  %c = kc.constant dense<1.0> : tensor<2x3x4xf32>
+  // CHECK: kc.broadcast_to %{{.*}} : tensor<4xf32> -> tensor<2x3x4xf32>
+  %bb = kc.broadcast_to %b : tensor<4xf32> -> tensor<2x3x4xf32>
+  %s = kc.add %x, %bb : tensor<2x3x4xf32>
+  %s2 = kc.add %s, %c : tensor<2x3x4xf32>
+  // CHECK: kc.transpose %{{.*}} {perm = array<i64: 2, 1, 0>} : tensor<2x3x4xf32> -> tensor<4x3x2xf32>
+  %t = kc.transpose %s2 {perm = array<i64: 2, 1, 0>} : tensor<2x3x4xf32> -> tensor<4x3x2xf32>
+  // CHECK: kc.reshape %{{.*}} : tensor<4x3x2xf32> -> tensor<12x2xf32>
+  %r = kc.reshape %t : tensor<4x3x2xf32> -> tensor<12x2xf32>
+  return %r : tensor<12x2xf32>
+}
+
+// CHECK-LABEL: func.func @concat_slice
+func.func @concat_slice(%a: tensor<4x3xf32>, %b: tensor<4x5xf32>) -> tensor<4x3xf32> {
+  // CHECK: kc.concat %{{.*}}, %{{.*}} {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+  %c = kc.concat %a, %b {axis = 1 : i64} : (tensor<4x3xf32>, tensor<4x5xf32>) -> tensor<4x8xf32>
+  // CHECK: kc.slice %{{.*}} {limit = array<i64: 4, 8>, start = array<i64: 0, 2>, strides = array<i64: 1, 2>}
+  %s = kc.slice %c {start = array<i64: 0, 2>, limit = array<i64: 4, 8>, strides = array<i64: 1, 2>} : tensor<4x8xf32> -> tensor<4x3xf32>
+  return %s : tensor<4x3xf32>
+}
+
+// CHECK-LABEL: func.func @reductions
+func.func @reductions(%x: tensor<32x10xf32>, %y: tensor<32xi32>) -> (tensor<32x1xf32>, tensor<10xf32>, tensor<f32>, tensor<32xi64>, tensor<32x10xf32>) {
+  // CHECK: kc.reduce_max %{{.*}} {axes = array<i64: 1>, keepdims = true} : tensor<32x10xf32> -> tensor<32x1xf32>
+  %0 = kc.reduce_max %x {axes = array<i64: 1>, keepdims = true} : tensor<32x10xf32> -> tensor<32x1xf32>
+  // CHECK: kc.reduce_sum %{{.*}} {axes = array<i64: 0>} : tensor<32x10xf32> -> tensor<10xf32>
+  %1 = kc.reduce_sum %x {axes = array<i64: 0>} : tensor<32x10xf32> -> tensor<10xf32>
+  // CHECK: kc.reduce_mean %{{.*}} {axes = array<i64: 0, 1>} : tensor<32x10xf32> -> tensor<f32>
+  %2 = kc.reduce_mean %x {axes = array<i64: 0, 1>} : tensor<32x10xf32> -> tensor<f32>
+  // CHECK: kc.argmax %{{.*}} {axis = 1 : i64} : tensor<32x10xf32> -> tensor<32xi64>
+  %3 = kc.argmax %x {axis = 1 : i64} : tensor<32x10xf32> -> tensor<32xi64>
+  // CHECK: kc.one_hot %{{.*}} : tensor<32xi32> -> tensor<32x10xf32>
+  %4 = kc.one_hot %y : tensor<32xi32> -> tensor<32x10xf32>
+  return %0, %1, %2, %3, %4 : tensor<32x1xf32>, tensor<10xf32>, tensor<f32>, tensor<32xi64>, tensor<32x10xf32>
+}

@@ -1,0 +1,114 @@
+//===- DatasetTest.cpp - IDX reading and Fashion-MNIST batching -----------===//
+
+#include "runtime/Error.h"
+#include "runtime/data/Dataset.h"
+#include "runtime/data/IdxReader.h"
+
+#include "gtest/gtest.h"
+
+#include <cstdio>
+#include <fstream>
+#include <set>
+
+using namespace kcc;
+
+namespace {
+
+TEST(Dataset, ReadsAPlainIdxFile) {
+  std::string path = ::testing::TempDir() + "/kcc-small.idx";
+  {
+    std::ofstream f(path, std::ios::binary);
+    const unsigned char header[] = {0, 0, 8, 2, 0, 0, 0, 2, 0, 0, 0, 3};
+    const unsigned char data[] = {1, 2, 3, 4, 5, 255};
+    f.write(reinterpret_cast<const char *>(header), sizeof(header));
+    f.write(reinterpret_cast<const char *>(data), sizeof(data));
+  }
+  IdxFile idx = readIdx(path);
+  EXPECT_EQ(idx.shape, (Shape{2, 3}));
+  EXPECT_EQ(idx.bytes, (std::vector<uint8_t>{1, 2, 3, 4, 5, 255}));
+  std::remove(path.c_str());
+}
+
+TEST(Dataset, TruncatedIdxFileIsAnError) {
+  std::string path = ::testing::TempDir() + "/kcc-truncated.idx";
+  {
+    std::ofstream f(path, std::ios::binary);
+    const unsigned char header[] = {0, 0, 8, 1, 0, 0, 0, 9, 1, 2};
+    f.write(reinterpret_cast<const char *>(header), sizeof(header));
+  }
+  try {
+    readIdx(path);
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_EQ(std::string(e.what()), path + ": truncated IDX file");
+  }
+  std::remove(path.c_str());
+}
+
+TEST(Dataset, MissingFileIsNamed) {
+  try {
+    loadFashionMnist("/nonexistent-kcc-dir");
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "/nonexistent-kcc-dir/train-images-idx3-ubyte.gz: cannot open"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Dataset, LoadsFashionMnist) {
+  FashionMnist data = loadFashionMnist();
+  ASSERT_EQ(data.train.x.shape(), (Shape{60000, 28, 28, 1}));
+  ASSERT_EQ(data.test.x.shape(), (Shape{10000, 28, 28, 1}));
+  // Scaled to [0, 1] with every class present in balanced numbers.
+  const float *x = data.train.x.data<float>();
+  float lo = 1, hi = 0;
+  for (int64_t i = 0; i < data.train.x.numel(); ++i) {
+    lo = std::min(lo, x[i]);
+    hi = std::max(hi, x[i]);
+  }
+  EXPECT_EQ(lo, 0.0f);
+  EXPECT_EQ(hi, 1.0f);
+  std::vector<int> counts(10, 0);
+  for (int64_t i = 0; i < data.test.size(); ++i)
+    ++counts.at(data.test.y.data<int32_t>()[i]);
+  for (int c : counts)
+    EXPECT_EQ(c, 1000);
+}
+
+TEST(Dataset, BatchesAreAShuffledPartition) {
+  Dataset d;
+  d.x = NDArray::empty({10, 2}, DType::F32);
+  d.y = NDArray::empty({10}, DType::I32);
+  for (int i = 0; i < 10; ++i) {
+    d.x.data<float>()[2 * i] = i;
+    d.x.data<float>()[2 * i + 1] = -i;
+    d.y.data<int32_t>()[i] = i;
+  }
+  BatchIterator it(d, 3, /*shuffle=*/true, /*seed=*/5);
+  ASSERT_EQ(it.numBatches(), 3);
+  std::set<int> seen;
+  std::vector<int> firstEpoch;
+  NDArray x, y;
+  for (int64_t b = 0; b < it.numBatches(); ++b) {
+    it.batch(b, x, y);
+    for (int i = 0; i < 3; ++i) {
+      int label = y.data<int32_t>()[i];
+      EXPECT_EQ(x.data<float>()[2 * i], label); // rows stay with labels
+      seen.insert(label);
+      firstEpoch.push_back(label);
+    }
+  }
+  EXPECT_EQ(seen.size(), 9u); // one example dropped: no partial batch
+  it.startEpoch(1);
+  std::vector<int> secondEpoch;
+  for (int64_t b = 0; b < it.numBatches(); ++b) {
+    it.batch(b, x, y);
+    for (int i = 0; i < 3; ++i)
+      secondEpoch.push_back(y.data<int32_t>()[i]);
+  }
+  EXPECT_NE(firstEpoch, secondEpoch);
+}
+
+} // namespace
