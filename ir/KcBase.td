@@ -18,6 +18,7 @@ include "mlir/IR/AttrTypeBase.td"
 include "mlir/IR/EnumAttr.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
+include "ir/KcInterfaces.td"
 
 def Kc_Dialect : Dialect {
   let name = "kc";

@@ -11,6 +11,7 @@ using namespace kcc::kc;
 
 #include "ir/KcDialect.cpp.inc"
 #include "ir/KcEnums.cpp.inc"
+#include "ir/KcInterfaces.cpp.inc"
 #define GET_ATTRDEF_CLASSES
 #include "ir/KcAttrs.cpp.inc"
 

@@ -1,7 +1,7 @@
 //===- KcDialect.h - The kc dialect -----------------------------*- C++ -*-===//
 //
 // Include this to use the kc dialect: the dialect class, its enums and
-// attributes, and every op.
+// attributes, its op interfaces (the gradient rules) and every op.
 //
 //===----------------------------------------------------------------------===//
 
@@ -9,6 +9,7 @@
 #define KCC_IR_KCDIALECT_H
 
 #include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/Dialect.h"
 #include "mlir/IR/OpDefinition.h"
@@ -18,6 +19,7 @@
 
 #include "ir/KcDialect.h.inc"
 #include "ir/KcEnums.h.inc"
+#include "ir/KcInterfaces.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "ir/KcAttrs.h.inc"

@@ -13,7 +13,8 @@
 include "ir/KcBase.td"
 
 class Kc_BinaryOp<string mnemonic, string formula>
-    : Kc_Op<mnemonic, [SameOperandsAndResultType, Elementwise]> {
+    : Kc_Op<mnemonic, [SameOperandsAndResultType, Elementwise,
+                        DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "elementwise " # formula;
   let description = [{
     Computes `}] # formula # [{` element by element. Both operands and the
@@ -38,7 +39,7 @@ def Kc_MinOp : Kc_BinaryOp<"min", "min(lhs, rhs)">;
 
 class Kc_UnaryOp<string mnemonic, string formula, list<Trait> traits = []>
     : Kc_Op<mnemonic, !listconcat(traits, [SameOperandsAndResultType,
-                                             Elementwise])> {
+                                             Elementwise, DeclareOpInterfaceMethods<Kc_GradientOpInterface>])> {
   let summary = "elementwise " # formula;
   let description = [{
     Computes `}] # formula # [{` element by element.
@@ -96,7 +97,8 @@ def Kc_CompareOp : Kc_Op<"compare", [AllTypesMatch<["lhs", "rhs"]>]> {
 }
 
 def Kc_SelectOp : Kc_Op<"select",
-    [AllTypesMatch<["on_true", "on_false", "result"]>]> {
+    [AllTypesMatch<["on_true", "on_false", "result"]>,
+     DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "elementwise choice by an i1 mask";
   let description = [{
     `result[i] = cond[i] ? on_true[i] : on_false[i]`; the mask has the
@@ -115,7 +117,7 @@ def Kc_SelectOp : Kc_Op<"select",
   let hasVerifier = 1;
 }
 
-def Kc_CastOp : Kc_Op<"cast", [Elementwise]> {
+def Kc_CastOp : Kc_Op<"cast", [Elementwise, DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "elementwise element-type conversion";
   let description = [{
     Converts each element to the result's element type (floats round to

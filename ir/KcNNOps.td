@@ -11,7 +11,8 @@
 
 include "ir/KcBase.td"
 
-def Kc_MatmulOp : Kc_Op<"matmul", [SameOperandsAndResultElementType]> {
+def Kc_MatmulOp : Kc_Op<"matmul", [SameOperandsAndResultElementType,
+                                  DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "2-D matrix product with optional transposes";
   let description = [{
     `result = op(lhs) x op(rhs)` where `op` transposes when the flag is set;
@@ -34,7 +35,8 @@ def Kc_MatmulOp : Kc_Op<"matmul", [SameOperandsAndResultElementType]> {
 }
 
 class Kc_SoftmaxLikeOp<string mnemonic, string formula>
-    : Kc_Op<mnemonic, [SameOperandsAndResultType]> {
+    : Kc_Op<mnemonic, [SameOperandsAndResultType,
+                        DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = formula # " along one axis";
   let description = [{
     Computes `}] # formula # [{` along `axis` (default: the last), with the
@@ -60,7 +62,8 @@ defvar Kc_Dilations = DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">;
 defvar Kc_PaddingDefault =
     DefaultValuedAttr<Kc_PaddingAttr, "::kcc::kc::Padding::Valid">;
 
-def Kc_Conv2DOp : Kc_Op<"conv2d", [SameOperandsAndResultElementType]> {
+def Kc_Conv2DOp : Kc_Op<"conv2d", [SameOperandsAndResultElementType,
+                                  DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "2-D convolution, NHWC input, HWIO filter";
   let description = [{
     Cross-correlation as in Keras's Conv2D: input `[N,H,W,C]`, filter
@@ -126,7 +129,8 @@ def Kc_Conv2DBackpropFilterOp : Kc_Op<"conv2d_backprop_filter",
 }
 
 class Kc_PoolOp<string mnemonic, string what>
-    : Kc_Op<mnemonic, [SameOperandsAndResultElementType]> {
+    : Kc_Op<mnemonic, [SameOperandsAndResultElementType,
+                       DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "2-D " # what # " pooling, NHWC";
   let description = [{
     Pools `[N,H,W,C]` over `window` with `strides` (Keras's default strides

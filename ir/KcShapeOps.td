@@ -11,7 +11,8 @@
 include "ir/KcBase.td"
 
 def Kc_ConstantOp : Kc_Op<"constant",
-    [ConstantLike, AllTypesMatch<["value", "result"]>]> {
+    [ConstantLike, AllTypesMatch<["value", "result"]>,
+     DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "a constant tensor";
   let description = [{
     ```mlir
@@ -24,7 +25,7 @@ def Kc_ConstantOp : Kc_Op<"constant",
   let hasFolder = 1;
 }
 
-def Kc_BroadcastToOp : Kc_Op<"broadcast_to"> {
+def Kc_BroadcastToOp : Kc_Op<"broadcast_to", [DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "numpy-style broadcast to a larger shape";
   let description = [{
     Aligns the operand's dims with the result's from the right; each operand
@@ -40,7 +41,7 @@ def Kc_BroadcastToOp : Kc_Op<"broadcast_to"> {
   let hasVerifier = 1;
 }
 
-def Kc_ReshapeOp : Kc_Op<"reshape"> {
+def Kc_ReshapeOp : Kc_Op<"reshape", [DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "row-major reshape";
   let description = [{
     Reinterprets the elements in row-major order with a new shape of the same
@@ -56,7 +57,7 @@ def Kc_ReshapeOp : Kc_Op<"reshape"> {
   let hasVerifier = 1;
 }
 
-def Kc_TransposeOp : Kc_Op<"transpose"> {
+def Kc_TransposeOp : Kc_Op<"transpose", [DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "permutes dims";
   let description = [{
     `result.shape[i] = x.shape[perm[i]]`.
@@ -71,7 +72,7 @@ def Kc_TransposeOp : Kc_Op<"transpose"> {
   let hasVerifier = 1;
 }
 
-def Kc_ConcatOp : Kc_Op<"concat"> {
+def Kc_ConcatOp : Kc_Op<"concat", [DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "joins tensors along one axis";
   let description = [{
     All inputs share the element type and every dim except `axis`.
@@ -88,7 +89,7 @@ def Kc_ConcatOp : Kc_Op<"concat"> {
   let hasVerifier = 1;
 }
 
-def Kc_SliceOp : Kc_Op<"slice"> {
+def Kc_SliceOp : Kc_Op<"slice", [DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "strided slice";
   let description = [{
     `result[i] = x[start + i * strides]` per dim, for `i` up to the
@@ -106,7 +107,8 @@ def Kc_SliceOp : Kc_Op<"slice"> {
 }
 
 class Kc_ReduceOp<string mnemonic, string what>
-    : Kc_Op<mnemonic, [SameOperandsAndResultElementType]> {
+    : Kc_Op<mnemonic, [SameOperandsAndResultElementType,
+                        DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "reduces the " # what # " over axes";
   let description = [{
     Reduces `x` over `axes` (sorted, unique, non-negative); with `keepdims`

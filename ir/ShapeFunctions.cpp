@@ -238,7 +238,7 @@ Expected<Dims> conv2d(ArrayRef<int64_t> input, ArrayRef<int64_t> filter,
                         "{0} and {1}",
                         str(input), str(filter)));
   if (Error e = checkWindowAttrs(strides, dilations))
-    return std::move(e);
+    return e;
   if (input[3] != filter[2])
     return fail(formatv("expects input channels ({0}) to match filter input "
                         "channels ({1}): input {2}, filter {3}",
@@ -256,7 +256,7 @@ Expected<Dims> pool2d(ArrayRef<int64_t> x, ArrayRef<int64_t> window,
                         str(window)));
   int64_t ones[] = {1, 1};
   if (Error e = checkWindowAttrs(strides, ones))
-    return std::move(e);
+    return e;
   return windowed(x, window[0], window[1], x[3], strides, ones, samePadding);
 }
 
