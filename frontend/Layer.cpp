@@ -1,0 +1,199 @@
+//===- Layer.cpp - Keras-style layers: the base classes -------------------===//
+
+#include "frontend/Layer.h"
+#include "frontend/Initializers.h"
+#include "frontend/Ops.h"
+#include "frontend/Trace.h"
+
+#include <cctype>
+
+using namespace kcc;
+
+std::string kcc::toSnakeCase(const std::string &className) {
+  // Keras's to_snake_case, restricted to the names of built-in layers: '_'
+  // before an upper-case letter that follows a lower-case one; digits glue
+  // to their word ("Conv2D" -> "conv2d", "MaxPooling2D" -> "max_pooling2d").
+  std::string out;
+  for (size_t i = 0; i < className.size(); ++i) {
+    char c = className[i];
+    if (std::isupper(static_cast<unsigned char>(c)) && i > 0 &&
+        std::islower(static_cast<unsigned char>(className[i - 1])))
+      out += '_';
+    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  }
+  return out;
+}
+
+//===----------------------------------------------------------------------===//
+// LayerImpl
+//===----------------------------------------------------------------------===//
+
+LayerImpl::LayerImpl(std::string className)
+    : className_(std::move(className)), name_(toSnakeCase(className_)) {}
+
+LayerImpl::~LayerImpl() = default;
+
+void LayerImpl::setName(std::string name) {
+  if (name.empty())
+    throw Error("layer names must not be empty (" + className_ + ")");
+  name_ = std::move(name);
+  named_ = true;
+}
+
+size_t LayerImpl::addWeight(std::string name, Shape shape,
+                            std::string initializer, bool trainable) {
+  if (!init::isInitializer(initializer))
+    fail("unknown initializer '" + initializer + "' for weight '" + name +
+         "'");
+  Weight w;
+  w.name = std::move(name);
+  w.shape = std::move(shape);
+  w.initializer = std::move(initializer);
+  w.trainable = trainable;
+  weights_.push_back(std::move(w));
+  return weights_.size() - 1;
+}
+
+void LayerImpl::materializeWeights() {
+  for (Weight &w : weights_)
+    if (!w.value.defined())
+      w.value = init::initialize(w.initializer, w.shape, w.dtype, seed_,
+                                 name_ + "/" + w.name);
+}
+
+Tensor LayerImpl::weight(size_t i) {
+  Weight &w = weights_[i];
+  if (callKind_ == Tensor::Kind::Symbolic)
+    return Tensor::symbolic(w.shape, w.dtype);
+  if (callKind_ == Tensor::Kind::Traced)
+    if (TraceContext *tc = TraceContext::current())
+      if (const Tensor *bound = tc->lookupWeight(&w))
+        return *bound;
+  // Eager, or a trace that did not make this weight an argument: the value
+  // itself (embedded as a constant when traced).
+  if (!w.value.defined())
+    materializeWeights();
+  return Tensor(w.value);
+}
+
+std::string LayerImpl::shapeString(const Shape &shape) const {
+  if (callKind_ == Tensor::Kind::Symbolic)
+    return Tensor::symbolic(shape, DType::F32).shapeString();
+  return shapeToString(shape);
+}
+
+void LayerImpl::fail(const std::string &message) const {
+  throw Error("layer '" + name_ + "' (" + className_ + "): " + message);
+}
+
+void LayerImpl::expectInputs(const std::vector<Tensor> &inputs,
+                             size_t n) const {
+  if (inputs.size() != n)
+    fail("expects " + std::to_string(n) + " input(s), got " +
+         std::to_string(inputs.size()));
+}
+
+std::vector<Tensor> LayerImpl::call(const std::vector<Tensor> &inputs,
+                                    const CallContext &ctx) {
+  if (inputs.empty())
+    fail("called with no inputs");
+  Tensor::Kind kind = inputs[0].kind();
+  for (const Tensor &t : inputs) {
+    if (!t.defined())
+      fail("called on an undefined tensor");
+    if (t.kind() != kind)
+      fail("inputs mix " + inputs[0].describe() + " and " + t.describe());
+  }
+  LayerScope scope(name_);
+  // Restored on exit so a layer calling another layer sees its own kind.
+  Tensor::Kind saved = callKind_;
+  callKind_ = kind;
+  struct Restore {
+    Tensor::Kind &slot, value;
+    ~Restore() { slot = value; }
+  } restore{callKind_, saved};
+  if (!built_) {
+    std::vector<Shape> shapes;
+    for (const Tensor &t : inputs)
+      shapes.push_back(t.shape());
+    build(shapes);
+    built_ = true;
+  }
+  return forward(inputs, ctx);
+}
+
+//===----------------------------------------------------------------------===//
+// Layer
+//===----------------------------------------------------------------------===//
+
+Layer::Layer(std::shared_ptr<LayerImpl> impl) : impl_(std::move(impl)) {}
+
+std::vector<Tensor> Layer::call(const std::vector<Tensor> &xs,
+                                const CallContext &ctx) const {
+  std::vector<Tensor> outs = impl_->call(xs, ctx);
+  if (xs.empty() || !xs[0].isSymbolic())
+    return outs;
+  // A call on symbolic tensors becomes a node of the functional graph.
+  auto node = std::make_shared<SymbolicNode>();
+  node->layer = impl_;
+  node->inputs = xs;
+  for (const Tensor &o : outs) {
+    node->outputShapes.push_back(o.shape());
+    node->outputDTypes.push_back(o.dtype());
+  }
+  std::vector<Tensor> result;
+  for (size_t i = 0; i < outs.size(); ++i)
+    result.push_back(Tensor::symbolic(outs[i].shape(), outs[i].dtype(), node,
+                                      static_cast<int>(i)));
+  return result;
+}
+
+Tensor Layer::operator()(const std::vector<Tensor> &xs, bool training) const {
+  CallContext ctx;
+  ctx.training = training;
+  std::vector<Tensor> outs = call(xs, ctx);
+  if (outs.size() != 1)
+    throw Error("layer '" + name() + "' returns " +
+                std::to_string(outs.size()) +
+                " tensors; use call() for several");
+  return outs[0];
+}
+
+Tensor Layer::operator()(const Tensor &x, bool training) const {
+  return (*this)(std::vector<Tensor>{x}, training);
+}
+
+Layer Layer::named(std::string name) const {
+  impl_->setName(std::move(name));
+  return *this;
+}
+
+Layer Layer::withInputShape(Shape shape) const {
+  impl_->setInputShape(std::move(shape));
+  return *this;
+}
+
+std::vector<NDArray> Layer::getWeights() const {
+  impl_->materializeWeights();
+  std::vector<NDArray> out;
+  for (const Weight &w : impl_->weights())
+    out.push_back(w.value);
+  return out;
+}
+
+void Layer::setWeights(const std::vector<NDArray> &values) const {
+  std::vector<Weight> &ws = impl_->weights();
+  if (values.size() != ws.size())
+    throw Error("layer '" + name() + "' has " + std::to_string(ws.size()) +
+                " weights, got " + std::to_string(values.size()) +
+                (built() ? "" : " (the layer is not built yet)"));
+  for (size_t i = 0; i < ws.size(); ++i)
+    if (values[i].shape() != ws[i].shape || values[i].dtype() != ws[i].dtype)
+      throw Error("layer '" + name() + "': weight '" + ws[i].name +
+                  "' is " + dtypeName(ws[i].dtype) +
+                  shapeToString(ws[i].shape) + ", got " +
+                  dtypeName(values[i].dtype()) +
+                  shapeToString(values[i].shape()));
+  for (size_t i = 0; i < ws.size(); ++i)
+    ws[i].value = values[i];
+}

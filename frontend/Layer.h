@@ -1,0 +1,151 @@
+//===- Layer.h - Keras-style layers: the base classes -----------*- C++ -*-===//
+//
+// A layer is a handle (kcc::Layer) to shared state (kcc::LayerImpl), so
+// layers can be passed by value as in Keras -- `Sequential({Dense(128,
+// "relu"), Dense(10)})` -- while a model and the user's variable refer to
+// the same weights.
+//
+// A layer owns its weights. They are declared on the first call, from the
+// input shapes (Keras's build()), and materialized lazily: the first time
+// their values are needed (an eager call, Model::parameters(), a trace) they
+// are drawn from the layer's initializer with a stream derived from
+// (model seed, layer name, weight name). Values therefore depend neither on
+// call order nor on how many other layers exist.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_FRONTEND_LAYER_H
+#define KCC_FRONTEND_LAYER_H
+
+#include "frontend/Tensor.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kcc {
+
+/// One weight of a layer ("kernel", "bias").
+struct Weight {
+  std::string name;
+  Shape shape;
+  DType dtype = DType::F32;
+  std::string initializer;
+  bool trainable = true;
+  /// Undefined until materialized.
+  NDArray value;
+};
+
+/// What a call sees besides its inputs.
+struct CallContext {
+  /// Training mode: Dropout is active.
+  bool training = false;
+  /// Rank-0 I64 step counter feeding counter-based randomness (concrete in
+  /// eager mode, the @forward step argument when traced). Undefined means 0.
+  Tensor step;
+};
+
+class LayerImpl : public std::enable_shared_from_this<LayerImpl> {
+public:
+  explicit LayerImpl(std::string className);
+  virtual ~LayerImpl();
+
+  /// "Dense".
+  const std::string &className() const { return className_; }
+  /// The user's name, the name a model gave it, or snake_case(className).
+  const std::string &name() const { return name_; }
+  /// Fixes the name (a model names a layer once; later models keep it).
+  void setName(std::string name);
+  bool hasName() const { return named_; }
+
+  /// Keras's input_shape argument (batch excluded), if given.
+  const std::optional<Shape> &inputShape() const { return inputShape_; }
+  void setInputShape(Shape shape) { inputShape_ = std::move(shape); }
+
+  /// Seed of the weight streams; set by the owning model before weights
+  /// are materialized.
+  uint64_t seed() const { return seed_; }
+  void setSeed(uint64_t seed) { seed_ = seed; }
+
+  bool built() const { return built_; }
+  std::vector<Weight> &weights() { return weights_; }
+  /// Draws every weight that has no value yet.
+  void materializeWeights();
+  /// Whether the layer draws random numbers when training (needs a step).
+  virtual bool usesRandomness() const { return false; }
+
+  /// Runs the layer on tensors of one kind, building it on the first call;
+  /// ops inside report errors and locations under the layer's name.
+  std::vector<Tensor> call(const std::vector<Tensor> &inputs,
+                           const CallContext &ctx);
+
+protected:
+  /// Declares weights from the input shapes (batch dim included).
+  virtual void build(const std::vector<Shape> &inputShapes) {}
+  virtual std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                                      const CallContext &ctx) = 0;
+
+  /// Declares a weight in build(); returns its index.
+  size_t addWeight(std::string name, Shape shape, std::string initializer,
+                   bool trainable = true);
+  /// Weight `i` as a tensor of the current call's kind: concrete (its
+  /// value), traced (the bound function argument) or symbolic.
+  Tensor weight(size_t i);
+  /// `shape` for messages: "[None, ...]" while called on symbolic tensors.
+  std::string shapeString(const Shape &shape) const;
+  /// Throws kcc::Error "layer 'NAME' (Class): message".
+  [[noreturn]] void fail(const std::string &message) const;
+  /// Checks the number of inputs.
+  void expectInputs(const std::vector<Tensor> &inputs, size_t n) const;
+
+private:
+  std::string className_;
+  std::string name_;
+  bool named_ = false;
+  std::optional<Shape> inputShape_;
+  uint64_t seed_ = 0;
+  bool built_ = false;
+  std::vector<Weight> weights_;
+  Tensor::Kind callKind_ = Tensor::Kind::Concrete;
+};
+
+/// The user-facing handle.
+class Layer {
+public:
+  explicit Layer(std::shared_ptr<LayerImpl> impl);
+
+  /// Calls the layer (eager on concrete tensors, a graph node on symbolic
+  /// ones, kc ops while tracing).
+  Tensor operator()(const Tensor &x, bool training = false) const;
+  /// For merge layers (Add) and multi-input layers.
+  Tensor operator()(const std::vector<Tensor> &xs, bool training = false) const;
+  std::vector<Tensor> call(const std::vector<Tensor> &xs,
+                           const CallContext &ctx) const;
+
+  /// Sets the name; returns the same layer (chainable).
+  Layer named(std::string name) const;
+  /// Keras's input_shape (batch excluded); returns the same layer.
+  Layer withInputShape(Shape shape) const;
+
+  const std::string &name() const { return impl_->name(); }
+  const std::string &className() const { return impl_->className(); }
+  bool built() const { return impl_->built(); }
+
+  /// Values of the weights (materialized), in declaration order.
+  std::vector<NDArray> getWeights() const;
+  /// Replaces the weights; shapes and dtypes must match.
+  void setWeights(const std::vector<NDArray> &values) const;
+
+  const std::shared_ptr<LayerImpl> &impl() const { return impl_; }
+
+private:
+  std::shared_ptr<LayerImpl> impl_;
+};
+
+/// "Conv2D" -> "conv2d", "MaxPooling2D" -> "max_pooling2d" (Keras's rule).
+std::string toSnakeCase(const std::string &className);
+
+} // namespace kcc
+
+#endif // KCC_FRONTEND_LAYER_H

@@ -1,0 +1,143 @@
+//===- Ops.h - Tensor ops of the frontend (eager, traced, symbolic) -*- C++ -*-===//
+//
+// kcc::ops mirrors the kc dialect one function per op. Each op computes its
+// result shape with the shared rules in ir/ShapeFunctions.h, then:
+//
+//  - concrete inputs: one output allocation and one kernel call (eager mode,
+//    as in PyTorch; no MLIR on this path);
+//  - traced inputs:   one kc op, located at the current layer's name
+//                     (loc("dense_1")) so diagnostics and fusion reports can
+//                     name layers; concrete operands become kc.constant;
+//  - symbolic inputs: only the result shape (functional graph construction).
+//
+// Elementwise binary ops broadcast numpy-style by inserting an explicit
+// kc.broadcast_to (or a broadcast kernel call) for each operand that needs it.
+//
+// A shape error throws kcc::Error naming the current layer and the shapes,
+// e.g. "layer 'dense_1': matmul: expects lhs columns (100) to match rhs rows
+// (784): lhs [4, 100], rhs [784, 128]".
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_FRONTEND_OPS_H
+#define KCC_FRONTEND_OPS_H
+
+#include "frontend/Tensor.h"
+#include "runtime/kernels/Kernels.h"
+
+#include <string>
+#include <vector>
+
+namespace kcc {
+
+/// RAII: the layer the ops issued in its lifetime belong to. Nested scopes
+/// (a model calling a layer) report the innermost.
+class LayerScope {
+public:
+  explicit LayerScope(std::string layerName);
+  ~LayerScope();
+  LayerScope(const LayerScope &) = delete;
+  LayerScope &operator=(const LayerScope &) = delete;
+
+  /// The innermost layer's name, or "" outside every layer.
+  static const std::string &current();
+};
+
+/// Throws kcc::Error "layer 'NAME': MESSAGE" (or just MESSAGE outside a
+/// layer).
+[[noreturn]] void throwInLayer(const std::string &message);
+
+namespace ops {
+
+using Padding = kernels::Padding;
+using CompareKind = kernels::CompareKind;
+
+// Elementwise binary, numpy broadcasting.
+Tensor add(const Tensor &a, const Tensor &b);
+Tensor sub(const Tensor &a, const Tensor &b);
+Tensor mul(const Tensor &a, const Tensor &b);
+Tensor div(const Tensor &a, const Tensor &b);
+Tensor pow(const Tensor &a, const Tensor &b);
+Tensor maximum(const Tensor &a, const Tensor &b);
+Tensor minimum(const Tensor &a, const Tensor &b);
+
+// Elementwise unary.
+Tensor neg(const Tensor &x);
+Tensor exp(const Tensor &x);
+Tensor log(const Tensor &x);
+Tensor sqrt(const Tensor &x);
+Tensor rsqrt(const Tensor &x);
+Tensor abs(const Tensor &x);
+Tensor relu(const Tensor &x);
+Tensor sigmoid(const Tensor &x);
+Tensor tanh(const Tensor &x);
+/// Exact erf GELU (Keras's default) or, with `approximate`, the tanh form.
+Tensor gelu(const Tensor &x, bool approximate = false);
+/// A Keras activation by name: linear, relu, sigmoid, tanh, softmax, gelu,
+/// log_softmax. Throws kcc::Error for other names.
+Tensor activation(const Tensor &x, const std::string &name);
+/// Whether `activation` knows `name`.
+bool isActivation(const std::string &name);
+
+/// I1 mask of `a <kind> b` (numpy broadcasting).
+Tensor compare(CompareKind kind, const Tensor &a, const Tensor &b);
+/// cond ? a : b; all three broadcast to a common shape.
+Tensor select(const Tensor &cond, const Tensor &a, const Tensor &b);
+Tensor cast(const Tensor &x, DType dtype);
+Tensor broadcastTo(const Tensor &x, const Shape &shape);
+
+/// A concrete tensor filled with `value` (rank 0 for an empty shape). Used
+/// with traced tensors it becomes a kc.constant splat.
+Tensor full(const Shape &shape, double value, DType dtype = DType::F32);
+Tensor scalar(double value, DType dtype = DType::F32);
+/// Counter-based uniform [0, 1): a pure function of (seed, counter, index).
+/// `counter` is a rank-0 I64 tensor (the training step).
+Tensor randomUniform(const Shape &shape, uint64_t seed, const Tensor &counter,
+                     DType dtype = DType::F32);
+
+// Linear algebra and normalization.
+Tensor matmul(const Tensor &a, const Tensor &b, bool transposeA = false,
+              bool transposeB = false);
+Tensor softmax(const Tensor &x, int64_t axis = -1);
+Tensor logSoftmax(const Tensor &x, int64_t axis = -1);
+
+// Reductions; axes may be negative and in any order.
+Tensor reduceSum(const Tensor &x, std::vector<int64_t> axes,
+                 bool keepdims = false);
+Tensor reduceMax(const Tensor &x, std::vector<int64_t> axes,
+                 bool keepdims = false);
+Tensor reduceMean(const Tensor &x, std::vector<int64_t> axes,
+                  bool keepdims = false);
+Tensor argmax(const Tensor &x, int64_t axis = -1);
+
+// Layout. `reshape` accepts one -1 dim.
+Tensor reshape(const Tensor &x, const Shape &shape);
+Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm);
+Tensor concat(const std::vector<Tensor> &xs, int64_t axis);
+Tensor slice(const Tensor &x, const std::vector<int64_t> &start,
+             const std::vector<int64_t> &limit,
+             const std::vector<int64_t> &strides);
+
+// Convolution and pooling: NHWC input, HWIO filter; {h, w} pairs.
+Tensor conv2d(const Tensor &x, const Tensor &filter,
+              const std::vector<int64_t> &strides = {1, 1},
+              Padding padding = Padding::Valid,
+              const std::vector<int64_t> &dilations = {1, 1});
+Tensor maxPool2d(const Tensor &x, const std::vector<int64_t> &window,
+                 const std::vector<int64_t> &strides,
+                 Padding padding = Padding::Valid);
+Tensor avgPool2d(const Tensor &x, const std::vector<int64_t> &window,
+                 const std::vector<int64_t> &strides,
+                 Padding padding = Padding::Valid);
+
+} // namespace ops
+
+/// Operators for readable model code: a + b, a * b, ...
+inline Tensor operator+(const Tensor &a, const Tensor &b) { return ops::add(a, b); }
+inline Tensor operator-(const Tensor &a, const Tensor &b) { return ops::sub(a, b); }
+inline Tensor operator*(const Tensor &a, const Tensor &b) { return ops::mul(a, b); }
+inline Tensor operator/(const Tensor &a, const Tensor &b) { return ops::div(a, b); }
+
+} // namespace kcc
+
+#endif // KCC_FRONTEND_OPS_H

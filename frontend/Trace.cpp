@@ -1,0 +1,184 @@
+//===- Trace.cpp - Tracing layer calls into a kc function -----------------===//
+
+#include "frontend/Trace.h"
+#include "frontend/Model.h"
+#include "frontend/Ops.h"
+#include "ir/KcDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace kcc;
+using namespace mlir;
+
+mlir::Type kcc::toMlirType(MLIRContext *ctx, DType dtype) {
+  Builder b(ctx);
+  switch (dtype) {
+  case DType::F32:
+    return b.getF32Type();
+  case DType::F64:
+    return b.getF64Type();
+  case DType::F16:
+    return b.getF16Type();
+  case DType::BF16:
+    return b.getBF16Type();
+  case DType::I1:
+    return b.getI1Type();
+  case DType::I32:
+    return b.getI32Type();
+  case DType::I64:
+    return b.getI64Type();
+  }
+  throw Error("unknown dtype");
+}
+
+RankedTensorType kcc::toTensorType(MLIRContext *ctx, const Shape &shape,
+                                   DType dtype) {
+  return RankedTensorType::get(shape, toMlirType(ctx, dtype));
+}
+
+//===----------------------------------------------------------------------===//
+// TraceContext
+//===----------------------------------------------------------------------===//
+
+namespace {
+thread_local TraceContext *activeTrace = nullptr;
+} // namespace
+
+TraceContext::TraceContext(OpBuilder &builder)
+    : builder_(builder), previous_(activeTrace) {
+  activeTrace = this;
+}
+
+TraceContext::~TraceContext() { activeTrace = previous_; }
+
+TraceContext *TraceContext::current() { return activeTrace; }
+
+Location TraceContext::location() {
+  const std::string &layer = LayerScope::current();
+  if (layer.empty())
+    return builder_.getUnknownLoc();
+  return NameLoc::get(builder_.getStringAttr(layer));
+}
+
+void TraceContext::bindWeight(const Weight *weight, const Tensor &value) {
+  weights_[weight] = value;
+}
+
+const Tensor *TraceContext::lookupWeight(const Weight *weight) const {
+  auto it = weights_.find(weight);
+  return it == weights_.end() ? nullptr : &it->second;
+}
+
+//===----------------------------------------------------------------------===//
+// traceForward
+//===----------------------------------------------------------------------===//
+
+void kcc::registerFrontendDialects(MLIRContext &ctx) {
+  ctx.loadDialect<kc::KcDialect, func::FuncDialect>();
+}
+
+OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
+                                        const TraceOptions &options) {
+  if (options.batch <= 0)
+    throw Error("traceForward: batch must be positive, got " +
+                std::to_string(options.batch));
+  registerFrontendDialects(ctx);
+
+  // Parameters in Model::parameters() order: layers in graph order, each
+  // layer's weights in declaration order. Only shapes are needed here.
+  struct Param {
+    const Weight *weight;
+    std::string name;
+  };
+  std::vector<Param> params;
+  for (const Layer &layer : model.layers())
+    for (const Weight &w : layer.impl()->weights())
+      params.push_back({&w, layer.name() + "/" + w.name});
+  std::vector<Shape> inShapes = model.inputShapes();
+  std::vector<DType> inDTypes = model.inputDTypes();
+  bool withStep = options.training && model.usesRandomness();
+
+  SmallVector<Type> argTypes;
+  for (const Param &p : params)
+    argTypes.push_back(toTensorType(&ctx, p.weight->shape, p.weight->dtype));
+  std::vector<Shape> batched;
+  for (size_t i = 0; i < inShapes.size(); ++i) {
+    Shape s{options.batch};
+    s.insert(s.end(), inShapes[i].begin(), inShapes[i].end());
+    batched.push_back(s);
+    argTypes.push_back(toTensorType(&ctx, s, inDTypes[i]));
+  }
+  if (withStep)
+    argTypes.push_back(toTensorType(&ctx, {}, DType::I64));
+
+  OpBuilder b(&ctx);
+  Location loc = NameLoc::get(b.getStringAttr(model.name()));
+  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  auto func = b.create<func::FuncOp>(loc, options.funcName,
+                                     b.getFunctionType(argTypes, {}));
+  // Argument locations name what they carry, so a verifier message about an
+  // argument says "dense/kernel" rather than pointing at the whole function.
+  Block *entry = b.createBlock(&func.getBody());
+  for (auto [i, type] : llvm::enumerate(argTypes)) {
+    std::string what = i < params.size()               ? params[i].name
+                       : i < params.size() + inShapes.size()
+                           ? "input_" + std::to_string(i - params.size())
+                           : std::string("step");
+    entry->addArgument(type, NameLoc::get(b.getStringAttr(what)));
+  }
+  b.setInsertionPointToEnd(entry);
+
+  SmallVector<Value> results;
+  SmallVector<Type> resultTypes;
+  {
+    TraceContext trace(b);
+    for (auto [i, p] : llvm::enumerate(params))
+      trace.bindWeight(p.weight,
+                       Tensor::traced(entry->getArgument(i), p.weight->shape,
+                                      p.weight->dtype));
+    std::vector<Tensor> inputs;
+    for (size_t i = 0; i < inShapes.size(); ++i)
+      inputs.push_back(Tensor::traced(entry->getArgument(params.size() + i),
+                                      batched[i], inDTypes[i]));
+    CallContext cc;
+    cc.training = options.training;
+    if (withStep)
+      cc.step = Tensor::traced(entry->getArguments().back(), {}, DType::I64);
+    for (const Tensor &out : model.call(inputs, cc)) {
+      if (!out.isTraced())
+        throw Error("traceForward: model '" + model.name() +
+                    "' returns " + out.describe() +
+                    ", which does not depend on its inputs");
+      results.push_back(out.value());
+      resultTypes.push_back(out.value().getType());
+    }
+  }
+  b.create<func::ReturnOp>(loc, results);
+  func.setType(b.getFunctionType(argTypes, resultTypes));
+
+  for (auto [i, p] : llvm::enumerate(params)) {
+    func.setArgAttr(i, "kc.name", b.getStringAttr(p.name));
+    func.setArgAttr(i, "kc.trainable", b.getBoolAttr(p.weight->trainable));
+  }
+  for (size_t i = 0; i < inShapes.size(); ++i)
+    func.setArgAttr(params.size() + i, "kc.input", b.getI64IntegerAttr(i));
+  if (withStep)
+    func.setArgAttr(argTypes.size() - 1, "kc.step", b.getUnitAttr());
+
+  // Verify before handing out: a frontend bug must not surface as a
+  // confusing failure in a later pass.
+  std::string diagnostics;
+  llvm::raw_string_ostream os(diagnostics);
+  ScopedDiagnosticHandler handler(&ctx, [&](Diagnostic &d) {
+    os << d.getLocation() << ": " << d << "\n";
+    return success();
+  });
+  if (failed(verify(*module)))
+    throw Error("traceForward: the traced module of '" + model.name() +
+                "' does not verify:\n" + os.str());
+  return module;
+}

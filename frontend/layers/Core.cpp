@@ -1,0 +1,116 @@
+//===- Core.cpp - Dense, Activation, Softmax ------------------------------===//
+
+#include "frontend/Layers.h"
+#include "frontend/Ops.h"
+
+using namespace kcc;
+
+namespace {
+
+void checkActivation(const std::string &layer, const std::string &name) {
+  if (!ops::isActivation(name))
+    throw Error(layer + ": unknown activation '" + name +
+                "' (expected linear, relu, sigmoid, tanh, softmax, gelu or "
+                "log_softmax)");
+}
+
+class DenseImpl : public LayerImpl {
+public:
+  DenseImpl(int64_t units, std::string activation, bool useBias,
+            std::string kernelInit, std::string biasInit)
+      : LayerImpl("Dense"), units_(units), activation_(std::move(activation)),
+        useBias_(useBias), kernelInit_(std::move(kernelInit)),
+        biasInit_(std::move(biasInit)) {
+    if (units <= 0)
+      throw Error("Dense: units must be positive, got " +
+                  std::to_string(units));
+    checkActivation("Dense", activation_);
+  }
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    if (shapes.size() != 1 || shapes[0].size() < 2)
+      fail("expects one input of rank >= 2 ([batch, features]), got " +
+           (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
+    inFeatures_ = shapes[0].back();
+    addWeight("kernel", {inFeatures_, units_}, kernelInit_);
+    if (useBias_)
+      addWeight("bias", {units_}, biasInit_);
+  }
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (x.rank() < 2 || x.dim(-1) != inFeatures_)
+      fail("was built for inputs of shape [None, " +
+           std::to_string(inFeatures_) + "] but is called on " +
+           x.shapeString() + " (kernel " +
+           shapeToString({inFeatures_, units_}) + ")");
+    // kc.matmul is 2-D: fold leading dims into rows (Keras's Dense applies
+    // to the last axis of any rank).
+    Tensor rows = x.rank() == 2 ? x : ops::reshape(x, {-1, inFeatures_});
+    Tensor y = ops::matmul(rows, weight(0));
+    if (useBias_)
+      y = ops::add(y, weight(1));
+    if (x.rank() != 2) {
+      Shape out = x.shape();
+      out.back() = units_;
+      y = ops::reshape(y, out);
+    }
+    return {ops::activation(y, activation_)};
+  }
+
+private:
+  int64_t units_;
+  std::string activation_;
+  bool useBias_;
+  std::string kernelInit_, biasInit_;
+  int64_t inFeatures_ = 0;
+};
+
+class ActivationImpl : public LayerImpl {
+public:
+  explicit ActivationImpl(std::string activation)
+      : LayerImpl("Activation"), activation_(std::move(activation)) {
+    checkActivation("Activation", activation_);
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    return {ops::activation(inputs[0], activation_)};
+  }
+
+private:
+  std::string activation_;
+};
+
+class SoftmaxImpl : public LayerImpl {
+public:
+  explicit SoftmaxImpl(int64_t axis) : LayerImpl("Softmax"), axis_(axis) {}
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    return {ops::softmax(inputs[0], axis_)};
+  }
+
+private:
+  int64_t axis_;
+};
+
+} // namespace
+
+Dense::Dense(int64_t units, const std::string &activation, bool useBias,
+             const std::string &kernelInitializer,
+             const std::string &biasInitializer)
+    : Layer(std::make_shared<DenseImpl>(units, activation, useBias,
+                                        kernelInitializer, biasInitializer)) {}
+
+Activation::Activation(const std::string &activation)
+    : Layer(std::make_shared<ActivationImpl>(activation)) {}
+
+Softmax::Softmax(int64_t axis) : Layer(std::make_shared<SoftmaxImpl>(axis)) {}

@@ -1,0 +1,56 @@
+//===- Regularization.cpp - Dropout ---------------------------------------===//
+//
+// Dropout draws its mask from kc.random_uniform, a pure function of (seed,
+// step counter, element index): eager mode, the interpreter and compiled
+// code produce the same mask for the same step, and a traced train step
+// needs no random state besides the step argument.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Initializers.h"
+#include "frontend/Layers.h"
+#include "frontend/Ops.h"
+
+using namespace kcc;
+
+namespace {
+
+class DropoutImpl : public LayerImpl {
+public:
+  DropoutImpl(double rate, uint64_t seed)
+      : LayerImpl("Dropout"), rate_(rate), userSeed_(seed) {
+    if (!(rate >= 0.0 && rate < 1.0))
+      throw Error("Dropout: rate must be in [0, 1), got " +
+                  std::to_string(rate));
+  }
+
+  bool usesRandomness() const override { return rate_ > 0.0; }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (!ctx.training || rate_ == 0.0)
+      return {x};
+    // Without an explicit seed, each Dropout gets its own stream from the
+    // model's seed and the layer's name.
+    uint64_t seed = userSeed_ ? userSeed_
+                              : init::deriveSeed(this->seed(),
+                                                 name() + "/dropout");
+    Tensor u = ops::randomUniform(x.shape(), seed, ctx.step, x.dtype());
+    Tensor keep = ops::compare(ops::CompareKind::GE, u,
+                               ops::scalar(rate_, x.dtype()));
+    Tensor scaled = ops::mul(x, ops::scalar(1.0 / (1.0 - rate_), x.dtype()));
+    return {ops::select(keep, scaled, ops::scalar(0.0, x.dtype()))};
+  }
+
+private:
+  double rate_;
+  uint64_t userSeed_;
+};
+
+} // namespace
+
+Dropout::Dropout(double rate, uint64_t seed)
+    : Layer(std::make_shared<DropoutImpl>(rate, seed)) {}

@@ -1,0 +1,53 @@
+//===- Reshaping.cpp - Flatten, Reshape -----------------------------------===//
+
+#include "frontend/Layers.h"
+#include "frontend/Ops.h"
+
+using namespace kcc;
+
+namespace {
+
+class FlattenImpl : public LayerImpl {
+public:
+  FlattenImpl() : LayerImpl("Flatten") {}
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (x.rank() < 1)
+      fail("expects a batched input, got " + x.describe());
+    int64_t features = 1;
+    for (int64_t i = 1; i < x.rank(); ++i)
+      features *= x.dim(i);
+    return {ops::reshape(x, {x.dim(0), features})};
+  }
+};
+
+class ReshapeImpl : public LayerImpl {
+public:
+  explicit ReshapeImpl(Shape target)
+      : LayerImpl("Reshape"), target_(std::move(target)) {}
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    // The target excludes the batch dim, as in Keras.
+    Shape shape{x.dim(0)};
+    shape.insert(shape.end(), target_.begin(), target_.end());
+    return {ops::reshape(x, shape)};
+  }
+
+private:
+  Shape target_;
+};
+
+} // namespace
+
+Flatten::Flatten() : Layer(std::make_shared<FlattenImpl>()) {}
+
+Reshape::Reshape(Shape targetShape)
+    : Layer(std::make_shared<ReshapeImpl>(std::move(targetShape))) {}

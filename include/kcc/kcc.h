@@ -1,0 +1,29 @@
+//===- kcc.h - The public C++ API of kcc ------------------------*- C++ -*-===//
+//
+// The one header users include: tensors and ops (eager, traced, symbolic),
+// Keras-style layers, Sequential and functional models, and tracing a model
+// into the kc dialect. User errors throw kcc::Error with a message naming
+// the layer and the shapes involved.
+//
+//   #include "kcc/kcc.h"
+//   kcc::Sequential model({kcc::Input({28, 28, 1}), kcc::Flatten(),
+//                          kcc::Dense(128, "relu"), kcc::Dense(10)});
+//   kcc::Tensor y = model(x);                       // eager
+//   auto module = kcc::traceForward(ctx, model, {/*batch=*/32});
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_KCC_H
+#define KCC_KCC_H
+
+#include "frontend/Initializers.h"
+#include "frontend/Layer.h"
+#include "frontend/Layers.h"
+#include "frontend/Model.h"
+#include "frontend/Ops.h"
+#include "frontend/Tensor.h"
+#include "frontend/Trace.h"
+#include "runtime/Error.h"
+#include "runtime/NDArray.h"
+
+#endif // KCC_KCC_H
