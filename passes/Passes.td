@@ -10,4 +10,67 @@
 
 include "mlir/Pass/PassBase.td"
 
+def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
+  let summary = "Builds @train_step (forward, loss, gradients, optimizer "
+                "update) from @forward";
+  let description = [{
+    Turns the traced `@forward(%params..., %x [, %step])` into one function
+    that performs a whole training step, so every later stage (fusion, memory
+    planning, codegen, the interpreter) sees forward, backward and update as
+    one graph:
+
+    ```mlir
+    func.func @train_step(%params..., %opt_state..., %iterations: tensor<i64>,
+                          %lr: tensor<f32>, %x, %y)
+        -> (loss, metrics..., new params..., new opt_state..., new iterations)
+    ```
+
+    The forward body is cloned (its `{kc.step}` counter, if any, is fed by
+    `%iterations`, so dropout draws a new mask each step), the loss is
+    appended with Keras 3 semantics (mean over the batch), `kcc::buildGradients`
+    differentiates it with respect to the params marked `{kc.trainable = true}`
+    and the optimizer update follows (Keras 3 formulas). Non-trainable params
+    get no gradient and are returned unchanged. The learning rate is a runtime
+    scalar operand, so schedules never recompile.
+
+    Arguments and results carry `kc.name` (`dense/kernel`,
+    `adam/m/dense/kernel`, `iterations`, `loss`, `accuracy`, ...) and the
+    function carries `kc.train_step = {params, optimizer_state, metrics, ...}`
+    so a runtime can bind values by position. `@forward` stays in the module
+    for inference.
+
+    Labels: `sparse_categorical_crossentropy` takes i32 class indices of the
+    prediction's shape minus its last dim; the other losses take targets of
+    the prediction's type.
+  }];
+  let dependentDialects = ["::kcc::kc::KcDialect", "::mlir::func::FuncDialect"];
+  let options = [
+    Option<"loss", "loss", "std::string",
+           /*default=*/"\"sparse_categorical_crossentropy\"",
+           "sparse_categorical_crossentropy | categorical_crossentropy | "
+           "binary_crossentropy | mean_squared_error">,
+    Option<"fromLogits", "from-logits", "bool", /*default=*/"false",
+           "the prediction is logits (stable log_softmax / log_sigmoid form) "
+           "instead of probabilities (clipped to [1e-7, 1 - 1e-7])">,
+    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adam\"",
+           "sgd | adam | rmsprop">,
+    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+           "momentum of sgd and rmsprop (0 = none, no state)">,
+    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+           "Nesterov momentum for sgd">,
+    Option<"beta1", "beta1", "double", /*default=*/"0.9",
+           "adam: decay of the first moment">,
+    Option<"beta2", "beta2", "double", /*default=*/"0.999",
+           "adam: decay of the second moment">,
+    Option<"epsilon", "epsilon", "double", /*default=*/"1e-7",
+           "adam, rmsprop: denominator fuzz">,
+    Option<"rho", "rho", "double", /*default=*/"0.9",
+           "rmsprop: decay of the squared-gradient average">,
+    ListOption<"metrics", "metrics", "std::string",
+               "metrics computed in the step: accuracy (resolved from the "
+               "loss as Keras does), sparse_categorical_accuracy, "
+               "categorical_accuracy, binary_accuracy">,
+  ];
+}
+
 #endif // KCC_PASSES_TD

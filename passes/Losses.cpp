@@ -1,0 +1,178 @@
+//===- Losses.cpp - Keras losses and metrics as kc IR ---------------------===//
+//
+// Each loss follows keras/src/backend/*/nn.py and keras/src/losses: the
+// per-example loss, then the mean over every remaining element (Keras's
+// "sum_over_batch_size" reduction). Probabilities are clipped to
+// [eps, 1 - eps] with kc.max/kc.min so the gradient is zero where clipped,
+// as with Keras's clip.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/Losses.h"
+#include "passes/KcEmitter.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace mlir;
+
+namespace kcc {
+
+std::optional<LossKind> parseLoss(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<LossKind>>(name)
+      .Case("sparse_categorical_crossentropy",
+            LossKind::SparseCategoricalCrossentropy)
+      .Case("categorical_crossentropy", LossKind::CategoricalCrossentropy)
+      .Case("binary_crossentropy", LossKind::BinaryCrossentropy)
+      .Cases("mean_squared_error", "mse", LossKind::MeanSquaredError)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef lossName(LossKind kind) {
+  switch (kind) {
+  case LossKind::SparseCategoricalCrossentropy:
+    return "sparse_categorical_crossentropy";
+  case LossKind::CategoricalCrossentropy:
+    return "categorical_crossentropy";
+  case LossKind::BinaryCrossentropy:
+    return "binary_crossentropy";
+  case LossKind::MeanSquaredError:
+    return "mean_squared_error";
+  }
+  llvm_unreachable("unknown loss");
+}
+
+std::optional<MetricKind> parseMetric(llvm::StringRef name, LossKind loss) {
+  if (name == "accuracy" || name == "acc") {
+    // keras.trainers.compile_utils.get_metric: the loss decides what
+    // "accuracy" means.
+    switch (loss) {
+    case LossKind::SparseCategoricalCrossentropy:
+      return MetricKind::SparseCategoricalAccuracy;
+    case LossKind::CategoricalCrossentropy:
+      return MetricKind::CategoricalAccuracy;
+    case LossKind::BinaryCrossentropy:
+      return MetricKind::BinaryAccuracy;
+    case LossKind::MeanSquaredError:
+      return std::nullopt;
+    }
+  }
+  return llvm::StringSwitch<std::optional<MetricKind>>(name)
+      .Case("sparse_categorical_accuracy",
+            MetricKind::SparseCategoricalAccuracy)
+      .Case("categorical_accuracy", MetricKind::CategoricalAccuracy)
+      .Case("binary_accuracy", MetricKind::BinaryAccuracy)
+      .Default(std::nullopt);
+}
+
+RankedTensorType targetType(LossKind kind, RankedTensorType pred) {
+  if (!pred || !isa<FloatType>(pred.getElementType()) || pred.getRank() < 1)
+    return {};
+  if (kind != LossKind::SparseCategoricalCrossentropy)
+    return pred;
+  return RankedTensorType::get(pred.getShape().drop_back(),
+                               IntegerType::get(pred.getContext(), 32));
+}
+
+namespace {
+
+/// log(p) of probabilities normalized along the class axis and clipped to
+/// [eps, 1 - eps] (Keras's categorical_crossentropy, from_logits=False).
+Value clippedLogProbs(KcEmitter &e, Value p) {
+  Value sum = e.broadcastLike(e.sumLastAxis(p, /*keepdims=*/true), p);
+  Value clipped = e.min(e.max(e.div(p, sum), e.splatLike(p, kKerasEpsilon)),
+                        e.splatLike(p, 1.0 - kKerasEpsilon));
+  return e.log(clipped);
+}
+
+/// -sum(target * log_prob) over the class axis, then the mean.
+Value crossentropy(KcEmitter &e, Value oneHot, Value logProbs) {
+  return e.neg(e.meanAll(e.sumLastAxis(e.mul(oneHot, logProbs), false)));
+}
+
+Value logProbs(KcEmitter &e, Value pred, bool fromLogits) {
+  if (!fromLogits)
+    return clippedLogProbs(e, pred);
+  RankedTensorType t = KcEmitter::typeOf(pred);
+  return e.builder().create<kc::LogSoftmaxOp>(
+      e.location(), t, pred, e.builder().getI64IntegerAttr(t.getRank() - 1));
+}
+
+/// Elementwise binary crossentropy. From logits the stable form
+/// max(x, 0) - x * z + log(1 + exp(-|x|)), which equals Keras's
+/// -z log_sigmoid(x) - (1 - z) log_sigmoid(-x).
+Value binaryCrossentropy(KcEmitter &e, Value pred, Value z, bool fromLogits) {
+  if (fromLogits) {
+    Value softplus = e.log(e.add(e.exp(e.neg(e.abs(pred))), 1.0));
+    return e.add(e.sub(e.relu(pred), e.mul(pred, z)), softplus);
+  }
+  Value p = e.min(e.max(pred, e.splatLike(pred, kKerasEpsilon)),
+                  e.splatLike(pred, 1.0 - kKerasEpsilon));
+  Value one = e.splatLike(pred, 1.0);
+  Value pos = e.mul(z, e.log(p));
+  Value negTerm = e.mul(e.sub(one, z), e.log(e.sub(one, p)));
+  return e.neg(e.add(pos, negTerm));
+}
+
+/// Fraction of equal elements of two float tensors of one type.
+Value meanEqual(KcEmitter &e, Value a, Value b) {
+  RankedTensorType t = KcEmitter::typeOf(a);
+  auto maskType = t.clone(e.builder().getI1Type());
+  Value eq = e.builder().create<kc::CompareOp>(
+      e.location(), maskType, kc::CompareDirection::EQ, a, b);
+  return e.meanAll(e.cast(eq, t.getElementType()));
+}
+
+Value argmaxAsFloat(KcEmitter &e, Value x, Type floatType) {
+  RankedTensorType t = KcEmitter::typeOf(x);
+  auto idxType = RankedTensorType::get(t.getShape().drop_back(),
+                                       e.builder().getI64Type());
+  Value idx = e.builder().create<kc::ArgmaxOp>(
+      e.location(), idxType, x, e.builder().getI64IntegerAttr(t.getRank() - 1));
+  return e.cast(idx, floatType);
+}
+
+} // namespace
+
+Value buildLoss(OpBuilder &b, Location loc, LossKind kind, bool fromLogits,
+                Value pred, Value target) {
+  KcEmitter e(b, loc);
+  RankedTensorType predType = KcEmitter::typeOf(pred);
+  switch (kind) {
+  case LossKind::SparseCategoricalCrossentropy: {
+    Value oneHot = b.create<kc::OneHotOp>(loc, predType, target);
+    return crossentropy(e, oneHot, logProbs(e, pred, fromLogits));
+  }
+  case LossKind::CategoricalCrossentropy:
+    return crossentropy(e, target, logProbs(e, pred, fromLogits));
+  case LossKind::BinaryCrossentropy:
+    return e.meanAll(binaryCrossentropy(e, pred, target, fromLogits));
+  case LossKind::MeanSquaredError: {
+    Value d = e.sub(target, pred);
+    return e.meanAll(e.mul(d, d));
+  }
+  }
+  llvm_unreachable("unknown loss");
+}
+
+Value buildMetric(OpBuilder &b, Location loc, MetricKind kind, Value pred,
+                  Value target) {
+  KcEmitter e(b, loc);
+  RankedTensorType predType = KcEmitter::typeOf(pred);
+  Type ft = predType.getElementType();
+  switch (kind) {
+  case MetricKind::SparseCategoricalAccuracy:
+    return meanEqual(e, argmaxAsFloat(e, pred, ft), e.cast(target, ft));
+  case MetricKind::CategoricalAccuracy:
+    return meanEqual(e, argmaxAsFloat(e, pred, ft), argmaxAsFloat(e, target, ft));
+  case MetricKind::BinaryAccuracy: {
+    // Keras: cast(y_pred > 0.5) == y_true.
+    Value gt = b.create<kc::CompareOp>(loc, predType.clone(b.getI1Type()),
+                                       kc::CompareDirection::GT, pred,
+                                       e.splatLike(pred, 0.5));
+    return meanEqual(e, e.cast(gt, ft), target);
+  }
+  }
+  llvm_unreachable("unknown metric");
+}
+
+} // namespace kcc

@@ -1,0 +1,62 @@
+//===- Losses.h - Keras losses and metrics as kc IR -------------*- C++ -*-===//
+//
+// Builds a loss or a metric of a prediction against a target as kc ops, with
+// Keras 3 semantics (keras.losses.*, reduction "sum_over_batch_size"), so the
+// train step reports the numbers a Keras user expects. Used by
+// kc-build-train-step; also usable on its own (e.g. an eval step).
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_PASSES_LOSSES_H
+#define KCC_PASSES_LOSSES_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/Support/LogicalResult.h"
+
+#include <optional>
+
+namespace kcc {
+
+enum class LossKind {
+  SparseCategoricalCrossentropy,
+  CategoricalCrossentropy,
+  BinaryCrossentropy,
+  MeanSquaredError,
+};
+
+enum class MetricKind {
+  SparseCategoricalAccuracy,
+  CategoricalAccuracy,
+  BinaryAccuracy,
+};
+
+/// Keras's clipping epsilon (keras.config.epsilon()).
+constexpr double kKerasEpsilon = 1e-7;
+
+/// "sparse_categorical_crossentropy" etc.; also Keras's short aliases
+/// ("mse"). std::nullopt for an unknown name.
+std::optional<LossKind> parseLoss(llvm::StringRef name);
+llvm::StringRef lossName(LossKind kind);
+
+/// Resolves a metric name: "accuracy"/"acc" picks the accuracy matching the
+/// loss, as Keras's compile() does.
+std::optional<MetricKind> parseMetric(llvm::StringRef name, LossKind loss);
+
+/// The target type a loss expects for a prediction of type `pred`: i32 class
+/// indices without the class dim for the sparse loss, `pred` otherwise.
+/// Fails (null type) on a prediction the loss cannot take.
+mlir::RankedTensorType targetType(LossKind kind, mlir::RankedTensorType pred);
+
+/// The mean loss over the batch as a rank-0 tensor of the prediction's
+/// element type. `target` must have targetType(kind, pred's type).
+mlir::Value buildLoss(mlir::OpBuilder &b, mlir::Location loc, LossKind kind,
+                      bool fromLogits, mlir::Value pred, mlir::Value target);
+
+/// The metric over the batch as a rank-0 tensor of the prediction's element
+/// type (the fraction of correct examples).
+mlir::Value buildMetric(mlir::OpBuilder &b, mlir::Location loc,
+                        MetricKind kind, mlir::Value pred, mlir::Value target);
+
+} // namespace kcc
+
+#endif // KCC_PASSES_LOSSES_H

@@ -1,0 +1,69 @@
+//===- Optimizers.h - Keras optimizers as kc IR -----------------*- C++ -*-===//
+//
+// Builds the update of one parameter from its gradient and its optimizer
+// state ("slots"), with the Keras 3 formulas (keras/src/optimizers/*.py)
+// including their order of operations, so kcc's numbers track Keras's. The
+// learning rate and the step count are runtime values: step-dependent
+// scalars (Adam's bias correction) are computed in the IR once per step.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_PASSES_OPTIMIZERS_H
+#define KCC_PASSES_OPTIMIZERS_H
+
+#include "mlir/IR/Builders.h"
+
+#include <optional>
+#include <string>
+
+namespace kcc {
+
+enum class OptimizerKind { SGD, Adam, RMSprop };
+
+/// Hyper-parameters other than the learning rate (a runtime operand).
+/// Defaults are Keras 3's.
+struct OptimizerConfig {
+  OptimizerKind kind = OptimizerKind::Adam;
+  double momentum = 0.0; ///< sgd, rmsprop; 0 = no momentum slot
+  bool nesterov = false; ///< sgd
+  double beta1 = 0.9;    ///< adam
+  double beta2 = 0.999;  ///< adam
+  double epsilon = 1e-7; ///< adam, rmsprop
+  double rho = 0.9;      ///< rmsprop
+};
+
+std::optional<OptimizerKind> parseOptimizer(llvm::StringRef name);
+llvm::StringRef optimizerName(OptimizerKind kind);
+/// Keras 3's default learning rate (sgd 0.01, adam and rmsprop 0.001).
+double defaultLearningRate(OptimizerKind kind);
+
+/// The state one parameter carries, in order ("m", "v" for Adam). State
+/// tensors have the parameter's type and start at zero.
+llvm::SmallVector<std::string> slotNames(const OptimizerConfig &config);
+
+/// Values shared by every parameter update of one step.
+struct StepScalars {
+  mlir::Value lr;        ///< rank 0, element type of the params
+  mlir::Value adamAlpha; ///< lr * sqrt(1 - b2^t) / (1 - b1^t); Adam only
+};
+
+/// Builds the per-step scalars. `iterations` is the rank-0 i64 count of
+/// finished steps (t = iterations + 1); `lr` a rank-0 float.
+StepScalars buildStepScalars(mlir::OpBuilder &b, mlir::Location loc,
+                             const OptimizerConfig &config,
+                             mlir::Value iterations, mlir::Value lr,
+                             mlir::Type floatType);
+
+/// The new value of `param` and of its slots (in slotNames order).
+struct ParamUpdate {
+  mlir::Value param;
+  llvm::SmallVector<mlir::Value> slots;
+};
+ParamUpdate buildUpdate(mlir::OpBuilder &b, mlir::Location loc,
+                        const OptimizerConfig &config,
+                        const StepScalars &scalars, mlir::Value param,
+                        mlir::Value grad, mlir::ValueRange slots);
+
+} // namespace kcc
+
+#endif // KCC_PASSES_OPTIMIZERS_H

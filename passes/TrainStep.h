@@ -1,0 +1,62 @@
+//===- TrainStep.h - The @train_step contract and its pipeline --*- C++ -*-===//
+//
+// kc-build-train-step produces
+//
+//   @train_step(params..., opt_state..., %iterations: tensor<i64>,
+//               %lr: tensor<f32>, inputs..., %target)
+//     -> (loss, metrics..., new params..., new opt_state..., new iterations)
+//
+// TrainStepLayout reads the counts back from the function's
+// `kc.train_step` attribute so runtimes (the interpreter-driven Trainer, the
+// compiled executable) bind values by position without re-deriving them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_PASSES_TRAINSTEP_H
+#define KCC_PASSES_TRAINSTEP_H
+
+#include "passes/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kcc {
+
+struct TrainStepLayout {
+  unsigned numParams = 0;
+  unsigned numOptimizerState = 0;
+  unsigned numInputs = 0;
+  std::vector<std::string> metrics;
+  std::string loss, optimizer;
+
+  // Argument positions.
+  unsigned iterationsArg() const { return numParams + numOptimizerState; }
+  unsigned learningRateArg() const { return iterationsArg() + 1; }
+  unsigned firstInputArg() const { return iterationsArg() + 2; }
+  unsigned targetArg() const { return firstInputArg() + numInputs; }
+  // Result positions.
+  unsigned lossResult() const { return 0; }
+  unsigned firstMetricResult() const { return 1; }
+  unsigned firstParamResult() const { return 1 + metrics.size(); }
+  unsigned firstStateResult() const { return firstParamResult() + numParams; }
+  unsigned iterationsResult() const {
+    return firstStateResult() + numOptimizerState;
+  }
+};
+
+/// The layout of a function built by kc-build-train-step; std::nullopt when
+/// `f` lacks a well-formed `kc.train_step` attribute.
+std::optional<TrainStepLayout> getTrainStepLayout(mlir::func::FuncOp f);
+
+/// The training pipeline on a traced @forward: import clean-up, the train
+/// step, then canonicalize + CSE once more (the update math repeats splat
+/// constants per parameter, and the reverse sweep leaves dead values).
+void buildTrainPipeline(mlir::OpPassManager &pm,
+                        const KcBuildTrainStepOptions &options = {});
+
+} // namespace kcc
+
+#endif // KCC_PASSES_TRAINSTEP_H

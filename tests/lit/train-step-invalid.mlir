@@ -1,0 +1,34 @@
+// RUN: kcc-opt %s --split-input-file --verify-diagnostics --kc-build-train-step="loss=categorical_crossentropy"
+// RUN: not kcc-opt %s --split-input-file --kc-build-train-step="optimizer=adagrad" 2>&1 | FileCheck %s --check-prefix=OPT
+// RUN: not kcc-opt %s --split-input-file --kc-build-train-step="metrics=precision" 2>&1 | FileCheck %s --check-prefix=METRIC
+
+// OPT: unknown optimizer 'adagrad'
+// METRIC: unknown metric 'precision' for loss sparse_categorical_crossentropy
+
+// expected-error @+1 {{'func.func' op has no argument marked {kc.input}}}
+func.func @forward(%w: tensor<3x2xf32> {kc.name = "w", kc.trainable = true}) -> tensor<3x2xf32> {
+  return %w : tensor<3x2xf32>
+}
+
+// -----
+
+// expected-error @+1 {{expects one result (the prediction), got 2}}
+func.func @forward(%x: tensor<4x3xf32> {kc.input = 0 : i64}) -> (tensor<4x3xf32>, tensor<4x3xf32>) {
+  return %x, %x : tensor<4x3xf32>, tensor<4x3xf32>
+}
+
+// -----
+
+// expected-error @+1 {{cannot take the categorical_crossentropy loss}}
+func.func @forward(%x: tensor<4xi32> {kc.input = 0 : i64}) -> tensor<4xi32> {
+  return %x : tensor<4xi32>
+}
+
+// -----
+
+// expected-error @below {{kc-build-train-step expects a func.func @forward}}
+module {
+  func.func @predict(%x: tensor<4x3xf32> {kc.input = 0 : i64}) -> tensor<4x3xf32> {
+    return %x : tensor<4x3xf32>
+  }
+}

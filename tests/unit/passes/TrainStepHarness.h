@@ -1,0 +1,120 @@
+//===- TrainStepHarness.h - Build and run @train_step in tests --*- C++ -*-===//
+//
+// Parses a @forward, runs kc-build-train-step on it and runs the resulting
+// @train_step through the interpreter, carrying params, optimizer state and
+// the iteration count from step to step as a runtime would.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_TESTS_UNIT_PASSES_TRAINSTEPHARNESS_H
+#define KCC_TESTS_UNIT_PASSES_TRAINSTEPHARNESS_H
+
+#include "ir/KcDialect.h"
+#include "passes/TrainStep.h"
+#include "runtime/interpreter/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace kcc {
+namespace testing {
+
+/// Pass options that own their metric names (the generated options struct
+/// only refers to them).
+struct StepOptions {
+  std::string loss = "sparse_categorical_crossentropy";
+  bool fromLogits = false;
+  std::string optimizer = "sgd";
+  double momentum = 0.0;
+  bool nesterov = false;
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7, rho = 0.9;
+  std::vector<std::string> metrics;
+};
+
+class TrainStepRunner {
+public:
+  TrainStepRunner(const std::string &forwardIR, const StepOptions &o) {
+    ctx.loadDialect<kc::KcDialect, mlir::func::FuncDialect>();
+    module = mlir::parseSourceString<mlir::ModuleOp>(forwardIR, &ctx);
+    if (!module) {
+      ADD_FAILURE() << "cannot parse the test's @forward";
+      return;
+    }
+    KcBuildTrainStepOptions options;
+    options.loss = o.loss;
+    options.fromLogits = o.fromLogits;
+    options.optimizer = o.optimizer;
+    options.momentum = o.momentum;
+    options.nesterov = o.nesterov;
+    options.beta1 = o.beta1;
+    options.beta2 = o.beta2;
+    options.epsilon = o.epsilon;
+    options.rho = o.rho;
+    options.metrics = o.metrics;
+    mlir::PassManager pm(&ctx);
+    pm.addPass(createKcBuildTrainStep(options));
+    if (mlir::failed(pm.run(*module))) {
+      ADD_FAILURE() << "kc-build-train-step failed";
+      return;
+    }
+    step = module->lookupSymbol<mlir::func::FuncOp>("train_step");
+    std::optional<TrainStepLayout> l = getTrainStepLayout(step);
+    if (!l) {
+      ADD_FAILURE() << "@train_step has no layout";
+      return;
+    }
+    layout = *l;
+    // Optimizer state starts at zero, shaped as the signature says.
+    for (unsigned i = 0; i < layout.numOptimizerState; ++i) {
+      auto t = mlir::cast<mlir::RankedTensorType>(
+          step.getArgument(layout.numParams + i).getType());
+      state.push_back(NDArray::zeros(Shape(t.getShape().begin(),
+                                           t.getShape().end()),
+                                     dtypeOf(t.getElementType())));
+    }
+  }
+  ~TrainStepRunner() { interpreter.clearConstantCache(); }
+
+  bool ok() const { return static_cast<bool>(step); }
+
+  /// One step; updates params, state and iterations; returns the loss and
+  /// the metrics.
+  std::vector<double> run(double lr, const NDArray &x, const NDArray &y) {
+    std::vector<NDArray> args = params;
+    args.insert(args.end(), state.begin(), state.end());
+    args.push_back(NDArray::scalar(static_cast<double>(iterations), DType::I64));
+    args.push_back(NDArray::scalar(lr, DType::F32));
+    args.push_back(x);
+    args.push_back(y);
+    std::vector<NDArray> results = interpreter.run(step, args);
+    std::vector<double> logs;
+    for (unsigned i = 0; i < layout.firstParamResult(); ++i)
+      logs.push_back(results[i].at(0));
+    for (unsigned i = 0; i < layout.numParams; ++i)
+      params[i] = results[layout.firstParamResult() + i];
+    for (unsigned i = 0; i < layout.numOptimizerState; ++i)
+      state[i] = results[layout.firstStateResult() + i];
+    iterations = static_cast<int64_t>(results[layout.iterationsResult()].at(0));
+    return logs;
+  }
+
+  mlir::MLIRContext ctx;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::func::FuncOp step;
+  TrainStepLayout layout;
+  Interpreter interpreter;
+  std::vector<NDArray> params, state;
+  int64_t iterations = 0;
+};
+
+} // namespace testing
+} // namespace kcc
+
+#endif // KCC_TESTS_UNIT_PASSES_TRAINSTEPHARNESS_H
