@@ -1,0 +1,364 @@
+//===- Conv.cpp - 2D convolution and its two backprops --------------------===//
+//
+// f32 runs oneDNN's convolution primitives on the NHWC activations and HWIO
+// filters exactly as they are laid out (no reorders): oneDNN's memory
+// descriptors name the layout with format tags. The forward primitive
+// descriptor doubles as the hint the backward ones require, so all three
+// primitives for one geometry live in one cache entry, created on first use.
+//
+// f64, the numerics oracle path, uses direct loops. Both backprops are written
+// as gathers (each output element sums its own terms) so they parallelize
+// without atomics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/kernels/Kernels.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <array>
+#include <cstring>
+#include <map>
+#include <mutex>
+
+using namespace kcc;
+using namespace kcc::kernels;
+
+namespace {
+
+constexpr int64_t kParallelThreshold = 32768;
+
+dnnl::engine &cpuEngine() {
+  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+dnnl::stream &cpuStream() {
+  static dnnl::stream stream(cpuEngine());
+  return stream;
+}
+
+/// Convolution geometry, validated against the array shapes.
+struct Geom {
+  int64_t n, h, w, c; // input NHWC
+  int64_t kh, kw, o;  // filter HWIO (I == c)
+  int64_t oh, ow;     // output NHWC (channels o)
+  int64_t sh, sw, dh, dw;
+  int64_t padT, padL, padB, padR;
+
+  std::array<int64_t, 17> key() const {
+    return {n,  h,  w,  c,  kh,   kw,   o,    oh,  ow,
+            sh, sw, dh, dw, padT, padL, padB, padR};
+  }
+};
+
+Geom makeGeom(const char *op, const Shape &in, const Shape &filter,
+              const Shape &out, const Conv2DParams &p) {
+  auto mismatch = [&](const std::string &why) {
+    throw KernelError(std::string(op) + ": " + why + ": input " +
+                      shapeToString(in) + ", filter " + shapeToString(filter) +
+                      ", output " + shapeToString(out));
+  };
+  if (in.size() != 4 || filter.size() != 4 || out.size() != 4)
+    mismatch("expects NHWC input/output and an HWIO filter");
+  if (filter[2] != in[3])
+    mismatch("filter input channels do not match the input");
+  Geom g{in[0],       in[1], in[2], in[3],     filter[0], filter[1],
+         filter[3],   0,     0,     p.strideH, p.strideW, p.dilationH,
+         p.dilationW, 0,     0,     0,         0};
+  g.oh = windowOutputSize(g.h, g.kh, g.sh, g.dh, p.padding);
+  g.ow = windowOutputSize(g.w, g.kw, g.sw, g.dw, p.padding);
+  g.padT = windowPadBefore(g.h, g.kh, g.sh, g.dh, p.padding);
+  g.padL = windowPadBefore(g.w, g.kw, g.sw, g.dw, p.padding);
+  if (p.padding == Padding::Same) {
+    g.padB =
+        std::max<int64_t>((g.oh - 1) * g.sh + (g.kh - 1) * g.dh + 1 - g.h, 0) -
+        g.padT;
+    g.padR =
+        std::max<int64_t>((g.ow - 1) * g.sw + (g.kw - 1) * g.dw + 1 - g.w, 0) -
+        g.padL;
+  }
+  if (out != Shape{g.n, g.oh, g.ow, g.o})
+    mismatch("output shape should be " + shapeToString({g.n, g.oh, g.ow, g.o}));
+  return g;
+}
+
+void checkDtypes(const char *op, const NDArray &a, const NDArray &b,
+                 const NDArray &c) {
+  if (a.dtype() != b.dtype() || a.dtype() != c.dtype() ||
+      (a.dtype() != DType::F32 && a.dtype() != DType::F64))
+    throw KernelError(std::string(op) +
+                      ": expects f32 or f64 operands of one "
+                      "dtype, got " +
+                      dtypeName(a.dtype()) + ", " + dtypeName(b.dtype()) +
+                      ", " + dtypeName(c.dtype()));
+}
+
+//===----------------------------------------------------------------------===//
+// oneDNN (f32)
+//===----------------------------------------------------------------------===//
+
+struct ConvEntry {
+  dnnl::memory::desc src, wei, dst;
+  dnnl::convolution_forward::primitive_desc fwdPd;
+  dnnl::convolution_forward fwd;
+  dnnl::convolution_backward_data bwdData;
+  dnnl::convolution_backward_weights bwdWeights;
+  bool hasBwdData = false, hasBwdWeights = false;
+};
+
+enum class Pass { Forward, BackwardData, BackwardWeights };
+
+/// The cached entry for `g` with the primitive for `pass` created. Entries
+/// are never erased, so the reference stays valid after unlocking.
+const ConvEntry &getConv(const Geom &g, Pass pass) {
+  static std::mutex mutex;
+  static std::map<std::array<int64_t, 17>, ConvEntry> cache;
+  using tag = dnnl::memory::format_tag;
+  using dt = dnnl::memory::data_type;
+  using namespace dnnl;
+  std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = cache.try_emplace(g.key());
+  ConvEntry &e = it->second;
+  memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
+  memory::dims padL{g.padT, g.padL}, padR{g.padB, g.padR};
+  try {
+    if (inserted) {
+      e.src = memory::desc({g.n, g.c, g.h, g.w}, dt::f32, tag::nhwc);
+      e.wei = memory::desc({g.o, g.c, g.kh, g.kw}, dt::f32, tag::hwio);
+      e.dst = memory::desc({g.n, g.o, g.oh, g.ow}, dt::f32, tag::nhwc);
+      convolution_forward::desc d(prop_kind::forward_training,
+                                  algorithm::convolution_direct, e.src, e.wei,
+                                  e.dst, strides, dilates, padL, padR);
+      e.fwdPd = convolution_forward::primitive_desc(d, cpuEngine());
+      e.fwd = convolution_forward(e.fwdPd);
+    }
+    if (pass == Pass::BackwardData && !e.hasBwdData) {
+      convolution_backward_data::desc d(algorithm::convolution_direct, e.src,
+                                        e.wei, e.dst, strides, dilates, padL,
+                                        padR);
+      e.bwdData = convolution_backward_data(
+          convolution_backward_data::primitive_desc(d, cpuEngine(), e.fwdPd));
+      e.hasBwdData = true;
+    }
+    if (pass == Pass::BackwardWeights && !e.hasBwdWeights) {
+      convolution_backward_weights::desc d(algorithm::convolution_direct, e.src,
+                                           e.wei, e.dst, strides, dilates, padL,
+                                           padR);
+      e.bwdWeights = convolution_backward_weights(
+          convolution_backward_weights::primitive_desc(d, cpuEngine(),
+                                                       e.fwdPd));
+      e.hasBwdWeights = true;
+    }
+  } catch (const dnnl::error &err) {
+    if (inserted) // Never leave a half-built entry behind.
+      cache.erase(it);
+    throw KernelError(std::string("conv2d: oneDNN rejected the problem: ") +
+                      err.what());
+  }
+  return e;
+}
+
+/// Runs one pass; `src`, `wei`, `dst` are the three tensors in forward terms
+/// (for the backprops the written one is a gradient).
+void runDnnl(const Geom &g, Pass pass, const void *src, const void *wei,
+             const void *dst) {
+  const ConvEntry &e = getConv(g, pass);
+  dnnl::engine &eng = cpuEngine();
+  dnnl::memory ms(e.src, eng, const_cast<void *>(src));
+  dnnl::memory mw(e.wei, eng, const_cast<void *>(wei));
+  dnnl::memory md(e.dst, eng, const_cast<void *>(dst));
+  switch (pass) {
+  case Pass::Forward:
+    e.fwd.execute(
+        cpuStream(),
+        {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}});
+    break;
+  case Pass::BackwardData:
+    e.bwdData.execute(cpuStream(), {{DNNL_ARG_DIFF_SRC, ms},
+                                    {DNNL_ARG_WEIGHTS, mw},
+                                    {DNNL_ARG_DIFF_DST, md}});
+    break;
+  case Pass::BackwardWeights:
+    e.bwdWeights.execute(cpuStream(), {{DNNL_ARG_SRC, ms},
+                                       {DNNL_ARG_DIFF_WEIGHTS, mw},
+                                       {DNNL_ARG_DIFF_DST, md}});
+    break;
+  }
+  cpuStream().wait();
+}
+
+//===----------------------------------------------------------------------===//
+// Direct loops (f64)
+//===----------------------------------------------------------------------===//
+
+template <typename Task>
+void runTasks(int64_t numTasks, int64_t work, const Task &task) {
+  if (work < kParallelThreshold || numTasks == 1) {
+    for (int64_t t = 0; t < numTasks; ++t)
+      task(t);
+    return;
+  }
+#pragma omp parallel for schedule(dynamic)
+  for (int64_t t = 0; t < numTasks; ++t)
+    task(t);
+}
+
+int64_t work(const Geom &g) {
+  return g.n * g.oh * g.ow * g.kh * g.kw * g.c * g.o;
+}
+
+/// The input row/col read by output position `out` and filter tap `k`, or -1
+/// when it falls in the padding.
+inline int64_t inputPos(int64_t out, int64_t k, int64_t stride, int64_t dil,
+                        int64_t pad, int64_t size) {
+  int64_t i = out * stride - pad + k * dil;
+  return i >= 0 && i < size ? i : -1;
+}
+
+/// The output row/col that reads input position `in` through tap `k`, or -1.
+inline int64_t outputPos(int64_t in, int64_t k, int64_t stride, int64_t dil,
+                         int64_t pad, int64_t size) {
+  int64_t t = in + pad - k * dil;
+  if (t < 0 || t % stride)
+    return -1;
+  return t / stride < size ? t / stride : -1;
+}
+
+template <typename T>
+void convForward(const Geom &g, const T *x, const T *w, T *y) {
+  runTasks(g.n * g.oh, work(g), [&](int64_t t) {
+    int64_t b = t / g.oh, oy = t % g.oh;
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      T *__restrict out = y + ((b * g.oh + oy) * g.ow + ox) * g.o;
+      std::fill(out, out + g.o, T(0));
+      for (int64_t ky = 0; ky < g.kh; ++ky) {
+        int64_t iy = inputPos(oy, ky, g.sh, g.dh, g.padT, g.h);
+        for (int64_t kx = 0; iy >= 0 && kx < g.kw; ++kx) {
+          int64_t ix = inputPos(ox, kx, g.sw, g.dw, g.padL, g.w);
+          if (ix < 0)
+            continue;
+          const T *in = x + ((b * g.h + iy) * g.w + ix) * g.c;
+          const T *tap = w + (ky * g.kw + kx) * g.c * g.o;
+          for (int64_t ic = 0; ic < g.c; ++ic) {
+            T v = in[ic];
+            const T *__restrict row = tap + ic * g.o;
+            for (int64_t oc = 0; oc < g.o; ++oc)
+              out[oc] += v * row[oc];
+          }
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void convBackwardData(const Geom &g, const T *dy, const T *w, T *dx) {
+  runTasks(g.n * g.h, work(g), [&](int64_t t) {
+    int64_t b = t / g.h, iy = t % g.h;
+    for (int64_t ix = 0; ix < g.w; ++ix) {
+      T *__restrict gin = dx + ((b * g.h + iy) * g.w + ix) * g.c;
+      std::fill(gin, gin + g.c, T(0));
+      for (int64_t ky = 0; ky < g.kh; ++ky) {
+        int64_t oy = outputPos(iy, ky, g.sh, g.dh, g.padT, g.oh);
+        for (int64_t kx = 0; oy >= 0 && kx < g.kw; ++kx) {
+          int64_t ox = outputPos(ix, kx, g.sw, g.dw, g.padL, g.ow);
+          if (ox < 0)
+            continue;
+          const T *__restrict grad = dy + ((b * g.oh + oy) * g.ow + ox) * g.o;
+          const T *tap = w + (ky * g.kw + kx) * g.c * g.o;
+          for (int64_t ic = 0; ic < g.c; ++ic) {
+            const T *__restrict row = tap + ic * g.o;
+            T s = 0;
+            for (int64_t oc = 0; oc < g.o; ++oc)
+              s += grad[oc] * row[oc];
+            gin[ic] += s;
+          }
+        }
+      }
+    }
+  });
+}
+
+template <typename T>
+void convBackwardFilter(const Geom &g, const T *x, const T *dy, T *dw) {
+  runTasks(g.kh * g.kw, work(g), [&](int64_t t) {
+    int64_t ky = t / g.kw, kx = t % g.kw;
+    T *tap = dw + t * g.c * g.o;
+    std::fill(tap, tap + g.c * g.o, T(0));
+    for (int64_t b = 0; b < g.n; ++b)
+      for (int64_t oy = 0; oy < g.oh; ++oy) {
+        int64_t iy = inputPos(oy, ky, g.sh, g.dh, g.padT, g.h);
+        for (int64_t ox = 0; iy >= 0 && ox < g.ow; ++ox) {
+          int64_t ix = inputPos(ox, kx, g.sw, g.dw, g.padL, g.w);
+          if (ix < 0)
+            continue;
+          const T *in = x + ((b * g.h + iy) * g.w + ix) * g.c;
+          const T *__restrict grad = dy + ((b * g.oh + oy) * g.ow + ox) * g.o;
+          for (int64_t ic = 0; ic < g.c; ++ic) {
+            T v = in[ic];
+            T *__restrict row = tap + ic * g.o;
+            for (int64_t oc = 0; oc < g.o; ++oc)
+              row[oc] += v * grad[oc];
+          }
+        }
+      }
+  });
+}
+
+} // namespace
+
+void kernels::conv2d(const NDArray &input, const NDArray &filter,
+                     const Conv2DParams &p, NDArray &out) {
+  checkDtypes("conv2d", input, filter, out);
+  Geom g = makeGeom("conv2d", input.shape(), filter.shape(), out.shape(), p);
+  if (out.numel() == 0)
+    return;
+  if (input.numel() == 0 || filter.numel() == 0) {
+    std::memset(out.rawData(), 0, out.bytes());
+    return;
+  }
+  if (input.dtype() == DType::F32)
+    runDnnl(g, Pass::Forward, input.rawData(), filter.rawData(), out.rawData());
+  else
+    convForward(g, input.data<double>(), filter.data<double>(),
+                out.data<double>());
+}
+
+void kernels::conv2dBackpropInput(const NDArray &gradOut, const NDArray &filter,
+                                  const Conv2DParams &p, NDArray &gradInput) {
+  checkDtypes("conv2dBackpropInput", gradOut, filter, gradInput);
+  Geom g = makeGeom("conv2dBackpropInput", gradInput.shape(), filter.shape(),
+                    gradOut.shape(), p);
+  if (gradInput.numel() == 0)
+    return;
+  if (gradOut.numel() == 0 || filter.numel() == 0) {
+    std::memset(gradInput.rawData(), 0, gradInput.bytes());
+    return;
+  }
+  if (gradOut.dtype() == DType::F32)
+    runDnnl(g, Pass::BackwardData, gradInput.rawData(), filter.rawData(),
+            gradOut.rawData());
+  else
+    convBackwardData(g, gradOut.data<double>(), filter.data<double>(),
+                     gradInput.data<double>());
+}
+
+void kernels::conv2dBackpropFilter(const NDArray &input, const NDArray &gradOut,
+                                   const Conv2DParams &p, NDArray &gradFilter) {
+  checkDtypes("conv2dBackpropFilter", input, gradOut, gradFilter);
+  Geom g = makeGeom("conv2dBackpropFilter", input.shape(), gradFilter.shape(),
+                    gradOut.shape(), p);
+  if (gradFilter.numel() == 0)
+    return;
+  if (input.numel() == 0 || gradOut.numel() == 0) {
+    std::memset(gradFilter.rawData(), 0, gradFilter.bytes());
+    return;
+  }
+  if (input.dtype() == DType::F32)
+    runDnnl(g, Pass::BackwardWeights, input.rawData(), gradFilter.rawData(),
+            gradOut.rawData());
+  else
+    convBackwardFilter(g, input.data<double>(), gradOut.data<double>(),
+                       gradFilter.data<double>());
+}

@@ -1,0 +1,246 @@
+//===- Pool.cpp - NHWC max/avg pooling, their gradients, window sizes -----===//
+//
+// Plain loops in NHWC: the innermost loop always runs over channels, which
+// are contiguous, so it vectorizes. Padded positions are skipped rather than
+// materialized: max pooling never sees them and average pooling divides by
+// the number of real elements in the window (Keras/TF "SAME" behaviour).
+//
+// The gradients scatter into the input gradient; windows overlap across
+// output positions but never across channels, so the parallel tasks are
+// (image, channel block) pairs and need no atomics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/kernels/Kernels.h"
+
+#include <algorithm>
+#include <cstring>
+#include <limits>
+
+using namespace kcc;
+using namespace kcc::kernels;
+
+namespace {
+
+constexpr int64_t kParallelThreshold = 32768;
+/// Channels per gradient task.
+constexpr int64_t kChannelBlock = 64;
+
+[[noreturn]] void fail(const char *op, const std::string &what) {
+  throw KernelError(std::string(op) + ": " + what);
+}
+
+template <typename Task>
+void runTasks(int64_t numTasks, int64_t work, const Task &task) {
+  if (work < kParallelThreshold || numTasks == 1) {
+    for (int64_t t = 0; t < numTasks; ++t)
+      task(t);
+    return;
+  }
+#pragma omp parallel for schedule(static)
+  for (int64_t t = 0; t < numTasks; ++t)
+    task(t);
+}
+
+/// Pooling geometry, validated against the arrays' shapes.
+struct Geom {
+  int64_t n, h, w, c, oh, ow, padT, padL;
+  Pool2DParams p;
+
+  int64_t inOffset(int64_t b, int64_t y, int64_t x) const {
+    return ((b * h + y) * w + x) * c;
+  }
+  int64_t outOffset(int64_t b, int64_t y, int64_t x) const {
+    return ((b * oh + y) * ow + x) * c;
+  }
+  /// The window of output row y clipped to the input: rows [y0, y1).
+  void rows(int64_t y, int64_t &y0, int64_t &y1) const {
+    y0 = y * p.strideH - padT;
+    y1 = std::min(h, y0 + p.windowH);
+    y0 = std::max<int64_t>(0, y0);
+  }
+  void cols(int64_t x, int64_t &x0, int64_t &x1) const {
+    x0 = x * p.strideW - padL;
+    x1 = std::min(w, x0 + p.windowW);
+    x0 = std::max<int64_t>(0, x0);
+  }
+};
+
+Geom makeGeom(const char *op, const NDArray &x, const NDArray &y,
+              const Pool2DParams &p) {
+  if (x.rank() != 4)
+    fail(op, "expects NHWC input, got " + shapeToString(x.shape()));
+  Geom g{x.dim(0), x.dim(1), x.dim(2), x.dim(3), 0, 0, 0, 0, p};
+  g.oh = windowOutputSize(g.h, p.windowH, p.strideH, 1, p.padding);
+  g.ow = windowOutputSize(g.w, p.windowW, p.strideW, 1, p.padding);
+  g.padT = windowPadBefore(g.h, p.windowH, p.strideH, 1, p.padding);
+  g.padL = windowPadBefore(g.w, p.windowW, p.strideW, 1, p.padding);
+  Shape expected{g.n, g.oh, g.ow, g.c};
+  if (y.shape() != expected || y.dtype() != x.dtype())
+    fail(op, "pooled shape of " + shapeToString(x.shape()) + " is " +
+                 shapeToString(expected) + ", got " + shapeToString(y.shape()));
+  if (x.dtype() != DType::F32 && x.dtype() != DType::F64)
+    fail(op, std::string("unsupported dtype ") + dtypeName(x.dtype()));
+  return g;
+}
+
+template <typename T, bool IsMax>
+void poolForward(const Geom &g, const T *x, T *out) {
+  runTasks(g.n * g.oh, g.n * g.h * g.w * g.c, [&](int64_t t) {
+    int64_t b = t / g.oh, oy = t % g.oh, y0, y1;
+    g.rows(oy, y0, y1);
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      int64_t x0, x1;
+      g.cols(ox, x0, x1);
+      T *__restrict o = out + g.outOffset(b, oy, ox);
+      std::fill(o, o + g.c, IsMax ? -std::numeric_limits<T>::infinity() : T(0));
+      for (int64_t iy = y0; iy < y1; ++iy)
+        for (int64_t ix = x0; ix < x1; ++ix) {
+          const T *__restrict src = x + g.inOffset(b, iy, ix);
+          for (int64_t ch = 0; ch < g.c; ++ch) {
+            if constexpr (IsMax)
+              o[ch] = src[ch] > o[ch] ? src[ch] : o[ch];
+            else
+              o[ch] += src[ch];
+          }
+        }
+      if constexpr (!IsMax) {
+        T scale = T(1) / T((y1 - y0) * (x1 - x0));
+        for (int64_t ch = 0; ch < g.c; ++ch)
+          o[ch] *= scale;
+      }
+    }
+  });
+}
+
+/// Runs task(b, c0, c1) over (image, channel block) pairs.
+template <typename Task> void perChannelBlock(const Geom &g, const Task &task) {
+  int64_t blocks = (g.c + kChannelBlock - 1) / kChannelBlock;
+  runTasks(g.n * blocks, g.n * g.h * g.w * g.c, [&](int64_t t) {
+    int64_t b = t / blocks, c0 = (t % blocks) * kChannelBlock;
+    task(b, c0, std::min(g.c, c0 + kChannelBlock));
+  });
+}
+
+template <typename T>
+void maxPoolGrad(const Geom &g, const T *x, const T *gradOut, T *gradIn) {
+  perChannelBlock(g, [&](int64_t b, int64_t c0, int64_t c1) {
+    T best[kChannelBlock];
+    int64_t where[kChannelBlock];
+    int64_t w = c1 - c0;
+    for (int64_t oy = 0; oy < g.oh; ++oy) {
+      int64_t y0, y1;
+      g.rows(oy, y0, y1);
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        int64_t x0, x1;
+        g.cols(ox, x0, x1);
+        for (int64_t j = 0; j < w; ++j) {
+          best[j] = -std::numeric_limits<T>::infinity();
+          where[j] = -1;
+        }
+        // Row-major window scan; strict > keeps the first maximum.
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            int64_t base = g.inOffset(b, iy, ix) + c0;
+            for (int64_t j = 0; j < w; ++j) {
+              bool better = x[base + j] > best[j] || where[j] < 0;
+              best[j] = better ? x[base + j] : best[j];
+              where[j] = better ? base + j : where[j];
+            }
+          }
+        const T *gr = gradOut + g.outOffset(b, oy, ox) + c0;
+        for (int64_t j = 0; j < w; ++j)
+          gradIn[where[j]] += gr[j];
+      }
+    }
+  });
+}
+
+template <typename T>
+void avgPoolGrad(const Geom &g, const T *gradOut, T *gradIn) {
+  perChannelBlock(g, [&](int64_t b, int64_t c0, int64_t c1) {
+    for (int64_t oy = 0; oy < g.oh; ++oy) {
+      int64_t y0, y1;
+      g.rows(oy, y0, y1);
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        int64_t x0, x1;
+        g.cols(ox, x0, x1);
+        T scale = T(1) / T((y1 - y0) * (x1 - x0));
+        const T *__restrict gr = gradOut + g.outOffset(b, oy, ox);
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            T *__restrict gi = gradIn + g.inOffset(b, iy, ix);
+            for (int64_t ch = c0; ch < c1; ++ch)
+              gi[ch] += gr[ch] * scale;
+          }
+      }
+    }
+  });
+}
+
+} // namespace
+
+int64_t kernels::windowOutputSize(int64_t in, int64_t window, int64_t stride,
+                                  int64_t dilation, Padding padding) {
+  if (window < 1 || stride < 1 || dilation < 1 || in < 0)
+    throw KernelError("window: invalid size " + std::to_string(in) +
+                      ", window " + std::to_string(window) + ", stride " +
+                      std::to_string(stride) + ", dilation " +
+                      std::to_string(dilation));
+  if (padding == Padding::Same)
+    return (in + stride - 1) / stride;
+  int64_t extent = (window - 1) * dilation + 1;
+  return in >= extent ? (in - extent) / stride + 1 : 0;
+}
+
+int64_t kernels::windowPadBefore(int64_t in, int64_t window, int64_t stride,
+                                 int64_t dilation, Padding padding) {
+  if (padding == Padding::Valid)
+    return 0;
+  int64_t out = windowOutputSize(in, window, stride, dilation, padding);
+  int64_t total = (out - 1) * stride + (window - 1) * dilation + 1 - in;
+  return std::max<int64_t>(total, 0) / 2; // The odd row goes after.
+}
+
+void kernels::maxPool2d(const NDArray &x, const Pool2DParams &p, NDArray &out) {
+  Geom g = makeGeom("maxPool2d", x, out, p);
+  if (x.dtype() == DType::F32)
+    poolForward<float, true>(g, x.data<float>(), out.data<float>());
+  else
+    poolForward<double, true>(g, x.data<double>(), out.data<double>());
+}
+
+void kernels::avgPool2d(const NDArray &x, const Pool2DParams &p, NDArray &out) {
+  Geom g = makeGeom("avgPool2d", x, out, p);
+  if (x.dtype() == DType::F32)
+    poolForward<float, false>(g, x.data<float>(), out.data<float>());
+  else
+    poolForward<double, false>(g, x.data<double>(), out.data<double>());
+}
+
+void kernels::maxPool2dGrad(const NDArray &x, const NDArray &gradOut,
+                            const Pool2DParams &p, NDArray &gradInput) {
+  Geom g = makeGeom("maxPool2dGrad", x, gradOut, p);
+  if (gradInput.shape() != x.shape() || gradInput.dtype() != x.dtype())
+    fail("maxPool2dGrad", "input gradient " + shapeToString(gradInput.shape()) +
+                              " does not match input " +
+                              shapeToString(x.shape()));
+  std::memset(gradInput.rawData(), 0, gradInput.bytes());
+  if (x.dtype() == DType::F32)
+    maxPoolGrad<float>(g, x.data<float>(), gradOut.data<float>(),
+                       gradInput.data<float>());
+  else
+    maxPoolGrad<double>(g, x.data<double>(), gradOut.data<double>(),
+                        gradInput.data<double>());
+}
+
+void kernels::avgPool2dGrad(const NDArray &gradOut, const Pool2DParams &p,
+                            NDArray &gradInput) {
+  // The input only contributes its shape, which gradInput carries.
+  Geom g = makeGeom("avgPool2dGrad", gradInput, gradOut, p);
+  std::memset(gradInput.rawData(), 0, gradInput.bytes());
+  if (gradInput.dtype() == DType::F32)
+    avgPoolGrad<float>(g, gradOut.data<float>(), gradInput.data<float>());
+  else
+    avgPoolGrad<double>(g, gradOut.data<double>(), gradInput.data<double>());
+}
