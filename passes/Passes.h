@@ -3,6 +3,7 @@
 #ifndef KCC_PASSES_PASSES_H
 #define KCC_PASSES_PASSES_H
 
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"
 
