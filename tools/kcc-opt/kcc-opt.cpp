@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/Passes.h"
 #include "ir/KcDialect.h"
 #include "passes/Passes.h"
 
@@ -16,10 +17,12 @@
 int main(int argc, char **argv) {
   mlir::registerAllPasses();
   kcc::registerPasses();
+  kcc::registerCodegenPasses();
 
   mlir::DialectRegistry registry;
   mlir::registerAllDialects(registry);
   registry.insert<kcc::kc::KcDialect>();
+  kcc::registerCodegenInterfaces(registry);
   return mlir::asMainReturnCode(
       mlir::MlirOptMain(argc, argv, "kcc optimizer driver\n", registry));
 }

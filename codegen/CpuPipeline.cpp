@@ -1,0 +1,136 @@
+//===- CpuPipeline.cpp - kc -> LLVM dialect for the CPU -------------------===//
+//
+// The named pipelines kc-linalg-pipeline and kc-cpu-pipeline. The order is
+// the argument; each step says why it is where it is.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Passes.h"
+
+#include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
+#include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Transforms/Passes.h"
+
+namespace kcc {
+
+namespace {
+#define GEN_PASS_REGISTRATION
+#include "codegen/Passes.h.inc"
+} // namespace
+
+void buildLinalgPipeline(mlir::OpPassManager &pm,
+                         const CpuPipelineOptions &opts) {
+  KcLowerToLinalgOptions lowerOpts;
+  lowerOpts.writableArgs = opts.writableArgs;
+  pm.addPass(createKcLowerToLinalg(lowerOpts));
+  // On tensors, before bufferization: fusion is a use-def rewrite here, and
+  // every fused producer is one buffer bufferization never allocates.
+  if (opts.fuseElementwise)
+    pm.addPass(mlir::createLinalgElementwiseOpFusionPass());
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+}
+
+void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
+  using namespace mlir;
+  buildLinalgPipeline(pm, opts);
+
+  // Whole-module bufferization with identity layouts at function boundaries,
+  // so the entry's memrefs are plain contiguous arrays.
+  // Copies as linalg.copy: they become loops like everything else, where a
+  // strided memref.copy would need the runner-utils library at run time.
+  auto linalgCopy = [](OpBuilder &b, Location loc, Value from,
+                       Value to) -> LogicalResult {
+    b.create<linalg::CopyOp>(loc, from, to);
+    return success();
+  };
+  bufferization::OneShotBufferizationOptions bufOpts;
+  bufOpts.memCpyFn = linalgCopy;
+  bufOpts.bufferizeFunctionBoundaries = true;
+  bufOpts.setFunctionBoundaryTypeConversion(
+      bufferization::LayoutMapOption::IdentityLayoutMap);
+  pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
+  // Every result becomes a caller-provided buffer; results allocated inside
+  // are written straight into the caller's buffer (hoisted), not copied.
+  pm.addPass(createKcPrepareOutParams());
+  bufferization::BufferResultsToOutParamsOpts outOpts;
+  outOpts.memCpyFn = linalgCopy;
+  outOpts.hoistStaticAllocs = true;
+  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outOpts));
+  // Frees every intermediate buffer once per call (before any loop lowering,
+  // while the IR is still structured).
+  bufferization::BufferDeallocationPipelineOptions deallocOpts;
+  bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
+  pm.addPass(createCanonicalizerPass());
+
+  // Serial loops for now: LLVM's loop vectorizer handles the inner loops at
+  // -O3; GEMM and convolution threads come from oneDNN.
+  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createConvertSCFToCFPass());
+  // Subviews (slices, reshapes) become plain pointer arithmetic.
+  pm.addPass(memref::createExpandStridedMetadataPass());
+  pm.addPass(createLowerAffinePass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
+  // LLVM intrinsics where they exist (exp, log, sqrt, pow, ...), libm calls
+  // for the rest (erf, tanh), resolved from the process by the JIT.
+  pm.addPass(createConvertMathToLLVMPass());
+  pm.addPass(createConvertMathToLibmPass());
+  pm.addPass(createArithToLLVMConversionPass());
+  pm.addPass(createConvertIndexToLLVMPass());
+  // Bare pointers: the entry is `void f(T *args..., T *results...)`.
+  ConvertFuncToLLVMPassOptions funcOpts;
+  funcOpts.useBarePtrCallConv = true;
+  pm.addPass(createConvertFuncToLLVMPass(funcOpts));
+  pm.addPass(createConvertControlFlowToLLVMPass());
+  pm.addPass(createReconcileUnrealizedCastsPass());
+}
+
+void registerCodegenInterfaces(mlir::DialectRegistry &registry) {
+  using namespace mlir;
+  arith::registerBufferizableOpInterfaceExternalModels(registry);
+  arith::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  bufferization::func_ext::registerBufferizableOpInterfaceExternalModels(
+      registry);
+  cf::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  linalg::registerBufferizableOpInterfaceExternalModels(registry);
+  memref::registerAllocationOpInterfaceExternalModels(registry);
+  scf::registerBufferizableOpInterfaceExternalModels(registry);
+  scf::registerBufferDeallocationOpInterfaceExternalModels(registry);
+  tensor::registerBufferizableOpInterfaceExternalModels(registry);
+  registerBuiltinDialectTranslation(registry);
+  registerLLVMDialectTranslation(registry);
+}
+
+void registerCodegenPasses() {
+  registerKcCodegenPasses();
+  mlir::PassPipelineRegistration<CpuPipelineOptions>(
+      "kc-linalg-pipeline",
+      "Lower kc to linalg on tensors, fuse elementwise chains, clean up",
+      buildLinalgPipeline);
+  mlir::PassPipelineRegistration<CpuPipelineOptions>(
+      "kc-cpu-pipeline",
+      "Lower kc to the LLVM dialect for the host CPU (bare-pointer entry, "
+      "caller-provided result buffers)",
+      buildCpuPipeline);
+}
+
+} // namespace kcc

@@ -1,0 +1,217 @@
+//===- LowerLibraryCalls.cpp - GEMM, convolution, pooling to kcc_rt_* -----===//
+//
+// matmul, conv2d (and both backprops) and pooling (and grads) run the kernel
+// library (oneDNN for GEMM and convolution) through the C entry points of
+// runtime/jit/LibraryCalls.h, so compiled code and the interpreter share
+// kernels. The ABI is deliberately plain: data pointers (inputs, then the
+// output), then the dims of every array in that order, then the op's integer
+// attributes, all i64:
+//
+//   kcc_rt_matmul_f32(a, b, out, a0, a1, b0, b1, out0, out1, ta, tb)
+//
+// The tensors cross into memref land with to_memref / to_tensor, so one-shot
+// bufferization sees a fresh, writable, identity-layout output buffer per
+// call and inserts a copy only when an input is a strided view.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/LoweringUtils.h"
+#include "ir/KcDialect.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Transforms/DialectConversion.h"
+
+#define DEBUG_TYPE "kc-lower-to-linalg"
+
+using namespace mlir;
+using namespace kcc;
+using namespace kcc::codegen;
+
+namespace {
+
+/// What a library call needs besides its tensors.
+struct CallSpec {
+  std::string name;               ///< without prefix and dtype suffix
+  SmallVector<Value> inputs;      ///< tensors, in ABI order
+  SmallVector<int64_t> attrs;     ///< trailing i64 arguments
+};
+
+/// Declares `name` (private, external) in the module unless it exists.
+func::FuncOp getOrDeclare(OpBuilder &b, ModuleOp module, StringRef name,
+                          FunctionType type) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto f = b.create<func::FuncOp>(module.getLoc(), name, type);
+  f.setPrivate();
+  return f;
+}
+
+/// The buffer's first element as an !llvm.ptr (identity layout, offset 0).
+Value dataPointer(OpBuilder &b, Location loc, Value memref) {
+  Value idx = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
+  Value i64 = b.create<arith::IndexCastOp>(loc, b.getI64Type(), idx);
+  return b.create<LLVM::IntToPtrOp>(loc, LLVM::LLVMPointerType::get(b.getContext()),
+                                    i64);
+}
+
+/// Emits the call for `op` and replaces it with the output tensor.
+LogicalResult emitCall(Operation *op, const CallSpec &spec,
+                       ConversionPatternRewriter &rewriter) {
+  Location loc = op->getLoc();
+  auto outType = cast<RankedTensorType>(op->getResult(0).getType());
+  Type elt = outType.getElementType();
+  if (!elt.isF32() && !elt.isF64())
+    return rewriter.notifyMatchFailure(op, "library calls take f32 or f64");
+  std::string name = (kLibraryCallPrefix + spec.name +
+                      (elt.isF32() ? "_f32" : "_f64")).str();
+
+  SmallVector<Value> args;
+  SmallVector<int64_t> dims;
+  for (Value in : spec.inputs) {
+    auto t = cast<RankedTensorType>(in.getType());
+    auto mt = MemRefType::get(t.getShape(), t.getElementType());
+    Value m = rewriter.create<bufferization::ToMemrefOp>(loc, mt, in);
+    args.push_back(dataPointer(rewriter, loc, m));
+    llvm::append_range(dims, t.getShape());
+  }
+  auto outMemType = MemRefType::get(outType.getShape(), elt);
+  // 64-byte alignment, as NDArray: full vectors for oneDNN.
+  Value out = rewriter.create<memref::AllocOp>(loc, outMemType,
+                                               rewriter.getI64IntegerAttr(64));
+  args.push_back(dataPointer(rewriter, loc, out));
+  llvm::append_range(dims, outType.getShape());
+  for (int64_t v : llvm::concat<const int64_t>(dims, spec.attrs))
+    args.push_back(rewriter.create<arith::ConstantOp>(
+        loc, rewriter.getI64IntegerAttr(v)));
+
+  auto module = op->getParentOfType<ModuleOp>();
+  auto fnType = rewriter.getFunctionType(ValueRange(args).getTypes(), {});
+  func::FuncOp callee = getOrDeclare(rewriter, module, name, fnType);
+  if (callee.getFunctionType() != fnType)
+    return op->emitOpError("conflicting declaration of ") << name;
+  rewriter.create<func::CallOp>(loc, callee, args);
+  rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
+      op, outType, out, /*restrict=*/true, /*writable=*/true);
+  LLVM_DEBUG(llvm::dbgs() << "library call " << name << " for " << *op << "\n");
+  return success();
+}
+
+int64_t padCode(kc::Padding p) { return p == kc::Padding::Same ? 1 : 0; }
+
+struct MatmulLowering : OpConversionPattern<kc::MatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kc::MatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return emitCall(op,
+                    {"matmul",
+                     {adaptor.getLhs(), adaptor.getRhs()},
+                     {op.getTransposeLhs(), op.getTransposeRhs()}},
+                    rewriter);
+  }
+};
+
+template <typename OpTy>
+SmallVector<int64_t> convAttrs(OpTy op) {
+  ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations();
+  return {s[0], s[1], d[0], d[1], padCode(op.getPadding())};
+}
+
+template <typename OpTy>
+SmallVector<int64_t> poolAttrs(OpTy op) {
+  ArrayRef<int64_t> w = op.getWindow(), s = op.getStrides();
+  return {w[0], w[1], s[0], s[1], padCode(op.getPadding())};
+}
+
+struct Conv2DLowering : OpConversionPattern<kc::Conv2DOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kc::Conv2DOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return emitCall(op,
+                    {"conv2d", {adaptor.getInput(), adaptor.getFilter()},
+                     convAttrs(op)},
+                    rewriter);
+  }
+};
+
+struct Conv2DBackpropInputLowering
+    : OpConversionPattern<kc::Conv2DBackpropInputOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kc::Conv2DBackpropInputOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return emitCall(op,
+                    {"conv2d_backprop_input",
+                     {adaptor.getGradOutput(), adaptor.getFilter()},
+                     convAttrs(op)},
+                    rewriter);
+  }
+};
+
+struct Conv2DBackpropFilterLowering
+    : OpConversionPattern<kc::Conv2DBackpropFilterOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kc::Conv2DBackpropFilterOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return emitCall(op,
+                    {"conv2d_backprop_filter",
+                     {adaptor.getInput(), adaptor.getGradOutput()},
+                     convAttrs(op)},
+                    rewriter);
+  }
+};
+
+template <typename OpTy>
+struct PoolLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    StringRef name =
+        std::is_same_v<OpTy, kc::MaxPool2DOp> ? "max_pool2d" : "avg_pool2d";
+    return emitCall(op, {name.str(), {adaptor.getX()}, poolAttrs(op)},
+                    rewriter);
+  }
+};
+
+struct MaxPoolGradLowering : OpConversionPattern<kc::MaxPool2DGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kc::MaxPool2DGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return emitCall(op,
+                    {"max_pool2d_grad",
+                     {adaptor.getX(), adaptor.getGradOutput()},
+                     poolAttrs(op)},
+                    rewriter);
+  }
+};
+
+struct AvgPoolGradLowering : OpConversionPattern<kc::AvgPool2DGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kc::AvgPool2DGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return emitCall(op,
+                    {"avg_pool2d_grad", {adaptor.getGradOutput()},
+                     poolAttrs(op)},
+                    rewriter);
+  }
+};
+
+} // namespace
+
+void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
+  patterns.add<MatmulLowering, Conv2DLowering, Conv2DBackpropInputLowering,
+               Conv2DBackpropFilterLowering, PoolLowering<kc::MaxPool2DOp>,
+               PoolLowering<kc::AvgPool2DOp>, MaxPoolGradLowering,
+               AvgPoolGradLowering>(patterns.getContext());
+}

@@ -1,0 +1,109 @@
+//===- LoweringUtils.cpp - Shared helpers of the kc -> linalg patterns ----===//
+
+#include "codegen/LoweringUtils.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+
+using namespace mlir;
+
+namespace kcc {
+namespace codegen {
+
+Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
+  if (auto ft = dyn_cast<FloatType>(type))
+    return b.create<arith::ConstantOp>(loc, b.getFloatAttr(ft, value));
+  return b.create<arith::ConstantOp>(
+      loc, b.getIntegerAttr(type, static_cast<int64_t>(value)));
+}
+
+Value emptyTensor(OpBuilder &b, Location loc, RankedTensorType type) {
+  return b.create<tensor::EmptyOp>(loc, type.getShape(), type.getElementType());
+}
+
+Value filledTensor(OpBuilder &b, Location loc, RankedTensorType type,
+                   double value) {
+  Value init = scalarConstant(b, loc, type.getElementType(), value);
+  return b.create<linalg::FillOp>(loc, init, emptyTensor(b, loc, type))
+      .getResult(0);
+}
+
+Value buildElementwise(OpBuilder &b, Location loc, RankedTensorType resultType,
+                       ValueRange inputs, const BodyBuilder &body) {
+  unsigned rank = resultType.getRank();
+  SmallVector<AffineMap> maps(inputs.size() + 1,
+                              b.getMultiDimIdentityMap(rank));
+  SmallVector<utils::IteratorType> iters(rank, utils::IteratorType::parallel);
+  auto generic = b.create<linalg::GenericOp>(
+      loc, TypeRange{resultType}, inputs,
+      ValueRange{emptyTensor(b, loc, resultType)}, maps, iters,
+      [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        nb.create<linalg::YieldOp>(nloc, body(nb, nloc, args));
+      });
+  return generic.getResult(0);
+}
+
+Value buildReduction(OpBuilder &b, Location loc, Value input,
+                     ArrayRef<int64_t> axes, Value init,
+                     const BodyBuilder &body) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  unsigned rank = inType.getRank();
+  SmallVector<AffineExpr> kept;
+  SmallVector<utils::IteratorType> iters;
+  for (unsigned d = 0; d < rank; ++d) {
+    bool reduced = llvm::is_contained(axes, int64_t(d));
+    iters.push_back(reduced ? utils::IteratorType::reduction
+                            : utils::IteratorType::parallel);
+    if (!reduced)
+      kept.push_back(b.getAffineDimExpr(d));
+  }
+  SmallVector<AffineMap> maps = {
+      b.getMultiDimIdentityMap(rank),
+      AffineMap::get(rank, 0, kept, b.getContext())};
+  auto generic = b.create<linalg::GenericOp>(
+      loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{init},
+      maps, iters, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+        nb.create<linalg::YieldOp>(nloc, body(nb, nloc, args));
+      });
+  return generic.getResult(0);
+}
+
+Value reshapeTensor(OpBuilder &b, Location loc, Value input,
+                    RankedTensorType type) {
+  auto inType = cast<RankedTensorType>(input.getType());
+  if (inType == type)
+    return input;
+  // Through rank 1: collapse everything, then expand to the new shape. The
+  // canonicalizer folds the pair where a direct reshape exists.
+  auto flatType =
+      RankedTensorType::get({inType.getNumElements()}, type.getElementType());
+  auto allDims = [](int64_t rank) {
+    ReassociationIndices group;
+    for (int64_t d = 0; d < rank; ++d)
+      group.push_back(d);
+    return SmallVector<ReassociationIndices>{group};
+  };
+  Value flat = input;
+  if (inType.getRank() == 0)
+    flat = b.create<tensor::ExpandShapeOp>(loc, flatType, input,
+                                           SmallVector<ReassociationIndices>{});
+  else if (inType.getRank() > 1)
+    flat = b.create<tensor::CollapseShapeOp>(loc, flatType, input,
+                                             allDims(inType.getRank()));
+  if (type.getRank() == 1)
+    return flat;
+  if (type.getRank() == 0)
+    return b.create<tensor::CollapseShapeOp>(
+        loc, type, flat, SmallVector<ReassociationIndices>{});
+  return b.create<tensor::ExpandShapeOp>(loc, type, flat,
+                                         allDims(type.getRank()));
+}
+
+Value runningMax(OpBuilder &b, Location loc, Value x, Value acc) {
+  Value gt = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x, acc);
+  return b.create<arith::SelectOp>(loc, gt, x, acc);
+}
+
+} // namespace codegen
+} // namespace kcc

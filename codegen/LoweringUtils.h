@@ -1,0 +1,72 @@
+//===- LoweringUtils.h - Shared helpers of the kc -> linalg patterns -*- C++ -*-===//
+//
+// Internal to codegen/: the pattern files (one per op family) share these
+// builders and register their patterns through the populate functions.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_CODEGEN_LOWERINGUTILS_H
+#define KCC_CODEGEN_LOWERINGUTILS_H
+
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinTypes.h"
+#include "mlir/IR/PatternMatch.h"
+
+#include <functional>
+
+namespace kcc {
+namespace codegen {
+
+/// Builds the scalar body of a linalg.generic from its block arguments (the
+/// input elements, then the output elements) and returns the yielded values.
+using BodyBuilder = std::function<llvm::SmallVector<mlir::Value>(
+    mlir::OpBuilder &, mlir::Location, mlir::ValueRange)>;
+
+/// A floating-point or integer constant of scalar type `type`.
+mlir::Value scalarConstant(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Type type, double value);
+
+/// tensor.empty of `type`.
+mlir::Value emptyTensor(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::RankedTensorType type);
+
+/// tensor.empty of `type` filled with `value` (linalg.fill).
+mlir::Value filledTensor(mlir::OpBuilder &b, mlir::Location loc,
+                         mlir::RankedTensorType type, double value);
+
+/// An all-parallel linalg.generic with identity maps over `resultType`'s
+/// shape: one result, inputs of that shape. The body gets the input
+/// elements and the (unused) output element.
+mlir::Value buildElementwise(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::RankedTensorType resultType,
+                             mlir::ValueRange inputs, const BodyBuilder &body);
+
+/// A linalg.generic reducing `input` over `axes` into `init` (whose shape is
+/// the input's with the axes dropped). The body gets (in, acc).
+mlir::Value buildReduction(mlir::OpBuilder &b, mlir::Location loc,
+                           mlir::Value input, llvm::ArrayRef<int64_t> axes,
+                           mlir::Value init, const BodyBuilder &body);
+
+/// Reshapes a tensor to `type` (same element count) by collapsing and
+/// expanding: no data movement after bufferization.
+mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
+                          mlir::Value input, mlir::RankedTensorType type);
+
+/// `x > acc ? x : acc`: the kernel library's running maximum (reduce_max,
+/// softmax), which skips NaN inputs. Compiled code must match it bit for bit.
+mlir::Value runningMax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
+                       mlir::Value acc);
+
+/// The pattern families (one file each).
+void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
+void populateShapePatterns(mlir::RewritePatternSet &patterns);
+void populateReductionPatterns(mlir::RewritePatternSet &patterns);
+void populateLibraryCallPatterns(mlir::RewritePatternSet &patterns);
+
+/// Name prefix of the runtime entry points; the pass counts calls by it.
+inline constexpr llvm::StringLiteral kLibraryCallPrefix = "kcc_rt_";
+
+} // namespace codegen
+} // namespace kcc
+
+#endif // KCC_CODEGEN_LOWERINGUTILS_H

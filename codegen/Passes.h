@@ -1,0 +1,56 @@
+//===- Passes.h - kc lowering, CPU codegen passes and pipelines -*- C++ -*-===//
+//
+// kc -> linalg -> LLVM dialect for the CPU. The JIT (runtime/jit) and the
+// driver both build the same named pipeline from here, so `kcc-opt
+// --kc-cpu-pipeline` shows exactly what the JIT compiles.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_CODEGEN_PASSES_H
+#define KCC_CODEGEN_PASSES_H
+
+#include "mlir/IR/DialectRegistry.h"
+#include "mlir/Pass/Pass.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassOptions.h"
+
+namespace kcc {
+
+#define GEN_PASS_DECL
+#include "codegen/Passes.h.inc"
+
+/// Options of the CPU pipeline (kcc-opt: --kc-cpu-pipeline="...").
+struct CpuPipelineOptions
+    : public mlir::PassPipelineOptions<CpuPipelineOptions> {
+  Option<bool> writableArgs{
+      *this, "writable-args",
+      llvm::cl::desc("let generated code write into argument buffers"),
+      llvm::cl::init(false)};
+  Option<bool> fuseElementwise{
+      *this, "fuse-elementwise",
+      llvm::cl::desc("fuse producer/consumer linalg.generic chains"),
+      llvm::cl::init(true)};
+};
+
+/// kc -> linalg -> bufferized loops -> LLVM dialect. Every result becomes a
+/// caller-provided buffer and the entry takes bare pointers:
+/// `void f(T *arg0, ..., T *res0, ...)`.
+void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts);
+
+/// The first part of buildCpuPipeline only: kc -> linalg on tensors plus
+/// fusion and cleanup (what `--emit=linalg` shows).
+void buildLinalgPipeline(mlir::OpPassManager &pm,
+                         const CpuPipelineOptions &opts);
+
+/// Adds what the pipeline needs beyond the dialects themselves (the
+/// bufferization and deallocation interface models, the LLVM IR translations)
+/// to `registry`; append it to a context before running kc-cpu-pipeline.
+void registerCodegenInterfaces(mlir::DialectRegistry &registry);
+
+/// Registers the codegen passes and the named pipelines kc-cpu-pipeline and
+/// kc-linalg-pipeline (kcc-opt and kcc call it).
+void registerCodegenPasses();
+
+} // namespace kcc
+
+#endif // KCC_CODEGEN_PASSES_H

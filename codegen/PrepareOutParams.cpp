@@ -1,0 +1,54 @@
+//===- PrepareOutParams.cpp - The kc-prepare-out-params pass --------------===//
+//
+// Makes every memref a public function returns a distinct memref.alloc, so
+// buffer-results-to-out-params{hoist-static-allocs} can replace each one
+// with the caller's buffer (see Passes.td for why).
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include "llvm/ADT/SmallPtrSet.h"
+
+namespace kcc {
+#define GEN_PASS_DEF_KCPREPAREOUTPARAMS
+#include "codegen/Passes.h.inc"
+} // namespace kcc
+
+using namespace mlir;
+
+namespace {
+
+struct KcPrepareOutParamsPass
+    : public kcc::impl::KcPrepareOutParamsBase<KcPrepareOutParamsPass> {
+  void runOnOperation() override {
+    getOperation().walk([](func::ReturnOp ret) {
+      OpBuilder b(ret);
+      llvm::SmallPtrSet<Value, 8> seen;
+      for (OpOperand &operand : ret->getOpOperands()) {
+        Value v = operand.get();
+        auto type = dyn_cast<MemRefType>(v.getType());
+        if (!type)
+          continue;
+        bool ownAlloc = v.getDefiningOp<memref::AllocOp>() != nullptr;
+        if (ownAlloc && seen.insert(v).second)
+          continue;
+        // A fresh, identity-layout buffer of the result's shape.
+        auto allocType = MemRefType::get(type.getShape(), type.getElementType());
+        Value copy = b.create<memref::AllocOp>(ret.getLoc(), allocType,
+                                               b.getI64IntegerAttr(64));
+        b.create<linalg::CopyOp>(ret.getLoc(), v, copy);
+        if (allocType != type)
+          copy = b.create<memref::CastOp>(ret.getLoc(), type, copy);
+        operand.set(copy);
+        seen.insert(copy);
+      }
+    });
+  }
+};
+
+} // namespace

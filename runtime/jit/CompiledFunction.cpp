@@ -1,0 +1,279 @@
+//===- CompiledFunction.cpp - A kc function JIT-compiled for the CPU ------===//
+//
+// compile(): copy the function into a module of its own, run
+// kc-cpu-pipeline, hand the LLVM dialect to MLIR's ExecutionEngine (ORC
+// LLJIT) with a host TargetMachine and -O3, register the kcc_rt_* library
+// entry points, and look the packed entry up once. run() then is one
+// indirect call per step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/jit/CompiledFunction.h"
+#include "codegen/Passes.h"
+#include "runtime/Error.h"
+#include "runtime/jit/LibraryCalls.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/ExecutionEngine/ExecutionEngine.h"
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/Debug.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <mutex>
+
+#define DEBUG_TYPE "kcc-jit"
+
+using namespace kcc;
+
+struct CompiledFunction::Impl {
+  std::string name;
+  std::vector<TensorSpec> args, results;
+  std::string llvmDialect, llvmIR;
+  std::unique_ptr<mlir::ExecutionEngine> engine;
+  void (*entry)(void **) = nullptr;
+};
+
+namespace {
+
+DType dtypeOfType(mlir::Type t, llvm::StringRef what) {
+  if (t.isF32())
+    return DType::F32;
+  if (t.isF64())
+    return DType::F64;
+  if (t.isF16())
+    return DType::F16;
+  if (t.isBF16())
+    return DType::BF16;
+  if (t.isInteger(1))
+    return DType::I1;
+  if (t.isInteger(32))
+    return DType::I32;
+  if (t.isInteger(64))
+    return DType::I64;
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << "compile: unsupported element type " << t << " in " << what;
+  throw Error(s);
+}
+
+std::vector<TensorSpec> specsOf(mlir::TypeRange types, llvm::StringRef what) {
+  std::vector<TensorSpec> specs;
+  for (mlir::Type t : types) {
+    auto rt = llvm::dyn_cast<mlir::RankedTensorType>(t);
+    if (!rt || !rt.hasStaticShape()) {
+      std::string s;
+      llvm::raw_string_ostream os(s);
+      os << "compile: " << what << " type " << t
+         << " is not a statically shaped tensor";
+      throw Error(s);
+    }
+    specs.push_back({Shape(rt.getShape().begin(), rt.getShape().end()),
+                     dtypeOfType(rt.getElementType(), what)});
+  }
+  return specs;
+}
+
+void initializeNativeTarget() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+}
+
+std::string errorText(llvm::Error err) {
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << err;
+  return s;
+}
+
+/// Copies `func` and every function it calls into a fresh module, so other
+/// functions of the caller's module neither get compiled nor block it.
+mlir::OwningOpRef<mlir::ModuleOp> extract(mlir::ModuleOp module,
+                                          mlir::func::FuncOp func) {
+  mlir::OpBuilder b(module.getContext());
+  mlir::OwningOpRef<mlir::ModuleOp> out = mlir::ModuleOp::create(module.getLoc());
+  b.setInsertionPointToEnd(out->getBody());
+  llvm::SmallVector<mlir::func::FuncOp> work = {func};
+  llvm::StringSet<> seen;
+  seen.insert(func.getSymName());
+  while (!work.empty()) {
+    mlir::func::FuncOp f = work.pop_back_val();
+    auto copy = llvm::cast<mlir::func::FuncOp>(b.clone(*f));
+    copy.setVisibility(f == func ? mlir::SymbolTable::Visibility::Public
+                                 : mlir::SymbolTable::Visibility::Private);
+    f.walk([&](mlir::func::CallOp call) {
+      if (auto callee = module.lookupSymbol<mlir::func::FuncOp>(call.getCallee()))
+        if (seen.insert(callee.getSymName()).second)
+          work.push_back(callee);
+    });
+  }
+  return out;
+}
+
+void checkArrays(const char *what, const std::vector<NDArray> &arrays,
+                 const std::vector<TensorSpec> &specs, const std::string &fn) {
+  if (arrays.size() != specs.size())
+    throw Error(fn + ": expected " + std::to_string(specs.size()) + " " + what +
+                ", got " + std::to_string(arrays.size()));
+  for (size_t i = 0; i < specs.size(); ++i) {
+    const NDArray &a = arrays[i];
+    if (!a.defined() || a.shape() != specs[i].shape ||
+        a.dtype() != specs[i].dtype)
+      throw Error(fn + ": " + what + " #" + std::to_string(i) + " must be " +
+                  dtypeName(specs[i].dtype) + " " +
+                  shapeToString(specs[i].shape) + ", got " +
+                  (a.defined() ? std::string(dtypeName(a.dtype())) + " " +
+                                     shapeToString(a.shape())
+                               : std::string("an undefined array")));
+  }
+}
+
+} // namespace
+
+CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
+                                           llvm::StringRef funcName,
+                                           const CpuOptions &options) {
+  auto func = module.lookupSymbol<mlir::func::FuncOp>(funcName);
+  if (!func || func.isExternal())
+    throw Error("compile: no function @" + funcName.str() + " with a body");
+  auto impl = std::make_unique<Impl>();
+  impl->name = funcName.str();
+  impl->args = specsOf(func.getArgumentTypes(), "argument");
+  impl->results = specsOf(func.getResultTypes(), "result");
+
+  mlir::MLIRContext *ctx = module.getContext();
+  mlir::DialectRegistry registry;
+  registerCodegenInterfaces(registry);
+  ctx->appendDialectRegistry(registry);
+
+  mlir::OwningOpRef<mlir::ModuleOp> lowered = extract(module, func);
+
+  // Collect diagnostics instead of printing them: they become the Error.
+  std::string diagnostics;
+  {
+    mlir::ScopedDiagnosticHandler handler(ctx, [&](mlir::Diagnostic &diag) {
+      llvm::raw_string_ostream os(diagnostics);
+      os << diag.getLocation() << ": " << diag << "\n";
+      for (mlir::Diagnostic &note : diag.getNotes())
+        os << note.getLocation() << ": note: " << note << "\n";
+      return mlir::success();
+    });
+    mlir::PassManager pm(ctx);
+    CpuPipelineOptions pipelineOpts;
+    pipelineOpts.fuseElementwise = options.fuseElementwise;
+    buildCpuPipeline(pm, pipelineOpts);
+    if (mlir::failed(pm.run(*lowered)))
+      throw Error("compile @" + impl->name + ": lowering failed:\n" +
+                  diagnostics);
+  }
+  {
+    llvm::raw_string_ostream os(impl->llvmDialect);
+    lowered->print(os);
+  }
+
+  initializeNativeTarget();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb)
+    throw Error("compile: cannot describe the host: " +
+                errorText(jtmb.takeError()));
+  if (!options.cpu.empty())
+    jtmb->setCPU(options.cpu);
+  if (!options.features.empty())
+    jtmb->addFeatures(llvm::SubtargetFeatures(options.features).getFeatures());
+  auto level = options.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
+               : options.optLevel == 2 ? llvm::CodeGenOptLevel::Default
+               : options.optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                                       : llvm::CodeGenOptLevel::None;
+  jtmb->setCodeGenOptLevel(level);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm)
+    throw Error("compile: no target machine for the host: " +
+                errorText(tm.takeError()));
+
+  auto optimize = mlir::makeOptimizingTransformer(std::min(options.optLevel, 3u),
+                                                  /*sizeLevel=*/0, tm->get());
+  std::string *irText = &impl->llvmIR;
+  auto transformer = [&](llvm::Module *m) -> llvm::Error {
+    llvm::raw_string_ostream os(*irText);
+    m->print(os, nullptr);
+    return optimize(m);
+  };
+  mlir::ExecutionEngineOptions eeOpts;
+  eeOpts.transformer = transformer;
+  eeOpts.jitCodeGenOptLevel = level;
+  auto engine = mlir::ExecutionEngine::create(*lowered, eeOpts, std::move(*tm));
+  if (!engine)
+    throw Error("compile @" + impl->name + ": JIT failed: " +
+                errorText(engine.takeError()) + diagnostics);
+  impl->engine = std::move(*engine);
+  impl->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
+    llvm::orc::SymbolMap map;
+    for (auto &[name, ptr] : jit::libraryCallSymbols())
+      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(ptr),
+                             llvm::JITSymbolFlags::Exported};
+    return map;
+  });
+  auto entry = impl->engine->lookupPacked(impl->name);
+  if (!entry)
+    throw Error("compile @" + impl->name + ": entry not found: " +
+                errorText(entry.takeError()));
+  impl->entry = *entry;
+  LLVM_DEBUG(llvm::dbgs() << "compiled @" << impl->name << "\n");
+  return CompiledFunction(std::move(impl));
+}
+
+CompiledFunction::CompiledFunction(std::unique_ptr<Impl> impl)
+    : impl_(std::move(impl)) {}
+CompiledFunction::CompiledFunction(CompiledFunction &&) noexcept = default;
+CompiledFunction &
+CompiledFunction::operator=(CompiledFunction &&) noexcept = default;
+CompiledFunction::~CompiledFunction() = default;
+
+std::vector<NDArray>
+CompiledFunction::run(const std::vector<NDArray> &args) const {
+  std::vector<NDArray> outs;
+  outs.reserve(impl_->results.size());
+  for (const TensorSpec &spec : impl_->results)
+    outs.push_back(NDArray::empty(spec.shape, spec.dtype));
+  runInto(args, outs);
+  return outs;
+}
+
+void CompiledFunction::runInto(const std::vector<NDArray> &args,
+                               std::vector<NDArray> &outs) const {
+  checkArrays("arguments", args, impl_->args, impl_->name);
+  checkArrays("results", outs, impl_->results, impl_->name);
+  // Bare-pointer ABI: one T* per argument, then one per result; the packed
+  // wrapper takes the address of each.
+  llvm::SmallVector<void *, 16> ptrs, packed;
+  for (const NDArray &a : args)
+    ptrs.push_back(const_cast<void *>(a.rawData()));
+  for (NDArray &o : outs)
+    ptrs.push_back(o.rawData());
+  for (void *&p : ptrs)
+    packed.push_back(&p);
+  impl_->entry(packed.data());
+}
+
+const std::vector<TensorSpec> &CompiledFunction::argSpecs() const {
+  return impl_->args;
+}
+const std::vector<TensorSpec> &CompiledFunction::resultSpecs() const {
+  return impl_->results;
+}
+const std::string &CompiledFunction::name() const { return impl_->name; }
+std::string CompiledFunction::llvmDialect() const { return impl_->llvmDialect; }
+std::string CompiledFunction::llvmIR() const { return impl_->llvmIR; }

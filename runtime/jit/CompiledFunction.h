@@ -1,0 +1,83 @@
+//===- CompiledFunction.h - A kc function JIT-compiled for the CPU -*- C++ -*-===//
+//
+// compile() lowers one func.func of kc ops through kc-cpu-pipeline to the
+// LLVM dialect, JIT-compiles it with ORC (MLIR's ExecutionEngine) for the
+// host CPU at -O3, and keeps the kc-level signature so run() can check its
+// arguments and allocate its results. The compiled entry takes bare
+// pointers: `void f(T *arg0, ..., T *res0, ...)`; results are written into
+// caller-provided buffers (runInto reuses them across steps).
+//
+// Errors (a lowering failure, a JIT failure, arguments that do not match the
+// signature) throw kcc::Error with the diagnostic and its location.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_RUNTIME_JIT_COMPILEDFUNCTION_H
+#define KCC_RUNTIME_JIT_COMPILEDFUNCTION_H
+
+#include "runtime/NDArray.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class ModuleOp;
+} // namespace mlir
+
+namespace kcc {
+
+/// How to compile for the host CPU.
+struct CpuOptions {
+  /// LLVM optimization level of the generated code (0-3).
+  unsigned optLevel = 3;
+  /// Target CPU and features; empty means the host's (llvm::sys).
+  std::string cpu;
+  std::string features;
+  /// Fuse elementwise chains before bufferization (off only for debugging).
+  bool fuseElementwise = true;
+};
+
+/// One argument or result of the kc-level signature.
+struct TensorSpec {
+  Shape shape;
+  DType dtype = DType::F32;
+};
+
+class CompiledFunction {
+public:
+  /// Compiles `funcName` of `module` (the module is cloned, never changed).
+  static CompiledFunction compile(mlir::ModuleOp module, llvm::StringRef funcName,
+                                  const CpuOptions &options = {});
+
+  CompiledFunction(CompiledFunction &&) noexcept;
+  CompiledFunction &operator=(CompiledFunction &&) noexcept;
+  ~CompiledFunction();
+
+  /// Runs on `args` and returns freshly allocated results.
+  std::vector<NDArray> run(const std::vector<NDArray> &args) const;
+  /// Runs on `args`, writing into `outs` (shapes and dtypes as the results).
+  /// An output may not alias an argument.
+  void runInto(const std::vector<NDArray> &args,
+               std::vector<NDArray> &outs) const;
+
+  const std::vector<TensorSpec> &argSpecs() const;
+  const std::vector<TensorSpec> &resultSpecs() const;
+  const std::string &name() const;
+
+  /// The module after kc-cpu-pipeline (LLVM dialect), as text.
+  std::string llvmDialect() const;
+  /// The LLVM IR handed to the JIT (before LLVM's own -O3), as text.
+  std::string llvmIR() const;
+
+private:
+  struct Impl;
+  explicit CompiledFunction(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace kcc
+
+#endif // KCC_RUNTIME_JIT_COMPILEDFUNCTION_H

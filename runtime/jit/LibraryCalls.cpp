@@ -1,0 +1,214 @@
+//===- LibraryCalls.cpp - C entry points compiled code calls --------------===//
+//
+// Each entry point views the caller's buffers as NDArrays and runs the
+// kernel library. NDArray owns its storage, so inputs are copied in and the
+// result copied out: O(size) next to O(size * K) of work for GEMM and
+// convolution. A non-owning NDArray view would remove both copies.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/jit/LibraryCalls.h"
+#include "runtime/kernels/Kernels.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+using namespace kcc;
+
+namespace {
+
+template <typename T> constexpr DType dtypeFor() {
+  return sizeof(T) == 4 ? DType::F32 : DType::F64;
+}
+
+template <typename T> NDArray copyIn(const T *data, Shape shape) {
+  NDArray a = NDArray::empty(shape, dtypeFor<T>());
+  if (a.bytes())
+    std::memcpy(a.rawData(), data, a.bytes());
+  return a;
+}
+
+template <typename T> void copyOut(const NDArray &a, T *data) {
+  if (a.bytes())
+    std::memcpy(data, a.rawData(), a.bytes());
+}
+
+/// Runs `body`, turning an exception into a message and abort(): it must not
+/// unwind through JIT frames, which have no unwind tables.
+template <typename Body> void guarded(const char *name, Body &&body) {
+  try {
+    body();
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "kcc: %s failed in compiled code: %s\n", name,
+                 e.what());
+    std::abort();
+  }
+}
+
+kernels::Padding padding(int64_t code) {
+  return code ? kernels::Padding::Same : kernels::Padding::Valid;
+}
+
+template <typename T>
+void matmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1, int64_t b0,
+            int64_t b1, int64_t o0, int64_t o1, int64_t ta, int64_t tb) {
+  guarded("matmul", [&] {
+    NDArray A = copyIn(a, {a0, a1}), B = copyIn(b, {b0, b1});
+    NDArray O = NDArray::empty({o0, o1}, dtypeFor<T>());
+    kernels::matmul(A, B, ta != 0, tb != 0, O);
+    copyOut(O, out);
+  });
+}
+
+enum class ConvKind { Forward, BackpropInput, BackpropFilter };
+
+template <typename T, ConvKind K>
+void conv(const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,
+          int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3,
+          int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh,
+          int64_t sw, int64_t dh, int64_t dw, int64_t pad) {
+  guarded("conv2d", [&] {
+    NDArray X = copyIn(x, {x0, x1, x2, x3}), Y = copyIn(y, {y0, y1, y2, y3});
+    NDArray O = NDArray::empty({o0, o1, o2, o3}, dtypeFor<T>());
+    kernels::Conv2DParams p;
+    p.strideH = sh, p.strideW = sw, p.dilationH = dh, p.dilationW = dw;
+    p.padding = padding(pad);
+    if constexpr (K == ConvKind::Forward)
+      kernels::conv2d(X, Y, p, O);
+    else if constexpr (K == ConvKind::BackpropInput)
+      kernels::conv2dBackpropInput(X, Y, p, O);
+    else
+      kernels::conv2dBackpropFilter(X, Y, p, O);
+    copyOut(O, out);
+  });
+}
+
+kernels::Pool2DParams poolParams(int64_t wh, int64_t ww, int64_t sh,
+                                 int64_t sw, int64_t pad) {
+  kernels::Pool2DParams p;
+  p.windowH = wh, p.windowW = ww, p.strideH = sh, p.strideW = sw;
+  p.padding = padding(pad);
+  return p;
+}
+
+enum class PoolKind { Max, Avg, AvgGrad };
+
+template <typename T, PoolKind K>
+void pool1(const T *x, T *out, int64_t x0, int64_t x1, int64_t x2, int64_t x3,
+           int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t wh,
+           int64_t ww, int64_t sh, int64_t sw, int64_t pad) {
+  guarded("pool2d", [&] {
+    NDArray X = copyIn(x, {x0, x1, x2, x3});
+    NDArray O = NDArray::empty({o0, o1, o2, o3}, dtypeFor<T>());
+    auto p = poolParams(wh, ww, sh, sw, pad);
+    if constexpr (K == PoolKind::Max)
+      kernels::maxPool2d(X, p, O);
+    else if constexpr (K == PoolKind::Avg)
+      kernels::avgPool2d(X, p, O);
+    else
+      kernels::avgPool2dGrad(X, p, O);
+    copyOut(O, out);
+  });
+}
+
+template <typename T>
+void maxPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
+                 int64_t x2, int64_t x3, int64_t y0, int64_t y1, int64_t y2,
+                 int64_t y3, int64_t o0, int64_t o1, int64_t o2, int64_t o3,
+                 int64_t wh, int64_t ww, int64_t sh, int64_t sw, int64_t pad) {
+  guarded("max_pool2d_grad", [&] {
+    NDArray X = copyIn(x, {x0, x1, x2, x3}), Y = copyIn(y, {y0, y1, y2, y3});
+    NDArray O = NDArray::empty({o0, o1, o2, o3}, dtypeFor<T>());
+    kernels::maxPool2dGrad(X, Y, poolParams(wh, ww, sh, sw, pad), O);
+    copyOut(O, out);
+  });
+}
+
+} // namespace
+
+#define KCC_RT_DEFINE(T, S)                                                    \
+  void kcc_rt_matmul_##S(const T *a, const T *b, T *out, int64_t a0,           \
+                         int64_t a1, int64_t b0, int64_t b1, int64_t o0,       \
+                         int64_t o1, int64_t ta, int64_t tb) {                 \
+    matmul(a, b, out, a0, a1, b0, b1, o0, o1, ta, tb);                         \
+  }                                                                            \
+  void kcc_rt_conv2d_##S(const T *x, const T *y, T *out, int64_t x0,           \
+                         int64_t x1, int64_t x2, int64_t x3, int64_t y0,       \
+                         int64_t y1, int64_t y2, int64_t y3, int64_t o0,       \
+                         int64_t o1, int64_t o2, int64_t o3, int64_t sh,       \
+                         int64_t sw, int64_t dh, int64_t dw, int64_t pad) {    \
+    conv<T, ConvKind::Forward>(x, y, out, x0, x1, x2, x3, y0, y1, y2, y3, o0,  \
+                               o1, o2, o3, sh, sw, dh, dw, pad);               \
+  }                                                                            \
+  void kcc_rt_conv2d_backprop_input_##S(                                       \
+      const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
+      int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
+      int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw, int64_t dh,  \
+      int64_t dw, int64_t pad) {                                               \
+    conv<T, ConvKind::BackpropInput>(x, y, out, x0, x1, x2, x3, y0, y1, y2,    \
+                                     y3, o0, o1, o2, o3, sh, sw, dh, dw, pad); \
+  }                                                                            \
+  void kcc_rt_conv2d_backprop_filter_##S(                                      \
+      const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
+      int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
+      int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw, int64_t dh,  \
+      int64_t dw, int64_t pad) {                                               \
+    conv<T, ConvKind::BackpropFilter>(x, y, out, x0, x1, x2, x3, y0, y1, y2,   \
+                                      y3, o0, o1, o2, o3, sh, sw, dh, dw,      \
+                                      pad);                                    \
+  }                                                                            \
+  void kcc_rt_max_pool2d_##S(const T *x, T *out, int64_t x0, int64_t x1,       \
+                             int64_t x2, int64_t x3, int64_t o0, int64_t o1,   \
+                             int64_t o2, int64_t o3, int64_t wh, int64_t ww,   \
+                             int64_t sh, int64_t sw, int64_t pad) {            \
+    pool1<T, PoolKind::Max>(x, out, x0, x1, x2, x3, o0, o1, o2, o3, wh, ww,    \
+                            sh, sw, pad);                                      \
+  }                                                                            \
+  void kcc_rt_avg_pool2d_##S(const T *x, T *out, int64_t x0, int64_t x1,       \
+                             int64_t x2, int64_t x3, int64_t o0, int64_t o1,   \
+                             int64_t o2, int64_t o3, int64_t wh, int64_t ww,   \
+                             int64_t sh, int64_t sw, int64_t pad) {            \
+    pool1<T, PoolKind::Avg>(x, out, x0, x1, x2, x3, o0, o1, o2, o3, wh, ww,    \
+                            sh, sw, pad);                                      \
+  }                                                                            \
+  void kcc_rt_avg_pool2d_grad_##S(const T *x, T *out, int64_t x0, int64_t x1,  \
+                                  int64_t x2, int64_t x3, int64_t o0,          \
+                                  int64_t o1, int64_t o2, int64_t o3,          \
+                                  int64_t wh, int64_t ww, int64_t sh,          \
+                                  int64_t sw, int64_t pad) {                   \
+    pool1<T, PoolKind::AvgGrad>(x, out, x0, x1, x2, x3, o0, o1, o2, o3, wh,    \
+                                ww, sh, sw, pad);                              \
+  }                                                                            \
+  void kcc_rt_max_pool2d_grad_##S(                                             \
+      const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
+      int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
+      int64_t o1, int64_t o2, int64_t o3, int64_t wh, int64_t ww, int64_t sh,  \
+      int64_t sw, int64_t pad) {                                               \
+    maxPoolGrad<T>(x, y, out, x0, x1, x2, x3, y0, y1, y2, y3, o0, o1, o2, o3,  \
+                   wh, ww, sh, sw, pad);                                       \
+  }
+
+extern "C" {
+KCC_RT_DEFINE(float, f32)
+KCC_RT_DEFINE(double, f64)
+}
+
+std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
+  std::vector<std::pair<std::string, void *>> symbols;
+#define KCC_RT_SYM(NAME)                                                       \
+  symbols.emplace_back("kcc_rt_" #NAME "_f32",                                 \
+                       reinterpret_cast<void *>(&kcc_rt_##NAME##_f32));        \
+  symbols.emplace_back("kcc_rt_" #NAME "_f64",                                 \
+                       reinterpret_cast<void *>(&kcc_rt_##NAME##_f64));
+  KCC_RT_SYM(matmul)
+  KCC_RT_SYM(conv2d)
+  KCC_RT_SYM(conv2d_backprop_input)
+  KCC_RT_SYM(conv2d_backprop_filter)
+  KCC_RT_SYM(max_pool2d)
+  KCC_RT_SYM(avg_pool2d)
+  KCC_RT_SYM(max_pool2d_grad)
+  KCC_RT_SYM(avg_pool2d_grad)
+#undef KCC_RT_SYM
+  return symbols;
+}

@@ -1,0 +1,81 @@
+//===- LibraryCalls.h - C entry points compiled code calls ------*- C++ -*-===//
+//
+// Generated code calls the kernel library (oneDNN GEMM and convolution,
+// pooling) through these `extern "C"` functions; codegen/LowerLibraryCalls.cpp
+// emits the calls. ABI: data pointers (inputs, then the output), then the
+// dims of every array in that order, then the op's integer attributes, all
+// int64_t. Padding is 0 (valid) or 1 (same).
+//
+// A kernel failure cannot unwind through JIT-compiled frames, so these
+// functions catch kcc::Error, print it and abort; the op verifiers have
+// already checked every shape, so a failure here is a compiler bug.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_RUNTIME_JIT_LIBRARYCALLS_H
+#define KCC_RUNTIME_JIT_LIBRARYCALLS_H
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+extern "C" {
+
+#define KCC_RT_MATMUL(T, S)                                                    \
+  void kcc_rt_matmul_##S(const T *a, const T *b, T *out, int64_t a0,           \
+                         int64_t a1, int64_t b0, int64_t b1, int64_t o0,       \
+                         int64_t o1, int64_t transposeA, int64_t transposeB);
+/// 4-D arrays x 3 (input, filter or grad, output), then strides, dilations,
+/// padding.
+#define KCC_RT_CONV(NAME, T, S)                                                \
+  void kcc_rt_##NAME##_##S(const T *x, const T *y, T *out, int64_t x0,         \
+                           int64_t x1, int64_t x2, int64_t x3, int64_t y0,     \
+                           int64_t y1, int64_t y2, int64_t y3, int64_t o0,     \
+                           int64_t o1, int64_t o2, int64_t o3, int64_t sh,     \
+                           int64_t sw, int64_t dh, int64_t dw, int64_t pad);
+/// One 4-D input, then window, strides, padding.
+#define KCC_RT_POOL1(NAME, T, S)                                               \
+  void kcc_rt_##NAME##_##S(const T *x, T *out, int64_t x0, int64_t x1,         \
+                           int64_t x2, int64_t x3, int64_t o0, int64_t o1,     \
+                           int64_t o2, int64_t o3, int64_t wh, int64_t ww,     \
+                           int64_t sh, int64_t sw, int64_t pad);
+/// Two 4-D inputs (x, grad_output), then window, strides, padding.
+#define KCC_RT_POOL2(NAME, T, S)                                               \
+  void kcc_rt_##NAME##_##S(const T *x, const T *y, T *out, int64_t x0,         \
+                           int64_t x1, int64_t x2, int64_t x3, int64_t y0,     \
+                           int64_t y1, int64_t y2, int64_t y3, int64_t o0,     \
+                           int64_t o1, int64_t o2, int64_t o3, int64_t wh,     \
+                           int64_t ww, int64_t sh, int64_t sw, int64_t pad);
+
+#define KCC_RT_ALL(T, S)                                                       \
+  KCC_RT_MATMUL(T, S)                                                          \
+  KCC_RT_CONV(conv2d, T, S)                                                    \
+  KCC_RT_CONV(conv2d_backprop_input, T, S)                                     \
+  KCC_RT_CONV(conv2d_backprop_filter, T, S)                                    \
+  KCC_RT_POOL1(max_pool2d, T, S)                                               \
+  KCC_RT_POOL1(avg_pool2d, T, S)                                               \
+  KCC_RT_POOL2(max_pool2d_grad, T, S)                                          \
+  KCC_RT_POOL1(avg_pool2d_grad, T, S)
+
+KCC_RT_ALL(float, f32)
+KCC_RT_ALL(double, f64)
+
+#undef KCC_RT_ALL
+#undef KCC_RT_POOL2
+#undef KCC_RT_POOL1
+#undef KCC_RT_CONV
+#undef KCC_RT_MATMUL
+}
+
+namespace kcc {
+namespace jit {
+
+/// Every kcc_rt_* entry point by name, for the JIT's symbol table (and for
+/// an AOT object's link map).
+std::vector<std::pair<std::string, void *>> libraryCallSymbols();
+
+} // namespace jit
+} // namespace kcc
+
+#endif // KCC_RUNTIME_JIT_LIBRARYCALLS_H
