@@ -7,6 +7,7 @@ PACKAGES=(
   cmake ninja-build g++ python3
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
   libdnnl-dev libgtest-dev libbenchmark-dev zlib1g-dev
+  libzip-dev libhdf5-dev pkg-config
   dataset-fashion-mnist
 )
 

@@ -1,0 +1,111 @@
+//===- KerasImporter.h - Keras model specs into kcc models ------*- C++ -*-===//
+//
+// Reads what Keras writes -- model.to_json() of Keras 3 and of Keras 2
+// (tf.keras), .keras archives and legacy .h5 files -- and rebuilds the model
+// through kcc's C++ layer API (kcc::Sequential, kcc::Input, kcc::Dense, ...).
+// A spec and the same model written in C++ therefore trace to identical IR:
+// the importer is only another user of the layer API.
+//
+//   auto imported = kcc::keras::importFile("mlp.keras");
+//   kcc::Model &model = *imported.model;        // weights loaded
+//   auto module = kcc::traceForward(ctx, model);
+//
+// Every problem is a kcc::Error naming the file, where in it (a JSON path
+// such as $.config.layers[2].config.units, or line:col for malformed JSON, or
+// the HDF5 dataset) and the layer:
+//
+//   mlp.json: $.config.layers[2].config.units: layer 'dense' (Dense):
+//   missing required field 'units'
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_FRONTEND_KERAS_KERASIMPORTER_H
+#define KCC_FRONTEND_KERAS_KERASIMPORTER_H
+
+#include "frontend/Model.h"
+
+#include "llvm/ADT/StringRef.h"
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kcc {
+namespace keras {
+
+/// The optimizer of Keras's compile_config, with Keras 3's defaults for
+/// anything the spec leaves out.
+struct OptimizerConfig {
+  /// Lower-case Keras name: "adam", "sgd", "rmsprop", "adamw", ...
+  std::string name = "adam";
+  /// Unset: the optimizer's Keras default (sgd 0.01, the others 0.001).
+  std::optional<double> learningRate;
+  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7;
+  double momentum = 0.0, rho = 0.9;
+  bool nesterov = false, amsgrad = false;
+  std::optional<double> weightDecay;
+};
+
+/// Keras's compile() arguments as the spec recorded them.
+struct CompileConfig {
+  OptimizerConfig optimizer;
+  /// snake_case Keras loss name: "sparse_categorical_crossentropy", ...
+  std::string loss;
+  bool fromLogits = false;
+  /// Metric names as given ("accuracy", ...).
+  std::vector<std::string> metrics;
+};
+
+/// What an import returns.
+struct ImportedModel {
+  /// A kcc::Sequential for Sequential specs, a functional kcc::Model
+  /// otherwise; layers carry the spec's names.
+  std::unique_ptr<Model> model;
+  /// Present when the spec held a compile_config (training_config in
+  /// legacy .h5 files).
+  std::optional<CompileConfig> compile;
+  /// 2 for tf.keras specs, 3 for Keras 3.
+  int kerasMajorVersion = 3;
+  /// "3.15.1" when the spec or archive says so, else empty.
+  std::string kerasVersion;
+  /// Non-input layer names in the spec's order (Keras's model.layers), the
+  /// order .keras archives number layers in.
+  std::vector<std::string> specLayerOrder;
+  /// Whether the weights came from the file (else they are the layers'
+  /// initializers under `seed`).
+  bool weightsLoaded = false;
+};
+
+/// Builds the model described by a Keras to_json() text (Keras 2 or 3) or a
+/// .keras archive's config.json. `sourceName` names the text in errors.
+/// Weights are drawn from the layers' initializers under `seed`.
+ImportedModel importModelJson(llvm::StringRef text,
+                              llvm::StringRef sourceName = "<json>",
+                              uint64_t seed = 0);
+
+/// Reads a Keras 3 .keras archive (zip of config.json, metadata.json and
+/// model.weights.h5): the model and its weights.
+ImportedModel importKerasArchive(const std::string &path, uint64_t seed = 0);
+
+/// Reads a legacy HDF5 model file (model.save("x.h5"), Keras 2 or 3): the
+/// model_config attribute, training_config and model_weights.
+ImportedModel importKerasH5(const std::string &path, uint64_t seed = 0);
+
+/// Dispatches on the content: a zip (.keras), HDF5 (.h5) or JSON text.
+ImportedModel importFile(const std::string &path, uint64_t seed = 0);
+
+/// Loads weights into an imported model from a Keras 3 model.weights.h5
+/// (layers/<snake_case class>[_N]/vars/<i>) or a Keras 2 weights file
+/// (layer_names / weight_names attributes) held in memory; `sourceName`
+/// names it in errors. Shapes are checked per weight.
+void loadWeightsH5(ImportedModel &imported, llvm::StringRef image,
+                   llvm::StringRef sourceName);
+
+/// The same, from a file on disk (.weights.h5 or legacy .h5).
+void loadWeightsH5File(ImportedModel &imported, const std::string &path);
+
+} // namespace keras
+} // namespace kcc
+
+#endif // KCC_FRONTEND_KERAS_KERASIMPORTER_H

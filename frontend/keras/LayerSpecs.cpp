@@ -1,0 +1,292 @@
+//===- LayerSpecs.cpp - Keras layer configs to kcc layers -----------------===//
+//
+// Keras 2 and Keras 3 write the same config keys for the layers kcc has, so
+// one reader per class serves both. Keys kcc does not model are ignored when
+// they cannot change the result (names of regularizer-free fields, "sparse",
+// build_config, ...) and rejected when they would (a regularizer, dilation,
+// channels_first): silently computing something else than Keras would is
+// the one thing an importer must not do.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/keras/LayerSpecs.h"
+#include "frontend/Ops.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace kcc;
+using namespace kcc::keras;
+namespace json = llvm::json;
+
+std::string keras::layerContext(const std::string &name,
+                                const std::string &cls) {
+  return "layer '" + name + "' (" + cls + ")";
+}
+
+void keras::checkBuiltin(const ObjectView &entry,
+                         const std::string &className) {
+  if (const json::Value *r = entry.get("registered_name")) {
+    std::optional<llvm::StringRef> s = r->getAsString();
+    if (!s || *s != className)
+      entry.failField("registered_name",
+                      "custom object '" +
+                          (s ? s->str() : std::string("?")) +
+                          "' cannot be imported: kcc only knows Keras's "
+                          "built-in layers");
+  }
+  if (const json::Value *m = entry.get("module")) {
+    std::optional<llvm::StringRef> s = m->getAsString();
+    if (!s || !(*s == "keras" || s->starts_with("keras.")))
+      entry.failField("module", "custom object from module '" +
+                                    (s ? s->str() : std::string("?")) +
+                                    "' cannot be imported: kcc only knows "
+                                    "Keras's built-in layers");
+  }
+}
+
+namespace {
+
+/// Only float32 is supported: a string ("float32") or a dtype policy object
+/// (Keras 3 DTypePolicy, Keras 2 Policy) whose config names it.
+DType readDType(const ObjectView &config, llvm::StringRef key = "dtype") {
+  const json::Value *v = config.get(key);
+  if (!v)
+    return DType::F32;
+  std::string name;
+  if (std::optional<llvm::StringRef> s = v->getAsString()) {
+    name = s->str();
+  } else if (const json::Object *o = v->getAsObject()) {
+    ObjectView policy(config.reader(), *o, config.path().field(key),
+                      config.context());
+    name = policy.has("config") ? policy.child("config").getString("name",
+                                                                    "float32")
+                                : "float32";
+  } else {
+    config.failField(key, "dtype must be a string or a dtype policy");
+  }
+  if (name != "float32")
+    config.failField(key, "dtype '" + name +
+                              "' is not supported (kcc imports float32 "
+                              "models)");
+  return DType::F32;
+}
+
+void checkChannelsLast(const ObjectView &config) {
+  std::string fmt = config.getString("data_format", "channels_last");
+  if (fmt != "channels_last")
+    config.failField("data_format",
+                     "data_format '" + fmt +
+                         "' is not supported (kcc layers are channels_last)");
+}
+
+/// Regularizers change the loss and constraints the update: kcc has
+/// neither, so a non-null one is an error rather than silently dropped.
+void checkNull(const ObjectView &config,
+               std::initializer_list<llvm::StringRef> keys) {
+  for (llvm::StringRef key : keys)
+    if (config.has(key))
+      config.failField(key, "'" + key + "' is not supported (must be null)");
+}
+
+std::string readActivation(const ObjectView &config, bool required = false) {
+  std::string name = required ? config.getString("activation")
+                              : config.getString("activation", "linear");
+  if (!ops::isActivation(name))
+    config.failField("activation",
+                     "activation '" + name +
+                         "' is not supported (expected linear, relu, "
+                         "sigmoid, tanh, softmax, gelu or log_softmax)");
+  return name;
+}
+
+/// A string ("glorot_uniform") or an object ({"class_name":
+/// "GlorotUniform", "config": {"seed": null}}); seeds are ignored, kcc draws
+/// its own streams.
+std::string readInitializer(const ObjectView &config, llvm::StringRef key,
+                            llvm::StringRef dflt) {
+  const json::Value *v = config.get(key);
+  if (!v)
+    return dflt.str();
+  std::string name;
+  if (std::optional<llvm::StringRef> s = v->getAsString()) {
+    name = s->str();
+  } else if (v->getAsObject()) {
+    ObjectView init = ObjectView::of(config.reader(), *v,
+                                     config.path().field(key),
+                                     config.context(), "an initializer");
+    std::string cls = init.getString("class_name");
+    checkBuiltin(init, cls);
+    name = llvm::StringSwitch<std::string>(cls)
+               .Case("GlorotUniform", "glorot_uniform")
+               .Case("GlorotNormal", "glorot_normal")
+               .Case("HeUniform", "he_uniform")
+               .Case("HeNormal", "he_normal")
+               .Case("LecunUniform", "lecun_uniform")
+               .Case("LecunNormal", "lecun_normal")
+               .Case("Zeros", "zeros")
+               .Case("Ones", "ones")
+               .Default(cls);
+  } else {
+    config.failField(key, "'" + key + "' must be a name or an initializer");
+  }
+  static const char *const known[] = {
+      "glorot_uniform", "glorot_normal", "he_uniform", "he_normal",
+      "lecun_uniform",  "lecun_normal",  "zeros",      "ones"};
+  if (!llvm::is_contained(known, name))
+    config.failField(key, "initializer '" + name + "' is not supported");
+  return name;
+}
+
+void checkUnitSize(const ObjectView &config, llvm::StringRef key) {
+  if (std::optional<Size2> d = config.getOptSize2(key))
+    if (d->h != 1 || d->w != 1)
+      config.failField(key, "'" + key + "' " +
+                                shapeToString({d->h, d->w}) +
+                                " is not supported (only 1)");
+}
+
+std::string readPadding(const ObjectView &config) {
+  std::string padding = config.getString("padding", "valid");
+  std::string lower = llvm::StringRef(padding).lower();
+  if (lower != "valid" && lower != "same")
+    config.failField("padding", "padding '" + padding +
+                                    "' is not supported (valid or same)");
+  return lower;
+}
+
+Layer buildDense(const ObjectView &c) {
+  checkNull(c, {"kernel_regularizer", "bias_regularizer",
+                "activity_regularizer", "kernel_constraint", "bias_constraint",
+                "lora_rank"});
+  int64_t units = c.getInt("units");
+  if (units <= 0)
+    c.failField("units", "units must be positive, got " +
+                             std::to_string(units));
+  return Dense(units, readActivation(c), c.getBool("use_bias", true),
+               readInitializer(c, "kernel_initializer", "glorot_uniform"),
+               readInitializer(c, "bias_initializer", "zeros"));
+}
+
+Layer buildConv2D(const ObjectView &c) {
+  checkNull(c, {"kernel_regularizer", "bias_regularizer",
+                "activity_regularizer", "kernel_constraint", "bias_constraint",
+                "lora_rank"});
+  checkChannelsLast(c);
+  checkUnitSize(c, "dilation_rate");
+  if (c.getInt("groups", 1) != 1)
+    c.failField("groups", "grouped convolutions are not supported");
+  int64_t filters = c.getInt("filters");
+  if (filters <= 0)
+    c.failField("filters", "filters must be positive, got " +
+                               std::to_string(filters));
+  return Conv2D(filters, c.getSize2("kernel_size", std::nullopt),
+                c.getSize2("strides", Size2(1)), readPadding(c),
+                readActivation(c), c.getBool("use_bias", true),
+                readInitializer(c, "kernel_initializer", "glorot_uniform"),
+                readInitializer(c, "bias_initializer", "zeros"));
+}
+
+Layer buildPool(const ObjectView &c, bool isMax) {
+  checkChannelsLast(c);
+  Size2 pool = c.getSize2("pool_size", Size2(2));
+  std::optional<Size2> strides = c.getOptSize2("strides");
+  if (isMax)
+    return MaxPooling2D(pool, strides, readPadding(c));
+  return AveragePooling2D(pool, strides, readPadding(c));
+}
+
+Layer buildDropout(const ObjectView &c) {
+  checkNull(c, {"noise_shape"});
+  double rate = c.getNumber("rate");
+  if (!(rate >= 0 && rate < 1))
+    c.failField("rate", "rate must be in [0, 1), got " + std::to_string(rate));
+  int64_t seed = c.getInt("seed", 0);
+  return Dropout(rate, static_cast<uint64_t>(seed));
+}
+
+} // namespace
+
+std::optional<Shape> keras::readBatchInputShape(const ObjectView &config) {
+  if (!config.has("batch_input_shape"))
+    return std::nullopt;
+  Shape s = config.getShape("batch_input_shape");
+  if (s.empty())
+    config.failField("batch_input_shape", "must include the batch dimension");
+  return Shape(s.begin() + 1, s.end());
+}
+
+InputSpec keras::readInputLayer(const ObjectView &config) {
+  InputSpec in;
+  in.name = config.getString("name", "input_layer");
+  // Keras 3: batch_shape (or shape, batch excluded); Keras 2:
+  // batch_input_shape.
+  Shape batched;
+  if (config.has("batch_shape")) {
+    batched = config.getShape("batch_shape");
+  } else if (config.has("batch_input_shape")) {
+    batched = config.getShape("batch_input_shape");
+  } else if (config.has("shape")) {
+    batched = config.getShape("shape");
+    batched.insert(batched.begin(), -1);
+  } else {
+    config.failField("batch_shape", "missing required field 'batch_shape'");
+  }
+  if (batched.empty())
+    config.fail("the input shape must include the batch dimension");
+  in.shape.assign(batched.begin() + 1, batched.end());
+  for (int64_t d : in.shape)
+    if (d <= 0)
+      config.fail("input shape " + shapeToString(in.shape) +
+                  " must be static (only the batch dimension may be None)");
+  if (config.getBool("sparse", false) || config.getBool("ragged", false))
+    config.fail("sparse and ragged inputs are not supported");
+  in.dtype = readDType(config);
+  return in;
+}
+
+BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
+                             const std::string &name) {
+  if (cls == "Lambda")
+    c.fail("Lambda layers hold Python code and cannot be imported");
+  if (cls == "Sequential" || cls == "Functional" || cls == "Model")
+    c.fail("nested models are not supported");
+  readDType(c);
+  std::optional<Layer> layer;
+  try {
+    if (cls == "Dense")
+      layer = buildDense(c);
+    else if (cls == "Conv2D")
+      layer = buildConv2D(c);
+    else if (cls == "MaxPooling2D")
+      layer = buildPool(c, /*isMax=*/true);
+    else if (cls == "AveragePooling2D")
+      layer = buildPool(c, /*isMax=*/false);
+    else if (cls == "Flatten") {
+      checkChannelsLast(c);
+      layer = Flatten();
+    } else if (cls == "Reshape")
+      layer = Reshape(c.getShape("target_shape"));
+    else if (cls == "Dropout")
+      layer = buildDropout(c);
+    else if (cls == "Activation")
+      layer = Activation(readActivation(c, /*required=*/true));
+    else if (cls == "Softmax")
+      layer = Softmax(c.getInt("axis", -1));
+    else if (cls == "Add")
+      layer = Add();
+  } catch (const Error &e) {
+    // The layer API's own checks, located at this config.
+    std::string msg = e.what();
+    if (msg.find(c.reader().source()) == 0)
+      throw;
+    c.fail(msg);
+  }
+  if (!layer)
+    c.fail("layer class '" + cls +
+           "' is not supported (kcc imports InputLayer, Dense, Conv2D, "
+           "MaxPooling2D, AveragePooling2D, Flatten, Reshape, Dropout, "
+           "Activation, Softmax and Add)");
+  if (!name.empty())
+    layer->named(name);
+  return {*layer, c.getBool("trainable", true)};
+}

@@ -1,0 +1,49 @@
+//===- LayerSpecs.h - Keras layer configs to kcc layers ---------*- C++ -*-===//
+//
+// One function per concern: checking that an entry is a built-in Keras
+// object, reading an InputLayer, and turning a layer config into the kcc
+// layer with the same semantics (or an error naming the field kcc cannot
+// honour). Used by the model readers in ModelSpec.cpp.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_FRONTEND_KERAS_LAYERSPECS_H
+#define KCC_FRONTEND_KERAS_LAYERSPECS_H
+
+#include "frontend/keras/SpecReader.h"
+
+namespace kcc {
+namespace keras {
+
+/// Rejects custom objects: a non-null registered_name naming something
+/// else than the class, or a module outside Keras.
+void checkBuiltin(const ObjectView &entry, const std::string &className);
+
+/// "layer 'dense_1' (Dense)", the context of a layer's messages.
+std::string layerContext(const std::string &name, const std::string &cls);
+
+/// A model input read from an InputLayer config.
+struct InputSpec {
+  Shape shape; ///< Batch excluded.
+  DType dtype = DType::F32;
+  std::string name;
+};
+InputSpec readInputLayer(const ObjectView &config);
+
+/// The batch-excluded input shape of a Keras 2 Sequential's first layer
+/// (batch_input_shape in its config), if given.
+std::optional<Shape> readBatchInputShape(const ObjectView &config);
+
+/// A kcc layer built from `config` (the entry's "config" object) of class
+/// `className`, named `name` (unless empty). Throws for unsupported classes and values.
+struct BuiltLayer {
+  Layer layer;
+  bool trainable = true;
+};
+BuiltLayer buildLayer(const ObjectView &config, const std::string &className,
+                      const std::string &name);
+
+} // namespace keras
+} // namespace kcc
+
+#endif // KCC_FRONTEND_KERAS_LAYERSPECS_H

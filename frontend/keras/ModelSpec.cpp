@@ -1,0 +1,415 @@
+//===- ModelSpec.cpp - Sequential and functional Keras specs --------------===//
+//
+// Reads the model level of a spec: Sequential layer lists and functional
+// graphs (Keras 3 inbound_nodes {args, kwargs} with __keras_tensor__
+// keras_history triples; Keras 2 nested [name, node, tensor, kwargs] lists),
+// and compile_config. The model is built by calling kcc layers on kcc
+// symbolic tensors, exactly as a user of the C++ API would.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/keras/KerasImporter.h"
+#include "frontend/keras/LayerSpecs.h"
+#include "frontend/keras/ModelSpec.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <map>
+
+using namespace kcc;
+using namespace kcc::keras;
+namespace json = llvm::json;
+
+namespace {
+
+/// Rethrows a layer-API error at `path`, adding the layer unless the
+/// message already names it.
+[[noreturn]] void relocate(SpecReader &reader, const JsonPath &path,
+                           const std::string &context, const Error &e) {
+  std::string msg = e.what();
+  if (msg.rfind(reader.source() + ":", 0) == 0)
+    throw e;
+  bool named = msg.rfind("layer '", 0) == 0 || msg.rfind("model '", 0) == 0;
+  reader.fail(path, named ? "" : context, msg);
+}
+
+/// One entry of config.layers.
+struct Entry {
+  ObjectView view;
+  std::string cls, name;
+  std::optional<ObjectView> config;
+};
+
+Entry readEntry(SpecReader &reader, const json::Value &v, JsonPath path,
+                bool nameRequired) {
+  ObjectView view = ObjectView::of(reader, v, path, "", "a layer");
+  Entry e{view, view.getString("class_name"), "", std::nullopt};
+  e.config.emplace(view.child("config"));
+  e.name = e.config->getString("name", view.getString("name", ""));
+  if (e.name.empty() && nameRequired)
+    e.config->failField("name", "missing required field 'name'");
+  std::string ctx =
+      layerContext(e.name.empty() ? "#" + std::to_string(
+                                              path.segments().back().index)
+                                  : e.name,
+                   e.cls);
+  e.view.setContext(ctx);
+  e.config->setContext(ctx);
+  checkBuiltin(e.view, e.cls);
+  return e;
+}
+
+void freezeIfNeeded(const BuiltLayer &b) {
+  if (!b.trainable)
+    for (Weight &w : b.layer.impl()->weights())
+      w.trainable = false;
+}
+
+//===----------------------------------------------------------------------===//
+// Sequential
+//===----------------------------------------------------------------------===//
+
+std::unique_ptr<Model> readSequential(SpecReader &reader,
+                                      const ObjectView &top,
+                                      const ObjectView &config,
+                                      const json::Array &layers,
+                                      const JsonPath &layersPath,
+                                      ImportedModel &out, uint64_t seed) {
+  std::string name = config.getString("name", "sequential");
+  auto model = std::make_unique<Sequential>(std::vector<SequentialEntry>{},
+                                            name, seed);
+  std::vector<BuiltLayer> frozen;
+  bool haveInput = false;
+  for (auto [i, v] : llvm::enumerate(layers)) {
+    JsonPath path = layersPath.index(i);
+    Entry e = readEntry(reader, v, path, /*nameRequired=*/false);
+    if (e.cls == "InputLayer") {
+      if (haveInput || i != 0)
+        e.view.fail("an InputLayer can only be the first layer of a "
+                    "Sequential model");
+      InputSpec in = readInputLayer(*e.config);
+      model->add(Input(in.shape, in.dtype, in.name));
+      haveInput = true;
+      continue;
+    }
+    if (!haveInput) {
+      // No InputLayer: Keras 2 puts batch_input_shape on the first layer,
+      // Keras 3 build_input_shape on the model (or build_config on it).
+      std::optional<Shape> shape = readBatchInputShape(*e.config);
+      if (!shape && config.has("build_input_shape")) {
+        Shape s = config.getShape("build_input_shape");
+        if (!s.empty())
+          shape = Shape(s.begin() + 1, s.end());
+      }
+      if (!shape && top.has("build_config")) {
+        ObjectView bc = top.child("build_config");
+        if (bc.has("input_shape")) {
+          Shape s = bc.getShape("input_shape");
+          if (!s.empty())
+            shape = Shape(s.begin() + 1, s.end());
+        }
+      }
+      if (!shape)
+        e.view.fail("the model has no input shape (no InputLayer, "
+                    "batch_input_shape or build_input_shape)");
+      model->add(Input(*shape, DType::F32, "input_layer"));
+      haveInput = true;
+    }
+    BuiltLayer b = buildLayer(*e.config, e.cls, e.name);
+    try {
+      model->add(b.layer);
+    } catch (const Error &err) {
+      relocate(reader, path, e.view.context(), err);
+    }
+    freezeIfNeeded(b);
+    out.specLayerOrder.push_back(b.layer.name());
+  }
+  if (out.specLayerOrder.empty())
+    reader.fail(layersPath, "model '" + name + "'", "the model has no layers");
+  return model;
+}
+
+//===----------------------------------------------------------------------===//
+// Functional
+//===----------------------------------------------------------------------===//
+
+/// A (layer, node index, tensor index) reference and where it was read.
+struct TensorRef {
+  std::string layer;
+  int64_t node = 0, tensor = 0;
+  JsonPath path;
+};
+
+class GraphReader {
+public:
+  GraphReader(SpecReader &reader, std::string modelName)
+      : reader_(reader), modelName_(std::move(modelName)) {}
+
+  void addEntry(Entry e, JsonPath path) {
+    if (byName_.count(e.name))
+      e.view.fail("two layers are named '" + e.name + "'");
+    byName_[e.name] = entries_.size();
+    entries_.push_back({std::move(e), std::move(path), std::nullopt, {}});
+  }
+
+  /// A triple [name, node, tensor] (Keras 2 adds a 4th element, kwargs).
+  TensorRef readRef(const json::Value &v, JsonPath path) const {
+    const json::Array *a = v.getAsArray();
+    TensorRef ref;
+    ref.path = path;
+    std::optional<llvm::StringRef> name;
+    std::optional<int64_t> node, tensor;
+    if (a && a->size() >= 3) {
+      name = (*a)[0].getAsString();
+      node = (*a)[1].getAsInteger();
+      tensor = (*a)[2].getAsInteger();
+    }
+    if (!name || !node || !tensor)
+      reader_.fail(path, modelContext(),
+                   "expected a [layer name, node index, tensor index] triple");
+    ref.layer = name->str();
+    ref.node = *node;
+    ref.tensor = *tensor;
+    return ref;
+  }
+
+  /// input_layers / output_layers: a list of triples or one bare triple.
+  std::vector<TensorRef> readRefList(const ObjectView &config,
+                                     llvm::StringRef key) const {
+    const json::Value *v = config.get(key);
+    if (!v)
+      config.failField(key, "missing required field '" + key + "'");
+    const json::Array *a = v->getAsArray();
+    JsonPath path = config.path().field(key);
+    if (!a)
+      reader_.fail(path, modelContext(), "'" + key + "' must be a list");
+    std::vector<TensorRef> refs;
+    if (!a->empty() && (*a)[0].getAsString())
+      return {readRef(*v, path)};
+    for (auto [i, r] : llvm::enumerate(*a))
+      refs.push_back(readRef(r, path.index(i)));
+    if (refs.empty())
+      reader_.fail(path, modelContext(), "'" + key + "' is empty");
+    return refs;
+  }
+
+  Tensor resolve(const TensorRef &ref) {
+    auto it = byName_.find(ref.layer);
+    if (it == byName_.end())
+      reader_.fail(ref.path, modelContext(),
+                   "refers to layer '" + ref.layer +
+                       "', which is not in the model");
+    Slot &slot = entries_[it->second];
+    const Entry &e = slot.entry;
+    std::vector<Tensor> outs = e.cls == "InputLayer" ? inputOf(slot, ref)
+                                                     : callNode(slot, ref);
+    if (ref.tensor < 0 || ref.tensor >= static_cast<int64_t>(outs.size()))
+      reader_.fail(ref.path, e.view.context(),
+                   "tensor index " + std::to_string(ref.tensor) +
+                       " is out of range (" + std::to_string(outs.size()) +
+                       " output(s))");
+    return outs[ref.tensor];
+  }
+
+  /// Non-input layers in config order, built or not.
+  std::vector<std::string> layerOrder() const {
+    std::vector<std::string> names;
+    for (const Slot &s : entries_)
+      if (s.entry.cls != "InputLayer")
+        names.push_back(s.entry.name);
+    return names;
+  }
+  void freeze() const {
+    for (const Slot &s : entries_)
+      if (s.built)
+        freezeIfNeeded(*s.built);
+  }
+
+private:
+  struct Slot {
+    Entry entry;
+    JsonPath path;
+    std::optional<BuiltLayer> built;
+    /// Outputs per inbound node, once called; empty while in progress.
+    std::map<int64_t, std::vector<Tensor>> nodes;
+  };
+
+  std::string modelContext() const { return "model '" + modelName_ + "'"; }
+
+  std::vector<Tensor> inputOf(Slot &slot, const TensorRef &ref) {
+    if (ref.node != 0)
+      reader_.fail(ref.path, slot.entry.view.context(),
+                   "an InputLayer has only node 0, got " +
+                       std::to_string(ref.node));
+    if (!slot.nodes.count(0)) {
+      InputSpec in = readInputLayer(*slot.entry.config);
+      slot.nodes[0] = {Input(in.shape, in.dtype, in.name)};
+    }
+    return slot.nodes[0];
+  }
+
+  std::vector<Tensor> callNode(Slot &slot, const TensorRef &ref) {
+    auto done = slot.nodes.find(ref.node);
+    if (done != slot.nodes.end()) {
+      if (done->second.empty())
+        reader_.fail(ref.path, slot.entry.view.context(),
+                     "the graph has a cycle through layer '" +
+                         slot.entry.name + "'");
+      return done->second;
+    }
+    const json::Value *nodes = slot.entry.view.get("inbound_nodes");
+    const json::Array *list = nodes ? nodes->getAsArray() : nullptr;
+    JsonPath nodesPath = slot.path.field("inbound_nodes");
+    if (!list)
+      reader_.fail(nodesPath, slot.entry.view.context(),
+                   "missing required field 'inbound_nodes'");
+    if (ref.node < 0 || ref.node >= static_cast<int64_t>(list->size()))
+      reader_.fail(ref.path, slot.entry.view.context(),
+                   "node index " + std::to_string(ref.node) +
+                       " is out of range (layer '" + slot.entry.name +
+                       "' has " + std::to_string(list->size()) + " node(s))");
+    if (!slot.built)
+      slot.built = buildLayer(*slot.entry.config, slot.entry.cls,
+                              slot.entry.name);
+    slot.nodes[ref.node] = {}; // In progress: meeting it again is a cycle.
+    JsonPath nodePath = nodesPath.index(ref.node);
+    std::vector<TensorRef> args;
+    collectArgs((*list)[ref.node], nodePath, args);
+    if (args.empty())
+      reader_.fail(nodePath, slot.entry.view.context(),
+                   "the node has no input tensors");
+    std::vector<Tensor> inputs;
+    for (const TensorRef &a : args)
+      inputs.push_back(resolve(a));
+    std::vector<Tensor> outs;
+    try {
+      outs = slot.built->layer.call(inputs, CallContext{});
+    } catch (const Error &err) {
+      relocate(reader_, nodePath, slot.entry.view.context(), err);
+    }
+    slot.nodes[ref.node] = outs;
+    return outs;
+  }
+
+  /// The input tensors of one inbound node, in order.
+  void collectArgs(const json::Value &node, const JsonPath &path,
+                   std::vector<TensorRef> &out) const {
+    if (const json::Object *o = node.getAsObject()) {
+      // Keras 3: {"args": [...], "kwargs": {...}}; kwargs (training=,
+      // mask=) carry no tensors kcc needs.
+      ObjectView view(reader_, *o, path, modelContext());
+      const json::Value *args = view.get("args");
+      if (!args)
+        view.failField("args", "missing required field 'args'");
+      collectTensors(*args, path.field("args"), out);
+      return;
+    }
+    const json::Array *a = node.getAsArray();
+    if (!a)
+      reader_.fail(path, modelContext(),
+                   "an inbound node must be an object or a list");
+    // Keras 2: [[name, node, tensor, kwargs], ...].
+    for (auto [i, r] : llvm::enumerate(*a))
+      out.push_back(readRef(r, path.index(i)));
+  }
+
+  void collectTensors(const json::Value &v, const JsonPath &path,
+                      std::vector<TensorRef> &out) const {
+    if (const json::Array *a = v.getAsArray()) {
+      for (auto [i, item] : llvm::enumerate(*a))
+        collectTensors(item, path.index(i), out);
+      return;
+    }
+    ObjectView t = ObjectView::of(reader_, v, path, modelContext(),
+                                  "a __keras_tensor__");
+    if (t.getString("class_name") != "__keras_tensor__")
+      t.failField("class_name", "only tensors can be layer arguments");
+    ObjectView cfg = t.child("config");
+    const json::Value *history = cfg.get("keras_history");
+    if (!history)
+      cfg.failField("keras_history", "missing required field 'keras_history'");
+    out.push_back(readRef(*history, cfg.path().field("keras_history")));
+  }
+
+  SpecReader &reader_;
+  std::string modelName_;
+  std::vector<Slot> entries_;
+  llvm::StringMap<size_t> byName_;
+};
+
+std::unique_ptr<Model> readFunctional(SpecReader &reader,
+                                      const ObjectView &config,
+                                      const json::Array &layers,
+                                      const JsonPath &layersPath,
+                                      ImportedModel &out, uint64_t seed) {
+  std::string name = config.getString("name", "model");
+  GraphReader graph(reader, name);
+  for (auto [i, v] : llvm::enumerate(layers))
+    graph.addEntry(readEntry(reader, v, layersPath.index(i), true),
+                   layersPath.index(i));
+  std::vector<Tensor> inputs, outputs;
+  for (const TensorRef &r : graph.readRefList(config, "input_layers"))
+    inputs.push_back(graph.resolve(r));
+  for (const TensorRef &r : graph.readRefList(config, "output_layers"))
+    outputs.push_back(graph.resolve(r));
+  std::unique_ptr<Model> model;
+  try {
+    model = std::make_unique<Model>(inputs, outputs, name, seed);
+  } catch (const Error &err) {
+    relocate(reader, config.path(), "", err);
+  }
+  graph.freeze();
+  out.specLayerOrder = graph.layerOrder();
+  return model;
+}
+
+} // namespace
+
+ImportedModel keras::readModelSpec(SpecReader &reader, const json::Value &spec,
+                                   uint64_t seed) {
+  ObjectView top = ObjectView::of(reader, spec, JsonPath(), "", "a model");
+  std::string cls = top.getString("class_name");
+  top.setContext("model (" + cls + ")");
+  checkBuiltin(top, cls);
+  ImportedModel out;
+  // Keras 2 specs carry keras_version; Keras 3 ones the module key.
+  out.kerasVersion = top.getString("keras_version", "");
+  out.kerasMajorVersion =
+      !out.kerasVersion.empty() ? (out.kerasVersion[0] == '2' ? 2 : 3)
+                                : (top.has("module") ? 3 : 2);
+  ObjectView config = top.child("config");
+  if (std::optional<llvm::StringRef> n = config.object().getString("name"))
+    top.setContext("model '" + n->str() + "'");
+  config.setContext(top.context());
+  const json::Value *layersValue = config.get("layers");
+  if (!layersValue)
+    config.failField("layers", "missing required field 'layers'");
+  const json::Array *layers = layersValue->getAsArray();
+  JsonPath layersPath = config.path().field("layers");
+  if (!layers)
+    config.failField("layers", "'layers' must be a list");
+  if (cls == "Sequential")
+    out.model = readSequential(reader, top, config, *layers, layersPath, out,
+                               seed);
+  else if (cls == "Functional" || cls == "Model")
+    out.model = readFunctional(reader, config, *layers, layersPath, out, seed);
+  else
+    top.failField("class_name", "model class '" + cls +
+                                    "' is not supported (Sequential, "
+                                    "Functional or Model)");
+  // Keras 3 writes "compile_config": {} for a model never compiled.
+  if (top.has("compile_config")) {
+    ObjectView cc = top.child("compile_config");
+    if (cc.has("optimizer") || cc.has("loss"))
+      out.compile = readCompileConfig(cc);
+  }
+  return out;
+}
+
+ImportedModel keras::importModelJson(llvm::StringRef text,
+                                     llvm::StringRef sourceName,
+                                     uint64_t seed) {
+  json::Value spec = parseJson(text, sourceName);
+  SpecReader reader(sourceName.str());
+  return readModelSpec(reader, spec, seed);
+}

@@ -1,0 +1,138 @@
+//===- Weights.cpp - Keras weight files into an imported model ------------===//
+//
+// Two layouts:
+//  - Keras 3 (model.weights.h5 in a .keras archive): layers/<group>/vars/<i>.
+//    Groups are named by class and counter in model.layers order (dense,
+//    dense_1, ..., never by layer name, which may be auto-generated); recent
+//    Keras also stores the layer name as the "name" attribute of vars/,
+//    which is preferred when present.
+//  - Keras 2 (legacy .h5, model_weights/ or the root of a weights file):
+//    layer_names lists the layers, each group's weight_names its datasets.
+// Keras and kcc declare a layer's weights in the same order with the same
+// shapes (Dense kernel [in, units]; Conv2D kernel HWIO), so values are
+// copied as they are once every shape has been checked.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/keras/Hdf5.h"
+#include "frontend/keras/KerasImporter.h"
+#include "frontend/keras/LayerSpecs.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace kcc;
+using namespace kcc::keras;
+
+namespace {
+
+/// Checks and reads the datasets `paths` as the weights of `layer`.
+void assign(const Hdf5File &file, const Layer &layer,
+            const std::vector<std::string> &paths, const std::string &where) {
+  std::vector<Weight> &ws = layer.impl()->weights();
+  std::string ctx = layerContext(layer.name(), layer.className());
+  if (paths.size() != ws.size())
+    file.fail(where, ctx + ": the file has " + std::to_string(paths.size()) +
+                         " weight(s), the layer " + std::to_string(ws.size()));
+  std::vector<NDArray> values;
+  for (size_t i = 0; i < ws.size(); ++i) {
+    // Shapes first: a corrupt file must not make us allocate its sizes.
+    Shape shape = file.datasetShape(paths[i]);
+    if (shape != ws[i].shape)
+      file.fail(paths[i], ctx + ": weight '" + ws[i].name + "' is " +
+                              shapeToString(ws[i].shape) +
+                              " but the file has " + shapeToString(shape));
+    values.push_back(file.readFloat(paths[i]));
+  }
+  layer.setWeights(values);
+}
+
+void loadKeras3(const Hdf5File &file, ImportedModel &imported) {
+  Model &model = *imported.model;
+  // Group per layer name: the vars/ "name" attribute, else the class
+  // counter Keras numbers groups by (over the spec's layer order).
+  llvm::StringMap<std::string> groupOf;
+  for (const std::string &g : file.members("layers"))
+    if (std::optional<std::string> n =
+            file.stringAttr("layers/" + g + "/vars", "name"))
+      groupOf[*n] = g;
+  llvm::StringMap<int> counters;
+  for (const std::string &name : imported.specLayerOrder) {
+    Layer layer = model.getLayer(name);
+    std::string base = toSnakeCase(layer.className());
+    int n = counters[base]++;
+    std::string group = n == 0 ? base : base + "_" + std::to_string(n);
+    if (!groupOf.count(name) && file.isGroup("layers/" + group))
+      groupOf[name] = group;
+  }
+  for (const Layer &layer : model.layers()) {
+    if (layer.impl()->weights().empty())
+      continue;
+    auto it = groupOf.find(layer.name());
+    if (it == groupOf.end())
+      file.fail("layers", layerContext(layer.name(), layer.className()) +
+                              ": no weights for this layer in the file");
+    std::string vars = "layers/" + it->second + "/vars";
+    std::vector<std::string> paths;
+    if (file.isGroup(vars))
+      for (size_t i = 0; file.exists(vars + "/" + std::to_string(i)); ++i)
+        paths.push_back(vars + "/" + std::to_string(i));
+    assign(file, layer, paths, vars);
+  }
+}
+
+void loadKeras2(const Hdf5File &file, const std::string &root,
+                Model &model) {
+  std::vector<std::string> names = *file.stringListAttr(root, "layer_names");
+  llvm::StringMap<bool> seen;
+  for (const std::string &name : names) {
+    std::string group = (root == "/" ? "" : root + "/") + name;
+    std::vector<std::string> weightNames =
+        file.stringListAttr(group, "weight_names")
+            .value_or(std::vector<std::string>{});
+    if (weightNames.empty())
+      continue;
+    Layer layer = [&] {
+      try {
+        return model.getLayer(name);
+      } catch (const Error &) {
+        file.fail(group, "weights for layer '" + name +
+                             "', which is not in the model");
+      }
+    }();
+    std::vector<std::string> paths;
+    for (const std::string &w : weightNames)
+      paths.push_back(group + "/" + w);
+    assign(file, layer, paths, group);
+    seen[name] = true;
+  }
+  for (const Layer &layer : model.layers())
+    if (!layer.impl()->weights().empty() && !seen.count(layer.name()))
+      file.fail(root, layerContext(layer.name(), layer.className()) +
+                          ": no weights for this layer in the file");
+}
+
+} // namespace
+
+void keras::loadWeightsH5(ImportedModel &imported, llvm::StringRef image,
+                          llvm::StringRef sourceName) {
+  Hdf5File file(image, sourceName.str());
+  if (file.isGroup("layers"))
+    loadKeras3(file, imported);
+  else if (file.stringListAttr("model_weights", "layer_names"))
+    loadKeras2(file, "model_weights", *imported.model);
+  else if (file.stringListAttr("/", "layer_names"))
+    loadKeras2(file, "/", *imported.model);
+  else
+    file.fail("", "no Keras weights (neither layers/ nor layer_names)");
+  imported.weightsLoaded = true;
+}
+
+void keras::loadWeightsH5File(ImportedModel &imported,
+                              const std::string &path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                         /*RequiresNullTerminator=*/false);
+  if (!buf)
+    throw Error(path + ": cannot read: " + buf.getError().message());
+  loadWeightsH5(imported, (*buf)->getBuffer(), path);
+}

@@ -1,0 +1,196 @@
+//===- ErrorsTest.cpp - Bad Keras input gives located errors --------------===//
+//
+// Each broken input is a real fixture with one edit; the message must name
+// the source, the location (line:col or JSON path or HDF5 path) and the
+// layer, and say what is wrong.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KerasTestUtil.h"
+
+using namespace kcc;
+using namespace kcc::keras_test;
+using ::testing::HasSubstr;
+
+namespace {
+
+std::string importError(const std::string &text,
+                        const std::string &name = "bad.json") {
+  return errorOf([&] { keras::importModelJson(text, name); });
+}
+
+TEST(KerasErrors, TruncatedJsonGivesLineAndColumn) {
+  std::string text = readText("mlp_keras3.json");
+  text.resize(200);
+  std::string msg = importError(text, "mlp.json");
+  EXPECT_THAT(msg, HasSubstr("mlp.json:"));
+  EXPECT_THAT(msg, HasSubstr("invalid JSON"));
+  // Line 23 is where the 200th byte falls in the indented fixture.
+  EXPECT_THAT(msg, ::testing::MatchesRegex("mlp\\.json:[0-9]+:[0-9]+: .*"));
+  EXPECT_THAT(importError("{\"class_name\": \"Sequential\",, }", "x.json"),
+              HasSubstr("x.json:1:"));
+}
+
+TEST(KerasErrors, UnknownLayerClass) {
+  std::string text = replaceOnce(readText("mlp_keras3.json"),
+                                 "\"class_name\": \"Dense\"",
+                                 "\"class_name\": \"Bogus\"");
+  std::string msg = importError(text);
+  EXPECT_THAT(msg, HasSubstr("bad.json: $.config.layers[2].config: "
+                             "layer 'dense' (Bogus): layer class 'Bogus' is "
+                             "not supported"));
+}
+
+TEST(KerasErrors, MissingUnitsNamesPathAndLayer) {
+  std::string text = replaceOnce(readText("mlp_keras3.json"),
+                                 "\"units\": 64,", "");
+  EXPECT_EQ(importError(text),
+            "bad.json: $.config.layers[3].config.units: layer 'dense_1' "
+            "(Dense): missing required field 'units'");
+}
+
+TEST(KerasErrors, WrongTypeOfField) {
+  std::string text = replaceOnce(readText("cnn_keras3.json"),
+                                 "\"filters\": 64", "\"filters\": \"64\"");
+  EXPECT_EQ(importError(text),
+            "bad.json: $.config.layers[3].config.filters: layer 'conv2d_1' "
+            "(Conv2D): 'filters' must be an integer, got a string");
+}
+
+TEST(KerasErrors, KerasHistoryNamingAMissingLayer) {
+  std::string text = replaceOnce(readText("residual_keras3.json"),
+                                 "\"keras_history\": [\n          \"dense_1\"",
+                                 "\"keras_history\": [\n          \"nope\"");
+  std::string msg = importError(text);
+  EXPECT_THAT(msg, HasSubstr("$.config.layers[4].inbound_nodes[0].args[0]."
+                             "config.keras_history"));
+  EXPECT_THAT(msg, HasSubstr("refers to layer 'nope', which is not in the "
+                             "model"));
+}
+
+TEST(KerasErrors, CycleIsReported) {
+  // dense now consumes dense_2, which (through dense_1) consumes dense.
+  std::string text = replaceOnce(readText("residual_keras3.json"),
+                                 "\"keras_history\": [\n          \"flatten\"",
+                                 "\"keras_history\": [\n          \"dense_2\"");
+  std::string msg = importError(text);
+  EXPECT_THAT(msg, HasSubstr("cycle through layer 'dense"));
+  EXPECT_THAT(msg, HasSubstr("bad.json: $.config.layers["));
+}
+
+TEST(KerasErrors, ShapeMismatchAtTheNode) {
+  // dense_2 (the third Dense(64)) now gives 32 features: Add cannot sum
+  // them with dense's 64.
+  std::string text = readText("residual_keras3.json");
+  size_t pos = std::string::npos;
+  for (int i = 0; i < 3; ++i)
+    pos = text.find("\"units\": 64", pos + 1);
+  ASSERT_NE(pos, std::string::npos);
+  text.replace(pos, 11, "\"units\": 32");
+  std::string msg = importError(text);
+  EXPECT_THAT(msg, HasSubstr("bad.json: $.config.layers[5].inbound_nodes[0]: "
+                             "layer 'add'"));
+  EXPECT_THAT(msg, HasSubstr("32"));
+}
+
+TEST(KerasErrors, LambdaAndCustomObjects) {
+  std::string lambda = replaceOnce(readText("mlp_keras3.json"),
+                                   "\"class_name\": \"Flatten\"",
+                                   "\"class_name\": \"Lambda\"");
+  EXPECT_THAT(importError(lambda),
+              HasSubstr("$.config.layers[1].config: layer 'flatten' "
+                        "(Lambda): Lambda layers hold Python code"));
+  std::string custom =
+      replaceOnce(readText("mlp_keras3.json"),
+                  "\"registered_name\": null,\n    \"build_config\": {\n     "
+                  "\"input_shape\": [\n      null,\n      784",
+                  "\"registered_name\": \"MyLib>MyDense\",\n    "
+                  "\"build_config\": {\n     \"input_shape\": [\n      "
+                  "null,\n      784");
+  EXPECT_THAT(importError(custom),
+              HasSubstr("$.config.layers[2].registered_name: layer 'dense' "
+                        "(Dense): custom object 'MyLib>MyDense'"));
+  std::string module = replaceOnce(readText("mlp_keras3.json"),
+                                   "\"module\": \"keras.layers\",\n    "
+                                   "\"class_name\": \"Flatten\"",
+                                   "\"module\": \"mylib.layers\",\n    "
+                                   "\"class_name\": \"Flatten\"");
+  EXPECT_THAT(importError(module),
+              HasSubstr("$.config.layers[1].module: layer 'flatten' "
+                        "(Flatten): custom object from module "
+                        "'mylib.layers'"));
+}
+
+TEST(KerasErrors, UnsupportedSemanticValues) {
+  std::string first = replaceOnce(readText("cnn_keras3.json"),
+                                  "\"data_format\": \"channels_last\"",
+                                  "\"data_format\": \"channels_first\"");
+  EXPECT_THAT(importError(first),
+              HasSubstr("$.config.layers[1].config.data_format: layer "
+                        "'conv2d' (Conv2D): data_format 'channels_first' is "
+                        "not supported"));
+  std::string dilated = replaceOnce(readText("cnn_keras3.json"),
+                                    "\"dilation_rate\": [\n      1,\n      1",
+                                    "\"dilation_rate\": [\n      2,\n      2");
+  EXPECT_THAT(importError(dilated),
+              HasSubstr("config.dilation_rate: layer 'conv2d' (Conv2D): "
+                        "'dilation_rate' [2, 2] is not supported"));
+  std::string act = replaceOnce(readText("mlp_keras3.json"),
+                                "\"activation\": \"relu\"",
+                                "\"activation\": \"selu\"");
+  EXPECT_THAT(importError(act),
+              HasSubstr("$.config.layers[2].config.activation: layer 'dense' "
+                        "(Dense): activation 'selu' is not supported"));
+  std::string reg = replaceOnce(readText("mlp_keras3.json"),
+                                "\"kernel_regularizer\": null",
+                                "\"kernel_regularizer\": \"l2\"");
+  EXPECT_THAT(importError(reg),
+              HasSubstr("config.kernel_regularizer: layer 'dense' (Dense): "
+                        "'kernel_regularizer' is not supported"));
+}
+
+TEST(KerasErrors, ArchiveWithoutConfigJson) {
+  std::string path = fixture("bad_no_config.keras");
+  EXPECT_EQ(errorOf([&] { keras::importKerasArchive(path); }),
+            path + ": not a Keras archive: config.json is missing");
+  EXPECT_THAT(errorOf([&] { keras::importFile(fixture("nonexistent.keras")); }),
+              HasSubstr("nonexistent.keras: cannot read"));
+}
+
+TEST(KerasErrors, WeightOfTheWrongShape) {
+  std::string path = fixture("bad_weight_shape.keras");
+  EXPECT_EQ(errorOf([&] { keras::importKerasArchive(path); }),
+            path + ":model.weights.h5: layers/dense/vars/0: layer 'dense' "
+                   "(Dense): weight 'kernel' is [784, 100] but the file has "
+                   "[784, 128]");
+  // The same through a legacy .h5 loaded into a spec.
+  keras::ImportedModel m = keras::importModelJson(
+      replaceOnce(readText("mlp_keras2.json"), "\"units\": 64",
+                  "\"units\": 65"),
+      "mlp.json");
+  EXPECT_THAT(errorOf([&] {
+                keras::loadWeightsH5File(m, fixture("mlp_keras2.h5"));
+              }),
+              HasSubstr("model_weights/dense_1/dense_1/kernel:0: layer "
+                        "'dense_1' (Dense): weight 'kernel' is [128, 65] but "
+                        "the file has [128, 64]"));
+}
+
+TEST(KerasErrors, ModelLevelProblems) {
+  EXPECT_EQ(importError("[1, 2]"),
+            "bad.json: $: expected a model (an object), got an array");
+  EXPECT_EQ(importError("{\"class_name\": \"Sequential\"}"),
+            "bad.json: $.config: model (Sequential): missing required field "
+            "'config'");
+  EXPECT_THAT(importError("{\"class_name\": \"Graph\", \"config\": "
+                          "{\"layers\": []}}"),
+              HasSubstr("$.class_name: model (Graph): model class 'Graph' "
+                        "is not supported"));
+  std::string noOut = replaceOnce(readText("residual_keras3.json"),
+                                  "\"output_layers\"", "\"outputs_x\"");
+  EXPECT_THAT(importError(noOut),
+              HasSubstr("$.config.output_layers: model 'residual': missing "
+                        "required field 'output_layers'"));
+}
+
+} // namespace

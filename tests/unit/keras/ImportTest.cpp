@@ -1,0 +1,132 @@
+//===- ImportTest.cpp - Keras specs trace to the C++ API's IR -------------===//
+//
+// One way into the IR: the same model given as Keras 3 to_json, a .keras
+// archive, Keras 2 to_json (current and pre-2.13 layouts), a legacy .h5 or
+// written with kcc's C++ API must trace to the identical module, layer
+// names (locations) included.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KerasTestUtil.h"
+#include "examples/models/ReferenceModels.h"
+
+using namespace kcc;
+using namespace kcc::keras_test;
+
+namespace {
+
+std::string importJsonIR(const std::string &name) {
+  keras::ImportedModel m = keras::importModelJson(readText(name), name);
+  return traceText(*m.model);
+}
+
+TEST(KerasImport, MlpAllFormatsTraceToTheCppModel) {
+  std::string cpp = traceText(*examples::buildMlp(0));
+  EXPECT_NE(cpp.find("loc(\"dense_2\")"), std::string::npos);
+  EXPECT_EQ(importJsonIR("mlp_keras3.json"), cpp);
+  EXPECT_EQ(importJsonIR("mlp_keras2.json"), cpp);
+  EXPECT_EQ(importJsonIR("mlp_keras2_pre213.json"), cpp);
+  keras::ImportedModel archive =
+      keras::importKerasArchive(fixture("mlp.keras"));
+  EXPECT_TRUE(archive.weightsLoaded);
+  EXPECT_EQ(archive.kerasVersion, "3.15.1");
+  EXPECT_EQ(traceText(*archive.model), cpp);
+  EXPECT_EQ(traceText(*keras::importKerasH5(fixture("mlp_keras2.h5")).model),
+            cpp);
+  EXPECT_EQ(traceText(*keras::importFile(fixture("mlp_legacy.h5")).model),
+            cpp);
+}
+
+TEST(KerasImport, FunctionalMlpTracesLikeSequential) {
+  EXPECT_EQ(importJsonIR("mlp_functional_keras3.json"),
+            traceText(*examples::buildMlp(0)));
+}
+
+TEST(KerasImport, CnnKeras3AndKeras2MatchCpp) {
+  std::string cpp = traceText(*examples::buildCnn(0));
+  EXPECT_EQ(importJsonIR("cnn_keras3.json"), cpp);
+  EXPECT_EQ(importJsonIR("cnn_keras2.json"), cpp);
+  EXPECT_EQ(traceText(*keras::importFile(fixture("cnn.keras")).model), cpp);
+}
+
+TEST(KerasImport, ResidualKeras3AndKeras2MatchCpp) {
+  std::string cpp = traceText(*examples::buildResidual(0));
+  EXPECT_NE(cpp.find("loc(\"add\")"), std::string::npos);
+  EXPECT_EQ(importJsonIR("residual_keras3.json"), cpp);
+  EXPECT_EQ(importJsonIR("residual_keras2.json"), cpp);
+  keras::ImportedModel m = keras::importFile(fixture("residual.keras"));
+  EXPECT_EQ(traceText(*m.model), cpp);
+  EXPECT_EQ(m.specLayerOrder,
+            (std::vector<std::string>{"flatten", "dense", "dense_1",
+                                      "dense_2", "add", "dense_3"}));
+}
+
+TEST(KerasImport, LayerNamesShapesAndVersions) {
+  keras::ImportedModel m =
+      keras::importModelJson(readText("cnn_keras3.json"), "cnn_keras3.json");
+  EXPECT_EQ(m.kerasMajorVersion, 3);
+  EXPECT_EQ(m.model->name(), "cnn");
+  std::vector<std::string> names;
+  for (const Layer &l : m.model->layers())
+    names.push_back(l.name());
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "conv2d", "max_pooling2d", "conv2d_1",
+                       "max_pooling2d_1", "flatten", "dense", "dense_1"}));
+  EXPECT_EQ(m.model->inputShapes(), (std::vector<Shape>{{28, 28, 1}}));
+  int64_t count = 0;
+  for (const Parameter &p : m.model->parameters())
+    count += p.value.numel();
+  EXPECT_EQ(count, 225034); // Keras's model.count_params().
+  keras::ImportedModel k2 =
+      keras::importModelJson(readText("cnn_keras2.json"), "cnn_keras2.json");
+  EXPECT_EQ(k2.kerasMajorVersion, 2);
+  EXPECT_EQ(k2.kerasVersion, "2.21.0");
+}
+
+TEST(KerasImport, CompileConfigOfArchiveAndLegacyH5) {
+  keras::ImportedModel cnn = keras::importFile(fixture("cnn.keras"));
+  ASSERT_TRUE(cnn.compile.has_value());
+  EXPECT_EQ(cnn.compile->optimizer.name, "adam");
+  EXPECT_NEAR(*cnn.compile->optimizer.learningRate, 1e-3, 1e-9);
+  EXPECT_DOUBLE_EQ(cnn.compile->optimizer.beta1, 0.9);
+  EXPECT_DOUBLE_EQ(cnn.compile->optimizer.beta2, 0.999);
+  EXPECT_DOUBLE_EQ(cnn.compile->optimizer.epsilon, 1e-7);
+  EXPECT_EQ(cnn.compile->loss, "sparse_categorical_crossentropy");
+  EXPECT_TRUE(cnn.compile->fromLogits);
+  EXPECT_EQ(cnn.compile->metrics, std::vector<std::string>{"accuracy"});
+
+  keras::ImportedModel mlp = keras::importFile(fixture("mlp.keras"));
+  ASSERT_TRUE(mlp.compile.has_value());
+  EXPECT_FALSE(mlp.compile->fromLogits);
+
+  // tf.keras writes training_config with "Custom>Adam" and a metric object.
+  keras::ImportedModel k2 = keras::importFile(fixture("mlp_keras2.h5"));
+  ASSERT_TRUE(k2.compile.has_value());
+  EXPECT_EQ(k2.compile->optimizer.name, "adam");
+  EXPECT_NEAR(*k2.compile->optimizer.learningRate, 1e-3, 1e-9);
+  EXPECT_EQ(k2.compile->loss, "sparse_categorical_crossentropy");
+  EXPECT_EQ(k2.compile->metrics, std::vector<std::string>{"accuracy"});
+  EXPECT_EQ(k2.kerasMajorVersion, 2);
+
+  // Plain to_json of an uncompiled model: no compile_config.
+  EXPECT_FALSE(keras::importModelJson(readText("residual_keras3.json"))
+                   .compile.has_value());
+}
+
+TEST(KerasImport, DefaultsForMissingOptionalKeys) {
+  // A hand-written minimal Keras 3 spec: only required keys.
+  std::string spec = R"({"class_name": "Sequential", "config": {"layers": [
+    {"class_name": "InputLayer", "config": {"batch_shape": [null, 6, 6, 3]}},
+    {"class_name": "Conv2D", "config": {"filters": 4, "kernel_size": 3}},
+    {"class_name": "MaxPooling2D", "config": {}},
+    {"class_name": "Flatten", "config": {}},
+    {"class_name": "Dropout", "config": {"rate": 0.5}},
+    {"class_name": "Dense", "config": {"units": 2, "unknown_key": [1, 2]}}]}})";
+  keras::ImportedModel m = keras::importModelJson(spec, "minimal.json");
+  Sequential cpp({Input({6, 6, 3}), Conv2D(4, 3), MaxPooling2D(),
+                  Flatten(), Dropout(0.5), Dense(2)},
+                 "sequential");
+  EXPECT_EQ(traceText(*m.model), traceText(cpp));
+}
+
+} // namespace
