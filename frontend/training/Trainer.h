@@ -1,18 +1,20 @@
 //===- Trainer.h - compile() and fit() for frontend models ------*- C++ -*-===//
 //
-// Keras's compile/fit/evaluate for a kcc::Model, run by the interpreter:
+// Keras's compile/fit/evaluate for a kcc::Model, compiled or interpreted:
 //
-//   kcc::Trainer trainer(model, {.optimizer = "adam",
-//                                .loss = "sparse_categorical_crossentropy",
-//                                .metrics = {"accuracy"}});
+//   kcc::CompileOptions o;
+//   o.metrics = {"accuracy"};
+//   o.mode = kcc::ExecMode::Compiled;
+//   kcc::Trainer trainer(model, o);
 //   trainer.fit(data.train, {.epochs = 1, .batchSize = 32});
 //   double acc = trainer.evaluate(data.test).at("accuracy");
 //
-// The model is traced once (training mode, static batch) and turned into
-// @train_step by the train pipeline; the Trainer owns the params, the
-// optimizer state and the step count between steps, feeds each batch to
-// @train_step and writes the weights back into the model after each epoch.
-// Inference (evaluate, predict) traces @forward without training.
+// fit() builds (kcc::jit) one Executable per batch size: the model traced
+// in training mode, turned into @train_step by the train pipeline, run
+// compiled or by the interpreter (CompileOptions::mode). The Executable owns
+// the params, the optimizer state and the step count between steps; the
+// Trainer feeds it batches and writes the weights back into the model after
+// each epoch. evaluate() runs an inference-only Executable (@forward).
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,17 +23,13 @@
 
 #include "frontend/Model.h"
 #include "runtime/data/Dataset.h"
-#include "runtime/interpreter/Interpreter.h"
+#include "runtime/exec/Executable.h"
 
 #include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <vector>
-
-namespace mlir {
-class MLIRContext;
-} // namespace mlir
 
 namespace kcc {
 
@@ -46,6 +44,11 @@ struct CompileOptions {
   double momentum = 0.0;
   bool nesterov = false;
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7, rho = 0.9;
+  /// Interpreted keeps the original op-by-op behaviour; Compiled JITs the
+  /// step (same results within float rounding).
+  ExecMode mode = ExecMode::Interpreted;
+  /// Where compiles are reported; null is silent.
+  llvm::raw_ostream *log = &llvm::errs();
 };
 
 struct FitOptions {
@@ -79,29 +82,25 @@ public:
   std::map<std::string, double> evaluate(const Dataset &data,
                                          int64_t batchSize = 500);
 
-  void setLearningRate(double lr) { learningRate_ = lr; }
+  void setLearningRate(double lr);
   double learningRate() const { return learningRate_; }
-  int64_t iterations() const { return iterations_; }
-  /// What the interpreter dispatched and allocated so far.
-  const InterpreterStats &stats() const;
-  /// The compiled training module (@forward and @train_step), as text.
+  int64_t iterations() const;
+  /// The training Executable's stats; in interpreted mode the dispatch and
+  /// allocation totals include evaluate()'s runs (peak: the largest).
+  ExecStats stats() const;
+  /// The training module (@forward and @train_step), as text.
   std::string trainModuleText() const;
+  /// The training Executable of the last fit(), or null before one.
+  Executable *executable() { return train_.get(); }
 
 private:
-  struct Compiled;
-  void compileTrainStep(int64_t batchSize);
-  Compiled &inferenceFunction(int64_t batchSize);
+  void prepareTrainStep(int64_t batchSize);
 
   Model &model_;
   CompileOptions options_;
   double learningRate_;
-  int64_t iterations_ = 0;
-  /// Declared before everything that holds IR, so it is destroyed last.
-  std::unique_ptr<mlir::MLIRContext> context_;
-  std::unique_ptr<Compiled> train_;
-  std::map<int64_t, std::unique_ptr<Compiled>> inference_;
-  std::vector<NDArray> params_, state_;
-  std::unique_ptr<Interpreter> interpreter_;
+  std::unique_ptr<Executable> train_;
+  std::map<int64_t, std::unique_ptr<Executable>> inference_;
 };
 
 } // namespace kcc

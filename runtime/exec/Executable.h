@@ -1,0 +1,159 @@
+//===- Executable.h - A training step, compiled or interpreted --*- C++ -*-===//
+//
+// The runtime's one interface to a training step. An Executable is built
+// from a module holding @train_step (built by buildTrainPipeline) and/or an
+// inference @forward, owns the parameters, the optimizer state and the step
+// count, and runs the step either JIT-compiled (CompiledFunction, through
+// the process-wide CompileCache) or op by op (Interpreter). Switching is one
+// setting, ExecOptions::mode; the bound values, the calling convention and
+// the results are the same either way.
+//
+//   Executable exe(ctx, std::move(module), model.getWeights(), options);
+//   StepResult r = exe.step(x, y);           // r.loss, r.metrics
+//   NDArray probs = exe.predict(images);     // any number of rows
+//
+// Compiled steps allocate nothing: params and state are double-buffered,
+// the step reads one set and writes the other with runInto, then the sets
+// swap. Shapes are static (the batch included); a step with another batch
+// throws kcc::Error.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_RUNTIME_EXEC_EXECUTABLE_H
+#define KCC_RUNTIME_EXEC_EXECUTABLE_H
+
+#include "runtime/NDArray.h"
+#include "runtime/jit/CompiledFunction.h"
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mlir {
+class MLIRContext;
+} // namespace mlir
+
+namespace kcc {
+
+class Interpreter;
+struct CompiledArtifact;
+
+enum class ExecMode { Compiled, Interpreted };
+const char *execModeName(ExecMode mode);
+
+struct ExecOptions {
+  ExecMode mode = ExecMode::Compiled;
+  /// Code generation for the host CPU (compiled mode).
+  CpuOptions cpu;
+  /// The initial learning rate.
+  double learningRate = 1e-3;
+  /// Where each compile is reported in one line ("kcc: compiled train_step
+  /// for batch 64 in 812 ms"); null is silent.
+  llvm::raw_ostream *log = &llvm::errs();
+  /// Look compiled functions up in (and add them to) CompileCache::global().
+  bool useCache = true;
+};
+
+/// The loss and the metrics of one step, in the order of metricNames().
+struct StepResult {
+  double loss = 0;
+  std::vector<double> metrics;
+};
+
+/// What an Executable did. Compiled fields are static counts of the lowered
+/// @train_step (the same every step); interpreted fields are totals over
+/// every step and predict run so far.
+struct ExecStats {
+  ExecMode mode = ExecMode::Compiled;
+  int64_t steps = 0;
+  // Compiled: kernels launched per step, counted on the kc-linalg-pipeline
+  // output (after elementwise fusion): every call to a kcc_rt_* library
+  // entry (GEMM, convolution, pooling) is one kernel, every linalg op left
+  // (a generic, fill or copy) becomes one generated loop nest.
+  int64_t libraryCallsPerStep = 0;
+  int64_t loopNestsPerStep = 0;
+  int64_t kernelsPerStep() const {
+    return libraryCallsPerStep + loopNestsPerStep;
+  }
+  /// Buffers the Executable holds for the step: both sets of params, state
+  /// and iterations, the loss/metric outputs and the scalar inputs.
+  int64_t boundBytes = 0;
+  /// Static upper bound on the intermediate buffers of one step: the sizes
+  /// of every tensor.empty / alloc_tensor in the linalg IR (some of them
+  /// bufferize in place into outputs, so this over-counts).
+  int64_t intermediateBytes = 0;
+  double compileSeconds = 0; ///< 0 on a cache hit
+  bool fromCache = false;
+  // Interpreted (totals).
+  int64_t opsDispatched = 0;
+  int64_t buffersAllocated = 0;
+  int64_t bytesAllocated = 0;
+  int64_t peakLiveBytes = 0;
+};
+
+class Executable {
+public:
+  /// Binds `params` (copied, in @train_step / @forward parameter order) to
+  /// the functions of `module`; optimizer state starts at zero. `context`
+  /// is kept alive as long as the Executable. In compiled mode @train_step
+  /// is compiled here (or found in the cache), @forward on first predict.
+  /// Throws kcc::Error when the module has neither function, the layout is
+  /// malformed or a parameter's shape does not match.
+  Executable(std::shared_ptr<mlir::MLIRContext> context,
+             mlir::OwningOpRef<mlir::ModuleOp> module,
+             const std::vector<NDArray> &params, ExecOptions options = {});
+  Executable(Executable &&) noexcept;
+  Executable &operator=(Executable &&) noexcept;
+  ~Executable();
+
+  ExecMode mode() const;
+  bool hasTrainStep() const;
+  /// The static batch of @train_step (or of @forward without one).
+  int64_t batchSize() const;
+
+  /// One training step on a batch (shapes and dtypes as @train_step's input
+  /// and target): updates params, state and iterations in place.
+  StepResult step(const NDArray &x, const NDArray &y);
+  const std::vector<std::string> &metricNames() const;
+
+  /// @forward on `x` of any number of rows: runs full batches and pads the
+  /// last one with zeros (padded rows are dropped from the result).
+  NDArray predict(const NDArray &x);
+
+  /// Parameter names ("dense/kernel"), in binding order.
+  const std::vector<std::string> &weightNames() const;
+  /// Copies of the current values.
+  std::vector<NDArray> getWeights() const;
+  NDArray getWeight(const std::string &name) const;
+  /// Copies into the bound buffers; shapes and dtypes must match.
+  void setWeights(const std::vector<NDArray> &values);
+  void setWeight(const std::string &name, const NDArray &value);
+
+  /// Optimizer state (copies) and its replacement, e.g. to carry it to an
+  /// Executable of another batch size.
+  std::vector<NDArray> getOptimizerState() const;
+  void setOptimizerState(const std::vector<NDArray> &values);
+  int64_t iterations() const;
+  void setIterations(int64_t iterations);
+
+  void setLearningRate(double lr);
+  double learningRate() const;
+
+  ExecStats stats() const;
+  /// The module (@train_step, @forward) as text.
+  std::string moduleText() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace kcc
+
+#endif // KCC_RUNTIME_EXEC_EXECUTABLE_H
