@@ -10,6 +10,10 @@
 //                          kcc::Dense(128, "relu"), kcc::Dense(10)});
 //   kcc::Tensor y = model(x);                       // eager
 //   auto module = kcc::traceForward(ctx, model, {/*batch=*/32});
+//   kcc::Executable exe = kcc::jit(model, options); // compiled training step
+//
+// Training (kcc::jit, kcc::Trainer) lives in the KCCTraining library; link it
+// to use those.
 //
 //===----------------------------------------------------------------------===//
 
@@ -23,6 +27,8 @@
 #include "frontend/Ops.h"
 #include "frontend/Tensor.h"
 #include "frontend/Trace.h"
+#include "frontend/training/Jit.h"
+#include "frontend/training/Trainer.h"
 #include "runtime/Error.h"
 #include "runtime/NDArray.h"
 
