@@ -27,6 +27,7 @@
 #include "mlir/Pass/PassRegistry.h"
 #include "mlir/Target/LLVMIR/Dialect/Builtin/BuiltinToLLVMIRTranslation.h"
 #include "mlir/Target/LLVMIR/Dialect/LLVMIR/LLVMToLLVMIRTranslation.h"
+#include "mlir/Target/LLVMIR/Dialect/OpenMP/OpenMPToLLVMIRTranslation.h"
 #include "mlir/Transforms/Passes.h"
 
 namespace kcc {
@@ -44,7 +45,7 @@ void buildLinalgPipeline(mlir::OpPassManager &pm,
   // On tensors, before bufferization: fusion is a use-def rewrite here, and
   // every fused producer is one buffer bufferization never allocates.
   if (opts.fuseElementwise)
-    pm.addPass(mlir::createLinalgElementwiseOpFusionPass());
+    pm.addPass(createKcFuseElementwise());
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
 }
@@ -75,15 +76,30 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   outOpts.memCpyFn = linalgCopy;
   outOpts.hoistStaticAllocs = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outOpts));
+  // Once the out-params are the caller's, every remaining allocation is an
+  // intermediate: one arena for all of them, before deallocation would free
+  // them one by one.
+  if (opts.planMemory) {
+    KcPlanMemoryOptions planOpts;
+    planOpts.arenaArg = opts.arenaArg;
+    pm.addPass(createKcPlanMemory(planOpts));
+  }
   // Frees every intermediate buffer once per call (before any loop lowering,
   // while the IR is still structured).
   bufferization::BufferDeallocationPipelineOptions deallocOpts;
   bufferization::buildBufferDeallocationPipeline(pm, deallocOpts);
   pm.addPass(createCanonicalizerPass());
 
-  // Serial loops for now: LLVM's loop vectorizer handles the inner loops at
-  // -O3; GEMM and convolution threads come from oneDNN.
-  pm.addNestedPass<func::FuncOp>(createConvertLinalgToLoopsPass());
+  // Last point where each kernel is one op: count them.
+  pm.addPass(createKcCountKernels());
+  // Loops: big nests parallel over an OpenMP team, the rest serial; LLVM's
+  // loop vectorizer handles the inner loops at -O3; GEMM and convolution
+  // threads come from oneDNN.
+  KcLowerLoopsOptions loopOpts;
+  loopOpts.parallelThreshold = opts.parallelThreshold;
+  pm.addPass(createKcLowerLoops(loopOpts));
+  if (opts.parallelThreshold > 0)
+    pm.addPass(createConvertSCFToOpenMPPass());
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
   // Subviews (slices, reshapes) become plain pointer arithmetic.
@@ -100,6 +116,10 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   ConvertFuncToLLVMPassOptions funcOpts;
   funcOpts.useBarePtrCallConv = true;
   pm.addPass(createConvertFuncToLLVMPass(funcOpts));
+  // The omp regions' types. After func-to-llvm: this pass also converts
+  // functions, with the default (descriptor) calling convention.
+  if (opts.parallelThreshold > 0)
+    pm.addPass(createConvertOpenMPToLLVMPass());
   pm.addPass(createConvertControlFlowToLLVMPass());
   pm.addPass(createReconcileUnrealizedCastsPass());
 }
@@ -118,6 +138,7 @@ void registerCodegenInterfaces(mlir::DialectRegistry &registry) {
   tensor::registerBufferizableOpInterfaceExternalModels(registry);
   registerBuiltinDialectTranslation(registry);
   registerLLVMDialectTranslation(registry);
+  registerOpenMPDialectTranslation(registry);
 }
 
 void registerCodegenPasses() {

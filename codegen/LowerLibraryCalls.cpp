@@ -76,7 +76,10 @@ LogicalResult emitCall(Operation *op, const CallSpec &spec,
   for (Value in : spec.inputs) {
     auto t = cast<RankedTensorType>(in.getType());
     auto mt = MemRefType::get(t.getShape(), t.getElementType());
-    Value m = rewriter.create<bufferization::ToMemrefOp>(loc, mt, in);
+    // read_only: the kernels never write their inputs, so bufferization
+    // passes a read-only argument's buffer as is instead of copying it.
+    Value m = rewriter.create<bufferization::ToMemrefOp>(loc, mt, in,
+                                                         /*read_only=*/true);
     args.push_back(dataPointer(rewriter, loc, m));
     llvm::append_range(dims, t.getShape());
   }

@@ -30,6 +30,21 @@ struct CpuPipelineOptions
       *this, "fuse-elementwise",
       llvm::cl::desc("fuse producer/consumer linalg.generic chains"),
       llvm::cl::init(true)};
+  Option<bool> planMemory{
+      *this, "plan-memory",
+      llvm::cl::desc("place intermediate buffers in one static arena "
+                     "(kc-plan-memory)"),
+      llvm::cl::init(true)};
+  Option<bool> arenaArg{
+      *this, "arena-arg",
+      llvm::cl::desc("take the arena as a trailing i8 buffer argument "
+                     "instead of allocating it per call"),
+      llvm::cl::init(false)};
+  Option<int64_t> parallelThreshold{
+      *this, "parallel-threshold",
+      llvm::cl::desc("iteration points from which a generated loop nest runs "
+                     "on an OpenMP team (0: all loops serial)"),
+      llvm::cl::init(65536)};
 };
 
 /// kc -> linalg -> bufferized loops -> LLVM dialect. Every result becomes a

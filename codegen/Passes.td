@@ -78,4 +78,109 @@ def KcPrepareOutParams : Pass<"kc-prepare-out-params", "mlir::ModuleOp"> {
                            "::mlir::memref::MemRefDialect"];
 }
 
+def KcPlanMemory : Pass<"kc-plan-memory", "mlir::ModuleOp"> {
+  let summary = "Places every intermediate buffer of a function in one "
+                "static arena";
+  let description = [{
+    Runs on bufferized functions (after buffer-results-to-out-params, before
+    the deallocation pipeline). Every statically shaped `memref.alloc` of a
+    function's entry block whose lifetime the block decides (it is neither
+    returned nor yielded) gets an offset in one `memref<Nxi8>` arena and is
+    replaced by a `memref.view` of it. Live intervals run from a buffer's
+    first to its last use, through views, casts and extracted pointers.
+    Buffers are placed by decreasing size into the best-fitting gap among
+    those with overlapping intervals (TFLite's greedy-by-size, XLA's heap
+    simulator), at `alignment`-byte offsets; deallocations of planned
+    buffers are dropped.
+
+    ```mlir
+    %0 = memref.alloc() {alignment = 64 : i64} : memref<16x16xf32>
+    // becomes (arena allocated once at the top, or the trailing argument)
+    %c0 = arith.constant 0 : index
+    %0 = memref.view %arena[%c0][] : memref<2048xi8> to memref<16x16xf32>
+    ```
+
+    The plan's totals (arena bytes, the lower bound = most bytes live at
+    once, the unshared sum) are recorded as `kc.arena_*` attributes on the
+    function (codegen/MemoryPlan.h reads them) and, with `remarks`, emitted
+    as a remark.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"arenaArg", "arena-arg", "bool", /*default=*/"false",
+           "take the arena as a trailing memref<Nxi8> argument instead of "
+           "allocating it per call">,
+    Option<"alignment", "alignment", "int64_t", /*default=*/"64",
+           "byte alignment of every offset">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "emit the plan as a remark on each function">,
+  ];
+}
+
+def KcCountKernels : Pass<"kc-count-kernels", "mlir::ModuleOp"> {
+  let summary = "Records each function's kernel count (library calls + "
+                "top-level loop nests)";
+  let description = [{
+    An analysis that changes no op: counts the `kcc_rt_*` library calls and
+    the top-level loop nests (linalg ops, scf/affine loops) of every function
+    and stores them as `kc.kernels`, `kc.library_calls` and `kc.loop_nests`
+    (codegen/KernelCount.h reads them back). kc-cpu-pipeline runs it after
+    bufferization, right before linalg becomes loops.
+  }];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "emit the count as a remark on each function">,
+  ];
+}
+
+def KcLowerLoops : Pass<"kc-lower-loops", "mlir::ModuleOp"> {
+  let summary = "Lowers linalg ops on buffers to loops, parallel where the "
+                "work pays for a thread team";
+  let description = [{
+    Like convert-linalg-to-loops, but a linalg op whose iteration space has
+    at least `parallel-threshold` points, only parallel dimensions (no
+    reduction: see LowerLoops.cpp) and no enclosing parallel loop becomes an
+    `scf.parallel` nest, for convert-scf-to-openmp to run on all cores. Smaller ops become serial
+    `scf.for` nests: waking a team costs more than they do. A threshold of 0
+    keeps every loop serial.
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect",
+                           "::mlir::affine::AffineDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"parallelThreshold", "parallel-threshold", "int64_t",
+           /*default=*/"65536",
+           "iteration points from which a loop nest runs in parallel "
+           "(0: never)">,
+  ];
+}
+
+def KcFuseElementwise : Pass<"kc-fuse-elementwise"> {
+  let summary = "Fuses linalg.generic producers into consumers, including "
+                "producers with several users";
+  let description = [{
+    linalg-fuse-elementwise-ops with a wider control rule: a producer with
+    several users is fused into an elementwise (all-parallel) consumer when
+    none of its other users comes before the consumer; the fused op also
+    yields the producer's value for them, so nothing is recomputed. This
+    merges, e.g., Adam's m, v and parameter updates into one loop nest per
+    parameter. With `multi-use=false` it is upstream's single-use rule.
+
+    ```mlir
+    %m = linalg.generic ... -> tensor<128xf32>      // returned, and used by %p
+    %p = linalg.generic ins(%m, ...) -> tensor<128xf32>
+    // becomes
+    %m, %p = linalg.generic ... -> (tensor<128xf32>, tensor<128xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::affine::AffineDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"multiUse", "multi-use", "bool", /*default=*/"true",
+           "fuse producers with several users into elementwise consumers">,
+  ];
+}
+
 #endif // KCC_CODEGEN_PASSES_TD

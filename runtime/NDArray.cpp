@@ -198,6 +198,17 @@ NDArray NDArray::empty(const Shape &shape, DType dtype) {
   return a;
 }
 
+NDArray NDArray::borrow(void *data, const Shape &shape, DType dtype) {
+  NDArray a;
+  a.shape_ = shape;
+  a.dtype_ = dtype;
+  // A no-op deleter: the storage belongs to the caller. An empty array still
+  // needs a non-null pointer to count as defined().
+  alignas(64) static char emptyStorage;
+  a.storage_ = std::shared_ptr<void>(data ? data : &emptyStorage, [](void *) {});
+  return a;
+}
+
 NDArray NDArray::zeros(const Shape &shape, DType dtype) {
   NDArray a = empty(shape, dtype);
   std::memset(a.rawData(), 0, a.bytes());

@@ -62,6 +62,10 @@ public:
                             DType dtype = DType::F32);
   /// A scalar (rank 0).
   static NDArray scalar(double value, DType dtype = DType::F32);
+  /// A non-owning view of `data` (caller keeps it alive and aligned for
+  /// `dtype`). Not counted in AllocStats: compiled code hands its arena and
+  /// argument buffers to the kernel library this way, without copies.
+  static NDArray borrow(void *data, const Shape &shape, DType dtype);
 
   const Shape &shape() const { return shape_; }
   int64_t rank() const { return static_cast<int64_t>(shape_.size()); }

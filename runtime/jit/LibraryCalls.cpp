@@ -1,18 +1,18 @@
 //===- LibraryCalls.cpp - C entry points compiled code calls --------------===//
 //
-// Each entry point views the caller's buffers as NDArrays and runs the
-// kernel library. NDArray owns its storage, so inputs are copied in and the
-// result copied out: O(size) next to O(size * K) of work for GEMM and
-// convolution. A non-owning NDArray view would remove both copies.
+// Each entry point views the caller's buffers as non-owning NDArrays
+// (NDArray::borrow: no copy, no allocation, nothing in AllocStats) and runs
+// the kernel library on them, writing straight into the output buffer.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/jit/LibraryCalls.h"
 #include "runtime/kernels/Kernels.h"
 
+#include <dlfcn.h>
+
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 
 using namespace kcc;
 
@@ -22,16 +22,10 @@ template <typename T> constexpr DType dtypeFor() {
   return sizeof(T) == 4 ? DType::F32 : DType::F64;
 }
 
-template <typename T> NDArray copyIn(const T *data, Shape shape) {
-  NDArray a = NDArray::empty(shape, dtypeFor<T>());
-  if (a.bytes())
-    std::memcpy(a.rawData(), data, a.bytes());
-  return a;
-}
-
-template <typename T> void copyOut(const NDArray &a, T *data) {
-  if (a.bytes())
-    std::memcpy(data, a.rawData(), a.bytes());
+/// A view of a buffer compiled code owns. Inputs are never written: the
+/// const_cast only satisfies NDArray, which has no read-only flavour.
+template <typename T> NDArray view(const T *data, Shape shape) {
+  return NDArray::borrow(const_cast<T *>(data), shape, dtypeFor<T>());
 }
 
 /// Runs `body`, turning an exception into a message and abort(): it must not
@@ -54,10 +48,9 @@ template <typename T>
 void matmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1, int64_t b0,
             int64_t b1, int64_t o0, int64_t o1, int64_t ta, int64_t tb) {
   guarded("matmul", [&] {
-    NDArray A = copyIn(a, {a0, a1}), B = copyIn(b, {b0, b1});
-    NDArray O = NDArray::empty({o0, o1}, dtypeFor<T>());
+    NDArray A = view(a, {a0, a1}), B = view(b, {b0, b1});
+    NDArray O = view(out, {o0, o1});
     kernels::matmul(A, B, ta != 0, tb != 0, O);
-    copyOut(O, out);
   });
 }
 
@@ -69,8 +62,8 @@ void conv(const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,
           int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh,
           int64_t sw, int64_t dh, int64_t dw, int64_t pad) {
   guarded("conv2d", [&] {
-    NDArray X = copyIn(x, {x0, x1, x2, x3}), Y = copyIn(y, {y0, y1, y2, y3});
-    NDArray O = NDArray::empty({o0, o1, o2, o3}, dtypeFor<T>());
+    NDArray X = view(x, {x0, x1, x2, x3}), Y = view(y, {y0, y1, y2, y3});
+    NDArray O = view(out, {o0, o1, o2, o3});
     kernels::Conv2DParams p;
     p.strideH = sh, p.strideW = sw, p.dilationH = dh, p.dilationW = dw;
     p.padding = padding(pad);
@@ -80,7 +73,6 @@ void conv(const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,
       kernels::conv2dBackpropInput(X, Y, p, O);
     else
       kernels::conv2dBackpropFilter(X, Y, p, O);
-    copyOut(O, out);
   });
 }
 
@@ -99,8 +91,8 @@ void pool1(const T *x, T *out, int64_t x0, int64_t x1, int64_t x2, int64_t x3,
            int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t wh,
            int64_t ww, int64_t sh, int64_t sw, int64_t pad) {
   guarded("pool2d", [&] {
-    NDArray X = copyIn(x, {x0, x1, x2, x3});
-    NDArray O = NDArray::empty({o0, o1, o2, o3}, dtypeFor<T>());
+    NDArray X = view(x, {x0, x1, x2, x3});
+    NDArray O = view(out, {o0, o1, o2, o3});
     auto p = poolParams(wh, ww, sh, sw, pad);
     if constexpr (K == PoolKind::Max)
       kernels::maxPool2d(X, p, O);
@@ -108,7 +100,6 @@ void pool1(const T *x, T *out, int64_t x0, int64_t x1, int64_t x2, int64_t x3,
       kernels::avgPool2d(X, p, O);
     else
       kernels::avgPool2dGrad(X, p, O);
-    copyOut(O, out);
   });
 }
 
@@ -118,10 +109,9 @@ void maxPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
                  int64_t y3, int64_t o0, int64_t o1, int64_t o2, int64_t o3,
                  int64_t wh, int64_t ww, int64_t sh, int64_t sw, int64_t pad) {
   guarded("max_pool2d_grad", [&] {
-    NDArray X = copyIn(x, {x0, x1, x2, x3}), Y = copyIn(y, {y0, y1, y2, y3});
-    NDArray O = NDArray::empty({o0, o1, o2, o3}, dtypeFor<T>());
+    NDArray X = view(x, {x0, x1, x2, x3}), Y = view(y, {y0, y1, y2, y3});
+    NDArray O = view(out, {o0, o1, o2, o3});
     kernels::maxPool2dGrad(X, Y, poolParams(wh, ww, sh, sw, pad), O);
-    copyOut(O, out);
   });
 }
 
@@ -194,6 +184,49 @@ KCC_RT_DEFINE(float, f32)
 KCC_RT_DEFINE(double, f64)
 }
 
+namespace {
+
+/// The LLVM OpenMP runtime entry points MLIR's OpenMP translation emits
+/// (parallel regions, static worksharing loops, their barriers).
+constexpr const char *kOpenMPEntryPoints[] = {
+    "__kmpc_global_thread_num", "__kmpc_fork_call",
+    "__kmpc_for_static_init_4", "__kmpc_for_static_init_4u",
+    "__kmpc_for_static_init_8", "__kmpc_for_static_init_8u",
+    "__kmpc_for_static_fini",   "__kmpc_barrier",
+    "__kmpc_cancel_barrier",    "__kmpc_push_num_threads",
+    "__kmpc_serialized_parallel", "__kmpc_end_serialized_parallel",
+    "__kmpc_flush",             "__kmpc_critical",
+    "__kmpc_end_critical",      "__kmpc_reduce",
+    "__kmpc_end_reduce",        "__kmpc_reduce_nowait",
+    "__kmpc_end_reduce_nowait", "omp_get_thread_num",
+    "omp_get_num_threads",
+};
+
+} // namespace
+
+std::vector<std::pair<std::string, void *>> kcc::jit::openMPRuntimeSymbols() {
+  // The kernels and oneDNN run on libgomp, which has no __kmpc_* entry
+  // points; LLVM's libomp provides them. Loaded RTLD_LOCAL so its GOMP_*
+  // compatibility symbols never interpose on libgomp's, and bound by name
+  // here instead. Its threads sleep as soon as a region ends
+  // (KMP_BLOCKTIME=0 unless the user chose otherwise): spinning would take
+  // the cores from oneDNN's team, which runs next.
+  static void *handle = [] {
+    ::setenv("KMP_BLOCKTIME", "0", /*overwrite=*/0);
+    void *h = ::dlopen("libomp.so.5", RTLD_NOW | RTLD_LOCAL);
+    if (!h)
+      h = ::dlopen("libomp.so", RTLD_NOW | RTLD_LOCAL);
+    return h;
+  }();
+  std::vector<std::pair<std::string, void *>> symbols;
+  if (!handle)
+    return symbols;
+  for (const char *name : kOpenMPEntryPoints)
+    if (void *p = ::dlsym(handle, name))
+      symbols.emplace_back(name, p);
+  return symbols;
+}
+
 std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
   std::vector<std::pair<std::string, void *>> symbols;
 #define KCC_RT_SYM(NAME)                                                       \
@@ -210,5 +243,7 @@ std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
   KCC_RT_SYM(max_pool2d_grad)
   KCC_RT_SYM(avg_pool2d_grad)
 #undef KCC_RT_SYM
+  for (auto &entry : openMPRuntimeSymbols())
+    symbols.push_back(entry);
   return symbols;
 }

@@ -75,6 +75,11 @@ namespace jit {
 /// an AOT object's link map).
 std::vector<std::pair<std::string, void *>> libraryCallSymbols();
 
+/// The OpenMP runtime entry points (`__kmpc_*`) parallel loops call, from
+/// LLVM's libomp loaded on first use; empty when it is not installed (then
+/// only serial code can be linked). Included in libraryCallSymbols().
+std::vector<std::pair<std::string, void *>> openMPRuntimeSymbols();
+
 } // namespace jit
 } // namespace kcc
 

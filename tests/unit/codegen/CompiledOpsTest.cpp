@@ -253,3 +253,31 @@ TEST_F(CompiledFunctionTest, DumpsLlvmDialectAndIR) {
 }
 
 } // namespace
+
+namespace kcc {
+namespace testing {
+namespace {
+
+// Shapes past the pipeline's parallel threshold (64k iteration points): the
+// elementwise chain and the softmax's elementwise parts run as OpenMP
+// worksharing loops (libomp); reductions stay serial. Results must not
+// depend on the team.
+TEST_P(CompiledVsInterpreted, ParallelLoopsOnLargeShapes) {
+  check(R"mlir(
+func.func @f(%a: tensor<512x256x$T>, %b: tensor<512x256x$T>, %c: tensor<256x$T>)
+    -> (tensor<512x256x$T>, tensor<512x$T>, tensor<256x$T>, tensor<512x256x$T>) {
+  %0 = kc.broadcast_to %c : tensor<256x$T> -> tensor<512x256x$T>
+  %1 = kc.mul %a, %b : tensor<512x256x$T>
+  %2 = kc.add %1, %0 : tensor<512x256x$T>
+  %3 = kc.relu %2 : tensor<512x256x$T>
+  %4 = kc.reduce_sum %3 {axes = array<i64: 1>} : tensor<512x256x$T> -> tensor<512x$T>
+  %5 = kc.reduce_sum %3 {axes = array<i64: 0>} : tensor<512x256x$T> -> tensor<256x$T>
+  %6 = kc.softmax %2 : tensor<512x256x$T>
+  return %3, %4, %5, %6 : tensor<512x256x$T>, tensor<512x$T>, tensor<256x$T>, tensor<512x256x$T>
+}
+)mlir", {}, type() == "f32" ? 1e-4 : 1e-10);
+}
+
+} // namespace
+} // namespace testing
+} // namespace kcc

@@ -1,0 +1,251 @@
+//===- FusionBenchmark.cpp - Compiled vs interpreted train steps ----------===//
+//
+// kcc-bench-fusion: one Adam @train_step per model, run by the interpreter
+// (op by op, one kernel and one allocation per op) and by the compiled code
+// (kc-cpu-pipeline + ORC JIT), on the same arguments. The targets:
+//
+//   mlp_small   32-64-64-10, batch 16     dispatch-bound      compiled >= 5x
+//   mlp         784-128-64-10, batch 64                       compiled >= 2x
+//   cnn         the reference CNN, batch 64                   compiled >= 1.3x
+//   mlp_gemm    4096-4096-4096-10, batch 512   GEMM-bound     compiled >= 1.05x
+//                                       and >= 80% of oneDNN's SGEMM rate
+//
+// Compare the compiled and interpreted lines of one run (the machine is
+// shared: a ratio across runs means little); --benchmark_repetitions=N with
+// --benchmark_report_aggregates_only=true gives medians.
+//
+// Counters: `kernels` (compiled: library calls + loop nests; interpreted:
+// ops dispatched), `arena_B`, `lower_bound_B`, `unshared_B` (the memory
+// plan), `peak_B` (interpreted: AllocStats peak over a step, arguments and
+// results included; compiled: arguments + results + arena), `GFLOPS`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/KernelCount.h"
+#include "codegen/MemoryPlan.h"
+#include "codegen/Passes.h"
+#include "examples/models/ReferenceModels.h"
+#include "kcc/kcc.h"
+#include "passes/TrainStep.h"
+#include "runtime/interpreter/Interpreter.h"
+#include "runtime/jit/CompiledFunction.h"
+#include "runtime/kernels/Kernels.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+
+#include <benchmark/benchmark.h>
+
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+using namespace kcc;
+
+namespace {
+
+/// Deterministic values in [-scale, scale).
+NDArray filled(const Shape &shape, DType dt, uint64_t seed, double scale) {
+  NDArray a = NDArray::empty(shape, dt);
+  uint64_t s = seed;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    a.set(i, scale * (2.0 * static_cast<double>(s >> 11) * 0x1.0p-53 - 1.0));
+  }
+  return a;
+}
+
+std::unique_ptr<Model> buildModel(const std::string &name) {
+  if (name == "mlp")
+    return examples::buildMlp(1);
+  if (name == "cnn")
+    return examples::buildCnn(1);
+  if (name == "mlp_small")
+    return std::make_unique<Sequential>(
+        std::vector<SequentialEntry>{Input({32}), Dense(64, "relu"),
+                                     Dense(64, "relu"), Dense(10, "softmax")},
+        "mlp_small", 1);
+  // mlp_gemm
+  return std::make_unique<Sequential>(
+      std::vector<SequentialEntry>{Input({4096}), Dense(4096, "relu"),
+                                   Dense(4096, "relu"), Dense(10, "softmax")},
+      "mlp_gemm", 1);
+}
+
+/// A traced, built @train_step and arguments a runtime would pass.
+struct Step {
+  mlir::MLIRContext ctx;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  mlir::func::FuncOp func;
+  std::vector<NDArray> args;
+  int64_t argBytes = 0;
+
+  Step(const std::string &model, int64_t batch) {
+    auto m = buildModel(model);
+    TraceOptions opts;
+    opts.batch = batch;
+    module = traceForward(ctx, *m, opts);
+    KcBuildTrainStepOptions trainOpts;
+    trainOpts.optimizer = "adam";
+    mlir::PassManager pm(&ctx);
+    buildTrainPipeline(pm, trainOpts);
+    if (mlir::failed(pm.run(*module)))
+      throw Error("train pipeline failed");
+    func = module->lookupSymbol<mlir::func::FuncOp>("train_step");
+    auto layout = getTrainStepLayout(func);
+    for (unsigned i = 0; i < func.getNumArguments(); ++i) {
+      auto t = mlir::cast<mlir::RankedTensorType>(func.getArgument(i).getType());
+      Shape shape(t.getShape().begin(), t.getShape().end());
+      DType dt = dtypeOf(t.getElementType());
+      if (i < layout->numParams || i == layout->firstInputArg())
+        args.push_back(filled(shape, dt, i + 1, 0.05));
+      else if (i == layout->iterationsArg())
+        args.push_back(NDArray::scalar(0, DType::I64));
+      else if (i == layout->learningRateArg())
+        args.push_back(NDArray::scalar(0.001, dt));
+      else if (i == layout->targetArg()) {
+        NDArray y = NDArray::empty(shape, dt);
+        for (int64_t k = 0; k < y.numel(); ++k)
+          y.set(k, k % 10);
+        args.push_back(y);
+      } else {
+        args.push_back(NDArray::zeros(shape, dt));
+      }
+      argBytes += args.back().bytes();
+    }
+  }
+};
+
+/// Runs kc-cpu-pipeline on a copy and reads what it recorded.
+struct PlanInfo {
+  KernelCount kernels;
+  MemoryPlanReport plan;
+};
+PlanInfo analyze(Step &step) {
+  mlir::DialectRegistry registry;
+  registerCodegenInterfaces(registry);
+  step.ctx.appendDialectRegistry(registry);
+  mlir::OwningOpRef<mlir::ModuleOp> copy = step.module->clone();
+  mlir::PassManager pm(&step.ctx);
+  buildCpuPipeline(pm, CpuPipelineOptions());
+  PlanInfo info;
+  if (mlir::failed(pm.run(*copy)))
+    return info;
+  copy->walk([&](mlir::LLVM::LLVMFuncOp f) {
+    if (f.getSymName() != "train_step")
+      return;
+    if (auto k = readKernelCount(f))
+      info.kernels = *k;
+    if (auto p = readMemoryPlan(f))
+      info.plan = *p;
+  });
+  return info;
+}
+
+void BM_Interpreted(benchmark::State &state, const std::string &model) {
+  Step step(model, state.range(0));
+  Interpreter interp;
+  benchmark::DoNotOptimize(interp.run(step.func, step.args)); // warm caches
+  interp.resetStats();
+  AllocStats::resetPeak();
+  int64_t live = AllocStats::liveBytes();
+  for (auto _ : state) {
+    std::vector<NDArray> out = interp.run(step.func, step.args);
+    benchmark::DoNotOptimize(out[0].rawData());
+  }
+  state.counters["kernels"] = benchmark::Counter(
+      static_cast<double>(interp.stats().opsDispatched),
+      benchmark::Counter::kAvgIterations);
+  // Arguments are live throughout; the step adds intermediates and results.
+  state.counters["peak_B"] = static_cast<double>(
+      AllocStats::peakBytes() - live + step.argBytes);
+}
+
+void BM_Compiled(benchmark::State &state, const std::string &model) {
+  Step step(model, state.range(0));
+  PlanInfo info = analyze(step);
+  CompiledFunction fn = CompiledFunction::compile(*step.module, "train_step");
+  std::vector<NDArray> outs;
+  int64_t outBytes = 0;
+  for (const TensorSpec &s : fn.resultSpecs()) {
+    outs.push_back(NDArray::empty(s.shape, s.dtype));
+    outBytes += outs.back().bytes();
+  }
+  fn.runInto(step.args, outs); // warm the primitive caches
+  for (auto _ : state) {
+    fn.runInto(step.args, outs);
+    benchmark::DoNotOptimize(outs[0].rawData());
+  }
+  state.counters["kernels"] = static_cast<double>(info.kernels.total());
+  state.counters["library_calls"] =
+      static_cast<double>(info.kernels.libraryCalls);
+  state.counters["arena_B"] = static_cast<double>(info.plan.arenaBytes);
+  state.counters["lower_bound_B"] =
+      static_cast<double>(info.plan.lowerBoundBytes);
+  state.counters["unshared_B"] = static_cast<double>(info.plan.sumBytes);
+  state.counters["peak_B"] =
+      static_cast<double>(step.argBytes + outBytes + info.plan.arenaBytes);
+}
+
+/// The GEMMs of mlp_gemm's step through kernels::matmul (oneDNN), outputs
+/// preallocated: the rate the compiled step's GEMMs could reach at best.
+/// Forward x·W1, h·W2; backward dY·W2ᵀ, hᵀ·dY for both big layers.
+void BM_SgemmOfMlpGemm(benchmark::State &state) {
+  int64_t b = state.range(0), n = 4096;
+  NDArray x = filled({b, n}, DType::F32, 1, 1), w = filled({n, n}, DType::F32, 2, 1);
+  NDArray y = NDArray::empty({b, n}, DType::F32);
+  NDArray dw = NDArray::empty({n, n}, DType::F32);
+  auto once = [&] {
+    kernels::matmul(x, w, false, false, y);  // forward
+    kernels::matmul(y, w, false, true, x);   // grad wrt input
+    kernels::matmul(x, y, true, false, dw);  // grad wrt weight
+  };
+  once();
+  for (auto _ : state) {
+    once();
+    benchmark::ClobberMemory();
+  }
+  state.counters["GFLOPS"] = benchmark::Counter(
+      3 * 2.0 * b * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+}
+
+void registerAll() {
+  struct Case {
+    std::string model;
+    int64_t batch;
+  };
+  for (const Case &c : {Case{"mlp_small", 16}, Case{"mlp", 64},
+                        Case{"cnn", 64}, Case{"cnn", 256},
+                        Case{"mlp_gemm", 512}}) {
+    bool big = c.model == "mlp_gemm" || c.batch == 256;
+    for (bool compiled : {false, true}) {
+      std::string name = std::string(compiled ? "Compiled/" : "Interpreted/") +
+                         c.model;
+      auto *b = compiled ? benchmark::RegisterBenchmark(
+                               name.c_str(), BM_Compiled, c.model)
+                         : benchmark::RegisterBenchmark(
+                               name.c_str(), BM_Interpreted, c.model);
+      b->Arg(c.batch)->UseRealTime()->Unit(benchmark::kMicrosecond);
+      if (big)
+        b->MinTime(2.0);
+    }
+  }
+  benchmark::RegisterBenchmark("SgemmOfMlpGemm", BM_SgemmOfMlpGemm)
+      ->Arg(512)
+      ->UseRealTime()
+      ->Unit(benchmark::kMicrosecond);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  benchmark::Initialize(&argc, argv);
+  registerAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,131 @@
+//===- FuseElementwise.cpp - Producer/consumer fusion of linalg.generic ---===//
+//
+// kc-fuse-elementwise: linalg's elementwise fusion with a wider rule.
+// Upstream's linalg-fuse-elementwise-ops fuses a producer only into its
+// single user. A train step is full of values with two users: the Adam
+// moments m' and v' are returned and feed the parameter update, an
+// activation feeds the next layer and is kept for backprop. Here such a
+// producer is fused too when its consumer is elementwise (all parallel
+// loops) and every other user comes after the consumer: the fused op
+// computes the producer once and also yields its value (linalg keeps the
+// producer's result as an extra result), so nothing is recomputed and
+// nothing used before the consumer moves after it.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+
+#include "llvm/Support/Debug.h"
+
+#define DEBUG_TYPE "kc-fuse-elementwise"
+
+namespace kcc {
+#define GEN_PASS_DEF_KCFUSEELEMENTWISE
+#include "codegen/Passes.h.inc"
+} // namespace kcc
+
+using namespace mlir;
+
+namespace {
+
+bool allParallel(linalg::GenericOp op) {
+  return op.getNumLoops() == op.getNumParallelLoops();
+}
+
+/// Single-use producers always (upstream's rule); multi-use producers into
+/// an elementwise consumer when no other user precedes the consumer.
+bool shouldFuse(OpOperand *fused, bool multiUse) {
+  Operation *producer = fused->get().getDefiningOp();
+  if (!producer)
+    return false;
+  if (producer->hasOneUse())
+    return true;
+  if (!multiUse)
+    return false;
+  auto producerOp = dyn_cast<linalg::GenericOp>(producer);
+  auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+  if (!producerOp || !consumer || !allParallel(producerOp) ||
+      !allParallel(consumer) || producer->getBlock() != consumer->getBlock())
+    return false;
+  for (Operation *user : producer->getUsers())
+    if (user != consumer.getOperation() &&
+        (user->getBlock() != consumer->getBlock() ||
+         user->isBeforeInBlock(consumer)))
+      return false;
+  return true;
+}
+
+/// linalg's FuseElementwiseOps, except that a producer's values the fused
+/// op preserves replace the producer's remaining uses (upstream leaves the
+/// producer in place for them, so a multi-use producer runs twice: two
+/// loop nests, recomputed values). shouldFuse guaranteed those uses all come
+/// after the consumer, where the fused op is.
+struct FuseProducers : public OpRewritePattern<linalg::GenericOp> {
+  FuseProducers(MLIRContext *ctx, bool multiUse)
+      : OpRewritePattern(ctx), multiUse(multiUse) {}
+
+  LogicalResult matchAndRewrite(linalg::GenericOp consumer,
+                                PatternRewriter &rewriter) const override {
+    for (OpOperand &operand : consumer->getOpOperands()) {
+      if (!linalg::areElementwiseOpsFusable(&operand) ||
+          !shouldFuse(&operand, multiUse))
+        continue;
+      Operation *producer = operand.get().getDefiningOp();
+      FailureOr<linalg::ElementwiseOpFusionResult> fused =
+          linalg::fuseElementwiseOps(rewriter, &operand);
+      if (failed(fused))
+        return rewriter.notifyMatchFailure(consumer, "fusion failed");
+      for (auto [orig, replacement] : fused->replacements) {
+        Operation *fusedOp = fused->fusedOp;
+        rewriter.replaceUsesWithIf(orig, replacement, [&](OpOperand &use) {
+          return use.getOwner() != fusedOp;
+        });
+      }
+      rewriter.eraseOp(consumer);
+      if (producer->use_empty())
+        rewriter.eraseOp(producer);
+      return success();
+    }
+    return failure();
+  }
+
+  bool multiUse;
+};
+
+struct KcFuseElementwisePass
+    : public kcc::impl::KcFuseElementwiseBase<KcFuseElementwisePass> {
+  using KcFuseElementwiseBase::KcFuseElementwiseBase;
+
+  void runOnOperation() override {
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    bool multi = multiUse;
+    linalg::ControlFusionFn singleUse = [](OpOperand *fused) {
+      Operation *producer = fused->get().getDefiningOp();
+      return producer && producer->hasOneUse();
+    };
+    patterns.add<FuseProducers>(ctx, multi);
+    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, singleUse);
+    affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
+    linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
+    ctx->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(
+        patterns);
+    linalg::populateConstantFoldLinalgOperations(patterns, singleUse);
+    GreedyRewriteConfig config;
+    config.useTopDownTraversal = true;
+    if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns),
+                                            config)))
+      LLVM_DEBUG(llvm::dbgs() << "fusion did not converge\n");
+  }
+};
+
+} // namespace
