@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
@@ -23,10 +24,10 @@
 
 using namespace kcc;
 using namespace kcc::kernels;
+using namespace kcc::kernels::detail;
 
 namespace {
 
-constexpr int64_t kParallelThreshold = 32768;
 
 dnnl::engine &cpuEngine() {
   static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
@@ -191,18 +192,6 @@ void runDnnl(const Geom &g, Pass pass, const void *src, const void *wei,
 //===----------------------------------------------------------------------===//
 // Direct loops (f64)
 //===----------------------------------------------------------------------===//
-
-template <typename Task>
-void runTasks(int64_t numTasks, int64_t work, const Task &task) {
-  if (work < kParallelThreshold || numTasks == 1) {
-    for (int64_t t = 0; t < numTasks; ++t)
-      task(t);
-    return;
-  }
-#pragma omp parallel for schedule(dynamic)
-  for (int64_t t = 0; t < numTasks; ++t)
-    task(t);
-}
 
 int64_t work(const Geom &g) {
   return g.n * g.oh * g.ow * g.kh * g.kw * g.c * g.o;

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
 
 #include <algorithm>
@@ -18,11 +19,10 @@
 
 using namespace kcc;
 using namespace kcc::kernels;
+using namespace kcc::kernels::detail;
 
 namespace {
 
-/// Below this many elements a loop runs serially.
-constexpr int64_t kParallelThreshold = 32768;
 
 /// Runs body(begin, end) over [0, n), split evenly over the OpenMP threads
 /// when n is large enough to pay for the fork.
@@ -40,10 +40,6 @@ template <typename Body> void parallelFor(int64_t n, const Body &body) {
     if (begin < end)
       body(begin, end);
   }
-}
-
-[[noreturn]] void fail(const char *op, const std::string &what) {
-  throw KernelError(std::string(op) + ": " + what);
 }
 
 void checkSame(const char *op, const NDArray &a, const NDArray &b) {

@@ -11,6 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
 
 #include <algorithm>
@@ -19,28 +20,12 @@
 
 using namespace kcc;
 using namespace kcc::kernels;
+using namespace kcc::kernels::detail;
 
 namespace {
 
-constexpr int64_t kParallelThreshold = 32768;
 /// Channels per gradient task.
 constexpr int64_t kChannelBlock = 64;
-
-[[noreturn]] void fail(const char *op, const std::string &what) {
-  throw KernelError(std::string(op) + ": " + what);
-}
-
-template <typename Task>
-void runTasks(int64_t numTasks, int64_t work, const Task &task) {
-  if (work < kParallelThreshold || numTasks == 1) {
-    for (int64_t t = 0; t < numTasks; ++t)
-      task(t);
-    return;
-  }
-#pragma omp parallel for schedule(static)
-  for (int64_t t = 0; t < numTasks; ++t)
-    task(t);
-}
 
 /// Pooling geometry, validated against the arrays' shapes.
 struct Geom {

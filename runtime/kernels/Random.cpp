@@ -18,14 +18,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
 
 using namespace kcc;
 using namespace kcc::kernels;
+using namespace kcc::kernels::detail;
 
 namespace {
 
-constexpr int64_t kParallelThreshold = 32768;
 constexpr uint64_t kGolden = 0x9E3779B97F4A7C15ull;
 
 inline uint64_t mix(uint64_t z) {

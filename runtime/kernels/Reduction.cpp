@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
 
 #include <algorithm>
@@ -17,16 +18,12 @@
 
 using namespace kcc;
 using namespace kcc::kernels;
+using namespace kcc::kernels::detail;
 
 namespace {
 
-constexpr int64_t kParallelThreshold = 32768;
 /// Columns per task when reducing along a non-innermost axis.
 constexpr int64_t kColumnChunk = 256;
-
-[[noreturn]] void fail(const char *op, const std::string &what) {
-  throw KernelError(std::string(op) + ": " + what);
-}
 
 template <typename Fn> void dispatchFloat(const char *op, DType dt, Fn &&fn) {
   switch (dt) {
@@ -37,20 +34,6 @@ template <typename Fn> void dispatchFloat(const char *op, DType dt, Fn &&fn) {
   default:
     fail(op, std::string("unsupported dtype ") + dtypeName(dt));
   }
-}
-
-/// Runs task(t) for t in [0, numTasks), in parallel when `work` (elements
-/// touched in total) pays for the fork.
-template <typename Task>
-void runTasks(int64_t numTasks, int64_t work, const Task &task) {
-  if (work < kParallelThreshold || numTasks == 1) {
-    for (int64_t t = 0; t < numTasks; ++t)
-      task(t);
-    return;
-  }
-#pragma omp parallel for schedule(static)
-  for (int64_t t = 0; t < numTasks; ++t)
-    task(t);
 }
 
 /// [outer, len, inner] split of x's shape around `axis`.

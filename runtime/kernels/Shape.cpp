@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
 
 #include <algorithm>
@@ -14,14 +15,10 @@
 
 using namespace kcc;
 using namespace kcc::kernels;
+using namespace kcc::kernels::detail;
 
 namespace {
 
-constexpr int64_t kParallelThreshold = 32768;
-
-[[noreturn]] void fail(const char *op, const std::string &what) {
-  throw KernelError(std::string(op) + ": " + what);
-}
 
 template <typename Fn> void dispatchBytes(size_t size, Fn &&fn) {
   switch (size) {
