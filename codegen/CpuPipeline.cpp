@@ -39,6 +39,12 @@ namespace {
 
 void buildLinalgPipeline(mlir::OpPassManager &pm,
                          const CpuPipelineOptions &opts) {
+  // CSE runs on kc ops only, never after lowering: a library call reads its
+  // operands through bufferization.to_memref right before the call, and CSE
+  // would merge a later call's to_memref into an earlier one, hiding the
+  // later read from one-shot bufferization (which may then reuse the buffer
+  // in place before that read happens).
+  pm.addPass(mlir::createCSEPass());
   KcLowerToLinalgOptions lowerOpts;
   lowerOpts.writableArgs = opts.writableArgs;
   pm.addPass(createKcLowerToLinalg(lowerOpts));
@@ -47,7 +53,6 @@ void buildLinalgPipeline(mlir::OpPassManager &pm,
   if (opts.fuseElementwise)
     pm.addPass(createKcFuseElementwise());
   pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
 }
 
 void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {

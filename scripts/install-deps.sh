@@ -8,6 +8,7 @@ PACKAGES=(
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
   libdnnl-dev libgtest-dev libbenchmark-dev zlib1g-dev
   libzip-dev libhdf5-dev pkg-config
+  ocl-icd-opencl-dev opencl-headers
   dataset-fashion-mnist
 )
 

@@ -174,6 +174,7 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
     mlir::PassManager pm(ctx);
     CpuPipelineOptions pipelineOpts;
     pipelineOpts.fuseElementwise = options.fuseElementwise;
+    pipelineOpts.planMemory = options.planMemory;
     buildCpuPipeline(pm, pipelineOpts);
     if (mlir::failed(pm.run(*lowered)))
       throw Error("compile @" + impl->name + ": lowering failed:\n" +

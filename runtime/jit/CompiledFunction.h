@@ -38,6 +38,8 @@ struct CpuOptions {
   std::string features;
   /// Fuse elementwise chains before bufferization (off only for debugging).
   bool fuseElementwise = true;
+  /// Place intermediates in one static arena (kc-plan-memory).
+  bool planMemory = true;
 };
 
 /// One argument or result of the kc-level signature.

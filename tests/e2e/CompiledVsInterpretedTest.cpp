@@ -117,10 +117,9 @@ TEST_P(TenSteps, LossAndEveryWeightAgreeAfterEachStep) {
 INSTANTIATE_TEST_SUITE_P(
     ReferenceModels, TenSteps,
     ::testing::Values(StepCase{"mlp", "adam"}, StepCase{"mlp", "sgd"},
-                      StepCase{"cnn", "adam"}, StepCase{"cnn", "sgd"}),
-    // The residual model is left out: its compiled step disagrees with the
-    // interpreter on dense_2/kernel from the first step (a codegen bug with
-    // the Add's fan-out, under investigation); see the open codegen issue.
+                      StepCase{"cnn", "adam"}, StepCase{"cnn", "sgd"},
+                      StepCase{"residual", "adam"},
+                      StepCase{"residual", "sgd"}),
     [](const auto &info) {
       return info.param.model + "_" + info.param.optimizer;
     });

@@ -45,6 +45,33 @@ func.func @forward(%w1: tensor<12x16x$T> {kc.name = "dense/kernel", kc.trainable
 }
 )mlir";
 
+/// A residual block: h feeds both the next Dense and the Add, so its
+/// gradient is the sum of two paths (fan-out through the backward pass).
+const char *kResidual = R"mlir(
+func.func @forward(%w1: tensor<12x16x$T> {kc.name = "dense/kernel", kc.trainable = true},
+                   %b1: tensor<16x$T> {kc.name = "dense/bias", kc.trainable = true},
+                   %w2: tensor<16x16x$T> {kc.name = "dense_1/kernel", kc.trainable = true},
+                   %b2: tensor<16x$T> {kc.name = "dense_1/bias", kc.trainable = true},
+                   %w3: tensor<16x5x$T> {kc.name = "dense_2/kernel", kc.trainable = true},
+                   %b3: tensor<5x$T> {kc.name = "dense_2/bias", kc.trainable = true},
+                   %x: tensor<8x12x$T> {kc.input = 0 : i64}) -> tensor<8x5x$T> {
+  %0 = kc.matmul %x, %w1 : tensor<8x12x$T>, tensor<12x16x$T> -> tensor<8x16x$T>
+  %1 = kc.broadcast_to %b1 : tensor<16x$T> -> tensor<8x16x$T>
+  %2 = kc.add %0, %1 : tensor<8x16x$T>
+  %h = kc.relu %2 : tensor<8x16x$T>
+  %3 = kc.matmul %h, %w2 : tensor<8x16x$T>, tensor<16x16x$T> -> tensor<8x16x$T>
+  %4 = kc.broadcast_to %b2 : tensor<16x$T> -> tensor<8x16x$T>
+  %5 = kc.add %3, %4 : tensor<8x16x$T>
+  %r = kc.relu %5 : tensor<8x16x$T>
+  %s = kc.add %r, %h : tensor<8x16x$T>
+  %6 = kc.matmul %s, %w3 : tensor<8x16x$T>, tensor<16x5x$T> -> tensor<8x5x$T>
+  %7 = kc.broadcast_to %b3 : tensor<5x$T> -> tensor<8x5x$T>
+  %8 = kc.add %6, %7 : tensor<8x5x$T>
+  %9 = kc.softmax %8 : tensor<8x5x$T>
+  return %9 : tensor<8x5x$T>
+}
+)mlir";
+
 std::string withType(std::string text, const std::string &type) {
   for (size_t at = text.find("$T"); at != std::string::npos;
        at = text.find("$T", at + type.size()))
@@ -74,7 +101,7 @@ void expectClose(const NDArray &expected, const NDArray &actual, double tol,
 }
 
 struct Case {
-  std::string type, optimizer;
+  std::string model, type, optimizer;
   double tol;
 };
 
@@ -85,7 +112,8 @@ TEST_P(CompiledTrainStep, ThreeStepsMatchTheInterpreter) {
   mlir::MLIRContext ctx;
   ctx.loadDialect<kc::KcDialect, mlir::func::FuncDialect>();
   auto module =
-      mlir::parseSourceString<mlir::ModuleOp>(withType(kMlp, c.type), &ctx);
+      mlir::parseSourceString<mlir::ModuleOp>(
+      withType(c.model == "mlp" ? kMlp : kResidual, c.type), &ctx);
   ASSERT_TRUE(module);
   KcBuildTrainStepOptions options;
   options.optimizer = c.optimizer;
@@ -154,11 +182,15 @@ TEST_P(CompiledTrainStep, ThreeStepsMatchTheInterpreter) {
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Mlp, CompiledTrainStep,
-    ::testing::Values(Case{"f64", "adam", 1e-9}, Case{"f32", "sgd", 1e-5},
-                      Case{"f64", "rmsprop", 1e-9}),
+    Models, CompiledTrainStep,
+    ::testing::Values(Case{"mlp", "f64", "adam", 1e-9},
+                      Case{"mlp", "f32", "sgd", 1e-5},
+                      Case{"mlp", "f64", "rmsprop", 1e-9},
+                      Case{"residual", "f64", "adam", 1e-9},
+                      Case{"residual", "f32", "sgd", 1e-5}),
     [](const auto &info) {
-      return info.param.type + "_" + info.param.optimizer;
+      return info.param.model + "_" + info.param.type + "_" +
+             info.param.optimizer;
     });
 
 } // namespace
