@@ -1,0 +1,144 @@
+//===- AotCompiler.cpp - LLVM dialect to object code, ahead of time -------===//
+//
+// The same steps the JIT (runtime/jit/CompiledFunction.cpp) takes, ending in
+// an object file instead of ORC: mlir::translateModuleToLLVMIR, MLIR's
+// optimizing transformer (LLVM's new pass manager at -O<n>), then the
+// legacy codegen pass manager, which is what TargetMachine still requires
+// for addPassesToEmitFile in LLVM 19.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/aot/AotCompiler.h"
+
+#include "mlir/ExecutionEngine/OptUtils.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Target/LLVMIR/Export.h"
+
+#include "llvm/IR/LegacyPassManager.h"
+#include "llvm/IR/Module.h"
+#include "llvm/MC/MCSubtargetInfo.h"
+#include "llvm/MC/TargetRegistry.h"
+#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Target/TargetOptions.h"
+#include "llvm/TargetParser/Host.h"
+#include "llvm/TargetParser/SubtargetFeature.h"
+
+#include <mutex>
+
+using namespace kcc;
+
+namespace {
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+llvm::CodeGenOptLevel codeGenLevel(unsigned optLevel) {
+  switch (optLevel) {
+  case 0:
+    return llvm::CodeGenOptLevel::None;
+  case 1:
+    return llvm::CodeGenOptLevel::Less;
+  case 2:
+    return llvm::CodeGenOptLevel::Default;
+  default:
+    return llvm::CodeGenOptLevel::Aggressive;
+  }
+}
+} // namespace
+
+llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
+aot::createTargetMachine(const TargetOptions &options) {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+  });
+  std::string triple = llvm::sys::getProcessTriple();
+  std::string error;
+  const llvm::Target *target =
+      llvm::TargetRegistry::lookupTarget(triple, error);
+  if (!target)
+    return makeError("no target for " + triple + ": " + error);
+
+  bool host = options.cpu.empty() || options.cpu == "native";
+  std::string cpu = host ? llvm::sys::getHostCPUName().str() : options.cpu;
+  llvm::SubtargetFeatures features;
+  // The host CPU name alone can miss features (e.g. AVX disabled by the OS),
+  // so the host's detected features come with it, as in clang -march=native.
+  if (host)
+    for (const auto &feature : llvm::sys::getHostCPUFeatures())
+      features.AddFeature(feature.getKey(), feature.getValue());
+  llvm::SubtargetFeatures requested(options.features);
+  for (const std::string &f : requested.getFeatures())
+    features.AddFeature(f);
+
+  // LLVM only warns about an unknown CPU and ignores it; kcc refuses it.
+  if (!host) {
+    std::unique_ptr<llvm::MCSubtargetInfo> sti(
+        target->createMCSubtargetInfo(triple, "", ""));
+    if (!sti || !sti->isCPUStringValid(cpu))
+      return makeError("unknown CPU '" + cpu + "' for " + triple +
+                       " (see --mcpu=help)");
+  }
+
+  // PIC always: Debian links executables as PIE, and a shared library needs
+  // it anyway, so one object serves both.
+  std::unique_ptr<llvm::TargetMachine> tm(target->createTargetMachine(
+      triple, cpu, features.getString(), llvm::TargetOptions(),
+      llvm::Reloc::PIC_, std::nullopt, codeGenLevel(options.optLevel)));
+  if (!tm)
+    return makeError("cannot create a target machine for " + triple);
+  return tm;
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+aot::translateAndOptimize(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
+                          llvm::TargetMachine &tm, unsigned optLevel) {
+  // kc.name & co. on arguments and results mean nothing to LLVM (the
+  // translation warns about each); the C header carries them instead.
+  mlir::OwningOpRef<mlir::ModuleOp> stripped = module.clone();
+  stripped->walk([](mlir::LLVM::LLVMFuncOp f) {
+    auto strip = [](mlir::DictionaryAttr attrs) {
+      llvm::SmallVector<mlir::NamedAttribute> kept;
+      for (mlir::NamedAttribute a : attrs)
+        if (a.getName().getValue().starts_with("llvm."))
+          kept.push_back(a);
+      return mlir::DictionaryAttr::get(attrs.getContext(), kept);
+    };
+    for (unsigned i = 0, e = f.getNumArguments(); i < e; ++i)
+      f.setArgAttrs(i, strip(f.getArgAttrDict(i)
+                                 ? f.getArgAttrDict(i)
+                                 : mlir::DictionaryAttr::get(f.getContext())));
+    if (mlir::ArrayAttr results = f.getResAttrsAttr()) {
+      llvm::SmallVector<mlir::Attribute> kept;
+      for (mlir::Attribute d : results)
+        kept.push_back(strip(llvm::cast<mlir::DictionaryAttr>(d)));
+      f.setResAttrsAttr(mlir::ArrayAttr::get(f.getContext(), kept));
+    }
+  });
+  std::unique_ptr<llvm::Module> llvmModule =
+      mlir::translateModuleToLLVMIR(*stripped, llvmContext, "kcc");
+  if (!llvmModule)
+    return makeError("translation to LLVM IR failed");
+  llvmModule->setTargetTriple(tm.getTargetTriple().str());
+  llvmModule->setDataLayout(tm.createDataLayout());
+  auto optimize = mlir::makeOptimizingTransformer(std::min(optLevel, 3u),
+                                                  /*sizeLevel=*/0, &tm);
+  if (llvm::Error err = optimize(llvmModule.get()))
+    return err;
+  return llvmModule;
+}
+
+llvm::Error aot::emitObject(llvm::Module &module, llvm::TargetMachine &tm,
+                            llvm::SmallVectorImpl<char> &buffer) {
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager codegen;
+  if (tm.addPassesToEmitFile(codegen, os, nullptr,
+                             llvm::CodeGenFileType::ObjectFile))
+    return makeError("the target cannot emit object files");
+  codegen.run(module);
+  return llvm::Error::success();
+}

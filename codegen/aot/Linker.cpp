@@ -1,0 +1,65 @@
+//===- Linker.cpp - Object file to shared library -------------------------===//
+//
+// kcc does not reimplement a linker: it runs the compiler driver CMake found
+// (AotConfig.inc) as `c++ -shared`, with the kcc runtime archives after the
+// object so the linker pulls in just the kcc_rt_* entry points it calls.
+// -Bsymbolic binds the archives' own symbols inside the library, so
+// non-PIC-built archive members still link and never resolve to another
+// copy of the runtime in the host program.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/aot/AotCompiler.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Program.h"
+
+#include "codegen/aot/AotConfig.inc"
+
+using namespace kcc;
+
+llvm::Error aot::linkSharedLibrary(llvm::StringRef objectPath,
+                                   llvm::StringRef outputPath) {
+  auto makeError = [](const llvm::Twine &message) {
+    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+  };
+  std::string linker = kAotLinker;
+  if (!llvm::sys::fs::can_execute(linker)) {
+    auto found = llvm::sys::findProgramByName(linker);
+    if (!found)
+      return makeError("linker '" + linker + "' not found");
+    linker = *found;
+  }
+  llvm::SmallVector<llvm::StringRef, 16> args = {
+      linker, "-shared", "-Wl,-Bsymbolic", "-o", outputPath, objectPath};
+  for (const char *lib : kAotRuntimeLibs)
+    if (*lib)
+      args.push_back(lib);
+
+  // The linker's diagnostics go to a temporary file and into the error.
+  llvm::SmallString<128> logPath;
+  if (std::error_code ec =
+          llvm::sys::fs::createTemporaryFile("kcc-link", "log", logPath))
+    return makeError("cannot create a temporary file: " + ec.message());
+  std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(),
+                                                logPath.str()};
+  std::string message;
+  int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, redirects,
+                                     /*SecondsToWait=*/0, /*MemoryLimit=*/0,
+                                     &message);
+  std::string log;
+  if (auto buffer = llvm::MemoryBuffer::getFile(logPath))
+    log = (*buffer)->getBuffer().str();
+  llvm::sys::fs::remove(logPath);
+  if (rc != 0) {
+    std::string command;
+    for (llvm::StringRef a : args)
+      command += (command.empty() ? "" : " ") + a.str();
+    return makeError("linking the shared library failed" +
+                     (message.empty() ? "" : ": " + message) + "\n  " +
+                     command + "\n" + log);
+  }
+  return llvm::Error::success();
+}

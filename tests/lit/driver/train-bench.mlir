@@ -1,0 +1,23 @@
+// RUN: kcc train --model=mlp --data fashion-mnist --epochs 2 --steps-per-epoch 40 --batch 32 | FileCheck %s
+// RUN: kcc train --model=mlp --mode=interpreted --epochs 1 --steps-per-epoch 5 --batch 16 | FileCheck %s --check-prefix=INTERP
+// RUN: kcc bench --model=mlp --batch 16 --json --repetitions 1 --steps 2 --warmup 1 | FileCheck %s --check-prefix=JSON
+// RUN: not kcc train --model=mlp --data cifar 2>&1 | FileCheck %s --check-prefix=DATA
+
+// CHECK: Epoch 1/2
+// CHECK-NEXT: 40/40 [==============================] - {{[0-9]+}}s {{[0-9]+}}ms/step - loss: {{[0-9.]+}} - accuracy: {{[0-9.]+}}
+// CHECK: Epoch 2/2
+// CHECK: test accuracy: {{0\.[0-9]+}} (10000 examples)
+
+// INTERP: interpreted, batch 16
+// INTERP: 5/5 [==============================]
+
+// JSON: "arena_bytes":
+// JSON: "arena_lower_bound_bytes":
+// JSON: "compile_ms":
+// JSON: "compiled_ms":
+// JSON: "interpreted_ms":
+// JSON: "interpreted_ops":
+// JSON: "kernels":
+// JSON: "ratio":
+
+// DATA: kcc: error: unknown --data 'cifar'

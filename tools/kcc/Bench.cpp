@@ -1,0 +1,233 @@
+//===- Bench.cpp - kcc bench ----------------------------------------------===//
+//
+// Times one model's training step compiled and interpreted in one process,
+// on one synthetic batch (timings on a shared machine are noisy: the ratio
+// measured in one run is the number to read, and each time is the median of
+// --repetitions runs of --steps steps). Also reports what each mode does per
+// step: kernels launched (compiled) against kc ops dispatched (interpreted),
+// and the static arena against its lower bound (kc-plan-memory) and the
+// interpreter's peak of live intermediates.
+//
+//===----------------------------------------------------------------------===//
+
+#include "ModelLoader.h"
+#include "Run.h"
+
+#include "codegen/KernelCount.h"
+#include "codegen/MemoryPlan.h"
+#include "codegen/Passes.h"
+#include "frontend/Trace.h"
+#include "frontend/training/Jit.h"
+#include "passes/Optimizers.h"
+#include "passes/TrainStep.h"
+#include "runtime/Error.h"
+#include "runtime/interpreter/Interpreter.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Pass/PassManager.h"
+
+#include "llvm/Support/Format.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <chrono>
+#include <random>
+
+using namespace kcc;
+using namespace kcc::driver;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "kcc") << message << "\n";
+  return 1;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+NDArray randomArray(mlir::RankedTensorType type, int64_t classes,
+                    std::mt19937_64 &rng) {
+  Shape shape(type.getShape().begin(), type.getShape().end());
+  NDArray a = NDArray::empty(shape, dtypeOf(type.getElementType()));
+  bool integer = llvm::isa<mlir::IntegerType>(type.getElementType());
+  std::uniform_real_distribution<double> real(0.0, 1.0);
+  std::uniform_int_distribution<int64_t> label(0, std::max<int64_t>(0, classes - 1));
+  for (int64_t i = 0; i < a.numel(); ++i)
+    a.set(i, integer ? static_cast<double>(label(rng)) : real(rng));
+  return a;
+}
+
+/// ms per step: the median over repetitions of `steps` steps each.
+double timeSteps(Executable &exe, const NDArray &x, const NDArray &y,
+                 const BenchConfig &config) {
+  for (int64_t i = 0; i < config.warmup; ++i)
+    exe.step(x, y);
+  std::vector<double> perStep;
+  for (int64_t r = 0; r < config.repetitions; ++r) {
+    auto start = Clock::now();
+    for (int64_t i = 0; i < config.steps; ++i)
+      exe.step(x, y);
+    double ms = std::chrono::duration<double, std::milli>(Clock::now() - start)
+                    .count();
+    perStep.push_back(ms / config.steps);
+  }
+  return median(perStep);
+}
+
+/// What kc-cpu-pipeline reports on @train_step: the kernel count and the
+/// memory plan (the Executable compiles the same pipeline).
+struct LoweringReport {
+  std::optional<KernelCount> kernels;
+  std::optional<MemoryPlanReport> plan;
+};
+
+LoweringReport lowerForReport(mlir::ModuleOp module) {
+  mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
+  mlir::PassManager pm(module.getContext());
+  buildCpuPipeline(pm, CpuPipelineOptions());
+  LoweringReport report;
+  if (mlir::failed(pm.run(*copy)))
+    return report;
+  if (mlir::Operation *f =
+          mlir::SymbolTable::lookupSymbolIn(*copy, "train_step")) {
+    report.kernels = readKernelCount(f);
+    report.plan = readMemoryPlan(f);
+  }
+  return report;
+}
+
+} // namespace
+
+int driver::runBench(const BenchConfig &config) {
+  if (config.repetitions < 1 || config.steps < 1 || config.warmup < 0)
+    return fail("--repetitions and --steps must be positive");
+  if (isMlirInput(config.source) && !config.source.input.empty())
+    return fail("kcc bench needs a model with weights: a Keras spec or "
+                "--model=mlp|cnn|residual, not " + config.source.input);
+  auto loaded = loadModel(config.source);
+  if (!loaded)
+    return fail(llvm::toString(loaded.takeError()));
+  auto options = resolveTrainOptions(config.train, &*loaded, config.source,
+                                     /*defaultMetrics=*/{"accuracy"});
+  if (!options)
+    return fail(llvm::toString(options.takeError()));
+
+  try {
+    auto context = std::make_shared<mlir::MLIRContext>();
+    registerFrontendDialects(*context);
+    mlir::DialectRegistry registry;
+    registerCodegenInterfaces(registry);
+    context->appendDialectRegistry(registry);
+    mlir::OwningOpRef<mlir::ModuleOp> module =
+        buildTrainModule(*context, *loaded->model, *options);
+    auto train = module->lookupSymbol<mlir::func::FuncOp>("train_step");
+    TrainStepLayout layout = *getTrainStepLayout(train);
+    auto targetType = mlir::cast<mlir::RankedTensorType>(
+        train.getArgument(layout.targetArg()).getType());
+    // Labels in [0, classes): the width of @forward's output.
+    auto forward = module->lookupSymbol<mlir::func::FuncOp>("forward");
+    int64_t classes =
+        forward && forward.getNumResults() == 1
+            ? mlir::cast<mlir::RankedTensorType>(forward.getResultTypes()[0])
+                  .getShape()
+                  .back()
+            : 2;
+    std::mt19937_64 rng(config.source.seed);
+    NDArray x = randomArray(mlir::cast<mlir::RankedTensorType>(
+                                train.getArgument(layout.firstInputArg())
+                                    .getType()),
+                            0, rng);
+    NDArray y = randomArray(targetType, classes, rng);
+
+    ExecOptions exec;
+    exec.learningRate = options->learningRate.value_or(
+        defaultLearningRate(*parseOptimizer(options->optimizer)));
+    exec.log = nullptr;
+    exec.useCache = false; // time a real compile
+    std::vector<NDArray> weights = loaded->model->getWeights();
+
+    exec.mode = ExecMode::Compiled;
+    auto compileStart = Clock::now();
+    Executable compiled(context, module->clone(), weights, exec);
+    double compileMs = std::chrono::duration<double, std::milli>(
+                           Clock::now() - compileStart)
+                           .count();
+    exec.mode = ExecMode::Interpreted;
+    Executable interpreted(context, module->clone(), weights, exec);
+
+    double compiledMs = timeSteps(compiled, x, y, config);
+    double interpretedMs = timeSteps(interpreted, x, y, config);
+    ExecStats cs = compiled.stats(), is = interpreted.stats();
+    int64_t interpretedOps = is.steps ? is.opsDispatched / is.steps : 0;
+    LoweringReport lowering = lowerForReport(*module);
+    int64_t kernels =
+        lowering.kernels ? lowering.kernels->total() : cs.kernelsPerStep();
+
+    llvm::json::Object result{
+        {"model", loaded->name},
+        {"batch", compiled.batchSize()},
+        {"optimizer", options->optimizer},
+        {"loss", options->loss},
+        {"repetitions", config.repetitions},
+        {"steps", config.steps},
+        {"compiled_ms", compiledMs},
+        {"interpreted_ms", interpretedMs},
+        {"ratio", interpretedMs / compiledMs},
+        {"kernels", kernels},
+        {"interpreted_ops", interpretedOps},
+        {"interpreted_peak_bytes", is.peakLiveBytes},
+        {"compile_ms", compileMs},
+    };
+    if (lowering.kernels)
+      result["library_calls"] = lowering.kernels->libraryCalls;
+    if (lowering.plan) {
+      result["arena_bytes"] = lowering.plan->arenaBytes;
+      result["arena_lower_bound_bytes"] = lowering.plan->lowerBoundBytes;
+      result["unplanned_bytes"] = lowering.plan->sumBytes;
+    } else {
+      result["arena_bytes"] = nullptr;
+      result["arena_lower_bound_bytes"] = nullptr;
+    }
+
+    if (config.json) {
+      llvm::outs() << llvm::formatv("{0:2}",
+                                    llvm::json::Value(std::move(result)))
+                   << "\n";
+      return 0;
+    }
+    llvm::outs() << loaded->name << ", batch " << compiled.batchSize()
+                 << ", medians of " << config.repetitions << " x "
+                 << config.steps << " steps\n"
+                 << llvm::format("  compiled     %9.3f ms/step  %4lld kernels "
+                                 "(compile %.0f ms)\n",
+                                 compiledMs, static_cast<long long>(kernels),
+                                 compileMs)
+                 << llvm::format("  interpreted  %9.3f ms/step  %4lld ops\n",
+                                 interpretedMs,
+                                 static_cast<long long>(interpretedOps))
+                 << llvm::format("  speedup      %9.2fx\n",
+                                 interpretedMs / compiledMs);
+    if (lowering.plan)
+      llvm::outs() << llvm::format(
+          "  memory       arena %lld B, lower bound %lld B, interpreter peak "
+          "%lld B\n",
+          static_cast<long long>(lowering.plan->arenaBytes),
+          static_cast<long long>(lowering.plan->lowerBoundBytes),
+          static_cast<long long>(is.peakLiveBytes));
+  } catch (const Error &e) {
+    return fail(e.what());
+  }
+  return 0;
+}

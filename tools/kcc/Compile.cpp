@@ -1,0 +1,390 @@
+//===- Compile.cpp - kcc's compile command --------------------------------===//
+//
+// One function per stage boundary. Outputs are reserved before any work (an
+// unwritable -o fails at once) and committed only after the last stage, so a
+// failure never leaves a partial output; --dump-dir files are written as
+// each stage completes, so the stages before a failure stay inspectable.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Compile.h"
+#include "ModelLoader.h"
+
+#include "codegen/Passes.h"
+#include "codegen/aot/AotCompiler.h"
+#include "codegen/aot/CHeader.h"
+#include "codegen/aot/OutputFiles.h"
+#include "frontend/Trace.h"
+#include "ir/KcDialect.h"
+#include "passes/Optimizers.h"
+#include "passes/TrainStep.h"
+#include "runtime/Error.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Parser/Parser.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/FileUtilities.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FileUtilities.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/SourceMgr.h"
+#include "llvm/Support/WithColor.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <functional>
+
+using namespace mlir;
+using namespace kcc;
+using namespace kcc::driver;
+
+namespace {
+
+int fail(const llvm::Twine &message) {
+  llvm::WithColor::error(llvm::errs(), "kcc") << message << "\n";
+  return 1;
+}
+
+int fail(llvm::Error err) {
+  std::string message = llvm::toString(std::move(err));
+  return fail(message);
+}
+
+std::string moduleText(ModuleOp module) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  module.print(os);
+  return text;
+}
+
+/// "out/mlp_step.o" -> "out/mlp_step.h".
+std::string headerPathFor(llvm::StringRef output) {
+  llvm::SmallString<128> path(output);
+  llvm::sys::path::replace_extension(path, "h");
+  return path.str().str();
+}
+
+bool isIdentifier(llvm::StringRef s) {
+  return !s.empty() && !llvm::isDigit(s[0]) &&
+         llvm::all_of(s, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+}
+
+/// Drives one compilation; see Compile.h for the stages.
+class Compilation {
+public:
+  Compilation(const CompileConfig &config, MLIRContext &context)
+      : config_(config), context_(context) {}
+
+  int run();
+
+private:
+  bool reaches(EmitAction action) const { return config_.emit >= action; }
+  bool isLast(EmitAction action) const { return config_.emit == action; }
+  /// Writes a stage to --dump-dir (as NN-name); false on an I/O error.
+  bool dump(llvm::StringRef fileName, llvm::StringRef text);
+  /// Writes the final text output (-o, default stdout) and commits.
+  int finish(llvm::StringRef text);
+  /// Runs `build`'s passes with MLIR's command-line options applied.
+  LogicalResult runPasses(ModuleOp module,
+                          const std::function<void(OpPassManager &)> &build);
+
+  int reserveOutputs();
+  LogicalResult load();
+  void renameFunctions(ModuleOp module);
+  int emitNative(ModuleOp llvmDialectModule, ModuleOp kcModule);
+
+  const CompileConfig &config_;
+  MLIRContext &context_;
+  llvm::SourceMgr sourceMgr_;
+  std::unique_ptr<SourceMgrDiagnosticHandler> sourceDiagnostics_;
+  OwningOpRef<ModuleOp> module_;
+  LoadedModel model_;
+  aot::OutputFiles outputs_;
+  std::optional<unsigned> outputIndex_, headerIndex_;
+  std::optional<double> learningRate_;
+};
+
+int Compilation::reserveOutputs() {
+  bool native = reaches(EmitAction::Obj);
+  if (native && config_.output == "-")
+    return fail("--emit=" +
+                std::string(isLast(EmitAction::Obj) ? "obj" : "lib") +
+                " needs an output file (-o)");
+  if (config_.output != "-") {
+    auto index = outputs_.reserve(config_.output);
+    if (!index)
+      return fail(index.takeError());
+    outputIndex_ = *index;
+  }
+  if (native) {
+    std::string header = headerPathFor(config_.output);
+    if (header == config_.output)
+      return fail("-o " + config_.output +
+                  " would overwrite the C header written next to it");
+    auto index = outputs_.reserve(header);
+    if (!index)
+      return fail(index.takeError());
+    headerIndex_ = *index;
+  }
+  if (!config_.dumpDir.empty())
+    if (std::error_code ec =
+            llvm::sys::fs::create_directories(config_.dumpDir))
+      return fail("cannot create --dump-dir '" + config_.dumpDir +
+                  "': " + ec.message());
+  return 0;
+}
+
+bool Compilation::dump(llvm::StringRef fileName, llvm::StringRef text) {
+  if (config_.dumpDir.empty())
+    return true;
+  llvm::SmallString<128> path(config_.dumpDir);
+  llvm::sys::path::append(path, fileName);
+  aot::OutputFiles files;
+  auto index = files.reserve(path);
+  llvm::Error err = index ? files.write(*index, text) : index.takeError();
+  if (!err)
+    err = files.commit();
+  if (err) {
+    fail(std::move(err));
+    return false;
+  }
+  return true;
+}
+
+int Compilation::finish(llvm::StringRef text) {
+  if (!outputIndex_) {
+    llvm::outs() << text;
+    llvm::outs().flush();
+    return 0;
+  }
+  if (llvm::Error err = outputs_.write(*outputIndex_, text))
+    return fail(std::move(err));
+  if (llvm::Error err = outputs_.commit())
+    return fail(std::move(err));
+  return 0;
+}
+
+LogicalResult
+Compilation::runPasses(ModuleOp module,
+                       const std::function<void(OpPassManager &)> &build) {
+  PassManager pm(&context_);
+  if (failed(applyPassManagerCLOptions(pm)))
+    return failure();
+  applyDefaultTimingPassManagerCLOptions(pm);
+  build(pm);
+  return pm.run(module);
+}
+
+LogicalResult Compilation::load() {
+  const ModelSource &source = config_.source;
+  if (isMlirInput(source)) {
+    std::string error;
+    auto file = openInputFile(source.input, &error);
+    if (!file) {
+      fail(error);
+      return failure();
+    }
+    sourceMgr_.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    sourceDiagnostics_ =
+        std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr_, &context_);
+    module_ = parseSourceFile<ModuleOp>(sourceMgr_, &context_);
+    return success(static_cast<bool>(module_));
+  }
+  auto loaded = loadModel(source);
+  if (!loaded) {
+    fail(loaded.takeError());
+    return failure();
+  }
+  model_ = std::move(*loaded);
+  try {
+    TraceOptions trace;
+    trace.batch = source.batch;
+    // The training-mode forward is what kc-build-train-step differentiates.
+    trace.training = true;
+    module_ = traceForward(context_, *model_.model, trace);
+  } catch (const Error &e) {
+    fail(model_.name + ": " + e.what());
+    return failure();
+  }
+  return success();
+}
+
+void Compilation::renameFunctions(ModuleOp module) {
+  if (config_.prefix.empty())
+    return;
+  for (auto f : llvm::make_early_inc_range(module.getOps<func::FuncOp>())) {
+    auto name = StringAttr::get(&context_, config_.prefix + f.getSymName());
+    if (failed(SymbolTable::replaceAllSymbolUses(f, name, module)))
+      continue;
+    f.setSymNameAttr(name);
+  }
+}
+
+int Compilation::emitNative(ModuleOp llvmDialectModule, ModuleOp kcModule) {
+  auto tm = aot::createTargetMachine(config_.target);
+  if (!tm)
+    return fail(tm.takeError());
+  llvm::LLVMContext llvmContext;
+  auto llvmModule = aot::translateAndOptimize(
+      llvmDialectModule, llvmContext, **tm, config_.target.optLevel);
+  if (!llvmModule)
+    return fail(llvmModule.takeError());
+  std::string irText;
+  if (isLast(EmitAction::Llvm) || !config_.dumpDir.empty()) {
+    llvm::raw_string_ostream os(irText);
+    (*llvmModule)->print(os, nullptr);
+  }
+  if (!dump("06-llvm.ll", irText))
+    return 1;
+  if (isLast(EmitAction::Llvm))
+    return finish(irText);
+
+  llvm::SmallVector<char, 0> object;
+  if (llvm::Error err = aot::emitObject(**llvmModule, **tm, object))
+    return fail(std::move(err));
+
+  aot::HeaderOptions headerOptions;
+  headerOptions.guard = aot::toMacroName(headerPathFor(config_.output));
+  headerOptions.macroPrefix =
+      config_.prefix.empty() ? "KCC_" : aot::toMacroName(config_.prefix);
+  if (!llvm::StringRef(headerOptions.macroPrefix).ends_with("_"))
+    headerOptions.macroPrefix += "_";
+  headerOptions.source =
+      model_.name.empty() ? config_.source.input : model_.name;
+  headerOptions.learningRate = learningRate_;
+  auto header = aot::emitCHeader(kcModule, headerOptions);
+  if (!header)
+    return fail(header.takeError());
+  if (llvm::Error err = outputs_.write(*headerIndex_, *header))
+    return fail(std::move(err));
+
+  llvm::StringRef objectBytes(object.data(), object.size());
+  if (isLast(EmitAction::Obj)) {
+    if (llvm::Error err = outputs_.write(*outputIndex_, objectBytes))
+      return fail(std::move(err));
+  } else {
+    // The linker reads the object from a temporary and writes the library
+    // into the output's temporary.
+    llvm::SmallString<128> objectPath;
+    int fd;
+    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
+            "kcc-aot", "o", fd, objectPath))
+      return fail("cannot create a temporary object file: " + ec.message());
+    llvm::FileRemover removeObject(objectPath);
+    {
+      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+      os << objectBytes;
+    }
+    if (llvm::Error err = aot::linkSharedLibrary(
+            objectPath, outputs_.tempPath(*outputIndex_)))
+      return fail(std::move(err));
+  }
+  if (llvm::Error err = outputs_.commit())
+    return fail(std::move(err));
+  return 0;
+}
+
+int Compilation::run() {
+  if (!config_.prefix.empty() && !isIdentifier(config_.prefix))
+    return fail("--prefix '" + config_.prefix +
+                "' is not a C identifier prefix");
+  if (config_.target.optLevel > 3)
+    return fail("-O" + llvm::Twine(config_.target.optLevel) +
+                ": the optimization level is 0 to 3");
+  if (int rc = reserveOutputs())
+    return rc;
+  if (failed(load()))
+    return 1;
+
+  // kc: verified on parse/trace, then canonicalized.
+  if (failed(runPasses(*module_, [](OpPassManager &pm) {
+        buildImportPipeline(pm);
+      })))
+    return 1;
+  if (!dump("01-kc.mlir", moduleText(*module_)))
+    return 1;
+  if (isLast(EmitAction::Kc))
+    return finish(moduleText(*module_));
+
+  // train: the whole step in one function.
+  auto options = resolveTrainOptions(config_.train,
+                                     model_.model ? &model_ : nullptr,
+                                     config_.source, /*defaultMetrics=*/{});
+  if (!options)
+    return fail(options.takeError());
+  learningRate_ = options->learningRate;
+  if (!learningRate_)
+    learningRate_ = defaultLearningRate(*parseOptimizer(options->optimizer));
+  KcBuildTrainStepOptions trainStep;
+  trainStep.loss = options->loss;
+  trainStep.fromLogits = options->fromLogits;
+  trainStep.optimizer = options->optimizer;
+  trainStep.momentum = options->momentum;
+  trainStep.nesterov = options->nesterov;
+  trainStep.beta1 = options->beta1;
+  trainStep.beta2 = options->beta2;
+  trainStep.epsilon = options->epsilon;
+  trainStep.rho = options->rho;
+  trainStep.metrics = options->metrics;
+  if (failed(runPasses(*module_, [&](OpPassManager &pm) {
+        buildTrainPipeline(pm, trainStep);
+      })))
+    return 1;
+  if (!dump("02-train.mlir", moduleText(*module_)))
+    return 1;
+  if (isLast(EmitAction::Train))
+    return finish(moduleText(*module_));
+
+  // From here on the functions carry their final (prefixed) names.
+  renameFunctions(*module_);
+  CpuPipelineOptions cpuOptions;
+  cpuOptions.planMemory = config_.planMemory;
+  // linalg and fused: the first half of kc-cpu-pipeline, without and with
+  // elementwise fusion.
+  for (EmitAction stage : {EmitAction::Linalg, EmitAction::Fused}) {
+    if (!reaches(stage) || (!isLast(stage) && config_.dumpDir.empty()))
+      continue;
+    CpuPipelineOptions stageOptions;
+    stageOptions.fuseElementwise = stage == EmitAction::Fused;
+    OwningOpRef<ModuleOp> linalg = module_->clone();
+    if (failed(runPasses(*linalg, [&](OpPassManager &pm) {
+          buildLinalgPipeline(pm, stageOptions);
+        })))
+      return 1;
+    if (!dump(stage == EmitAction::Linalg ? "03-linalg.mlir" : "04-fused.mlir",
+              moduleText(*linalg)))
+      return 1;
+    if (isLast(stage))
+      return finish(moduleText(*linalg));
+  }
+
+  // llvm-mlir: exactly what the JIT compiles (kc-cpu-pipeline).
+  OwningOpRef<ModuleOp> lowered = module_->clone();
+  if (failed(runPasses(*lowered, [&](OpPassManager &pm) {
+        buildCpuPipeline(pm, cpuOptions);
+      })))
+    return 1;
+  if (!dump("05-llvm.mlir", moduleText(*lowered)))
+    return 1;
+  if (isLast(EmitAction::LlvmMlir))
+    return finish(moduleText(*lowered));
+  return emitNative(*lowered, *module_);
+}
+
+} // namespace
+
+int driver::runCompile(const CompileConfig &config) {
+  DialectRegistry registry;
+  registry.insert<kc::KcDialect, func::FuncDialect>();
+  registerCodegenInterfaces(registry);
+  MLIRContext context(registry);
+  context.loadDialect<kc::KcDialect, func::FuncDialect>();
+  Compilation compilation(config, context);
+  return compilation.run();
+}

@@ -1,0 +1,273 @@
+//===- Options.cpp - kcc's command line -----------------------------------===//
+//
+// Every llvm::cl option of the driver. Options shared by the subcommands
+// (the model source and the train-step settings) are registered in each of
+// them; MLIR's own options (--mlir-print-ir-after-all, --mlir-timing, ...)
+// belong to the top-level compile command, where pipelines run.
+//
+//===----------------------------------------------------------------------===//
+
+#include "Options.h"
+
+#include "codegen/Passes.h"
+#include "passes/Passes.h"
+
+#include "mlir/IR/AsmState.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
+
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/raw_ostream.h"
+
+using namespace kcc::driver;
+namespace cl = llvm::cl;
+
+namespace {
+
+cl::SubCommand
+    trainCommand("train",
+                 "Train a model on a dataset with a Keras-style progress bar");
+cl::SubCommand benchCommand("bench",
+                            "Time compiled against interpreted training steps");
+
+cl::OptionCategory modelCategory("Model options");
+cl::OptionCategory trainStepCategory("Training step options");
+cl::OptionCategory compileCategory("Compile options");
+cl::OptionCategory runCategory("Train and bench options");
+
+#define KCC_ALL_COMMANDS                                                       \
+  cl::sub(cl::SubCommand::getTopLevel()), cl::sub(trainCommand),               \
+      cl::sub(benchCommand)
+
+// ---- The model -------------------------------------------------------------
+cl::opt<std::string> inputFile(
+    cl::Positional,
+    cl::desc("<model: .mlir holding @forward, or a Keras .json/.keras/.h5>"),
+    cl::init(""), cl::cat(modelCategory), KCC_ALL_COMMANDS);
+cl::opt<std::string> builtinModel(
+    "model", cl::desc("Use a reference model built in C++: mlp|cnn|residual"),
+    cl::value_desc("name"), cl::cat(modelCategory), KCC_ALL_COMMANDS);
+cl::opt<int64_t> batch(
+    "batch",
+    cl::desc("Static batch size of the traced model (a .mlir input has its "
+             "own)"),
+    cl::init(32), cl::cat(modelCategory), KCC_ALL_COMMANDS);
+cl::opt<uint64_t> seed("seed", cl::desc("Seed of the initial weights"),
+                       cl::init(0), cl::cat(modelCategory), KCC_ALL_COMMANDS);
+
+// ---- The training step ----------------------------------------------------
+cl::opt<std::string>
+    loss("loss",
+         cl::desc("Loss: sparse_categorical_crossentropy (default), "
+                  "categorical_crossentropy, binary_crossentropy, "
+                  "mean_squared_error"),
+         cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<std::string> optimizer("optimizer",
+                               cl::desc("Optimizer: adam (default), sgd, "
+                                        "rmsprop"),
+                               cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<double>
+    learningRate("lr",
+                 cl::desc("Learning rate (default: Keras's for the optimizer)"),
+                 cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<bool> fromLogits("from-logits",
+                         cl::desc("The model's output is logits"),
+                         cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::list<std::string> metrics("metrics",
+                              cl::desc("Metrics computed in the step, e.g. "
+                                       "accuracy"),
+                              cl::CommaSeparated, cl::cat(trainStepCategory),
+                              KCC_ALL_COMMANDS);
+
+// ---- Compile ---------------------------------------------------------------
+cl::opt<EmitAction> emitAction(
+    "emit", cl::desc("How far to lower (each stage includes the ones above)"),
+    cl::init(EmitAction::Kc),
+    cl::values(
+        clEnumValN(EmitAction::Kc, "kc",
+                   "the imported, canonicalized @forward"),
+        clEnumValN(EmitAction::Train, "train",
+                   "after kc-build-train-step: @train_step"),
+        clEnumValN(EmitAction::Linalg, "linalg",
+                   "after kc-lower-to-linalg: linalg on tensors, library "
+                   "calls for GEMM and convolution"),
+        clEnumValN(EmitAction::Fused, "fused",
+                   "after kc-fuse-elementwise: each linalg.generic left is "
+                   "one loop nest (kernel)"),
+        clEnumValN(EmitAction::LlvmMlir, "llvm-mlir", "the LLVM dialect"),
+        clEnumValN(EmitAction::Llvm, "llvm", "LLVM IR text, optimized"),
+        clEnumValN(EmitAction::Obj, "obj",
+                   "an object file, and its C header (foo.o -> foo.h)"),
+        clEnumValN(EmitAction::Lib, "lib",
+                   "a shared library linked with the kcc runtime, and its C "
+                   "header")),
+    cl::cat(compileCategory));
+cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"),
+                                cl::value_desc("file"), cl::init("-"),
+                                cl::cat(compileCategory));
+cl::opt<std::string>
+    dumpDir("dump-dir",
+            cl::desc("Write every stage reached to DIR: 01-kc.mlir, "
+                     "02-train.mlir, 03-linalg.mlir, 04-fused.mlir, 05-llvm.mlir, "
+                     "06-llvm.ll"),
+            cl::value_desc("dir"), cl::cat(compileCategory));
+cl::opt<std::string>
+    symbolPrefix("prefix",
+                 cl::desc("Prefix of the emitted function names from "
+                          "--emit=linalg on (mlp_ -> mlp_train_step)"),
+                 cl::value_desc("name"), cl::cat(compileCategory));
+cl::opt<std::string> mcpu("mcpu", cl::desc("Target CPU (default: the host's)"),
+                          cl::value_desc("cpu"), cl::cat(compileCategory));
+cl::opt<std::string> mattr("mattr",
+                           cl::desc("Target features, e.g. +avx2,-avx512f"),
+                           cl::value_desc("a1,+a2,-a3"),
+                           cl::cat(compileCategory));
+cl::opt<bool> planMemory(
+    "plan-memory",
+    cl::desc("Place intermediates in one static arena (kc-plan-memory; "
+             "--plan-memory=false allocates each)"),
+    cl::init(true), cl::cat(compileCategory));
+cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level (0-3)"),
+                           cl::Prefix, cl::init(3), cl::cat(compileCategory));
+
+// ---- Train and bench ------------------------------------------------------
+cl::opt<std::string> dataset("data", cl::desc("Dataset: fashion-mnist"),
+                             cl::init("fashion-mnist"), cl::cat(runCategory),
+                             cl::sub(trainCommand));
+cl::opt<std::string>
+    dataDir("data-dir",
+            cl::desc("Folder of the dataset's files (default: Debian's)"),
+            cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<int64_t> epochs("epochs", cl::desc("Epochs to train"), cl::init(1),
+                        cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<int64_t>
+    stepsPerEpoch("steps-per-epoch",
+                  cl::desc("Stop each epoch after N steps (0: all)"),
+                  cl::init(0), cl::cat(runCategory), cl::sub(trainCommand));
+enum class RunMode { Compiled, Interpreted, Both };
+cl::opt<RunMode> runMode(
+    "mode", cl::desc("How steps run"), cl::init(RunMode::Compiled),
+    cl::values(clEnumValN(RunMode::Compiled, "compiled",
+                          "JIT-compiled (default)"),
+               clEnumValN(RunMode::Interpreted, "interpreted", "op by op"),
+               clEnumValN(RunMode::Both, "both",
+                          "compiled, then interpreted from the same initial "
+                          "weights; compares accuracy and speed")),
+    cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<int64_t> repetitions("repetitions",
+                             cl::desc("Timed repetitions (medians reported)"),
+                             cl::init(5), cl::cat(runCategory),
+                             cl::sub(benchCommand));
+cl::opt<int64_t> benchSteps("steps", cl::desc("Steps per repetition"),
+                            cl::init(20), cl::cat(runCategory),
+                            cl::sub(benchCommand));
+cl::opt<int64_t> warmup("warmup", cl::desc("Untimed steps first"), cl::init(3),
+                        cl::cat(runCategory), cl::sub(benchCommand));
+cl::opt<bool> json("json", cl::desc("Print one JSON object"),
+                   cl::cat(runCategory), cl::sub(benchCommand));
+
+void printVersion(llvm::raw_ostream &os) {
+  os << "kcc " KCC_VERSION " (MLIR/LLVM " LLVM_VERSION_STRING ")\n";
+}
+
+ModelSource modelSource() {
+  ModelSource s;
+  s.input = inputFile;
+  s.builtin = builtinModel;
+  s.batch = batch;
+  s.seed = seed;
+  return s;
+}
+
+TrainFlags trainFlags() {
+  TrainFlags f;
+  if (loss.getNumOccurrences())
+    f.loss = loss;
+  if (optimizer.getNumOccurrences())
+    f.optimizer = optimizer;
+  if (fromLogits.getNumOccurrences())
+    f.fromLogits = fromLogits;
+  if (metrics.getNumOccurrences())
+    f.metrics = std::vector<std::string>(metrics.begin(), metrics.end());
+  if (learningRate.getNumOccurrences())
+    f.learningRate = learningRate;
+  return f;
+}
+
+} // namespace
+
+Command kcc::driver::parseCommandLine(int argc, char **argv) {
+  // MLIR's own options, for the pipelines the compile command runs; the
+  // passes are registered so --mlir-print-ir-after=kc-... can name them.
+  kcc::registerPasses();
+  kcc::registerCodegenPasses();
+  mlir::registerAsmPrinterCLOptions();
+  mlir::registerMLIRContextCLOptions();
+  mlir::registerPassManagerCLOptions();
+  mlir::registerDefaultTimingManagerCLOptions();
+  cl::SetVersionPrinter(printVersion);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "kcc: compiles Keras-style training steps\n\n"
+      "  kcc [options] <model>          compile (--emit=kc|train|linalg|"
+      "llvm-mlir|llvm|obj|lib)\n"
+      "  kcc train <model> [options]    train on a dataset\n"
+      "  kcc bench <model> [options]    compiled vs interpreted steps\n");
+  if (trainCommand)
+    return Command::Train;
+  if (benchCommand)
+    return Command::Bench;
+  return Command::Compile;
+}
+
+CompileConfig kcc::driver::getCompileConfig() {
+  CompileConfig c;
+  c.source = modelSource();
+  if (c.source.input.empty() && c.source.builtin.empty())
+    c.source.input = "-";
+  c.train = trainFlags();
+  c.emit = emitAction;
+  c.output = outputFile;
+  c.dumpDir = dumpDir;
+  c.prefix = symbolPrefix;
+  c.target.cpu = mcpu;
+  c.target.features = mattr;
+  c.target.optLevel = optLevel;
+  c.planMemory = planMemory;
+  return c;
+}
+
+TrainConfig kcc::driver::getTrainConfig() {
+  TrainConfig c;
+  c.source = modelSource();
+  c.train = trainFlags();
+  switch (runMode) {
+  case RunMode::Compiled:
+    c.modes = {ExecMode::Compiled};
+    break;
+  case RunMode::Interpreted:
+    c.modes = {ExecMode::Interpreted};
+    break;
+  case RunMode::Both:
+    c.modes = {ExecMode::Compiled, ExecMode::Interpreted};
+    break;
+  }
+  c.data = dataset;
+  c.dataDir = dataDir;
+  c.epochs = epochs;
+  c.stepsPerEpoch = stepsPerEpoch;
+  return c;
+}
+
+BenchConfig kcc::driver::getBenchConfig() {
+  BenchConfig c;
+  c.source = modelSource();
+  c.train = trainFlags();
+  c.repetitions = repetitions;
+  c.steps = benchSteps;
+  c.warmup = warmup;
+  c.json = json;
+  return c;
+}

@@ -1,0 +1,95 @@
+//===- Options.h - kcc's command line, as plain structs ---------*- C++ -*-===//
+//
+// The llvm::cl options live in Options.cpp alone; the rest of the driver
+// sees these structs (configuration travels in structs, never in globals).
+//
+//   kcc [compile options] INPUT            compile: --emit=kc ... lib
+//   kcc train SPEC --data fashion-mnist    train with a progress bar
+//   kcc bench SPEC --batch B [--json]      compiled vs interpreted steps
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_TOOLS_KCC_OPTIONS_H
+#define KCC_TOOLS_KCC_OPTIONS_H
+
+#include "codegen/aot/AotCompiler.h"
+#include "runtime/exec/Executable.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kcc {
+namespace driver {
+
+/// Ordered as in Toy's toyc: each action lowers further than the one before.
+enum class EmitAction { Kc, Train, Linalg, Fused, LlvmMlir, Llvm, Obj, Lib };
+
+enum class Command { Compile, Train, Bench };
+
+/// Where the model comes from: a file (.mlir holding @forward, or a Keras
+/// .json / .keras / .h5 spec) or a reference model built in C++.
+struct ModelSource {
+  std::string input;   ///< path or "-"; empty with --model
+  std::string builtin; ///< mlp | cnn | residual, or empty
+  int64_t batch = 32;
+  uint64_t seed = 0;
+};
+
+/// kc-build-train-step's settings as given on the command line; unset ones
+/// come from the Keras spec's compile_config, then from the model.
+struct TrainFlags {
+  std::optional<std::string> loss, optimizer;
+  std::optional<bool> fromLogits;
+  std::optional<std::vector<std::string>> metrics;
+  std::optional<double> learningRate;
+};
+
+struct CompileConfig {
+  ModelSource source;
+  TrainFlags train;
+  EmitAction emit = EmitAction::Kc;
+  std::string output = "-";
+  std::string dumpDir;
+  /// Prepended to the public function names from --emit=linalg on.
+  std::string prefix;
+  aot::TargetOptions target;
+  /// kc-cpu-pipeline's plan-memory (one static arena for intermediates).
+  bool planMemory = true;
+};
+
+struct TrainConfig {
+  ModelSource source;
+  TrainFlags train;
+  /// Runs in order; two (compiled, interpreted) train both from the same
+  /// initial weights on the same batches and compare them.
+  std::vector<ExecMode> modes = {ExecMode::Compiled};
+  std::string data = "fashion-mnist";
+  std::string dataDir;
+  int64_t epochs = 1;
+  /// Stop each epoch after this many steps (0: all).
+  int64_t stepsPerEpoch = 0;
+};
+
+struct BenchConfig {
+  ModelSource source;
+  TrainFlags train;
+  int64_t repetitions = 5;
+  int64_t steps = 20;
+  int64_t warmup = 3;
+  bool json = false;
+};
+
+/// Parses argv (MLIR's own options must be registered first); exits with a
+/// message on a malformed command line, as llvm::cl does.
+Command parseCommandLine(int argc, char **argv);
+
+CompileConfig getCompileConfig();
+TrainConfig getTrainConfig();
+BenchConfig getBenchConfig();
+
+} // namespace driver
+} // namespace kcc
+
+#endif // KCC_TOOLS_KCC_OPTIONS_H
