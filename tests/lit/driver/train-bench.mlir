@@ -1,5 +1,6 @@
 // RUN: kcc train --model=mlp --data fashion-mnist --epochs 2 --steps-per-epoch 40 --batch 32 | FileCheck %s
 // RUN: kcc train --model=mlp --mode=interpreted --epochs 1 --steps-per-epoch 5 --batch 16 | FileCheck %s --check-prefix=INTERP
+// RUN: kcc train --model=mlp --mode=both --epochs 1 --steps-per-epoch 20 | FileCheck %s --check-prefix=BOTH
 // RUN: kcc bench --model=mlp --batch 16 --json --repetitions 1 --steps 2 --warmup 1 | FileCheck %s --check-prefix=JSON
 // RUN: not kcc train --model=mlp --data cifar 2>&1 | FileCheck %s --check-prefix=DATA
 
@@ -10,6 +11,17 @@
 
 // INTERP: interpreted, batch 16
 // INTERP: 5/5 [==============================]
+
+// Both modes from the same initial weights on the same batches: the same
+// model, so the same test accuracy to the printed digit.
+// BOTH: compiled, batch 32
+// BOTH: test accuracy: [[ACC:0\.[0-9]+]]
+// BOTH: interpreted, batch 32
+// BOTH: test accuracy: [[ACC]]
+// BOTH: same initial weights, same batches:
+// BOTH-NEXT: compiled: test accuracy [[ACC]]
+// BOTH-NEXT: interpreted: test accuracy [[ACC]]
+// BOTH-NEXT: interpreted / compiled time per step: {{[0-9.]+}}x
 
 // JSON: "arena_bytes":
 // JSON: "arena_lower_bound_bytes":
