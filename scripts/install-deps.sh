@@ -7,7 +7,7 @@ PACKAGES=(
   cmake ninja-build g++ python3
   llvm-19-dev libmlir-19-dev mlir-19-tools llvm-19-tools
   libdnnl-dev libgtest-dev libbenchmark-dev zlib1g-dev
-  libzip-dev libhdf5-dev pkg-config
+  libzip-dev libhdf5-dev pkg-config libomp5-14
   ocl-icd-opencl-dev opencl-headers
   dataset-fashion-mnist
 )

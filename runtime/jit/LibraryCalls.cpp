@@ -205,24 +205,15 @@ constexpr const char *kOpenMPEntryPoints[] = {
 } // namespace
 
 std::vector<std::pair<std::string, void *>> kcc::jit::openMPRuntimeSymbols() {
-  // The kernels and oneDNN run on libgomp, which has no __kmpc_* entry
-  // points; LLVM's libomp provides them. Loaded RTLD_LOCAL so its GOMP_*
-  // compatibility symbols never interpose on libgomp's, and bound by name
-  // here instead. Its threads sleep as soon as a region ends
-  // (KMP_BLOCKTIME=0 unless the user chose otherwise): spinning would take
-  // the cores from oneDNN's team, which runs next.
-  static void *handle = [] {
-    ::setenv("KMP_BLOCKTIME", "0", /*overwrite=*/0);
-    void *h = ::dlopen("libomp.so.5", RTLD_NOW | RTLD_LOCAL);
-    if (!h)
-      h = ::dlopen("libomp.so", RTLD_NOW | RTLD_LOCAL);
-    return h;
-  }();
+  // LLVM's libomp, linked into every kcc program ahead of libgomp (see the
+  // top-level CMakeLists.txt), is the process's one OpenMP runtime: the
+  // kernels and oneDNN reach it through its GOMP_* entry points, generated
+  // code through these. Bound by name so the JIT needs no process-wide
+  // symbol search.
+  static void *handle = ::dlopen("libomp.so.5", RTLD_NOW | RTLD_NOLOAD);
   std::vector<std::pair<std::string, void *>> symbols;
-  if (!handle)
-    return symbols;
   for (const char *name : kOpenMPEntryPoints)
-    if (void *p = ::dlsym(handle, name))
+    if (void *p = handle ? ::dlsym(handle, name) : nullptr)
       symbols.emplace_back(name, p);
   return symbols;
 }

@@ -76,8 +76,8 @@ namespace jit {
 std::vector<std::pair<std::string, void *>> libraryCallSymbols();
 
 /// The OpenMP runtime entry points (`__kmpc_*`) parallel loops call, from
-/// LLVM's libomp loaded on first use; empty when it is not installed (then
-/// only serial code can be linked). Included in libraryCallSymbols().
+/// LLVM's libomp, the process's one OpenMP runtime (linked into every kcc
+/// program). Included in libraryCallSymbols().
 std::vector<std::pair<std::string, void *>> openMPRuntimeSymbols();
 
 } // namespace jit
