@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/jit/CompiledFunction.h"
+#include "codegen/MemoryPlan.h"
 #include "codegen/Passes.h"
 #include "runtime/Error.h"
 #include "runtime/jit/LibraryCalls.h"
@@ -42,6 +43,9 @@ struct CompiledFunction::Impl {
   std::string llvmDialect, llvmIR;
   std::unique_ptr<mlir::ExecutionEngine> engine;
   void (*entry)(void **) = nullptr;
+  /// kc-plan-memory's arena, passed as the entry's trailing argument.
+  NDArray arena;
+  int64_t arenaBytes = 0;
 };
 
 namespace {
@@ -104,7 +108,8 @@ std::string errorText(llvm::Error err) {
 mlir::OwningOpRef<mlir::ModuleOp> extract(mlir::ModuleOp module,
                                           mlir::func::FuncOp func) {
   mlir::OpBuilder b(module.getContext());
-  mlir::OwningOpRef<mlir::ModuleOp> out = mlir::ModuleOp::create(module.getLoc());
+  mlir::OwningOpRef<mlir::ModuleOp> out =
+      mlir::ModuleOp::create(module.getLoc());
   b.setInsertionPointToEnd(out->getBody());
   llvm::SmallVector<mlir::func::FuncOp> work = {func};
   llvm::StringSet<> seen;
@@ -115,7 +120,8 @@ mlir::OwningOpRef<mlir::ModuleOp> extract(mlir::ModuleOp module,
     copy.setVisibility(f == func ? mlir::SymbolTable::Visibility::Public
                                  : mlir::SymbolTable::Visibility::Private);
     f.walk([&](mlir::func::CallOp call) {
-      if (auto callee = module.lookupSymbol<mlir::func::FuncOp>(call.getCallee()))
+      if (auto callee =
+              module.lookupSymbol<mlir::func::FuncOp>(call.getCallee()))
         if (seen.insert(callee.getSymName()).second)
           work.push_back(callee);
     });
@@ -175,15 +181,24 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
     CpuPipelineOptions pipelineOpts;
     pipelineOpts.fuseElementwise = options.fuseElementwise;
     pipelineOpts.planMemory = options.planMemory;
+    // The arena is allocated here, once, not by every call.
+    pipelineOpts.arenaArg = true;
     buildCpuPipeline(pm, pipelineOpts);
     if (mlir::failed(pm.run(*lowered)))
       throw Error("compile @" + impl->name + ": lowering failed:\n" +
                   diagnostics);
   }
-  {
+  if (options.keepIR) {
     llvm::raw_string_ostream os(impl->llvmDialect);
     lowered->print(os);
   }
+  if (mlir::Operation *f = lowered->lookupSymbol(impl->name))
+    if (std::optional<MemoryPlanReport> plan = readMemoryPlan(f)) {
+      impl->arenaBytes = plan->arenaBytes;
+      // 64-byte aligned like every NDArray; i64 elements cover the bytes.
+      impl->arena = NDArray::empty(
+          {std::max<int64_t>(1, (plan->arenaBytes + 7) / 8)}, DType::I64);
+    }
 
   initializeNativeTarget();
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
@@ -204,12 +219,15 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
     throw Error("compile: no target machine for the host: " +
                 errorText(tm.takeError()));
 
-  auto optimize = mlir::makeOptimizingTransformer(std::min(options.optLevel, 3u),
-                                                  /*sizeLevel=*/0, tm->get());
-  std::string *irText = &impl->llvmIR;
+  auto optimize =
+      mlir::makeOptimizingTransformer(std::min(options.optLevel, 3u),
+                                      /*sizeLevel=*/0, tm->get());
+  std::string *irText = options.keepIR ? &impl->llvmIR : nullptr;
   auto transformer = [&](llvm::Module *m) -> llvm::Error {
-    llvm::raw_string_ostream os(*irText);
-    m->print(os, nullptr);
+    if (irText) {
+      llvm::raw_string_ostream os(*irText);
+      m->print(os, nullptr);
+    }
     return optimize(m);
   };
   mlir::ExecutionEngineOptions eeOpts;
@@ -217,8 +235,8 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
   eeOpts.jitCodeGenOptLevel = level;
   auto engine = mlir::ExecutionEngine::create(*lowered, eeOpts, std::move(*tm));
   if (!engine)
-    throw Error("compile @" + impl->name + ": JIT failed: " +
-                errorText(engine.takeError()) + diagnostics);
+    throw Error("compile @" + impl->name +
+                ": JIT failed: " + errorText(engine.takeError()) + diagnostics);
   impl->engine = std::move(*engine);
   impl->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
     llvm::orc::SymbolMap map;
@@ -229,8 +247,8 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
   });
   auto entry = impl->engine->lookupPacked(impl->name);
   if (!entry)
-    throw Error("compile @" + impl->name + ": entry not found: " +
-                errorText(entry.takeError()));
+    throw Error("compile @" + impl->name +
+                ": entry not found: " + errorText(entry.takeError()));
   impl->entry = *entry;
   LLVM_DEBUG(llvm::dbgs() << "compiled @" << impl->name << "\n");
   return CompiledFunction(std::move(impl));
@@ -264,6 +282,8 @@ void CompiledFunction::runInto(const std::vector<NDArray> &args,
     ptrs.push_back(const_cast<void *>(a.rawData()));
   for (NDArray &o : outs)
     ptrs.push_back(o.rawData());
+  if (impl_->arena.defined())
+    ptrs.push_back(impl_->arena.rawData());
   for (void *&p : ptrs)
     packed.push_back(&p);
   impl_->entry(packed.data());
@@ -278,3 +298,4 @@ const std::vector<TensorSpec> &CompiledFunction::resultSpecs() const {
 const std::string &CompiledFunction::name() const { return impl_->name; }
 std::string CompiledFunction::llvmDialect() const { return impl_->llvmDialect; }
 std::string CompiledFunction::llvmIR() const { return impl_->llvmIR; }
+int64_t CompiledFunction::arenaBytes() const { return impl_->arenaBytes; }

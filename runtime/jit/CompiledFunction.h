@@ -1,4 +1,5 @@
-//===- CompiledFunction.h - A kc function JIT-compiled for the CPU -*- C++ -*-===//
+//===- CompiledFunction.h - A kc function JIT-compiled for the CPU -*- C++
+//-*-===//
 //
 // compile() lowers one func.func of kc ops through kc-cpu-pipeline to the
 // LLVM dialect, JIT-compiles it with ORC (MLIR's ExecutionEngine) for the
@@ -38,8 +39,12 @@ struct CpuOptions {
   std::string features;
   /// Fuse elementwise chains before bufferization (off only for debugging).
   bool fuseElementwise = true;
-  /// Place intermediates in one static arena (kc-plan-memory).
+  /// Place intermediates in one static arena (kc-plan-memory), allocated
+  /// once with the function and reused by every call.
   bool planMemory = true;
+  /// Keep the LLVM dialect and LLVM IR as text (llvmDialect(), llvmIR());
+  /// printing a large step costs compile time, so only on request.
+  bool keepIR = false;
 };
 
 /// One argument or result of the kc-level signature.
@@ -51,7 +56,8 @@ struct TensorSpec {
 class CompiledFunction {
 public:
   /// Compiles `funcName` of `module` (the module is cloned, never changed).
-  static CompiledFunction compile(mlir::ModuleOp module, llvm::StringRef funcName,
+  static CompiledFunction compile(mlir::ModuleOp module,
+                                  llvm::StringRef funcName,
                                   const CpuOptions &options = {});
 
   CompiledFunction(CompiledFunction &&) noexcept;
@@ -61,7 +67,8 @@ public:
   /// Runs on `args` and returns freshly allocated results.
   std::vector<NDArray> run(const std::vector<NDArray> &args) const;
   /// Runs on `args`, writing into `outs` (shapes and dtypes as the results).
-  /// An output may not alias an argument.
+  /// An output may not alias an argument. Calls on one CompiledFunction must
+  /// not overlap: its arena is their scratch memory.
   void runInto(const std::vector<NDArray> &args,
                std::vector<NDArray> &outs) const;
 
@@ -69,10 +76,14 @@ public:
   const std::vector<TensorSpec> &resultSpecs() const;
   const std::string &name() const;
 
-  /// The module after kc-cpu-pipeline (LLVM dialect), as text.
+  /// The module after kc-cpu-pipeline (LLVM dialect), as text; empty
+  /// unless compiled with CpuOptions::keepIR.
   std::string llvmDialect() const;
-  /// The LLVM IR handed to the JIT (before LLVM's own -O3), as text.
+  /// The LLVM IR handed to the JIT (before LLVM's own -O3), as text; empty
+  /// unless compiled with CpuOptions::keepIR.
   std::string llvmIR() const;
+  /// Bytes of the arena every call reuses (0 without memory planning).
+  int64_t arenaBytes() const;
 
 private:
   struct Impl;

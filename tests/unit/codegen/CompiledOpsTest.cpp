@@ -244,7 +244,9 @@ TEST_F(CompiledFunctionTest, MissingFunctionThrows) {
 
 TEST_F(CompiledFunctionTest, DumpsLlvmDialectAndIR) {
   ASSERT_TRUE(parseText(kAddOne));
-  CompiledFunction fn = CompiledFunction::compile(*module, "f");
+  CpuOptions options;
+  options.keepIR = true;
+  CompiledFunction fn = CompiledFunction::compile(*module, "f", options);
   EXPECT_NE(fn.llvmDialect().find("llvm.func @f(%arg0: !llvm.ptr"),
             std::string::npos)
       << fn.llvmDialect();
