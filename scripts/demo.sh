@@ -8,8 +8,5 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 BUILD="${KCC_BUILD_DIR:-$ROOT/build}"
 bash "$ROOT/scripts/build.sh" kcc
-# Idle OpenMP threads sleep instead of spinning (oneDNN and the generated
-# loops share the cores).
-export OMP_WAIT_POLICY="${OMP_WAIT_POLICY:-passive}"
 "$BUILD/bin/kcc" train "$ROOT/examples/mlp.json" --data fashion-mnist \
   --epochs 1 --batch 32 --mode=both "$@"
