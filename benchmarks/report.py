@@ -151,7 +151,7 @@ def markdown(data):
       " rerun benchmarks/run_all.sh -->")
     w(f"Run {meta.get('date', '?')} on {meta.get('cpu', '?')}, "
       f"{meta.get('nproc', '?')} CPUs, {meta.get('threads', '?')} threads for "
-      f"every system, OMP_WAIT_POLICY={meta.get('omp_wait_policy')}, load "
+      f"every system, OMP_WAIT_POLICY={meta.get('omp_wait_policy') or 'unset'}, load "
       f"average {' '.join(meta.get('loadavg_start', []))} at the start, "
       f"{' '.join(meta.get('loadavg_end', []))} at the end"
       + (" (**quick run**)" if meta.get("quick") else "") + ".")
