@@ -14,10 +14,16 @@
 // shared: a ratio across runs means little); --benchmark_repetitions=N with
 // --benchmark_report_aggregates_only=true gives medians.
 //
-// Counters: `kernels` (compiled: library calls + loop nests; interpreted:
-// ops dispatched), `arena_B`, `lower_bound_B`, `unshared_B` (the memory
-// plan), `peak_B` (interpreted: AllocStats peak over a step, arguments and
-// results included; compiled: arguments + results + arena), `GFLOPS`.
+// Also the peers' cases (benchmarks/peers/models.py): mlp at batch 32 and
+// 256, cnn at 32 and 128.
+//
+// Counters: `steps/s`, `kernels` (compiled: library calls + loop nests;
+// interpreted: ops dispatched), `arena_B`, `lower_bound_B`, `unshared_B`
+// (the memory plan), `peak_B` (interpreted: AllocStats peak over a step,
+// arguments and results included; compiled: arguments + results + arena),
+// `GFLOPS` (the step's GEMM and convolution FLOPs, forward and backward, per
+// second) and `sgemm_frac` (GFLOPS over oneDNN's SGEMM rate on mlp_gemm's
+// shapes, measured once at the start of the same run).
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,6 +31,7 @@
 #include "codegen/MemoryPlan.h"
 #include "codegen/Passes.h"
 #include "examples/models/ReferenceModels.h"
+#include "ir/KcDialect.h"
 #include "kcc/kcc.h"
 #include "passes/TrainStep.h"
 #include "runtime/interpreter/Interpreter.h"
@@ -38,6 +45,8 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <functional>
 #include <memory>
@@ -58,6 +67,41 @@ NDArray filled(const Shape &shape, DType dt, uint64_t seed, double scale) {
   }
   return a;
 }
+
+int64_t numel(mlir::Value v) {
+  return mlir::cast<mlir::RankedTensorType>(v.getType()).getNumElements();
+}
+int64_t dim(mlir::Value v, unsigned i) {
+  return mlir::cast<mlir::RankedTensorType>(v.getType()).getDimSize(i);
+}
+
+/// The GEMM and convolution FLOPs of `func` (2 per multiply-add), the
+/// backward products included: what GFLOP/s figures divide.
+double stepFlops(mlir::func::FuncOp func) {
+  double flops = 0;
+  func.walk([&](mlir::Operation *op) {
+    if (auto mm = mlir::dyn_cast<kc::MatmulOp>(op)) {
+      int64_t k = dim(mm.getLhs(), mm.getTransposeLhs() ? 0 : 1);
+      flops += 2.0 * numel(mm.getResult()) * k;
+    } else if (auto c = mlir::dyn_cast<kc::Conv2DOp>(op)) {
+      mlir::Value w = c.getFilter();
+      flops += 2.0 * numel(c.getResult()) * dim(w, 0) * dim(w, 1) * dim(w, 2);
+    } else if (auto c = mlir::dyn_cast<kc::Conv2DBackpropInputOp>(op)) {
+      mlir::Value w = c.getFilter();
+      flops += 2.0 * numel(c.getGradOutput()) * dim(w, 0) * dim(w, 1) *
+               dim(w, 2);
+    } else if (auto c = mlir::dyn_cast<kc::Conv2DBackpropFilterOp>(op)) {
+      mlir::Value w = c.getResult();
+      flops += 2.0 * numel(c.getGradOutput()) * dim(w, 0) * dim(w, 1) *
+               dim(w, 2);
+    }
+  });
+  return flops;
+}
+
+/// oneDNN's SGEMM rate (GFLOP/s) on mlp_gemm's shapes, measured once per
+/// run: the reference `sgemm_frac` divides by.
+double sgemmRate = 0;
 
 std::unique_ptr<Model> buildModel(const std::string &name) {
   if (name == "mlp")
@@ -146,6 +190,19 @@ PlanInfo analyze(Step &step) {
   return info;
 }
 
+/// steps/s, GFLOPS and sgemm_frac of a benchmark whose iteration is a step.
+void addRateCounters(benchmark::State &state, double flops) {
+  state.counters["steps/s"] =
+      benchmark::Counter(1, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOPS"] = benchmark::Counter(
+      flops * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  // A rate divided by a constant stays a rate: the fraction of SGEMM.
+  if (sgemmRate > 0)
+    state.counters["sgemm_frac"] =
+        benchmark::Counter(flops * 1e-9 / sgemmRate,
+                           benchmark::Counter::kIsIterationInvariantRate);
+}
+
 void BM_Interpreted(benchmark::State &state, const std::string &model) {
   Step step(model, state.range(0));
   Interpreter interp;
@@ -157,6 +214,7 @@ void BM_Interpreted(benchmark::State &state, const std::string &model) {
     std::vector<NDArray> out = interp.run(step.func, step.args);
     benchmark::DoNotOptimize(out[0].rawData());
   }
+  addRateCounters(state, stepFlops(step.func));
   state.counters["kernels"] = benchmark::Counter(
       static_cast<double>(interp.stats().opsDispatched),
       benchmark::Counter::kAvgIterations);
@@ -180,6 +238,7 @@ void BM_Compiled(benchmark::State &state, const std::string &model) {
     fn.runInto(step.args, outs);
     benchmark::DoNotOptimize(outs[0].rawData());
   }
+  addRateCounters(state, stepFlops(step.func));
   state.counters["kernels"] = static_cast<double>(info.kernels.total());
   state.counters["library_calls"] =
       static_cast<double>(info.kernels.libraryCalls);
@@ -194,6 +253,39 @@ void BM_Compiled(benchmark::State &state, const std::string &model) {
 /// The GEMMs of mlp_gemm's step through kernels::matmul (oneDNN), outputs
 /// preallocated: the rate the compiled step's GEMMs could reach at best.
 /// Forward x·W1, h·W2; backward dY·W2ᵀ, hᵀ·dY for both big layers.
+struct SgemmOfMlpGemm {
+  int64_t b, n = 4096;
+  NDArray x, w, y, dw;
+  explicit SgemmOfMlpGemm(int64_t batch)
+      : b(batch), x(filled({b, n}, DType::F32, 1, 1)),
+        w(filled({n, n}, DType::F32, 2, 1)),
+        y(NDArray::empty({b, n}, DType::F32)),
+        dw(NDArray::empty({n, n}, DType::F32)) {}
+  double flops() const { return 3 * 2.0 * b * n * n; }
+  void once() {
+    kernels::matmul(x, w, false, false, y);  // forward
+    kernels::matmul(y, w, false, true, x);   // grad wrt input
+    kernels::matmul(x, y, true, false, dw);  // grad wrt weight
+  }
+};
+
+/// The median of 5 timed calls after a warm-up, in GFLOP/s.
+double measureSgemmRate() {
+  SgemmOfMlpGemm g(512);
+  g.once();
+  std::vector<double> rates;
+  for (int i = 0; i < 5; ++i) {
+    auto start = std::chrono::steady_clock::now();
+    g.once();
+    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                             start)
+                   .count();
+    rates.push_back(g.flops() * 1e-9 / s);
+  }
+  std::sort(rates.begin(), rates.end());
+  return rates[2];
+}
+
 void BM_SgemmOfMlpGemm(benchmark::State &state) {
   int64_t b = state.range(0), n = 4096;
   NDArray x = filled({b, n}, DType::F32, 1, 1), w = filled({n, n}, DType::F32, 2, 1);
@@ -218,10 +310,11 @@ void registerAll() {
     std::string model;
     int64_t batch;
   };
-  for (const Case &c : {Case{"mlp_small", 16}, Case{"mlp", 64},
-                        Case{"cnn", 64}, Case{"cnn", 256},
-                        Case{"mlp_gemm", 512}}) {
-    bool big = c.model == "mlp_gemm" || c.batch == 256;
+  for (const Case &c :
+       {Case{"mlp_small", 16}, Case{"mlp", 32}, Case{"mlp", 64},
+        Case{"mlp", 256}, Case{"cnn", 32}, Case{"cnn", 64}, Case{"cnn", 128},
+        Case{"cnn", 256}, Case{"mlp_gemm", 512}}) {
+    bool big = c.model == "mlp_gemm" || (c.model == "cnn" && c.batch >= 128);
     for (bool compiled : {false, true}) {
       std::string name = std::string(compiled ? "Compiled/" : "Interpreted/") +
                          c.model;
@@ -244,6 +337,9 @@ void registerAll() {
 
 int main(int argc, char **argv) {
   benchmark::Initialize(&argc, argv);
+  sgemmRate = measureSgemmRate();
+  benchmark::AddCustomContext("sgemm_gflops_mlp_gemm_shapes",
+                              std::to_string(sgemmRate));
   registerAll();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
