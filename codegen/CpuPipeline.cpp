@@ -103,8 +103,13 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   KcLowerLoopsOptions loopOpts;
   loopOpts.parallelThreshold = opts.parallelThreshold;
   pm.addPass(createKcLowerLoops(loopOpts));
-  if (opts.parallelThreshold > 0)
+  if (opts.parallelThreshold > 0) {
     pm.addPass(createConvertSCFToOpenMPPass());
+    // The pass wraps each parallel body in memref.alloca_scope; with serial
+    // loops inside, convert-scf-to-cf would split that single-block region.
+    // Canonicalization inlines the scopes, which hold no allocas here.
+    pm.addPass(createCanonicalizerPass());
+  }
   pm.addPass(createLowerAffinePass());
   pm.addPass(createConvertSCFToCFPass());
   // Subviews (slices, reshapes) become plain pointer arithmetic.

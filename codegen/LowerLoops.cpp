@@ -51,6 +51,24 @@ std::pair<int64_t, int64_t> work(linalg::LinalgOp op) {
   return {total, parallel};
 }
 
+/// Turns the outermost loop of a nest into a one-dimensional scf.parallel.
+/// Only the outermost: an n-dimensional parallel loop becomes one collapsed
+/// OpenMP loop whose every iteration recovers its n indices by division,
+/// which keeps LLVM from vectorizing the innermost (contiguous) dimension.
+void parallelizeOutermost(IRRewriter &rewriter, scf::ForOp outer) {
+  rewriter.setInsertionPoint(outer);
+  auto par = rewriter.create<scf::ParallelOp>(
+      outer.getLoc(), ValueRange{outer.getLowerBound()},
+      ValueRange{outer.getUpperBound()}, ValueRange{outer.getStep()});
+  outer.getInductionVar().replaceAllUsesWith(par.getInductionVars()[0]);
+  Block *from = outer.getBody();
+  rewriter.eraseOp(from->getTerminator());
+  Block *to = par.getBody();
+  to->getOperations().splice(to->getTerminator()->getIterator(),
+                             from->getOperations());
+  rewriter.eraseOp(outer);
+}
+
 struct KcLowerLoopsPass
     : public kcc::impl::KcLowerLoopsBase<KcLowerLoopsPass> {
   using KcLowerLoopsBase::KcLowerLoopsBase;
@@ -67,21 +85,21 @@ struct KcLowerLoopsPass
       auto [total, parallel] = work(op);
       // Only outermost nests: a team inside a team would oversubscribe.
       bool nested = op->getParentOfType<scf::ParallelOp>() != nullptr;
-      // All-parallel nests only. An outer reduction would put the team
+      // All-parallel nests only: an outer reduction would put the team
       // inside a serial loop (one fork per iteration), and an inner one
-      // leaves an scf.for in the omp region's alloca_scope, which
-      // convert-scf-to-cf would split into blocks it cannot hold.
+      // would need a combining step the lowering does not emit.
       bool allParallel = op.getNumLoops() > 0 && total == parallel;
       bool par = parallelThreshold > 0 && total >= parallelThreshold &&
                  allParallel && !nested;
       FailureOr<linalg::LinalgLoops> loops =
-          par ? linalg::linalgOpToParallelLoops(rewriter, op)
-              : linalg::linalgOpToLoops(rewriter, op);
+          linalg::linalgOpToLoops(rewriter, op);
       if (failed(loops)) {
         op->emitError("cannot lower to loops");
         return signalPassFailure();
       }
       rewriter.eraseOp(op);
+      if (par && !loops->empty())
+        parallelizeOutermost(rewriter, cast<scf::ForOp>(loops->front()));
       ++(par ? numParallelNests : numSerialNests);
     }
   }
