@@ -16,6 +16,7 @@
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -37,6 +38,44 @@ namespace {
 
 bool allParallel(linalg::GenericOp op) {
   return op.getNumLoops() == op.getNumParallelLoops();
+}
+
+/// Recomputing a broadcast producer up to this many times per element is
+/// accepted.
+constexpr int64_t kMaxRecomputation = 64;
+
+/// Why fusing `fused`'s producer into its consumer would cost more than it
+/// saves, or null when it would not: a producer read through a broadcast is
+/// recomputed at every consumer iteration that reads the same element, which
+/// is cheap for adds and selects but not for math functions or divisions.
+const char *costReason(OpOperand *fused) {
+  auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
+  auto producer = fused->get().getDefiningOp<linalg::GenericOp>();
+  if (!consumer || !producer)
+    return nullptr;
+  if (consumer.getMatchingIndexingMap(fused).isPermutation())
+    return nullptr;
+  // A few recomputations (a row statistic broadcast over ten classes) cost
+  // less than the kernel a refusal leaves; a scalar broadcast over a
+  // parameter tensor does not.
+  auto iterations = [](linalg::GenericOp op) {
+    int64_t n = 1;
+    for (int64_t r : op.getStaticLoopRanges())
+      n *= ShapedType::isDynamic(r) ? 1 : r;
+    return n;
+  };
+  if (iterations(consumer) < kMaxRecomputation * iterations(producer))
+    return nullptr;
+  bool expensive = false;
+  producer.getBody()->walk([&](Operation *op) {
+    if (op->getDialect()->getNamespace() == "math" ||
+        isa<arith::DivFOp, arith::RemFOp>(op))
+      expensive = true;
+  });
+  return expensive ? "the producer is read through a broadcast and computes "
+                     "math functions or divisions: fusing would recompute "
+                     "them for each of at least 64 consumer elements"
+                   : nullptr;
 }
 
 /// Single-use producers always (upstream's rule); multi-use producers into
@@ -77,6 +116,8 @@ struct FuseProducers : public OpRewritePattern<linalg::GenericOp> {
       if (!linalg::areElementwiseOpsFusable(&operand) ||
           !shouldFuse(&operand, multiUse))
         continue;
+      if (costReason(&operand))
+        continue; // reported after the rewrite, with `remarks`
       Operation *producer = operand.get().getDefiningOp();
       FailureOr<linalg::ElementwiseOpFusionResult> fused =
           linalg::fuseElementwiseOps(rewriter, &operand);
@@ -125,6 +166,18 @@ struct KcFuseElementwisePass
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns),
                                             config)))
       LLVM_DEBUG(llvm::dbgs() << "fusion did not converge\n");
+    if (!remarks)
+      return;
+    // The fusions the cost rule refused are exactly those still possible.
+    getOperation()->walk([&](linalg::GenericOp consumer) {
+      for (OpOperand &operand : consumer->getOpOperands())
+        if (linalg::areElementwiseOpsFusable(&operand) &&
+            shouldFuse(&operand, multi))
+          if (const char *reason = costReason(&operand))
+            consumer.emitRemark()
+                << "not fused with operand #" << operand.getOperandNumber()
+                << ": " << reason;
+    });
   }
 };
 

@@ -173,6 +173,13 @@ def KcFuseElementwise : Pass<"kc-fuse-elementwise"> {
     // becomes
     %m, %p = linalg.generic ... -> (tensor<128xf32>, tensor<128xf32>)
     ```
+
+    Cost rule: a producer the consumer reads through a broadcast (a scalar
+    feeding a tensor-wide loop, say) would be recomputed at every consumer
+    iteration; such a fusion is refused when the producer computes math
+    functions or divisions (Adam's `pow(beta, t)` would otherwise run once
+    per parameter element). With `remarks`, each refusal is reported on
+    the consumer with its reason.
   }];
   let dependentDialects = ["::mlir::affine::AffineDialect",
                            "::mlir::linalg::LinalgDialect",
@@ -180,6 +187,8 @@ def KcFuseElementwise : Pass<"kc-fuse-elementwise"> {
   let options = [
     Option<"multiUse", "multi-use", "bool", /*default=*/"true",
            "fuse producers with several users into elementwise consumers">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "report each refused fusion as a remark with its reason">,
   ];
 }
 

@@ -1,0 +1,36 @@
+// RUN: kcc-opt %s --split-input-file --kc-lower-to-linalg --kc-fuse-elementwise=remarks --verify-diagnostics | FileCheck %s
+
+// Adam's learning-rate factor: a scalar computed with pow and sqrt, then
+// broadcast over a parameter. Fusing it would run pow and sqrt once per
+// parameter element; the cost rule keeps it a separate (scalar) kernel and
+// says why.
+// CHECK-LABEL: func.func @scalar_factor(
+// CHECK: math.powf
+// CHECK: linalg.yield
+// CHECK: linalg.generic
+// CHECK-NOT: math.powf
+// CHECK: return
+func.func @scalar_factor(%p: tensor<256x128xf32>, %g: tensor<256x128xf32>,
+                         %beta: tensor<f32>, %t: tensor<f32>) -> tensor<256x128xf32> {
+  %0 = kc.pow %beta, %t : tensor<f32>
+  %1 = kc.sqrt %0 : tensor<f32>
+  %2 = kc.broadcast_to %1 : tensor<f32> -> tensor<256x128xf32>
+  %3 = kc.mul %2, %g : tensor<256x128xf32>
+  // expected-remark @+1 {{not fused with operand #}}
+  %4 = kc.sub %p, %3 : tensor<256x128xf32>
+  return %4 : tensor<256x128xf32>
+}
+
+// -----
+
+// A row statistic broadcast over ten classes is recomputed ten times at
+// most: cheaper than a kernel, so it is fused.
+// CHECK-LABEL: func.func @row_factor(
+// CHECK-COUNT-1: linalg.generic
+// CHECK-NOT: linalg.generic
+func.func @row_factor(%x: tensor<64x10xf32>, %s: tensor<64x1xf32>) -> tensor<64x10xf32> {
+  %0 = kc.log %s : tensor<64x1xf32>
+  %1 = kc.broadcast_to %0 : tensor<64x1xf32> -> tensor<64x10xf32>
+  %2 = kc.sub %x, %1 : tensor<64x10xf32>
+  return %2 : tensor<64x10xf32>
+}
