@@ -11,6 +11,7 @@
 
 #include "runtime/kernels/Kernels.h"
 
+#include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include <algorithm>
@@ -83,6 +84,30 @@ const GemmEntry &getGemm(const GemmKey &key) {
   return cache.emplace(key, std::move(e)).first->second;
 }
 
+/// Multiply-adds below which a GEMM runs on one thread (dispatch-bound
+/// models: mlp_small's 16x64x64 GEMMs take about a microsecond).
+constexpr int64_t kSmallGemmMacs = 1 << 17;
+
+/// Limits OpenMP regions opened in its scope to the calling thread when
+/// `work` is below `threshold`.
+class SerialBelow {
+public:
+  SerialBelow(int64_t work, int64_t threshold)
+      : saved_(work < threshold ? omp_get_max_threads() : 0) {
+    if (saved_ > 1)
+      omp_set_num_threads(1);
+  }
+  ~SerialBelow() {
+    if (saved_ > 1)
+      omp_set_num_threads(saved_);
+  }
+  SerialBelow(const SerialBelow &) = delete;
+  SerialBelow &operator=(const SerialBelow &) = delete;
+
+private:
+  int saved_;
+};
+
 /// Memory objects bound to one cached primitive's descriptors.
 struct GemmMemories {
   dnnl::memory a, b, c;
@@ -108,6 +133,9 @@ void gemmF32(const float *a, const float *b, float *c, const GemmKey &key) {
   m.a.set_data_handle(const_cast<float *>(a));
   m.b.set_data_handle(const_cast<float *>(b));
   m.c.set_data_handle(c);
+  // oneDNN opens a parallel region for every GEMM; waking the team costs
+  // more than a small GEMM itself, so those run on the calling thread.
+  SerialBelow serial(key.m * key.n * key.k, kSmallGemmMacs);
   e.prim.execute(
       cpuStream(),
       {{DNNL_ARG_SRC, m.a}, {DNNL_ARG_WEIGHTS, m.b}, {DNNL_ARG_DST, m.c}});
