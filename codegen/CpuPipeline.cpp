@@ -8,19 +8,19 @@
 #include "codegen/Passes.h"
 
 #include "mlir/Conversion/Passes.h"
+#include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
+#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Pipelines/Passes.h"
+#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Bufferization/Transforms/OneShotAnalysis.h"
 #include "mlir/Dialect/Bufferization/Transforms/Passes.h"
+#include "mlir/Dialect/ControlFlow/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Passes.h"
-#include "mlir/Dialect/MemRef/Transforms/Passes.h"
-#include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
-#include "mlir/Dialect/Arith/Transforms/BufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/Bufferization/Transforms/FuncBufferizableOpInterfaceImpl.h"
-#include "mlir/Dialect/ControlFlow/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/Linalg/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/MemRef/Transforms/AllocationOpInterfaceImpl.h"
+#include "mlir/Dialect/MemRef/Transforms/Passes.h"
 #include "mlir/Dialect/SCF/Transforms/BufferDeallocationOpInterfaceImpl.h"
 #include "mlir/Dialect/SCF/Transforms/BufferizableOpInterfaceImpl.h"
 #include "mlir/Dialect/Tensor/Transforms/BufferizableOpInterfaceImpl.h"
@@ -55,14 +55,12 @@ void buildLinalgPipeline(mlir::OpPassManager &pm,
   pm.addPass(mlir::createCanonicalizerPass());
 }
 
-void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
+void buildBufferizePipeline(mlir::OpPassManager &pm) {
   using namespace mlir;
-  buildLinalgPipeline(pm, opts);
-
   // Whole-module bufferization with identity layouts at function boundaries,
   // so the entry's memrefs are plain contiguous arrays.
-  // Copies as linalg.copy: they become loops like everything else, where a
-  // strided memref.copy would need the runner-utils library at run time.
+  // Copies as linalg.copy: they become loops (kernels) like everything else,
+  // where a strided memref.copy would need the runner-utils library.
   auto linalgCopy = [](OpBuilder &b, Location loc, Value from,
                        Value to) -> LogicalResult {
     b.create<linalg::CopyOp>(loc, from, to);
@@ -81,6 +79,13 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   outOpts.memCpyFn = linalgCopy;
   outOpts.hoistStaticAllocs = true;
   pm.addPass(bufferization::createBufferResultsToOutParamsPass(outOpts));
+}
+
+void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
+  using namespace mlir;
+  buildLinalgPipeline(pm, opts);
+
+  buildBufferizePipeline(pm);
   // Once the out-params are the caller's, every remaining allocation is an
   // intermediate: one arena for all of them, before deallocation would free
   // them one by one.

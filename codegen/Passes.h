@@ -57,6 +57,12 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts);
 void buildLinalgPipeline(mlir::OpPassManager &pm,
                          const CpuPipelineOptions &opts);
 
+/// One-shot bufferization of a linalg-on-tensors module (identity layouts at
+/// function boundaries, copies as linalg.copy), then every result turned
+/// into a caller-provided buffer: the step between buildLinalgPipeline and
+/// the target's loops, shared by the CPU and CUDA pipelines.
+void buildBufferizePipeline(mlir::OpPassManager &pm);
+
 /// Adds what the pipeline needs beyond the dialects themselves (the
 /// bufferization and deallocation interface models, the LLVM IR translations)
 /// to `registry`; append it to a context before running kc-cpu-pipeline.

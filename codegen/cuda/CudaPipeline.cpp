@@ -51,22 +51,7 @@ void buildCudaPipeline(OpPassManager &pm, const CudaOptions &opts) {
 
   // Bufferization as on the CPU: identity layouts at the boundary, copies as
   // linalg.copy (so they become kernels too), results as caller buffers.
-  auto linalgCopy = [](OpBuilder &b, Location loc, Value from,
-                       Value to) -> LogicalResult {
-    b.create<linalg::CopyOp>(loc, from, to);
-    return success();
-  };
-  bufferization::OneShotBufferizationOptions bufOpts;
-  bufOpts.memCpyFn = linalgCopy;
-  bufOpts.bufferizeFunctionBoundaries = true;
-  bufOpts.setFunctionBoundaryTypeConversion(
-      bufferization::LayoutMapOption::IdentityLayoutMap);
-  pm.addPass(bufferization::createOneShotBufferizePass(bufOpts));
-  pm.addPass(createKcPrepareOutParams());
-  bufferization::BufferResultsToOutParamsOpts outOpts;
-  outOpts.memCpyFn = linalgCopy;
-  outOpts.hoistStaticAllocs = true;
-  pm.addPass(bufferization::createBufferResultsToOutParamsPass(outOpts));
+  buildBufferizePipeline(pm);
   // Every intermediate lives in one device arena the runtime allocates once:
   // no cudaMalloc per step, and a CUDA graph can be captured over fixed
   // addresses. No deallocation pipeline: nothing is left to free.
@@ -143,9 +128,8 @@ void registerCudaCodegenPasses() {
 namespace {
 
 /// Runs kc-cuda-pipeline on a clone of `module`, or of `func` alone.
-FailureOr<OwningOpRef<ModuleOp>> lowerClone(ModuleOp module,
-                                            const CudaOptions &opts,
-                                            func::FuncOp func = {}) {
+FailureOr<OwningOpRef<ModuleOp>>
+lowerClone(ModuleOp module, const CudaOptions &opts, func::FuncOp func = {}) {
   MLIRContext *ctx = module.getContext();
   DialectRegistry registry;
   registerCudaCodegenInterfaces(registry);
@@ -171,8 +155,7 @@ FailureOr<OwningOpRef<ModuleOp>> lowerClone(ModuleOp module,
 
 } // namespace
 
-FailureOr<cuda::CudaProgram> compileForCuda(ModuleOp module,
-                                            StringRef funcName,
+FailureOr<cuda::CudaProgram> compileForCuda(ModuleOp module, StringRef funcName,
                                             const CudaOptions &opts) {
   auto func = module.lookupSymbol<func::FuncOp>(funcName);
   if (!func)

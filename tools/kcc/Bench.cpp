@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Diagnostics.h"
 #include "ModelLoader.h"
 #include "Run.h"
 
@@ -46,11 +47,6 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-int fail(const llvm::Twine &message) {
-  llvm::WithColor::error(llvm::errs(), "kcc") << message << "\n";
-  return 1;
-}
-
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   size_t n = v.size();
@@ -63,7 +59,8 @@ NDArray randomArray(mlir::RankedTensorType type, int64_t classes,
   NDArray a = NDArray::empty(shape, dtypeOf(type.getElementType()));
   bool integer = llvm::isa<mlir::IntegerType>(type.getElementType());
   std::uniform_real_distribution<double> real(0.0, 1.0);
-  std::uniform_int_distribution<int64_t> label(0, std::max<int64_t>(0, classes - 1));
+  std::uniform_int_distribution<int64_t> label(
+      0, std::max<int64_t>(0, classes - 1));
   for (int64_t i = 0; i < a.numel(); ++i)
     a.set(i, integer ? static_cast<double>(label(rng)) : real(rng));
   return a;
@@ -79,8 +76,8 @@ double timeSteps(Executable &exe, const NDArray &x, const NDArray &y,
     auto start = Clock::now();
     for (int64_t i = 0; i < config.steps; ++i)
       exe.step(x, y);
-    double ms = std::chrono::duration<double, std::milli>(Clock::now() - start)
-                    .count();
+    double ms =
+        std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     perStep.push_back(ms / config.steps);
   }
   return median(perStep);
@@ -115,7 +112,8 @@ int driver::runBench(const BenchConfig &config) {
     return fail("--repetitions and --steps must be positive");
   if (isMlirInput(config.source) && !config.source.input.empty())
     return fail("kcc bench needs a model with weights: a Keras spec or "
-                "--model=mlp|cnn|residual, not " + config.source.input);
+                "--model=mlp|cnn|residual, not " +
+                config.source.input);
   auto loaded = loadModel(config.source);
   if (!loaded)
     return fail(llvm::toString(loaded.takeError()));
@@ -145,10 +143,10 @@ int driver::runBench(const BenchConfig &config) {
                   .back()
             : 2;
     std::mt19937_64 rng(config.source.seed);
-    NDArray x = randomArray(mlir::cast<mlir::RankedTensorType>(
-                                train.getArgument(layout.firstInputArg())
-                                    .getType()),
-                            0, rng);
+    NDArray x =
+        randomArray(mlir::cast<mlir::RankedTensorType>(
+                        train.getArgument(layout.firstInputArg()).getType()),
+                    0, rng);
     NDArray y = randomArray(targetType, classes, rng);
 
     ExecOptions exec;
@@ -161,9 +159,9 @@ int driver::runBench(const BenchConfig &config) {
     exec.mode = ExecMode::Compiled;
     auto compileStart = Clock::now();
     Executable compiled(context, module->clone(), weights, exec);
-    double compileMs = std::chrono::duration<double, std::milli>(
-                           Clock::now() - compileStart)
-                           .count();
+    double compileMs =
+        std::chrono::duration<double, std::milli>(Clock::now() - compileStart)
+            .count();
     exec.mode = ExecMode::Interpreted;
     Executable interpreted(context, module->clone(), weights, exec);
 
@@ -207,18 +205,15 @@ int driver::runBench(const BenchConfig &config) {
                    << "\n";
       return 0;
     }
-    llvm::outs() << loaded->name << ", batch " << compiled.batchSize()
-                 << ", medians of " << config.repetitions << " x "
-                 << config.steps << " steps\n"
-                 << llvm::format("  compiled     %9.3f ms/step  %4lld kernels "
-                                 "(compile %.0f ms)\n",
-                                 compiledMs, static_cast<long long>(kernels),
-                                 compileMs)
-                 << llvm::format("  interpreted  %9.3f ms/step  %4lld ops\n",
-                                 interpretedMs,
-                                 static_cast<long long>(interpretedOps))
-                 << llvm::format("  speedup      %9.2fx\n",
-                                 interpretedMs / compiledMs);
+    llvm::outs()
+        << loaded->name << ", batch " << compiled.batchSize() << ", medians of "
+        << config.repetitions << " x " << config.steps << " steps\n"
+        << llvm::format("  compiled     %9.3f ms/step  %4lld kernels "
+                        "(compile %.0f ms)\n",
+                        compiledMs, static_cast<long long>(kernels), compileMs)
+        << llvm::format("  interpreted  %9.3f ms/step  %4lld ops\n",
+                        interpretedMs, static_cast<long long>(interpretedOps))
+        << llvm::format("  speedup      %9.2fx\n", interpretedMs / compiledMs);
     if (lowering.plan)
       llvm::outs() << llvm::format(
           "  memory       arena %lld B, lower bound %lld B, interpreter peak "

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compile.h"
+#include "Diagnostics.h"
 #include "ModelLoader.h"
 
 #include "codegen/Passes.h"
@@ -45,16 +46,6 @@ using namespace kcc;
 using namespace kcc::driver;
 
 namespace {
-
-int fail(const llvm::Twine &message) {
-  llvm::WithColor::error(llvm::errs(), "kcc") << message << "\n";
-  return 1;
-}
-
-int fail(llvm::Error err) {
-  std::string message = llvm::toString(std::move(err));
-  return fail(message);
-}
 
 std::string moduleText(ModuleOp module) {
   std::string text;
@@ -113,9 +104,9 @@ private:
 int Compilation::reserveOutputs() {
   bool native = reaches(EmitAction::Obj);
   if (native && config_.output == "-")
-    return fail("--emit=" +
-                std::string(isLast(EmitAction::Obj) ? "obj" : "lib") +
-                " needs an output file (-o)");
+    return fail(
+        "--emit=" + std::string(isLast(EmitAction::Obj) ? "obj" : "lib") +
+        " needs an output file (-o)");
   if (config_.output != "-") {
     auto index = outputs_.reserve(config_.output);
     if (!index)
@@ -133,8 +124,7 @@ int Compilation::reserveOutputs() {
     headerIndex_ = *index;
   }
   if (!config_.dumpDir.empty())
-    if (std::error_code ec =
-            llvm::sys::fs::create_directories(config_.dumpDir))
+    if (std::error_code ec = llvm::sys::fs::create_directories(config_.dumpDir))
       return fail("cannot create --dump-dir '" + config_.dumpDir +
                   "': " + ec.message());
   return 0;
@@ -231,8 +221,8 @@ int Compilation::emitNative(ModuleOp llvmDialectModule, ModuleOp kcModule) {
   if (!tm)
     return fail(tm.takeError());
   llvm::LLVMContext llvmContext;
-  auto llvmModule = aot::translateAndOptimize(
-      llvmDialectModule, llvmContext, **tm, config_.target.optLevel);
+  auto llvmModule = aot::translateAndOptimize(llvmDialectModule, llvmContext,
+                                              **tm, config_.target.optLevel);
   if (!llvmModule)
     return fail(llvmModule.takeError());
   std::string irText;
@@ -273,8 +263,8 @@ int Compilation::emitNative(ModuleOp llvmDialectModule, ModuleOp kcModule) {
     // into the output's temporary.
     llvm::SmallString<128> objectPath;
     int fd;
-    if (std::error_code ec = llvm::sys::fs::createTemporaryFile(
-            "kcc-aot", "o", fd, objectPath))
+    if (std::error_code ec =
+            llvm::sys::fs::createTemporaryFile("kcc-aot", "o", fd, objectPath))
       return fail("cannot create a temporary object file: " + ec.message());
     llvm::FileRemover removeObject(objectPath);
     {
@@ -303,9 +293,8 @@ int Compilation::run() {
     return 1;
 
   // kc: verified on parse/trace, then canonicalized.
-  if (failed(runPasses(*module_, [](OpPassManager &pm) {
-        buildImportPipeline(pm);
-      })))
+  if (failed(runPasses(*module_,
+                       [](OpPassManager &pm) { buildImportPipeline(pm); })))
     return 1;
   if (!dump("01-kc.mlir", moduleText(*module_)))
     return 1;
@@ -313,9 +302,9 @@ int Compilation::run() {
     return finish(moduleText(*module_));
 
   // train: the whole step in one function.
-  auto options = resolveTrainOptions(config_.train,
-                                     model_.model ? &model_ : nullptr,
-                                     config_.source, /*defaultMetrics=*/{});
+  auto options =
+      resolveTrainOptions(config_.train, model_.model ? &model_ : nullptr,
+                          config_.source, /*defaultMetrics=*/{});
   if (!options)
     return fail(options.takeError());
   learningRate_ = options->learningRate;

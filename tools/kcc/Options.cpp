@@ -107,12 +107,12 @@ cl::opt<EmitAction> emitAction(
 cl::opt<std::string> outputFile("o", cl::desc("Output file (default: stdout)"),
                                 cl::value_desc("file"), cl::init("-"),
                                 cl::cat(compileCategory));
-cl::opt<std::string>
-    dumpDir("dump-dir",
-            cl::desc("Write every stage reached to DIR: 01-kc.mlir, "
-                     "02-train.mlir, 03-linalg.mlir, 04-fused.mlir, 05-llvm.mlir, "
-                     "06-llvm.ll"),
-            cl::value_desc("dir"), cl::cat(compileCategory));
+cl::opt<std::string> dumpDir(
+    "dump-dir",
+    cl::desc("Write every stage reached to DIR: 01-kc.mlir, "
+             "02-train.mlir, 03-linalg.mlir, 04-fused.mlir, 05-llvm.mlir, "
+             "06-llvm.ll"),
+    cl::value_desc("dir"), cl::cat(compileCategory));
 cl::opt<std::string>
     symbolPrefix("prefix",
                  cl::desc("Prefix of the emitted function names from "

@@ -12,6 +12,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "Diagnostics.h"
 #include "ModelLoader.h"
 #include "Run.h"
 
@@ -32,11 +33,6 @@ using namespace kcc::driver;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-int fail(const llvm::Twine &message) {
-  llvm::WithColor::error(llvm::errs(), "kcc") << message << "\n";
-  return 1;
-}
 
 /// Keras's per-epoch line: "37/1875 [>.....] - ETA: 12s - loss: ..." while
 /// running, "1875/1875 [=====] - 12s 6ms/step - loss: ..." when done.

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Compile.h"
+#include "Diagnostics.h"
 #include "Options.h"
 #include "Run.h"
 
@@ -15,7 +16,6 @@
 
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/TargetSelect.h"
-#include "llvm/Support/WithColor.h"
 
 using namespace kcc::driver;
 
@@ -36,8 +36,7 @@ int main(int argc, char **argv) {
     }
   } catch (const kcc::Error &e) {
     // Model and spec errors name the file, the JSON path and the layer.
-    llvm::WithColor::error(llvm::errs(), "kcc") << e.what() << "\n";
-    return 1;
+    return fail(e.what());
   }
   return 1;
 }
