@@ -4,7 +4,8 @@
 // filters exactly as they are laid out (no reorders): oneDNN's memory
 // descriptors name the layout with format tags. The forward primitive
 // descriptor doubles as the hint the backward ones require, so all three
-// primitives for one geometry live in one cache entry, created on first use.
+// primitives for one geometry live in one cache entry (per thread), created
+// on first use.
 //
 // f64, the numerics oracle path, uses direct loops. Both backprops are written
 // as gathers (each output element sums its own terms) so they parallelize
@@ -20,7 +21,6 @@
 #include <array>
 #include <cstring>
 #include <map>
-#include <mutex>
 
 using namespace kcc;
 using namespace kcc::kernels;
@@ -34,8 +34,10 @@ dnnl::engine &cpuEngine() {
   return engine;
 }
 
+/// One stream per thread: a oneDNN stream is not to be shared by threads
+/// executing at once.
 dnnl::stream &cpuStream() {
-  static dnnl::stream stream(cpuEngine());
+  thread_local dnnl::stream stream(cpuEngine());
   return stream;
 }
 
@@ -110,15 +112,14 @@ struct ConvEntry {
 
 enum class Pass { Forward, BackwardData, BackwardWeights };
 
-/// The cached entry for `g` with the primitive for `pass` created. Entries
-/// are never erased, so the reference stays valid after unlocking.
+/// The cached entry for `g` with the primitive for `pass` created. Per
+/// thread, as the GEMM cache (Matmul.cpp): a primitive executed by two
+/// threads at once would share its scratch memory.
 const ConvEntry &getConv(const Geom &g, Pass pass) {
-  static std::mutex mutex;
-  static std::map<std::array<int64_t, 17>, ConvEntry> cache;
+  thread_local std::map<std::array<int64_t, 17>, ConvEntry> cache;
   using tag = dnnl::memory::format_tag;
   using dt = dnnl::memory::data_type;
   using namespace dnnl;
-  std::lock_guard<std::mutex> lock(mutex);
   auto [it, inserted] = cache.try_emplace(g.key());
   ConvEntry &e = it->second;
   memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};

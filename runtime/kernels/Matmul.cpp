@@ -2,7 +2,7 @@
 //
 // f32 GEMMs run oneDNN's matmul primitive. Creating a primitive costs far more
 // than running a small one, so primitives are cached by (M, N, K, transA,
-// transB) and reused. Transposed operands are described to oneDNN as strided
+// transB) and reused, per thread. Transposed operands are described to oneDNN as strided
 // memory (format tag `ba`), so no transpose is ever materialized.
 //
 // f64 (the numerics oracle path) uses a cache-blocked loop nest.
@@ -16,7 +16,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <mutex>
 #include <unordered_map>
 
 using namespace kcc;
@@ -29,8 +28,10 @@ dnnl::engine &cpuEngine() {
   return engine;
 }
 
+/// One stream per thread: a oneDNN stream is not to be shared by threads
+/// executing at once.
 dnnl::stream &cpuStream() {
-  static dnnl::stream stream(cpuEngine());
+  thread_local dnnl::stream stream(cpuEngine());
   return stream;
 }
 
@@ -58,11 +59,11 @@ struct GemmEntry {
 };
 
 /// Returns the cached primitive for this problem, creating it on first use.
-/// Entries are never erased, so the reference stays valid after unlocking.
+/// The cache is per thread: one primitive executed by two threads at once
+/// shares its scratch memory between them (seen: one thread's product in
+/// the other's output).
 const GemmEntry &getGemm(const GemmKey &key) {
-  static std::mutex mutex;
-  static std::unordered_map<GemmKey, GemmEntry, GemmKeyHash> cache;
-  std::lock_guard<std::mutex> lock(mutex);
+  thread_local std::unordered_map<GemmKey, GemmEntry, GemmKeyHash> cache;
   auto it = cache.find(key);
   if (it != cache.end())
     return it->second;
