@@ -15,6 +15,7 @@
 
 #include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
+#include "runtime/kernels/DnnlContext.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -27,19 +28,6 @@ using namespace kcc::kernels;
 using namespace kcc::kernels::detail;
 
 namespace {
-
-
-dnnl::engine &cpuEngine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-/// One stream per thread: a oneDNN stream is not to be shared by threads
-/// executing at once.
-dnnl::stream &cpuStream() {
-  thread_local dnnl::stream stream(cpuEngine());
-  return stream;
-}
 
 /// Convolution geometry, validated against the array shapes.
 struct Geom {

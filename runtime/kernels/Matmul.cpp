@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/kernels/Kernels.h"
+#include "runtime/kernels/DnnlContext.h"
 
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -20,20 +21,9 @@
 
 using namespace kcc;
 using namespace kcc::kernels;
+using namespace kcc::kernels::detail;
 
 namespace {
-
-dnnl::engine &cpuEngine() {
-  static dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
-
-/// One stream per thread: a oneDNN stream is not to be shared by threads
-/// executing at once.
-dnnl::stream &cpuStream() {
-  thread_local dnnl::stream stream(cpuEngine());
-  return stream;
-}
 
 struct GemmKey {
   int64_t m, n, k;
