@@ -52,6 +52,10 @@ void buildLinalgPipeline(mlir::OpPassManager &pm,
   // every fused producer is one buffer bufferization never allocates.
   if (opts.fuseElementwise)
     pm.addPass(createKcFuseElementwise());
+  // After elementwise fusion, which leaves bias + activation as one generic
+  // per layer.
+  if (opts.fuseEpilogues)
+    pm.addPass(createKcFuseEpilogues());
   pm.addPass(mlir::createCanonicalizerPass());
 }
 

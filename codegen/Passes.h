@@ -30,6 +30,11 @@ struct CpuPipelineOptions
       *this, "fuse-elementwise",
       llvm::cl::desc("fuse producer/consumer linalg.generic chains"),
       llvm::cl::init(true)};
+  Option<bool> fuseEpilogues{
+      *this, "fuse-epilogues",
+      llvm::cl::desc("fuse bias and relu into GEMM and convolution calls "
+                     "(kc-fuse-epilogues)"),
+      llvm::cl::init(true)};
   Option<bool> planMemory{
       *this, "plan-memory",
       llvm::cl::desc("place intermediate buffers in one static arena "

@@ -192,4 +192,37 @@ def KcFuseElementwise : Pass<"kc-fuse-elementwise"> {
   ];
 }
 
+def KcFuseEpilogues : Pass<"kc-fuse-epilogues", "mlir::ModuleOp"> {
+  let summary = "Fuses bias and relu after a GEMM or convolution into the "
+                "library call's post-ops";
+  let description = [{
+    Runs on linalg on tensors, after kc-fuse-elementwise. A
+    `kcc_rt_matmul_*` or `kcc_rt_conv2d_*` call whose output feeds only one
+    all-parallel linalg.generic that adds a bias along the last dimension
+    and/or applies relu becomes one `kcc_rt_*_epilogue_*` call: oneDNN adds
+    the bias and applies relu before it stores the result, so the generic's
+    pass over the output (a read and a write of every element) disappears
+    and so does the pre-activation buffer.
+
+    ```mlir
+    call @kcc_rt_matmul_f32(%x, %w, %out, ...)
+    %y = bufferization.to_tensor %out ...
+    %h = linalg.generic ins(%y, %b : ...) { addf; cmpf olt; select }
+    // becomes
+    call @kcc_rt_matmul_epilogue_f32(%x, %w, %bias, %out, ..., %has_bias, %relu)
+    ```
+
+    With `remarks`, each fused epilogue is reported on its call.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::bufferization::BufferizationDialect",
+                           "::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect",
+                           "::mlir::memref::MemRefDialect"];
+  let options = [
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "report each fused epilogue as a remark">,
+  ];
+}
+
 #endif // KCC_CODEGEN_PASSES_TD

@@ -47,6 +47,8 @@ void buildCudaPipeline(OpPassManager &pm, const CudaOptions &opts) {
   pm.addPass(createKcCudaLowerWindowOps());
   CpuPipelineOptions linalgOpts;
   linalgOpts.fuseElementwise = opts.fuseElementwise;
+  // cuBLASLt epilogues are the CUDA backend's own (kcc_rt_matmul stays).
+  linalgOpts.fuseEpilogues = false;
   buildLinalgPipeline(pm, linalgOpts);
 
   // Bufferization as on the CPU: identity layouts at the boundary, copies as

@@ -117,10 +117,13 @@ Grads AbsOp::buildGradients(OpBuilder &builder, Value g) {
 }
 
 Grads ReluOp::buildGradients(OpBuilder &builder, Value g) {
+  // relu(x) > 0 exactly where x > 0, so the mask reads the result: the
+  // pre-activation is then dead after the forward pass (never kept for
+  // backprop), and a GEMM or convolution can produce relu(x) directly.
   GradientBuilder gb(builder, *this);
-  Value x = getX();
+  Value y = getResult();
   return {gb.selectOrZero(
-      gb.compare(CompareDirection::GT, x, gb.zerosLike(x)), g)};
+      gb.compare(CompareDirection::GT, y, gb.zerosLike(y)), g)};
 }
 
 Grads SigmoidOp::buildGradients(OpBuilder &builder, Value g) {

@@ -54,6 +54,43 @@ void matmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1, int64_t b0,
   });
 }
 
+/// The epilogue a fused library call applies: bias when `hasBias`, relu
+/// when `act` is 1.
+kernels::Epilogue epilogue(const NDArray *bias, int64_t act) {
+  kernels::Epilogue e;
+  e.bias = bias;
+  e.relu = act == 1;
+  return e;
+}
+
+template <typename T>
+void matmulEpilogue(const T *a, const T *b, const T *bias, T *out, int64_t a0,
+                    int64_t a1, int64_t b0, int64_t b1, int64_t o0, int64_t o1,
+                    int64_t ta, int64_t tb, int64_t hasBias, int64_t act) {
+  guarded("matmul", [&] {
+    NDArray A = view(a, {a0, a1}), B = view(b, {b0, b1});
+    NDArray O = view(out, {o0, o1}), Bias = view(bias, {o1});
+    kernels::matmul(A, B, ta != 0, tb != 0, O,
+                    epilogue(hasBias ? &Bias : nullptr, act));
+  });
+}
+
+template <typename T>
+void conv2dEpilogue(const T *x, const T *y, const T *bias, T *out, int64_t x0,
+                    int64_t x1, int64_t x2, int64_t x3, int64_t y0, int64_t y1,
+                    int64_t y2, int64_t y3, int64_t o0, int64_t o1, int64_t o2,
+                    int64_t o3, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
+                    int64_t pad, int64_t hasBias, int64_t act) {
+  guarded("conv2d", [&] {
+    NDArray X = view(x, {x0, x1, x2, x3}), Y = view(y, {y0, y1, y2, y3});
+    NDArray O = view(out, {o0, o1, o2, o3}), Bias = view(bias, {o3});
+    kernels::Conv2DParams p;
+    p.strideH = sh, p.strideW = sw, p.dilationH = dh, p.dilationW = dw;
+    p.padding = padding(pad);
+    kernels::conv2d(X, Y, p, O, epilogue(hasBias ? &Bias : nullptr, act));
+  });
+}
+
 enum class ConvKind { Forward, BackpropInput, BackpropFilter };
 
 template <typename T, ConvKind K>
@@ -122,6 +159,21 @@ void maxPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
                          int64_t a1, int64_t b0, int64_t b1, int64_t o0,       \
                          int64_t o1, int64_t ta, int64_t tb) {                 \
     matmul(a, b, out, a0, a1, b0, b1, o0, o1, ta, tb);                         \
+  }                                                                            \
+  void kcc_rt_matmul_epilogue_##S(                                             \
+      const T *a, const T *b, const T *bias, T *out, int64_t a0, int64_t a1,   \
+      int64_t b0, int64_t b1, int64_t o0, int64_t o1, int64_t ta, int64_t tb,  \
+      int64_t hasBias, int64_t act) {                                          \
+    matmulEpilogue(a, b, bias, out, a0, a1, b0, b1, o0, o1, ta, tb, hasBias,   \
+                   act);                                                       \
+  }                                                                            \
+  void kcc_rt_conv2d_epilogue_##S(                                             \
+      const T *x, const T *y, const T *bias, T *out, int64_t x0, int64_t x1,   \
+      int64_t x2, int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3,  \
+      int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw,  \
+      int64_t dh, int64_t dw, int64_t pad, int64_t hasBias, int64_t act) {     \
+    conv2dEpilogue(x, y, bias, out, x0, x1, x2, x3, y0, y1, y2, y3, o0, o1,    \
+                   o2, o3, sh, sw, dh, dw, pad, hasBias, act);                 \
   }                                                                            \
   void kcc_rt_conv2d_##S(const T *x, const T *y, T *out, int64_t x0,           \
                          int64_t x1, int64_t x2, int64_t x3, int64_t y0,       \
@@ -226,7 +278,9 @@ std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
   symbols.emplace_back("kcc_rt_" #NAME "_f64",                                 \
                        reinterpret_cast<void *>(&kcc_rt_##NAME##_f64));
   KCC_RT_SYM(matmul)
+  KCC_RT_SYM(matmul_epilogue)
   KCC_RT_SYM(conv2d)
+  KCC_RT_SYM(conv2d_epilogue)
   KCC_RT_SYM(conv2d_backprop_input)
   KCC_RT_SYM(conv2d_backprop_filter)
   KCC_RT_SYM(max_pool2d)

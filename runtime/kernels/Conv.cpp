@@ -22,6 +22,7 @@
 #include <array>
 #include <cstring>
 #include <map>
+#include <unordered_map>
 
 using namespace kcc;
 using namespace kcc::kernels;
@@ -96,14 +97,48 @@ struct ConvEntry {
   dnnl::convolution_backward_data bwdData;
   dnnl::convolution_backward_weights bwdWeights;
   bool hasBwdData = false, hasBwdWeights = false;
+  /// Forward primitives with an epilogue, by epilogueKind().
+  std::map<int, dnnl::convolution_forward> fused;
 };
+
+int epilogueKind(const Epilogue &e) { return (e.bias ? 1 : 0) | (e.relu ? 2 : 0); }
+
+/// The forward primitive of `e` with `epilogue` fused: bias inside the
+/// convolution, relu as an eltwise post-op.
+const dnnl::convolution_forward &fusedForward(ConvEntry &e, const Geom &g,
+                                              const Epilogue &epilogue) {
+  int kind = epilogueKind(epilogue);
+  auto it = e.fused.find(kind);
+  if (it != e.fused.end())
+    return it->second;
+  using namespace dnnl;
+  memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
+  memory::dims padL{g.padT, g.padL}, padR{g.padB, g.padR};
+  primitive_attr attr;
+  if (epilogue.relu) {
+    post_ops ops;
+    ops.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
+    attr.set_post_ops(ops);
+  }
+  memory::desc bias({g.o}, memory::data_type::f32, memory::format_tag::a);
+  auto d = epilogue.bias
+               ? convolution_forward::desc(
+                     prop_kind::forward_training, algorithm::convolution_direct,
+                     e.src, e.wei, bias, e.dst, strides, dilates, padL, padR)
+               : convolution_forward::desc(
+                     prop_kind::forward_training, algorithm::convolution_direct,
+                     e.src, e.wei, e.dst, strides, dilates, padL, padR);
+  convolution_forward prim(
+      convolution_forward::primitive_desc(d, attr, cpuEngine()));
+  return e.fused.emplace(kind, std::move(prim)).first->second;
+}
 
 enum class Pass { Forward, BackwardData, BackwardWeights };
 
 /// The cached entry for `g` with the primitive for `pass` created. Per
 /// thread, as the GEMM cache (Matmul.cpp): a primitive executed by two
 /// threads at once would share its scratch memory.
-const ConvEntry &getConv(const Geom &g, Pass pass) {
+ConvEntry &getConv(const Geom &g, Pass pass) {
   thread_local std::map<std::array<int64_t, 17>, ConvEntry> cache;
   using tag = dnnl::memory::format_tag;
   using dt = dnnl::memory::data_type;
@@ -152,14 +187,32 @@ const ConvEntry &getConv(const Geom &g, Pass pass) {
 /// Runs one pass; `src`, `wei`, `dst` are the three tensors in forward terms
 /// (for the backprops the written one is a gradient).
 void runDnnl(const Geom &g, Pass pass, const void *src, const void *wei,
-             const void *dst) {
-  const ConvEntry &e = getConv(g, pass);
+             const void *dst, const Epilogue &epilogue = {}) {
+  ConvEntry &e = getConv(g, pass);
   dnnl::engine &eng = cpuEngine();
   dnnl::memory ms(e.src, eng, const_cast<void *>(src));
   dnnl::memory mw(e.wei, eng, const_cast<void *>(wei));
   dnnl::memory md(e.dst, eng, const_cast<void *>(dst));
   switch (pass) {
   case Pass::Forward:
+    if (epilogueKind(epilogue) != 0) {
+      const dnnl::convolution_forward *prim;
+      try {
+        prim = &fusedForward(e, g, epilogue);
+      } catch (const dnnl::error &err) {
+        throw KernelError(
+            std::string("conv2d: oneDNN rejected the epilogue: ") + err.what());
+      }
+      std::unordered_map<int, dnnl::memory> args{
+          {DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
+      if (epilogue.bias)
+        args.emplace(DNNL_ARG_BIAS,
+                     dnnl::memory({{g.o}, dnnl::memory::data_type::f32,
+                                   dnnl::memory::format_tag::a},
+                                  eng, const_cast<void *>(epilogue.bias->rawData())));
+      prim->execute(cpuStream(), args);
+      break;
+    }
     e.fwd.execute(
         cpuStream(),
         {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}});
@@ -286,21 +339,47 @@ void convBackwardFilter(const Geom &g, const T *x, const T *dy, T *dw) {
 
 } // namespace
 
+namespace {
+/// The epilogue in plain loops (f64, empty inputs).
+template <typename T>
+void applyEpilogue(const Epilogue &e, int64_t channels, NDArray &out) {
+  T *o = out.data<T>();
+  const T *bias = e.bias ? e.bias->data<T>() : nullptr;
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    T v = o[i] + (bias ? bias[i % channels] : T(0));
+    o[i] = e.relu && v < T(0) ? T(0) : v;
+  }
+}
+} // namespace
+
 void kernels::conv2d(const NDArray &input, const NDArray &filter,
-                     const Conv2DParams &p, NDArray &out) {
+                     const Conv2DParams &p, NDArray &out,
+                     const Epilogue &epilogue) {
   checkDtypes("conv2d", input, filter, out);
   Geom g = makeGeom("conv2d", input.shape(), filter.shape(), out.shape(), p);
+  if (epilogue.bias &&
+      (epilogue.bias->rank() != 1 || epilogue.bias->dim(0) != g.o ||
+       epilogue.bias->dtype() != out.dtype()))
+    throw KernelError("conv2d: bias " + shapeToString(epilogue.bias->shape()) +
+                      " does not match " + std::to_string(g.o) +
+                      " output channels");
   if (out.numel() == 0)
     return;
+  bool fused = epilogueKind(epilogue) != 0;
   if (input.numel() == 0 || filter.numel() == 0) {
     std::memset(out.rawData(), 0, out.bytes());
+  } else if (input.dtype() == DType::F32) {
+    runDnnl(g, Pass::Forward, input.rawData(), filter.rawData(), out.rawData(),
+            epilogue);
     return;
-  }
-  if (input.dtype() == DType::F32)
-    runDnnl(g, Pass::Forward, input.rawData(), filter.rawData(), out.rawData());
-  else
+  } else {
     convForward(g, input.data<double>(), filter.data<double>(),
                 out.data<double>());
+  }
+  if (fused && out.dtype() == DType::F32)
+    applyEpilogue<float>(epilogue, g.o, out);
+  else if (fused)
+    applyEpilogue<double>(epilogue, g.o, out);
 }
 
 void kernels::conv2dBackpropInput(const NDArray &gradOut, const NDArray &filter,

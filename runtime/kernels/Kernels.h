@@ -50,10 +50,18 @@ void select(const NDArray &cond, const NDArray &a, const NDArray &b,
 /// aligned from the right, each 1 or equal).
 void broadcastTo(const NDArray &x, NDArray &out);
 
+/// What a GEMM or convolution applies to its result before writing it,
+/// as the kernel library's post-ops: a bias along the last (channel)
+/// dimension, then relu. Fusing these saves a pass over the output.
+struct Epilogue {
+  const NDArray *bias = nullptr; ///< 1-D, the output's last dim; optional
+  bool relu = false;
+};
+
 /// out[M,N] = op(a) * op(b), op = transpose when the flag is set.
 /// a is [M,K] (or [K,M] transposed), b is [K,N] (or [N,K] transposed).
 void matmul(const NDArray &a, const NDArray &b, bool transposeA,
-            bool transposeB, NDArray &out);
+            bool transposeB, NDArray &out, const Epilogue &epilogue = {});
 
 void softmax(const NDArray &x, int64_t axis, NDArray &out);
 void logSoftmax(const NDArray &x, int64_t axis, NDArray &out);
@@ -88,7 +96,7 @@ struct Conv2DParams {
   Padding padding = Padding::Valid;
 };
 void conv2d(const NDArray &input, const NDArray &filter, const Conv2DParams &p,
-            NDArray &out);
+            NDArray &out, const Epilogue &epilogue = {});
 /// d(input) given d(out) and the filter; out has the input's shape.
 void conv2dBackpropInput(const NDArray &gradOut, const NDArray &filter,
                          const Conv2DParams &p, NDArray &gradInput);

@@ -28,23 +28,26 @@ namespace {
 struct GemmKey {
   int64_t m, n, k;
   bool transA, transB;
+  bool bias = false, relu = false; ///< the epilogue, as post-ops
   bool operator==(const GemmKey &o) const {
     return m == o.m && n == o.n && k == o.k && transA == o.transA &&
-           transB == o.transB;
+           transB == o.transB && bias == o.bias && relu == o.relu;
   }
 };
 
 struct GemmKeyHash {
   size_t operator()(const GemmKey &key) const {
     size_t h = std::hash<int64_t>()(key.m);
-    for (int64_t v : {key.n, key.k, int64_t(key.transA) * 2 + key.transB})
+    for (int64_t v : {key.n, key.k,
+                      int64_t(key.transA) * 8 + key.transB * 4 + key.bias * 2 +
+                          key.relu})
       h = h * 0x9E3779B97F4A7C15ull + std::hash<int64_t>()(v);
     return h;
   }
 };
 
 struct GemmEntry {
-  dnnl::memory::desc a, b, c;
+  dnnl::memory::desc a, b, c, bias;
   dnnl::matmul prim;
 };
 
@@ -66,8 +69,21 @@ const GemmEntry &getGemm(const GemmKey &key) {
                            key.transB ? tag::ba : tag::ab);
   e.c = dnnl::memory::desc({key.m, key.n}, dt::f32, tag::ab);
   try {
-    dnnl::matmul::desc desc(e.a, e.b, e.c);
-    e.prim = dnnl::matmul(dnnl::matmul::primitive_desc(desc, cpuEngine()));
+    // The epilogue: oneDNN adds the bias (broadcast over rows) inside the
+    // GEMM and applies relu as an eltwise post-op before the store.
+    dnnl::primitive_attr attr;
+    if (key.relu) {
+      dnnl::post_ops ops;
+      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+      attr.set_post_ops(ops);
+    }
+    if (key.bias)
+      e.bias = dnnl::memory::desc({1, key.n}, dt::f32, tag::ab);
+    dnnl::matmul::desc desc =
+        key.bias ? dnnl::matmul::desc(e.a, e.b, e.bias, e.c)
+                 : dnnl::matmul::desc(e.a, e.b, e.c);
+    e.prim =
+        dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, cpuEngine()));
   } catch (const dnnl::error &err) {
     throw KernelError(std::string("matmul: oneDNN rejected the problem: ") +
                       err.what());
@@ -101,10 +117,11 @@ private:
 
 /// Memory objects bound to one cached primitive's descriptors.
 struct GemmMemories {
-  dnnl::memory a, b, c;
+  dnnl::memory a, b, c, bias;
 };
 
-void gemmF32(const float *a, const float *b, float *c, const GemmKey &key) {
+void gemmF32(const float *a, const float *b, const float *bias, float *c,
+             const GemmKey &key) {
   const GemmEntry &e = getGemm(key);
   // Rebinding the data handle of an existing memory object is much cheaper
   // than creating one per operand per call (~0.2 us each, which dominates a
@@ -117,8 +134,11 @@ void gemmF32(const float *a, const float *b, float *c, const GemmKey &key) {
         memories
             .emplace(&e, GemmMemories{dnnl::memory(e.a, eng, DNNL_MEMORY_NONE),
                                       dnnl::memory(e.b, eng, DNNL_MEMORY_NONE),
-                                      dnnl::memory(e.c, eng, DNNL_MEMORY_NONE)})
+                                      dnnl::memory(e.c, eng, DNNL_MEMORY_NONE),
+                                      {}})
             .first;
+    if (key.bias)
+      it->second.bias = dnnl::memory(e.bias, eng, DNNL_MEMORY_NONE);
   }
   GemmMemories &m = it->second;
   m.a.set_data_handle(const_cast<float *>(a));
@@ -127,9 +147,13 @@ void gemmF32(const float *a, const float *b, float *c, const GemmKey &key) {
   // oneDNN opens a parallel region for every GEMM; waking the team costs
   // more than a small GEMM itself, so those run on the calling thread.
   SerialBelow serial(key.m * key.n * key.k, kSmallGemmMacs);
-  e.prim.execute(
-      cpuStream(),
-      {{DNNL_ARG_SRC, m.a}, {DNNL_ARG_WEIGHTS, m.b}, {DNNL_ARG_DST, m.c}});
+  std::unordered_map<int, dnnl::memory> args{
+      {DNNL_ARG_SRC, m.a}, {DNNL_ARG_WEIGHTS, m.b}, {DNNL_ARG_DST, m.c}};
+  if (key.bias) {
+    m.bias.set_data_handle(const_cast<float *>(bias));
+    args.emplace(DNNL_ARG_BIAS, m.bias);
+  }
+  e.prim.execute(cpuStream(), args);
   cpuStream().wait();
 }
 
@@ -163,10 +187,34 @@ void gemmF64(const double *a, const double *b, double *c, const GemmKey &key) {
   }
 }
 
+/// The epilogue in plain loops, for the paths oneDNN does not run.
+template <typename T>
+void applyEpilogue(const Epilogue &e, NDArray &out) {
+  int64_t n = out.dim(out.rank() - 1), rows = out.numel() / std::max<int64_t>(n, 1);
+  T *o = out.data<T>();
+  const T *bias = e.bias ? e.bias->data<T>() : nullptr;
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      T v = o[i * n + j] + (bias ? bias[j] : T(0));
+      o[i * n + j] = e.relu && v < T(0) ? T(0) : v;
+    }
+}
+
+void checkEpilogue(const char *op, const Epilogue &e, const NDArray &out) {
+  if (!e.bias)
+    return;
+  if (e.bias->rank() != 1 || e.bias->dim(0) != out.dim(out.rank() - 1) ||
+      e.bias->dtype() != out.dtype())
+    throw KernelError(std::string(op) + ": bias " +
+                      shapeToString(e.bias->shape()) +
+                      " does not match the output " +
+                      shapeToString(out.shape()));
+}
+
 } // namespace
 
 void kernels::matmul(const NDArray &a, const NDArray &b, bool transposeA,
-                     bool transposeB, NDArray &out) {
+                     bool transposeB, NDArray &out, const Epilogue &epilogue) {
   auto mismatch = [&] {
     throw KernelError(
         "matmul: incompatible shapes " + shapeToString(a.shape()) +
@@ -185,18 +233,30 @@ void kernels::matmul(const NDArray &a, const NDArray &b, bool transposeA,
     throw KernelError(std::string("matmul: dtype mismatch ") +
                       dtypeName(a.dtype()) + ", " + dtypeName(b.dtype()) +
                       " -> " + dtypeName(out.dtype()));
+  checkEpilogue("matmul", epilogue, out);
   if (m == 0 || n == 0)
     return;
+  bool fused = epilogue.bias || epilogue.relu;
   if (k == 0) {
     std::memset(out.rawData(), 0, out.bytes());
+    if (fused && out.dtype() == DType::F32)
+      applyEpilogue<float>(epilogue, out);
+    else if (fused && out.dtype() == DType::F64)
+      applyEpilogue<double>(epilogue, out);
     return;
   }
-  GemmKey key{m, n, k, transposeA, transposeB};
+  GemmKey key{m, n, k, transposeA, transposeB, epilogue.bias != nullptr,
+              epilogue.relu};
   switch (a.dtype()) {
   case DType::F32:
-    return gemmF32(a.data<float>(), b.data<float>(), out.data<float>(), key);
+    return gemmF32(a.data<float>(), b.data<float>(),
+                   epilogue.bias ? epilogue.bias->data<float>() : nullptr,
+                   out.data<float>(), key);
   case DType::F64:
-    return gemmF64(a.data<double>(), b.data<double>(), out.data<double>(), key);
+    gemmF64(a.data<double>(), b.data<double>(), out.data<double>(), key);
+    if (fused)
+      applyEpilogue<double>(epilogue, out);
+    return;
   default:
     throw KernelError(std::string("matmul: unsupported dtype ") +
                       dtypeName(a.dtype()));

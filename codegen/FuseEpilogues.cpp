@@ -1,0 +1,284 @@
+//===- FuseEpilogues.cpp - Bias and relu into GEMM/convolution post-ops ---===//
+//
+// kc-fuse-epilogues: a Dense or Conv2D layer lowers to a library call and a
+// linalg.generic that adds the bias and applies the activation. oneDNN can
+// do both before it stores the product (a bias argument and an eltwise
+// post-op), so the generic, its pass over the output and its buffer go.
+//
+// The generic must read the call's output and nothing else of its size:
+// inputs are the output (identity map) and at most one bias (the last loop
+// dimension only); its body must be exactly `x + b`, `relu(x)` or
+// `relu(x + b)`, where relu is what kc-lower-to-linalg emits
+// (`select(x < 0, 0, x)`) or `maximumf(x, 0)`.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/LoweringUtils.h"
+#include "codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Bufferization/IR/Bufferization.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/Matchers.h"
+
+#include "llvm/ADT/Statistic.h"
+
+#define DEBUG_TYPE "kc-fuse-epilogues"
+
+STATISTIC(numFusedEpilogues, "epilogues fused into library calls");
+
+namespace kcc {
+#define GEN_PASS_DEF_KCFUSEEPILOGUES
+#include "codegen/Passes.h.inc"
+} // namespace kcc
+
+using namespace mlir;
+using namespace kcc;
+
+namespace {
+
+/// The entry points with an epilogue variant, and where their output
+/// pointer is.
+struct FusableCall {
+  StringRef base; ///< e.g. "kcc_rt_matmul"
+  unsigned outPointer;
+  unsigned numTrailing; ///< dims + attributes after the pointers
+};
+constexpr FusableCall kFusable[] = {{"kcc_rt_matmul", 2, 8},
+                                    {"kcc_rt_conv2d", 2, 17}};
+
+/// What a matched generic computes.
+struct Epilogue {
+  Value bias; ///< null when there is none
+  bool relu = false;
+};
+
+bool isZero(Value v) {
+  return matchPattern(v, m_AnyZeroFloat());
+}
+
+/// relu(x) as kc-lower-to-linalg writes it, or maximumf(x, 0): the value
+/// relu is applied to, or null.
+Value matchRelu(Value v) {
+  if (auto max = v.getDefiningOp<arith::MaximumFOp>()) {
+    if (isZero(max.getRhs()))
+      return max.getLhs();
+    if (isZero(max.getLhs()))
+      return max.getRhs();
+    return {};
+  }
+  auto select = v.getDefiningOp<arith::SelectOp>();
+  if (!select)
+    return {};
+  auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
+  if (!cmp)
+    return {};
+  Value x = cmp.getLhs();
+  // select(x < 0, 0, x)
+  if (cmp.getPredicate() == arith::CmpFPredicate::OLT && isZero(cmp.getRhs()) &&
+      isZero(select.getTrueValue()) && select.getFalseValue() == x)
+    return x;
+  // select(x > 0, x, 0)
+  if (cmp.getPredicate() == arith::CmpFPredicate::OGT && isZero(cmp.getRhs()) &&
+      select.getTrueValue() == x && isZero(select.getFalseValue()))
+    return x;
+  return {};
+}
+
+/// Matches `generic` as an epilogue of the tensor `product`.
+std::optional<Epilogue> matchEpilogue(linalg::GenericOp generic,
+                                      Value product) {
+  if (generic.getNumResults() != 1 || generic.getNumDpsInits() != 1 ||
+      generic.getNumLoops() != generic.getNumParallelLoops() ||
+      generic.getNumDpsInputs() < 1 || generic.getNumDpsInputs() > 2)
+    return std::nullopt;
+  auto type = cast<RankedTensorType>(product.getType());
+  if (generic.getResult(0).getType() != type)
+    return std::nullopt;
+  unsigned rank = type.getRank();
+  Block &body = generic.getRegion().front();
+  // The output's initial value must not be read.
+  if (!body.getArgument(generic.getNumDpsInputs()).use_empty())
+    return std::nullopt;
+  Value x, b;
+  Value bias;
+  for (OpOperand *in : generic.getDpsInputOperands()) {
+    AffineMap map = generic.getMatchingIndexingMap(in);
+    Value arg = body.getArgument(in->getOperandNumber());
+    if (in->get() == product && map.isIdentity() && !x) {
+      x = arg;
+      continue;
+    }
+    auto biasType = dyn_cast<RankedTensorType>(in->get().getType());
+    if (!bias && biasType && biasType.getRank() == 1 &&
+        biasType.getDimSize(0) == type.getDimSize(rank - 1) &&
+        map.getNumResults() == 1 &&
+        map.getResult(0) == getAffineDimExpr(rank - 1, generic.getContext())) {
+      bias = in->get();
+      b = arg;
+      continue;
+    }
+    return std::nullopt;
+  }
+  if (!x)
+    return std::nullopt;
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  Value result = yield.getOperand(0);
+  Epilogue e;
+  if (Value inner = matchRelu(result)) {
+    e.relu = true;
+    result = inner;
+  }
+  if (bias) {
+    auto add = result.getDefiningOp<arith::AddFOp>();
+    if (!add || !((add.getLhs() == x && add.getRhs() == b) ||
+                  (add.getLhs() == b && add.getRhs() == x)))
+      return std::nullopt;
+    e.bias = bias;
+  } else if (result != x) {
+    return std::nullopt;
+  }
+  // Nothing else in the body: every op is one of those matched above.
+  for (Operation &op : body.without_terminator())
+    if (!isa<arith::AddFOp, arith::SelectOp, arith::CmpFOp, arith::MaximumFOp,
+             arith::ConstantOp>(op))
+      return std::nullopt;
+  if (!e.bias && !e.relu)
+    return std::nullopt;
+  return e;
+}
+
+/// The memref.alloc a library call's pointer argument was taken from.
+memref::AllocOp pointerSource(Value ptr) {
+  auto toPtr = ptr.getDefiningOp<LLVM::IntToPtrOp>();
+  if (!toPtr)
+    return {};
+  auto cast = toPtr.getArg().getDefiningOp<arith::IndexCastOp>();
+  if (!cast)
+    return {};
+  auto extract =
+      cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>();
+  if (!extract)
+    return {};
+  return extract.getSource().getDefiningOp<memref::AllocOp>();
+}
+
+Value dataPointer(OpBuilder &b, Location loc, Value memref) {
+  Value idx = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
+  Value i64 = b.create<arith::IndexCastOp>(loc, b.getI64Type(), idx);
+  return b.create<LLVM::IntToPtrOp>(
+      loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
+}
+
+bool dominatesCall(Value v, func::CallOp call) {
+  if (auto arg = dyn_cast<BlockArgument>(v))
+    return arg.getOwner() == call->getBlock() ||
+           arg.getOwner()->getParentOp()->isProperAncestor(call);
+  Operation *def = v.getDefiningOp();
+  return def->getBlock() == call->getBlock() && def->isBeforeInBlock(call);
+}
+
+/// Fuses the epilogue of `call` if it has one.
+LogicalResult fuse(func::CallOp call, bool remarks) {
+  StringRef callee = call.getCallee();
+  const FusableCall *kind = nullptr;
+  StringRef suffix;
+  for (const FusableCall &k : kFusable)
+    if (callee.starts_with(k.base) &&
+        (callee.drop_front(k.base.size()) == "_f32" ||
+         callee.drop_front(k.base.size()) == "_f64")) {
+      kind = &k;
+      suffix = callee.drop_front(k.base.size());
+    }
+  if (!kind || call.getNumOperands() != kind->outPointer + 1 + kind->numTrailing)
+    return failure();
+  memref::AllocOp out = pointerSource(call.getOperand(kind->outPointer));
+  if (!out)
+    return failure();
+  // The output becomes a tensor once, and that tensor feeds one generic.
+  bufferization::ToTensorOp product;
+  for (Operation *user : out->getUsers())
+    if (auto t = dyn_cast<bufferization::ToTensorOp>(user)) {
+      if (product)
+        return failure();
+      product = t;
+    }
+  if (!product || !product->hasOneUse())
+    return failure();
+  auto generic = dyn_cast<linalg::GenericOp>(*product->user_begin());
+  if (!generic)
+    return failure();
+  std::optional<Epilogue> epilogue = matchEpilogue(generic, product);
+  if (!epilogue || (epilogue->bias && !dominatesCall(epilogue->bias, call)))
+    return failure();
+
+  OpBuilder b(call);
+  Location loc = call.getLoc();
+  auto elt = cast<RankedTensorType>(product.getType()).getElementType();
+  Value biasPtr;
+  if (epilogue->bias) {
+    auto t = cast<RankedTensorType>(epilogue->bias.getType());
+    Value m = b.create<bufferization::ToMemrefOp>(
+        loc, MemRefType::get(t.getShape(), elt), epilogue->bias,
+        /*read_only=*/true);
+    biasPtr = dataPointer(b, loc, m);
+  } else {
+    // Any valid pointer: the kernel reads no bias when has_bias is 0.
+    biasPtr = call.getOperand(kind->outPointer);
+  }
+  SmallVector<Value> args(call.getOperands().take_front(kind->outPointer));
+  args.push_back(biasPtr);
+  llvm::append_range(args, call.getOperands().drop_front(kind->outPointer));
+  auto i64 = [&](int64_t v) {
+    return b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(v));
+  };
+  args.push_back(i64(epilogue->bias ? 1 : 0));
+  args.push_back(i64(epilogue->relu ? 1 : 0));
+
+  std::string name = (kind->base + "_epilogue" + suffix).str();
+  auto module = call->getParentOfType<ModuleOp>();
+  auto fnType = b.getFunctionType(ValueRange(args).getTypes(), {});
+  auto callee2 = module.lookupSymbol<func::FuncOp>(name);
+  if (!callee2) {
+    OpBuilder mb(module.getBodyRegion());
+    callee2 = mb.create<func::FuncOp>(module.getLoc(), name, fnType);
+    callee2.setPrivate();
+  }
+  if (callee2.getFunctionType() != fnType)
+    return call.emitOpError("conflicting declaration of ") << name;
+  auto fused = b.create<func::CallOp>(loc, callee2, args);
+  if (remarks)
+    fused.emitRemark() << "fused into " << name << ": "
+                       << (epilogue->bias ? "bias" : "")
+                       << (epilogue->bias && epilogue->relu ? " + " : "")
+                       << (epilogue->relu ? "relu" : "")
+                       << " (one pass over the output and its buffer saved)";
+  generic.getResult(0).replaceAllUsesWith(product.getResult());
+  generic.erase();
+  call.erase();
+  ++numFusedEpilogues;
+  return success();
+}
+
+struct KcFuseEpiloguesPass
+    : public kcc::impl::KcFuseEpiloguesBase<KcFuseEpiloguesPass> {
+  using KcFuseEpiloguesBase::KcFuseEpiloguesBase;
+
+  void runOnOperation() override {
+    SmallVector<func::CallOp> calls;
+    getOperation()->walk([&](func::CallOp call) { calls.push_back(call); });
+    for (func::CallOp call : calls)
+      (void)fuse(call, remarks);
+    // Declarations the fused calls replaced.
+    for (auto f : llvm::make_early_inc_range(
+             getOperation().getOps<func::FuncOp>()))
+      if (f.isExternal() && f.getSymName().starts_with(codegen::kLibraryCallPrefix) &&
+          f.symbolKnownUseEmpty(getOperation()))
+        f.erase();
+  }
+};
+
+} // namespace
