@@ -90,6 +90,13 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   buildLinalgPipeline(pm, opts);
 
   buildBufferizePipeline(pm);
+  // On buffers, before planning: the planner then keeps every buffer a
+  // group touches live for the whole group.
+  if (opts.fuseLoops) {
+    KcFuseLoopsOptions fuseOpts;
+    fuseOpts.parallelThreshold = opts.parallelThreshold;
+    pm.addPass(createKcFuseLoops(fuseOpts));
+  }
   // Once the out-params are the caller's, every remaining allocation is an
   // intermediate: one arena for all of them, before deallocation would free
   // them one by one.

@@ -166,6 +166,11 @@ struct KcFuseElementwisePass
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns),
                                             config)))
       LLVM_DEBUG(llvm::dbgs() << "fusion did not converge\n");
+    // A fused multi-use producer's preserved result can end up unused (its
+    // other users fused later): drop it, or it stays a buffer and a store.
+    RewritePatternSet cleanup(ctx);
+    linalg::populateEraseUnusedOperandsAndResultsPatterns(cleanup);
+    (void)applyPatternsAndFoldGreedily(getOperation(), std::move(cleanup));
     if (!remarks)
       return;
     // The fusions the cost rule refused are exactly those still possible.

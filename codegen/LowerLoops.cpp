@@ -74,6 +74,16 @@ struct KcLowerLoopsPass
   using KcLowerLoopsBase::KcLowerLoopsBase;
 
   void runOnOperation() override {
+    // Fusion groups (kc-fuse-loops) whose iterations are independent.
+    SmallVector<scf::ForOp> groups;
+    getOperation()->walk([&](scf::ForOp loop) {
+      if (loop->hasAttr("kc.parallel"))
+        groups.push_back(loop);
+    });
+    IRRewriter groupRewriter(&getContext());
+    for (scf::ForOp loop : groups)
+      if (parallelThreshold > 0)
+        parallelizeOutermost(groupRewriter, loop);
     SmallVector<linalg::LinalgOp> ops;
     getOperation()->walk([&](linalg::LinalgOp op) {
       if (op.hasPureBufferSemantics())

@@ -35,6 +35,11 @@ struct CpuPipelineOptions
       llvm::cl::desc("fuse bias and relu into GEMM and convolution calls "
                      "(kc-fuse-epilogues)"),
       llvm::cl::init(true)};
+  Option<bool> fuseLoops{
+      *this, "fuse-loops",
+      llvm::cl::desc("give runs of consecutive loop nests one loop "
+                     "(kc-fuse-loops)"),
+      llvm::cl::init(true)};
   Option<bool> planMemory{
       *this, "plan-memory",
       llvm::cl::desc("place intermediate buffers in one static arena "

@@ -225,4 +225,50 @@ def KcFuseEpilogues : Pass<"kc-fuse-epilogues", "mlir::ModuleOp"> {
   ];
 }
 
+def KcFuseLoops : Pass<"kc-fuse-loops", "mlir::ModuleOp"> {
+  let summary = "Gives each run of consecutive linalg ops on buffers one "
+                "loop: a fusion group, one kernel";
+  let description = [{
+    Runs after bufferization, before kc-plan-memory. Consecutive linalg ops
+    (with only views, constants and allocations between them) become one
+    `scf.for` tagged `kc.fusion`, of one of two kinds (see FuseLoops.cpp):
+
+    - `rows`: ops sharing their outer (batch) loop; iteration i runs every
+      op's row i. Every buffer two ops share, one writing it, must be
+      accessed row-locally. Tiny ops of another shape (fills, scalars) run
+      in the first iteration, or in the last when they read the group's
+      results; a group with those, or with a reduction over the batch,
+      is serial.
+    - `horizontal`: independent elementwise ops over whole buffers (the
+      optimizer's parameter updates), one loop over 8192-element chunks of
+      all of them.
+
+    A group whose iterations are independent and whose work reaches
+    `parallel-threshold` is tagged `kc.parallel`: kc-lower-loops makes it
+    an `scf.parallel`. An op that would serialize such a group is left
+    out. With `remarks`, each group (its kind, op count, layers and the
+    bytes of buffers used only inside it) and each refusal is reported.
+
+    ```mlir
+    linalg.generic {max over classes} ins(%logits) outs(%max)
+    linalg.generic {exp-sum over classes} ins(%logits, %max) outs(%sum)
+    // becomes
+    scf.for %i = %c0 to %c64 step %c1 {
+      scf.for %j ... { max }
+      scf.for %j ... { exp-sum }
+    } {kc.fusion = {kind = "rows", ops = 2 : i64, ...}}
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::scf::SCFDialect"];
+  let options = [
+    Option<"parallelThreshold", "parallel-threshold", "int64_t",
+           /*default=*/"65536",
+           "iteration points from which a group runs on an OpenMP team">,
+    Option<"remarks", "remarks", "bool", /*default=*/"false",
+           "report each group and each refusal as a remark">,
+  ];
+}
+
 #endif // KCC_CODEGEN_PASSES_TD
