@@ -169,13 +169,16 @@ struct PlanInfo {
   KernelCount kernels;
   MemoryPlanReport plan;
 };
-PlanInfo analyze(Step &step) {
+PlanInfo analyze(Step &step, bool kernelFusion) {
   mlir::DialectRegistry registry;
   registerCodegenInterfaces(registry);
   step.ctx.appendDialectRegistry(registry);
   mlir::OwningOpRef<mlir::ModuleOp> copy = step.module->clone();
   mlir::PassManager pm(&step.ctx);
-  buildCpuPipeline(pm, CpuPipelineOptions());
+  CpuPipelineOptions opts;
+  opts.fuseEpilogues = kernelFusion;
+  opts.fuseLoops = kernelFusion;
+  buildCpuPipeline(pm, opts);
   PlanInfo info;
   if (mlir::failed(pm.run(*copy)))
     return info;
@@ -223,10 +226,18 @@ void BM_Interpreted(benchmark::State &state, const std::string &model) {
       AllocStats::peakBytes() - live + step.argBytes);
 }
 
-void BM_Compiled(benchmark::State &state, const std::string &model) {
+/// `kernelFusion` false: elementwise fusion only, no epilogues in the
+/// library calls and no loop fusion groups (what kc-fuse-epilogues and
+/// kc-fuse-loops buy, measured in the same run).
+void BM_Compiled(benchmark::State &state, const std::string &model,
+                 bool kernelFusion) {
   Step step(model, state.range(0));
-  PlanInfo info = analyze(step);
-  CompiledFunction fn = CompiledFunction::compile(*step.module, "train_step");
+  PlanInfo info = analyze(step, kernelFusion);
+  CpuOptions cpu;
+  cpu.fuseEpilogues = kernelFusion;
+  cpu.fuseLoops = kernelFusion;
+  CompiledFunction fn =
+      CompiledFunction::compile(*step.module, "train_step", cpu);
   std::vector<NDArray> outs;
   int64_t outBytes = 0;
   for (const TensorSpec &s : fn.resultSpecs()) {
@@ -315,13 +326,16 @@ void registerAll() {
         Case{"mlp", 256}, Case{"cnn", 32}, Case{"cnn", 64}, Case{"cnn", 128},
         Case{"cnn", 256}, Case{"mlp_gemm", 512}}) {
     bool big = c.model == "mlp_gemm" || (c.model == "cnn" && c.batch >= 128);
-    for (bool compiled : {false, true}) {
-      std::string name = std::string(compiled ? "Compiled/" : "Interpreted/") +
-                         c.model;
-      auto *b = compiled ? benchmark::RegisterBenchmark(
-                               name.c_str(), BM_Compiled, c.model)
-                         : benchmark::RegisterBenchmark(
-                               name.c_str(), BM_Interpreted, c.model);
+    std::vector<benchmark::internal::Benchmark *> runs = {
+        benchmark::RegisterBenchmark(("Interpreted/" + c.model).c_str(),
+                                     BM_Interpreted, c.model),
+        benchmark::RegisterBenchmark(("Compiled/" + c.model).c_str(),
+                                     BM_Compiled, c.model, true)};
+    if (!big)
+      runs.push_back(benchmark::RegisterBenchmark(
+          ("CompiledNoKernelFusion/" + c.model).c_str(), BM_Compiled, c.model,
+          false));
+    for (auto *b : runs) {
       b->Arg(c.batch)->UseRealTime()->Unit(benchmark::kMicrosecond);
       if (big)
         b->MinTime(2.0);

@@ -180,6 +180,8 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
     mlir::PassManager pm(ctx);
     CpuPipelineOptions pipelineOpts;
     pipelineOpts.fuseElementwise = options.fuseElementwise;
+    pipelineOpts.fuseEpilogues = options.fuseEpilogues;
+    pipelineOpts.fuseLoops = options.fuseLoops;
     pipelineOpts.planMemory = options.planMemory;
     // The arena is allocated here, once, not by every call.
     pipelineOpts.arenaArg = true;

@@ -39,6 +39,10 @@ struct CpuOptions {
   std::string features;
   /// Fuse elementwise chains before bufferization (off only for debugging).
   bool fuseElementwise = true;
+  /// Bias and relu into the GEMM/convolution calls (kc-fuse-epilogues).
+  bool fuseEpilogues = true;
+  /// Runs of loop nests into one loop each (kc-fuse-loops).
+  bool fuseLoops = true;
   /// Place intermediates in one static arena (kc-plan-memory), allocated
   /// once with the function and reused by every call.
   bool planMemory = true;
