@@ -90,6 +90,11 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   buildLinalgPipeline(pm, opts);
 
   buildBufferizePipeline(pm);
+  // Which updates may happen in place, proven while every kernel is still
+  // one linalg op; kc-fuse-loops then treats such a pair as one buffer.
+  KcMarkInPlaceOptions inPlaceOpts;
+  inPlaceOpts.apply = opts.inPlaceUpdates;
+  pm.addPass(createKcMarkInPlace(inPlaceOpts));
   // On buffers, before planning: the planner then keeps every buffer a
   // group touches live for the whole group.
   if (opts.fuseLoops) {

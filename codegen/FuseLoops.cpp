@@ -75,6 +75,10 @@ struct Access {
   bool scalar;    ///< a 0-d operand
 };
 
+/// Out-params a caller may alias with an argument (kc-mark-in-place), by
+/// the argument: the two are one buffer to every legality check here.
+thread_local const DenseMap<Value, Value> *inPlaceAliases = nullptr;
+
 /// The allocation or argument a memref value views, and whether a slice
 /// (subview) is on the way.
 Value traceRoot(Value v, bool &sliced) {
@@ -91,6 +95,9 @@ Value traceRoot(Value v, bool &sliced) {
     }
     break;
   }
+  if (inPlaceAliases)
+    if (Value arg = inPlaceAliases->lookup(v))
+      return arg;
   return v;
 }
 
@@ -370,10 +377,22 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
   using KcFuseLoopsBase::KcFuseLoopsBase;
 
   void runOnOperation() override {
-    for (auto func : getOperation().getOps<func::FuncOp>())
-      if (!func.isExternal() && func.getBody().hasOneBlock())
-        if (failed(runOnBlock(func.getBody().front())))
-          return signalPassFailure();
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal() || !func.getBody().hasOneBlock())
+        continue;
+      DenseMap<Value, Value> aliases;
+      auto pairs = func->getAttrOfType<DenseI64ArrayAttr>("kc.in_place");
+      auto numInputs = func->getAttrOfType<IntegerAttr>("kc.num_inputs");
+      if (pairs && numInputs)
+        for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+          aliases[func.getArgument(numInputs.getInt() + pairs[i])] =
+              func.getArgument(pairs[i + 1]);
+      inPlaceAliases = &aliases;
+      LogicalResult result = runOnBlock(func.getBody().front());
+      inPlaceAliases = nullptr;
+      if (failed(result))
+        return signalPassFailure();
+    }
   }
 
   /// Ops that neither read nor write memory (views, constants, pointer

@@ -40,6 +40,11 @@ struct CpuPipelineOptions
       llvm::cl::desc("give runs of consecutive loop nests one loop "
                      "(kc-fuse-loops)"),
       llvm::cl::init(true)};
+  Option<bool> inPlaceUpdates{
+      *this, "in-place-updates",
+      llvm::cl::desc("write results proven safe in place into their "
+                     "arguments (kc-mark-in-place apply)"),
+      llvm::cl::init(false)};
   Option<bool> planMemory{
       *this, "plan-memory",
       llvm::cl::desc("place intermediate buffers in one static arena "

@@ -271,4 +271,30 @@ def KcFuseLoops : Pass<"kc-fuse-loops", "mlir::ModuleOp"> {
   ];
 }
 
+def KcMarkInPlace : Pass<"kc-mark-in-place", "mlir::ModuleOp"> {
+  let summary = "Proves which results may be written into their argument's "
+                "buffer (in-place parameter and optimizer updates)";
+  let description = [{
+    Runs on bufferized functions after buffer-results-to-out-params and
+    kc-fuse-loops. kc-prepare-out-params records the candidate pairs (a
+    result and the argument with the same `kc.name`: a parameter, an
+    optimizer slot, the step counter). A pair is proven when exactly one
+    top-level op writes the out-param, nothing after it touches the
+    argument, and inside it one elementwise linalg.generic reads the
+    argument and writes the out-param at the same element. The proven pairs
+    are recorded as `kc.in_place = array<i64: result, argument, ...>`; a
+    caller may then pass the argument's buffer as that result's out-param.
+
+    With `apply`, the function itself writes each proven result into its
+    argument (the out-param stays in the signature, unused): LLVM then
+    sees one buffer read and written at the same index and vectorizes the
+    update, where two pointers that happen to be equal would fail its
+    runtime overlap check and run the scalar loop.
+  }];
+  let options = [
+    Option<"apply", "apply", "bool", /*default=*/"false",
+           "write proven results into their arguments">,
+  ];
+}
+
 #endif // KCC_CODEGEN_PASSES_TD

@@ -26,6 +26,30 @@ namespace {
 struct KcPrepareOutParamsPass
     : public kcc::impl::KcPrepareOutParamsBase<KcPrepareOutParamsPass> {
   void runOnOperation() override {
+    // Which results update which arguments (the same kc.name: a parameter,
+    // an optimizer slot, the step counter), while results are still results:
+    // kc-mark-in-place checks them once they are out-params.
+    for (auto func : getOperation().getOps<func::FuncOp>()) {
+      if (func.isExternal())
+        continue;
+      SmallVector<int64_t> pairs;
+      for (unsigned r = 0; r < func.getNumResults(); ++r) {
+        auto name = func.getResultAttrOfType<StringAttr>(r, "kc.name");
+        if (!name)
+          continue;
+        for (unsigned a = 0; a < func.getNumArguments(); ++a)
+          if (func.getArgAttrOfType<StringAttr>(a, "kc.name") == name &&
+              func.getArgument(a).getType() == func.getResultTypes()[r]) {
+            pairs.append({r, a});
+            break;
+          }
+      }
+      Builder b(func.getContext());
+      func->setAttr("kc.num_inputs",
+                    b.getI64IntegerAttr(func.getNumArguments()));
+      if (!pairs.empty())
+        func->setAttr("kc.update_candidates", b.getDenseI64ArrayAttr(pairs));
+    }
     getOperation().walk([](func::ReturnOp ret) {
       OpBuilder b(ret);
       llvm::SmallPtrSet<Value, 8> seen;

@@ -55,7 +55,7 @@ std::string CompileCache::keyFor(mlir::func::FuncOp func,
      << llvm::format_hex_no_prefix(llvm::xxh3_64bits(text), 16)
      << "|batch:" << batchOf(func) << "|sig:" << func.getFunctionType()
      << "|cpu:" << (cpu.cpu.empty() ? "host" : cpu.cpu) << "+" << cpu.features
-     << "|O" << cpu.optLevel << "|fuse:" << cpu.fuseElementwise << cpu.fuseEpilogues << cpu.fuseLoops
+     << "|O" << cpu.optLevel << "|fuse:" << cpu.fuseElementwise << cpu.fuseEpilogues << cpu.fuseLoops << "|inplace:" << cpu.inPlaceUpdates
      << "|compiled";
   return key;
 }

@@ -1,10 +1,11 @@
 //===- Executable.cpp - A training step, compiled or interpreted ----------===//
 //
 // Binding: @train_step(params, state, iterations, lr, inputs, target) ->
-// (loss, metrics, params', state', iterations'). Compiled, the Executable
-// keeps two sets of params/state/iterations and flips between them: the step
-// reads set `cur_` and writes set `1 - cur_` through runInto, so no step
-// allocates or copies a weight. Interpreted, params and state move into the
+// (loss, metrics, params', state', iterations'). Compiled, the step writes
+// each parameter, optimizer slot and the counter over its own argument
+// where kc-mark-in-place proved that safe (all of them, for the optimizers
+// kcc builds); a slot it could not prove gets a result buffer of its own,
+// copied back after the step. No step allocates a weight. Interpreted, params and state move into the
 // argument list and the interpreter's results move back into the slots, as
 // an eager runtime does (one allocation per op).
 //
@@ -63,6 +64,25 @@ NDArray withDType(const NDArray &a, const TensorSpec &spec,
   return a;
 }
 
+/// Per slot of the step (params, then state, then iterations): whether the
+/// compiled step writes its update over the argument (kc-mark-in-place
+/// proved it safe; CpuOptions::inPlaceUpdates applied it).
+std::vector<bool> slotsInPlace(const CompiledFunction &fn,
+                               const TrainStepLayout &l) {
+  const auto &pairs = fn.inPlaceResults();
+  auto proven = [&](unsigned result, unsigned arg) {
+    return std::find(pairs.begin(), pairs.end(),
+                     std::make_pair(result, arg)) != pairs.end();
+  };
+  std::vector<bool> slots;
+  for (unsigned i = 0; i < l.numParams; ++i)
+    slots.push_back(proven(l.firstParamResult() + i, i));
+  for (unsigned i = 0; i < l.numOptimizerState; ++i)
+    slots.push_back(proven(l.firstStateResult() + i, l.numParams + i));
+  slots.push_back(proven(l.iterationsResult(), l.iterationsArg()));
+  return slots;
+}
+
 } // namespace
 
 struct Executable::Impl {
@@ -76,11 +96,14 @@ struct Executable::Impl {
   std::vector<std::string> names, metrics;
   std::vector<TensorSpec> paramSpecs;
 
-  // Bound values; compiled mode uses both sets, interpreted set 0 only.
+  // Bound values, set 0. Set 1 holds, compiled, the result buffers of the
+  // slots the step does not update in place (copied back after each step);
+  // those slots are undefined in set 1 otherwise.
   std::vector<NDArray> params[2], state[2];
   NDArray iterations[2];
   NDArray lr;
   int cur = 0;
+  std::vector<bool> inPlace; ///< per slot, see slotsInPlace
   // Compiled step's argument and output lists, reused every step.
   std::vector<NDArray> args, outs;
 
@@ -102,10 +125,14 @@ struct Executable::Impl {
   bool compiled() const { return options.mode == ExecMode::Compiled; }
 
   CompileCache::Result compile(llvm::StringRef name) {
+    // The step writes params, state and iterations over their arguments
+    // where that is proven safe (see updatesInPlace).
+    CpuOptions cpu = options.cpu;
+    cpu.inPlaceUpdates = true;
     return options.useCache
-               ? CompileCache::global().getOrCompile(*module, name,
-                                                     options.cpu, options.log)
-               : CompileCache::compileUncached(*module, name, options.cpu,
+               ? CompileCache::global().getOrCompile(*module, name, cpu,
+                                                     options.log)
+               : CompileCache::compileUncached(*module, name, cpu,
                                                options.log);
   }
 
@@ -163,26 +190,15 @@ Executable::Executable(std::shared_ptr<mlir::MLIRContext> context,
     m.params[0].push_back(params[i].clone());
   }
 
-  int sets = m.compiled() ? 2 : 1;
-  if (m.train) {
-    const TrainStepLayout &l = *m.layout;
-    for (unsigned i = 0; i < l.numOptimizerState; ++i) {
-      TensorSpec s = specOf(m.train.getArgument(l.numParams + i).getType());
-      for (int k = 0; k < sets; ++k)
-        m.state[k].push_back(NDArray::zeros(s.shape, s.dtype));
-    }
-    for (int k = 0; k < sets; ++k)
-      m.iterations[k] = NDArray::scalar(0, DType::I64);
-    m.lr = NDArray::scalar(
-        m.options.learningRate,
-        specOf(m.train.getArgument(l.learningRateArg()).getType()).dtype);
-  }
   if (m.compiled()) {
     if (m.train) {
-      for (const TensorSpec &s : m.paramSpecs)
-        m.params[1].push_back(NDArray::empty(s.shape, s.dtype));
       CompileCache::Result r = m.compile("train_step");
       m.trainFn = r.function;
+      m.inPlace = slotsInPlace(*m.trainFn, *m.layout);
+      for (size_t i = 0; i < m.paramSpecs.size(); ++i)
+        m.params[1].push_back(m.inPlace[i] ? NDArray()
+                                           : NDArray::empty(m.paramSpecs[i].shape,
+                                                            m.paramSpecs[i].dtype));
       m.compileSeconds = r.seconds;
       m.fromCache = r.hit;
       m.args.resize(m.train.getNumArguments());
@@ -194,6 +210,26 @@ Executable::Executable(std::shared_ptr<mlir::MLIRContext> context,
     }
   } else {
     m.interpreter = std::make_unique<Interpreter>();
+  }
+  if (m.train) {
+    const TrainStepLayout &l = *m.layout;
+    // A result buffer of its own only for the slots not updated in place.
+    auto separate = [&](unsigned slot) {
+      return m.compiled() && !m.inPlace[slot];
+    };
+    for (unsigned i = 0; i < l.numOptimizerState; ++i) {
+      TensorSpec s = specOf(m.train.getArgument(l.numParams + i).getType());
+      m.state[0].push_back(NDArray::zeros(s.shape, s.dtype));
+      m.state[1].push_back(separate(l.numParams + i)
+                               ? NDArray::zeros(s.shape, s.dtype)
+                               : NDArray());
+    }
+    m.iterations[0] = NDArray::scalar(0, DType::I64);
+    if (separate(l.numParams + l.numOptimizerState))
+      m.iterations[1] = NDArray::scalar(0, DType::I64);
+    m.lr = NDArray::scalar(
+        m.options.learningRate,
+        specOf(m.train.getArgument(l.learningRateArg()).getType()).dtype);
   }
 }
 
@@ -230,22 +266,33 @@ StepResult Executable::step(const NDArray &x, const NDArray &y) {
   StepResult result;
   result.metrics.resize(l.metrics.size());
   if (m.compiled()) {
-    int in = m.cur, out = 1 - m.cur;
-    for (unsigned i = 0; i < l.numParams; ++i) {
-      m.args[i] = m.params[in][i];
-      m.outs[l.firstParamResult() + i] = m.params[out][i];
-    }
-    for (unsigned i = 0; i < l.numOptimizerState; ++i) {
-      m.args[l.numParams + i] = m.state[in][i];
-      m.outs[l.firstStateResult() + i] = m.state[out][i];
-    }
-    m.args[l.iterationsArg()] = m.iterations[in];
-    m.outs[l.iterationsResult()] = m.iterations[out];
+    // Each slot's result goes over its argument where the step updates it
+    // in place, else into set 1 and is copied back below.
+    auto bind = [&](unsigned slot, NDArray &value, NDArray &scratch,
+                    unsigned result) {
+      m.args[slot] = value;
+      m.outs[result] = m.inPlace[slot] ? value : scratch;
+    };
+    for (unsigned i = 0; i < l.numParams; ++i)
+      bind(i, m.params[0][i], m.params[1][i], l.firstParamResult() + i);
+    for (unsigned i = 0; i < l.numOptimizerState; ++i)
+      bind(l.numParams + i, m.state[0][i], m.state[1][i],
+           l.firstStateResult() + i);
+    bind(l.iterationsArg(), m.iterations[0], m.iterations[1],
+         l.iterationsResult());
     m.args[l.learningRateArg()] = m.lr;
     m.args[l.firstInputArg()] = x;
     m.args[l.targetArg()] = target;
     m.trainFn->runInto(m.args, m.outs);
-    m.cur = out;
+    auto copyBack = [&](unsigned slot, NDArray &value, NDArray &scratch) {
+      if (!m.inPlace[slot])
+        std::memcpy(value.rawData(), scratch.rawData(), value.bytes());
+    };
+    for (unsigned i = 0; i < l.numParams; ++i)
+      copyBack(i, m.params[0][i], m.params[1][i]);
+    for (unsigned i = 0; i < l.numOptimizerState; ++i)
+      copyBack(l.numParams + i, m.state[0][i], m.state[1][i]);
+    copyBack(l.iterationsArg(), m.iterations[0], m.iterations[1]);
     result.loss = m.outs[l.lossResult()].at(0);
     for (unsigned i = 0; i < l.metrics.size(); ++i)
       result.metrics[i] = m.outs[l.firstMetricResult() + i].at(0);
@@ -429,9 +476,9 @@ ExecStats Executable::stats() const {
     s.intermediateBytes = m.counts->intermediateBytes;
     for (int k = 0; k < 2; ++k) {
       for (const NDArray &a : m.params[k])
-        s.boundBytes += a.bytes();
+        s.boundBytes += a.defined() ? a.bytes() : 0;
       for (const NDArray &a : m.state[k])
-        s.boundBytes += a.bytes();
+        s.boundBytes += a.defined() ? a.bytes() : 0;
       if (m.iterations[k].defined())
         s.boundBytes += m.iterations[k].bytes();
     }

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/interpreter/Interpreter.h"
+#include "runtime/FlushDenormals.h"
 
 #include "runtime/Error.h"
 #include "runtime/interpreter/OpKernels.h"
@@ -274,6 +275,7 @@ std::vector<NDArray> Interpreter::run(func::FuncOp func,
     throw Error(printed(func.getLoc()) + ": @" + func.getSymName().str() +
                 " must have a body of one block to be interpreted");
   checkArguments(func, args);
+  ScopedFlushDenormals ftz;
 
   // Check every op and number them; a value dies at the index of its last
   // user (func.return's index keeps results alive to the end).

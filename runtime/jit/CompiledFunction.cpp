@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/jit/CompiledFunction.h"
+#include "runtime/FlushDenormals.h"
 #include "codegen/MemoryPlan.h"
 #include "codegen/Passes.h"
 #include "runtime/Error.h"
@@ -46,6 +47,7 @@ struct CompiledFunction::Impl {
   /// kc-plan-memory's arena, passed as the entry's trailing argument.
   NDArray arena;
   int64_t arenaBytes = 0;
+  std::vector<std::pair<unsigned, unsigned>> inPlace;
 };
 
 namespace {
@@ -182,6 +184,7 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
     pipelineOpts.fuseElementwise = options.fuseElementwise;
     pipelineOpts.fuseEpilogues = options.fuseEpilogues;
     pipelineOpts.fuseLoops = options.fuseLoops;
+    pipelineOpts.inPlaceUpdates = options.inPlaceUpdates;
     pipelineOpts.planMemory = options.planMemory;
     // The arena is allocated here, once, not by every call.
     pipelineOpts.arenaArg = true;
@@ -194,6 +197,10 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
     llvm::raw_string_ostream os(impl->llvmDialect);
     lowered->print(os);
   }
+  if (mlir::Operation *f = lowered->lookupSymbol(impl->name))
+    if (auto pairs = f->getAttrOfType<mlir::DenseI64ArrayAttr>("kc.in_place"))
+      for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+        impl->inPlace.emplace_back(pairs[i], pairs[i + 1]);
   if (mlir::Operation *f = lowered->lookupSymbol(impl->name))
     if (std::optional<MemoryPlanReport> plan = readMemoryPlan(f)) {
       impl->arenaBytes = plan->arenaBytes;
@@ -277,6 +284,7 @@ void CompiledFunction::runInto(const std::vector<NDArray> &args,
                                std::vector<NDArray> &outs) const {
   checkArrays("arguments", args, impl_->args, impl_->name);
   checkArrays("results", outs, impl_->results, impl_->name);
+  ScopedFlushDenormals ftz;
   // Bare-pointer ABI: one T* per argument, then one per result; the packed
   // wrapper takes the address of each.
   llvm::SmallVector<void *, 16> ptrs, packed;
@@ -301,3 +309,7 @@ const std::string &CompiledFunction::name() const { return impl_->name; }
 std::string CompiledFunction::llvmDialect() const { return impl_->llvmDialect; }
 std::string CompiledFunction::llvmIR() const { return impl_->llvmIR; }
 int64_t CompiledFunction::arenaBytes() const { return impl_->arenaBytes; }
+const std::vector<std::pair<unsigned, unsigned>> &
+CompiledFunction::inPlaceResults() const {
+  return impl_->inPlace;
+}

@@ -43,6 +43,9 @@ struct CpuOptions {
   bool fuseEpilogues = true;
   /// Runs of loop nests into one loop each (kc-fuse-loops).
   bool fuseLoops = true;
+  /// Results kc-mark-in-place proves safe are written into their argument
+  /// (inPlaceResults()); the out-param passed for them is ignored.
+  bool inPlaceUpdates = false;
   /// Place intermediates in one static arena (kc-plan-memory), allocated
   /// once with the function and reused by every call.
   bool planMemory = true;
@@ -88,6 +91,10 @@ public:
   std::string llvmIR() const;
   /// Bytes of the arena every call reuses (0 without memory planning).
   int64_t arenaBytes() const;
+  /// (result, argument) pairs kc-mark-in-place proved safe in place: a
+  /// caller may pass the argument's array as that result; with
+  /// CpuOptions::inPlaceUpdates the step writes the argument itself.
+  const std::vector<std::pair<unsigned, unsigned>> &inPlaceResults() const;
 
 private:
   struct Impl;
