@@ -90,6 +90,7 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   buildLinalgPipeline(pm, opts);
 
   buildBufferizePipeline(pm);
+  pm.addPass(createKcReuseBuffers());
   // Which updates may happen in place, proven while every kernel is still
   // one linalg op; kc-fuse-loops then treats such a pair as one buffer.
   KcMarkInPlaceOptions inPlaceOpts;

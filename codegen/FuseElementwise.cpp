@@ -170,6 +170,12 @@ struct KcFuseElementwisePass
     // other users fused later): drop it, or it stays a buffer and a store.
     RewritePatternSet cleanup(ctx);
     linalg::populateEraseUnusedOperandsAndResultsPatterns(cleanup);
+    // Splat constants read as inputs (relu's zeros, a gradient's ones)
+    // become scalars in the body: otherwise each is a buffer the size of
+    // the activation. The control function declines every fusion: only
+    // the folding patterns that come with it run here.
+    linalg::populateElementwiseOpsFusionPatterns(
+        cleanup, [](OpOperand *) { return false; });
     (void)applyPatternsAndFoldGreedily(getOperation(), std::move(cleanup));
     if (!remarks)
       return;

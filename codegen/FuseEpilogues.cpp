@@ -181,9 +181,116 @@ bool dominatesCall(Value v, func::CallOp call) {
   return def->getBlock() == call->getBlock() && def->isBeforeInBlock(call);
 }
 
+/// The tensor a library call's pointer argument was taken from.
+Value pointerTensor(Value ptr) {
+  auto toPtr = ptr.getDefiningOp<LLVM::IntToPtrOp>();
+  auto cast = toPtr ? toPtr.getArg().getDefiningOp<arith::IndexCastOp>()
+                    : arith::IndexCastOp();
+  auto extract =
+      cast ? cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
+           : memref::ExtractAlignedPointerAsIndexOp();
+  auto toMemref = extract ? extract.getSource()
+                                .getDefiningOp<bufferization::ToMemrefOp>()
+                          : bufferization::ToMemrefOp();
+  return toMemref ? toMemref.getTensor() : Value();
+}
+
+std::optional<int64_t> constantInt(Value v) {
+  APInt value;
+  if (matchPattern(v, m_ConstantInt(&value)))
+    return value.getSExtValue();
+  return std::nullopt;
+}
+
+/// The product's single generic user, when it is the only use.
+linalg::GenericOp singleGenericUser(memref::AllocOp out,
+                                    bufferization::ToTensorOp &product) {
+  for (Operation *user : out->getUsers())
+    if (auto t = dyn_cast<bufferization::ToTensorOp>(user)) {
+      if (product)
+        return {};
+      product = t;
+    }
+  if (!product || !product->hasOneUse())
+    return {};
+  return dyn_cast<linalg::GenericOp>(*product->user_begin());
+}
+
+/// max_pool2d_grad followed by relu's gradient mask on the pooling's input
+/// (`select(x > 0, g, 0)`, the relu before the pooling) becomes
+/// max_pool2d_grad_relu: the mask is applied where the gradient is routed,
+/// and the pooling's input is then dead after the call, so
+/// kc-reuse-buffers can write the gradient over it.
+LogicalResult fuseMaxPoolGradMask(func::CallOp call, StringRef suffix,
+                                  bool remarks) {
+  if (call.getNumOperands() != 20)
+    return failure();
+  // Windows that tile the input: the fused kernel's requirement.
+  auto wh = constantInt(call.getOperand(15)), ww = constantInt(call.getOperand(16));
+  auto sh = constantInt(call.getOperand(17)), sw = constantInt(call.getOperand(18));
+  auto pad = constantInt(call.getOperand(19));
+  if (!wh || !ww || !sh || !sw || !pad || *wh != *sh || *ww != *sw || *pad != 0)
+    return failure();
+  Value x = pointerTensor(call.getOperand(0));
+  memref::AllocOp out = pointerSource(call.getOperand(2));
+  if (!x || !out)
+    return failure();
+  bufferization::ToTensorOp product;
+  linalg::GenericOp mask = singleGenericUser(out, product);
+  if (!mask || mask.getNumResults() != 1 || mask.getNumDpsInputs() != 2 ||
+      mask.getNumLoops() != mask.getNumParallelLoops() ||
+      mask.getResult(0).getType() != product.getType())
+    return failure();
+  Block &body = mask.getRegion().front();
+  Value g, xArg;
+  for (OpOperand *in : mask.getDpsInputOperands()) {
+    if (!mask.getMatchingIndexingMap(in).isIdentity())
+      return failure();
+    if (in->get() == product.getResult())
+      g = body.getArgument(in->getOperandNumber());
+    else if (in->get() == x)
+      xArg = body.getArgument(in->getOperandNumber());
+  }
+  if (!g || !xArg)
+    return failure();
+  auto select = cast<linalg::YieldOp>(body.getTerminator())
+                    .getOperand(0)
+                    .getDefiningOp<arith::SelectOp>();
+  auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpFOp>()
+                    : arith::CmpFOp();
+  if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OGT ||
+      cmp.getLhs() != xArg || !isZero(cmp.getRhs()) ||
+      select.getTrueValue() != g || !isZero(select.getFalseValue()))
+    return failure();
+
+  std::string name = ("kcc_rt_max_pool2d_grad_relu" + suffix).str();
+  auto module = call->getParentOfType<ModuleOp>();
+  auto fnType = call.getCalleeType();
+  auto callee = module.lookupSymbol<func::FuncOp>(name);
+  if (!callee) {
+    OpBuilder mb(module.getBodyRegion());
+    callee = mb.create<func::FuncOp>(module.getLoc(), name, fnType);
+    callee.setPrivate();
+  }
+  OpBuilder b(call);
+  auto fused = b.create<func::CallOp>(call.getLoc(), callee, call.getOperands());
+  if (remarks)
+    fused.emitRemark() << "fused into " << name
+                       << ": relu's gradient mask (one pass over the input "
+                          "gradient and its buffer saved)";
+  mask.getResult(0).replaceAllUsesWith(product.getResult());
+  mask.erase();
+  call.erase();
+  ++numFusedEpilogues;
+  return success();
+}
+
 /// Fuses the epilogue of `call` if it has one.
 LogicalResult fuse(func::CallOp call, bool remarks) {
   StringRef callee = call.getCallee();
+  for (StringRef suffix : {"_f32", "_f64"})
+    if (callee == ("kcc_rt_max_pool2d_grad" + suffix).str())
+      return fuseMaxPoolGradMask(call, suffix, remarks);
   const FusableCall *kind = nullptr;
   StringRef suffix;
   for (const FusableCall &k : kFusable)

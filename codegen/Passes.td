@@ -297,4 +297,26 @@ def KcMarkInPlace : Pass<"kc-mark-in-place", "mlir::ModuleOp"> {
   ];
 }
 
+def KcReuseBuffers : Pass<"kc-reuse-buffers", "mlir::ModuleOp"> {
+  let summary = "Lets an elementwise op write its output over an input it "
+                "reads for the last time";
+  let description = [{
+    Runs on bufferized functions, before kc-mark-in-place and kc-fuse-loops.
+    An all-parallel linalg.generic whose output is a fresh `memref.alloc`
+    (identity map, not read by the body) and which is the last user of an
+    input allocation of the same type, read through an identity map, writes
+    into that input instead; the output allocation goes. Every element is
+    loaded before the same element is stored, so this is exact. It lowers
+    peak memory where the arena planner cannot: the two buffers' lifetimes
+    touch at this op.
+
+    ```mlir
+    %m = memref.alloc() : memref<64x26x26x32xf32>
+    linalg.generic ins(%grad, %act : ...) outs(%m : ...)   // last use of %grad
+    // becomes
+    linalg.generic ins(%grad, %act : ...) outs(%grad : ...)
+    ```
+  }];
+}
+
 #endif // KCC_CODEGEN_PASSES_TD

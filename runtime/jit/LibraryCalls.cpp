@@ -144,11 +144,13 @@ template <typename T>
 void maxPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
                  int64_t x2, int64_t x3, int64_t y0, int64_t y1, int64_t y2,
                  int64_t y3, int64_t o0, int64_t o1, int64_t o2, int64_t o3,
-                 int64_t wh, int64_t ww, int64_t sh, int64_t sw, int64_t pad) {
+                 int64_t wh, int64_t ww, int64_t sh, int64_t sw, int64_t pad,
+                 bool reluMask = false) {
   guarded("max_pool2d_grad", [&] {
     NDArray X = view(x, {x0, x1, x2, x3}), Y = view(y, {y0, y1, y2, y3});
     NDArray O = view(out, {o0, o1, o2, o3});
-    kernels::maxPool2dGrad(X, Y, poolParams(wh, ww, sh, sw, pad), O);
+    kernels::maxPool2dGrad(X, Y, poolParams(wh, ww, sh, sw, pad), O,
+                           reluMask);
   });
 }
 
@@ -229,6 +231,14 @@ void maxPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
       int64_t sw, int64_t pad) {                                               \
     maxPoolGrad<T>(x, y, out, x0, x1, x2, x3, y0, y1, y2, y3, o0, o1, o2, o3,  \
                    wh, ww, sh, sw, pad);                                       \
+  }                                                                            \
+  void kcc_rt_max_pool2d_grad_relu_##S(                                        \
+      const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
+      int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
+      int64_t o1, int64_t o2, int64_t o3, int64_t wh, int64_t ww, int64_t sh,  \
+      int64_t sw, int64_t pad) {                                               \
+    maxPoolGrad<T>(x, y, out, x0, x1, x2, x3, y0, y1, y2, y3, o0, o1, o2, o3,  \
+                   wh, ww, sh, sw, pad, /*reluMask=*/true);                    \
   }
 
 extern "C" {
@@ -286,6 +296,7 @@ std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
   KCC_RT_SYM(max_pool2d)
   KCC_RT_SYM(avg_pool2d)
   KCC_RT_SYM(max_pool2d_grad)
+  KCC_RT_SYM(max_pool2d_grad_relu)
   KCC_RT_SYM(avg_pool2d_grad)
 #undef KCC_RT_SYM
   for (auto &entry : openMPRuntimeSymbols())

@@ -56,6 +56,9 @@ extern "C" {
                            int64_t o2, int64_t o3, int64_t wh, int64_t ww,     \
                            int64_t sh, int64_t sw, int64_t pad);
 /// Two 4-D inputs (x, grad_output), then window, strides, padding.
+/// max_pool2d_grad_relu also masks by x > 0 (the relu before the pooling,
+/// fused by codegen/FuseEpilogues.cpp); it needs windows that tile x. Both
+/// may write over x when the windows tile it (codegen/ReuseBuffers.cpp).
 #define KCC_RT_POOL2(NAME, T, S)                                               \
   void kcc_rt_##NAME##_##S(const T *x, const T *y, T *out, int64_t x0,         \
                            int64_t x1, int64_t x2, int64_t x3, int64_t y0,     \
@@ -73,6 +76,7 @@ extern "C" {
   KCC_RT_POOL1(max_pool2d, T, S)                                               \
   KCC_RT_POOL1(avg_pool2d, T, S)                                               \
   KCC_RT_POOL2(max_pool2d_grad, T, S)                                          \
+  KCC_RT_POOL2(max_pool2d_grad_relu, T, S)                                     \
   KCC_RT_POOL1(avg_pool2d_grad, T, S)
 
 KCC_RT_ALL(float, f32)

@@ -114,8 +114,13 @@ struct Pool2DParams {
 void maxPool2d(const NDArray &x, const Pool2DParams &p, NDArray &out);
 void avgPool2d(const NDArray &x, const Pool2DParams &p, NDArray &out);
 /// Gradients: route d(out) to the first max of each window / spread evenly.
+/// With `reluMask` a routed gradient is kept only where that maximum is
+/// positive: the gradient through relu then max pooling, in one pass. When
+/// the windows tile the input (window == stride, no padding) gradInput may
+/// be x itself, which it then overwrites; reluMask requires tiling windows.
 void maxPool2dGrad(const NDArray &x, const NDArray &gradOut,
-                   const Pool2DParams &p, NDArray &gradInput);
+                   const Pool2DParams &p, NDArray &gradInput,
+                   bool reluMask = false);
 void avgPool2dGrad(const NDArray &gradOut, const Pool2DParams &p,
                    NDArray &gradInput);
 

@@ -141,6 +141,61 @@ void maxPoolGrad(const Geom &g, const T *x, const T *gradOut, T *gradIn) {
   });
 }
 
+/// Windows that tile the input (window == stride, no padding): each input
+/// element belongs to at most one window.
+bool windowsTile(const Geom &g) {
+  return g.p.windowH == g.p.strideH && g.p.windowW == g.p.strideW &&
+         g.padT == 0 && g.padL == 0;
+}
+
+/// maxPoolGrad for tiling windows, optionally masked by x > 0 (the
+/// gradient of a relu before the pooling). A window's inputs are all read
+/// before any of its gradients is written, and windows do not overlap, so
+/// gradIn may be x itself: the gradient overwrites the activation.
+template <typename T>
+void maxPoolGradTiled(const Geom &g, const T *x, const T *gradOut, T *gradIn,
+                      bool reluMask) {
+  perChannelBlock(g, [&](int64_t b, int64_t c0, int64_t c1) {
+    T best[kChannelBlock];
+    int64_t where[kChannelBlock];
+    int64_t w = c1 - c0;
+    for (int64_t oy = 0; oy < g.oh; ++oy) {
+      int64_t y0 = oy * g.p.strideH, y1 = y0 + g.p.windowH;
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        int64_t x0 = ox * g.p.strideW, x1 = x0 + g.p.windowW;
+        for (int64_t j = 0; j < w; ++j) {
+          best[j] = -std::numeric_limits<T>::infinity();
+          where[j] = -1;
+        }
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            int64_t base = g.inOffset(b, iy, ix) + c0;
+            for (int64_t j = 0; j < w; ++j) {
+              bool better = x[base + j] > best[j] || where[j] < 0;
+              best[j] = better ? x[base + j] : best[j];
+              where[j] = better ? base + j : where[j];
+            }
+          }
+        const T *gr = gradOut + g.outOffset(b, oy, ox) + c0;
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            int64_t base = g.inOffset(b, iy, ix) + c0;
+            for (int64_t j = 0; j < w; ++j) {
+              bool keep = base + j == where[j] && !(reluMask && !(best[j] > 0));
+              gradIn[base + j] = keep ? gr[j] : T(0);
+            }
+          }
+      }
+    }
+    // Rows and columns no window covers get no gradient.
+    for (int64_t iy = 0; iy < g.h; ++iy)
+      for (int64_t ix = 0; ix < g.w; ++ix)
+        if (iy >= g.oh * g.p.strideH || ix >= g.ow * g.p.strideW)
+          for (int64_t j = 0; j < w; ++j)
+            gradIn[g.inOffset(b, iy, ix) + c0 + j] = T(0);
+  });
+}
+
 template <typename T>
 void avgPoolGrad(const Geom &g, const T *gradOut, T *gradIn) {
   perChannelBlock(g, [&](int64_t b, int64_t c0, int64_t c1) {
@@ -204,12 +259,26 @@ void kernels::avgPool2d(const NDArray &x, const Pool2DParams &p, NDArray &out) {
 }
 
 void kernels::maxPool2dGrad(const NDArray &x, const NDArray &gradOut,
-                            const Pool2DParams &p, NDArray &gradInput) {
+                            const Pool2DParams &p, NDArray &gradInput,
+                            bool reluMask) {
   Geom g = makeGeom("maxPool2dGrad", x, gradOut, p);
   if (gradInput.shape() != x.shape() || gradInput.dtype() != x.dtype())
     fail("maxPool2dGrad", "input gradient " + shapeToString(gradInput.shape()) +
                               " does not match input " +
                               shapeToString(x.shape()));
+  bool aliased = gradInput.rawData() == x.rawData();
+  if (windowsTile(g)) {
+    if (x.dtype() == DType::F32)
+      maxPoolGradTiled<float>(g, x.data<float>(), gradOut.data<float>(),
+                              gradInput.data<float>(), reluMask);
+    else
+      maxPoolGradTiled<double>(g, x.data<double>(), gradOut.data<double>(),
+                               gradInput.data<double>(), reluMask);
+    return;
+  }
+  if (aliased || reluMask)
+    fail("maxPool2dGrad", "in place and relu-masked gradients need windows "
+                          "that tile the input");
   std::memset(gradInput.rawData(), 0, gradInput.bytes());
   if (x.dtype() == DType::F32)
     maxPoolGrad<float>(g, x.data<float>(), gradOut.data<float>(),
