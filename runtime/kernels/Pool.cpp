@@ -160,9 +160,10 @@ void maxPoolGradTiled(const Geom &g, const T *x, const T *gradOut, T *gradIn,
     int64_t where[kChannelBlock];
     int64_t w = c1 - c0;
     for (int64_t oy = 0; oy < g.oh; ++oy) {
-      int64_t y0 = oy * g.p.strideH, y1 = y0 + g.p.windowH;
+      // Clipped: Same padding puts its extra row/column at the bottom/right.
+      int64_t y0 = oy * g.p.strideH, y1 = std::min(y0 + g.p.windowH, g.h);
       for (int64_t ox = 0; ox < g.ow; ++ox) {
-        int64_t x0 = ox * g.p.strideW, x1 = x0 + g.p.windowW;
+        int64_t x0 = ox * g.p.strideW, x1 = std::min(x0 + g.p.windowW, g.w);
         for (int64_t j = 0; j < w; ++j) {
           best[j] = -std::numeric_limits<T>::infinity();
           where[j] = -1;
