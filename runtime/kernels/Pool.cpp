@@ -156,34 +156,38 @@ template <typename T>
 void maxPoolGradTiled(const Geom &g, const T *x, const T *gradOut, T *gradIn,
                       bool reluMask) {
   perChannelBlock(g, [&](int64_t b, int64_t c0, int64_t c1) {
-    T best[kChannelBlock];
-    int64_t where[kChannelBlock];
+    // Float-only inner loops over contiguous channels, so they vectorize:
+    // the window's maximum first, then each position in window order takes
+    // the gradient if it equals the maximum and no earlier one did (the
+    // first maximum, as maxPoolGrad).
+    T best[kChannelBlock], grad[kChannelBlock], taken[kChannelBlock];
     int64_t w = c1 - c0;
     for (int64_t oy = 0; oy < g.oh; ++oy) {
       // Clipped: Same padding puts its extra row/column at the bottom/right.
       int64_t y0 = oy * g.p.strideH, y1 = std::min(y0 + g.p.windowH, g.h);
       for (int64_t ox = 0; ox < g.ow; ++ox) {
         int64_t x0 = ox * g.p.strideW, x1 = std::min(x0 + g.p.windowW, g.w);
+        const T *first = x + g.inOffset(b, y0, x0) + c0;
+        for (int64_t j = 0; j < w; ++j)
+          best[j] = first[j];
+        for (int64_t iy = y0; iy < y1; ++iy)
+          for (int64_t ix = x0; ix < x1; ++ix) {
+            const T *xi = x + g.inOffset(b, iy, ix) + c0;
+            for (int64_t j = 0; j < w; ++j)
+              best[j] = xi[j] > best[j] ? xi[j] : best[j];
+          }
+        const T *gr = gradOut + g.outOffset(b, oy, ox) + c0;
         for (int64_t j = 0; j < w; ++j) {
-          best[j] = -std::numeric_limits<T>::infinity();
-          where[j] = -1;
+          grad[j] = reluMask && !(best[j] > T(0)) ? T(0) : gr[j];
+          taken[j] = T(0);
         }
         for (int64_t iy = y0; iy < y1; ++iy)
           for (int64_t ix = x0; ix < x1; ++ix) {
             int64_t base = g.inOffset(b, iy, ix) + c0;
             for (int64_t j = 0; j < w; ++j) {
-              bool better = x[base + j] > best[j] || where[j] < 0;
-              best[j] = better ? x[base + j] : best[j];
-              where[j] = better ? base + j : where[j];
-            }
-          }
-        const T *gr = gradOut + g.outOffset(b, oy, ox) + c0;
-        for (int64_t iy = y0; iy < y1; ++iy)
-          for (int64_t ix = x0; ix < x1; ++ix) {
-            int64_t base = g.inOffset(b, iy, ix) + c0;
-            for (int64_t j = 0; j < w; ++j) {
-              bool keep = base + j == where[j] && !(reluMask && !(best[j] > 0));
-              gradIn[base + j] = keep ? gr[j] : T(0);
+              bool hit = taken[j] == T(0) && x[base + j] == best[j];
+              taken[j] = hit ? T(1) : taken[j];
+              gradIn[base + j] = hit ? grad[j] : T(0);
             }
           }
       }
