@@ -90,23 +90,69 @@ void checkDtypes(const char *op, const NDArray &a, const NDArray &b,
 // oneDNN (f32)
 //===----------------------------------------------------------------------===//
 
+/// The filter as one primitive wants it. Primitives are created with the
+/// filter's layout left to oneDNN (`any`): with NHWC activations and a
+/// fixed HWIO filter oneDNN 2.x falls back to im2col + GEMM, with a blocked
+/// filter it runs its direct JIT convolutions, about twice as fast. The
+/// filter (a few KB) is reordered per call; the activations never are.
+struct Filter {
+  dnnl::memory::desc desc;
+  dnnl::memory blocked; ///< scratch in `desc`, when it is not HWIO
+  dnnl::reorder reorder; ///< HWIO -> desc, or desc -> HWIO for a gradient
+};
+
 struct ConvEntry {
   dnnl::memory::desc src, wei, dst;
   dnnl::convolution_forward::primitive_desc fwdPd;
   dnnl::convolution_forward fwd;
   dnnl::convolution_backward_data bwdData;
   dnnl::convolution_backward_weights bwdWeights;
+  Filter fwdFilter, bwdDataFilter, bwdWeightsFilter;
   bool hasBwdData = false, hasBwdWeights = false;
   /// Forward primitives with an epilogue, by epilogueKind().
-  std::map<int, dnnl::convolution_forward> fused;
+  std::map<int, std::pair<dnnl::convolution_forward, Filter>> fused;
 };
+
+/// The Filter for a primitive wanting `want`; `gradient`: the primitive
+/// writes the filter (reorder back to HWIO after it runs).
+Filter makeFilter(const dnnl::memory::desc &want,
+                  const dnnl::memory::desc &hwio, bool gradient) {
+  Filter f;
+  f.desc = want;
+  if (want == hwio)
+    return f;
+  dnnl::engine &eng = cpuEngine();
+  f.blocked = dnnl::memory(want, eng);
+  f.reorder = gradient
+                  ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, want, eng, hwio))
+                  : dnnl::reorder(dnnl::reorder::primitive_desc(eng, hwio, eng, want));
+  return f;
+}
+
+/// The filter memory to pass a primitive: the caller's HWIO array, or the
+/// blocked scratch (filled from it unless the primitive writes it).
+dnnl::memory filterArg(const Filter &f, dnnl::memory &hwio, bool gradient) {
+  if (!f.blocked)
+    return hwio;
+  if (!gradient)
+    f.reorder.execute(cpuStream(), {{DNNL_ARG_FROM, hwio},
+                                    {DNNL_ARG_TO, const_cast<dnnl::memory &>(f.blocked)}});
+  return f.blocked;
+}
+
+/// After a primitive wrote the filter gradient into the scratch: to HWIO.
+void filterResult(const Filter &f, dnnl::memory &hwio) {
+  if (f.blocked)
+    f.reorder.execute(cpuStream(), {{DNNL_ARG_FROM, const_cast<dnnl::memory &>(f.blocked)},
+                                    {DNNL_ARG_TO, hwio}});
+}
 
 int epilogueKind(const Epilogue &e) { return (e.bias ? 1 : 0) | (e.relu ? 2 : 0); }
 
 /// The forward primitive of `e` with `epilogue` fused: bias inside the
 /// convolution, relu as an eltwise post-op.
-const dnnl::convolution_forward &fusedForward(ConvEntry &e, const Geom &g,
-                                              const Epilogue &epilogue) {
+const std::pair<dnnl::convolution_forward, Filter> &
+fusedForward(ConvEntry &e, const Geom &g, const Epilogue &epilogue) {
   int kind = epilogueKind(epilogue);
   auto it = e.fused.find(kind);
   if (it != e.fused.end())
@@ -121,16 +167,20 @@ const dnnl::convolution_forward &fusedForward(ConvEntry &e, const Geom &g,
     attr.set_post_ops(ops);
   }
   memory::desc bias({g.o}, memory::data_type::f32, memory::format_tag::a);
+  memory::desc anyWei({g.o, g.c, g.kh, g.kw}, memory::data_type::f32,
+                      memory::format_tag::any);
   auto d = epilogue.bias
                ? convolution_forward::desc(
                      prop_kind::forward_training, algorithm::convolution_direct,
-                     e.src, e.wei, bias, e.dst, strides, dilates, padL, padR)
+                     e.src, anyWei, bias, e.dst, strides, dilates, padL, padR)
                : convolution_forward::desc(
                      prop_kind::forward_training, algorithm::convolution_direct,
-                     e.src, e.wei, e.dst, strides, dilates, padL, padR);
-  convolution_forward prim(
-      convolution_forward::primitive_desc(d, attr, cpuEngine()));
-  return e.fused.emplace(kind, std::move(prim)).first->second;
+                     e.src, anyWei, e.dst, strides, dilates, padL, padR);
+  convolution_forward::primitive_desc pd(d, attr, cpuEngine());
+  return e.fused
+      .emplace(kind, std::make_pair(convolution_forward(pd),
+                                    makeFilter(pd.weights_desc(), e.wei, false)))
+      .first->second;
 }
 
 enum class Pass { Forward, BackwardData, BackwardWeights };
@@ -147,32 +197,35 @@ ConvEntry &getConv(const Geom &g, Pass pass) {
   ConvEntry &e = it->second;
   memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
   memory::dims padL{g.padT, g.padL}, padR{g.padB, g.padR};
+  memory::desc anyWei({g.o, g.c, g.kh, g.kw}, dt::f32, tag::any);
   try {
     if (inserted) {
       e.src = memory::desc({g.n, g.c, g.h, g.w}, dt::f32, tag::nhwc);
       e.wei = memory::desc({g.o, g.c, g.kh, g.kw}, dt::f32, tag::hwio);
       e.dst = memory::desc({g.n, g.o, g.oh, g.ow}, dt::f32, tag::nhwc);
       convolution_forward::desc d(prop_kind::forward_training,
-                                  algorithm::convolution_direct, e.src, e.wei,
+                                  algorithm::convolution_direct, e.src, anyWei,
                                   e.dst, strides, dilates, padL, padR);
       e.fwdPd = convolution_forward::primitive_desc(d, cpuEngine());
       e.fwd = convolution_forward(e.fwdPd);
+      e.fwdFilter = makeFilter(e.fwdPd.weights_desc(), e.wei, false);
     }
     if (pass == Pass::BackwardData && !e.hasBwdData) {
       convolution_backward_data::desc d(algorithm::convolution_direct, e.src,
-                                        e.wei, e.dst, strides, dilates, padL,
+                                        anyWei, e.dst, strides, dilates, padL,
                                         padR);
-      e.bwdData = convolution_backward_data(
-          convolution_backward_data::primitive_desc(d, cpuEngine(), e.fwdPd));
+      convolution_backward_data::primitive_desc pd(d, cpuEngine(), e.fwdPd);
+      e.bwdData = convolution_backward_data(pd);
+      e.bwdDataFilter = makeFilter(pd.weights_desc(), e.wei, false);
       e.hasBwdData = true;
     }
     if (pass == Pass::BackwardWeights && !e.hasBwdWeights) {
       convolution_backward_weights::desc d(algorithm::convolution_direct, e.src,
-                                           e.wei, e.dst, strides, dilates, padL,
+                                           anyWei, e.dst, strides, dilates, padL,
                                            padR);
-      e.bwdWeights = convolution_backward_weights(
-          convolution_backward_weights::primitive_desc(d, cpuEngine(),
-                                                       e.fwdPd));
+      convolution_backward_weights::primitive_desc pd(d, cpuEngine(), e.fwdPd);
+      e.bwdWeights = convolution_backward_weights(pd);
+      e.bwdWeightsFilter = makeFilter(pd.diff_weights_desc(), e.wei, true);
       e.hasBwdWeights = true;
     }
   } catch (const dnnl::error &err) {
@@ -196,7 +249,7 @@ void runDnnl(const Geom &g, Pass pass, const void *src, const void *wei,
   switch (pass) {
   case Pass::Forward:
     if (epilogueKind(epilogue) != 0) {
-      const dnnl::convolution_forward *prim;
+      const std::pair<dnnl::convolution_forward, Filter> *prim;
       try {
         prim = &fusedForward(e, g, epilogue);
       } catch (const dnnl::error &err) {
@@ -204,28 +257,34 @@ void runDnnl(const Geom &g, Pass pass, const void *src, const void *wei,
             std::string("conv2d: oneDNN rejected the epilogue: ") + err.what());
       }
       std::unordered_map<int, dnnl::memory> args{
-          {DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}};
+          {DNNL_ARG_SRC, ms},
+          {DNNL_ARG_WEIGHTS, filterArg(prim->second, mw, false)},
+          {DNNL_ARG_DST, md}};
       if (epilogue.bias)
         args.emplace(DNNL_ARG_BIAS,
                      dnnl::memory({{g.o}, dnnl::memory::data_type::f32,
                                    dnnl::memory::format_tag::a},
                                   eng, const_cast<void *>(epilogue.bias->rawData())));
-      prim->execute(cpuStream(), args);
+      prim->first.execute(cpuStream(), args);
       break;
     }
-    e.fwd.execute(
-        cpuStream(),
-        {{DNNL_ARG_SRC, ms}, {DNNL_ARG_WEIGHTS, mw}, {DNNL_ARG_DST, md}});
+    e.fwd.execute(cpuStream(), {{DNNL_ARG_SRC, ms},
+                                {DNNL_ARG_WEIGHTS, filterArg(e.fwdFilter, mw, false)},
+                                {DNNL_ARG_DST, md}});
     break;
   case Pass::BackwardData:
-    e.bwdData.execute(cpuStream(), {{DNNL_ARG_DIFF_SRC, ms},
-                                    {DNNL_ARG_WEIGHTS, mw},
-                                    {DNNL_ARG_DIFF_DST, md}});
+    e.bwdData.execute(cpuStream(),
+                      {{DNNL_ARG_DIFF_SRC, ms},
+                       {DNNL_ARG_WEIGHTS, filterArg(e.bwdDataFilter, mw, false)},
+                       {DNNL_ARG_DIFF_DST, md}});
     break;
   case Pass::BackwardWeights:
-    e.bwdWeights.execute(cpuStream(), {{DNNL_ARG_SRC, ms},
-                                       {DNNL_ARG_DIFF_WEIGHTS, mw},
-                                       {DNNL_ARG_DIFF_DST, md}});
+    e.bwdWeights.execute(
+        cpuStream(),
+        {{DNNL_ARG_SRC, ms},
+         {DNNL_ARG_DIFF_WEIGHTS, filterArg(e.bwdWeightsFilter, mw, true)},
+         {DNNL_ARG_DIFF_DST, md}});
+    filterResult(e.bwdWeightsFilter, mw);
     break;
   }
   cpuStream().wait();
