@@ -50,12 +50,18 @@ void buildLinalgPipeline(mlir::OpPassManager &pm,
   pm.addPass(createKcLowerToLinalg(lowerOpts));
   // On tensors, before bufferization: fusion is a use-def rewrite here, and
   // every fused producer is one buffer bufferization never allocates.
-  if (opts.fuseElementwise)
-    pm.addPass(createKcFuseElementwise());
+  if (opts.fuseElementwise) {
+    KcFuseElementwiseOptions fuseOpts;
+    fuseOpts.remarks = opts.remarks;
+    pm.addPass(createKcFuseElementwise(fuseOpts));
+  }
   // After elementwise fusion, which leaves bias + activation as one generic
   // per layer.
-  if (opts.fuseEpilogues)
-    pm.addPass(createKcFuseEpilogues());
+  if (opts.fuseEpilogues) {
+    KcFuseEpiloguesOptions epilogueOpts;
+    epilogueOpts.remarks = opts.remarks;
+    pm.addPass(createKcFuseEpilogues(epilogueOpts));
+  }
   pm.addPass(mlir::createCanonicalizerPass());
 }
 
@@ -101,6 +107,7 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   if (opts.fuseLoops) {
     KcFuseLoopsOptions fuseOpts;
     fuseOpts.parallelThreshold = opts.parallelThreshold;
+    fuseOpts.remarks = opts.remarks;
     pm.addPass(createKcFuseLoops(fuseOpts));
   }
   // Once the out-params are the caller's, every remaining allocation is an
@@ -109,6 +116,7 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   if (opts.planMemory) {
     KcPlanMemoryOptions planOpts;
     planOpts.arenaArg = opts.arenaArg;
+    planOpts.remarks = opts.remarks;
     pm.addPass(createKcPlanMemory(planOpts));
   }
   // Frees every intermediate buffer once per call (before any loop lowering,
@@ -118,7 +126,9 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   pm.addPass(createCanonicalizerPass());
 
   // Last point where each kernel is one op: count them.
-  pm.addPass(createKcCountKernels());
+  KcCountKernelsOptions countOpts;
+  countOpts.remarks = opts.remarks;
+  pm.addPass(createKcCountKernels(countOpts));
   // Loops: big nests parallel over an OpenMP team, the rest serial; LLVM's
   // loop vectorizer handles the inner loops at -O3; GEMM and convolution
   // threads come from oneDNN.

@@ -106,9 +106,19 @@ bool shouldFuse(OpOperand *fused, bool multiUse) {
 /// producer in place for them, so a multi-use producer runs twice: two
 /// loop nests, recomputed values). shouldFuse guaranteed those uses all come
 /// after the consumer, where the fused op is.
+/// Bytes of `t` when statically shaped, else 0.
+int64_t tensorBytes(Type t) {
+  auto shaped = dyn_cast<RankedTensorType>(t);
+  if (!shaped || !shaped.hasStaticShape() ||
+      !shaped.getElementType().isIntOrFloat())
+    return 0;
+  return shaped.getNumElements() *
+         ((shaped.getElementTypeBitWidth() + 7) / 8);
+}
+
 struct FuseProducers : public OpRewritePattern<linalg::GenericOp> {
-  FuseProducers(MLIRContext *ctx, bool multiUse)
-      : OpRewritePattern(ctx), multiUse(multiUse) {}
+  FuseProducers(MLIRContext *ctx, bool multiUse, bool remarks)
+      : OpRewritePattern(ctx), multiUse(multiUse), remarks(remarks) {}
 
   LogicalResult matchAndRewrite(linalg::GenericOp consumer,
                                 PatternRewriter &rewriter) const override {
@@ -119,6 +129,14 @@ struct FuseProducers : public OpRewritePattern<linalg::GenericOp> {
       if (costReason(&operand))
         continue; // reported after the rewrite, with `remarks`
       Operation *producer = operand.get().getDefiningOp();
+      // The producer's values only this consumer reads are never stored.
+      int64_t saved = 0;
+      for (Value r : producer->getResults())
+        if (llvm::all_of(r.getUsers(), [&](Operation *u) {
+              return u == consumer.getOperation();
+            }))
+          saved += tensorBytes(r.getType());
+      Location producerLoc = producer->getLoc();
       FailureOr<linalg::ElementwiseOpFusionResult> fused =
           linalg::fuseElementwiseOps(rewriter, &operand);
       if (failed(fused))
@@ -129,6 +147,11 @@ struct FuseProducers : public OpRewritePattern<linalg::GenericOp> {
           return use.getOwner() != fusedOp;
         });
       }
+      if (remarks && saved > 0)
+        fused->fusedOp->emitRemark()
+            << "elementwise fusion: a producer at " << producerLoc
+            << " fused into its consumer; " << saved
+            << " B never written to memory";
       rewriter.eraseOp(consumer);
       if (producer->use_empty())
         rewriter.eraseOp(producer);
@@ -137,7 +160,7 @@ struct FuseProducers : public OpRewritePattern<linalg::GenericOp> {
     return failure();
   }
 
-  bool multiUse;
+  bool multiUse, remarks;
 };
 
 struct KcFuseElementwisePass
@@ -152,7 +175,7 @@ struct KcFuseElementwisePass
       Operation *producer = fused->get().getDefiningOp();
       return producer && producer->hasOneUse();
     };
-    patterns.add<FuseProducers>(ctx, multi);
+    patterns.add<FuseProducers>(ctx, multi, remarks);
     linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, singleUse);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);

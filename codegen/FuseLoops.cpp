@@ -443,10 +443,11 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
   }
 
   /// Records the group on its loop and reports it.
-  void annotate(scf::ForOp loop, const Group &g) {
+  void annotate(scf::ForOp loop, const Group &g,
+                ArrayRef<StringRef> layers) {
     Builder b(loop.getContext());
     SmallVector<Attribute> names;
-    for (StringRef n : layerNames(g.members))
+    for (StringRef n : layers)
       names.push_back(b.getStringAttr(n));
     int64_t local = localBytes(g, loop);
     loop->setAttr("kc.fusion",
@@ -470,12 +471,13 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
       d << "fusion group (" << (g.kind == Group::Rows ? "rows" : "horizontal")
         << ", " << (par ? "parallel" : "serial") << "): " << g.members.size()
         << " loop nests in one kernel, layers [";
-      llvm::interleaveComma(layerNames(g.members), d);
+      llvm::interleaveComma(layers, d);
       d << "], " << local << " B of buffers used only inside it";
     }
   }
 
   LogicalResult lowerRows(IRRewriter &rewriter, Group &g) {
+    SmallVector<StringRef> layers = layerNames(g.members);
     Operation *last = g.members.back().op;
     Location loc = last->getLoc();
     rewriter.setInsertionPoint(last);
@@ -483,7 +485,6 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
     Value ub = rewriter.create<arith::ConstantIndexOp>(loc, g.rows);
     Value step = rewriter.create<arith::ConstantIndexOp>(loc, 1);
     auto loop = rewriter.create<scf::ForOp>(loc, lb, ub, step);
-    annotate(loop, g);
     Operation *terminator = loop.getBody()->getTerminator();
     Value iv = loop.getInductionVar();
     rewriter.setInsertionPoint(terminator);
@@ -508,10 +509,12 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
       rewriter.inlineBlockBefore(body, outer, ValueRange{iv});
       rewriter.eraseOp(outer);
     }
+    annotate(loop, g, layers);
     return success();
   }
 
   LogicalResult lowerHorizontal(IRRewriter &rewriter, Group &g) {
+    SmallVector<StringRef> layers = layerNames(g.members);
     Operation *last = g.members.back().op;
     Location loc = last->getLoc();
     rewriter.setInsertionPoint(last);
@@ -549,7 +552,6 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
     }
     Value zero = index(0);
     auto loop = rewriter.create<scf::ForOp>(loc, zero, index(chunks), index(1));
-    annotate(loop, g);
     Operation *terminator = loop.getBody()->getTerminator();
     Value c = loop.getInductionVar();
     rewriter.setInsertionPoint(terminator);
@@ -604,6 +606,7 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
       rewriter.eraseOp(generic);
       lowerToLoops(rewriter, sliced);
     }
+    annotate(loop, g, layers);
     return success();
   }
 };

@@ -55,6 +55,11 @@ struct CpuPipelineOptions
       llvm::cl::desc("take the arena as a trailing i8 buffer argument "
                      "instead of allocating it per call"),
       llvm::cl::init(false)};
+  Option<bool> remarks{
+      *this, "remarks",
+      llvm::cl::desc("report fusions, refusals, the memory plan and the "
+                     "kernel count as remarks (kcc --fusion-report)"),
+      llvm::cl::init(false)};
   Option<int64_t> parallelThreshold{
       *this, "parallel-threshold",
       llvm::cl::desc("iteration points from which a generated loop nest runs "

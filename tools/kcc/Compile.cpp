@@ -9,6 +9,7 @@
 
 #include "Compile.h"
 #include "Diagnostics.h"
+#include "FusionReport.h"
 #include "ModelLoader.h"
 
 #include "codegen/Passes.h"
@@ -332,6 +333,8 @@ int Compilation::run() {
 
   // From here on the functions carry their final (prefixed) names.
   renameFunctions(*module_);
+  if (config_.fusionReport)
+    return succeeded(printFusionReport(*module_, llvm::outs())) ? 0 : 1;
   CpuPipelineOptions cpuOptions;
   cpuOptions.planMemory = config_.planMemory;
   // linalg and fused: the first half of kc-cpu-pipeline, without and with

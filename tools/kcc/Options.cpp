@@ -129,6 +129,13 @@ cl::opt<bool> planMemory(
     cl::desc("Place intermediates in one static arena (kc-plan-memory; "
              "--plan-memory=false allocates each)"),
     cl::init(true), cl::cat(compileCategory));
+cl::opt<bool> fusionReport(
+    "fusion-report",
+    cl::desc("Print each fusion (elementwise chains, library-call epilogues, "
+             "loop fusion groups) with the layers it covers and the bytes it "
+             "saves, each refused fusion with its reason, the memory plan "
+             "and the kernel count of the training step, then stop"),
+    cl::init(false), cl::cat(compileCategory));
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level (0-3)"),
                            cl::Prefix, cl::init(3), cl::cat(compileCategory));
 
@@ -236,6 +243,10 @@ CompileConfig kcc::driver::getCompileConfig() {
   c.target.features = mattr;
   c.target.optLevel = optLevel;
   c.planMemory = planMemory;
+  c.fusionReport = fusionReport;
+  // The report is about the training step: run at least that far.
+  if (c.fusionReport && c.emit < EmitAction::LlvmMlir)
+    c.emit = EmitAction::LlvmMlir;
   return c;
 }
 

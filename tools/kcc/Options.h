@@ -57,6 +57,8 @@ struct CompileConfig {
   aot::TargetOptions target;
   /// kc-cpu-pipeline's plan-memory (one static arena for intermediates).
   bool planMemory = true;
+  /// Print what the CPU pipeline fused, refused and planned, and stop.
+  bool fusionReport = false;
 };
 
 struct TrainConfig {
