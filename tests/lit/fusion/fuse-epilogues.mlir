@@ -1,0 +1,63 @@
+// RUN: kcc-opt %s --split-input-file --kc-lower-to-linalg --kc-fuse-elementwise --kc-fuse-epilogues | FileCheck %s
+// RUN: kcc-opt %s --split-input-file --kc-lower-to-linalg --kc-fuse-elementwise --kc-fuse-epilogues=remarks -o /dev/null 2>&1 | FileCheck %s --check-prefix=REMARK
+
+// Dense + relu: bias and relu become oneDNN post-ops of the GEMM; no loop
+// nest is left.
+// REMARK: remark: fused into kcc_rt_matmul_epilogue_f32: bias + relu
+// CHECK-LABEL: func.func @dense_relu(
+// CHECK: call @kcc_rt_matmul_epilogue_f32(
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @dense_relu(%x: tensor<8x4xf32>, %w: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<8x3xf32> {
+  %0 = kc.matmul %x, %w : tensor<8x4xf32>, tensor<4x3xf32> -> tensor<8x3xf32>
+  %1 = kc.broadcast_to %b : tensor<3xf32> -> tensor<8x3xf32>
+  %2 = kc.add %0, %1 : tensor<8x3xf32>
+  %3 = kc.relu %2 : tensor<8x3xf32>
+  return %3 : tensor<8x3xf32>
+}
+
+// -----
+
+// Conv2D with a bias and no activation.
+// REMARK: remark: fused into kcc_rt_conv2d_epilogue_f32: bias (
+// CHECK-LABEL: func.func @conv_bias(
+// CHECK: call @kcc_rt_conv2d_epilogue_f32(
+// CHECK-NOT: linalg.generic
+func.func @conv_bias(%x: tensor<2x6x6x1xf32>, %w: tensor<3x3x1x4xf32>, %b: tensor<4xf32>) -> tensor<2x4x4x4xf32> {
+  %0 = kc.conv2d %x, %w : tensor<2x6x6x1xf32>, tensor<3x3x1x4xf32> -> tensor<2x4x4x4xf32>
+  %1 = kc.broadcast_to %b : tensor<4xf32> -> tensor<2x4x4x4xf32>
+  %2 = kc.add %0, %1 : tensor<2x4x4x4xf32>
+  return %2 : tensor<2x4x4x4xf32>
+}
+
+// -----
+
+// The product is also returned: the bias add cannot replace it, so nothing
+// is fused and the GEMM keeps its plain entry point.
+// CHECK-LABEL: func.func @product_used_twice(
+// CHECK: call @kcc_rt_matmul_f32(
+// CHECK: linalg.generic
+func.func @product_used_twice(%x: tensor<8x4xf32>, %w: tensor<4x3xf32>, %b: tensor<3xf32>) -> (tensor<8x3xf32>, tensor<8x3xf32>) {
+  %0 = kc.matmul %x, %w : tensor<8x4xf32>, tensor<4x3xf32> -> tensor<8x3xf32>
+  %1 = kc.broadcast_to %b : tensor<3xf32> -> tensor<8x3xf32>
+  %2 = kc.add %0, %1 : tensor<8x3xf32>
+  return %0, %2 : tensor<8x3xf32>, tensor<8x3xf32>
+}
+
+// -----
+
+// Relu's gradient mask on the pooled input after a max-pool gradient (the
+// backward of Conv2D(relu) -> MaxPooling2D): one call applies the mask where
+// it routes the gradient.
+// REMARK: remark: fused into kcc_rt_max_pool2d_grad_relu_f32: relu's gradient mask
+// CHECK-LABEL: func.func @pool_grad_relu(
+// CHECK: call @kcc_rt_max_pool2d_grad_relu_f32(
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @pool_grad_relu(%x: tensor<2x4x4x3xf32>, %dy: tensor<2x2x2x3xf32>) -> tensor<2x4x4x3xf32> {
+  %0 = kc.max_pool2d_grad %x, %dy {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<2x4x4x3xf32>, tensor<2x2x2x3xf32> -> tensor<2x4x4x3xf32>
+  %zero = arith.constant dense<0.0> : tensor<2x4x4x3xf32>
+  %1 = kc.compare gt, %x, %zero : tensor<2x4x4x3xf32> -> tensor<2x4x4x3xi1>
+  %2 = kc.select %1, %0, %zero : tensor<2x4x4x3xi1>, tensor<2x4x4x3xf32>
+  return %2 : tensor<2x4x4x3xf32>
+}
