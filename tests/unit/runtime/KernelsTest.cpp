@@ -348,6 +348,50 @@ TEST(Matmul, AllTransposeCombinations) {
       }
 }
 
+/// out + bias (along the last dim), then relu when asked, in plain loops.
+Vec withEpilogue(const NDArray &out, const NDArray *bias, bool relu) {
+  int64_t n = out.dim(out.rank() - 1);
+  Vec r(out.numel());
+  for (int64_t i = 0; i < out.numel(); ++i) {
+    double v = out.at(i) + (bias ? bias->at(i % n) : 0.0);
+    r[i] = relu && v < 0 ? 0.0 : v;
+  }
+  return r;
+}
+
+TEST(Matmul, EpilogueMatchesSeparateBiasAndRelu) {
+  std::mt19937 gen(21);
+  for (DType dt : kFloatTypes)
+    for (bool relu : {false, true})
+      for (bool withBias : {false, true}) {
+        if (!relu && !withBias)
+          continue;
+        NDArray a = randomArray({33, 17}, dt, gen), b = randomArray({17, 12}, dt, gen);
+        NDArray bias = randomArray({12}, dt, gen);
+        NDArray plain = NDArray::empty({33, 12}, dt), fused = NDArray::empty({33, 12}, dt);
+        matmul(a, b, false, false, plain);
+        matmul(a, b, false, false, fused,
+               Epilogue{withBias ? &bias : nullptr, relu});
+        EXPECT_TRUE(allClose(fused, withEpilogue(plain, withBias ? &bias : nullptr, relu),
+                             tolFor(dt)))
+            << dtypeName(dt) << " bias " << withBias << " relu " << relu;
+      }
+}
+
+TEST(Conv, EpilogueMatchesSeparateBiasAndRelu) {
+  std::mt19937 gen(22);
+  for (DType dt : kFloatTypes) {
+    NDArray x = randomArray({2, 7, 7, 3}, dt, gen), w = randomArray({3, 3, 3, 5}, dt, gen);
+    NDArray bias = randomArray({5}, dt, gen);
+    NDArray plain = NDArray::empty({2, 5, 5, 5}, dt), fused = NDArray::empty({2, 5, 5, 5}, dt);
+    Conv2DParams p;
+    conv2d(x, w, p, plain);
+    conv2d(x, w, p, fused, Epilogue{&bias, true});
+    EXPECT_TRUE(allClose(fused, withEpilogue(plain, &bias, true), tolFor(dt)))
+        << dtypeName(dt);
+  }
+}
+
 TEST(Matmul, RepeatedCallsReuseAndShapeErrors) {
   for (int rep = 0; rep < 3; ++rep)
     checkMatmul(9, 4, 11, false, true, DType::F32);
@@ -889,6 +933,26 @@ TEST(Pool, MaxAndAvgWithGradients) {
       EXPECT_TRUE(allClose(av, refAv, tolFor(dt))) << "avg " << what;
       EXPECT_TRUE(allClose(dmx, refDmx, tolFor(dt))) << "max grad " << what;
       EXPECT_TRUE(allClose(dav, refDav, tolFor(dt))) << "avg grad " << what;
+
+      // Windows that tile x: the gradient through relu then max pooling
+      // (masked where the maximum is not positive), also written over x
+      // itself, as compiled code runs it.
+      if (c.wh == c.sh && c.ww == c.sw && wy.before == 0 && wx.before == 0) {
+        NDArray shifted = NDArray::empty(xs, dt);
+        Vec refMasked(x.numel(), 0.0);
+        for (int64_t k = 0; k < x.numel(); ++k) {
+          shifted.set(k, x.at(k) - 2); // maxima stay where they were
+          refMasked[k] = x.at(k) - 2 > 0 ? refDmx[k] : 0.0;
+        }
+        NDArray masked = NDArray::empty(xs, dt);
+        maxPool2dGrad(shifted, g, p, masked, /*reluMask=*/true);
+        EXPECT_TRUE(allClose(masked, refMasked, tolFor(dt)))
+            << "masked max grad " << what;
+        NDArray inPlace = shifted.clone();
+        maxPool2dGrad(inPlace, g, p, inPlace, /*reluMask=*/true);
+        EXPECT_TRUE(allClose(inPlace, refMasked, tolFor(dt)))
+            << "masked max grad over x " << what;
+      }
     }
 }
 
