@@ -26,6 +26,13 @@
 // second) and `sgemm_frac` (GFLOPS over oneDNN's SGEMM rate on mlp_gemm's
 // shapes, measured once at the start of the same run).
 //
+// `kcc-bench-fusion --peak-rss=<model>:<batch>:<compiled|interpreted>`
+// measures instead, in this process only, the resident memory of the step:
+// the peak RSS over 5 steps (VmHWM, reset after setup) minus the RSS before
+// them, plus the arguments' bytes, which are resident throughout. Setup
+// (tracing, compiling, the JIT) is excluded: it is a one-off.
+// benchmarks/peak_rss.sh runs both modes in separate processes.
+//
 //===----------------------------------------------------------------------===//
 
 #include "codegen/KernelCount.h"
@@ -49,6 +56,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -360,7 +369,77 @@ void registerAll() {
 
 } // namespace
 
+/// A field of /proc/self/status in bytes (VmRSS, VmHWM).
+static int64_t procStatusBytes(const char *field) {
+  FILE *f = std::fopen("/proc/self/status", "r");
+  if (!f)
+    return -1;
+  char line[256];
+  int64_t kb = -1;
+  size_t len = std::strlen(field);
+  while (std::fgets(line, sizeof line, f))
+    if (std::strncmp(line, field, len) == 0 && line[len] == ':')
+      kb = std::atoll(line + len + 1);
+  std::fclose(f);
+  return kb < 0 ? -1 : kb * 1024;
+}
+
+/// See the file comment: the step's resident memory in one mode.
+static int measurePeakRss(const std::string &spec) {
+  std::string model = spec.substr(0, spec.find(':'));
+  std::string rest = spec.substr(spec.find(':') + 1);
+  int64_t batch = std::atoll(rest.substr(0, rest.find(':')).c_str());
+  bool compiled = rest.substr(rest.find(':') + 1) == "compiled";
+  Step step(model, batch);
+  std::unique_ptr<CompiledFunction> fn;
+  std::unique_ptr<Interpreter> interp;
+  std::vector<NDArray> outs;
+  if (compiled) {
+    CpuOptions cpu;
+    cpu.inPlaceUpdates = true;
+    fn = std::make_unique<CompiledFunction>(
+        CompiledFunction::compile(*step.module, "train_step", cpu));
+    for (const TensorSpec &s : fn->resultSpecs())
+      outs.push_back(NDArray());
+    for (auto [result, arg] : fn->inPlaceResults())
+      outs[result] = step.args[arg];
+    for (size_t r = 0; r < outs.size(); ++r)
+      if (!outs[r].defined())
+        outs[r] = NDArray::empty(fn->resultSpecs()[r].shape,
+                                 fn->resultSpecs()[r].dtype);
+  } else {
+    interp = std::make_unique<Interpreter>();
+  }
+  // Reset the high-water mark to the current RSS (Linux clear_refs 5).
+  if (FILE *f = std::fopen("/proc/self/clear_refs", "w")) {
+    std::fputs("5", f);
+    std::fclose(f);
+  }
+  int64_t before = procStatusBytes("VmRSS");
+  for (int i = 0; i < 5; ++i) {
+    if (compiled) {
+      fn->runInto(step.args, outs);
+    } else {
+      std::vector<NDArray> results = interp->run(step.func, step.args);
+      benchmark::DoNotOptimize(results[0].rawData());
+    }
+  }
+  int64_t peak = procStatusBytes("VmHWM");
+  std::printf("{\"model\": \"%s\", \"batch\": %lld, \"mode\": \"%s\", "
+              "\"rss_before\": %lld, \"rss_peak\": %lld, \"arg_bytes\": %lld, "
+              "\"step_bytes\": %lld}\n",
+              model.c_str(), static_cast<long long>(batch),
+              compiled ? "compiled" : "interpreted",
+              static_cast<long long>(before), static_cast<long long>(peak),
+              static_cast<long long>(step.argBytes),
+              static_cast<long long>(peak - before + step.argBytes));
+  return 0;
+}
+
 int main(int argc, char **argv) {
+  for (int i = 1; i < argc; ++i)
+    if (std::strncmp(argv[i], "--peak-rss=", 11) == 0)
+      return measurePeakRss(argv[i] + 11);
   benchmark::Initialize(&argc, argv);
   sgemmRate = measureSgemmRate();
   benchmark::AddCustomContext("sgemm_gflops_mlp_gemm_shapes",
