@@ -531,8 +531,12 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
       ranges.push_back({chunks, chunks + c});
       chunks += c;
     }
-    // Every operand seen as one flat dimension, outside the loop.
+    // Every operand seen as one flat dimension, outside the loop. One view
+    // per buffer: a parameter updated in place is read and written through
+    // the same pointer, which LLVM's vectorizer needs to see as one (two
+    // equal pointers fail its runtime overlap check: a scalar loop).
     SmallVector<SmallVector<Value>> flat;
+    DenseMap<Value, Value> flattened;
     for (Member &m : g.members) {
       flat.emplace_back();
       if (m.role != Role::Chunked)
@@ -543,11 +547,15 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
           flat.back().push_back(v);
           continue;
         }
-        ReassociationIndices all;
-        for (int64_t d = 0; d < t.getRank(); ++d)
-          all.push_back(d);
-        flat.back().push_back(rewriter.create<memref::CollapseShapeOp>(
-            loc, v, ArrayRef<ReassociationIndices>{all}));
+        Value &view = flattened[v];
+        if (!view) {
+          ReassociationIndices all;
+          for (int64_t d = 0; d < t.getRank(); ++d)
+            all.push_back(d);
+          view = rewriter.create<memref::CollapseShapeOp>(
+              loc, v, ArrayRef<ReassociationIndices>{all});
+        }
+        flat.back().push_back(view);
       }
     }
     Value zero = index(0);
@@ -584,15 +592,19 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
       SmallVector<Value> ins, outs;
       SmallVector<AffineMap> maps;
       AffineMap identity = AffineMap::getMultiDimIdentityMap(1, ctx);
+      DenseMap<Value, Value> slices; // one slice per buffer, as above
       for (auto [operand, v] : llvm::zip(m.op->getOpOperands(), operands)) {
         Value slice = v;
         AffineMap map = AffineMap::get(1, 0, ArrayRef<AffineExpr>{}, ctx);
         auto t = dyn_cast<MemRefType>(v.getType());
         if (t && t.getRank() == 1) {
-          slice = rewriter.create<memref::SubViewOp>(
-              loc, v, ArrayRef<OpFoldResult>{offset},
-              ArrayRef<OpFoldResult>{size},
-              ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+          Value &s = slices[v];
+          if (!s)
+            s = rewriter.create<memref::SubViewOp>(
+                loc, v, ArrayRef<OpFoldResult>{offset},
+                ArrayRef<OpFoldResult>{size},
+                ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)});
+          slice = s;
           map = identity;
         }
         (m.op.isDpsInit(&operand) ? outs : ins).push_back(slice);

@@ -242,6 +242,7 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
   mlir::ExecutionEngineOptions eeOpts;
   eeOpts.transformer = transformer;
   eeOpts.jitCodeGenOptLevel = level;
+  eeOpts.enablePerfNotificationListener = getenv("KCC_PERF") != nullptr;
   auto engine = mlir::ExecutionEngine::create(*lowered, eeOpts, std::move(*tm));
   if (!engine)
     throw Error("compile @" + impl->name +

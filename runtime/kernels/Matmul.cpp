@@ -118,6 +118,9 @@ private:
 /// Memory objects bound to one cached primitive's descriptors.
 struct GemmMemories {
   dnnl::memory a, b, c, bias;
+  /// The execute() argument map over these handles, built once: a map per
+  /// call is several allocations, a visible cost on a microsecond GEMM.
+  std::unordered_map<int, dnnl::memory> args;
 };
 
 void gemmF32(const float *a, const float *b, const float *bias, float *c,
@@ -137,8 +140,12 @@ void gemmF32(const float *a, const float *b, const float *bias, float *c,
                                       dnnl::memory(e.c, eng, DNNL_MEMORY_NONE),
                                       {}})
             .first;
-    if (key.bias)
-      it->second.bias = dnnl::memory(e.bias, eng, DNNL_MEMORY_NONE);
+    GemmMemories &m = it->second;
+    m.args = {{DNNL_ARG_SRC, m.a}, {DNNL_ARG_WEIGHTS, m.b}, {DNNL_ARG_DST, m.c}};
+    if (key.bias) {
+      m.bias = dnnl::memory(e.bias, eng, DNNL_MEMORY_NONE);
+      m.args.emplace(DNNL_ARG_BIAS, m.bias);
+    }
   }
   GemmMemories &m = it->second;
   m.a.set_data_handle(const_cast<float *>(a));
@@ -147,13 +154,9 @@ void gemmF32(const float *a, const float *b, const float *bias, float *c,
   // oneDNN opens a parallel region for every GEMM; waking the team costs
   // more than a small GEMM itself, so those run on the calling thread.
   SerialBelow serial(key.m * key.n * key.k, kSmallGemmMacs);
-  std::unordered_map<int, dnnl::memory> args{
-      {DNNL_ARG_SRC, m.a}, {DNNL_ARG_WEIGHTS, m.b}, {DNNL_ARG_DST, m.c}};
-  if (key.bias) {
+  if (key.bias)
     m.bias.set_data_handle(const_cast<float *>(bias));
-    args.emplace(DNNL_ARG_BIAS, m.bias);
-  }
-  e.prim.execute(cpuStream(), args);
+  e.prim.execute(cpuStream(), m.args);
   cpuStream().wait();
 }
 
