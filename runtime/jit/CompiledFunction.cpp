@@ -242,6 +242,8 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
   mlir::ExecutionEngineOptions eeOpts;
   eeOpts.transformer = transformer;
   eeOpts.jitCodeGenOptLevel = level;
+  // KCC_PERF=1 names the jitted functions for `perf record -k 1` followed by
+  // `perf inject --jit` (how docs/benchmarks.md's profiles were taken).
   eeOpts.enablePerfNotificationListener = getenv("KCC_PERF") != nullptr;
   auto engine = mlir::ExecutionEngine::create(*lowered, eeOpts, std::move(*tm));
   if (!engine)
