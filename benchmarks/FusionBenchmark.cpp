@@ -252,10 +252,8 @@ void BM_Compiled(benchmark::State &state, const std::string &model,
       CompiledFunction::compile(*step.module, "train_step", cpu);
   // Results proven safe in place write into their argument, as the
   // Executable runs them; the others get buffers of their own.
-  std::vector<NDArray> outs;
+  std::vector<NDArray> outs(fn.resultSpecs().size());
   int64_t outBytes = 0;
-  for (const TensorSpec &s : fn.resultSpecs())
-    outs.push_back(NDArray());
   for (auto [result, arg] : fn.inPlaceResults())
     outs[result] = step.args[arg];
   for (size_t r = 0; r < outs.size(); ++r)
@@ -399,8 +397,7 @@ static int measurePeakRss(const std::string &spec) {
     cpu.inPlaceUpdates = true;
     fn = std::make_unique<CompiledFunction>(
         CompiledFunction::compile(*step.module, "train_step", cpu));
-    for (const TensorSpec &s : fn->resultSpecs())
-      outs.push_back(NDArray());
+    outs.resize(fn->resultSpecs().size());
     for (auto [result, arg] : fn->inPlaceResults())
       outs[result] = step.args[arg];
     for (size_t r = 0; r < outs.size(); ++r)

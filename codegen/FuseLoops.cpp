@@ -394,7 +394,7 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
       auto pairs = func->getAttrOfType<DenseI64ArrayAttr>("kc.in_place");
       auto numInputs = func->getAttrOfType<IntegerAttr>("kc.num_inputs");
       if (pairs && numInputs)
-        for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+        for (int64_t i = 0; i + 1 < pairs.size(); i += 2)
           aliases[func.getArgument(numInputs.getInt() + pairs[i])] =
               func.getArgument(pairs[i + 1]);
       inPlaceAliases = &aliases;

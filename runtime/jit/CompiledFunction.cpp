@@ -199,7 +199,7 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
   }
   if (mlir::Operation *f = lowered->lookupSymbol(impl->name))
     if (auto pairs = f->getAttrOfType<mlir::DenseI64ArrayAttr>("kc.in_place"))
-      for (size_t i = 0; i + 1 < pairs.size(); i += 2)
+      for (int64_t i = 0; i + 1 < pairs.size(); i += 2)
         impl->inPlace.emplace_back(pairs[i], pairs[i + 1]);
   if (mlir::Operation *f = lowered->lookupSymbol(impl->name))
     if (std::optional<MemoryPlanReport> plan = readMemoryPlan(f)) {

@@ -138,7 +138,7 @@ void gemmF32(const float *a, const float *b, const float *bias, float *c,
             .emplace(&e, GemmMemories{dnnl::memory(e.a, eng, DNNL_MEMORY_NONE),
                                       dnnl::memory(e.b, eng, DNNL_MEMORY_NONE),
                                       dnnl::memory(e.c, eng, DNNL_MEMORY_NONE),
-                                      {}})
+                                      {}, {}})
             .first;
     GemmMemories &m = it->second;
     m.args = {{DNNL_ARG_SRC, m.a}, {DNNL_ARG_WEIGHTS, m.b}, {DNNL_ARG_DST, m.c}};

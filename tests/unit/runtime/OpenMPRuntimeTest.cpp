@@ -62,8 +62,9 @@ TEST(OpenMPRuntime, LibompPrecedesLibgompInTheLoadOrder) {
       gomp = i;
   }
   ASSERT_GE(omp, 0) << "libomp is not loaded";
-  if (gomp >= 0)
+  if (gomp >= 0) {
     EXPECT_LT(omp, gomp) << order[omp] << " after " << order[gomp];
+  }
 }
 
 } // namespace
