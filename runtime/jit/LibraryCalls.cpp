@@ -44,9 +44,28 @@ kernels::Padding padding(int64_t code) {
   return code ? kernels::Padding::Same : kernels::Padding::Valid;
 }
 
+/// f32 with nothing to zero (k > 0): straight to the GEMM, no array views.
+bool matmulFast(const float *a, const float *b, const float *bias, float *out,
+                int64_t a0, int64_t a1, int64_t o0, int64_t o1, int64_t ta,
+                int64_t tb, bool relu) {
+  int64_t k = ta ? a0 : a1;
+  if (o0 <= 0 || o1 <= 0 || k <= 0)
+    return false;
+  guarded("matmul", [&] {
+    kernels::matmulF32(a, b, bias, out, o0, o1, k, ta != 0, tb != 0, relu);
+  });
+  return true;
+}
+bool matmulFast(const double *, const double *, const double *, double *,
+                int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool) {
+  return false;
+}
+
 template <typename T>
 void matmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1, int64_t b0,
             int64_t b1, int64_t o0, int64_t o1, int64_t ta, int64_t tb) {
+  if (matmulFast(a, b, nullptr, out, a0, a1, o0, o1, ta, tb, false))
+    return;
   guarded("matmul", [&] {
     NDArray A = view(a, {a0, a1}), B = view(b, {b0, b1});
     NDArray O = view(out, {o0, o1});
@@ -67,6 +86,9 @@ template <typename T>
 void matmulEpilogue(const T *a, const T *b, const T *bias, T *out, int64_t a0,
                     int64_t a1, int64_t b0, int64_t b1, int64_t o0, int64_t o1,
                     int64_t ta, int64_t tb, int64_t hasBias, int64_t act) {
+  if (matmulFast(a, b, hasBias ? bias : nullptr, out, a0, a1, o0, o1, ta, tb,
+                 act == 1))
+    return;
   guarded("matmul", [&] {
     NDArray A = view(a, {a0, a1}), B = view(b, {b0, b1});
     NDArray O = view(out, {o0, o1}), Bias = view(bias, {o1});

@@ -62,6 +62,12 @@ struct Epilogue {
 /// a is [M,K] (or [K,M] transposed), b is [K,N] (or [N,K] transposed).
 void matmul(const NDArray &a, const NDArray &b, bool transposeA,
             bool transposeB, NDArray &out, const Epilogue &epilogue = {});
+/// The f32 GEMM on raw pointers, for compiled code whose shapes the op
+/// verifier already checked: no array views, no checks (a microsecond GEMM
+/// is otherwise dominated by them). `bias` may be null; m, n, k > 0.
+void matmulF32(const float *a, const float *b, const float *bias, float *out,
+               int64_t m, int64_t n, int64_t k, bool transposeA,
+               bool transposeB, bool relu);
 
 void softmax(const NDArray &x, int64_t axis, NDArray &out);
 void logSoftmax(const NDArray &x, int64_t axis, NDArray &out);

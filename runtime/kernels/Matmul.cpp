@@ -216,6 +216,13 @@ void checkEpilogue(const char *op, const Epilogue &e, const NDArray &out) {
 
 } // namespace
 
+void kernels::matmulF32(const float *a, const float *b, const float *bias,
+                        float *out, int64_t m, int64_t n, int64_t k,
+                        bool transposeA, bool transposeB, bool relu) {
+  GemmKey key{m, n, k, transposeA, transposeB, bias != nullptr, relu};
+  gemmF32(a, b, bias, out, key);
+}
+
 void kernels::matmul(const NDArray &a, const NDArray &b, bool transposeA,
                      bool transposeB, NDArray &out, const Epilogue &epilogue) {
   auto mismatch = [&] {
