@@ -153,24 +153,8 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp generic,
 
 /// The memref.alloc a library call's pointer argument was taken from.
 memref::AllocOp pointerSource(Value ptr) {
-  auto toPtr = ptr.getDefiningOp<LLVM::IntToPtrOp>();
-  if (!toPtr)
-    return {};
-  auto cast = toPtr.getArg().getDefiningOp<arith::IndexCastOp>();
-  if (!cast)
-    return {};
-  auto extract =
-      cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>();
-  if (!extract)
-    return {};
-  return extract.getSource().getDefiningOp<memref::AllocOp>();
-}
-
-Value dataPointer(OpBuilder &b, Location loc, Value memref) {
-  Value idx = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
-  Value i64 = b.create<arith::IndexCastOp>(loc, b.getI64Type(), idx);
-  return b.create<LLVM::IntToPtrOp>(
-      loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
+  Value m = codegen::pointerMemref(ptr);
+  return m ? m.getDefiningOp<memref::AllocOp>() : memref::AllocOp();
 }
 
 bool dominatesCall(Value v, func::CallOp call) {
@@ -183,23 +167,10 @@ bool dominatesCall(Value v, func::CallOp call) {
 
 /// The tensor a library call's pointer argument was taken from.
 Value pointerTensor(Value ptr) {
-  auto toPtr = ptr.getDefiningOp<LLVM::IntToPtrOp>();
-  auto cast = toPtr ? toPtr.getArg().getDefiningOp<arith::IndexCastOp>()
-                    : arith::IndexCastOp();
-  auto extract =
-      cast ? cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
-           : memref::ExtractAlignedPointerAsIndexOp();
-  auto toMemref = extract ? extract.getSource()
-                                .getDefiningOp<bufferization::ToMemrefOp>()
-                          : bufferization::ToMemrefOp();
+  Value m = codegen::pointerMemref(ptr);
+  auto toMemref = m ? m.getDefiningOp<bufferization::ToMemrefOp>()
+                    : bufferization::ToMemrefOp();
   return toMemref ? toMemref.getTensor() : Value();
-}
-
-std::optional<int64_t> constantInt(Value v) {
-  APInt value;
-  if (matchPattern(v, m_ConstantInt(&value)))
-    return value.getSExtValue();
-  return std::nullopt;
 }
 
 /// The product's single generic user, when it is the only use.
@@ -223,13 +194,8 @@ linalg::GenericOp singleGenericUser(memref::AllocOp out,
 /// kc-reuse-buffers can write the gradient over it.
 LogicalResult fuseMaxPoolGradMask(func::CallOp call, StringRef suffix,
                                   bool remarks) {
-  if (call.getNumOperands() != 20)
-    return failure();
   // Windows that tile the input: the fused kernel's requirement.
-  auto wh = constantInt(call.getOperand(15)), ww = constantInt(call.getOperand(16));
-  auto sh = constantInt(call.getOperand(17)), sw = constantInt(call.getOperand(18));
-  auto pad = constantInt(call.getOperand(19));
-  if (!wh || !ww || !sh || !sw || !pad || *wh != *sh || *ww != *sw || *pad != 0)
+  if (!codegen::isTiledMaxPoolGrad(call))
     return failure();
   Value x = pointerTensor(call.getOperand(0));
   memref::AllocOp out = pointerSource(call.getOperand(2));
@@ -331,7 +297,7 @@ LogicalResult fuse(func::CallOp call, bool remarks) {
     Value m = b.create<bufferization::ToMemrefOp>(
         loc, MemRefType::get(t.getShape(), elt), epilogue->bias,
         /*read_only=*/true);
-    biasPtr = dataPointer(b, loc, m);
+    biasPtr = codegen::dataPointer(b, loc, m);
   } else {
     // Any valid pointer: the kernel reads no bias when has_bias is 0.
     biasPtr = call.getOperand(kind->outPointer);

@@ -52,14 +52,6 @@ func::FuncOp getOrDeclare(OpBuilder &b, ModuleOp module, StringRef name,
   return f;
 }
 
-/// The buffer's first element as an !llvm.ptr (identity layout, offset 0).
-Value dataPointer(OpBuilder &b, Location loc, Value memref) {
-  Value idx = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
-  Value i64 = b.create<arith::IndexCastOp>(loc, b.getI64Type(), idx);
-  return b.create<LLVM::IntToPtrOp>(loc, LLVM::LLVMPointerType::get(b.getContext()),
-                                    i64);
-}
-
 /// Emits the call for `op` and replaces it with the output tensor.
 LogicalResult emitCall(Operation *op, const CallSpec &spec,
                        ConversionPatternRewriter &rewriter) {

@@ -3,13 +3,50 @@
 #include "codegen/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/Matchers.h"
 
 using namespace mlir;
 
 namespace kcc {
 namespace codegen {
+
+Value dataPointer(OpBuilder &b, Location loc, Value memref) {
+  Value idx = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, memref);
+  Value i64 = b.create<arith::IndexCastOp>(loc, b.getI64Type(), idx);
+  return b.create<LLVM::IntToPtrOp>(
+      loc, LLVM::LLVMPointerType::get(b.getContext()), i64);
+}
+
+Value pointerMemref(Value ptr) {
+  auto toPtr = ptr.getDefiningOp<LLVM::IntToPtrOp>();
+  auto cast = toPtr ? toPtr.getArg().getDefiningOp<arith::IndexCastOp>()
+                    : arith::IndexCastOp();
+  auto extract =
+      cast ? cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
+           : memref::ExtractAlignedPointerAsIndexOp();
+  return extract ? extract.getSource() : Value();
+}
+
+bool isTiledMaxPoolGrad(Operation *op) {
+  auto call = dyn_cast<func::CallOp>(op);
+  // ABI: 3 pointers, 12 dims, then window h/w, strides h/w, padding.
+  if (!call || !call.getCallee().starts_with("kcc_rt_max_pool2d_grad") ||
+      call.getNumOperands() != 20)
+    return false;
+  int64_t v[5];
+  for (int i = 0; i < 5; ++i) {
+    APInt value;
+    if (!matchPattern(call.getOperand(15 + i), m_ConstantInt(&value)))
+      return false;
+    v[i] = value.getSExtValue();
+  }
+  return v[0] == v[2] && v[1] == v[3] && v[4] == 0;
+}
 
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
   if (auto ft = dyn_cast<FloatType>(type))

@@ -57,6 +57,20 @@ mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value runningMax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                        mlir::Value acc);
 
+/// A memref's first element as the `!llvm.ptr` a library call takes
+/// (identity layout, offset 0).
+mlir::Value dataPointer(mlir::OpBuilder &b, mlir::Location loc,
+                        mlir::Value memref);
+
+/// The memref a library call's pointer argument was taken from (through
+/// dataPointer's extract / index_cast / inttoptr), or null.
+mlir::Value pointerMemref(mlir::Value ptr);
+
+/// Whether `call` is a kcc_rt_max_pool2d_grad* call whose windows tile its
+/// input (window == stride, valid padding): each input element is in at
+/// most one window, so the kernel may mask in place or write over x.
+bool isTiledMaxPoolGrad(mlir::Operation *call);
+
 /// The pattern families (one file each).
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
 void populateShapePatterns(mlir::RewritePatternSet &patterns);

@@ -12,13 +12,13 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/LoweringUtils.h"
 #include "codegen/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
-#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 #include "llvm/ADT/Statistic.h"
@@ -81,17 +81,6 @@ bool touchedBefore(Value v, Block &block,
   return false;
 }
 
-/// The memref a library call's pointer argument was taken from.
-Value pointerMemref(Value ptr) {
-  auto toPtr = ptr.getDefiningOp<LLVM::IntToPtrOp>();
-  auto cast = toPtr ? toPtr.getArg().getDefiningOp<arith::IndexCastOp>()
-                    : arith::IndexCastOp();
-  auto extract =
-      cast ? cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
-           : memref::ExtractAlignedPointerAsIndexOp();
-  return extract ? extract.getSource() : Value();
-}
-
 /// The allocation behind `v` through reshapes and casts (same bytes).
 memref::AllocOp rootAlloc(Value v) {
   while (Operation *def = v.getDefiningOp()) {
@@ -103,26 +92,6 @@ memref::AllocOp rootAlloc(Value v) {
     v = def->getOperand(0);
   }
   return {};
-}
-
-std::optional<int64_t> constantInt(Value v) {
-  APInt value;
-  if (matchPattern(v, m_ConstantInt(&value)))
-    return value.getSExtValue();
-  return std::nullopt;
-}
-
-/// Library calls that may write their output over their first input when
-/// it dies there: max-pooling gradients whose windows tile the input (see
-/// kernels::maxPool2dGrad).
-bool mayWriteOverInput(func::CallOp call) {
-  StringRef name = call.getCallee();
-  if (!name.starts_with("kcc_rt_max_pool2d_grad") || call.getNumOperands() != 20)
-    return false;
-  auto wh = constantInt(call.getOperand(15)), ww = constantInt(call.getOperand(16));
-  auto sh = constantInt(call.getOperand(17)), sw = constantInt(call.getOperand(18));
-  auto pad = constantInt(call.getOperand(19));
-  return wh && ww && sh && sw && pad && *wh == *sh && *ww == *sw && *pad == 0;
 }
 
 struct KcReuseBuffersPass
@@ -139,10 +108,12 @@ struct KcReuseBuffersPass
     for (Operation &op : block)
       order[&op] = n++;
     for (auto call : llvm::make_early_inc_range(block.getOps<func::CallOp>())) {
-      if (!mayWriteOverInput(call))
+      // A max-pool gradient whose windows tile x may write over x (see
+      // kernels::maxPool2dGrad).
+      if (!kcc::codegen::isTiledMaxPoolGrad(call))
         continue;
-      Value in = pointerMemref(call.getOperand(0));
-      Value outMemref = pointerMemref(call.getOperand(2));
+      Value in = kcc::codegen::pointerMemref(call.getOperand(0));
+      Value outMemref = kcc::codegen::pointerMemref(call.getOperand(2));
       memref::AllocOp src = in ? rootAlloc(in) : memref::AllocOp();
       auto out = outMemref ? outMemref.getDefiningOp<memref::AllocOp>()
                            : memref::AllocOp();
