@@ -217,6 +217,24 @@ void addRateCounters(benchmark::State &state, double flops) {
                            benchmark::Counter::kIsIterationInvariantRate);
 }
 
+/// The result buffers of a step, as the Executable binds them: a result
+/// proven safe in place is its argument's array, the others get arrays of
+/// their own, whose bytes are added to `ownBytes`.
+std::vector<NDArray> resultBuffers(const CompiledFunction &fn,
+                                   const std::vector<NDArray> &args,
+                                   int64_t &ownBytes) {
+  std::vector<NDArray> outs(fn.resultSpecs().size());
+  for (auto [result, arg] : fn.inPlaceResults())
+    outs[result] = args[arg];
+  for (size_t r = 0; r < outs.size(); ++r)
+    if (!outs[r].defined()) {
+      const TensorSpec &s = fn.resultSpecs()[r];
+      outs[r] = NDArray::empty(s.shape, s.dtype);
+      ownBytes += outs[r].bytes();
+    }
+  return outs;
+}
+
 void BM_Interpreted(benchmark::State &state, const std::string &model) {
   Step step(model, state.range(0));
   Interpreter interp;
@@ -250,18 +268,8 @@ void BM_Compiled(benchmark::State &state, const std::string &model,
   cpu.inPlaceUpdates = true;
   CompiledFunction fn =
       CompiledFunction::compile(*step.module, "train_step", cpu);
-  // Results proven safe in place write into their argument, as the
-  // Executable runs them; the others get buffers of their own.
-  std::vector<NDArray> outs(fn.resultSpecs().size());
   int64_t outBytes = 0;
-  for (auto [result, arg] : fn.inPlaceResults())
-    outs[result] = step.args[arg];
-  for (size_t r = 0; r < outs.size(); ++r)
-    if (!outs[r].defined()) {
-      const TensorSpec &s = fn.resultSpecs()[r];
-      outs[r] = NDArray::empty(s.shape, s.dtype);
-      outBytes += outs[r].bytes();
-    }
+  std::vector<NDArray> outs = resultBuffers(fn, step.args, outBytes);
   fn.runInto(step.args, outs); // warm the primitive caches
   for (auto _ : state) {
     fn.runInto(step.args, outs);
@@ -397,13 +405,8 @@ static int measurePeakRss(const std::string &spec) {
     cpu.inPlaceUpdates = true;
     fn = std::make_unique<CompiledFunction>(
         CompiledFunction::compile(*step.module, "train_step", cpu));
-    outs.resize(fn->resultSpecs().size());
-    for (auto [result, arg] : fn->inPlaceResults())
-      outs[result] = step.args[arg];
-    for (size_t r = 0; r < outs.size(); ++r)
-      if (!outs[r].defined())
-        outs[r] = NDArray::empty(fn->resultSpecs()[r].shape,
-                                 fn->resultSpecs()[r].dtype);
+    int64_t ownBytes = 0;
+    outs = resultBuffers(*fn, step.args, ownBytes);
   } else {
     interp = std::make_unique<Interpreter>();
   }
