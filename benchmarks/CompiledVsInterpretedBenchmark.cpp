@@ -18,9 +18,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "examples/models/ReferenceModels.h"
+#include "frontend/models/ReferenceModels.h"
 #include "frontend/training/Jit.h"
-#include "runtime/exec/CompileCache.h"
+#include "engine/CompileCache.h"
 
 #include <benchmark/benchmark.h>
 
@@ -53,8 +53,8 @@ void stepBenchmark(benchmark::State &state, const std::string &name,
                    ExecMode mode) {
   int64_t batch = state.range(0);
   std::unique_ptr<Model> model = name == "mlp" ? std::unique_ptr<Model>(
-                                                     examples::buildMlp(1))
-                                               : examples::buildCnn(1);
+                                                     models::buildMlp(1))
+                                               : models::buildCnn(1);
   JitOptions o;
   o.batch = batch;
   o.optimizer = "adam";
@@ -107,7 +107,7 @@ BENCHMARK(BM_StepCnnInterpreted)->Name("Step/cnn/interpreted")->Arg(64)
 
 /// Everything kcc::jit does for the MLP, the compile cache bypassed.
 void BM_CompileMlpStep(benchmark::State &state) {
-  std::unique_ptr<Model> model = examples::buildMlp(1);
+  std::unique_ptr<Model> model = models::buildMlp(1);
   JitOptions o;
   o.batch = state.range(0);
   o.metrics = {"accuracy"};

@@ -20,9 +20,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "examples/models/ReferenceModels.h"
+#include "frontend/models/ReferenceModels.h"
 #include "kcc/kcc.h"
-#include "runtime/interpreter/Interpreter.h"
+#include "engine/interpreter/Interpreter.h"
 #include "runtime/kernels/Kernels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -114,12 +114,12 @@ void runEagerForward(benchmark::State &state, Model &model) {
 }
 
 void BM_EagerMlp(benchmark::State &state) {
-  auto model = examples::buildMlp(/*seed=*/1);
+  auto model = models::buildMlp(/*seed=*/1);
   runEagerForward(state, *model);
 }
 
 void BM_EagerCnn(benchmark::State &state) {
-  auto model = examples::buildCnn(/*seed=*/1);
+  auto model = models::buildCnn(/*seed=*/1);
   runEagerForward(state, *model);
 }
 
@@ -127,7 +127,7 @@ void BM_EagerCnn(benchmark::State &state) {
 /// Tracing happens once, outside the timed loop.
 void BM_InterpMlp(benchmark::State &state) {
   int64_t batch = state.range(0);
-  auto model = examples::buildMlp(/*seed=*/1);
+  auto model = models::buildMlp(/*seed=*/1);
   mlir::MLIRContext ctx;
   TraceOptions opts;
   opts.batch = batch;

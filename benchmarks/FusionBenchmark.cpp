@@ -38,12 +38,12 @@
 #include "codegen/KernelCount.h"
 #include "codegen/MemoryPlan.h"
 #include "codegen/Passes.h"
-#include "examples/models/ReferenceModels.h"
+#include "frontend/models/ReferenceModels.h"
 #include "ir/KcDialect.h"
 #include "kcc/kcc.h"
 #include "passes/TrainStep.h"
-#include "runtime/interpreter/Interpreter.h"
-#include "runtime/jit/CompiledFunction.h"
+#include "engine/interpreter/Interpreter.h"
+#include "engine/CompiledFunction.h"
 #include "runtime/kernels/Kernels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -115,9 +115,9 @@ double sgemmRate = 0;
 
 std::unique_ptr<Model> buildModel(const std::string &name) {
   if (name == "mlp")
-    return examples::buildMlp(1);
+    return models::buildMlp(1);
   if (name == "cnn")
-    return examples::buildCnn(1);
+    return models::buildCnn(1);
   if (name == "mlp_small")
     return std::make_unique<Sequential>(
         std::vector<SequentialEntry>{Input({32}), Dense(64, "relu"),
@@ -173,36 +173,6 @@ struct Step {
     }
   }
 };
-
-/// Runs kc-cpu-pipeline on a copy and reads what it recorded.
-struct PlanInfo {
-  KernelCount kernels;
-  MemoryPlanReport plan;
-};
-PlanInfo analyze(Step &step, bool kernelFusion) {
-  mlir::DialectRegistry registry;
-  registerCodegenInterfaces(registry);
-  step.ctx.appendDialectRegistry(registry);
-  mlir::OwningOpRef<mlir::ModuleOp> copy = step.module->clone();
-  mlir::PassManager pm(&step.ctx);
-  CpuPipelineOptions opts;
-  opts.fuseEpilogues = kernelFusion;
-  opts.fuseLoops = kernelFusion;
-  opts.inPlaceUpdates = true;
-  buildCpuPipeline(pm, opts);
-  PlanInfo info;
-  if (mlir::failed(pm.run(*copy)))
-    return info;
-  copy->walk([&](mlir::LLVM::LLVMFuncOp f) {
-    if (f.getSymName() != "train_step")
-      return;
-    if (auto k = readKernelCount(f))
-      info.kernels = *k;
-    if (auto p = readMemoryPlan(f))
-      info.plan = *p;
-  });
-  return info;
-}
 
 /// steps/s, GFLOPS and sgemm_frac of a benchmark whose iteration is a step.
 void addRateCounters(benchmark::State &state, double flops) {
@@ -261,11 +231,9 @@ void BM_Interpreted(benchmark::State &state, const std::string &model) {
 void BM_Compiled(benchmark::State &state, const std::string &model,
                  bool kernelFusion) {
   Step step(model, state.range(0));
-  PlanInfo info = analyze(step, kernelFusion);
   CpuOptions cpu;
-  cpu.fuseEpilogues = kernelFusion;
-  cpu.fuseLoops = kernelFusion;
-  cpu.inPlaceUpdates = true;
+  cpu.pipeline->fuseEpilogues = kernelFusion;
+  cpu.pipeline->fuseLoops = kernelFusion;
   CompiledFunction fn =
       CompiledFunction::compile(*step.module, "train_step", cpu);
   int64_t outBytes = 0;
@@ -276,15 +244,16 @@ void BM_Compiled(benchmark::State &state, const std::string &model,
     benchmark::DoNotOptimize(outs[0].rawData());
   }
   addRateCounters(state, stepFlops(step.func));
-  state.counters["kernels"] = static_cast<double>(info.kernels.total());
-  state.counters["library_calls"] =
-      static_cast<double>(info.kernels.libraryCalls);
-  state.counters["arena_B"] = static_cast<double>(info.plan.arenaBytes);
-  state.counters["lower_bound_B"] =
-      static_cast<double>(info.plan.lowerBoundBytes);
-  state.counters["unshared_B"] = static_cast<double>(info.plan.sumBytes);
+  // What the pipeline recorded in the lowering that was compiled.
+  const KernelCount &kernels = fn.kernelCount();
+  MemoryPlanReport plan = fn.memoryPlan().value_or(MemoryPlanReport());
+  state.counters["kernels"] = static_cast<double>(kernels.total());
+  state.counters["library_calls"] = static_cast<double>(kernels.libraryCalls);
+  state.counters["arena_B"] = static_cast<double>(plan.arenaBytes);
+  state.counters["lower_bound_B"] = static_cast<double>(plan.lowerBoundBytes);
+  state.counters["unshared_B"] = static_cast<double>(plan.sumBytes);
   state.counters["peak_B"] =
-      static_cast<double>(step.argBytes + outBytes + info.plan.arenaBytes);
+      static_cast<double>(step.argBytes + outBytes + plan.arenaBytes);
 }
 
 /// The GEMMs of mlp_gemm's step through kernels::matmul (oneDNN), outputs
@@ -401,10 +370,8 @@ static int measurePeakRss(const std::string &spec) {
   std::unique_ptr<Interpreter> interp;
   std::vector<NDArray> outs;
   if (compiled) {
-    CpuOptions cpu;
-    cpu.inPlaceUpdates = true;
     fn = std::make_unique<CompiledFunction>(
-        CompiledFunction::compile(*step.module, "train_step", cpu));
+        CompiledFunction::compile(*step.module, "train_step", CpuOptions()));
     int64_t ownBytes = 0;
     outs = resultBuffers(*fn, step.args, ownBytes);
   } else {

@@ -2,7 +2,7 @@
 //
 // matmul, conv2d (and both backprops) and pooling (and grads) run the kernel
 // library (oneDNN for GEMM and convolution) through the C entry points of
-// runtime/jit/LibraryCalls.h, so compiled code and the interpreter share
+// runtime/LibraryCalls.h, so compiled code and the interpreter share
 // kernels. The ABI is deliberately plain: data pointers (inputs, then the
 // output), then the dims of every array in that order, then the op's integer
 // attributes, all i64:

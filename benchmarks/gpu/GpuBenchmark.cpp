@@ -12,15 +12,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/CudaPasses.h"
-#include "examples/models/ReferenceModels.h"
+#include "frontend/models/ReferenceModels.h"
 #include "frontend/Trace.h"
 #include "kcc/kcc.h"
 #include "passes/TrainStep.h"
 #include "runtime/Error.h"
 #include "runtime/cuda/CudaApi.h"
-#include "runtime/cuda/CudaEager.h"
-#include "runtime/cuda/CudaExecutable.h"
-#include "runtime/interpreter/Interpreter.h"
+#include "engine/cuda/CudaEager.h"
+#include "engine/cuda/CudaExecutable.h"
+#include "engine/interpreter/Interpreter.h"
 
 #include "ir/KcDialect.h"
 #include "mlir/Parser/Parser.h"
@@ -93,9 +93,9 @@ std::unique_ptr<Workload> makeWorkload(const std::string &name) {
     w->module = mlir::parseSourceString<mlir::ModuleOp>(
         mlpText(512, {4096, 4096, 4096, 10}), &w->ctx);
   } else {
-    std::unique_ptr<Model> model = name == "mlp"   ? examples::buildMlp(1)
-                                   : name == "cnn" ? examples::buildCnn(1)
-                                                   : examples::buildResidual(1);
+    std::unique_ptr<Model> model = name == "mlp"   ? models::buildMlp(1)
+                                   : name == "cnn" ? models::buildCnn(1)
+                                                   : models::buildResidual(1);
     TraceOptions opts;
     opts.batch = name == "cnn" ? 64 : 256;
     w->module = traceForward(w->ctx, *model, opts);

@@ -1,6 +1,6 @@
 //===- AotCompiler.cpp - LLVM dialect to object code, ahead of time -------===//
 //
-// The same steps the JIT (runtime/jit/CompiledFunction.cpp) takes, ending in
+// The same steps the JIT (engine/CompiledFunction.cpp) takes, ending in
 // an object file instead of ORC: mlir::translateModuleToLLVMIR, MLIR's
 // optimizing transformer (LLVM's new pass manager at -O<n>), then the
 // legacy codegen pass manager, which is what TargetMachine still requires

@@ -55,7 +55,12 @@ struct HeaderOptions {
 /// The header for every public func.func of `module` (kc level: statically
 /// shaped tensors). Errors name the function and argument that cannot be
 /// expressed (a dynamic shape, an element type with no C type).
+/// The header of the public functions of `module` (kc level, for the
+/// signatures and names) as `lowered` (the same module after
+/// kc-cpu-pipeline) compiled them: its arena argument and the results it
+/// writes over their arguments come from there.
 llvm::Expected<std::string> emitCHeader(mlir::ModuleOp module,
+                                        mlir::ModuleOp lowered,
                                         const HeaderOptions &options);
 
 /// An include guard or macro prefix from a file or symbol name:

@@ -9,8 +9,9 @@
 // arguments and describes every argument (kc.name, dtype, shape) in the
 // tables mlp_train_step_args / _results, so this program needs nothing of
 // kcc but that header, the object and the kcc runtime libraries. It owns all
-// state: params, Adam's moments, the step count, double-buffered (a step
-// reads one set and writes the other, then the sets swap).
+// state: params, Adam's moments and the step count, which the step writes
+// over their arguments (the header's mlp_train_step_in_place table), and the
+// scratch arena each function asks for (its ARENA_BYTES).
 //
 // Initial weights (documented, Keras's defaults): every parameter of rank
 // >= 2 (a kernel) is glorot_uniform, U(-l, l) with l = sqrt(6 / (fan_in +
@@ -33,6 +34,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <random>
 #include <vector>
 
@@ -43,19 +45,23 @@ static_assert(MLP_FORWARD_NUM_ARGS == MLP_TRAIN_STEP_NUM_PARAMS + 1,
 
 constexpr int kWindow = 50;
 
-/// One 64-byte aligned, zeroed buffer per tensor of a table.
+/// A 64-byte aligned, zeroed buffer.
+void *allocate(int64_t bytes) {
+  size_t rounded = (static_cast<size_t>(bytes) + 63) / 64 * 64;
+  void *p = std::aligned_alloc(64, rounded ? rounded : 64);
+  std::memset(p, 0, rounded);
+  return p;
+}
+
+/// One buffer per tensor of a table.
 struct Buffers {
-  std::vector<void *> ptrs;
+  std::vector<void *> ptrs, owned;
   Buffers(const kcc_tensor_desc *descs, int n) {
-    for (int i = 0; i < n; ++i) {
-      size_t bytes = (static_cast<size_t>(descs[i].bytes) + 63) / 64 * 64;
-      void *p = std::aligned_alloc(64, bytes ? bytes : 64);
-      std::memset(p, 0, bytes);
-      ptrs.push_back(p);
-    }
+    for (int i = 0; i < n; ++i)
+      owned.push_back(ptrs.emplace_back(allocate(descs[i].bytes)));
   }
   ~Buffers() {
-    for (void *p : ptrs)
+    for (void *p : owned)
       std::free(p);
   }
 };
@@ -111,6 +117,15 @@ int main(int argc, char **argv) {
   }
   *static_cast<float *>(args.ptrs[MLP_TRAIN_STEP_ARG_LEARNING_RATE]) =
       static_cast<float>(MLP_LEARNING_RATE);
+  // The step writes these results over their arguments: pass the argument's
+  // buffer for them (all of params, moments and the counter, for Adam).
+  for (int i = 0; i < MLP_TRAIN_STEP_NUM_IN_PLACE; ++i)
+    results.ptrs[mlp_train_step_in_place[i][0]] =
+        args.ptrs[mlp_train_step_in_place[i][1]];
+  std::unique_ptr<void, decltype(&std::free)> stepArena(
+      allocate(MLP_TRAIN_STEP_ARENA_BYTES), std::free);
+  std::unique_ptr<void, decltype(&std::free)> forwardArena(
+      allocate(MLP_FORWARD_ARENA_BYTES), std::free);
 
   const int64_t batch = mlp_train_step_args[MLP_TRAIN_STEP_ARG_TARGET].shape[0];
   kcc::BatchIterator batches(data.train, batch, /*shuffle=*/true, /*seed=*/0);
@@ -130,7 +145,7 @@ int main(int argc, char **argv) {
     std::memcpy(stepArgs, args.ptrs.data(), sizeof(stepArgs));
     stepArgs[MLP_TRAIN_STEP_ARG_FIRST_INPUT] = x.rawData();
     stepArgs[MLP_TRAIN_STEP_ARG_TARGET] = y.rawData();
-    mlp_train_step_packed(stepArgs, results.ptrs.data());
+    mlp_train_step_packed(stepArgs, results.ptrs.data(), stepArena.get());
 
     float loss = *static_cast<float *>(results.ptrs[MLP_TRAIN_STEP_RESULT_LOSS]);
     if (!std::isfinite(loss)) {
@@ -140,7 +155,8 @@ int main(int argc, char **argv) {
     lossSum += loss;
     accSum +=
         *static_cast<float *>(results.ptrs[MLP_TRAIN_STEP_RESULT_FIRST_METRIC]);
-    // New params, state and step count become the next step's inputs.
+    // New params, state and step count become the next step's inputs (a
+    // no-op for those written in place: both pointers are the argument's).
     for (int i = 0; i < MLP_TRAIN_STEP_NUM_PARAMS; ++i)
       std::swap(args.ptrs[MLP_TRAIN_STEP_ARG_FIRST_PARAM + i],
                 results.ptrs[MLP_TRAIN_STEP_RESULT_FIRST_PARAM + i]);
@@ -172,7 +188,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < MLP_TRAIN_STEP_NUM_PARAMS; ++i)
       fwdArgs[i] = args.ptrs[MLP_TRAIN_STEP_ARG_FIRST_PARAM + i];
     fwdArgs[MLP_TRAIN_STEP_NUM_PARAMS] = x.rawData();
-    mlp_forward_packed(fwdArgs, logits.ptrs.data());
+    mlp_forward_packed(fwdArgs, logits.ptrs.data(), forwardArena.get());
     const float *p = static_cast<const float *>(logits.ptrs[0]);
     for (int64_t i = 0; i < batch; ++i, ++seen) {
       int64_t best = 0;

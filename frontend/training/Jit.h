@@ -21,7 +21,7 @@
 #define KCC_FRONTEND_TRAINING_JIT_H
 
 #include "frontend/Model.h"
-#include "runtime/exec/Executable.h"
+#include "engine/Executable.h"
 
 #include "llvm/Support/raw_ostream.h"
 

@@ -23,7 +23,7 @@
 
 #include "frontend/Model.h"
 #include "runtime/data/Dataset.h"
-#include "runtime/exec/Executable.h"
+#include "engine/Executable.h"
 
 #include <map>
 #include <memory>

@@ -3,7 +3,7 @@
 #ifndef KCC_TESTS_E2E_E2ETESTUTIL_H
 #define KCC_TESTS_E2E_E2ETESTUTIL_H
 
-#include "examples/models/ReferenceModels.h"
+#include "frontend/models/ReferenceModels.h"
 #include "runtime/data/Dataset.h"
 
 #include <memory>
@@ -22,10 +22,10 @@ inline const FashionMnist &fashionMnist() {
 inline std::unique_ptr<Model> buildModel(const std::string &name,
                                          uint64_t seed) {
   if (name == "mlp")
-    return examples::buildMlp(seed);
+    return models::buildMlp(seed);
   if (name == "cnn")
-    return examples::buildCnn(seed);
-  return examples::buildResidual(seed);
+    return models::buildCnn(seed);
+  return models::buildResidual(seed);
 }
 
 /// The MLP ends in softmax; the CNN and the residual model return logits.

@@ -9,9 +9,10 @@
 
 #include "E2ETestUtil.h"
 
+#include "frontend/Trace.h"
 #include "frontend/training/Jit.h"
 #include "runtime/Error.h"
-#include "runtime/exec/CompileCache.h"
+#include "engine/CompileCache.h"
 
 #include "llvm/Support/raw_ostream.h"
 

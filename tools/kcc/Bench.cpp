@@ -14,21 +14,17 @@
 #include "ModelLoader.h"
 #include "Run.h"
 
-#include "codegen/KernelCount.h"
-#include "codegen/MemoryPlan.h"
 #include "codegen/Passes.h"
+#include "engine/interpreter/Interpreter.h" // dtypeOf
 #include "frontend/Trace.h"
 #include "frontend/training/Jit.h"
 #include "passes/Optimizers.h"
 #include "passes/TrainStep.h"
 #include "runtime/Error.h"
-#include "runtime/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/MLIRContext.h"
-#include "mlir/IR/SymbolTable.h"
-#include "mlir/Pass/PassManager.h"
 
 #include "llvm/Support/Format.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -81,28 +77,6 @@ double timeSteps(Executable &exe, const NDArray &x, const NDArray &y,
     perStep.push_back(ms / config.steps);
   }
   return median(perStep);
-}
-
-/// What kc-cpu-pipeline reports on @train_step: the kernel count and the
-/// memory plan (the Executable compiles the same pipeline).
-struct LoweringReport {
-  std::optional<KernelCount> kernels;
-  std::optional<MemoryPlanReport> plan;
-};
-
-LoweringReport lowerForReport(mlir::ModuleOp module) {
-  mlir::OwningOpRef<mlir::ModuleOp> copy = module.clone();
-  mlir::PassManager pm(module.getContext());
-  buildCpuPipeline(pm, CpuPipelineOptions());
-  LoweringReport report;
-  if (mlir::failed(pm.run(*copy)))
-    return report;
-  if (mlir::Operation *f =
-          mlir::SymbolTable::lookupSymbolIn(*copy, "train_step")) {
-    report.kernels = readKernelCount(f);
-    report.plan = readMemoryPlan(f);
-  }
-  return report;
 }
 
 } // namespace
@@ -167,11 +141,12 @@ int driver::runBench(const BenchConfig &config) {
 
     double compiledMs = timeSteps(compiled, x, y, config);
     double interpretedMs = timeSteps(interpreted, x, y, config);
+    // Kernels and memory plan: what the pipeline recorded in the lowering
+    // the compiled Executable runs.
     ExecStats cs = compiled.stats(), is = interpreted.stats();
     int64_t interpretedOps = is.steps ? is.opsDispatched / is.steps : 0;
-    LoweringReport lowering = lowerForReport(*module);
-    int64_t kernels =
-        lowering.kernels ? lowering.kernels->total() : cs.kernelsPerStep();
+    int64_t kernels = cs.kernelsPerStep();
+    bool planned = cs.arenaBytes > 0;
 
     llvm::json::Object result{
         {"model", loaded->name},
@@ -188,12 +163,11 @@ int driver::runBench(const BenchConfig &config) {
         {"interpreted_peak_bytes", is.peakLiveBytes},
         {"compile_ms", compileMs},
     };
-    if (lowering.kernels)
-      result["library_calls"] = lowering.kernels->libraryCalls;
-    if (lowering.plan) {
-      result["arena_bytes"] = lowering.plan->arenaBytes;
-      result["arena_lower_bound_bytes"] = lowering.plan->lowerBoundBytes;
-      result["unplanned_bytes"] = lowering.plan->sumBytes;
+    result["library_calls"] = cs.libraryCallsPerStep;
+    if (planned) {
+      result["arena_bytes"] = cs.arenaBytes;
+      result["arena_lower_bound_bytes"] = cs.arenaLowerBoundBytes;
+      result["unplanned_bytes"] = cs.intermediateBytes;
     } else {
       result["arena_bytes"] = nullptr;
       result["arena_lower_bound_bytes"] = nullptr;
@@ -214,12 +188,12 @@ int driver::runBench(const BenchConfig &config) {
         << llvm::format("  interpreted  %9.3f ms/step  %4lld ops\n",
                         interpretedMs, static_cast<long long>(interpretedOps))
         << llvm::format("  speedup      %9.2fx\n", interpretedMs / compiledMs);
-    if (lowering.plan)
+    if (planned)
       llvm::outs() << llvm::format(
           "  memory       arena %lld B, lower bound %lld B, interpreter peak "
           "%lld B\n",
-          static_cast<long long>(lowering.plan->arenaBytes),
-          static_cast<long long>(lowering.plan->lowerBoundBytes),
+          static_cast<long long>(cs.arenaBytes),
+          static_cast<long long>(cs.arenaLowerBoundBytes),
           static_cast<long long>(is.peakLiveBytes));
   } catch (const Error &e) {
     return fail(e.what());

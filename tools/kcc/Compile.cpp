@@ -218,12 +218,12 @@ void Compilation::renameFunctions(ModuleOp module) {
 }
 
 int Compilation::emitNative(ModuleOp llvmDialectModule, ModuleOp kcModule) {
-  auto tm = aot::createTargetMachine(config_.target);
+  auto tm = aot::createTargetMachine(config_.cpu.target);
   if (!tm)
     return fail(tm.takeError());
   llvm::LLVMContext llvmContext;
   auto llvmModule = aot::translateAndOptimize(llvmDialectModule, llvmContext,
-                                              **tm, config_.target.optLevel);
+                                              **tm, config_.cpu.target.optLevel);
   if (!llvmModule)
     return fail(llvmModule.takeError());
   std::string irText;
@@ -249,7 +249,7 @@ int Compilation::emitNative(ModuleOp llvmDialectModule, ModuleOp kcModule) {
   headerOptions.source =
       model_.name.empty() ? config_.source.input : model_.name;
   headerOptions.learningRate = learningRate_;
-  auto header = aot::emitCHeader(kcModule, headerOptions);
+  auto header = aot::emitCHeader(kcModule, llvmDialectModule, headerOptions);
   if (!header)
     return fail(header.takeError());
   if (llvm::Error err = outputs_.write(*headerIndex_, *header))
@@ -285,8 +285,8 @@ int Compilation::run() {
   if (!config_.prefix.empty() && !isIdentifier(config_.prefix))
     return fail("--prefix '" + config_.prefix +
                 "' is not a C identifier prefix");
-  if (config_.target.optLevel > 3)
-    return fail("-O" + llvm::Twine(config_.target.optLevel) +
+  if (config_.cpu.target.optLevel > 3)
+    return fail("-O" + llvm::Twine(config_.cpu.target.optLevel) +
                 ": the optimization level is 0 to 3");
   if (int rc = reserveOutputs())
     return rc;
@@ -334,15 +334,16 @@ int Compilation::run() {
   // From here on the functions carry their final (prefixed) names.
   renameFunctions(*module_);
   if (config_.fusionReport)
-    return succeeded(printFusionReport(*module_, llvm::outs())) ? 0 : 1;
-  CpuPipelineOptions cpuOptions;
-  cpuOptions.planMemory = config_.planMemory;
+    return succeeded(printFusionReport(*module_, config_.cpu, llvm::outs()))
+               ? 0
+               : 1;
   // linalg and fused: the first half of kc-cpu-pipeline, without and with
   // elementwise fusion.
   for (EmitAction stage : {EmitAction::Linalg, EmitAction::Fused}) {
     if (!reaches(stage) || (!isLast(stage) && config_.dumpDir.empty()))
       continue;
     CpuPipelineOptions stageOptions;
+    stageOptions.copyOptionValuesFrom(*config_.cpu.pipeline);
     stageOptions.fuseElementwise = stage == EmitAction::Fused;
     OwningOpRef<ModuleOp> linalg = module_->clone();
     if (failed(runPasses(*linalg, [&](OpPassManager &pm) {
@@ -356,11 +357,9 @@ int Compilation::run() {
       return finish(moduleText(*linalg));
   }
 
-  // llvm-mlir: exactly what the JIT compiles (kc-cpu-pipeline).
+  // llvm-mlir: what the JIT compiles, by the same function and options.
   OwningOpRef<ModuleOp> lowered = module_->clone();
-  if (failed(runPasses(*lowered, [&](OpPassManager &pm) {
-        buildCpuPipeline(pm, cpuOptions);
-      })))
+  if (failed(lowerForCpu(*lowered, config_.cpu, /*cliOptions=*/true)))
     return 1;
   if (!dump("05-llvm.mlir", moduleText(*lowered)))
     return 1;

@@ -50,6 +50,7 @@ struct Section {
 } // namespace
 
 LogicalResult kcc::driver::printFusionReport(ModuleOp module,
+                                            const CpuOptions &cpu,
                                              llvm::raw_ostream &os) {
   OwningOpRef<ModuleOp> copy = module.clone();
   // The training step is what runs every step; the forward alone (for
@@ -108,12 +109,9 @@ LogicalResult kcc::driver::printFusionReport(ModuleOp module,
             plan.lines.push_back(msg);
           return success();
         });
-    PassManager pm(copy->getContext());
-    kcc::CpuPipelineOptions opts;
-    opts.remarks = true;
-    opts.inPlaceUpdates = true; // as the runtime compiles a train step
-    kcc::buildCpuPipeline(pm, opts);
-    if (failed(pm.run(*copy))) {
+    CpuOptions reporting = cpu;
+    reporting.pipeline->remarks = true;
+    if (failed(lowerForCpu(*copy, reporting))) {
       llvm::errs() << errors;
       return failure();
     }

@@ -2,7 +2,7 @@
 
 #include "ModelLoader.h"
 
-#include "examples/models/ReferenceModels.h"
+#include "frontend/models/ReferenceModels.h"
 #include "runtime/Error.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -29,13 +29,13 @@ llvm::Expected<LoadedModel> driver::loadModel(const ModelSource &source) {
     return makeError("give either a model file or --model, not both");
   try {
     if (source.builtin == "mlp") {
-      loaded.model = examples::buildMlp(source.seed);
+      loaded.model = models::buildMlp(source.seed);
       loaded.fromLogits = false; // it ends in softmax
     } else if (source.builtin == "cnn") {
-      loaded.model = examples::buildCnn(source.seed);
+      loaded.model = models::buildCnn(source.seed);
       loaded.fromLogits = true;
     } else if (source.builtin == "residual") {
-      loaded.model = examples::buildResidual(source.seed);
+      loaded.model = models::buildResidual(source.seed);
       loaded.fromLogits = true;
     } else if (!source.builtin.empty()) {
       return makeError("unknown --model '" + source.builtin +

@@ -239,10 +239,10 @@ CompileConfig kcc::driver::getCompileConfig() {
   c.output = outputFile;
   c.dumpDir = dumpDir;
   c.prefix = symbolPrefix;
-  c.target.cpu = mcpu;
-  c.target.features = mattr;
-  c.target.optLevel = optLevel;
-  c.planMemory = planMemory;
+  c.cpu.target.cpu = mcpu;
+  c.cpu.target.features = mattr;
+  c.cpu.target.optLevel = optLevel;
+  c.cpu.pipeline->planMemory = static_cast<bool>(planMemory);
   c.fusionReport = fusionReport;
   // The report is about the training step: run at least that far.
   if (c.fusionReport && c.emit < EmitAction::LlvmMlir)

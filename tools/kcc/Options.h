@@ -12,8 +12,7 @@
 #ifndef KCC_TOOLS_KCC_OPTIONS_H
 #define KCC_TOOLS_KCC_OPTIONS_H
 
-#include "codegen/aot/AotCompiler.h"
-#include "runtime/exec/Executable.h"
+#include "engine/Executable.h"
 
 #include <cstdint>
 #include <optional>
@@ -54,9 +53,9 @@ struct CompileConfig {
   std::string dumpDir;
   /// Prepended to the public function names from --emit=linalg on.
   std::string prefix;
-  aot::TargetOptions target;
-  /// kc-cpu-pipeline's plan-memory (one static arena for intermediates).
-  bool planMemory = true;
+  /// How the CPU code is built: the JIT's options type, so --emit shows
+  /// what the JIT compiles (-mcpu, -mattr, -O, --plan-memory set it).
+  CpuOptions cpu;
   /// Print what the CPU pipeline fused, refused and planned, and stop.
   bool fusionReport = false;
 };

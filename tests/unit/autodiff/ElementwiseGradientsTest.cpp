@@ -10,7 +10,7 @@
 
 #include "ir/KcDialect.h"
 #include "passes/Autodiff.h"
-#include "runtime/interpreter/Interpreter.h"
+#include "engine/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

@@ -10,8 +10,8 @@
 #include "ir/KcDialect.h"
 #include "passes/TrainStep.h"
 #include "runtime/Error.h"
-#include "runtime/interpreter/Interpreter.h"
-#include "runtime/jit/CompiledFunction.h"
+#include "engine/interpreter/Interpreter.h"
+#include "engine/CompiledFunction.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

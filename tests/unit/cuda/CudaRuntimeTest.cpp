@@ -18,8 +18,8 @@
 #include "codegen/cuda/CudaPasses.h"
 #include "runtime/Error.h"
 #include "runtime/cuda/CudaApi.h"
-#include "runtime/cuda/CudaEager.h"
-#include "runtime/cuda/CudaExecutable.h"
+#include "engine/cuda/CudaEager.h"
+#include "engine/cuda/CudaExecutable.h"
 
 #include "gtest/gtest.h"
 

@@ -8,11 +8,11 @@
 #ifndef KCC_TESTS_UNIT_CUDA_CUDATESTUTIL_H
 #define KCC_TESTS_UNIT_CUDA_CUDATESTUTIL_H
 
-#include "examples/models/ReferenceModels.h"
+#include "frontend/models/ReferenceModels.h"
 #include "frontend/Trace.h"
 #include "kcc/kcc.h"
 #include "passes/TrainStep.h"
-#include "runtime/interpreter/Interpreter.h"
+#include "engine/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -33,10 +33,10 @@ struct TrainStepCase {
 
 inline std::unique_ptr<Model> referenceModel(const std::string &name) {
   if (name == "mlp")
-    return examples::buildMlp(3);
+    return models::buildMlp(3);
   if (name == "cnn")
-    return examples::buildCnn(3);
-  return examples::buildResidual(3);
+    return models::buildCnn(3);
+  return models::buildResidual(3);
 }
 
 /// @train_step of `name`; the MLP ends in softmax, the others in logits.

@@ -11,8 +11,8 @@
 #include "codegen/cuda/CudaPasses.h"
 #include "ir/KcDialect.h"
 #include "runtime/Error.h"
-#include "runtime/interpreter/Interpreter.h"
-#include "runtime/jit/CompiledFunction.h"
+#include "engine/interpreter/Interpreter.h"
+#include "engine/CompiledFunction.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"

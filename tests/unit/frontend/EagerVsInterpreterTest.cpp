@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "examples/models/ReferenceModels.h"
+#include "frontend/models/ReferenceModels.h"
 #include "kcc/kcc.h"
-#include "runtime/interpreter/Interpreter.h"
+#include "engine/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -69,17 +69,17 @@ void compare(Model &model, int64_t batch, bool training = false,
 }
 
 TEST(EagerVsInterpreter, Mlp) {
-  auto m = examples::buildMlp(11);
+  auto m = models::buildMlp(11);
   compare(*m, 16);
 }
 
 TEST(EagerVsInterpreter, Cnn) {
-  auto m = examples::buildCnn(12);
+  auto m = models::buildCnn(12);
   compare(*m, 4);
 }
 
 TEST(EagerVsInterpreter, Residual) {
-  auto m = examples::buildResidual(13);
+  auto m = models::buildResidual(13);
   compare(*m, 8);
 }
 

@@ -1,6 +1,6 @@
 //===- TraceTest.cpp - traceForward: signature, attributes, locations -----===//
 
-#include "examples/models/ReferenceModels.h"
+#include "frontend/models/ReferenceModels.h"
 #include "ir/KcDialect.h"
 #include "kcc/kcc.h"
 
@@ -30,7 +30,7 @@ std::set<std::string> layerLocations(mlir::func::FuncOp func) {
 
 TEST(Trace, MlpSignatureAndArgAttributes) {
   mlir::MLIRContext ctx;
-  auto model = examples::buildMlp(1);
+  auto model = models::buildMlp(1);
   auto module = traceForward(ctx, *model, {/*batch=*/8});
   mlir::func::FuncOp f = forwardOf(*module);
   ASSERT_TRUE(f);
@@ -61,7 +61,7 @@ TEST(Trace, MlpSignatureAndArgAttributes) {
 
 TEST(Trace, LayerNamesAreLocations) {
   mlir::MLIRContext ctx;
-  auto model = examples::buildCnn(2);
+  auto model = models::buildCnn(2);
   auto module = traceForward(ctx, *model, {4});
   std::set<std::string> names = layerLocations(forwardOf(*module));
   for (const char *layer : {"conv2d", "max_pooling2d", "conv2d_1",
@@ -85,7 +85,7 @@ TEST(Trace, LayerNamesAreLocations) {
 
 TEST(Trace, ResidualAddAndOpCounts) {
   mlir::MLIRContext ctx;
-  auto model = examples::buildResidual(3);
+  auto model = models::buildResidual(3);
   auto module = traceForward(ctx, *model, {2});
   int adds = 0, matmuls = 0, reshapes = 0;
   forwardOf(*module).walk([&](mlir::Operation *op) {
@@ -124,7 +124,7 @@ TEST(Trace, StepArgumentOnlyWhenTrainingWithDropout) {
   EXPECT_EQ(randoms, 1);
 
   // Without Dropout, training adds no step argument.
-  auto mlp = examples::buildMlp(1);
+  auto mlp = models::buildMlp(1);
   EXPECT_EQ(forwardOf(*traceForward(ctx, *mlp, {2, true})).getNumArguments(),
             7u);
 }
@@ -133,7 +133,7 @@ TEST(Trace, UnbuildableModelsThrow) {
   mlir::MLIRContext ctx;
   Sequential deferred({Dense(4)});
   EXPECT_THROW(traceForward(ctx, deferred, {2}), Error);
-  auto mlp = examples::buildMlp(1);
+  auto mlp = models::buildMlp(1);
   EXPECT_THROW(traceForward(ctx, *mlp, {0}), Error);
 }
 

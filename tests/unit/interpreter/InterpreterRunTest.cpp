@@ -9,7 +9,7 @@
 
 #include "InterpreterTestUtil.h"
 
-#include "runtime/interpreter/OpKernels.h"
+#include "engine/interpreter/OpKernels.h"
 #include "runtime/kernels/Kernels.h"
 
 #include "mlir/IR/Builders.h"

@@ -11,7 +11,7 @@
 
 #include "ir/KcDialect.h"
 #include "runtime/Error.h"
-#include "runtime/interpreter/Interpreter.h"
+#include "engine/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

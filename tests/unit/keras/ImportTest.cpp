@@ -8,7 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "KerasTestUtil.h"
-#include "examples/models/ReferenceModels.h"
+#include "frontend/models/ReferenceModels.h"
 
 using namespace kcc;
 using namespace kcc::keras_test;
@@ -21,7 +21,7 @@ std::string importJsonIR(const std::string &name) {
 }
 
 TEST(KerasImport, MlpAllFormatsTraceToTheCppModel) {
-  std::string cpp = traceText(*examples::buildMlp(0));
+  std::string cpp = traceText(*models::buildMlp(0));
   EXPECT_NE(cpp.find("loc(\"dense_2\")"), std::string::npos);
   EXPECT_EQ(importJsonIR("mlp_keras3.json"), cpp);
   EXPECT_EQ(importJsonIR("mlp_keras2.json"), cpp);
@@ -39,18 +39,18 @@ TEST(KerasImport, MlpAllFormatsTraceToTheCppModel) {
 
 TEST(KerasImport, FunctionalMlpTracesLikeSequential) {
   EXPECT_EQ(importJsonIR("mlp_functional_keras3.json"),
-            traceText(*examples::buildMlp(0)));
+            traceText(*models::buildMlp(0)));
 }
 
 TEST(KerasImport, CnnKeras3AndKeras2MatchCpp) {
-  std::string cpp = traceText(*examples::buildCnn(0));
+  std::string cpp = traceText(*models::buildCnn(0));
   EXPECT_EQ(importJsonIR("cnn_keras3.json"), cpp);
   EXPECT_EQ(importJsonIR("cnn_keras2.json"), cpp);
   EXPECT_EQ(traceText(*keras::importFile(fixture("cnn.keras")).model), cpp);
 }
 
 TEST(KerasImport, ResidualKeras3AndKeras2MatchCpp) {
-  std::string cpp = traceText(*examples::buildResidual(0));
+  std::string cpp = traceText(*models::buildResidual(0));
   EXPECT_NE(cpp.find("loc(\"add\")"), std::string::npos);
   EXPECT_EQ(importJsonIR("residual_keras3.json"), cpp);
   EXPECT_EQ(importJsonIR("residual_keras2.json"), cpp);

@@ -11,7 +11,7 @@
 
 #include "ir/KcDialect.h"
 #include "passes/TrainStep.h"
-#include "runtime/interpreter/Interpreter.h"
+#include "engine/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"

@@ -1,6 +1,6 @@
 //===- CudaExecutable.cpp - Run a CudaProgram on one stream ---------------===//
 
-#include "runtime/cuda/CudaExecutable.h"
+#include "engine/cuda/CudaExecutable.h"
 #include "runtime/Error.h"
 #include "runtime/cuda/CudaApi.h"
 

@@ -6,15 +6,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KCC_EXAMPLES_MODELS_REFERENCEMODELS_H
-#define KCC_EXAMPLES_MODELS_REFERENCEMODELS_H
+#ifndef KCC_FRONTEND_MODELS_REFERENCEMODELS_H
+#define KCC_FRONTEND_MODELS_REFERENCEMODELS_H
 
-#include "kcc/kcc.h"
+#include "frontend/Layers.h"
+#include "frontend/Model.h"
 
 #include <memory>
 
 namespace kcc {
-namespace examples {
+namespace models {
 
 /// Input(28,28,1) -> Flatten -> Dense(128, relu) -> Dense(64, relu)
 /// -> Dense(10, softmax): 784-128-64-10.
@@ -28,7 +29,7 @@ std::unique_ptr<Sequential> buildCnn(uint64_t seed);
 /// Dense(64, relu)(Dense(64, relu)(h)) + h -> Dense(10) (logits).
 std::unique_ptr<Model> buildResidual(uint64_t seed);
 
-} // namespace examples
+} // namespace models
 } // namespace kcc
 
-#endif // KCC_EXAMPLES_MODELS_REFERENCEMODELS_H
+#endif // KCC_FRONTEND_MODELS_REFERENCEMODELS_H

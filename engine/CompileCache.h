@@ -3,10 +3,10 @@
 // Compiling a train step takes seconds; the same model at the same shapes
 // for the same target must never compile twice in a process. The cache key
 // is (function name, hash of the function's IR text, the batch and the
-// signature, the target CPU/features/opt level/fusion): the IR text holds
-// every shape and every hyper-parameter baked into the step, and none of
-// the weight values (they are arguments), so two Executables of one model
-// share one compiled function. Every compile is reported on the caller's
+// signature, CpuOptions::key(): every pipeline option and the target): the
+// IR text holds every shape and every hyper-parameter baked into the step,
+// and none of the weight values (they are arguments), so two Executables of
+// one model share one compiled function. Every compile is reported on the caller's
 // stream; hits and compiles are counted.
 //
 // The compiled code does not refer to the MLIRContext it came from (the
@@ -15,10 +15,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KCC_RUNTIME_EXEC_COMPILECACHE_H
-#define KCC_RUNTIME_EXEC_COMPILECACHE_H
+#ifndef KCC_ENGINE_COMPILECACHE_H
+#define KCC_ENGINE_COMPILECACHE_H
 
-#include "runtime/jit/CompiledFunction.h"
+#include "engine/CompiledFunction.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -81,4 +81,4 @@ private:
 
 } // namespace kcc
 
-#endif // KCC_RUNTIME_EXEC_COMPILECACHE_H
+#endif // KCC_ENGINE_COMPILECACHE_H

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/jit/LibraryCalls.h"
+#include "runtime/LibraryCalls.h"
 #include "runtime/kernels/Kernels.h"
 
 #include <dlfcn.h>

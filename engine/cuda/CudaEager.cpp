@@ -1,6 +1,6 @@
 //===- CudaEager.cpp - Op-by-op execution on the GPU ----------------------===//
 
-#include "runtime/cuda/CudaEager.h"
+#include "engine/cuda/CudaEager.h"
 #include "runtime/Error.h"
 #include "runtime/cuda/CudaApi.h"
 

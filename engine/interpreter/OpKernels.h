@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KCC_RUNTIME_INTERPRETER_OPKERNELS_H
-#define KCC_RUNTIME_INTERPRETER_OPKERNELS_H
+#ifndef KCC_ENGINE_INTERPRETER_OPKERNELS_H
+#define KCC_ENGINE_INTERPRETER_OPKERNELS_H
 
 #include "runtime/NDArray.h"
 
@@ -48,4 +48,4 @@ NDArray elementsToNDArray(mlir::ElementsAttr value);
 } // namespace interp
 } // namespace kcc
 
-#endif // KCC_RUNTIME_INTERPRETER_OPKERNELS_H
+#endif // KCC_ENGINE_INTERPRETER_OPKERNELS_H

@@ -13,8 +13,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KCC_RUNTIME_INTERPRETER_INTERPRETER_H
-#define KCC_RUNTIME_INTERPRETER_INTERPRETER_H
+#ifndef KCC_ENGINE_INTERPRETER_INTERPRETER_H
+#define KCC_ENGINE_INTERPRETER_INTERPRETER_H
 
 #include "runtime/NDArray.h"
 
@@ -71,4 +71,4 @@ DType dtypeOf(mlir::Type elementType);
 
 } // namespace kcc
 
-#endif // KCC_RUNTIME_INTERPRETER_INTERPRETER_H
+#endif // KCC_ENGINE_INTERPRETER_INTERPRETER_H

@@ -1,29 +1,30 @@
 //===- Executable.h - A training step, compiled or interpreted --*- C++ -*-===//
 //
-// The runtime's one interface to a training step. An Executable is built
+// The engine's one interface to a training step. An Executable is built
 // from a module holding @train_step (built by buildTrainPipeline) and/or an
 // inference @forward, owns the parameters, the optimizer state and the step
-// count, and runs the step either JIT-compiled (CompiledFunction, through
-// the process-wide CompileCache) or op by op (Interpreter). Switching is one
-// setting, ExecOptions::mode; the bound values, the calling convention and
-// the results are the same either way.
+// count, and runs the step through one of two backends (engine/Backend.h):
+// JIT-compiled (CompiledFunction, through the process-wide CompileCache) or
+// op by op (Interpreter). Switching is one setting, ExecOptions::mode; the
+// bound values, the calling convention and the results are the same either
+// way.
 //
 //   Executable exe(ctx, std::move(module), model.getWeights(), options);
 //   StepResult r = exe.step(x, y);           // r.loss, r.metrics
 //   NDArray probs = exe.predict(images);     // any number of rows
 //
-// Compiled steps allocate nothing: params and state are double-buffered,
-// the step reads one set and writes the other with runInto, then the sets
-// swap. Shapes are static (the batch included); a step with another batch
-// throws kcc::Error.
+// Compiled steps allocate nothing: params, state and the counter are
+// written over their arguments where kc-mark-in-place proved that safe.
+// Shapes are static (the batch included); a step with another batch throws
+// kcc::Error.
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KCC_RUNTIME_EXEC_EXECUTABLE_H
-#define KCC_RUNTIME_EXEC_EXECUTABLE_H
+#ifndef KCC_ENGINE_EXECUTABLE_H
+#define KCC_ENGINE_EXECUTABLE_H
 
 #include "runtime/NDArray.h"
-#include "runtime/jit/CompiledFunction.h"
+#include "engine/CompiledFunction.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"
@@ -40,9 +41,6 @@ class MLIRContext;
 } // namespace mlir
 
 namespace kcc {
-
-class Interpreter;
-struct CompiledArtifact;
 
 enum class ExecMode { Compiled, Interpreted };
 const char *execModeName(ExecMode mode);
@@ -72,10 +70,10 @@ struct StepResult {
 struct ExecStats {
   ExecMode mode = ExecMode::Compiled;
   int64_t steps = 0;
-  // Compiled: kernels launched per step, counted on the kc-linalg-pipeline
-  // output (after elementwise fusion): every call to a kcc_rt_* library
-  // entry (GEMM, convolution, pooling) is one kernel, every linalg op left
-  // (a generic, fill or copy) becomes one generated loop nest.
+  // Compiled: kernels launched per step, as kc-count-kernels counted them in
+  // the lowering that was compiled (after every fusion): every call to a
+  // kcc_rt_* library entry (GEMM, convolution, pooling) is one kernel, every
+  // top-level loop nest of generated code another.
   int64_t libraryCallsPerStep = 0;
   int64_t loopNestsPerStep = 0;
   int64_t kernelsPerStep() const {
@@ -84,10 +82,12 @@ struct ExecStats {
   /// Buffers the Executable holds for the step: both sets of params, state
   /// and iterations, the loss/metric outputs and the scalar inputs.
   int64_t boundBytes = 0;
-  /// Static upper bound on the intermediate buffers of one step: the sizes
-  /// of every tensor.empty / alloc_tensor in the linalg IR (some of them
-  /// bufferize in place into outputs, so this over-counts).
+  /// The intermediate buffers of one step each on its own (kc-plan-memory's
+  /// unshared sum), and the arena they share.
   int64_t intermediateBytes = 0;
+  int64_t arenaBytes = 0;
+  /// The most bytes of intermediates live at once: no arena is smaller.
+  int64_t arenaLowerBoundBytes = 0;
   double compileSeconds = 0; ///< 0 on a cache hit
   bool fromCache = false;
   // Interpreted (totals).
@@ -156,4 +156,4 @@ private:
 
 } // namespace kcc
 
-#endif // KCC_RUNTIME_EXEC_EXECUTABLE_H
+#endif // KCC_ENGINE_EXECUTABLE_H

@@ -1,6 +1,6 @@
 //===- CompileCache.cpp - Compiled functions keyed by IR and target -------===//
 
-#include "runtime/exec/CompileCache.h"
+#include "engine/CompileCache.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -53,10 +53,8 @@ std::string CompileCache::keyFor(mlir::func::FuncOp func,
   llvm::raw_string_ostream os(key);
   os << func.getSymName() << "|ir:"
      << llvm::format_hex_no_prefix(llvm::xxh3_64bits(text), 16)
-     << "|batch:" << batchOf(func) << "|sig:" << func.getFunctionType()
-     << "|cpu:" << (cpu.cpu.empty() ? "host" : cpu.cpu) << "+" << cpu.features
-     << "|O" << cpu.optLevel << "|fuse:" << cpu.fuseElementwise << cpu.fuseEpilogues << cpu.fuseLoops << "|inplace:" << cpu.inPlaceUpdates
-     << "|compiled";
+     << "|batch:" << batchOf(func) << "|sig:" << func.getFunctionType() << "|"
+     << cpu.key();
   return key;
 }
 

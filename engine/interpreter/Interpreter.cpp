@@ -8,11 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/interpreter/Interpreter.h"
+#include "engine/interpreter/Interpreter.h"
 #include "runtime/FlushDenormals.h"
 
 #include "runtime/Error.h"
-#include "runtime/interpreter/OpKernels.h"
+#include "engine/interpreter/OpKernels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"

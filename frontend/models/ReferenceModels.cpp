@@ -1,10 +1,10 @@
 //===- ReferenceModels.cpp - The three reference models -------------------===//
 
-#include "examples/models/ReferenceModels.h"
+#include "frontend/models/ReferenceModels.h"
 
 using namespace kcc;
 
-std::unique_ptr<Sequential> examples::buildMlp(uint64_t seed) {
+std::unique_ptr<Sequential> models::buildMlp(uint64_t seed) {
   return std::make_unique<Sequential>(
       std::vector<SequentialEntry>{Input({28, 28, 1}), Flatten(),
                                    Dense(128, "relu"), Dense(64, "relu"),
@@ -12,7 +12,7 @@ std::unique_ptr<Sequential> examples::buildMlp(uint64_t seed) {
       "mlp", seed);
 }
 
-std::unique_ptr<Sequential> examples::buildCnn(uint64_t seed) {
+std::unique_ptr<Sequential> models::buildCnn(uint64_t seed) {
   return std::make_unique<Sequential>(
       std::vector<SequentialEntry>{
           Input({28, 28, 1}), Conv2D(32, 3, 1, "valid", "relu"),
@@ -21,7 +21,7 @@ std::unique_ptr<Sequential> examples::buildCnn(uint64_t seed) {
       "cnn", seed);
 }
 
-std::unique_ptr<Model> examples::buildResidual(uint64_t seed) {
+std::unique_ptr<Model> models::buildResidual(uint64_t seed) {
   Tensor x = Input({28, 28, 1});
   Tensor h = Dense(64, "relu")(Flatten()(x));
   Tensor r = Dense(64, "relu")(Dense(64, "relu")(h));

@@ -1,5 +1,4 @@
-//===- CompiledFunction.h - A kc function JIT-compiled for the CPU -*- C++
-//-*-===//
+//===- CompiledFunction.h - A kc function JIT-compiled for the CPU -*- C++ -*-===//
 //
 // compile() lowers one func.func of kc ops through kc-cpu-pipeline to the
 // LLVM dialect, JIT-compiles it with ORC (MLIR's ExecutionEngine) for the
@@ -13,46 +12,61 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KCC_RUNTIME_JIT_COMPILEDFUNCTION_H
-#define KCC_RUNTIME_JIT_COMPILEDFUNCTION_H
+#ifndef KCC_ENGINE_COMPILEDFUNCTION_H
+#define KCC_ENGINE_COMPILEDFUNCTION_H
 
+#include "codegen/Passes.h"
+#include "codegen/aot/AotCompiler.h"
+#include "codegen/KernelCount.h"
+#include "codegen/MemoryPlan.h"
 #include "runtime/NDArray.h"
 
 #include "llvm/ADT/StringRef.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-namespace mlir {
-class ModuleOp;
-} // namespace mlir
+#include "mlir/IR/BuiltinOps.h"
 
 namespace kcc {
 
-/// How to compile for the host CPU.
+/// How a kc module is compiled for the CPU: the one options type of the JIT
+/// and of `kcc --emit` (both lower through lowerForCpu with it). The
+/// pipeline part is kc-cpu-pipeline's own options struct, the one kcc-opt
+/// parses, so there is nothing to keep in sync; the compile cache's key is
+/// derived from all of it (key()).
 struct CpuOptions {
-  /// LLVM optimization level of the generated code (0-3).
-  unsigned optLevel = 3;
-  /// Target CPU and features; empty means the host's (llvm::sys).
-  std::string cpu;
-  std::string features;
-  /// Fuse elementwise chains before bufferization (off only for debugging).
-  bool fuseElementwise = true;
-  /// Bias and relu into the GEMM/convolution calls (kc-fuse-epilogues).
-  bool fuseEpilogues = true;
-  /// Runs of loop nests into one loop each (kc-fuse-loops).
-  bool fuseLoops = true;
-  /// Results kc-mark-in-place proves safe are written into their argument
-  /// (inPlaceResults()); the out-param passed for them is ignored.
-  bool inPlaceUpdates = false;
-  /// Place intermediates in one static arena (kc-plan-memory), allocated
-  /// once with the function and reused by every call.
-  bool planMemory = true;
+  /// The pipeline a training step runs compiled: the arena is a trailing
+  /// argument allocated once per function, and results proven safe are
+  /// written over their arguments.
+  CpuOptions();
+  CpuOptions(const CpuOptions &other);
+  CpuOptions &operator=(const CpuOptions &other);
+  ~CpuOptions();
+
+  /// kc-cpu-pipeline's options (never null), e.g. `pipeline->fuseLoops =
+  /// false`.
+  std::unique_ptr<CpuPipelineOptions> pipeline;
+  /// Target CPU, features and LLVM optimization level; empty CPU and
+  /// features mean the host's.
+  aot::TargetOptions target;
   /// Keep the LLVM dialect and LLVM IR as text (llvmDialect(), llvmIR());
   /// printing a large step costs compile time, so only on request.
   bool keepIR = false;
+
+  /// Every option above in one string: two compiles with the same key
+  /// produce the same code.
+  std::string key() const;
 };
+
+/// Runs kc-cpu-pipeline with `options` on `module` (changed in place): what
+/// the JIT compiles and what `kcc --emit=llvm-mlir` and later stages show.
+/// Applies MLIR's command-line pass-manager options when `cliOptions`.
+mlir::LogicalResult lowerForCpu(mlir::ModuleOp module,
+                                const CpuOptions &options,
+                                bool cliOptions = false);
 
 /// One argument or result of the kc-level signature.
 struct TensorSpec {
@@ -71,10 +85,13 @@ public:
   CompiledFunction &operator=(CompiledFunction &&) noexcept;
   ~CompiledFunction();
 
-  /// Runs on `args` and returns freshly allocated results.
+  /// Runs on `args` and returns freshly allocated results; `args` are not
+  /// changed (arguments updated in place are copied first).
   std::vector<NDArray> run(const std::vector<NDArray> &args) const;
   /// Runs on `args`, writing into `outs` (shapes and dtypes as the results).
-  /// An output may not alias an argument. Calls on one CompiledFunction must
+  /// An output may not alias an argument, except that each result in
+  /// inPlaceResults() is written over its argument (pass that argument's
+  /// array as the output). Calls on one CompiledFunction must
   /// not overlap: its arena is their scratch memory.
   void runInto(const std::vector<NDArray> &args,
                std::vector<NDArray> &outs) const;
@@ -91,9 +108,13 @@ public:
   std::string llvmIR() const;
   /// Bytes of the arena every call reuses (0 without memory planning).
   int64_t arenaBytes() const;
-  /// (result, argument) pairs kc-mark-in-place proved safe in place: a
-  /// caller may pass the argument's array as that result; with
-  /// CpuOptions::inPlaceUpdates the step writes the argument itself.
+  /// What kc-count-kernels and kc-plan-memory recorded in this function's
+  /// own lowering: the kernels one call launches and its memory plan.
+  const KernelCount &kernelCount() const;
+  const std::optional<MemoryPlanReport> &memoryPlan() const;
+  /// (result, argument) pairs the function writes over their argument
+  /// (kc-mark-in-place proved it safe; the pipeline's in-place-updates
+  /// option applied it, as CpuOptions does by default).
   const std::vector<std::pair<unsigned, unsigned>> &inPlaceResults() const;
 
 private:
@@ -104,4 +125,4 @@ private:
 
 } // namespace kcc
 
-#endif // KCC_RUNTIME_JIT_COMPILEDFUNCTION_H
+#endif // KCC_ENGINE_COMPILEDFUNCTION_H

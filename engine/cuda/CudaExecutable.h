@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KCC_RUNTIME_CUDA_CUDAEXECUTABLE_H
-#define KCC_RUNTIME_CUDA_CUDAEXECUTABLE_H
+#ifndef KCC_ENGINE_CUDA_CUDAEXECUTABLE_H
+#define KCC_ENGINE_CUDA_CUDAEXECUTABLE_H
 
 #include "codegen/cuda/CudaProgram.h"
 #include "runtime/NDArray.h"
@@ -89,4 +89,4 @@ DType dtypeOf(const std::string &name);
 } // namespace cuda
 } // namespace kcc
 
-#endif // KCC_RUNTIME_CUDA_CUDAEXECUTABLE_H
+#endif // KCC_ENGINE_CUDA_CUDAEXECUTABLE_H

@@ -9,12 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KCC_RUNTIME_CUDA_CUDAEAGER_H
-#define KCC_RUNTIME_CUDA_CUDAEAGER_H
+#ifndef KCC_ENGINE_CUDA_CUDAEAGER_H
+#define KCC_ENGINE_CUDA_CUDAEAGER_H
 
 #include "codegen/cuda/CudaPasses.h"
 #include "runtime/NDArray.h"
-#include "runtime/cuda/CudaExecutable.h"
+#include "engine/cuda/CudaExecutable.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -73,4 +73,4 @@ private:
 } // namespace cuda
 } // namespace kcc
 
-#endif // KCC_RUNTIME_CUDA_CUDAEAGER_H
+#endif // KCC_ENGINE_CUDA_CUDAEAGER_H

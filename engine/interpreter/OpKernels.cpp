@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/interpreter/OpKernels.h"
+#include "engine/interpreter/OpKernels.h"
 
 #include "ir/KcDialect.h"
 #include "runtime/Error.h"

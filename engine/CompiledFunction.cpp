@@ -8,12 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/jit/CompiledFunction.h"
-#include "runtime/FlushDenormals.h"
-#include "codegen/MemoryPlan.h"
-#include "codegen/Passes.h"
+#include "engine/CompiledFunction.h"
 #include "runtime/Error.h"
-#include "runtime/jit/LibraryCalls.h"
+#include "runtime/FlushDenormals.h"
+#include "runtime/LibraryCalls.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -21,6 +19,7 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
+#include "mlir/Support/Timing.h"
 #include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringSet.h"
@@ -48,6 +47,8 @@ struct CompiledFunction::Impl {
   NDArray arena;
   int64_t arenaBytes = 0;
   std::vector<std::pair<unsigned, unsigned>> inPlace;
+  KernelCount kernels;
+  std::optional<MemoryPlanReport> plan;
 };
 
 namespace {
@@ -151,6 +152,55 @@ void checkArrays(const char *what, const std::vector<NDArray> &arrays,
 
 } // namespace
 
+CpuOptions::CpuOptions() : pipeline(std::make_unique<CpuPipelineOptions>()) {
+  pipeline->arenaArg = true;
+  pipeline->inPlaceUpdates = true;
+}
+
+CpuOptions::CpuOptions(const CpuOptions &other)
+    : pipeline(std::make_unique<CpuPipelineOptions>()) {
+  *this = other;
+}
+
+CpuOptions &CpuOptions::operator=(const CpuOptions &other) {
+  if (this == &other)
+    return *this;
+  pipeline->copyOptionValuesFrom(*other.pipeline);
+  target = other.target;
+  keepIR = other.keepIR;
+  return *this;
+}
+
+CpuOptions::~CpuOptions() = default;
+
+std::string CpuOptions::key() const {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  // print() writes every pipeline option, so a new option is in the key
+  // without anyone listing it here.
+  pipeline->print(os);
+  os << "|cpu:" << (target.cpu.empty() ? "host" : target.cpu) << "+"
+     << target.features << "|O" << target.optLevel << "|ir:" << keepIR;
+  return key;
+}
+
+mlir::LogicalResult kcc::lowerForCpu(mlir::ModuleOp module,
+                                     const CpuOptions &options,
+                                     bool cliOptions) {
+  mlir::MLIRContext *ctx = module.getContext();
+  mlir::DialectRegistry registry;
+  registerCodegenInterfaces(registry);
+  ctx->appendDialectRegistry(registry);
+  mlir::PassManager pm(ctx);
+  if (cliOptions) {
+    if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
+      return mlir::failure();
+    mlir::applyDefaultTimingPassManagerCLOptions(pm);
+  }
+  buildCpuPipeline(pm, *options.pipeline);
+  return pm.run(module);
+}
+
 CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
                                            llvm::StringRef funcName,
                                            const CpuOptions &options) {
@@ -163,10 +213,6 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
   impl->results = specsOf(func.getResultTypes(), "result");
 
   mlir::MLIRContext *ctx = module.getContext();
-  mlir::DialectRegistry registry;
-  registerCodegenInterfaces(registry);
-  ctx->appendDialectRegistry(registry);
-
   mlir::OwningOpRef<mlir::ModuleOp> lowered = extract(module, func);
 
   // Collect diagnostics instead of printing them: they become the Error.
@@ -179,17 +225,7 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
         os << note.getLocation() << ": note: " << note << "\n";
       return mlir::success();
     });
-    mlir::PassManager pm(ctx);
-    CpuPipelineOptions pipelineOpts;
-    pipelineOpts.fuseElementwise = options.fuseElementwise;
-    pipelineOpts.fuseEpilogues = options.fuseEpilogues;
-    pipelineOpts.fuseLoops = options.fuseLoops;
-    pipelineOpts.inPlaceUpdates = options.inPlaceUpdates;
-    pipelineOpts.planMemory = options.planMemory;
-    // The arena is allocated here, once, not by every call.
-    pipelineOpts.arenaArg = true;
-    buildCpuPipeline(pm, pipelineOpts);
-    if (mlir::failed(pm.run(*lowered)))
+    if (mlir::failed(lowerForCpu(*lowered, options)))
       throw Error("compile @" + impl->name + ": lowering failed:\n" +
                   diagnostics);
   }
@@ -197,30 +233,33 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
     llvm::raw_string_ostream os(impl->llvmDialect);
     lowered->print(os);
   }
-  if (mlir::Operation *f = lowered->lookupSymbol(impl->name))
+  if (mlir::Operation *f = lowered->lookupSymbol(impl->name)) {
     if (auto pairs = f->getAttrOfType<mlir::DenseI64ArrayAttr>("kc.in_place"))
       for (int64_t i = 0; i + 1 < pairs.size(); i += 2)
         impl->inPlace.emplace_back(pairs[i], pairs[i + 1]);
-  if (mlir::Operation *f = lowered->lookupSymbol(impl->name))
-    if (std::optional<MemoryPlanReport> plan = readMemoryPlan(f)) {
-      impl->arenaBytes = plan->arenaBytes;
-      // 64-byte aligned like every NDArray; i64 elements cover the bytes.
-      impl->arena = NDArray::empty(
-          {std::max<int64_t>(1, (plan->arenaBytes + 7) / 8)}, DType::I64);
-    }
+    if (std::optional<KernelCount> count = readKernelCount(f))
+      impl->kernels = *count;
+    impl->plan = readMemoryPlan(f);
+  }
+  if (impl->plan && options.pipeline->arenaArg) {
+    impl->arenaBytes = impl->plan->arenaBytes;
+    // 64-byte aligned like every NDArray; i64 elements cover the bytes.
+    impl->arena = NDArray::empty(
+        {std::max<int64_t>(1, (impl->plan->arenaBytes + 7) / 8)}, DType::I64);
+  }
 
   initializeNativeTarget();
   auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
   if (!jtmb)
     throw Error("compile: cannot describe the host: " +
                 errorText(jtmb.takeError()));
-  if (!options.cpu.empty())
-    jtmb->setCPU(options.cpu);
-  if (!options.features.empty())
-    jtmb->addFeatures(llvm::SubtargetFeatures(options.features).getFeatures());
-  auto level = options.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
-               : options.optLevel == 2 ? llvm::CodeGenOptLevel::Default
-               : options.optLevel == 1 ? llvm::CodeGenOptLevel::Less
+  if (!options.target.cpu.empty())
+    jtmb->setCPU(options.target.cpu);
+  if (!options.target.features.empty())
+    jtmb->addFeatures(llvm::SubtargetFeatures(options.target.features).getFeatures());
+  auto level = options.target.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
+               : options.target.optLevel == 2 ? llvm::CodeGenOptLevel::Default
+               : options.target.optLevel == 1 ? llvm::CodeGenOptLevel::Less
                                        : llvm::CodeGenOptLevel::None;
   jtmb->setCodeGenOptLevel(level);
   auto tm = jtmb->createTargetMachine();
@@ -229,7 +268,7 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
                 errorText(tm.takeError()));
 
   auto optimize =
-      mlir::makeOptimizingTransformer(std::min(options.optLevel, 3u),
+      mlir::makeOptimizingTransformer(std::min(options.target.optLevel, 3u),
                                       /*sizeLevel=*/0, tm->get());
   std::string *irText = options.keepIR ? &impl->llvmIR : nullptr;
   auto transformer = [&](llvm::Module *m) -> llvm::Error {
@@ -275,11 +314,19 @@ CompiledFunction::~CompiledFunction() = default;
 
 std::vector<NDArray>
 CompiledFunction::run(const std::vector<NDArray> &args) const {
-  std::vector<NDArray> outs;
-  outs.reserve(impl_->results.size());
-  for (const TensorSpec &spec : impl_->results)
-    outs.push_back(NDArray::empty(spec.shape, spec.dtype));
-  runInto(args, outs);
+  // A result updated in place is written over its argument: give the call
+  // a copy of that argument, so the caller's arrays stay as they were.
+  std::vector<NDArray> callArgs = args;
+  std::vector<NDArray> outs(impl_->results.size());
+  for (auto [result, arg] : impl_->inPlace)
+    if (arg < callArgs.size() && result < outs.size()) {
+      callArgs[arg] = args[arg].clone();
+      outs[result] = callArgs[arg];
+    }
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (!outs[i].defined())
+      outs[i] = NDArray::empty(impl_->results[i].shape, impl_->results[i].dtype);
+  runInto(callArgs, outs);
   return outs;
 }
 
@@ -312,6 +359,12 @@ const std::string &CompiledFunction::name() const { return impl_->name; }
 std::string CompiledFunction::llvmDialect() const { return impl_->llvmDialect; }
 std::string CompiledFunction::llvmIR() const { return impl_->llvmIR; }
 int64_t CompiledFunction::arenaBytes() const { return impl_->arenaBytes; }
+const KernelCount &CompiledFunction::kernelCount() const {
+  return impl_->kernels;
+}
+const std::optional<MemoryPlanReport> &CompiledFunction::memoryPlan() const {
+  return impl_->plan;
+}
 const std::vector<std::pair<unsigned, unsigned>> &
 CompiledFunction::inPlaceResults() const {
   return impl_->inPlace;

@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#ifndef KCC_RUNTIME_JIT_LIBRARYCALLS_H
-#define KCC_RUNTIME_JIT_LIBRARYCALLS_H
+#ifndef KCC_RUNTIME_LIBRARYCALLS_H
+#define KCC_RUNTIME_LIBRARYCALLS_H
 
 #include <cstdint>
 #include <string>
@@ -106,4 +106,4 @@ std::vector<std::pair<std::string, void *>> openMPRuntimeSymbols();
 } // namespace jit
 } // namespace kcc
 
-#endif // KCC_RUNTIME_JIT_LIBRARYCALLS_H
+#endif // KCC_RUNTIME_LIBRARYCALLS_H

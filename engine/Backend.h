@@ -1,0 +1,64 @@
+//===- Backend.h - How an Executable runs its functions ---------*- C++ -*-===//
+//
+// An Executable owns the values bound to its functions (BoundValues) and
+// checks what callers hand it; a Backend runs the functions on them, either
+// JIT-compiled (CompiledBackend.cpp) or op by op (InterpretedBackend.cpp).
+// The two are interchangeable: same bound values, same calling convention,
+// same results within float rounding.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_ENGINE_BACKEND_H
+#define KCC_ENGINE_BACKEND_H
+
+#include "engine/Executable.h"
+#include "passes/TrainStep.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace kcc {
+
+/// The functions of an Executable's module and @train_step's layout.
+struct StepFunctions {
+  mlir::ModuleOp module;
+  mlir::func::FuncOp train, forward;
+  std::optional<TrainStepLayout> layout;
+};
+
+/// What an Executable binds to @train_step: one set of weights, optimizer
+/// state and step counter, updated by every step, and the learning rate.
+struct BoundValues {
+  std::vector<NDArray> params, state;
+  NDArray iterations, lr;
+};
+
+class Backend {
+public:
+  virtual ~Backend();
+
+  /// One @train_step on `values` and a checked batch: `values` hold the
+  /// updated params, state and counter afterwards; `result` gets the loss
+  /// and the metrics.
+  virtual void step(BoundValues &values, const NDArray &x,
+                    const NDArray &target, StepResult &result) = 0;
+  /// One batch of @forward on `args` (params, the input, the counter if
+  /// any); `out` receives the prediction.
+  virtual void forward(const std::vector<NDArray> &args, NDArray &out) = 0;
+  /// Adds what this backend measured to `stats` (mode and steps are set).
+  virtual void addStats(ExecStats &stats, const BoundValues &values) const = 0;
+};
+
+/// Compiles @train_step now (through the CompileCache unless
+/// `options.useCache` is off) and @forward on its first use.
+std::unique_ptr<Backend> createCompiledBackend(const StepFunctions &functions,
+                                               const ExecOptions &options);
+/// Runs every function op by op on the kernel library.
+std::unique_ptr<Backend> createInterpretedBackend(const StepFunctions &functions);
+
+} // namespace kcc
+
+#endif // KCC_ENGINE_BACKEND_H

@@ -1,0 +1,331 @@
+//===- Executable.cpp - A training step, compiled or interpreted ----------===//
+//
+// The Executable binds values and checks what callers hand it; running the
+// functions is the backend's (engine/Backend.h), chosen once from
+// ExecOptions::mode.
+//
+//===----------------------------------------------------------------------===//
+
+#include "engine/Executable.h"
+
+#include "engine/Backend.h"
+#include "engine/CompileCache.h"
+#include "engine/interpreter/Interpreter.h" // dtypeOf
+#include "runtime/Error.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstring>
+#include <optional>
+
+using namespace kcc;
+
+const char *kcc::execModeName(ExecMode mode) {
+  return mode == ExecMode::Compiled ? "compiled" : "interpreted";
+}
+
+namespace {
+
+TensorSpec specOf(mlir::Type type) {
+  auto t = mlir::cast<mlir::RankedTensorType>(type);
+  return {Shape(t.getShape().begin(), t.getShape().end()),
+          dtypeOf(t.getElementType())};
+}
+
+std::string describe(const NDArray &a) {
+  return a.defined() ? std::string(dtypeName(a.dtype())) + " " +
+                           shapeToString(a.shape())
+                     : "an undefined array";
+}
+
+void checkMatches(const NDArray &a, const TensorSpec &spec,
+                  const std::string &what) {
+  if (!a.defined() || a.shape() != spec.shape || a.dtype() != spec.dtype)
+    throw Error(what + " must be " + dtypeName(spec.dtype) + " " +
+                shapeToString(spec.shape) + ", got " + describe(a));
+}
+
+/// `a` with `spec`'s dtype (labels often arrive as another integer type).
+NDArray withDType(const NDArray &a, const TensorSpec &spec,
+                  const std::string &what) {
+  if (a.defined() && a.shape() == spec.shape && a.dtype() != spec.dtype)
+    return a.to(spec.dtype);
+  checkMatches(a, spec, what);
+  return a;
+}
+
+} // namespace
+
+struct Executable::Impl {
+  /// Declared first so it is destroyed last, after everything holding IR.
+  std::shared_ptr<mlir::MLIRContext> context;
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  ExecOptions options;
+
+  StepFunctions functions;
+  std::vector<std::string> names, metrics;
+  std::vector<TensorSpec> paramSpecs;
+  BoundValues values;
+  std::unique_ptr<Backend> backend;
+  // predict's padded batch and output, reused.
+  NDArray predictIn, predictOut;
+  int64_t steps = 0;
+
+  const TrainStepLayout &layout() const { return *functions.layout; }
+
+  unsigned paramIndex(const std::string &name) const {
+    auto it = std::find(names.begin(), names.end(), name);
+    if (it == names.end())
+      throw Error("executable: no weight named '" + name + "'");
+    return static_cast<unsigned>(it - names.begin());
+  }
+};
+
+Executable::Executable(std::shared_ptr<mlir::MLIRContext> context,
+                       mlir::OwningOpRef<mlir::ModuleOp> module,
+                       const std::vector<NDArray> &params, ExecOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl &m = *impl_;
+  m.context = std::move(context);
+  m.module = std::move(module);
+  m.options = std::move(options);
+  if (!m.module)
+    throw Error("executable: no module");
+  StepFunctions &f = m.functions;
+  f.module = *m.module;
+  f.train = m.module->lookupSymbol<mlir::func::FuncOp>("train_step");
+  f.forward = m.module->lookupSymbol<mlir::func::FuncOp>("forward");
+  if (!f.train && !f.forward)
+    throw Error("executable: the module has neither @train_step nor @forward");
+
+  // Parameter names and types: @train_step's leading arguments, else
+  // @forward's arguments that are neither inputs nor the step counter.
+  if (f.train) {
+    f.layout = getTrainStepLayout(f.train);
+    if (!f.layout)
+      throw Error("executable: @train_step has no valid kc.train_step layout");
+    m.metrics = f.layout->metrics;
+    for (unsigned i = 0; i < f.layout->numParams; ++i) {
+      auto name = f.train.getArgAttrOfType<mlir::StringAttr>(i, "kc.name");
+      m.names.push_back(name ? name.str() : "param_" + std::to_string(i));
+      m.paramSpecs.push_back(specOf(f.train.getArgument(i).getType()));
+    }
+  } else {
+    for (unsigned i = 0; i < f.forward.getNumArguments(); ++i) {
+      if (f.forward.getArgAttr(i, "kc.input") ||
+          f.forward.getArgAttr(i, "kc.step"))
+        continue;
+      auto name = f.forward.getArgAttrOfType<mlir::StringAttr>(i, "kc.name");
+      m.names.push_back(name ? name.str()
+                             : "param_" + std::to_string(m.names.size()));
+      m.paramSpecs.push_back(specOf(f.forward.getArgument(i).getType()));
+    }
+  }
+  if (params.size() != m.paramSpecs.size())
+    throw Error("executable: expected " + std::to_string(m.paramSpecs.size()) +
+                " parameters, got " + std::to_string(params.size()));
+  for (size_t i = 0; i < params.size(); ++i) {
+    checkMatches(params[i], m.paramSpecs[i], "parameter '" + m.names[i] + "'");
+    m.values.params.push_back(params[i].clone());
+  }
+  if (f.train) {
+    const TrainStepLayout &l = *f.layout;
+    for (unsigned i = 0; i < l.numOptimizerState; ++i) {
+      TensorSpec s = specOf(f.train.getArgument(l.numParams + i).getType());
+      m.values.state.push_back(NDArray::zeros(s.shape, s.dtype));
+    }
+    m.values.iterations = NDArray::scalar(0, DType::I64);
+    m.values.lr = NDArray::scalar(
+        m.options.learningRate,
+        specOf(f.train.getArgument(l.learningRateArg()).getType()).dtype);
+  }
+  m.backend = m.options.mode == ExecMode::Compiled
+                  ? createCompiledBackend(f, m.options)
+                  : createInterpretedBackend(f);
+}
+
+Executable::Executable(Executable &&) noexcept = default;
+Executable &Executable::operator=(Executable &&) noexcept = default;
+Executable::~Executable() = default;
+
+ExecMode Executable::mode() const { return impl_->options.mode; }
+bool Executable::hasTrainStep() const { return bool(impl_->functions.train); }
+const std::vector<std::string> &Executable::metricNames() const {
+  return impl_->metrics;
+}
+const std::vector<std::string> &Executable::weightNames() const {
+  return impl_->names;
+}
+
+int64_t Executable::batchSize() const {
+  const StepFunctions &f = impl_->functions;
+  return CompileCache::batchOf(f.train ? f.train : f.forward);
+}
+
+StepResult Executable::step(const NDArray &x, const NDArray &y) {
+  Impl &m = *impl_;
+  mlir::func::FuncOp train = m.functions.train;
+  if (!train)
+    throw Error("step: the executable has no @train_step");
+  const TrainStepLayout &l = m.layout();
+  if (l.numInputs != 1)
+    throw Error("step: @train_step takes " + std::to_string(l.numInputs) +
+                " inputs; step(x, y) feeds one");
+  TensorSpec xSpec = specOf(train.getArgument(l.firstInputArg()).getType());
+  TensorSpec ySpec = specOf(train.getArgument(l.targetArg()).getType());
+  checkMatches(x, xSpec, "step: the input batch");
+  NDArray target = withDType(y, ySpec, "step: the target batch");
+
+  StepResult result;
+  result.metrics.resize(l.metrics.size());
+  m.backend->step(m.values, x, target, result);
+  ++m.steps;
+  return result;
+}
+
+NDArray Executable::predict(const NDArray &x) {
+  Impl &m = *impl_;
+  mlir::func::FuncOp forward = m.functions.forward;
+  if (!forward)
+    throw Error("predict: the executable has no @forward");
+  std::vector<unsigned> inputArgs;
+  for (unsigned i = 0; i < forward.getNumArguments(); ++i)
+    if (forward.getArgAttr(i, "kc.input"))
+      inputArgs.push_back(i);
+  if (inputArgs.size() != 1 || forward.getNumResults() != 1)
+    throw Error("predict: @forward must take one input and return one result");
+  TensorSpec inSpec = specOf(forward.getArgument(inputArgs[0]).getType());
+  TensorSpec outSpec = specOf(forward.getResultTypes()[0]);
+  int64_t batch = inSpec.shape[0];
+  Shape rowShape(inSpec.shape.begin() + 1, inSpec.shape.end());
+  if (x.rank() < 1 ||
+      Shape(x.shape().begin() + 1, x.shape().end()) != rowShape ||
+      x.dtype() != inSpec.dtype)
+    throw Error("predict: @forward takes rows of " +
+                std::string(dtypeName(inSpec.dtype)) + " " +
+                shapeToString(rowShape) + ", got " + describe(x));
+
+  int64_t n = x.dim(0);
+  Shape resultShape = outSpec.shape;
+  resultShape[0] = n;
+  NDArray result = NDArray::empty(resultShape, outSpec.dtype);
+  size_t inRow = x.bytes() / std::max<int64_t>(n, 1);
+  size_t outRow = static_cast<size_t>(numElements(outSpec.shape) / batch) *
+                  dtypeSize(outSpec.dtype);
+  if (!m.predictIn.defined()) {
+    m.predictIn = NDArray::empty(inSpec.shape, inSpec.dtype);
+    m.predictOut = NDArray::empty(outSpec.shape, outSpec.dtype);
+  }
+  std::vector<NDArray> args(forward.getNumArguments());
+  unsigned p = 0;
+  for (unsigned i = 0; i < args.size(); ++i) {
+    if (i == inputArgs[0])
+      args[i] = m.predictIn;
+    else if (forward.getArgAttr(i, "kc.step"))
+      args[i] = m.values.iterations.defined() ? m.values.iterations
+                                              : NDArray::scalar(0, DType::I64);
+    else
+      args[i] = m.values.params[p++];
+  }
+  for (int64_t start = 0; start < n; start += batch) {
+    int64_t rows = std::min(batch, n - start);
+    auto *dst = static_cast<char *>(m.predictIn.rawData());
+    std::memcpy(dst, static_cast<const char *>(x.rawData()) + start * inRow,
+                rows * inRow);
+    if (rows < batch)
+      std::memset(dst + rows * inRow, 0, (batch - rows) * inRow);
+    m.backend->forward(args, m.predictOut);
+    std::memcpy(static_cast<char *>(result.rawData()) + start * outRow,
+                m.predictOut.rawData(), rows * outRow);
+  }
+  return result;
+}
+
+std::vector<NDArray> Executable::getWeights() const {
+  std::vector<NDArray> out;
+  for (const NDArray &p : impl_->values.params)
+    out.push_back(p.clone());
+  return out;
+}
+
+NDArray Executable::getWeight(const std::string &name) const {
+  return impl_->values.params[impl_->paramIndex(name)].clone();
+}
+
+void Executable::setWeight(const std::string &name, const NDArray &value) {
+  Impl &m = *impl_;
+  unsigned i = m.paramIndex(name);
+  checkMatches(value, m.paramSpecs[i], "setWeight: '" + name + "'");
+  // Into the bound buffer: a compiled step keeps pointers to it.
+  std::memcpy(m.values.params[i].rawData(), value.rawData(), value.bytes());
+}
+
+void Executable::setWeights(const std::vector<NDArray> &values) {
+  Impl &m = *impl_;
+  if (values.size() != m.names.size())
+    throw Error("setWeights: expected " + std::to_string(m.names.size()) +
+                " arrays, got " + std::to_string(values.size()));
+  for (size_t i = 0; i < values.size(); ++i)
+    checkMatches(values[i], m.paramSpecs[i], "setWeights: '" + m.names[i] + "'");
+  for (size_t i = 0; i < values.size(); ++i)
+    setWeight(m.names[i], values[i]);
+}
+
+std::vector<NDArray> Executable::getOptimizerState() const {
+  std::vector<NDArray> out;
+  for (const NDArray &s : impl_->values.state)
+    out.push_back(s.clone());
+  return out;
+}
+
+void Executable::setOptimizerState(const std::vector<NDArray> &values) {
+  std::vector<NDArray> &slots = impl_->values.state;
+  if (values.size() != slots.size())
+    throw Error("setOptimizerState: expected " + std::to_string(slots.size()) +
+                " arrays, got " + std::to_string(values.size()));
+  for (size_t i = 0; i < values.size(); ++i)
+    checkMatches(values[i], {slots[i].shape(), slots[i].dtype()},
+                 "setOptimizerState: slot " + std::to_string(i));
+  for (size_t i = 0; i < values.size(); ++i)
+    std::memcpy(slots[i].rawData(), values[i].rawData(), values[i].bytes());
+}
+
+int64_t Executable::iterations() const {
+  const NDArray &it = impl_->values.iterations;
+  return it.defined() ? static_cast<int64_t>(it.at(0)) : 0;
+}
+
+void Executable::setIterations(int64_t iterations) {
+  NDArray &it = impl_->values.iterations;
+  if (!it.defined())
+    throw Error("setIterations: the executable has no @train_step");
+  it.set(0, static_cast<double>(iterations));
+}
+
+void Executable::setLearningRate(double lr) {
+  impl_->options.learningRate = lr;
+  if (impl_->values.lr.defined())
+    impl_->values.lr.set(0, lr);
+}
+
+double Executable::learningRate() const { return impl_->options.learningRate; }
+
+ExecStats Executable::stats() const {
+  const Impl &m = *impl_;
+  ExecStats s;
+  s.mode = m.options.mode;
+  s.steps = m.steps;
+  m.backend->addStats(s, m.values);
+  return s;
+}
+
+std::string Executable::moduleText() const {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  impl_->module->print(os);
+  return text;
+}
