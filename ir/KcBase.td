@@ -31,6 +31,39 @@ def Kc_Dialect : Dialect {
     passes work on it before it is lowered to linalg.
   }];
   let useDefaultAttributePrinterParser = 1;
+
+  // The discardable `kc.*` attributes that passes and runtimes put on
+  // functions, their arguments and results, and loops. Declared here once:
+  // tablegen generates a `XAttrHelper` per entry, whose `getNameStr()` is the
+  // attribute's one spelling and whose `getAttr` return type is the type the
+  // verifier (KcDialect.cpp) checks. ir/KcAttributes.h decodes them.
+  let discardableAttrs = (ins
+    // Arguments and results of a traced or built function.
+    "::mlir::StringAttr":$name,        // arg/result: parameter or slot name
+    "::mlir::BoolAttr":$trainable,     // arg: a parameter the optimizer updates
+    "::mlir::IntegerAttr":$input,      // arg: the model input's index
+    "::mlir::IntegerAttr":$target,     // arg: the training target's index
+    "::mlir::UnitAttr":$step,          // arg: the dropout step counter
+    "::mlir::UnitAttr":$arena,         // arg: the planned memory arena
+    // Functions.
+    "::mlir::DictionaryAttr":$train_step,  // the train step's layout
+    "::mlir::IntegerAttr":$num_inputs,     // arguments before the out-params
+    "::mlir::DenseI64ArrayAttr":$update_candidates, // (result, arg) pairs
+    "::mlir::DenseI64ArrayAttr":$in_place,          // proven (result, arg) pairs
+    "::mlir::IntegerAttr":$kernels,
+    "::mlir::IntegerAttr":$library_calls,
+    "::mlir::IntegerAttr":$loop_nests,
+    "::mlir::IntegerAttr":$arena_bytes,
+    "::mlir::IntegerAttr":$arena_lower_bound,
+    "::mlir::IntegerAttr":$arena_sum,
+    "::mlir::IntegerAttr":$arena_buffers,
+    // Loops.
+    "::mlir::DictionaryAttr":$fusion,  // the fusion group a loop nest holds
+    "::mlir::UnitAttr":$parallel       // iterations are independent
+  );
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 //===----------------------------------------------------------------------===//
