@@ -2,6 +2,7 @@
 
 #include "codegen/aot/CHeader.h"
 
+#include "ir/KcAttributes.h"
 #include "passes/TrainStep.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -71,14 +72,16 @@ llvm::Expected<std::vector<Slot>> slotsOf(mlir::func::FuncOp f, bool results) {
     if (!c)
       return slotError(f, what, i, t, "has no C element type");
     std::string name;
-    auto attr = results ? f.getResultAttrOfType<mlir::StringAttr>(i, "kc.name")
-                        : f.getArgAttrOfType<mlir::StringAttr>(i, "kc.name");
-    if (attr)
-      name = attr.getValue().str();
-    else if (auto input = f.getArgAttrOfType<mlir::IntegerAttr>(i, "kc.input");
-             !results && input)
-      name = "input_" + std::to_string(input.getInt());
-    else if (!results && f.getArgAttr(i, "kc.step"))
+    std::optional<llvm::StringRef> given =
+        results ? kc::getResultName(f, i) : kc::getArgName(f, i);
+    std::optional<int64_t> input;
+    if (!results)
+      input = kc::getInputIndex(f, i);
+    if (given)
+      name = given->str();
+    else if (input)
+      name = "input_" + std::to_string(*input);
+    else if (!results && kc::isStepArg(f, i))
       name = "step";
     else
       name = (results ? "result" : "arg") + std::to_string(i);
