@@ -394,7 +394,8 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
         continue;
       DenseMap<Value, Value> aliases;
       std::optional<ArrayRef<int64_t>> pairs = kc::getInPlacePairs(func);
-      std::optional<int64_t> numInputs = kc::getCount(func, kc::attr::kNumInputs);
+      std::optional<int64_t> numInputs =
+          kc::getCount(func, kc::attr::kNumInputs);
       if (pairs && numInputs)
         for (size_t i = 0; i + 1 < pairs->size(); i += 2)
           aliases[func.getArgument(*numInputs + (*pairs)[i])] =
@@ -462,17 +463,14 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
     for (StringRef n : layers)
       names.push_back(b.getStringAttr(n));
     int64_t local = localBytes(g, loop);
-    kc::setFusion(loop,
-                  b.getDictionaryAttr(
-                      {b.getNamedAttr("kind", b.getStringAttr(
-                                                  g.kind == Group::Rows
-                                                      ? "rows"
-                                                      : "horizontal")),
-                       b.getNamedAttr("ops", b.getI64IntegerAttr(
-                                                 g.members.size())),
-                       b.getNamedAttr("layers", b.getArrayAttr(names)),
-                       b.getNamedAttr("local_bytes",
-                                      b.getI64IntegerAttr(local))}));
+    kc::setFusion(
+        loop, b.getDictionaryAttr(
+                  {b.getNamedAttr("kind", b.getStringAttr(g.kind == Group::Rows
+                                                              ? "rows"
+                                                              : "horizontal")),
+                   b.getNamedAttr("ops", b.getI64IntegerAttr(g.members.size())),
+                   b.getNamedAttr("layers", b.getArrayAttr(names)),
+                   b.getNamedAttr("local_bytes", b.getI64IntegerAttr(local))}));
     bool par = g.parallel && parallelThreshold > 0 && g.work >= parallelThreshold;
     if (par)
       kc::setParallelLoop(loop);

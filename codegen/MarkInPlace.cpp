@@ -127,7 +127,8 @@ struct KcMarkInPlacePass
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       std::optional<ArrayRef<int64_t>> pairs = kc::getUpdateCandidates(func);
-      std::optional<int64_t> numInputs = kc::getCount(func, kc::attr::kNumInputs);
+      std::optional<int64_t> numInputs =
+          kc::getCount(func, kc::attr::kNumInputs);
       if (!pairs || !numInputs || func.isExternal() ||
           !func.getBody().hasOneBlock())
         continue;

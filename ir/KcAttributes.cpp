@@ -36,8 +36,9 @@ void kc::setResultName(FunctionOpInterface f, unsigned i, StringRef name) {
 }
 
 DictionaryAttr kc::getNameDict(MLIRContext *ctx, StringRef name) {
-  return DictionaryAttr::get(ctx, {NamedAttribute(StringAttr::get(ctx, attr::kName),
-                                                  StringAttr::get(ctx, name))});
+  return DictionaryAttr::get(ctx,
+                             {NamedAttribute(StringAttr::get(ctx, attr::kName),
+                                             StringAttr::get(ctx, name))});
 }
 
 bool kc::isTrainableArg(FunctionOpInterface f, unsigned i) {
@@ -110,8 +111,8 @@ std::optional<int64_t> kc::getCount(Operation *func, StringRef name) {
 }
 
 void kc::setCount(Operation *func, StringRef name, int64_t value) {
-  func->setAttr(name,
-                IntegerAttr::get(IntegerType::get(func->getContext(), 64), value));
+  func->setAttr(
+      name, IntegerAttr::get(IntegerType::get(func->getContext(), 64), value));
 }
 
 /// A flat list of (result, argument) pairs.

@@ -29,6 +29,24 @@ def Kc_Dialect : Dialect {
     and i64 for masks, labels and indices). Traced from the C++ layer API and
     imported from Keras specs; the train-step, fusion and memory-planning
     passes work on it before it is lowered to linalg.
+
+    Passes and runtimes annotate functions, their arguments and results, and
+    loops with discardable `kc.*` attributes, declared in `discardableAttrs`
+    and verified by the dialect (type, value and place):
+
+    | attribute | on | value |
+    |-----------|----|-------|
+    | `kc.name` | argument, result | string: parameter or optimizer slot name |
+    | `kc.trainable` | argument | bool: the optimizer updates it |
+    | `kc.input`, `kc.target` | argument | index of the model input / target |
+    | `kc.step`, `kc.arena` | argument | unit: step counter / memory arena |
+    | `kc.train_step` | function | dictionary: loss, optimizer, params, ... |
+    | `kc.num_inputs` | function | integer: arguments before out-params |
+    | `kc.update_candidates`, `kc.in_place` | function | i64 array of (result, argument) pairs |
+    | `kc.kernels`, `kc.library_calls`, `kc.loop_nests` | function | integer counts |
+    | `kc.arena_bytes`, `kc.arena_lower_bound`, `kc.arena_sum`, `kc.arena_buffers` | function | integer: the memory plan |
+    | `kc.fusion` | loop | dictionary: kind, ops, layers, local_bytes |
+    | `kc.parallel` | loop | unit: independent iterations |
   }];
   let useDefaultAttributePrinterParser = 1;
 

@@ -103,8 +103,8 @@ LogicalResult checkPairs(Attribute attr, StringRef name,
                           "number of indices), got "
                        << attr;
   if (llvm::any_of(pairs, [](int64_t i) { return i < 0; }))
-    return emitError() << "'" << name
-                       << "' expects non-negative indices, got " << attr;
+    return emitError() << "'" << name << "' expects non-negative indices, got "
+                       << attr;
   return success();
 }
 
@@ -185,8 +185,7 @@ ArrayRef<AttrRule> attrRules() {
   static const AttrRule rules[] = {
       rule<D::NameAttrHelper>(OnArg | OnResult, "a string attribute"),
       rule<D::TrainableAttrHelper>(OnArg, "a bool attribute"),
-      rule<D::InputAttrHelper>(OnArg, "an integer attribute",
-                               checkNonNegative),
+      rule<D::InputAttrHelper>(OnArg, "an integer attribute", checkNonNegative),
       rule<D::TargetAttrHelper>(OnArg, "an integer attribute",
                                 checkNonNegative),
       rule<D::StepAttrHelper>(OnArg, "a unit attribute"),
@@ -197,8 +196,7 @@ ArrayRef<AttrRule> attrRules() {
                                    checkNonNegative),
       rule<D::UpdateCandidatesAttrHelper>(OnFunction, "a DenseI64ArrayAttr",
                                           checkPairs),
-      rule<D::InPlaceAttrHelper>(OnFunction, "a DenseI64ArrayAttr",
-                                 checkPairs),
+      rule<D::InPlaceAttrHelper>(OnFunction, "a DenseI64ArrayAttr", checkPairs),
       rule<D::KernelsAttrHelper>(OnFunction, "an integer attribute",
                                  checkNonNegative),
       rule<D::LibraryCallsAttrHelper>(OnFunction, "an integer attribute",
@@ -213,8 +211,7 @@ ArrayRef<AttrRule> attrRules() {
                                   checkNonNegative),
       rule<D::ArenaBuffersAttrHelper>(OnFunction, "an integer attribute",
                                       checkNonNegative),
-      rule<D::FusionAttrHelper>(OnLoop, "a dictionary attribute",
-                                checkFusion),
+      rule<D::FusionAttrHelper>(OnLoop, "a dictionary attribute", checkFusion),
       rule<D::ParallelAttrHelper>(OnLoop, "a unit attribute"),
   };
   return rules;
@@ -240,23 +237,23 @@ LogicalResult verifyKcAttribute(NamedAttribute attr, Site site,
                                 StringRef siteName, EmitErrorFn emitError) {
   StringRef name = attr.getName().getValue();
   ArrayRef<AttrRule> rules = attrRules();
-  const AttrRule *rule = llvm::find_if(
-      rules, [&](const AttrRule &r) { return r.name == name; });
-  if (rule == rules.end()) {
+  const AttrRule *found =
+      llvm::find_if(rules, [&](const AttrRule &r) { return r.name == name; });
+  if (found == rules.end()) {
     InFlightDiagnostic diag = emitError();
     diag << "unknown attribute '" << name << "'; the kc attributes are ";
     llvm::interleaveComma(rules, diag,
                           [&](const AttrRule &r) { diag << r.name; });
     return diag;
   }
-  if (!(rule->sites & site))
+  if (!(found->sites & site))
     return emitError() << "'" << name << "' is not allowed on " << siteName
-                       << ", only on " << describeSites(rule->sites);
-  if (!rule->hasType(attr.getValue()))
-    return emitError() << "'" << name << "' expects " << rule->expected
+                       << ", only on " << describeSites(found->sites);
+  if (!found->hasType(attr.getValue()))
+    return emitError() << "'" << name << "' expects " << found->expected
                        << ", got " << attr.getValue();
-  if (rule->checkValue)
-    return rule->checkValue(attr.getValue(), name, emitError);
+  if (found->checkValue)
+    return found->checkValue(attr.getValue(), name, emitError);
   return success();
 }
 
@@ -267,10 +264,11 @@ LogicalResult KcDialect::verifyOperationAttribute(Operation *op,
   bool isFunction = isa<FunctionOpInterface>(op);
   bool isLoop = !isFunction && isa<LoopLikeOpInterface>(op);
   Site site = isFunction ? OnFunction : isLoop ? OnLoop : Site(0);
-  return verifyKcAttribute(attr, site,
-                           isFunction ? "a function"
-                           : isLoop   ? "a loop"
-                                      : "this op",
+  std::string siteName = isFunction ? "a function"
+                         : isLoop
+                             ? "a loop"
+                             : "'" + op->getName().getStringRef().str() + "'";
+  return verifyKcAttribute(attr, site, siteName,
                            [&] { return op->emitOpError(); });
 }
 

@@ -139,7 +139,7 @@ func.func @parallel_not_unit() {
 // -----
 
 func.func @fusion_on_other_op() {
-  // expected-error @+1 {{'kc.fusion' is not allowed on this op, only on a loop}}
+  // expected-error @+1 {{'kc.fusion' is not allowed on 'arith.constant', only on a loop}}
   %c0 = arith.constant {kc.fusion = {kind = "rows", layers = [], local_bytes = 0 : i64, ops = 1 : i64}} 0 : index
   return
 }
