@@ -31,6 +31,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Passes.h"
+#include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -57,6 +58,7 @@ namespace kcc {
 } // namespace kcc
 
 using namespace mlir;
+namespace kc = kcc::kc;
 
 namespace {
 
@@ -391,12 +393,13 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
       if (func.isExternal() || !func.getBody().hasOneBlock())
         continue;
       DenseMap<Value, Value> aliases;
-      auto pairs = func->getAttrOfType<DenseI64ArrayAttr>("kc.in_place");
-      auto numInputs = func->getAttrOfType<IntegerAttr>("kc.num_inputs");
+      std::optional<ArrayRef<int64_t>> pairs = kc::getInPlacePairs(func);
+      std::optional<int64_t> numInputs =
+          kc::getCount(func, kc::attr::kNumInputs);
       if (pairs && numInputs)
-        for (int64_t i = 0; i + 1 < pairs.size(); i += 2)
-          aliases[func.getArgument(numInputs.getInt() + pairs[i])] =
-              func.getArgument(pairs[i + 1]);
+        for (size_t i = 0; i + 1 < pairs->size(); i += 2)
+          aliases[func.getArgument(*numInputs + (*pairs)[i])] =
+              func.getArgument((*pairs)[i + 1]);
       inPlaceAliases = &aliases;
       LogicalResult result = runOnBlock(func.getBody().front());
       inPlaceAliases = nullptr;
@@ -460,20 +463,17 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
     for (StringRef n : layers)
       names.push_back(b.getStringAttr(n));
     int64_t local = localBytes(g, loop);
-    loop->setAttr("kc.fusion",
-                  b.getDictionaryAttr(
-                      {b.getNamedAttr("kind", b.getStringAttr(
-                                                  g.kind == Group::Rows
-                                                      ? "rows"
-                                                      : "horizontal")),
-                       b.getNamedAttr("ops", b.getI64IntegerAttr(
-                                                 g.members.size())),
-                       b.getNamedAttr("layers", b.getArrayAttr(names)),
-                       b.getNamedAttr("local_bytes",
-                                      b.getI64IntegerAttr(local))}));
+    kc::setFusion(
+        loop, b.getDictionaryAttr(
+                  {b.getNamedAttr("kind", b.getStringAttr(g.kind == Group::Rows
+                                                              ? "rows"
+                                                              : "horizontal")),
+                   b.getNamedAttr("ops", b.getI64IntegerAttr(g.members.size())),
+                   b.getNamedAttr("layers", b.getArrayAttr(names)),
+                   b.getNamedAttr("local_bytes", b.getI64IntegerAttr(local))}));
     bool par = g.parallel && parallelThreshold > 0 && g.work >= parallelThreshold;
     if (par)
-      loop->setAttr("kc.parallel", b.getUnitAttr());
+      kc::setParallelLoop(loop);
     ++numGroups;
     numGroupedOps += g.members.size();
     if (remarks) {

@@ -11,6 +11,7 @@
 #include "codegen/KernelCount.h"
 #include "codegen/LoweringUtils.h"
 #include "codegen/Passes.h"
+#include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -77,11 +78,11 @@ KernelCount kcc::countKernels(ModuleOp module, StringRef funcName) {
 }
 
 std::optional<KernelCount> kcc::readKernelCount(Operation *func) {
-  auto lib = func->getAttrOfType<IntegerAttr>("kc.library_calls");
-  auto loops = func->getAttrOfType<IntegerAttr>("kc.loop_nests");
+  std::optional<int64_t> lib = kc::getCount(func, kc::attr::kLibraryCalls);
+  std::optional<int64_t> loops = kc::getCount(func, kc::attr::kLoopNests);
   if (!lib || !loops)
     return std::nullopt;
-  return KernelCount{lib.getInt(), loops.getInt()};
+  return KernelCount{*lib, *loops};
 }
 
 namespace {
@@ -96,9 +97,9 @@ struct KcCountKernelsPass
       if (func.isExternal())
         continue;
       KernelCount c = countKernels(func);
-      func->setAttr("kc.kernels", b.getI64IntegerAttr(c.total()));
-      func->setAttr("kc.library_calls", b.getI64IntegerAttr(c.libraryCalls));
-      func->setAttr("kc.loop_nests", b.getI64IntegerAttr(c.loopNests));
+      kc::setCount(func, kc::attr::kKernels, c.total());
+      kc::setCount(func, kc::attr::kLibraryCalls, c.libraryCalls);
+      kc::setCount(func, kc::attr::kLoopNests, c.loopNests);
       numKernels += c.total();
       numLibraryCallKernels += c.libraryCalls;
       numLoopNestKernels += c.loopNests;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Passes.h"
+#include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
@@ -32,6 +33,7 @@ namespace kcc {
 } // namespace kcc
 
 using namespace mlir;
+namespace kc = kcc::kc;
 
 namespace {
 
@@ -77,7 +79,7 @@ struct KcLowerLoopsPass
     // Fusion groups (kc-fuse-loops) whose iterations are independent.
     SmallVector<scf::ForOp> groups;
     getOperation()->walk([&](scf::ForOp loop) {
-      if (loop->hasAttr("kc.parallel"))
+      if (kc::isParallelLoop(loop))
         groups.push_back(loop);
     });
     IRRewriter groupRewriter(&getContext());

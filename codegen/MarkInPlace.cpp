@@ -20,6 +20,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Passes.h"
+#include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -37,6 +38,7 @@ namespace kcc {
 } // namespace kcc
 
 using namespace mlir;
+namespace kc = kcc::kc;
 
 namespace {
 
@@ -124,17 +126,17 @@ struct KcMarkInPlacePass
 
   void runOnOperation() override {
     for (auto func : getOperation().getOps<func::FuncOp>()) {
-      auto pairs =
-          func->getAttrOfType<DenseI64ArrayAttr>("kc.update_candidates");
-      auto numInputs = func->getAttrOfType<IntegerAttr>("kc.num_inputs");
+      std::optional<ArrayRef<int64_t>> pairs = kc::getUpdateCandidates(func);
+      std::optional<int64_t> numInputs =
+          kc::getCount(func, kc::attr::kNumInputs);
       if (!pairs || !numInputs || func.isExternal() ||
           !func.getBody().hasOneBlock())
         continue;
       Block &block = func.getBody().front();
       SmallVector<int64_t> proven;
-      ArrayRef<int64_t> p = pairs.asArrayRef();
+      ArrayRef<int64_t> p = *pairs;
       for (size_t i = 0; i + 1 < p.size(); i += 2) {
-        int64_t outIndex = numInputs.getInt() + p[i];
+        int64_t outIndex = *numInputs + p[i];
         if (outIndex >= func.getNumArguments())
           continue;
         Value arg = func.getArgument(p[i + 1]), out = func.getArgument(outIndex);
@@ -145,8 +147,7 @@ struct KcMarkInPlacePass
             out.replaceAllUsesWith(arg);
         }
       }
-      func->setAttr("kc.in_place",
-                    Builder(func.getContext()).getDenseI64ArrayAttr(proven));
+      kc::setInPlacePairs(func, proven);
     }
   }
 };

@@ -17,6 +17,7 @@
 
 #include "codegen/MemoryPlan.h"
 #include "codegen/Passes.h"
+#include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -247,10 +248,9 @@ struct KcPlanMemoryPass : public kcc::impl::KcPlanMemoryBase<KcPlanMemoryPass> {
     Value arena;
     if (arenaArg) {
       unsigned index = func.getNumArguments();
-      func.insertArgument(index, arenaType,
-                          b.getDictionaryAttr(
-                              b.getNamedAttr("kc.arena", b.getUnitAttr())),
+      func.insertArgument(index, arenaType, b.getDictionaryAttr({}),
                           func.getLoc());
+      kc::setArenaArg(func, index);
       arena = func.getArgument(index);
     } else {
       b.setInsertionPointToStart(&block);
@@ -304,28 +304,22 @@ llvm::json::Object MemoryPlanReport::toJSON() const {
 }
 
 void kcc::writeMemoryPlan(Operation *func, const MemoryPlanReport &report) {
-  Builder b(func->getContext());
-  func->setAttr("kc.arena_bytes", b.getI64IntegerAttr(report.arenaBytes));
-  func->setAttr("kc.arena_lower_bound",
-                b.getI64IntegerAttr(report.lowerBoundBytes));
-  func->setAttr("kc.arena_sum", b.getI64IntegerAttr(report.sumBytes));
-  func->setAttr("kc.arena_buffers",
-                b.getI64IntegerAttr(static_cast<int64_t>(report.buffers.size())));
+  kc::setCount(func, kc::attr::kArenaBytes, report.arenaBytes);
+  kc::setCount(func, kc::attr::kArenaLowerBound, report.lowerBoundBytes);
+  kc::setCount(func, kc::attr::kArenaSum, report.sumBytes);
+  kc::setCount(func, kc::attr::kArenaBuffers,
+               static_cast<int64_t>(report.buffers.size()));
 }
 
 std::optional<MemoryPlanReport> kcc::readMemoryPlan(Operation *func) {
-  auto get = [&](StringRef name) -> std::optional<int64_t> {
-    if (auto a = func->getAttrOfType<IntegerAttr>(name))
-      return a.getInt();
-    return std::nullopt;
-  };
-  auto arena = get("kc.arena_bytes");
+  auto get = [&](StringRef name) { return kc::getCount(func, name); };
+  std::optional<int64_t> arena = get(kc::attr::kArenaBytes);
   if (!arena)
     return std::nullopt;
   MemoryPlanReport r;
   r.arenaBytes = *arena;
-  r.lowerBoundBytes = get("kc.arena_lower_bound").value_or(0);
-  r.sumBytes = get("kc.arena_sum").value_or(0);
-  r.numBuffers = get("kc.arena_buffers").value_or(0);
+  r.lowerBoundBytes = get(kc::attr::kArenaLowerBound).value_or(0);
+  r.sumBytes = get(kc::attr::kArenaSum).value_or(0);
+  r.numBuffers = get(kc::attr::kArenaBuffers).value_or(0);
   return r;
 }

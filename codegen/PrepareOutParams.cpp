@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Passes.h"
+#include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -20,6 +21,7 @@ namespace kcc {
 } // namespace kcc
 
 using namespace mlir;
+namespace kc = kcc::kc;
 
 namespace {
 
@@ -34,21 +36,19 @@ struct KcPrepareOutParamsPass
         continue;
       SmallVector<int64_t> pairs;
       for (unsigned r = 0; r < func.getNumResults(); ++r) {
-        auto name = func.getResultAttrOfType<StringAttr>(r, "kc.name");
+        std::optional<StringRef> name = kc::getResultName(func, r);
         if (!name)
           continue;
         for (unsigned a = 0; a < func.getNumArguments(); ++a)
-          if (func.getArgAttrOfType<StringAttr>(a, "kc.name") == name &&
+          if (kc::getArgName(func, a) == name &&
               func.getArgument(a).getType() == func.getResultTypes()[r]) {
             pairs.append({r, a});
             break;
           }
       }
-      Builder b(func.getContext());
-      func->setAttr("kc.num_inputs",
-                    b.getI64IntegerAttr(func.getNumArguments()));
+      kc::setCount(func, kc::attr::kNumInputs, func.getNumArguments());
       if (!pairs.empty())
-        func->setAttr("kc.update_candidates", b.getDenseI64ArrayAttr(pairs));
+        kc::setUpdateCandidates(func, pairs);
     }
     getOperation().walk([](func::ReturnOp ret) {
       OpBuilder b(ret);

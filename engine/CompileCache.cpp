@@ -1,6 +1,7 @@
 //===- CompileCache.cpp - Compiled functions keyed by IR and target -------===//
 
 #include "engine/CompileCache.h"
+#include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -29,7 +30,7 @@ CompileCache &CompileCache::global() {
 
 int64_t CompileCache::batchOf(mlir::func::FuncOp func) {
   for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
-    if (func.getArgAttr(i, "kc.input"))
+    if (kc::isInputArg(func, i))
       if (auto t = llvm::dyn_cast<mlir::RankedTensorType>(
               func.getArgument(i).getType());
           t && t.getRank() > 0)

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "engine/CompiledFunction.h"
+#include "ir/KcAttributes.h"
 #include "runtime/Error.h"
 #include "runtime/FlushDenormals.h"
 #include "runtime/LibraryCalls.h"
@@ -234,9 +235,9 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
     lowered->print(os);
   }
   if (mlir::Operation *f = lowered->lookupSymbol(impl->name)) {
-    if (auto pairs = f->getAttrOfType<mlir::DenseI64ArrayAttr>("kc.in_place"))
-      for (int64_t i = 0; i + 1 < pairs.size(); i += 2)
-        impl->inPlace.emplace_back(pairs[i], pairs[i + 1]);
+    if (std::optional<llvm::ArrayRef<int64_t>> pairs = kc::getInPlacePairs(f))
+      for (size_t i = 0; i + 1 < pairs->size(); i += 2)
+        impl->inPlace.emplace_back((*pairs)[i], (*pairs)[i + 1]);
     if (std::optional<KernelCount> count = readKernelCount(f))
       impl->kernels = *count;
     impl->plan = readMemoryPlan(f);

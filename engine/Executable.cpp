@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "engine/Executable.h"
+#include "ir/KcAttributes.h"
 
 #include "engine/Backend.h"
 #include "engine/CompileCache.h"
@@ -110,17 +111,16 @@ Executable::Executable(std::shared_ptr<mlir::MLIRContext> context,
       throw Error("executable: @train_step has no valid kc.train_step layout");
     m.metrics = f.layout->metrics;
     for (unsigned i = 0; i < f.layout->numParams; ++i) {
-      auto name = f.train.getArgAttrOfType<mlir::StringAttr>(i, "kc.name");
-      m.names.push_back(name ? name.str() : "param_" + std::to_string(i));
+      std::optional<llvm::StringRef> name = kc::getArgName(f.train, i);
+      m.names.push_back(name ? name->str() : "param_" + std::to_string(i));
       m.paramSpecs.push_back(specOf(f.train.getArgument(i).getType()));
     }
   } else {
     for (unsigned i = 0; i < f.forward.getNumArguments(); ++i) {
-      if (f.forward.getArgAttr(i, "kc.input") ||
-          f.forward.getArgAttr(i, "kc.step"))
+      if (kc::isInputArg(f.forward, i) || kc::isStepArg(f.forward, i))
         continue;
-      auto name = f.forward.getArgAttrOfType<mlir::StringAttr>(i, "kc.name");
-      m.names.push_back(name ? name.str()
+      std::optional<llvm::StringRef> name = kc::getArgName(f.forward, i);
+      m.names.push_back(name ? name->str()
                              : "param_" + std::to_string(m.names.size()));
       m.paramSpecs.push_back(specOf(f.forward.getArgument(i).getType()));
     }
@@ -194,7 +194,7 @@ NDArray Executable::predict(const NDArray &x) {
     throw Error("predict: the executable has no @forward");
   std::vector<unsigned> inputArgs;
   for (unsigned i = 0; i < forward.getNumArguments(); ++i)
-    if (forward.getArgAttr(i, "kc.input"))
+    if (kc::isInputArg(forward, i))
       inputArgs.push_back(i);
   if (inputArgs.size() != 1 || forward.getNumResults() != 1)
     throw Error("predict: @forward must take one input and return one result");
@@ -225,7 +225,7 @@ NDArray Executable::predict(const NDArray &x) {
   for (unsigned i = 0; i < args.size(); ++i) {
     if (i == inputArgs[0])
       args[i] = m.predictIn;
-    else if (forward.getArgAttr(i, "kc.step"))
+    else if (kc::isStepArg(forward, i))
       args[i] = m.values.iterations.defined() ? m.values.iterations
                                               : NDArray::scalar(0, DType::I64);
     else

@@ -3,6 +3,7 @@
 #include "frontend/Trace.h"
 #include "frontend/Model.h"
 #include "frontend/Ops.h"
+#include "ir/KcAttributes.h"
 #include "ir/KcDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -161,13 +162,13 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
   func.setType(b.getFunctionType(argTypes, resultTypes));
 
   for (auto [i, p] : llvm::enumerate(params)) {
-    func.setArgAttr(i, "kc.name", b.getStringAttr(p.name));
-    func.setArgAttr(i, "kc.trainable", b.getBoolAttr(p.weight->trainable));
+    kc::setArgName(func, i, p.name);
+    kc::setTrainableArg(func, i, p.weight->trainable);
   }
   for (size_t i = 0; i < inShapes.size(); ++i)
-    func.setArgAttr(params.size() + i, "kc.input", b.getI64IntegerAttr(i));
+    kc::setInputIndex(func, params.size() + i, i);
   if (withStep)
-    func.setArgAttr(argTypes.size() - 1, "kc.step", b.getUnitAttr());
+    kc::setStepArg(func, argTypes.size() - 1);
 
   // Verify before handing out: a frontend bug must not surface as a
   // confusing failure in a later pass.

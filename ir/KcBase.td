@@ -29,8 +29,59 @@ def Kc_Dialect : Dialect {
     and i64 for masks, labels and indices). Traced from the C++ layer API and
     imported from Keras specs; the train-step, fusion and memory-planning
     passes work on it before it is lowered to linalg.
+
+    Passes and runtimes annotate functions, their arguments and results, and
+    loops with discardable `kc.*` attributes, declared in `discardableAttrs`
+    and verified by the dialect (type, value and place):
+
+    | attribute | on | value |
+    |-----------|----|-------|
+    | `kc.name` | argument, result | string: parameter or optimizer slot name |
+    | `kc.trainable` | argument | bool: the optimizer updates it |
+    | `kc.input`, `kc.target` | argument | index of the model input / target |
+    | `kc.step`, `kc.arena` | argument | unit: step counter / memory arena |
+    | `kc.train_step` | function | dictionary: loss, optimizer, params, ... |
+    | `kc.num_inputs` | function | integer: arguments before out-params |
+    | `kc.update_candidates`, `kc.in_place` | function | i64 array of (result, argument) pairs |
+    | `kc.kernels`, `kc.library_calls`, `kc.loop_nests` | function | integer counts |
+    | `kc.arena_bytes`, `kc.arena_lower_bound`, `kc.arena_sum`, `kc.arena_buffers` | function | integer: the memory plan |
+    | `kc.fusion` | loop | dictionary: kind, ops, layers, local_bytes |
+    | `kc.parallel` | loop | unit: independent iterations |
   }];
   let useDefaultAttributePrinterParser = 1;
+
+  // The discardable `kc.*` attributes that passes and runtimes put on
+  // functions, their arguments and results, and loops. Declared here once:
+  // tablegen generates a `XAttrHelper` per entry, whose `getNameStr()` is the
+  // attribute's one spelling and whose `getAttr` return type is the type the
+  // verifier (KcDialect.cpp) checks. ir/KcAttributes.h decodes them.
+  let discardableAttrs = (ins
+    // Arguments and results of a traced or built function.
+    "::mlir::StringAttr":$name,        // arg/result: parameter or slot name
+    "::mlir::BoolAttr":$trainable,     // arg: a parameter the optimizer updates
+    "::mlir::IntegerAttr":$input,      // arg: the model input's index
+    "::mlir::IntegerAttr":$target,     // arg: the training target's index
+    "::mlir::UnitAttr":$step,          // arg: the dropout step counter
+    "::mlir::UnitAttr":$arena,         // arg: the planned memory arena
+    // Functions.
+    "::mlir::DictionaryAttr":$train_step,  // the train step's layout
+    "::mlir::IntegerAttr":$num_inputs,     // arguments before the out-params
+    "::mlir::DenseI64ArrayAttr":$update_candidates, // (result, arg) pairs
+    "::mlir::DenseI64ArrayAttr":$in_place,          // proven (result, arg) pairs
+    "::mlir::IntegerAttr":$kernels,
+    "::mlir::IntegerAttr":$library_calls,
+    "::mlir::IntegerAttr":$loop_nests,
+    "::mlir::IntegerAttr":$arena_bytes,
+    "::mlir::IntegerAttr":$arena_lower_bound,
+    "::mlir::IntegerAttr":$arena_sum,
+    "::mlir::IntegerAttr":$arena_buffers,
+    // Loops.
+    "::mlir::DictionaryAttr":$fusion,  // the fusion group a loop nest holds
+    "::mlir::UnitAttr":$parallel       // iterations are independent
+  );
+  let hasOperationAttrVerify = 1;
+  let hasRegionArgAttrVerify = 1;
+  let hasRegionResultAttrVerify = 1;
 }
 
 //===----------------------------------------------------------------------===//

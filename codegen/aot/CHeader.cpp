@@ -3,6 +3,7 @@
 #include "codegen/aot/CHeader.h"
 
 #include "codegen/MemoryPlan.h"
+#include "ir/KcAttributes.h"
 #include "passes/TrainStep.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -73,14 +74,16 @@ llvm::Expected<std::vector<Slot>> slotsOf(mlir::func::FuncOp f, bool results) {
     if (!c)
       return slotError(f, what, i, t, "has no C element type");
     std::string name;
-    auto attr = results ? f.getResultAttrOfType<mlir::StringAttr>(i, "kc.name")
-                        : f.getArgAttrOfType<mlir::StringAttr>(i, "kc.name");
-    if (attr)
-      name = attr.getValue().str();
-    else if (auto input = f.getArgAttrOfType<mlir::IntegerAttr>(i, "kc.input");
-             !results && input)
-      name = "input_" + std::to_string(input.getInt());
-    else if (!results && f.getArgAttr(i, "kc.step"))
+    std::optional<llvm::StringRef> given =
+        results ? kc::getResultName(f, i) : kc::getArgName(f, i);
+    std::optional<int64_t> input;
+    if (!results)
+      input = kc::getInputIndex(f, i);
+    if (given)
+      name = given->str();
+    else if (input)
+      name = "input_" + std::to_string(*input);
+    else if (!results && kc::isStepArg(f, i))
       name = "step";
     else
       name = (results ? "result" : "arg") + std::to_string(i);
@@ -176,12 +179,12 @@ LoweredAbi loweredAbi(mlir::ModuleOp lowered, llvm::StringRef name) {
     return abi;
   if (auto fn = llvm::dyn_cast<mlir::FunctionOpInterface>(f))
     for (unsigned i = 0, e = fn.getNumArguments(); i < e; ++i)
-      if (fn.getArgAttr(i, "kc.arena"))
+      if (kc::isArenaArg(fn, i))
         if (std::optional<MemoryPlanReport> plan = readMemoryPlan(f))
           abi.arenaBytes = std::max<int64_t>(1, plan->arenaBytes);
-  if (auto pairs = f->getAttrOfType<mlir::DenseI64ArrayAttr>("kc.in_place"))
-    for (int64_t i = 0; i + 1 < pairs.size(); i += 2)
-      abi.inPlace.emplace_back(pairs[i], pairs[i + 1]);
+  if (std::optional<llvm::ArrayRef<int64_t>> pairs = kc::getInPlacePairs(f))
+    for (size_t i = 0; i + 1 < pairs->size(); i += 2)
+      abi.inPlace.emplace_back((*pairs)[i], (*pairs)[i + 1]);
   return abi;
 }
 

@@ -10,6 +10,7 @@
 
 #include "codegen/cuda/CudaPasses.h"
 #include "codegen/LoweringUtils.h"
+#include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -115,7 +116,7 @@ LogicalResult Extractor::run(func::FuncOp f, unsigned numInputs,
     if (!type || !type.hasStaticShape())
       return f.emitOpError("expects statically shaped memref arguments, got ")
              << arg.getType();
-    if (f.getArgAttr(arg.getArgNumber(), "kc.arena")) {
+    if (kc::isArenaArg(f, arg.getArgNumber())) {
       p.arenaBytes = type.getNumElements();
       refs[arg] = {BufferRef::Kind::Arena, 0, 0};
       continue;

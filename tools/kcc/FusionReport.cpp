@@ -10,6 +10,7 @@
 #include "FusionReport.h"
 
 #include "codegen/Passes.h"
+#include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -117,10 +118,10 @@ LogicalResult kcc::driver::printFusionReport(ModuleOp module,
     }
   }
   copy->walk([&](Operation *f) {
-    if (auto pairs = f->getAttrOfType<DenseI64ArrayAttr>("kc.in_place"))
-      if (!pairs.empty())
+    if (std::optional<ArrayRef<int64_t>> pairs = kc::getInPlacePairs(f))
+      if (!pairs->empty())
         plan.lines.push_back(
-            std::to_string(pairs.size() / 2) +
+            std::to_string(pairs->size() / 2) +
             " results (parameters, optimizer slots, the step counter) "
             "updated in place over their arguments (kc-mark-in-place)");
   });

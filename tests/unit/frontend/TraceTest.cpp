@@ -1,6 +1,7 @@
 //===- TraceTest.cpp - traceForward: signature, attributes, locations -----===//
 
 #include "frontend/models/ReferenceModels.h"
+#include "ir/KcAttributes.h"
 #include "ir/KcDialect.h"
 #include "kcc/kcc.h"
 
@@ -38,20 +39,16 @@ TEST(Trace, MlpSignatureAndArgAttributes) {
   ASSERT_EQ(params.size(), 6u);
   ASSERT_EQ(f.getNumArguments(), 7u);
   for (size_t i = 0; i < params.size(); ++i) {
-    auto name = f.getArgAttrOfType<mlir::StringAttr>(i, "kc.name");
+    std::optional<llvm::StringRef> name = kc::getArgName(f, i);
     ASSERT_TRUE(name);
-    EXPECT_EQ(name.str(), params[i].name);
-    auto trainable = f.getArgAttrOfType<mlir::BoolAttr>(i, "kc.trainable");
-    ASSERT_TRUE(trainable);
-    EXPECT_TRUE(trainable.getValue());
+    EXPECT_EQ(name->str(), params[i].name);
+    EXPECT_TRUE(kc::isTrainableArg(f, i));
     auto type = mlir::cast<mlir::RankedTensorType>(f.getArgument(i).getType());
     EXPECT_EQ(Shape(type.getShape().begin(), type.getShape().end()),
               params[i].value.shape());
   }
   EXPECT_EQ(params[0].name, "dense/kernel");
-  auto input = f.getArgAttrOfType<mlir::IntegerAttr>(6, "kc.input");
-  ASSERT_TRUE(input);
-  EXPECT_EQ(input.getInt(), 0);
+  EXPECT_EQ(kc::getInputIndex(f, 6), 0);
   auto inType = mlir::cast<mlir::RankedTensorType>(f.getArgument(6).getType());
   EXPECT_EQ(inType.getShape(), llvm::ArrayRef<int64_t>({8, 28, 28, 1}));
   ASSERT_EQ(f.getNumResults(), 1u);
@@ -113,7 +110,7 @@ TEST(Trace, StepArgumentOnlyWhenTrainingWithDropout) {
   auto train = traceForward(ctx, m, {3, /*training=*/true});
   mlir::func::FuncOp f = forwardOf(*train);
   ASSERT_EQ(f.getNumArguments(), 6u);
-  EXPECT_TRUE(f.getArgAttr(5, "kc.step"));
+  EXPECT_TRUE(kc::isStepArg(f, 5));
   auto stepType = mlir::cast<mlir::RankedTensorType>(f.getArgument(5).getType());
   EXPECT_EQ(stepType.getRank(), 0);
   EXPECT_TRUE(stepType.getElementType().isInteger(64));
