@@ -30,10 +30,6 @@
 
 using namespace kcc;
 
-const char *kcc::execModeName(ExecMode mode) {
-  return mode == ExecMode::Compiled ? "compiled" : "interpreted";
-}
-
 namespace {
 
 TensorSpec specOf(mlir::Type type) {

@@ -22,6 +22,7 @@
 #ifndef KCC_RUNTIME_EXEC_EXECUTABLE_H
 #define KCC_RUNTIME_EXEC_EXECUTABLE_H
 
+#include "passes/TrainingConfig.h"
 #include "runtime/NDArray.h"
 #include "runtime/jit/CompiledFunction.h"
 
@@ -43,9 +44,6 @@ namespace kcc {
 
 class Interpreter;
 struct CompiledArtifact;
-
-enum class ExecMode { Compiled, Interpreted };
-const char *execModeName(ExecMode mode);
 
 struct ExecOptions {
   ExecMode mode = ExecMode::Compiled;
