@@ -14,16 +14,10 @@
 
 namespace kcc {
 
-namespace {
-
-/// Throws kcc::Error ("compile: ...", as Keras's compile() would) unless
-/// `config` is valid.
-void validate(const TrainingConfig &config) {
+void checkTrainingConfig(const TrainingConfig &config) {
   if (llvm::Error err = config.validate())
     throw Error("compile: " + llvm::toString(std::move(err)));
 }
-
-} // namespace
 
 ExecOptions execOptions(const TrainingConfig &config,
                         const JitOptions &options) {
@@ -38,7 +32,7 @@ ExecOptions execOptions(const TrainingConfig &config,
 mlir::OwningOpRef<mlir::ModuleOp>
 buildTrainModule(mlir::MLIRContext &ctx, Model &model,
                  const TrainingConfig &config) {
-  validate(config);
+  checkTrainingConfig(config);
   TraceOptions trace;
   trace.batch = config.batch;
   trace.training = true;

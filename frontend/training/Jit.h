@@ -40,6 +40,10 @@ struct JitOptions {
   llvm::raw_ostream *log = &llvm::errs();
 };
 
+/// Throws kcc::Error ("compile: <what is wrong>", as Keras's compile()
+/// would) unless `config` is valid (TrainingConfig::validate).
+void checkTrainingConfig(const TrainingConfig &config);
+
 /// The runtime's options for a step built from `config`: its mode, its
 /// initial learning rate (OptimizerConfig::resolvedLearningRate), `options`'
 /// CPU target and log.

@@ -14,8 +14,7 @@ namespace kcc {
 Trainer::Trainer(Model &model, TrainingConfig config, llvm::raw_ostream *log)
     : model_(model), config_(std::move(config)), log_(log),
       learningRate_(config_.optimizer.resolvedLearningRate()) {
-  if (llvm::Error err = config_.validate())
-    throw Error("compile: " + llvm::toString(std::move(err)));
+  checkTrainingConfig(config_);
 }
 
 Trainer::~Trainer() = default;
