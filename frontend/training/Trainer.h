@@ -8,13 +8,13 @@
 //   trainer.fit(data.train, {.epochs = 1, .batchSize = 32});
 //   double acc = trainer.evaluate(data.test).at("accuracy");
 //
-// fit() builds (kcc::jit) one Executable per batch size: the model traced
-// in training mode, turned into @train_step by the train pipeline, run
-// compiled or by the interpreter (TrainingConfig::mode). fit()'s batch size
-// overrides TrainingConfig::batch. The Executable owns
-// the params, the optimizer state and the step count between steps; the
-// Trainer feeds it batches and writes the weights back into the model after
-// each epoch. evaluate() runs an inference-only Executable (@forward).
+// fit() builds (kcc::jit) one Executable per batch size (fit()'s, not
+// TrainingConfig::batch): the model traced in training mode, turned into
+// @train_step by the train pipeline, run compiled or by the interpreter
+// (TrainingConfig::mode). The Executable owns the params, the optimizer
+// state and the step count between steps; the Trainer feeds it batches and
+// writes the weights back into the model after each epoch. evaluate() runs
+// an inference-only Executable (@forward).
 //
 //===----------------------------------------------------------------------===//
 
