@@ -55,14 +55,14 @@ void stepBenchmark(benchmark::State &state, const std::string &name,
   std::unique_ptr<Model> model = name == "mlp" ? std::unique_ptr<Model>(
                                                      models::buildMlp(1))
                                                : models::buildCnn(1);
-  JitOptions o;
-  o.batch = batch;
-  o.optimizer = "adam";
-  o.metrics = {"accuracy"};
-  o.fromLogits = name != "mlp";
-  o.mode = mode;
-  o.log = nullptr;
-  Executable exe = jit(*model, o);
+  TrainingConfig config; // adam
+  config.batch = batch;
+  config.metrics = {"accuracy"};
+  config.loss.fromLogits = name != "mlp";
+  config.mode = mode;
+  JitOptions quiet;
+  quiet.log = nullptr;
+  Executable exe = jit(*model, config, quiet);
   NDArray x = images(batch, 42), y = labels(batch);
   exe.step(x, y); // warm-up: oneDNN primitives, caches
   ExecStats before = exe.stats();
@@ -108,13 +108,14 @@ BENCHMARK(BM_StepCnnInterpreted)->Name("Step/cnn/interpreted")->Arg(64)
 /// Everything kcc::jit does for the MLP, the compile cache bypassed.
 void BM_CompileMlpStep(benchmark::State &state) {
   std::unique_ptr<Model> model = models::buildMlp(1);
-  JitOptions o;
-  o.batch = state.range(0);
-  o.metrics = {"accuracy"};
-  o.log = nullptr;
+  TrainingConfig config;
+  config.batch = state.range(0);
+  config.metrics = {"accuracy"};
+  JitOptions quiet;
+  quiet.log = nullptr;
   for (auto _ : state) {
     CompileCache::global().clear();
-    Executable exe = jit(*model, o);
+    Executable exe = jit(*model, config, quiet);
     benchmark::DoNotOptimize(&exe);
   }
 }

@@ -143,10 +143,8 @@ struct Step {
     TraceOptions opts;
     opts.batch = batch;
     module = traceForward(ctx, *m, opts);
-    KcBuildTrainStepOptions trainOpts;
-    trainOpts.optimizer = "adam";
     mlir::PassManager pm(&ctx);
-    buildTrainPipeline(pm, trainOpts);
+    buildTrainPipeline(pm, TrainingConfig()); // adam
     if (mlir::failed(pm.run(*module)))
       throw Error("train pipeline failed");
     func = module->lookupSymbol<mlir::func::FuncOp>("train_step");

@@ -1,6 +1,6 @@
 //===- Passes.h - kc lowering, CPU codegen passes and pipelines -*- C++ -*-===//
 //
-// kc -> linalg -> LLVM dialect for the CPU. The JIT (runtime/jit) and the
+// kc -> linalg -> LLVM dialect for the CPU. The JIT (engine/) and the
 // driver both build the same named pipeline from here, so `kcc-opt
 // --kc-cpu-pipeline` shows exactly what the JIT compiles.
 //

@@ -25,10 +25,6 @@
 
 using namespace kcc;
 
-const char *kcc::execModeName(ExecMode mode) {
-  return mode == ExecMode::Compiled ? "compiled" : "interpreted";
-}
-
 namespace {
 
 TensorSpec specOf(mlir::Type type) {

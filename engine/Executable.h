@@ -23,6 +23,7 @@
 #ifndef KCC_ENGINE_EXECUTABLE_H
 #define KCC_ENGINE_EXECUTABLE_H
 
+#include "passes/TrainingConfig.h"
 #include "runtime/NDArray.h"
 #include "engine/CompiledFunction.h"
 
@@ -42,15 +43,13 @@ class MLIRContext;
 
 namespace kcc {
 
-enum class ExecMode { Compiled, Interpreted };
-const char *execModeName(ExecMode mode);
 
 struct ExecOptions {
   ExecMode mode = ExecMode::Compiled;
   /// Code generation for the host CPU (compiled mode).
   CpuOptions cpu;
   /// The initial learning rate.
-  double learningRate = 1e-3;
+  double learningRate = OptimizerConfig().resolvedLearningRate();
   /// Where each compile is reported in one line ("kcc: compiled train_step
   /// for batch 64 in 812 ms"); null is silent.
   llvm::raw_ostream *log = &llvm::errs();

@@ -71,6 +71,289 @@ FailureOr<ForwardArgs> classifyArgs(func::FuncOp forward) {
   return args;
 }
 
+/// Builds @train_step from @forward and a validated TrainingConfig, one
+/// named step at a time. Argument and result positions come from the
+/// TrainStepLayout computed first, never from index arithmetic.
+class TrainStepBuilder {
+public:
+  TrainStepBuilder(func::FuncOp forward, const TrainingConfig &config)
+      : forward_(forward), config_(config), ctx_(forward.getContext()),
+        b_(forward) {}
+
+  /// Builds @train_step after @forward; on failure, emits the error and
+  /// leaves the module as it was.
+  LogicalResult build();
+
+  unsigned numTrainable() const { return trainable_.size(); }
+  unsigned numFrozen() const { return fwdArgs_.params.size() - numTrainable(); }
+
+private:
+  LogicalResult analyzeForward();
+  void createFunction();
+  Value cloneForward();
+  LogicalResult buildLossAndGradients(Value pred);
+  void buildMetrics(Value pred);
+  void buildOptimizerUpdate();
+  void setArgAndResultNames();
+  void setLayoutAttr();
+
+  DictionaryAttr named(llvm::StringRef name) {
+    return DictionaryAttr::get(ctx_,
+                               {NamedAttribute(StringAttr::get(ctx_, "kc.name"),
+                                               StringAttr::get(ctx_, name))});
+  }
+  Location nameLoc(llvm::StringRef name) {
+    return NameLoc::get(StringAttr::get(ctx_, name));
+  }
+  Value arg(unsigned i) { return step_.getArgument(i); }
+  llvm::StringRef optName() const {
+    return optimizerName(config_.optimizer.kind);
+  }
+  /// "adam/m/dense/kernel": optimizer state `slot` of forward param `i`.
+  std::string slotName(unsigned i, llvm::StringRef slot) const {
+    return (optName() + "/" + slot + "/" + paramName(forward_, i)).str();
+  }
+
+  func::FuncOp forward_;
+  const TrainingConfig &config_;
+  MLIRContext *ctx_;
+  OpBuilder b_;
+
+  // From analyzeForward().
+  ForwardArgs fwdArgs_;
+  RankedTensorType predType_, targetType_;
+  /// Positions in fwdArgs_.params of the trainable params.
+  llvm::SmallVector<unsigned> trainable_;
+  llvm::SmallVector<std::string> slots_;
+  TrainStepLayout layout_;
+
+  // Built.
+  func::FuncOp step_;
+  Value loss_;
+  llvm::SmallVector<Value> grads_;   ///< one per trainable_ entry
+  llvm::SmallVector<Value> results_; ///< in layout order
+};
+
+LogicalResult TrainStepBuilder::build() {
+  if (failed(analyzeForward()))
+    return failure();
+  createFunction();
+  Value pred = cloneForward();
+  if (failed(buildLossAndGradients(pred))) {
+    step_.erase();
+    return forward_.emitOpError("could not be differentiated");
+  }
+  buildMetrics(pred);
+  buildOptimizerUpdate();
+  setArgAndResultNames();
+  setLayoutAttr();
+  LLVM_DEBUG(llvm::dbgs() << "built @train_step: " << layout_.numParams
+                          << " params (" << numTrainable() << " trainable), "
+                          << layout_.numOptimizerState << " state tensors\n");
+  return success();
+}
+
+/// Classifies @forward's arguments, checks its prediction against the loss
+/// and fixes the layout.
+LogicalResult TrainStepBuilder::analyzeForward() {
+  FailureOr<ForwardArgs> args = classifyArgs(forward_);
+  if (failed(args))
+    return failure();
+  fwdArgs_ = std::move(*args);
+  if (forward_.getNumResults() != 1)
+    return forward_.emitOpError("expects one result (the prediction), got ")
+           << forward_.getNumResults();
+  LossKind loss = config_.loss.kind;
+  Type result = forward_.getFunctionType().getResult(0);
+  predType_ = dyn_cast<RankedTensorType>(result);
+  targetType_ = targetType(loss, predType_);
+  if (!targetType_)
+    return forward_.emitOpError("result ")
+           << result << " cannot take the " << lossName(loss)
+           << " loss (expects a float tensor of rank >= 1)";
+
+  for (auto [k, i] : llvm::enumerate(fwdArgs_.params))
+    if (isTrainable(forward_, i))
+      trainable_.push_back(k);
+  slots_ = slotNames(config_.optimizer);
+  layout_.numParams = fwdArgs_.params.size();
+  layout_.numOptimizerState = trainable_.size() * slots_.size();
+  layout_.numInputs = fwdArgs_.inputs.size();
+  layout_.metrics = config_.metrics;
+  layout_.loss = lossName(loss).str();
+  layout_.optimizer = optName().str();
+  return success();
+}
+
+/// Creates @train_step with the layout's arguments and an empty body:
+/// params, optimizer state (param-major), iterations, learning rate,
+/// inputs, target.
+void TrainStepBuilder::createFunction() {
+  llvm::SmallVector<Type> argTypes;
+  auto typeOf = [&](unsigned i) { return forward_.getArgument(i).getType(); };
+  for (unsigned i : fwdArgs_.params)
+    argTypes.push_back(typeOf(i));
+  for (unsigned k : trainable_)
+    argTypes.append(slots_.size(), typeOf(fwdArgs_.params[k]));
+  argTypes.push_back(RankedTensorType::get({}, b_.getI64Type()));
+  argTypes.push_back(RankedTensorType::get({}, b_.getF32Type()));
+  for (unsigned i : fwdArgs_.inputs)
+    argTypes.push_back(typeOf(i));
+  argTypes.push_back(targetType_);
+  assert(argTypes.size() == layout_.targetArg() + 1 && "layout mismatch");
+
+  b_.setInsertionPointAfter(forward_);
+  step_ = b_.create<func::FuncOp>(forward_.getLoc(), "train_step",
+                                  b_.getFunctionType(argTypes, {}));
+  b_.setInsertionPointToStart(step_.addEntryBlock());
+}
+
+/// Clones @forward's body into @train_step; returns the prediction. The
+/// dropout counter, if any, is fed by `iterations`.
+Value TrainStepBuilder::cloneForward() {
+  IRMapping map;
+  for (auto [k, i] : llvm::enumerate(fwdArgs_.params))
+    map.map(forward_.getArgument(i), arg(layout_.firstParamArg() + k));
+  for (auto [k, i] : llvm::enumerate(fwdArgs_.inputs))
+    map.map(forward_.getArgument(i), arg(layout_.firstInputArg() + k));
+  if (fwdArgs_.step) {
+    BlockArgument stepArg = forward_.getArgument(*fwdArgs_.step);
+    Value counter = arg(layout_.iterationsArg());
+    if (stepArg.getType() != counter.getType())
+      counter =
+          b_.create<kc::CastOp>(stepArg.getLoc(), stepArg.getType(), counter);
+    map.map(stepArg, counter);
+  }
+  Block &body = forward_.getBody().front();
+  for (Operation &op : body.without_terminator())
+    b_.clone(op, map);
+  return map.lookupOrDefault(body.getTerminator()->getOperand(0));
+}
+
+/// The loss and its gradients with respect to the trainable params.
+LogicalResult TrainStepBuilder::buildLossAndGradients(Value pred) {
+  loss_ = buildLoss(b_, nameLoc("loss"), config_.loss.kind,
+                    config_.loss.fromLogits, pred, arg(layout_.targetArg()));
+  results_.push_back(loss_);
+  if (trainable_.empty())
+    return success();
+  llvm::SmallVector<Value> wrt;
+  for (unsigned k : trainable_)
+    wrt.push_back(arg(layout_.firstParamArg() + k));
+  FailureOr<llvm::SmallVector<Value>> grads = buildGradients(b_, loss_, wrt);
+  if (failed(grads))
+    return failure();
+  grads_ = std::move(*grads);
+  return success();
+}
+
+/// The metrics, built after the gradients so the reverse sweep never sees
+/// them.
+void TrainStepBuilder::buildMetrics(Value pred) {
+  assert(results_.size() == layout_.firstMetricResult());
+  for (const std::string &name : config_.metrics) {
+    // TrainingConfig::validate() resolved every metric already.
+    MetricKind kind = llvm::cantFail(parseMetric(name, config_.loss.kind));
+    results_.push_back(
+        buildMetric(b_, nameLoc(name), kind, pred, arg(layout_.targetArg())));
+  }
+}
+
+/// New params (frozen ones passed through), new optimizer state and
+/// iterations + 1, then the return.
+void TrainStepBuilder::buildOptimizerUpdate() {
+  Location optLoc = nameLoc(optName());
+  Value iterations = arg(layout_.iterationsArg());
+  StepScalars scalars = buildStepScalars(
+      b_, optLoc, config_.optimizer, iterations, arg(layout_.learningRateArg()),
+      predType_.getElementType());
+  assert(results_.size() == layout_.firstParamResult());
+  llvm::SmallVector<Value> newState;
+  for (unsigned k = 0; k < layout_.numParams; ++k) {
+    Value param = arg(layout_.firstParamArg() + k);
+    auto it = llvm::find(trainable_, k);
+    if (it == trainable_.end()) {
+      results_.push_back(param); // frozen: passed through
+      continue;
+    }
+    unsigned t = it - trainable_.begin();
+    ValueRange paramSlots = step_.getArguments().slice(
+        layout_.firstStateArg() + t * slots_.size(), slots_.size());
+    Location loc = nameLoc(
+        (optName() + "/" + paramName(forward_, fwdArgs_.params[k])).str());
+    ParamUpdate u = buildUpdate(b_, loc, config_.optimizer, scalars, param,
+                                grads_[t], paramSlots);
+    results_.push_back(u.param);
+    newState.append(u.slots.begin(), u.slots.end());
+  }
+  assert(results_.size() == layout_.firstStateResult());
+  results_.append(newState);
+  // iterations + 1: kc has float arithmetic only, and f64 holds every
+  // integer below 2^53 exactly.
+  KcEmitter e(b_, optLoc);
+  results_.push_back(
+      e.cast(e.add(e.cast(iterations, b_.getF64Type()), 1.0), b_.getI64Type()));
+  assert(results_.size() == layout_.iterationsResult() + 1);
+
+  b_.create<func::ReturnOp>(forward_.getLoc(), results_);
+  step_.setType(b_.getFunctionType(step_.getArgumentTypes(),
+                                   ValueRange(results_).getTypes()));
+}
+
+/// `kc.name` on every argument and result (params keep @forward's argument
+/// attributes), `kc.target` on the target.
+void TrainStepBuilder::setArgAndResultNames() {
+  for (auto [k, i] : llvm::enumerate(fwdArgs_.params)) {
+    DictionaryAttr attrs = forward_.getArgAttrDict(i);
+    step_.setArgAttrs(layout_.firstParamArg() + k,
+                      attrs ? attrs : named(paramName(forward_, i)));
+    step_.setResultAttrs(layout_.firstParamResult() + k,
+                         named(paramName(forward_, i)));
+  }
+  unsigned state = 0;
+  for (unsigned k : trainable_)
+    for (const std::string &slot : slots_) {
+      DictionaryAttr name = named(slotName(fwdArgs_.params[k], slot));
+      step_.setArgAttrs(layout_.firstStateArg() + state, name);
+      step_.setResultAttrs(layout_.firstStateResult() + state, name);
+      ++state;
+    }
+  step_.setArgAttrs(layout_.iterationsArg(), named("iterations"));
+  step_.setArgAttrs(layout_.learningRateArg(), named("learning_rate"));
+  for (auto [k, i] : llvm::enumerate(fwdArgs_.inputs))
+    if (DictionaryAttr attrs = forward_.getArgAttrDict(i))
+      step_.setArgAttrs(layout_.firstInputArg() + k, attrs);
+  step_.setArgAttrs(
+      layout_.targetArg(),
+      b_.getDictionaryAttr(
+          {b_.getNamedAttr("kc.name", b_.getStringAttr("target")),
+           b_.getNamedAttr("kc.target", b_.getI64IntegerAttr(0))}));
+
+  step_.setResultAttrs(layout_.lossResult(), named("loss"));
+  for (auto [k, name] : llvm::enumerate(config_.metrics))
+    step_.setResultAttrs(layout_.firstMetricResult() + k, named(name));
+  step_.setResultAttrs(layout_.iterationsResult(), named("iterations"));
+}
+
+/// The `kc.train_step` attribute getTrainStepLayout reads back.
+void TrainStepBuilder::setLayoutAttr() {
+  auto i64 = [&](int64_t v) { return b_.getI64IntegerAttr(v); };
+  llvm::SmallVector<Attribute> metrics;
+  for (const std::string &name : layout_.metrics)
+    metrics.push_back(b_.getStringAttr(name));
+  step_->setAttr(
+      "kc.train_step",
+      b_.getDictionaryAttr(
+          {b_.getNamedAttr("loss", b_.getStringAttr(layout_.loss)),
+           b_.getNamedAttr("from_logits",
+                           b_.getBoolAttr(config_.loss.fromLogits)),
+           b_.getNamedAttr("optimizer", b_.getStringAttr(layout_.optimizer)),
+           b_.getNamedAttr("params", i64(layout_.numParams)),
+           b_.getNamedAttr("optimizer_state", i64(layout_.numOptimizerState)),
+           b_.getNamedAttr("inputs", i64(layout_.numInputs)),
+           b_.getNamedAttr("metrics", b_.getArrayAttr(metrics))}));
+}
+
 struct BuildTrainStepPass
     : impl::KcBuildTrainStepBase<BuildTrainStepPass> {
   using KcBuildTrainStepBase::KcBuildTrainStepBase;
@@ -78,15 +361,29 @@ struct BuildTrainStepPass
   void runOnOperation() override;
 
 private:
-  LogicalResult build(func::FuncOp forward, LossKind lossKind,
-                      llvm::ArrayRef<MetricKind> metricKinds,
-                      const OptimizerConfig &config);
+  /// This pass's option values, as the options struct.
+  KcBuildTrainStepOptions currentOptions() const;
 
   Statistic numTrainable{this, "trainable-params",
                          "Parameters given a gradient and an update"};
   Statistic numFrozen{this, "frozen-params",
                       "Non-trainable parameters passed through"};
 };
+
+KcBuildTrainStepOptions BuildTrainStepPass::currentOptions() const {
+  KcBuildTrainStepOptions o;
+  o.loss = loss;
+  o.fromLogits = fromLogits;
+  o.optimizer = optimizer;
+  o.momentum = momentum;
+  o.nesterov = nesterov;
+  o.beta1 = beta1;
+  o.beta2 = beta2;
+  o.epsilon = epsilon;
+  o.rho = rho;
+  o.metrics = metrics;
+  return o;
+}
 
 void BuildTrainStepPass::runOnOperation() {
   ModuleOp module = getOperation();
@@ -99,230 +396,17 @@ void BuildTrainStepPass::runOnOperation() {
     module.emitError("module already has a @train_step");
     return signalPassFailure();
   }
-
-  std::optional<LossKind> lossKind = parseLoss(loss);
-  if (!lossKind) {
-    module.emitError("unknown loss '") << loss << "'";
+  llvm::Expected<TrainingConfig> config =
+      fromTrainStepOptions(currentOptions());
+  if (!config) {
+    module.emitError(llvm::toString(config.takeError()));
     return signalPassFailure();
   }
-  std::optional<OptimizerKind> optKind = parseOptimizer(optimizer);
-  if (!optKind) {
-    module.emitError("unknown optimizer '") << optimizer << "'";
+  TrainStepBuilder builder(forward, *config);
+  if (failed(builder.build()))
     return signalPassFailure();
-  }
-  llvm::SmallVector<MetricKind> metricKinds;
-  for (const std::string &name : metrics) {
-    std::optional<MetricKind> kind = parseMetric(name, *lossKind);
-    if (!kind) {
-      module.emitError("unknown metric '")
-          << name << "' for loss " << lossName(*lossKind);
-      return signalPassFailure();
-    }
-    metricKinds.push_back(*kind);
-  }
-  OptimizerConfig config;
-  config.kind = *optKind;
-  config.momentum = momentum;
-  config.nesterov = nesterov;
-  config.beta1 = beta1;
-  config.beta2 = beta2;
-  config.epsilon = epsilon;
-  config.rho = rho;
-  if (failed(build(forward, *lossKind, metricKinds, config)))
-    return signalPassFailure();
-}
-
-LogicalResult BuildTrainStepPass::build(func::FuncOp forward,
-                                        LossKind lossKind,
-                                        llvm::ArrayRef<MetricKind> metricKinds,
-                                        const OptimizerConfig &config) {
-  MLIRContext *ctx = forward.getContext();
-  FailureOr<ForwardArgs> fwdArgs = classifyArgs(forward);
-  if (failed(fwdArgs))
-    return failure();
-  if (forward.getNumResults() != 1)
-    return forward.emitOpError("expects one result (the prediction), got ")
-           << forward.getNumResults();
-  auto predType =
-      dyn_cast<RankedTensorType>(forward.getFunctionType().getResult(0));
-  RankedTensorType yType = targetType(lossKind, predType);
-  if (!yType)
-    return forward.emitOpError("result ")
-           << forward.getFunctionType().getResult(0) << " cannot take the "
-           << lossName(lossKind) << " loss (expects a float tensor of rank >= 1)";
-  Type floatType = predType.getElementType();
-
-  // Signature: params, optimizer state (param-major), iterations, lr,
-  // inputs, target.
-  llvm::SmallVector<std::string> slots = slotNames(config);
-  llvm::StringRef optName = optimizerName(config.kind);
-  llvm::SmallVector<Type> argTypes;
-  llvm::SmallVector<DictionaryAttr> argAttrs;
-  auto named = [&](llvm::StringRef name) {
-    return DictionaryAttr::get(
-        ctx, {NamedAttribute(StringAttr::get(ctx, "kc.name"),
-                             StringAttr::get(ctx, name))});
-  };
-  for (unsigned i : fwdArgs->params) {
-    argTypes.push_back(forward.getArgument(i).getType());
-    argAttrs.push_back(forward.getArgAttrDict(i) ? forward.getArgAttrDict(i)
-                                                 : named(paramName(forward, i)));
-  }
-  llvm::SmallVector<unsigned> trainable;
-  for (unsigned i : fwdArgs->params)
-    if (isTrainable(forward, i))
-      trainable.push_back(i);
-  numTrainable += trainable.size();
-  numFrozen += fwdArgs->params.size() - trainable.size();
-  llvm::SmallVector<std::string> slotArgNames;
-  for (unsigned i : trainable)
-    for (const std::string &slot : slots) {
-      argTypes.push_back(forward.getArgument(i).getType());
-      slotArgNames.push_back(
-          (optName + "/" + slot + "/" + paramName(forward, i)).str());
-      argAttrs.push_back(named(slotArgNames.back()));
-    }
-  auto i64Scalar = RankedTensorType::get({}, IntegerType::get(ctx, 64));
-  auto f32Scalar = RankedTensorType::get({}, Float32Type::get(ctx));
-  argTypes.append({i64Scalar, f32Scalar});
-  argAttrs.append({named("iterations"), named("learning_rate")});
-  for (unsigned i : fwdArgs->inputs) {
-    argTypes.push_back(forward.getArgument(i).getType());
-    argAttrs.push_back(forward.getArgAttrDict(i));
-  }
-  argTypes.push_back(yType);
-  argAttrs.push_back(DictionaryAttr::get(
-      ctx, {NamedAttribute(StringAttr::get(ctx, "kc.name"),
-                           StringAttr::get(ctx, "target")),
-            NamedAttribute(StringAttr::get(ctx, "kc.target"),
-                           IntegerAttr::get(IntegerType::get(ctx, 64), 0))}));
-
-  OpBuilder b(forward);
-  b.setInsertionPointAfter(forward);
-  auto step = b.create<func::FuncOp>(forward.getLoc(), "train_step",
-                                     b.getFunctionType(argTypes, {}));
-  Block *body = step.addEntryBlock();
-  b.setInsertionPointToStart(body);
-  unsigned numParams = fwdArgs->params.size();
-  unsigned numState = slotArgNames.size();
-  unsigned iterIdx = numParams + numState;
-  Value iterations = body->getArgument(iterIdx);
-  Value lr = body->getArgument(iterIdx + 1);
-  Value target = body->getArgument(body->getNumArguments() - 1);
-
-  // Clone the forward body.
-  IRMapping map;
-  for (auto [k, i] : llvm::enumerate(fwdArgs->params))
-    map.map(forward.getArgument(i), body->getArgument(k));
-  for (auto [k, i] : llvm::enumerate(fwdArgs->inputs))
-    map.map(forward.getArgument(i), body->getArgument(iterIdx + 2 + k));
-  if (fwdArgs->step) {
-    Location loc = forward.getArgument(*fwdArgs->step).getLoc();
-    Type stepType = forward.getArgument(*fwdArgs->step).getType();
-    Value counter = iterations;
-    if (stepType != iterations.getType())
-      counter = b.create<kc::CastOp>(loc, stepType, iterations);
-    map.map(forward.getArgument(*fwdArgs->step), counter);
-  }
-  Operation *fwdReturn = forward.getBody().front().getTerminator();
-  for (Operation &op : forward.getBody().front().without_terminator())
-    b.clone(op, map);
-  Value pred = map.lookupOrDefault(fwdReturn->getOperand(0));
-
-  // Loss, its gradients, then the metrics (outside the differentiated
-  // graph, so the reverse sweep never sees them).
-  Location lossLoc = NameLoc::get(StringAttr::get(ctx, "loss"));
-  Value lossValue =
-      buildLoss(b, lossLoc, lossKind, fromLogits, pred, target);
-  llvm::SmallVector<Value> wrt;
-  llvm::DenseMap<unsigned, unsigned> trainableIndex;
-  for (auto [k, i] : llvm::enumerate(fwdArgs->params))
-    if (isTrainable(forward, i)) {
-      trainableIndex[k] = wrt.size();
-      wrt.push_back(body->getArgument(k));
-    }
-  llvm::SmallVector<Value> grads;
-  if (!wrt.empty()) {
-    FailureOr<llvm::SmallVector<Value>> g = buildGradients(b, lossValue, wrt);
-    if (failed(g)) {
-      step.erase();
-      return forward.emitOpError("could not be differentiated");
-    }
-    grads = std::move(*g);
-  }
-  llvm::SmallVector<Value> metricValues;
-  llvm::SmallVector<Attribute> metricNames;
-  for (auto [kind, name] : llvm::zip(metricKinds, metrics)) {
-    metricValues.push_back(
-        buildMetric(b, NameLoc::get(StringAttr::get(ctx, name)), kind, pred,
-                    target));
-    metricNames.push_back(StringAttr::get(ctx, name));
-  }
-
-  // Optimizer update.
-  Location optLoc = NameLoc::get(StringAttr::get(ctx, optName));
-  StepScalars scalars =
-      buildStepScalars(b, optLoc, config, iterations, lr, floatType);
-  llvm::SmallVector<Value> newParams, newState;
-  for (unsigned k = 0; k < numParams; ++k) {
-    Value param = body->getArgument(k);
-    auto it = trainableIndex.find(k);
-    if (it == trainableIndex.end()) {
-      newParams.push_back(param); // frozen: passed through
-      continue;
-    }
-    unsigned t = it->second;
-    ValueRange paramSlots =
-        body->getArguments().slice(numParams + t * slots.size(), slots.size());
-    Location loc = NameLoc::get(StringAttr::get(
-        ctx, optName + "/" + paramName(forward, fwdArgs->params[k])));
-    ParamUpdate u =
-        buildUpdate(b, loc, config, scalars, param, grads[t], paramSlots);
-    newParams.push_back(u.param);
-    newState.append(u.slots.begin(), u.slots.end());
-  }
-  // iterations + 1: kc has float arithmetic only, and f64 holds every
-  // integer below 2^53 exactly.
-  KcEmitter e(b, optLoc);
-  Value nextIter =
-      e.cast(e.add(e.cast(iterations, b.getF64Type()), 1.0), b.getI64Type());
-
-  llvm::SmallVector<Value> results{lossValue};
-  results.append(metricValues);
-  results.append(newParams);
-  results.append(newState);
-  results.push_back(nextIter);
-  b.create<func::ReturnOp>(forward.getLoc(), results);
-  step.setType(b.getFunctionType(argTypes, ValueRange(results).getTypes()));
-
-  for (auto [i, attrs] : llvm::enumerate(argAttrs))
-    if (attrs)
-      step.setArgAttrs(i, attrs);
-  unsigned r = 0;
-  step.setResultAttrs(r++, named("loss"));
-  for (Attribute name : metricNames)
-    step.setResultAttrs(r++, named(cast<StringAttr>(name).getValue()));
-  for (unsigned k = 0; k < numParams; ++k)
-    step.setResultAttrs(r++, named(paramName(forward, fwdArgs->params[k])));
-  for (const std::string &name : slotArgNames)
-    step.setResultAttrs(r++, named(name));
-  step.setResultAttrs(r++, named("iterations"));
-
-  auto i64 = [&](int64_t v) { return b.getI64IntegerAttr(v); };
-  step->setAttr(
-      "kc.train_step",
-      b.getDictionaryAttr(
-          {b.getNamedAttr("loss", b.getStringAttr(lossName(lossKind))),
-           b.getNamedAttr("from_logits", b.getBoolAttr(fromLogits)),
-           b.getNamedAttr("optimizer", b.getStringAttr(optName)),
-           b.getNamedAttr("params", i64(numParams)),
-           b.getNamedAttr("optimizer_state", i64(numState)),
-           b.getNamedAttr("inputs", i64(fwdArgs->inputs.size())),
-           b.getNamedAttr("metrics", b.getArrayAttr(metricNames))}));
-  LLVM_DEBUG(llvm::dbgs() << "built @train_step: " << numParams << " params ("
-                          << trainable.size() << " trainable), " << numState
-                          << " state tensors\n");
-  return success();
+  numTrainable += builder.numTrainable();
+  numFrozen += builder.numFrozen();
 }
 
 } // namespace

@@ -11,58 +11,9 @@
 #include "passes/Losses.h"
 #include "passes/KcEmitter.h"
 
-#include "llvm/ADT/StringSwitch.h"
-
 using namespace mlir;
 
 namespace kcc {
-
-std::optional<LossKind> parseLoss(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<LossKind>>(name)
-      .Case("sparse_categorical_crossentropy",
-            LossKind::SparseCategoricalCrossentropy)
-      .Case("categorical_crossentropy", LossKind::CategoricalCrossentropy)
-      .Case("binary_crossentropy", LossKind::BinaryCrossentropy)
-      .Cases("mean_squared_error", "mse", LossKind::MeanSquaredError)
-      .Default(std::nullopt);
-}
-
-llvm::StringRef lossName(LossKind kind) {
-  switch (kind) {
-  case LossKind::SparseCategoricalCrossentropy:
-    return "sparse_categorical_crossentropy";
-  case LossKind::CategoricalCrossentropy:
-    return "categorical_crossentropy";
-  case LossKind::BinaryCrossentropy:
-    return "binary_crossentropy";
-  case LossKind::MeanSquaredError:
-    return "mean_squared_error";
-  }
-  llvm_unreachable("unknown loss");
-}
-
-std::optional<MetricKind> parseMetric(llvm::StringRef name, LossKind loss) {
-  if (name == "accuracy" || name == "acc") {
-    // keras.trainers.compile_utils.get_metric: the loss decides what
-    // "accuracy" means.
-    switch (loss) {
-    case LossKind::SparseCategoricalCrossentropy:
-      return MetricKind::SparseCategoricalAccuracy;
-    case LossKind::CategoricalCrossentropy:
-      return MetricKind::CategoricalAccuracy;
-    case LossKind::BinaryCrossentropy:
-      return MetricKind::BinaryAccuracy;
-    case LossKind::MeanSquaredError:
-      return std::nullopt;
-    }
-  }
-  return llvm::StringSwitch<std::optional<MetricKind>>(name)
-      .Case("sparse_categorical_accuracy",
-            MetricKind::SparseCategoricalAccuracy)
-      .Case("categorical_accuracy", MetricKind::CategoricalAccuracy)
-      .Case("binary_accuracy", MetricKind::BinaryAccuracy)
-      .Default(std::nullopt);
-}
 
 RankedTensorType targetType(LossKind kind, RankedTensorType pred) {
   if (!pred || !isa<FloatType>(pred.getElementType()) || pred.getRank() < 1)

@@ -10,37 +10,15 @@
 #ifndef KCC_PASSES_LOSSES_H
 #define KCC_PASSES_LOSSES_H
 
+#include "passes/TrainingConfig.h"
+
 #include "mlir/IR/Builders.h"
 #include "mlir/Support/LogicalResult.h"
 
-#include <optional>
-
 namespace kcc {
-
-enum class LossKind {
-  SparseCategoricalCrossentropy,
-  CategoricalCrossentropy,
-  BinaryCrossentropy,
-  MeanSquaredError,
-};
-
-enum class MetricKind {
-  SparseCategoricalAccuracy,
-  CategoricalAccuracy,
-  BinaryAccuracy,
-};
 
 /// Keras's clipping epsilon (keras.config.epsilon()).
 constexpr double kKerasEpsilon = 1e-7;
-
-/// "sparse_categorical_crossentropy" etc.; also Keras's short aliases
-/// ("mse"). std::nullopt for an unknown name.
-std::optional<LossKind> parseLoss(llvm::StringRef name);
-llvm::StringRef lossName(LossKind kind);
-
-/// Resolves a metric name: "accuracy"/"acc" picks the accuracy matching the
-/// loss, as Keras's compile() does.
-std::optional<MetricKind> parseMetric(llvm::StringRef name, LossKind loss);
 
 /// The target type a loss expects for a prediction of type `pred`: i32 class
 /// indices without the class dim for the sparse loss, `pred` otherwise.

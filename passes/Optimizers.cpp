@@ -9,35 +9,9 @@
 #include "passes/Optimizers.h"
 #include "passes/KcEmitter.h"
 
-#include "llvm/ADT/StringSwitch.h"
-
 using namespace mlir;
 
 namespace kcc {
-
-std::optional<OptimizerKind> parseOptimizer(llvm::StringRef name) {
-  return llvm::StringSwitch<std::optional<OptimizerKind>>(name.lower())
-      .Case("sgd", OptimizerKind::SGD)
-      .Case("adam", OptimizerKind::Adam)
-      .Case("rmsprop", OptimizerKind::RMSprop)
-      .Default(std::nullopt);
-}
-
-llvm::StringRef optimizerName(OptimizerKind kind) {
-  switch (kind) {
-  case OptimizerKind::SGD:
-    return "sgd";
-  case OptimizerKind::Adam:
-    return "adam";
-  case OptimizerKind::RMSprop:
-    return "rmsprop";
-  }
-  llvm_unreachable("unknown optimizer");
-}
-
-double defaultLearningRate(OptimizerKind kind) {
-  return kind == OptimizerKind::SGD ? 0.01 : 0.001;
-}
 
 llvm::SmallVector<std::string> slotNames(const OptimizerConfig &config) {
   switch (config.kind) {

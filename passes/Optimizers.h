@@ -11,31 +11,13 @@
 #ifndef KCC_PASSES_OPTIMIZERS_H
 #define KCC_PASSES_OPTIMIZERS_H
 
+#include "passes/TrainingConfig.h"
+
 #include "mlir/IR/Builders.h"
 
-#include <optional>
 #include <string>
 
 namespace kcc {
-
-enum class OptimizerKind { SGD, Adam, RMSprop };
-
-/// Hyper-parameters other than the learning rate (a runtime operand).
-/// Defaults are Keras 3's.
-struct OptimizerConfig {
-  OptimizerKind kind = OptimizerKind::Adam;
-  double momentum = 0.0; ///< sgd, rmsprop; 0 = no momentum slot
-  bool nesterov = false; ///< sgd
-  double beta1 = 0.9;    ///< adam
-  double beta2 = 0.999;  ///< adam
-  double epsilon = 1e-7; ///< adam, rmsprop
-  double rho = 0.9;      ///< rmsprop
-};
-
-std::optional<OptimizerKind> parseOptimizer(llvm::StringRef name);
-llvm::StringRef optimizerName(OptimizerKind kind);
-/// Keras 3's default learning rate (sgd 0.01, adam and rmsprop 0.001).
-double defaultLearningRate(OptimizerKind kind);
 
 /// The state one parameter carries, in order ("m", "v" for Adam). State
 /// tensors have the parameter's type and start at zero.

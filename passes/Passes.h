@@ -3,6 +3,8 @@
 #ifndef KCC_PASSES_PASSES_H
 #define KCC_PASSES_PASSES_H
 
+#include "passes/TrainingConfig.h"
+
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"
 #include "mlir/Pass/PassManager.h"

@@ -44,27 +44,37 @@ def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
     the prediction's type.
   }];
   let dependentDialects = ["::kcc::kc::KcDialect", "::mlir::func::FuncDialect"];
+  // The defaults are TrainingConfig's (Keras 3's), named rather than
+  // repeated so they are written once.
   let options = [
     Option<"loss", "loss", "std::string",
-           /*default=*/"\"sparse_categorical_crossentropy\"",
+           /*default=*/"::kcc::lossName(::kcc::LossConfig().kind).str()",
            "sparse_categorical_crossentropy | categorical_crossentropy | "
            "binary_crossentropy | mean_squared_error">,
-    Option<"fromLogits", "from-logits", "bool", /*default=*/"false",
+    Option<"fromLogits", "from-logits", "bool",
+           /*default=*/"::kcc::LossConfig().fromLogits",
            "the prediction is logits (stable log_softmax / log_sigmoid form) "
            "instead of probabilities (clipped to [1e-7, 1 - 1e-7])">,
-    Option<"optimizer", "optimizer", "std::string", /*default=*/"\"adam\"",
+    Option<"optimizer", "optimizer", "std::string",
+           /*default=*/"::kcc::optimizerName(::kcc::OptimizerConfig().kind)"
+                       ".str()",
            "sgd | adam | rmsprop">,
-    Option<"momentum", "momentum", "double", /*default=*/"0.0",
+    Option<"momentum", "momentum", "double",
+           /*default=*/"::kcc::OptimizerConfig().momentum",
            "momentum of sgd and rmsprop (0 = none, no state)">,
-    Option<"nesterov", "nesterov", "bool", /*default=*/"false",
+    Option<"nesterov", "nesterov", "bool",
+           /*default=*/"::kcc::OptimizerConfig().nesterov",
            "Nesterov momentum for sgd">,
-    Option<"beta1", "beta1", "double", /*default=*/"0.9",
+    Option<"beta1", "beta1", "double",
+           /*default=*/"::kcc::OptimizerConfig().beta1",
            "adam: decay of the first moment">,
-    Option<"beta2", "beta2", "double", /*default=*/"0.999",
+    Option<"beta2", "beta2", "double",
+           /*default=*/"::kcc::OptimizerConfig().beta2",
            "adam: decay of the second moment">,
-    Option<"epsilon", "epsilon", "double", /*default=*/"1e-7",
+    Option<"epsilon", "epsilon", "double",
+           /*default=*/"::kcc::OptimizerConfig().epsilon",
            "adam, rmsprop: denominator fuzz">,
-    Option<"rho", "rho", "double", /*default=*/"0.9",
+    Option<"rho", "rho", "double", /*default=*/"::kcc::OptimizerConfig().rho",
            "rmsprop: decay of the squared-gradient average">,
     ListOption<"metrics", "metrics", "std::string",
                "metrics computed in the step: accuracy (resolved from the "

@@ -13,60 +13,66 @@ namespace {
 #define GEN_PASS_REGISTRATION
 #include "passes/Passes.h.inc"
 
-/// kc-train-pipeline's options: those of kc-build-train-step.
-struct TrainPipelineOptions
-    : mlir::PassPipelineOptions<TrainPipelineOptions> {
-  Option<std::string> loss{*this, "loss",
-                           llvm::cl::desc("the loss (see kc-build-train-step)"),
-                           llvm::cl::init("sparse_categorical_crossentropy")};
-  Option<bool> fromLogits{*this, "from-logits",
-                          llvm::cl::desc("the prediction is logits"),
-                          llvm::cl::init(false)};
-  Option<std::string> optimizer{*this, "optimizer",
-                                llvm::cl::desc("sgd | adam | rmsprop"),
-                                llvm::cl::init("adam")};
-  Option<double> momentum{*this, "momentum", llvm::cl::init(0.0)};
-  Option<bool> nesterov{*this, "nesterov", llvm::cl::init(false)};
-  Option<double> beta1{*this, "beta1", llvm::cl::init(0.9)};
-  Option<double> beta2{*this, "beta2", llvm::cl::init(0.999)};
-  Option<double> epsilon{*this, "epsilon", llvm::cl::init(1e-7)};
-  Option<double> rho{*this, "rho", llvm::cl::init(0.9)};
-  ListOption<std::string> metrics{*this, "metrics",
-                                  llvm::cl::desc("e.g. accuracy")};
-
-  /// The pass options; `metricStorage` backs their metrics ArrayRef.
-  KcBuildTrainStepOptions
-  toPassOptions(std::vector<std::string> &metricStorage) const {
-    KcBuildTrainStepOptions o;
-    o.loss = loss;
-    o.fromLogits = fromLogits;
-    o.optimizer = optimizer;
-    o.momentum = momentum;
-    o.nesterov = nesterov;
-    o.beta1 = beta1;
-    o.beta2 = beta2;
-    o.epsilon = epsilon;
-    o.rho = rho;
-    metricStorage.assign(metrics.begin(), metrics.end());
-    o.metrics = metricStorage;
-    return o;
-  }
-};
+/// The train pipeline around an already configured kc-build-train-step.
+void addTrainPipeline(mlir::OpPassManager &pm,
+                      std::unique_ptr<mlir::Pass> trainStep) {
+  // Clean the forward first so the reverse sweep differentiates small IR.
+  buildImportPipeline(pm);
+  pm.addPass(std::move(trainStep));
+  // The update math repeats splat constants per parameter; CSE shares them.
+  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(mlir::createCSEPass());
+}
 } // namespace
+
+KcBuildTrainStepOptions toTrainStepOptions(const TrainingConfig &config) {
+  KcBuildTrainStepOptions o;
+  o.loss = lossName(config.loss.kind).str();
+  o.fromLogits = config.loss.fromLogits;
+  o.metrics = config.metrics;
+  const OptimizerConfig &opt = config.optimizer;
+  o.optimizer = optimizerName(opt.kind).str();
+  o.momentum = opt.momentum;
+  o.nesterov = opt.nesterov;
+  o.beta1 = opt.beta1;
+  o.beta2 = opt.beta2;
+  o.epsilon = opt.epsilon;
+  o.rho = opt.rho;
+  return o;
+}
+
+llvm::Expected<TrainingConfig>
+fromTrainStepOptions(const KcBuildTrainStepOptions &options) {
+  TrainingConfig config;
+  llvm::Expected<LossKind> loss = parseLoss(options.loss);
+  if (!loss)
+    return loss.takeError();
+  config.loss.kind = *loss;
+  config.loss.fromLogits = options.fromLogits;
+  config.metrics.assign(options.metrics.begin(), options.metrics.end());
+  llvm::Expected<OptimizerKind> optimizer = parseOptimizer(options.optimizer);
+  if (!optimizer)
+    return optimizer.takeError();
+  OptimizerConfig &opt = config.optimizer;
+  opt.kind = *optimizer;
+  opt.momentum = options.momentum;
+  opt.nesterov = options.nesterov;
+  opt.beta1 = options.beta1;
+  opt.beta2 = options.beta2;
+  opt.epsilon = options.epsilon;
+  opt.rho = options.rho;
+  if (llvm::Error err = config.validate())
+    return err;
+  return config;
+}
 
 void buildImportPipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
 }
 
-void buildTrainPipeline(mlir::OpPassManager &pm,
-                        const KcBuildTrainStepOptions &options) {
-  // Clean the forward first so the reverse sweep differentiates small IR.
-  buildImportPipeline(pm);
-  pm.addPass(createKcBuildTrainStep(options));
-  // The update math repeats splat constants per parameter; CSE shares them.
-  pm.addPass(mlir::createCanonicalizerPass());
-  pm.addPass(mlir::createCSEPass());
+void buildTrainPipeline(mlir::OpPassManager &pm, const TrainingConfig &config) {
+  addTrainPipeline(pm, createKcBuildTrainStep(toTrainStepOptions(config)));
 }
 
 void registerPasses() {
@@ -75,13 +81,22 @@ void registerPasses() {
       "kc-import-pipeline",
       "Canonicalize and CSE a traced or imported kc module",
       buildImportPipeline);
-  mlir::PassPipelineRegistration<TrainPipelineOptions>(
+  // kc-train-pipeline takes kc-build-train-step's own options, parsed by the
+  // pass, so the two never disagree on a name or a default.
+  mlir::registerPassPipeline(
       "kc-train-pipeline",
-      "Import clean-up, kc-build-train-step, then canonicalize and CSE",
-      [](mlir::OpPassManager &pm, const TrainPipelineOptions &options) {
-        std::vector<std::string> metrics;
-        buildTrainPipeline(pm, options.toPassOptions(metrics));
-      });
+      "Import clean-up, kc-build-train-step (whose options it takes), then "
+      "canonicalize and CSE",
+      [](mlir::OpPassManager &pm, llvm::StringRef options,
+         llvm::function_ref<mlir::LogicalResult(const llvm::Twine &)>
+             errorHandler) {
+        std::unique_ptr<mlir::Pass> trainStep = createKcBuildTrainStep();
+        if (mlir::failed(trainStep->initializeOptions(options, errorHandler)))
+          return mlir::failure();
+        addTrainPipeline(pm, std::move(trainStep));
+        return mlir::success();
+      },
+      [](llvm::function_ref<void(const mlir::detail::PassOptions &)>) {});
 }
 
 } // namespace kcc

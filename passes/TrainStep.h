@@ -16,6 +16,7 @@
 #define KCC_PASSES_TRAINSTEP_H
 
 #include "passes/Passes.h"
+#include "passes/TrainingConfig.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -33,6 +34,8 @@ struct TrainStepLayout {
   std::string loss, optimizer;
 
   // Argument positions.
+  unsigned firstParamArg() const { return 0; }
+  unsigned firstStateArg() const { return numParams; }
   unsigned iterationsArg() const { return numParams + numOptimizerState; }
   unsigned learningRateArg() const { return iterationsArg() + 1; }
   unsigned firstInputArg() const { return iterationsArg() + 2; }
@@ -51,11 +54,22 @@ struct TrainStepLayout {
 /// `f` lacks a well-formed `kc.train_step` attribute.
 std::optional<TrainStepLayout> getTrainStepLayout(mlir::func::FuncOp f);
 
+/// kc-build-train-step's options for `config`: the one place a
+/// TrainingConfig becomes pass options. The result views `config.metrics`,
+/// so `config` must outlive it. How the step runs (batch, mode, learning
+/// rate) is not the pass's concern and is left out.
+KcBuildTrainStepOptions toTrainStepOptions(const TrainingConfig &config);
+
+/// The TrainingConfig kc-build-train-step's options describe, names parsed
+/// and values validated (TrainingConfig::validate).
+llvm::Expected<TrainingConfig>
+fromTrainStepOptions(const KcBuildTrainStepOptions &options);
+
 /// The training pipeline on a traced @forward: import clean-up, the train
 /// step, then canonicalize + CSE once more (the update math repeats splat
 /// constants per parameter, and the reverse sweep leaves dead values).
 void buildTrainPipeline(mlir::OpPassManager &pm,
-                        const KcBuildTrainStepOptions &options = {});
+                        const TrainingConfig &config = {});
 
 } // namespace kcc
 

@@ -103,10 +103,8 @@ std::unique_ptr<Workload> makeWorkload(const std::string &name) {
   }
   if (!w->module)
     throw Error("cannot build " + name);
-  KcBuildTrainStepOptions train;
-  train.optimizer = "adam";
-  train.loss = "sparse_categorical_crossentropy";
-  train.fromLogits = logits;
+  TrainingConfig train; // adam, sparse_categorical_crossentropy
+  train.loss.fromLogits = logits;
   mlir::PassManager pm(&w->ctx);
   buildTrainPipeline(pm, train);
   if (mlir::failed(pm.run(*w->module)))

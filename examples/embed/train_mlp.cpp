@@ -47,13 +47,10 @@ int main(int argc, char **argv) try {
                          kcc::Dense(10, "softmax")},
                         "mlp", /*seed=*/1);
   const int64_t batch = 32;
-  kcc::JitOptions options;
-  options.batch = batch;
-  options.optimizer = "adam";
-  options.loss = "sparse_categorical_crossentropy";
-  options.metrics = {"accuracy"};
-  options.mode = kcc::ExecMode::Compiled;
-  kcc::Executable exe = kcc::jit(model, options);
+  kcc::TrainingConfig config; // Keras's defaults: adam, compiled
+  config.batch = batch;
+  config.metrics = {"accuracy"};
+  kcc::Executable exe = kcc::jit(model, config);
 
   kcc::BatchIterator batches(data.train, batch, /*shuffle=*/true, /*seed=*/0);
   batches.startEpoch(0);
@@ -76,8 +73,8 @@ int main(int argc, char **argv) try {
               accuracy(exe.predict(data.test.x), data.test.y));
 
   // The same step, interpreted, on the trained weights.
-  options.mode = kcc::ExecMode::Interpreted;
-  kcc::Executable interp = kcc::jit(model, options);
+  config.mode = kcc::ExecMode::Interpreted;
+  kcc::Executable interp = kcc::jit(model, config);
   interp.setWeights(exe.getWeights());
   const int64_t timed = 200;
   double t[2];

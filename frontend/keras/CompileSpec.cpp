@@ -3,7 +3,9 @@
 // Keras records compile() as objects ({"class_name": "Adam", "config":
 // {...}}) or bare names ("adam"); Keras 3 writes a loss function as
 // {"class_name": "function", "config": "sparse_categorical_crossentropy"}.
-// All forms land in one CompileConfig with Keras's defaults.
+// All forms land in one TrainingConfig with Keras's defaults. A name kcc
+// cannot train with is kept as a deferred error, not thrown: the model can
+// still be compiled for inference.
 //
 //===----------------------------------------------------------------------===//
 
@@ -47,16 +49,27 @@ std::string objectName(const ObjectView &parent, llvm::StringRef key,
   return toSnakeCase(cls);
 }
 
-OptimizerConfig readOptimizer(const ObjectView &cc, llvm::StringRef key) {
-  OptimizerConfig opt;
+/// Keeps the first error: the one a user fixes first.
+void deferError(const ObjectView &view, llvm::StringRef key, llvm::Error err,
+                std::string &error) {
+  std::string msg = llvm::toString(std::move(err));
+  if (error.empty())
+    error = view.reader().message(view.path().field(key), view.context(), msg);
+}
+
+void readOptimizer(const ObjectView &cc, llvm::StringRef key,
+                   OptimizerConfig &opt, std::string &error) {
   std::optional<ObjectView> c;
-  opt.name = objectName(cc, key, c);
+  std::string name = objectName(cc, key, c);
   // toSnakeCase("SGD") is "sgd", "AdamW" gives "adam_w": Keras's string
   // names are the lower-case class names.
-  opt.name.erase(std::remove(opt.name.begin(), opt.name.end(), '_'),
-                 opt.name.end());
+  name.erase(std::remove(name.begin(), name.end(), '_'), name.end());
+  if (llvm::Expected<OptimizerKind> kind = parseOptimizer(name))
+    opt.kind = *kind;
+  else
+    deferError(cc, key, kind.takeError(), error);
   if (!c)
-    return opt;
+    return;
   const char *lrKey = c->has("learning_rate") ? "learning_rate" : "lr";
   if (const json::Value *lr = c->get(lrKey)) {
     if (!lr->getAsNumber())
@@ -69,13 +82,10 @@ OptimizerConfig readOptimizer(const ObjectView &cc, llvm::StringRef key) {
   opt.epsilon = c->getNumber("epsilon", opt.epsilon);
   opt.momentum = c->getNumber("momentum", opt.momentum);
   opt.rho = c->getNumber("rho", opt.rho);
-  opt.nesterov = c->getBool("nesterov", false);
-  opt.amsgrad = c->getBool("amsgrad", false);
-  opt.weightDecay = c->getOptNumber("weight_decay");
+  opt.nesterov = c->getBool("nesterov", opt.nesterov);
   for (llvm::StringRef k : {"clipnorm", "global_clipnorm", "clipvalue"})
     if (c->has(k))
       c->failField(k, "gradient clipping ('" + k + "') is not supported");
-  return opt;
 }
 
 void readMetrics(const ObjectView &cc, const json::Value &v,
@@ -109,14 +119,14 @@ void readMetrics(const ObjectView &cc, const json::Value &v,
 
 } // namespace
 
-CompileConfig keras::readCompileConfig(const ObjectView &in) {
+void keras::readCompileConfig(const ObjectView &in, ImportedModel &out) {
   ObjectView cc = in;
   cc.setContext("compile_config");
-  CompileConfig out;
+  TrainingConfig &config = out.training.emplace();
   if (cc.has("optimizer"))
-    out.optimizer = readOptimizer(cc, "optimizer");
+    readOptimizer(cc, "optimizer", config.optimizer, out.trainingError);
   else if (cc.has("optimizer_config"))
-    out.optimizer = readOptimizer(cc, "optimizer_config");
+    readOptimizer(cc, "optimizer_config", config.optimizer, out.trainingError);
   if (cc.has("loss")) {
     const json::Value *loss = cc.get("loss");
     if (loss->getAsArray() || (loss->getAsObject() &&
@@ -124,19 +134,22 @@ CompileConfig keras::readCompileConfig(const ObjectView &in) {
       cc.failField("loss", "one loss per output is not supported (kcc "
                            "models have a single loss)");
     std::optional<ObjectView> c;
-    out.loss = objectName(cc, "loss", c);
+    std::string name = objectName(cc, "loss", c);
     if (c) {
-      out.loss = c->getString("name", out.loss);
-      out.fromLogits = c->getBool("from_logits", false);
+      name = c->getString("name", name);
+      config.loss.fromLogits = c->getBool("from_logits", false);
       if (c->has("label_smoothing") && c->getNumber("label_smoothing") != 0)
         c->failField("label_smoothing", "label smoothing is not supported");
       if (c->has("ignore_class"))
         c->failField("ignore_class", "ignore_class is not supported");
     }
+    if (llvm::Expected<LossKind> kind = parseLoss(name))
+      config.loss.kind = *kind;
+    else
+      deferError(cc, "loss", kind.takeError(), out.trainingError);
   }
   if (const json::Value *m = cc.get("metrics"))
-    readMetrics(cc, *m, cc.path().field("metrics"), out.metrics);
+    readMetrics(cc, *m, cc.path().field("metrics"), config.metrics);
   if (cc.has("loss_weights"))
     cc.failField("loss_weights", "loss_weights are not supported");
-  return out;
 }

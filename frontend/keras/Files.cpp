@@ -117,9 +117,9 @@ ImportedModel keras::importKerasH5(const std::string &path, uint64_t seed) {
     std::string name = path + ":training_config";
     json::Value v = parseJson(*tc, name);
     SpecReader reader(name);
-    imported.compile =
-        readCompileConfig(ObjectView::of(reader, v, JsonPath(), "",
-                                         "a training_config"));
+    readCompileConfig(
+        ObjectView::of(reader, v, JsonPath(), "", "a training_config"),
+        imported);
   }
   loadWeightsH5(imported, buf->getBuffer(), path);
   return imported;

@@ -23,6 +23,7 @@
 #define KCC_FRONTEND_KERAS_KERASIMPORTER_H
 
 #include "frontend/Model.h"
+#include "passes/TrainingConfig.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -34,37 +35,19 @@
 namespace kcc {
 namespace keras {
 
-/// The optimizer of Keras's compile_config, with Keras 3's defaults for
-/// anything the spec leaves out.
-struct OptimizerConfig {
-  /// Lower-case Keras name: "adam", "sgd", "rmsprop", "adamw", ...
-  std::string name = "adam";
-  /// Unset: the optimizer's Keras default (sgd 0.01, the others 0.001).
-  std::optional<double> learningRate;
-  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7;
-  double momentum = 0.0, rho = 0.9;
-  bool nesterov = false, amsgrad = false;
-  std::optional<double> weightDecay;
-};
-
-/// Keras's compile() arguments as the spec recorded them.
-struct CompileConfig {
-  OptimizerConfig optimizer;
-  /// snake_case Keras loss name: "sparse_categorical_crossentropy", ...
-  std::string loss;
-  bool fromLogits = false;
-  /// Metric names as given ("accuracy", ...).
-  std::vector<std::string> metrics;
-};
-
 /// What an import returns.
 struct ImportedModel {
   /// A kcc::Sequential for Sequential specs, a functional kcc::Model
   /// otherwise; layers carry the spec's names.
   std::unique_ptr<Model> model;
   /// Present when the spec held a compile_config (training_config in
-  /// legacy .h5 files).
-  std::optional<CompileConfig> compile;
+  /// legacy .h5 files): Keras's defaults overridden by what it records.
+  std::optional<TrainingConfig> training;
+  /// Set when that compile_config names an optimizer or a loss kcc cannot
+  /// train with ("<file>: <JSON path>: ... unknown optimizer 'adamw' ..."):
+  /// the model still imports (it can be compiled for inference), and this
+  /// is the error to report when a training step is requested.
+  std::string trainingError;
   /// 2 for tf.keras specs, 3 for Keras 3.
   int kerasMajorVersion = 3;
   /// "3.15.1" when the spec or archive says so, else empty.

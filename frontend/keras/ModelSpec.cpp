@@ -401,7 +401,7 @@ ImportedModel keras::readModelSpec(SpecReader &reader, const json::Value &spec,
   if (top.has("compile_config")) {
     ObjectView cc = top.child("compile_config");
     if (cc.has("optimizer") || cc.has("loss"))
-      out.compile = readCompileConfig(cc);
+      readCompileConfig(cc, out);
   }
   return out;
 }

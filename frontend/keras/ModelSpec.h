@@ -19,9 +19,11 @@ namespace keras {
 ImportedModel readModelSpec(SpecReader &reader, const llvm::json::Value &spec,
                             uint64_t seed);
 
-/// Keras 3 compile_config ({optimizer, loss, metrics}) or a legacy .h5's
-/// training_config ({optimizer_config, loss, metrics}).
-CompileConfig readCompileConfig(const ObjectView &config);
+/// Reads a Keras 3 compile_config ({optimizer, loss, metrics}) or a legacy
+/// .h5's training_config ({optimizer_config, loss, metrics}) into
+/// `out.training`; an optimizer or loss kcc cannot train with goes to
+/// `out.trainingError` instead of failing the import.
+void readCompileConfig(const ObjectView &config, ImportedModel &out);
 
 } // namespace keras
 } // namespace kcc

@@ -38,12 +38,18 @@ std::string SpecReader::where(const JsonPath &path) {
   return at == std::string::npos ? "$" : rendered.substr(at + 4);
 }
 
-void SpecReader::fail(const JsonPath &path, const std::string &context,
-                      const llvm::Twine &msg) {
+std::string SpecReader::message(const JsonPath &path,
+                                const std::string &context,
+                                const llvm::Twine &msg) {
   std::string text = source_ + ": " + where(path) + ": ";
   if (!context.empty())
     text += context + ": ";
-  throw Error(text + msg.str());
+  return text + msg.str();
+}
+
+void SpecReader::fail(const JsonPath &path, const std::string &context,
+                      const llvm::Twine &msg) {
+  throw Error(message(path, context, msg));
 }
 
 json::Value keras::parseJson(llvm::StringRef text, llvm::StringRef source) {

@@ -48,7 +48,10 @@ public:
 
   /// "$.config.layers[2].units", rendered by llvm::json::Path::Root.
   std::string where(const JsonPath &path);
-  /// Throws "<source>: <path>: <context>: <message>" (empty parts left out).
+  /// "<source>: <path>: <context>: <message>" (empty parts left out).
+  std::string message(const JsonPath &path, const std::string &context,
+                      const llvm::Twine &msg);
+  /// Throws message(path, context, msg).
   [[noreturn]] void fail(const JsonPath &path, const std::string &context,
                          const llvm::Twine &msg);
 

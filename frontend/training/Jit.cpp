@@ -3,8 +3,6 @@
 #include "frontend/training/Jit.h"
 
 #include "frontend/Trace.h"
-#include "passes/Losses.h"
-#include "passes/Optimizers.h"
 #include "passes/TrainStep.h"
 #include "runtime/Error.h"
 
@@ -16,41 +14,30 @@
 
 namespace kcc {
 
-void validateJitOptions(const JitOptions &options) {
-  std::optional<LossKind> loss = parseLoss(options.loss);
-  if (!loss)
-    throw Error("compile: unknown loss '" + options.loss + "'");
-  if (!parseOptimizer(options.optimizer))
-    throw Error("compile: unknown optimizer '" + options.optimizer + "'");
-  for (const std::string &m : options.metrics)
-    if (!parseMetric(m, *loss))
-      throw Error("compile: unknown metric '" + m + "' for loss " +
-                  options.loss);
-  if (options.batch < 1)
-    throw Error("compile: batch must be positive, got " +
-                std::to_string(options.batch));
+void checkTrainingConfig(const TrainingConfig &config) {
+  if (llvm::Error err = config.validate())
+    throw Error("compile: " + llvm::toString(std::move(err)));
 }
 
-mlir::OwningOpRef<mlir::ModuleOp> buildTrainModule(mlir::MLIRContext &ctx,
-                                                   Model &model,
-                                                   const JitOptions &options) {
-  validateJitOptions(options);
+ExecOptions execOptions(const TrainingConfig &config,
+                        const JitOptions &options) {
+  ExecOptions exec;
+  exec.mode = config.mode;
+  exec.learningRate = config.optimizer.resolvedLearningRate();
+  exec.cpu = options.cpu;
+  exec.log = options.log;
+  return exec;
+}
+
+mlir::OwningOpRef<mlir::ModuleOp>
+buildTrainModule(mlir::MLIRContext &ctx, Model &model,
+                 const TrainingConfig &config) {
+  checkTrainingConfig(config);
   TraceOptions trace;
-  trace.batch = options.batch;
+  trace.batch = config.batch;
   trace.training = true;
   mlir::OwningOpRef<mlir::ModuleOp> module = traceForward(ctx, model, trace);
 
-  KcBuildTrainStepOptions pass;
-  pass.loss = options.loss;
-  pass.fromLogits = options.fromLogits;
-  pass.optimizer = options.optimizer;
-  pass.momentum = options.momentum;
-  pass.nesterov = options.nesterov;
-  pass.beta1 = options.beta1;
-  pass.beta2 = options.beta2;
-  pass.epsilon = options.epsilon;
-  pass.rho = options.rho;
-  pass.metrics = options.metrics;
   std::string diagnostics;
   {
     // Collect the pipeline's diagnostics into the kcc::Error message.
@@ -59,7 +46,7 @@ mlir::OwningOpRef<mlir::ModuleOp> buildTrainModule(mlir::MLIRContext &ctx,
       return mlir::success();
     });
     mlir::PassManager pm(&ctx);
-    buildTrainPipeline(pm, pass);
+    buildTrainPipeline(pm, config);
     if (mlir::failed(pm.run(*module)))
       throw Error("compile: building the train step of model '" +
                   model.name() + "' failed:\n" + diagnostics);
@@ -69,7 +56,7 @@ mlir::OwningOpRef<mlir::ModuleOp> buildTrainModule(mlir::MLIRContext &ctx,
   // inference call (Dropout off, no step argument).
   if (model.usesRandomness()) {
     TraceOptions inference;
-    inference.batch = options.batch;
+    inference.batch = config.batch;
     mlir::OwningOpRef<mlir::ModuleOp> fwd = traceForward(ctx, model, inference);
     if (auto old = module->lookupSymbol<mlir::func::FuncOp>("forward"))
       old.erase();
@@ -80,19 +67,14 @@ mlir::OwningOpRef<mlir::ModuleOp> buildTrainModule(mlir::MLIRContext &ctx,
   return module;
 }
 
-Executable jit(Model &model, const JitOptions &options) {
+Executable jit(Model &model, const TrainingConfig &config,
+               const JitOptions &options) {
   auto ctx = std::make_shared<mlir::MLIRContext>();
   registerFrontendDialects(*ctx);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      buildTrainModule(*ctx, model, options);
-  ExecOptions exec;
-  exec.mode = options.mode;
-  exec.cpu = options.cpu;
-  exec.log = options.log;
-  std::optional<OptimizerKind> opt = parseOptimizer(options.optimizer);
-  exec.learningRate = options.learningRate.value_or(defaultLearningRate(*opt));
+      buildTrainModule(*ctx, model, config);
   return Executable(std::move(ctx), std::move(module), model.getWeights(),
-                    exec);
+                    execOptions(config, options));
 }
 
 Executable jitInference(Model &model, int64_t batch, ExecMode mode,

@@ -3,10 +3,10 @@
 // The embedding API: trace a model, build its @train_step (loss, autodiff,
 // optimizer) and bind its weights in one call, compiled or interpreted.
 //
-//   auto exe = kcc::jit(model, {.batch = 64, .optimizer = "adam",
-//                               .loss = "sparse_categorical_crossentropy",
-//                               .metrics = {"accuracy"},
-//                               .mode = kcc::ExecMode::Compiled});
+//   kcc::TrainingConfig config;            // Keras 3's defaults: adam,
+//   config.batch = 64;                     // sparse_categorical_crossentropy
+//   config.metrics = {"accuracy"};
+//   auto exe = kcc::jit(model, config);    // compiled (config.mode)
 //   kcc::StepResult r = exe.step(x, y);   // r.loss, r.metrics[0]
 //   kcc::NDArray probs = exe.predict(images);
 //   model.setWeights(exe.getWeights());
@@ -21,13 +21,10 @@
 #define KCC_FRONTEND_TRAINING_JIT_H
 
 #include "frontend/Model.h"
+#include "passes/TrainingConfig.h"
 #include "engine/Executable.h"
 
 #include "llvm/Support/raw_ostream.h"
-
-#include <optional>
-#include <string>
-#include <vector>
 
 namespace mlir {
 class MLIRContext;
@@ -35,36 +32,35 @@ class MLIRContext;
 
 namespace kcc {
 
-/// kcc::jit's options: the first five in the order a call names them.
+/// How kcc::jit runs a step; what the step is comes from a TrainingConfig.
 struct JitOptions {
-  int64_t batch = 32;
-  std::string optimizer = "adam";
-  std::string loss = "sparse_categorical_crossentropy";
-  std::vector<std::string> metrics;
-  ExecMode mode = ExecMode::Compiled;
-  bool fromLogits = false;
-  /// Unset: Keras's default for the optimizer (sgd 0.01, else 0.001).
-  std::optional<double> learningRate;
-  double momentum = 0.0;
-  bool nesterov = false;
-  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7, rho = 0.9;
+  /// Code generation for the host CPU (compiled mode).
   CpuOptions cpu;
   /// Where compiles are reported; null is silent.
   llvm::raw_ostream *log = &llvm::errs();
 };
 
-/// Throws kcc::Error on an unknown loss, optimizer or metric (naming it).
-void validateJitOptions(const JitOptions &options);
+/// Throws kcc::Error ("compile: <what is wrong>", as Keras's compile()
+/// would) unless `config` is valid (TrainingConfig::validate).
+void checkTrainingConfig(const TrainingConfig &config);
 
-/// Traces `model` at `options.batch` and runs the train pipeline: a module
-/// with @train_step and the inference @forward. Throws kcc::Error with the
-/// pipeline's diagnostics on failure.
-mlir::OwningOpRef<mlir::ModuleOp> buildTrainModule(mlir::MLIRContext &ctx,
-                                                   Model &model,
-                                                   const JitOptions &options);
+/// The runtime's options for a step built from `config`: its mode, its
+/// initial learning rate (OptimizerConfig::resolvedLearningRate), `options`'
+/// CPU target and log.
+ExecOptions execOptions(const TrainingConfig &config,
+                        const JitOptions &options = {});
+
+/// Traces `model` at `config.batch` and runs the train pipeline: a module
+/// with @train_step and the inference @forward. Throws kcc::Error on an
+/// invalid config (TrainingConfig::validate) and with the pipeline's
+/// diagnostics on failure.
+mlir::OwningOpRef<mlir::ModuleOp>
+buildTrainModule(mlir::MLIRContext &ctx, Model &model,
+                 const TrainingConfig &config);
 
 /// The training step of `model` bound to its current weights.
-Executable jit(Model &model, const JitOptions &options = {});
+Executable jit(Model &model, const TrainingConfig &config,
+               const JitOptions &options = {});
 
 /// An inference-only Executable (@forward at `batch`): predict() only.
 Executable jitInference(Model &model, int64_t batch,

@@ -3,7 +3,6 @@
 #include "frontend/training/Trainer.h"
 
 #include "frontend/training/Jit.h"
-#include "passes/Optimizers.h"
 #include "runtime/Error.h"
 
 #include <algorithm>
@@ -12,36 +11,10 @@
 
 namespace kcc {
 
-namespace {
-
-JitOptions jitOptions(const CompileOptions &o, int64_t batch, double lr) {
-  JitOptions j;
-  j.batch = batch;
-  j.optimizer = o.optimizer;
-  j.loss = o.loss;
-  j.metrics = o.metrics;
-  j.mode = o.mode;
-  j.fromLogits = o.fromLogits;
-  j.learningRate = lr;
-  j.momentum = o.momentum;
-  j.nesterov = o.nesterov;
-  j.beta1 = o.beta1;
-  j.beta2 = o.beta2;
-  j.epsilon = o.epsilon;
-  j.rho = o.rho;
-  j.log = o.log;
-  return j;
-}
-
-} // namespace
-
-Trainer::Trainer(Model &model, CompileOptions options)
-    : model_(model), options_(std::move(options)) {
-  std::optional<OptimizerKind> opt = parseOptimizer(options_.optimizer);
-  if (!opt)
-    throw Error("compile: unknown optimizer '" + options_.optimizer + "'");
-  learningRate_ = options_.learningRate.value_or(defaultLearningRate(*opt));
-  validateJitOptions(jitOptions(options_, 1, learningRate_));
+Trainer::Trainer(Model &model, TrainingConfig config, llvm::raw_ostream *log)
+    : model_(model), config_(std::move(config)), log_(log),
+      learningRate_(config_.optimizer.resolvedLearningRate()) {
+  checkTrainingConfig(config_);
 }
 
 Trainer::~Trainer() = default;
@@ -58,7 +31,7 @@ int64_t Trainer::iterations() const {
 
 ExecStats Trainer::stats() const {
   ExecStats s;
-  s.mode = options_.mode;
+  s.mode = config_.mode;
   if (train_)
     s = train_->stats();
   for (const auto &[batch, exe] : inference_) {
@@ -77,8 +50,12 @@ std::string Trainer::trainModuleText() const {
 
 void Trainer::prepareTrainStep(int64_t batchSize) {
   if (!train_ || train_->batchSize() != batchSize) {
-    auto next = std::make_unique<Executable>(
-        jit(model_, jitOptions(options_, batchSize, learningRate_)));
+    TrainingConfig config = config_;
+    config.batch = batchSize;
+    config.optimizer.learningRate = learningRate_;
+    JitOptions options;
+    options.log = log_;
+    auto next = std::make_unique<Executable>(jit(model_, config, options));
     // Another batch size: the optimizer state and step count carry over
     // (their shapes do not depend on the batch).
     if (train_) {
@@ -156,7 +133,7 @@ std::map<std::string, double> Trainer::evaluate(const Dataset &data,
   std::unique_ptr<Executable> &exe = inference_[full];
   if (!exe)
     exe = std::make_unique<Executable>(
-        jitInference(model_, full, options_.mode, options_.log));
+        jitInference(model_, full, config_.mode, log_));
   else
     exe->setWeights(model_.getWeights());
   NDArray pred = exe->predict(data.x);

@@ -2,19 +2,19 @@
 //
 // Keras's compile/fit/evaluate for a kcc::Model, compiled or interpreted:
 //
-//   kcc::CompileOptions o;
-//   o.metrics = {"accuracy"};
-//   o.mode = kcc::ExecMode::Compiled;
-//   kcc::Trainer trainer(model, o);
+//   kcc::TrainingConfig config;
+//   config.metrics = {"accuracy"};
+//   kcc::Trainer trainer(model, config);     // compiled (config.mode)
 //   trainer.fit(data.train, {.epochs = 1, .batchSize = 32});
 //   double acc = trainer.evaluate(data.test).at("accuracy");
 //
-// fit() builds (kcc::jit) one Executable per batch size: the model traced
-// in training mode, turned into @train_step by the train pipeline, run
-// compiled or by the interpreter (CompileOptions::mode). The Executable owns
-// the params, the optimizer state and the step count between steps; the
-// Trainer feeds it batches and writes the weights back into the model after
-// each epoch. evaluate() runs an inference-only Executable (@forward).
+// fit() builds (kcc::jit) one Executable per batch size (fit()'s, not
+// TrainingConfig::batch): the model traced in training mode, turned into
+// @train_step by the train pipeline, run compiled or by the interpreter
+// (TrainingConfig::mode). The Executable owns the params, the optimizer
+// state and the step count between steps; the Trainer feeds it batches and
+// writes the weights back into the model after each epoch. evaluate() runs
+// an inference-only Executable (@forward).
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,34 +22,16 @@
 #define KCC_FRONTEND_TRAINING_TRAINER_H
 
 #include "frontend/Model.h"
+#include "passes/TrainingConfig.h"
 #include "runtime/data/Dataset.h"
 #include "engine/Executable.h"
 
 #include <map>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
 namespace kcc {
-
-/// Keras's compile() arguments (defaults are Keras 3's).
-struct CompileOptions {
-  std::string optimizer = "adam";
-  std::string loss = "sparse_categorical_crossentropy";
-  std::vector<std::string> metrics;
-  bool fromLogits = false;
-  /// Unset: Keras's default for the optimizer (sgd 0.01, else 0.001).
-  std::optional<double> learningRate;
-  double momentum = 0.0;
-  bool nesterov = false;
-  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7, rho = 0.9;
-  /// Interpreted keeps the original op-by-op behaviour; Compiled JITs the
-  /// step (same results within float rounding).
-  ExecMode mode = ExecMode::Interpreted;
-  /// Where compiles are reported; null is silent.
-  llvm::raw_ostream *log = &llvm::errs();
-};
 
 struct FitOptions {
   int64_t epochs = 1;
@@ -69,9 +51,11 @@ struct EpochLogs {
 
 class Trainer {
 public:
-  /// Validates the options (throws kcc::Error on an unknown loss, optimizer
-  /// or metric); compilation happens on the first fit().
-  Trainer(Model &model, CompileOptions options);
+  /// Validates `config` (throws kcc::Error naming what is wrong);
+  /// compilation happens on the first fit(). Compiles are reported to `log`
+  /// (null is silent).
+  Trainer(Model &model, TrainingConfig config,
+          llvm::raw_ostream *log = &llvm::errs());
   ~Trainer();
 
   /// Trains `epochs` epochs; returns one EpochLogs per epoch.
@@ -97,7 +81,8 @@ private:
   void prepareTrainStep(int64_t batchSize);
 
   Model &model_;
-  CompileOptions options_;
+  TrainingConfig config_;
+  llvm::raw_ostream *log_;
   double learningRate_;
   std::unique_ptr<Executable> train_;
   std::map<int64_t, std::unique_ptr<Executable>> inference_;

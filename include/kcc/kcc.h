@@ -10,7 +10,9 @@
 //                          kcc::Dense(128, "relu"), kcc::Dense(10)});
 //   kcc::Tensor y = model(x);                       // eager
 //   auto module = kcc::traceForward(ctx, model, {/*batch=*/32});
-//   kcc::Executable exe = kcc::jit(model, options); // compiled training step
+//   kcc::TrainingConfig config;                    // Keras's defaults (adam)
+//   config.metrics = {"accuracy"};
+//   kcc::Executable exe = kcc::jit(model, config);  // compiled training step
 //
 // Training (kcc::jit, kcc::Trainer) lives in the KCCTraining library; link it
 // to use those.
@@ -29,6 +31,7 @@
 #include "frontend/Trace.h"
 #include "frontend/training/Jit.h"
 #include "frontend/training/Trainer.h"
+#include "passes/TrainingConfig.h"
 #include "runtime/Error.h"
 #include "runtime/NDArray.h"
 

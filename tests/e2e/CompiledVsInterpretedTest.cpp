@@ -56,18 +56,19 @@ TEST_P(TenSteps, LossAndEveryWeightAgreeAfterEachStep) {
   const FashionMnist &data = e2e::fashionMnist();
   std::unique_ptr<Model> model = e2e::buildModel(c.model, /*seed=*/3);
 
-  JitOptions o;
+  TrainingConfig o;
   o.batch = 32;
-  o.optimizer = c.optimizer;
+  o.optimizer.kind = llvm::cantFail(parseOptimizer(c.optimizer));
   o.metrics = {"accuracy"};
-  o.fromLogits = e2e::returnsLogits(c.model);
-  if (c.optimizer == "sgd")
-    o.momentum = 0.9;
-  o.log = nullptr;
+  o.loss.fromLogits = e2e::returnsLogits(c.model);
+  if (o.optimizer.kind == OptimizerKind::SGD)
+    o.optimizer.momentum = 0.9;
   o.mode = ExecMode::Compiled;
-  Executable compiled = jit(*model, o);
+  JitOptions quiet;
+  quiet.log = nullptr;
+  Executable compiled = jit(*model, o, quiet);
   o.mode = ExecMode::Interpreted;
-  Executable interpreted = jit(*model, o);
+  Executable interpreted = jit(*model, o, quiet);
   ASSERT_EQ(compiled.weightNames(), interpreted.weightNames());
 
   std::vector<NDArray> initial = compiled.getWeights();
@@ -131,7 +132,7 @@ TEST(OneEpoch, MlpCompiledMatchesInterpreterAccuracy) {
   double accuracy[2], stepMs[2];
   for (int k = 0; k < 2; ++k) {
     std::unique_ptr<Model> model = e2e::buildModel("mlp", /*seed=*/1);
-    CompileOptions o;
+    TrainingConfig o;
     o.metrics = {"accuracy"};
     o.mode = k == 0 ? ExecMode::Compiled : ExecMode::Interpreted;
     Trainer trainer(*model, o);

@@ -18,7 +18,7 @@ inline const FashionMnist &fashionMnist() {
   return data;
 }
 
-/// "mlp", "cnn" or "residual" from examples/models.
+/// "mlp", "cnn" or "residual" from frontend/models.
 inline std::unique_ptr<Model> buildModel(const std::string &name,
                                          uint64_t seed) {
   if (name == "mlp")

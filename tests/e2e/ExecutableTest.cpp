@@ -24,13 +24,17 @@ using namespace kcc;
 
 namespace {
 
-JitOptions mlpOptions(int64_t batch, ExecMode mode,
-                      llvm::raw_ostream *log = nullptr) {
-  JitOptions o;
+TrainingConfig mlpConfig(int64_t batch, ExecMode mode) {
+  TrainingConfig o; // adam
   o.batch = batch;
-  o.optimizer = "adam";
   o.metrics = {"accuracy"};
   o.mode = mode;
+  return o;
+}
+
+/// Compiles reported to `log` (null: silent).
+JitOptions logTo(llvm::raw_ostream *log = nullptr) {
+  JitOptions o;
   o.log = log;
   return o;
 }
@@ -50,12 +54,12 @@ TEST(CompileCache, SameModelAndShapesCompileOnce) {
   // Two models, same architecture, different initial weights: same IR.
   std::unique_ptr<Model> a = e2e::buildModel("mlp", 1),
                          b = e2e::buildModel("mlp", 2);
-  Executable first = jit(*a, mlpOptions(24, ExecMode::Compiled, &os));
+  Executable first = jit(*a, mlpConfig(24, ExecMode::Compiled), logTo(&os));
   EXPECT_EQ(cache.compiles(), 1);
   EXPECT_EQ(cache.hits(), 0);
   EXPECT_FALSE(first.stats().fromCache);
   EXPECT_GT(first.stats().compileSeconds, 0);
-  Executable second = jit(*b, mlpOptions(24, ExecMode::Compiled, &os));
+  Executable second = jit(*b, mlpConfig(24, ExecMode::Compiled), logTo(&os));
   EXPECT_EQ(cache.compiles(), 1);
   EXPECT_EQ(cache.hits(), 1);
   EXPECT_TRUE(second.stats().fromCache);
@@ -73,18 +77,18 @@ TEST(CompileCache, SameModelAndShapesCompileOnce) {
   EXPECT_NE(first.step(x, y).loss, second.step(x, y).loss);
 
   // Another batch or another optimizer is another function.
-  Executable third = jit(*a, mlpOptions(16, ExecMode::Compiled, &os));
+  Executable third = jit(*a, mlpConfig(16, ExecMode::Compiled), logTo(&os));
   EXPECT_EQ(cache.compiles(), 2);
-  JitOptions sgd = mlpOptions(24, ExecMode::Compiled, &os);
-  sgd.optimizer = "sgd";
-  Executable fourth = jit(*a, sgd);
+  TrainingConfig sgd = mlpConfig(24, ExecMode::Compiled);
+  sgd.optimizer.kind = OptimizerKind::SGD;
+  Executable fourth = jit(*a, sgd, logTo(&os));
   EXPECT_EQ(cache.compiles(), 3);
   EXPECT_EQ(cache.size(), 3u);
 }
 
 TEST(Executable, WeightsByNameRoundTrip) {
   std::unique_ptr<Model> model = e2e::buildModel("mlp", 1);
-  Executable exe = jit(*model, mlpOptions(8, ExecMode::Compiled));
+  Executable exe = jit(*model, mlpConfig(8, ExecMode::Compiled), logTo());
   ASSERT_EQ(exe.weightNames().size(), 6u);
   EXPECT_EQ(exe.weightNames()[0], "dense/kernel");
   std::vector<NDArray> initial = model->getWeights();
@@ -112,7 +116,7 @@ TEST(Executable, WeightsByNameRoundTrip) {
 TEST(Executable, WrongBatchThrowsInBothModes) {
   std::unique_ptr<Model> model = e2e::buildModel("mlp", 1);
   for (ExecMode mode : {ExecMode::Compiled, ExecMode::Interpreted}) {
-    Executable exe = jit(*model, mlpOptions(8, mode));
+    Executable exe = jit(*model, mlpConfig(8, mode), logTo());
     NDArray x, y;
     firstBatch(16, x, y);
     try {
@@ -126,23 +130,23 @@ TEST(Executable, WrongBatchThrowsInBothModes) {
   }
 }
 
-TEST(Executable, UnknownOptionsAreErrors) {
+TEST(Executable, InvalidConfigsAreErrors) {
   std::unique_ptr<Model> model = e2e::buildModel("mlp", 1);
-  JitOptions o = mlpOptions(8, ExecMode::Compiled);
-  o.optimizer = "adagrad";
-  EXPECT_THROW(jit(*model, o), Error);
-  o = mlpOptions(8, ExecMode::Compiled);
+  TrainingConfig o = mlpConfig(8, ExecMode::Compiled);
   o.metrics = {"auc"};
-  EXPECT_THROW(jit(*model, o), Error);
+  EXPECT_THROW(jit(*model, o, logTo()), Error);
+  o = mlpConfig(8, ExecMode::Compiled);
+  o.batch = 0;
+  EXPECT_THROW(jit(*model, o, logTo()), Error);
 }
 
 TEST(Executable, PredictPadsTheLastBatchAndAgrees) {
   std::unique_ptr<Model> model = e2e::buildModel("residual", 4);
-  JitOptions o = mlpOptions(16, ExecMode::Compiled);
-  o.fromLogits = true;
-  Executable compiled = jit(*model, o);
+  TrainingConfig o = mlpConfig(16, ExecMode::Compiled);
+  o.loss.fromLogits = true;
+  Executable compiled = jit(*model, o, logTo());
   o.mode = ExecMode::Interpreted;
-  Executable interpreted = jit(*model, o);
+  Executable interpreted = jit(*model, o, logTo());
   NDArray x, y;
   firstBatch(37, x, y); // two full batches of 16 and 5 padded rows
   NDArray pc = compiled.predict(x), pi = interpreted.predict(x);
@@ -165,7 +169,7 @@ TEST(Executable, StatsInBothModes) {
   NDArray x, y;
   firstBatch(32, x, y);
 
-  Executable compiled = jit(*model, mlpOptions(32, ExecMode::Compiled));
+  Executable compiled = jit(*model, mlpConfig(32, ExecMode::Compiled), logTo());
   compiled.step(x, y);
   ExecStats cs = compiled.stats();
   EXPECT_EQ(cs.mode, ExecMode::Compiled);
@@ -181,7 +185,8 @@ TEST(Executable, StatsInBothModes) {
   EXPECT_LT(cs.boundBytes, 6 * 109386 * 4);
   EXPECT_GT(cs.intermediateBytes, 0);
 
-  Executable interpreted = jit(*model, mlpOptions(32, ExecMode::Interpreted));
+  Executable interpreted =
+      jit(*model, mlpConfig(32, ExecMode::Interpreted), logTo());
   interpreted.step(x, y);
   ExecStats is = interpreted.stats();
   EXPECT_EQ(is.mode, ExecMode::Interpreted);

@@ -73,18 +73,19 @@ TEST_P(KerasParity, CompiledStepReproducesKerasLosses) {
 
   const json::Object &opt = *record.getObject("optimizer");
   ASSERT_EQ(*opt.getString("name"), "adam");
-  JitOptions o;
+  TrainingConfig o;
   o.batch = 32;
-  o.optimizer = "adam";
-  o.learningRate = *opt.getNumber("learning_rate");
-  o.beta1 = *opt.getNumber("beta_1");
-  o.beta2 = *opt.getNumber("beta_2");
-  o.epsilon = *opt.getNumber("epsilon");
-  o.loss = std::string(*record.getString("loss"));
-  o.fromLogits = *record.getBoolean("from_logits");
-  o.log = nullptr;
+  o.optimizer.kind = OptimizerKind::Adam;
+  o.optimizer.learningRate = *opt.getNumber("learning_rate");
+  o.optimizer.beta1 = *opt.getNumber("beta_1");
+  o.optimizer.beta2 = *opt.getNumber("beta_2");
+  o.optimizer.epsilon = *opt.getNumber("epsilon");
+  o.loss.kind = llvm::cantFail(parseLoss(*record.getString("loss")));
+  o.loss.fromLogits = *record.getBoolean("from_logits");
   o.mode = ExecMode::Compiled;
-  Executable exe = jit(*imported.model, o);
+  JitOptions quiet;
+  quiet.log = nullptr;
+  Executable exe = jit(*imported.model, o, quiet);
 
   std::vector<double> expected = numbers(*record.getArray("step_losses"));
   ASSERT_EQ(expected.size(), 5u);

@@ -1,9 +1,12 @@
 // RUN: kcc-opt %s --split-input-file --verify-diagnostics --kc-build-train-step="loss=categorical_crossentropy"
 // RUN: not kcc-opt %s --split-input-file --kc-build-train-step="optimizer=adagrad" 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: not kcc-opt %s --split-input-file --kc-build-train-step="metrics=precision" 2>&1 | FileCheck %s --check-prefix=METRIC
+// RUN: not kcc-opt %s --split-input-file --kc-train-pipeline="optimizer=adagrad" 2>&1 | FileCheck %s --check-prefix=OPT
+// RUN: not kcc-opt %s --split-input-file --kc-build-train-step="momentum=1.5" 2>&1 | FileCheck %s --check-prefix=RANGE
 
 // OPT: unknown optimizer 'adagrad'
 // METRIC: unknown metric 'precision' for loss sparse_categorical_crossentropy
+// RANGE: momentum must be finite and in [0, 1), got 1.5
 
 // expected-error @+1 {{'func.func' op has no argument marked {kc.input}}}
 func.func @forward(%w: tensor<3x2xf32> {kc.name = "w", kc.trainable = true}) -> tensor<3x2xf32> {

@@ -1,6 +1,9 @@
 // RUN: kcc-opt %s --split-input-file --kc-build-train-step="loss=sparse_categorical_crossentropy optimizer=adam metrics=accuracy" | FileCheck %s --check-prefixes=CHECK,ADAM
 // RUN: kcc-opt %s --split-input-file --kc-build-train-step="loss=sparse_categorical_crossentropy optimizer=sgd momentum=0.9 nesterov=true" | FileCheck %s --check-prefixes=CHECK,SGD
 // RUN: kcc-opt %s --split-input-file --kc-build-train-step="loss=sparse_categorical_crossentropy from-logits=true optimizer=rmsprop" | FileCheck %s --check-prefixes=CHECK,RMS
+// kc-train-pipeline takes the pass's own options.
+// RUN: kcc-opt %s --split-input-file --kc-train-pipeline="loss=sparse_categorical_crossentropy optimizer=sgd momentum=0.9" | FileCheck %s --check-prefix=PIPE
+// PIPE: kc.train_step = {{.*}}optimizer = "sgd", optimizer_state = 2 : i64
 
 // A dense softmax classifier: every param trainable.
 

@@ -18,7 +18,6 @@
 #include "engine/interpreter/Interpreter.h" // dtypeOf
 #include "frontend/Trace.h"
 #include "frontend/training/Jit.h"
-#include "passes/Optimizers.h"
 #include "passes/TrainStep.h"
 #include "runtime/Error.h"
 
@@ -91,10 +90,10 @@ int driver::runBench(const BenchConfig &config) {
   auto loaded = loadModel(config.source);
   if (!loaded)
     return fail(llvm::toString(loaded.takeError()));
-  auto options = resolveTrainOptions(config.train, &*loaded, config.source,
-                                     /*defaultMetrics=*/{"accuracy"});
-  if (!options)
-    return fail(llvm::toString(options.takeError()));
+  auto training = resolveTrainingConfig(*loaded, config.source,
+                                        /*defaultMetrics=*/{"accuracy"});
+  if (!training)
+    return fail(llvm::toString(training.takeError()));
 
   try {
     auto context = std::make_shared<mlir::MLIRContext>();
@@ -103,7 +102,7 @@ int driver::runBench(const BenchConfig &config) {
     registerCodegenInterfaces(registry);
     context->appendDialectRegistry(registry);
     mlir::OwningOpRef<mlir::ModuleOp> module =
-        buildTrainModule(*context, *loaded->model, *options);
+        buildTrainModule(*context, *loaded->model, *training);
     auto train = module->lookupSymbol<mlir::func::FuncOp>("train_step");
     TrainStepLayout layout = *getTrainStepLayout(train);
     auto targetType = mlir::cast<mlir::RankedTensorType>(
@@ -123,10 +122,9 @@ int driver::runBench(const BenchConfig &config) {
                     0, rng);
     NDArray y = randomArray(targetType, classes, rng);
 
-    ExecOptions exec;
-    exec.learningRate = options->learningRate.value_or(
-        defaultLearningRate(*parseOptimizer(options->optimizer)));
-    exec.log = nullptr;
+    JitOptions quiet;
+    quiet.log = nullptr;
+    ExecOptions exec = execOptions(*training, quiet);
     exec.useCache = false; // time a real compile
     std::vector<NDArray> weights = loaded->model->getWeights();
 
@@ -151,8 +149,8 @@ int driver::runBench(const BenchConfig &config) {
     llvm::json::Object result{
         {"model", loaded->name},
         {"batch", compiled.batchSize()},
-        {"optimizer", options->optimizer},
-        {"loss", options->loss},
+        {"optimizer", optimizerName(training->optimizer.kind)},
+        {"loss", lossName(training->loss.kind)},
         {"repetitions", config.repetitions},
         {"steps", config.steps},
         {"compiled_ms", compiledMs},

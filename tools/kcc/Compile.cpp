@@ -18,7 +18,6 @@
 #include "codegen/aot/OutputFiles.h"
 #include "frontend/Trace.h"
 #include "ir/KcDialect.h"
-#include "passes/Optimizers.h"
 #include "passes/TrainStep.h"
 #include "runtime/Error.h"
 
@@ -303,27 +302,13 @@ int Compilation::run() {
     return finish(moduleText(*module_));
 
   // train: the whole step in one function.
-  auto options =
-      resolveTrainOptions(config_.train, model_.model ? &model_ : nullptr,
-                          config_.source, /*defaultMetrics=*/{});
-  if (!options)
-    return fail(options.takeError());
-  learningRate_ = options->learningRate;
-  if (!learningRate_)
-    learningRate_ = defaultLearningRate(*parseOptimizer(options->optimizer));
-  KcBuildTrainStepOptions trainStep;
-  trainStep.loss = options->loss;
-  trainStep.fromLogits = options->fromLogits;
-  trainStep.optimizer = options->optimizer;
-  trainStep.momentum = options->momentum;
-  trainStep.nesterov = options->nesterov;
-  trainStep.beta1 = options->beta1;
-  trainStep.beta2 = options->beta2;
-  trainStep.epsilon = options->epsilon;
-  trainStep.rho = options->rho;
-  trainStep.metrics = options->metrics;
+  auto training = resolveTrainingConfig(model_, config_.source,
+                                        /*defaultMetrics=*/{});
+  if (!training)
+    return fail(training.takeError());
+  learningRate_ = training->optimizer.resolvedLearningRate();
   if (failed(runPasses(*module_, [&](OpPassManager &pm) {
-        buildTrainPipeline(pm, trainStep);
+        buildTrainPipeline(pm, *training);
       })))
     return 1;
   if (!dump("02-train.mlir", moduleText(*module_)))

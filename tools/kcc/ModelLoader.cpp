@@ -3,6 +3,7 @@
 #include "ModelLoader.h"
 
 #include "frontend/models/ReferenceModels.h"
+#include "frontend/keras/KerasImporter.h"
 #include "runtime/Error.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -30,13 +31,13 @@ llvm::Expected<LoadedModel> driver::loadModel(const ModelSource &source) {
   try {
     if (source.builtin == "mlp") {
       loaded.model = models::buildMlp(source.seed);
-      loaded.fromLogits = false; // it ends in softmax
+      loaded.training.loss.fromLogits = false; // it ends in softmax
     } else if (source.builtin == "cnn") {
       loaded.model = models::buildCnn(source.seed);
-      loaded.fromLogits = true;
+      loaded.training.loss.fromLogits = true;
     } else if (source.builtin == "residual") {
       loaded.model = models::buildResidual(source.seed);
-      loaded.fromLogits = true;
+      loaded.training.loss.fromLogits = true;
     } else if (!source.builtin.empty()) {
       return makeError("unknown --model '" + source.builtin +
                        "' (expected mlp, cnn or residual)");
@@ -50,7 +51,9 @@ llvm::Expected<LoadedModel> driver::loadModel(const ModelSource &source) {
       keras::ImportedModel imported =
           keras::importFile(source.input, source.seed);
       loaded.model = std::move(imported.model);
-      loaded.compile = std::move(imported.compile);
+      if (imported.training)
+        loaded.training = std::move(*imported.training);
+      loaded.trainingError = std::move(imported.trainingError);
     }
   } catch (const Error &e) {
     return makeError(e.what());
@@ -61,47 +64,20 @@ llvm::Expected<LoadedModel> driver::loadModel(const ModelSource &source) {
   return loaded;
 }
 
-llvm::Expected<JitOptions>
-driver::resolveTrainOptions(const TrainFlags &flags, const LoadedModel *model,
-                            const ModelSource &source,
-                            const std::vector<std::string> &defaultMetrics) {
-  JitOptions o;
-  o.batch = source.batch;
-  const keras::CompileConfig *spec =
-      model && model->compile ? &*model->compile : nullptr;
-  if (spec) {
-    const keras::OptimizerConfig &opt = spec->optimizer;
-    o.optimizer = opt.name;
-    o.learningRate = opt.learningRate;
-    o.beta1 = opt.beta1;
-    o.beta2 = opt.beta2;
-    o.epsilon = opt.epsilon;
-    o.momentum = opt.momentum;
-    o.rho = opt.rho;
-    o.nesterov = opt.nesterov;
-    if (!spec->loss.empty())
-      o.loss = spec->loss;
-    o.fromLogits = spec->fromLogits;
-    o.metrics = spec->metrics;
-  } else if (model && model->fromLogits) {
-    o.fromLogits = *model->fromLogits;
-  }
-  if (!spec || spec->metrics.empty())
-    o.metrics = defaultMetrics;
-  if (flags.loss)
-    o.loss = *flags.loss;
-  if (flags.optimizer)
-    o.optimizer = *flags.optimizer;
-  if (flags.fromLogits)
-    o.fromLogits = *flags.fromLogits;
-  if (flags.metrics)
-    o.metrics = *flags.metrics;
-  if (flags.learningRate)
-    o.learningRate = *flags.learningRate;
-  try {
-    validateJitOptions(o);
-  } catch (const Error &e) {
-    return makeError(e.what());
-  }
-  return o;
+llvm::Expected<TrainingConfig>
+driver::resolveTrainingConfig(const LoadedModel &model,
+                              const ModelSource &source,
+                              llvm::ArrayRef<std::string> defaultMetrics) {
+  if (!model.trainingError.empty())
+    return makeError(model.trainingError);
+  TrainingConfig config = model.training;
+  config.batch = source.batch;
+  if (config.metrics.empty())
+    config.metrics.assign(defaultMetrics.begin(), defaultMetrics.end());
+  llvm::Error err = applyTrainingFlags(config);
+  if (!err)
+    err = config.validate();
+  if (err)
+    return makeError("compile: " + llvm::toString(std::move(err)));
+  return config;
 }

@@ -1,12 +1,12 @@
 //===- ModelLoader.h - The model a kcc command works on ---------*- C++ -*-===//
 //
 // kcc's inputs: a Keras spec (.json, .keras, .h5: frontend/keras), one of
-// the reference models (--model=mlp|cnn|residual: examples/models), or, for
+// the reference models (--model=mlp|cnn|residual: frontend/models), or, for
 // the compile command only, a .mlir file holding @forward with kc.name /
-// kc.trainable / kc.input argument attributes. The train-step settings are
-// resolved here too: the command line wins, then the spec's compile_config,
-// then the model's own default (the reference CNN and residual net output
-// logits), then Keras's defaults.
+// kc.trainable / kc.input argument attributes. The training configuration
+// is layered here too: Keras's defaults, then the spec's compile_config or
+// the reference model's own from_logits (the CNN and the residual net output
+// logits), then the command line.
 //
 //===----------------------------------------------------------------------===//
 
@@ -16,13 +16,11 @@
 #include "Options.h"
 
 #include "frontend/Model.h"
-#include "frontend/keras/KerasImporter.h"
-#include "frontend/training/Jit.h"
+#include "passes/TrainingConfig.h"
 
 #include "llvm/Support/Error.h"
 
 #include <memory>
-#include <optional>
 #include <string>
 
 namespace kcc {
@@ -30,10 +28,11 @@ namespace driver {
 
 struct LoadedModel {
   std::unique_ptr<Model> model;
-  /// The spec's compile_config, if it had one.
-  std::optional<keras::CompileConfig> compile;
-  /// The model's own from_logits default (reference models).
-  std::optional<bool> fromLogits;
+  /// Keras's defaults, overridden by the spec's compile_config or by a
+  /// reference model's own from_logits.
+  TrainingConfig training;
+  /// The spec's deferred error (keras::ImportedModel::trainingError).
+  std::string trainingError;
   /// "mlp", or the file name: what diagnostics and headers call it.
   std::string name;
 };
@@ -45,14 +44,13 @@ bool isMlirInput(const ModelSource &source);
 /// the file and what is wrong with it.
 llvm::Expected<LoadedModel> loadModel(const ModelSource &source);
 
-/// The train-step settings for `model` (null for a .mlir input) at
-/// `source.batch`; `defaultMetrics` applies when neither the command line
-/// nor the spec names metrics. Validated: an unknown loss, optimizer or
-/// metric is an error.
-llvm::Expected<JitOptions>
-resolveTrainOptions(const TrainFlags &flags, const LoadedModel *model,
-                    const ModelSource &source,
-                    const std::vector<std::string> &defaultMetrics);
+/// `model`'s training configuration at `source.batch` (for a .mlir input,
+/// `model` holds Keras's defaults), with `defaultMetrics` when it names no
+/// metrics and the command-line flags on top, validated. Fails with the
+/// spec's deferred error first, if it has one.
+llvm::Expected<TrainingConfig>
+resolveTrainingConfig(const LoadedModel &model, const ModelSource &source,
+                      llvm::ArrayRef<std::string> defaultMetrics);
 
 } // namespace driver
 } // namespace kcc

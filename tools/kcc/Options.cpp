@@ -188,21 +188,6 @@ ModelSource modelSource() {
   return s;
 }
 
-TrainFlags trainFlags() {
-  TrainFlags f;
-  if (loss.getNumOccurrences())
-    f.loss = loss;
-  if (optimizer.getNumOccurrences())
-    f.optimizer = optimizer;
-  if (fromLogits.getNumOccurrences())
-    f.fromLogits = fromLogits;
-  if (metrics.getNumOccurrences())
-    f.metrics = std::vector<std::string>(metrics.begin(), metrics.end());
-  if (learningRate.getNumOccurrences())
-    f.learningRate = learningRate;
-  return f;
-}
-
 } // namespace
 
 Command kcc::driver::parseCommandLine(int argc, char **argv) {
@@ -234,7 +219,6 @@ CompileConfig kcc::driver::getCompileConfig() {
   c.source = modelSource();
   if (c.source.input.empty() && c.source.builtin.empty())
     c.source.input = "-";
-  c.train = trainFlags();
   c.emit = emitAction;
   c.output = outputFile;
   c.dumpDir = dumpDir;
@@ -253,7 +237,6 @@ CompileConfig kcc::driver::getCompileConfig() {
 TrainConfig kcc::driver::getTrainConfig() {
   TrainConfig c;
   c.source = modelSource();
-  c.train = trainFlags();
   switch (runMode) {
   case RunMode::Compiled:
     c.modes = {ExecMode::Compiled};
@@ -275,10 +258,31 @@ TrainConfig kcc::driver::getTrainConfig() {
 BenchConfig kcc::driver::getBenchConfig() {
   BenchConfig c;
   c.source = modelSource();
-  c.train = trainFlags();
   c.repetitions = repetitions;
   c.steps = benchSteps;
   c.warmup = warmup;
   c.json = json;
   return c;
+}
+
+llvm::Error kcc::driver::applyTrainingFlags(TrainingConfig &config) {
+  if (loss.getNumOccurrences()) {
+    llvm::Expected<LossKind> kind = parseLoss(loss);
+    if (!kind)
+      return kind.takeError();
+    config.loss.kind = *kind;
+  }
+  if (fromLogits.getNumOccurrences())
+    config.loss.fromLogits = fromLogits;
+  if (metrics.getNumOccurrences())
+    config.metrics.assign(metrics.begin(), metrics.end());
+  if (optimizer.getNumOccurrences()) {
+    llvm::Expected<OptimizerKind> kind = parseOptimizer(optimizer);
+    if (!kind)
+      return kind.takeError();
+    config.optimizer.kind = *kind;
+  }
+  if (learningRate.getNumOccurrences())
+    config.optimizer.learningRate = learningRate;
+  return llvm::Error::success();
 }

@@ -12,10 +12,12 @@
 #ifndef KCC_TOOLS_KCC_OPTIONS_H
 #define KCC_TOOLS_KCC_OPTIONS_H
 
-#include "engine/Executable.h"
+#include "engine/CompiledFunction.h"
+#include "passes/TrainingConfig.h"
+
+#include "llvm/Support/Error.h"
 
 #include <cstdint>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,18 +38,8 @@ struct ModelSource {
   uint64_t seed = 0;
 };
 
-/// kc-build-train-step's settings as given on the command line; unset ones
-/// come from the Keras spec's compile_config, then from the model.
-struct TrainFlags {
-  std::optional<std::string> loss, optimizer;
-  std::optional<bool> fromLogits;
-  std::optional<std::vector<std::string>> metrics;
-  std::optional<double> learningRate;
-};
-
 struct CompileConfig {
   ModelSource source;
-  TrainFlags train;
   EmitAction emit = EmitAction::Kc;
   std::string output = "-";
   std::string dumpDir;
@@ -62,7 +54,6 @@ struct CompileConfig {
 
 struct TrainConfig {
   ModelSource source;
-  TrainFlags train;
   /// Runs in order; two (compiled, interpreted) train both from the same
   /// initial weights on the same batches and compare them.
   std::vector<ExecMode> modes = {ExecMode::Compiled};
@@ -75,7 +66,6 @@ struct TrainConfig {
 
 struct BenchConfig {
   ModelSource source;
-  TrainFlags train;
   int64_t repetitions = 5;
   int64_t steps = 20;
   int64_t warmup = 3;
@@ -85,6 +75,11 @@ struct BenchConfig {
 /// Parses argv (MLIR's own options must be registered first); exits with a
 /// message on a malformed command line, as llvm::cl does.
 Command parseCommandLine(int argc, char **argv);
+
+/// Applies the training flags that were given (--loss, --optimizer, --lr,
+/// --from-logits, --metrics) to `config`, names parsed; the others leave it
+/// as it is, so flags override what the model file says.
+llvm::Error applyTrainingFlags(TrainingConfig &config);
 
 CompileConfig getCompileConfig();
 TrainConfig getTrainConfig();

@@ -113,16 +113,17 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   auto loaded = loadModel(config.source);
   if (!loaded)
     return loaded.takeError();
-  auto options = resolveTrainOptions(config.train, &*loaded, config.source,
-                                     /*defaultMetrics=*/{"accuracy"});
-  if (!options)
-    return options.takeError();
-  options->mode = mode;
-  Executable exe = jit(*loaded->model, *options);
+  auto training = resolveTrainingConfig(*loaded, config.source,
+                                        /*defaultMetrics=*/{"accuracy"});
+  if (!training)
+    return training.takeError();
+  training->mode = mode;
+  Executable exe = jit(*loaded->model, *training);
   llvm::outs() << "kcc: training " << loaded->name << " ("
                << execModeName(exe.mode()) << ", batch " << exe.batchSize()
-               << ", " << options->optimizer << ", " << options->loss << ") on "
-               << data.train.size() << " examples\n";
+               << ", " << optimizerName(training->optimizer.kind) << ", "
+               << lossName(training->loss.kind) << ") on " << data.train.size()
+               << " examples\n";
 
   BatchIterator batches(data.train, exe.batchSize(), /*shuffle=*/true,
                         config.source.seed);

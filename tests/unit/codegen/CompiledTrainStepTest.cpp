@@ -115,12 +115,11 @@ TEST_P(CompiledTrainStep, ThreeStepsMatchTheInterpreter) {
       mlir::parseSourceString<mlir::ModuleOp>(
       withType(c.model == "mlp" ? kMlp : kResidual, c.type), &ctx);
   ASSERT_TRUE(module);
-  KcBuildTrainStepOptions options;
-  options.optimizer = c.optimizer;
-  std::vector<std::string> metrics = {"accuracy"};
-  options.metrics = metrics;
+  TrainingConfig config;
+  config.optimizer.kind = llvm::cantFail(parseOptimizer(c.optimizer));
+  config.metrics = {"accuracy"};
   mlir::PassManager pm(&ctx);
-  buildTrainPipeline(pm, options);
+  buildTrainPipeline(pm, config);
   ASSERT_TRUE(mlir::succeeded(pm.run(*module)));
   auto step = module->lookupSymbol<mlir::func::FuncOp>("train_step");
   ASSERT_TRUE(step);

@@ -50,12 +50,9 @@ buildTrainStep(mlir::MLIRContext &ctx, Model &model, const std::string &name,
   auto module = traceForward(ctx, model, opts);
   if (!module)
     return module;
-  KcBuildTrainStepOptions train;
-  train.optimizer = "adam";
-  train.loss = "sparse_categorical_crossentropy";
-  train.fromLogits = name != "mlp";
-  std::vector<std::string> metrics = {"accuracy"};
-  train.metrics = metrics;
+  TrainingConfig train; // adam, sparse_categorical_crossentropy
+  train.loss.fromLogits = name != "mlp";
+  train.metrics = {"accuracy"};
   mlir::PassManager pm(&ctx);
   buildTrainPipeline(pm, train);
   if (mlir::failed(pm.run(*module)))

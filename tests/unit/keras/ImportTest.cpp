@@ -85,32 +85,58 @@ TEST(KerasImport, LayerNamesShapesAndVersions) {
 
 TEST(KerasImport, CompileConfigOfArchiveAndLegacyH5) {
   keras::ImportedModel cnn = keras::importFile(fixture("cnn.keras"));
-  ASSERT_TRUE(cnn.compile.has_value());
-  EXPECT_EQ(cnn.compile->optimizer.name, "adam");
-  EXPECT_NEAR(*cnn.compile->optimizer.learningRate, 1e-3, 1e-9);
-  EXPECT_DOUBLE_EQ(cnn.compile->optimizer.beta1, 0.9);
-  EXPECT_DOUBLE_EQ(cnn.compile->optimizer.beta2, 0.999);
-  EXPECT_DOUBLE_EQ(cnn.compile->optimizer.epsilon, 1e-7);
-  EXPECT_EQ(cnn.compile->loss, "sparse_categorical_crossentropy");
-  EXPECT_TRUE(cnn.compile->fromLogits);
-  EXPECT_EQ(cnn.compile->metrics, std::vector<std::string>{"accuracy"});
+  ASSERT_TRUE(cnn.training.has_value());
+  EXPECT_EQ(cnn.trainingError, "");
+  const OptimizerConfig &opt = cnn.training->optimizer;
+  EXPECT_EQ(opt.kind, OptimizerKind::Adam);
+  EXPECT_NEAR(*opt.learningRate, 1e-3, 1e-9);
+  EXPECT_DOUBLE_EQ(opt.beta1, 0.9);
+  EXPECT_DOUBLE_EQ(opt.beta2, 0.999);
+  EXPECT_DOUBLE_EQ(opt.epsilon, 1e-7);
+  EXPECT_EQ(cnn.training->loss.kind, LossKind::SparseCategoricalCrossentropy);
+  EXPECT_TRUE(cnn.training->loss.fromLogits);
+  EXPECT_EQ(cnn.training->metrics, std::vector<std::string>{"accuracy"});
 
   keras::ImportedModel mlp = keras::importFile(fixture("mlp.keras"));
-  ASSERT_TRUE(mlp.compile.has_value());
-  EXPECT_FALSE(mlp.compile->fromLogits);
+  ASSERT_TRUE(mlp.training.has_value());
+  EXPECT_FALSE(mlp.training->loss.fromLogits);
 
   // tf.keras writes training_config with "Custom>Adam" and a metric object.
   keras::ImportedModel k2 = keras::importFile(fixture("mlp_keras2.h5"));
-  ASSERT_TRUE(k2.compile.has_value());
-  EXPECT_EQ(k2.compile->optimizer.name, "adam");
-  EXPECT_NEAR(*k2.compile->optimizer.learningRate, 1e-3, 1e-9);
-  EXPECT_EQ(k2.compile->loss, "sparse_categorical_crossentropy");
-  EXPECT_EQ(k2.compile->metrics, std::vector<std::string>{"accuracy"});
+  ASSERT_TRUE(k2.training.has_value());
+  EXPECT_EQ(k2.training->optimizer.kind, OptimizerKind::Adam);
+  EXPECT_NEAR(*k2.training->optimizer.learningRate, 1e-3, 1e-9);
+  EXPECT_EQ(k2.training->loss.kind, LossKind::SparseCategoricalCrossentropy);
+  EXPECT_EQ(k2.training->metrics, std::vector<std::string>{"accuracy"});
   EXPECT_EQ(k2.kerasMajorVersion, 2);
 
   // Plain to_json of an uncompiled model: no compile_config.
   EXPECT_FALSE(keras::importModelJson(readText("residual_keras3.json"))
-                   .compile.has_value());
+                   .training.has_value());
+}
+
+TEST(KerasImport, UntrainableCompileConfigIsADeferredError) {
+  // An optimizer and a loss kcc cannot train with: the model still imports
+  // (for inference); the first problem is kept for when training is asked.
+  std::string spec = R"({"class_name": "Sequential", "config": {"layers": [
+    {"class_name": "InputLayer", "config": {"batch_shape": [null, 4]}},
+    {"class_name": "Dense", "config": {"units": 2}}]},
+    "compile_config": {"optimizer": {"class_name": "AdamW", "config": {}},
+                       "loss": "hinge"}})";
+  keras::ImportedModel m = keras::importModelJson(spec, "spec.json");
+  ASSERT_TRUE(m.model);
+  ASSERT_TRUE(m.training.has_value());
+  EXPECT_EQ(m.trainingError,
+            "spec.json: $.compile_config.optimizer: compile_config: unknown "
+            "optimizer 'adamw' (expected sgd, adam, rmsprop)");
+
+  spec.replace(spec.find("AdamW"), 5, "SGD");
+  m = keras::importModelJson(spec, "spec.json");
+  EXPECT_EQ(m.training->optimizer.kind, OptimizerKind::SGD);
+  EXPECT_NE(m.trainingError.find("$.compile_config.loss: compile_config: "
+                                 "unknown loss 'hinge' (expected "),
+            std::string::npos)
+      << m.trainingError;
 }
 
 TEST(KerasImport, DefaultsForMissingOptionalKeys) {

@@ -120,7 +120,7 @@ Reference meanSquared(const Matrix &pred, const Matrix &y) {
 
 /// Runs one SGD step (lr = 1) of `pred = w` and checks the loss and the
 /// gradient against `ref`.
-void expectLossAndGradient(const StepOptions &options, const Matrix &pred,
+void expectLossAndGradient(const TrainingConfig &options, const Matrix &pred,
                            const NDArray &target, const Reference &ref) {
   TrainStepRunner runner(kIdentityModel, options);
   ASSERT_TRUE(runner.ok());
@@ -128,12 +128,13 @@ void expectLossAndGradient(const StepOptions &options, const Matrix &pred,
   NDArray x = NDArray::zeros({B, C}, DType::F64);
   std::vector<double> logs = runner.run(1.0, x, target);
   EXPECT_NEAR(logs[0], ref.loss, 1e-12 * std::max(1.0, std::abs(ref.loss)))
-      << options.loss << " from_logits=" << options.fromLogits;
+      << lossName(options.loss.kind).str()
+      << " from_logits=" << options.loss.fromLogits;
   std::vector<double> w = runner.params[0].toVector();
   for (int64_t k = 0; k < B * C; ++k)
     EXPECT_NEAR(pred[k] - w[k], ref.grad[k], 1e-10)
-        << options.loss << " from_logits=" << options.fromLogits
-        << " element " << k;
+        << lossName(options.loss.kind).str()
+        << " from_logits=" << options.loss.fromLogits << " element " << k;
 }
 
 // Logits of mixed sign, none at a kink (0) of relu/abs; "probabilities" that do not sum to one (Keras
@@ -153,14 +154,14 @@ NDArray labelArray() {
 }
 
 TEST(Losses, SparseCategoricalCrossentropyFromLogits) {
-  StepOptions o;
-  o.fromLogits = true;
+  TrainingConfig o = sgdConfig();
+  o.loss.fromLogits = true;
   expectLossAndGradient(o, kLogits, labelArray(),
                         categorical(kLogits, oneHot(kLabels), true));
 }
 
 TEST(Losses, SparseCategoricalCrossentropyFromProbabilities) {
-  StepOptions o;
+  TrainingConfig o = sgdConfig();
   // Row 2's true class is clipped: its term is -log(1e-7), no gradient.
   expectLossAndGradient(o, kProbs, labelArray(),
                         categorical(kProbs, oneHot(kLabels), false));
@@ -170,9 +171,9 @@ TEST(Losses, CategoricalCrossentropySoftTargets) {
   const Matrix soft = {0.7, 0.2, 0.1, 0.0, 1.0, 0.0,
                        0.3, 0.3, 0.4, 0.1, 0.1, 0.8};
   for (bool fromLogits : {true, false}) {
-    StepOptions o;
-    o.loss = "categorical_crossentropy";
-    o.fromLogits = fromLogits;
+    TrainingConfig o = sgdConfig();
+    o.loss.kind = LossKind::CategoricalCrossentropy;
+    o.loss.fromLogits = fromLogits;
     const Matrix &pred = fromLogits ? kLogits : kProbs;
     expectLossAndGradient(o, pred, NDArray::fromVector({B, C}, soft, DType::F64),
                           categorical(pred, soft, fromLogits));
@@ -185,9 +186,9 @@ TEST(Losses, BinaryCrossentropy) {
   Matrix probs = {0.9, 0.1, 0.6, 0.4, 0.3, 0.8,
                   1.0, 0.55, 0.05, 0.45, 0.7, 0.2};
   for (bool fromLogits : {true, false}) {
-    StepOptions o;
-    o.loss = "binary_crossentropy";
-    o.fromLogits = fromLogits;
+    TrainingConfig o = sgdConfig();
+    o.loss.kind = LossKind::BinaryCrossentropy;
+    o.loss.fromLogits = fromLogits;
     const Matrix &pred = fromLogits ? kLogits : probs;
     expectLossAndGradient(o, pred, NDArray::fromVector({B, C}, z, DType::F64),
                           binary(pred, z, fromLogits));
@@ -197,15 +198,15 @@ TEST(Losses, BinaryCrossentropy) {
 TEST(Losses, MeanSquaredError) {
   const Matrix y = {1.0, -2.0, 0.5, 0.0, 0.3, 0.3,
                     -1.0, 2.0, 0.0, 4.0, -0.5, 1.0};
-  StepOptions o;
-  o.loss = "mean_squared_error";
+  TrainingConfig o = sgdConfig();
+  o.loss.kind = LossKind::MeanSquaredError;
   expectLossAndGradient(o, kLogits, NDArray::fromVector({B, C}, y, DType::F64),
                         meanSquared(kLogits, y));
 }
 
 TEST(Metrics, SparseCategoricalAccuracy) {
-  StepOptions o;
-  o.fromLogits = true;
+  TrainingConfig o = sgdConfig();
+  o.loss.fromLogits = true;
   o.metrics = {"accuracy"};
   TrainStepRunner runner(kIdentityModel, o);
   ASSERT_TRUE(runner.ok());
@@ -225,8 +226,8 @@ TEST(Metrics, SparseCategoricalAccuracy) {
 }
 
 TEST(Metrics, BinaryAccuracyThresholdsAtHalf) {
-  StepOptions o;
-  o.loss = "binary_crossentropy";
+  TrainingConfig o = sgdConfig();
+  o.loss.kind = LossKind::BinaryCrossentropy;
   o.metrics = {"accuracy"};
   TrainStepRunner runner(kIdentityModel, o);
   ASSERT_TRUE(runner.ok());

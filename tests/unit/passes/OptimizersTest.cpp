@@ -93,8 +93,8 @@ Params trainReference(int steps, int numSlots, const Update &update) {
 }
 
 /// The linear model under `o`'s optimizer; the model outputs logits.
-std::unique_ptr<TrainStepRunner> makeRunner(StepOptions o) {
-  o.fromLogits = true;
+std::unique_ptr<TrainStepRunner> makeRunner(TrainingConfig o) {
+  o.loss.fromLogits = true;
   auto r = std::make_unique<TrainStepRunner>(kLinearModel, o);
   r->params = {NDArray::fromVector({D, C}, kW0, DType::F64),
                NDArray::fromVector({C}, kB0, DType::F64),
@@ -114,8 +114,8 @@ NDArray labels() {
 /// learning-rate variable), widened to the f64 weights.
 double asF32(double lr) { return static_cast<double>(static_cast<float>(lr)); }
 
-void trainAndCompare(const StepOptions &o, double lr, int steps, int numSlots,
-                     const Update &update, double tol) {
+void trainAndCompare(const TrainingConfig &o, double lr, int steps,
+                     int numSlots, const Update &update, double tol) {
   std::unique_ptr<TrainStepRunner> r = makeRunner(o);
   ASSERT_TRUE(r->ok());
   ASSERT_EQ(r->layout.numOptimizerState, 2u * numSlots);
@@ -127,14 +127,15 @@ void trainAndCompare(const StepOptions &o, double lr, int steps, int numSlots,
     std::vector<double> got = r->params[k].toVector();
     for (size_t e = 0; e < got.size(); ++e)
       EXPECT_NEAR(got[e], ref[k][e], tol)
-          << o.optimizer << " param " << k << " element " << e;
+          << optimizerName(o.optimizer.kind).str() << " param " << k
+          << " element " << e;
   }
   // The frozen param is passed through untouched.
   EXPECT_EQ(r->params[2].toVector(), kFrozen);
 }
 
 TEST(Optimizers, OneSgdStepIsWeightMinusLrTimesGradient) {
-  StepOptions o;
+  TrainingConfig o = sgdConfig();
   std::unique_ptr<TrainStepRunner> r = makeRunner(o);
   ASSERT_TRUE(r->ok());
   EXPECT_EQ(r->layout.numOptimizerState, 0u);
@@ -151,8 +152,8 @@ TEST(Optimizers, OneSgdStepIsWeightMinusLrTimesGradient) {
 }
 
 TEST(Optimizers, FirstAdamStepMovesEachWeightByLearningRate) {
-  StepOptions o;
-  o.optimizer = "adam";
+  TrainingConfig o = sgdConfig();
+  o.optimizer.kind = OptimizerKind::Adam;
   std::unique_ptr<TrainStepRunner> r = makeRunner(o);
   ASSERT_TRUE(r->ok());
   r->run(1e-3, inputs(), labels());
@@ -168,8 +169,8 @@ TEST(Optimizers, FirstAdamStepMovesEachWeightByLearningRate) {
 }
 
 TEST(Optimizers, AdamTenStepsMatchReference) {
-  StepOptions o;
-  o.optimizer = "adam";
+  TrainingConfig o = sgdConfig();
+  o.optimizer.kind = OptimizerKind::Adam;
   const double lr = 1e-2, b1 = 0.9, b2 = 0.999, eps = 1e-7;
   trainAndCompare(o, lr, 10, 2,
                   [&](double &w, double g, std::vector<double> &s, int64_t t) {
@@ -186,9 +187,9 @@ TEST(Optimizers, AdamTenStepsMatchReference) {
 
 TEST(Optimizers, SgdMomentumTenStepsMatchReference) {
   for (bool nesterov : {false, true}) {
-    StepOptions o;
-    o.momentum = 0.9;
-    o.nesterov = nesterov;
+    TrainingConfig o = sgdConfig();
+    o.optimizer.momentum = 0.9;
+    o.optimizer.nesterov = nesterov;
     const double lr = asF32(0.05);
     trainAndCompare(o, 0.05, 10, 1,
                     [&](double &w, double g, std::vector<double> &s, int64_t) {
@@ -201,9 +202,9 @@ TEST(Optimizers, SgdMomentumTenStepsMatchReference) {
 
 TEST(Optimizers, RmspropTenStepsMatchReference) {
   for (double momentum : {0.0, 0.5}) {
-    StepOptions o;
-    o.optimizer = "rmsprop";
-    o.momentum = momentum;
+    TrainingConfig o = sgdConfig();
+    o.optimizer.kind = OptimizerKind::RMSprop;
+    o.optimizer.momentum = momentum;
     const double lr = asF32(1e-2), rho = 0.9, eps = 1e-7;
     trainAndCompare(o, 1e-2, 10, momentum > 0 ? 2 : 1,
                     [&](double &w, double g, std::vector<double> &s, int64_t) {

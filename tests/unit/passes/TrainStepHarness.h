@@ -26,40 +26,25 @@
 namespace kcc {
 namespace testing {
 
-/// Pass options that own their metric names (the generated options struct
-/// only refers to them).
-struct StepOptions {
-  std::string loss = "sparse_categorical_crossentropy";
-  bool fromLogits = false;
-  std::string optimizer = "sgd";
-  double momentum = 0.0;
-  bool nesterov = false;
-  double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-7, rho = 0.9;
-  std::vector<std::string> metrics;
-};
+/// The tests' starting point: Keras's defaults with plain SGD, whose update
+/// is the easiest to check by hand.
+inline TrainingConfig sgdConfig() {
+  TrainingConfig config;
+  config.optimizer.kind = OptimizerKind::SGD;
+  return config;
+}
 
 class TrainStepRunner {
 public:
-  TrainStepRunner(const std::string &forwardIR, const StepOptions &o) {
+  TrainStepRunner(const std::string &forwardIR, const TrainingConfig &o) {
     ctx.loadDialect<kc::KcDialect, mlir::func::FuncDialect>();
     module = mlir::parseSourceString<mlir::ModuleOp>(forwardIR, &ctx);
     if (!module) {
       ADD_FAILURE() << "cannot parse the test's @forward";
       return;
     }
-    KcBuildTrainStepOptions options;
-    options.loss = o.loss;
-    options.fromLogits = o.fromLogits;
-    options.optimizer = o.optimizer;
-    options.momentum = o.momentum;
-    options.nesterov = o.nesterov;
-    options.beta1 = o.beta1;
-    options.beta2 = o.beta2;
-    options.epsilon = o.epsilon;
-    options.rho = o.rho;
-    options.metrics = o.metrics;
     mlir::PassManager pm(&ctx);
-    pm.addPass(createKcBuildTrainStep(options));
+    pm.addPass(createKcBuildTrainStep(toTrainStepOptions(o)));
     if (mlir::failed(pm.run(*module))) {
       ADD_FAILURE() << "kc-build-train-step failed";
       return;

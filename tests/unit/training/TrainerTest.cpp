@@ -25,24 +25,25 @@ Sequential makeMlp() {
                     "mlp", /*seed=*/1);
 }
 
-CompileOptions adam() {
-  CompileOptions o;
-  o.optimizer = "adam";
-  o.loss = "sparse_categorical_crossentropy";
+/// Adam with sparse categorical cross-entropy (Keras's defaults), run by
+/// the interpreter.
+TrainingConfig adam() {
+  TrainingConfig o;
   o.metrics = {"accuracy"};
+  o.mode = ExecMode::Interpreted;
   return o;
 }
 
-TEST(Trainer, RejectsUnknownOptimizerLossAndMetric) {
+TEST(Trainer, RejectsAnUnknownMetricAndBadHyperParameters) {
   Sequential model = makeMlp();
-  CompileOptions o = adam();
-  o.optimizer = "adagrad";
-  EXPECT_THROW(Trainer(model, o), Error);
-  o = adam();
-  o.loss = "hinge";
-  EXPECT_THROW(Trainer(model, o), Error);
-  o = adam();
+  TrainingConfig o = adam();
   o.metrics = {"auc"};
+  EXPECT_THROW(Trainer(model, o), Error);
+  o = adam();
+  o.optimizer.learningRate = 0.0;
+  EXPECT_THROW(Trainer(model, o), Error);
+  o = adam();
+  o.optimizer.beta2 = 1.0;
   EXPECT_THROW(Trainer(model, o), Error);
 }
 

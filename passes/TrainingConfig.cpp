@@ -1,0 +1,173 @@
+//===- TrainingConfig.cpp - What a training step is built from ------------===//
+//
+// The name parsers (one per family, one message each, listing what is
+// accepted), Keras's default learning rate and the range checks.
+//
+//===----------------------------------------------------------------------===//
+
+#include "passes/TrainingConfig.h"
+
+#include "llvm/ADT/StringSwitch.h"
+#include "llvm/ADT/Twine.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace kcc {
+
+namespace {
+
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
+
+constexpr LossKind kLosses[] = {
+    LossKind::SparseCategoricalCrossentropy, LossKind::CategoricalCrossentropy,
+    LossKind::BinaryCrossentropy, LossKind::MeanSquaredError};
+constexpr OptimizerKind kOptimizers[] = {
+    OptimizerKind::SGD, OptimizerKind::Adam, OptimizerKind::RMSprop};
+
+/// The accuracy Keras's "accuracy" means for `loss`, if it has one
+/// (keras.trainers.compile_utils.get_metric).
+std::optional<MetricKind> accuracyFor(LossKind loss) {
+  switch (loss) {
+  case LossKind::SparseCategoricalCrossentropy:
+    return MetricKind::SparseCategoricalAccuracy;
+  case LossKind::CategoricalCrossentropy:
+    return MetricKind::CategoricalAccuracy;
+  case LossKind::BinaryCrossentropy:
+    return MetricKind::BinaryAccuracy;
+  case LossKind::MeanSquaredError:
+    return std::nullopt;
+  }
+  llvm_unreachable("unknown loss");
+}
+
+/// Fails unless `value` is finite and in [lo, hi) (or (lo, hi) when
+/// `openLow`).
+llvm::Error checkRange(llvm::StringRef field, double value, double lo,
+                       bool openLow, double hi, llvm::StringRef range) {
+  bool ok = std::isfinite(value) && (openLow ? value > lo : value >= lo) &&
+            value < hi;
+  if (ok)
+    return llvm::Error::success();
+  char got[32];
+  std::snprintf(got, sizeof(got), "%g", value);
+  return makeError(field + " must be finite and " + range + ", got " + got);
+}
+
+} // namespace
+
+llvm::Expected<LossKind> parseLoss(llvm::StringRef name) {
+  std::optional<LossKind> kind =
+      llvm::StringSwitch<std::optional<LossKind>>(name)
+          .Case("sparse_categorical_crossentropy",
+                LossKind::SparseCategoricalCrossentropy)
+          .Case("categorical_crossentropy", LossKind::CategoricalCrossentropy)
+          .Case("binary_crossentropy", LossKind::BinaryCrossentropy)
+          .Cases("mean_squared_error", "mse", LossKind::MeanSquaredError)
+          .Default(std::nullopt);
+  if (kind)
+    return *kind;
+  std::string expected;
+  for (LossKind k : kLosses)
+    expected += (expected.empty() ? "" : ", ") + lossName(k).str();
+  return makeError("unknown loss '" + name + "' (expected " + expected + ")");
+}
+
+llvm::StringRef lossName(LossKind kind) {
+  switch (kind) {
+  case LossKind::SparseCategoricalCrossentropy:
+    return "sparse_categorical_crossentropy";
+  case LossKind::CategoricalCrossentropy:
+    return "categorical_crossentropy";
+  case LossKind::BinaryCrossentropy:
+    return "binary_crossentropy";
+  case LossKind::MeanSquaredError:
+    return "mean_squared_error";
+  }
+  llvm_unreachable("unknown loss");
+}
+
+llvm::Expected<OptimizerKind> parseOptimizer(llvm::StringRef name) {
+  for (OptimizerKind k : kOptimizers)
+    if (name.equals_insensitive(optimizerName(k)))
+      return k;
+  return makeError("unknown optimizer '" + name +
+                   "' (expected sgd, adam, rmsprop)");
+}
+
+llvm::StringRef optimizerName(OptimizerKind kind) {
+  switch (kind) {
+  case OptimizerKind::SGD:
+    return "sgd";
+  case OptimizerKind::Adam:
+    return "adam";
+  case OptimizerKind::RMSprop:
+    return "rmsprop";
+  }
+  llvm_unreachable("unknown optimizer");
+}
+
+llvm::Expected<MetricKind> parseMetric(llvm::StringRef name, LossKind loss) {
+  std::optional<MetricKind> accuracy = accuracyFor(loss);
+  std::optional<MetricKind> kind =
+      llvm::StringSwitch<std::optional<MetricKind>>(name)
+          .Cases("accuracy", "acc", accuracy)
+          .Case("sparse_categorical_accuracy",
+                MetricKind::SparseCategoricalAccuracy)
+          .Case("categorical_accuracy", MetricKind::CategoricalAccuracy)
+          .Case("binary_accuracy", MetricKind::BinaryAccuracy)
+          .Default(std::nullopt);
+  if (kind)
+    return *kind;
+  return makeError("unknown metric '" + name + "' for loss " + lossName(loss) +
+                   " (expected " + (accuracy ? "accuracy, acc, " : "") +
+                   "sparse_categorical_accuracy, categorical_accuracy, "
+                   "binary_accuracy)");
+}
+
+llvm::Expected<ExecMode> parseExecMode(llvm::StringRef name) {
+  for (ExecMode m : {ExecMode::Compiled, ExecMode::Interpreted})
+    if (name == execModeName(m))
+      return m;
+  return makeError("unknown mode '" + name +
+                   "' (expected compiled, interpreted)");
+}
+
+const char *execModeName(ExecMode mode) {
+  return mode == ExecMode::Compiled ? "compiled" : "interpreted";
+}
+
+double OptimizerConfig::resolvedLearningRate() const {
+  if (learningRate)
+    return *learningRate;
+  return kind == OptimizerKind::SGD ? 0.01 : 0.001;
+}
+
+llvm::Error TrainingConfig::validate() const {
+  for (const std::string &name : metrics)
+    if (llvm::Expected<MetricKind> m = parseMetric(name, loss.kind); !m)
+      return m.takeError();
+  if (batch < 1)
+    return makeError("batch must be positive, got " + llvm::Twine(batch));
+  const OptimizerConfig &o = optimizer;
+  double inf = HUGE_VAL;
+  // Each parameter is checked whether or not the optimizer uses it: a bad
+  // value is a mistake even where it is ignored.
+  if (llvm::Error e = checkRange("learning_rate", o.resolvedLearningRate(), 0,
+                                 /*openLow=*/true, inf, "> 0"))
+    return e;
+  if (llvm::Error e =
+          checkRange("momentum", o.momentum, 0, false, 1, "in [0, 1)"))
+    return e;
+  if (llvm::Error e = checkRange("beta1", o.beta1, 0, false, 1, "in [0, 1)"))
+    return e;
+  if (llvm::Error e = checkRange("beta2", o.beta2, 0, false, 1, "in [0, 1)"))
+    return e;
+  if (llvm::Error e = checkRange("epsilon", o.epsilon, 0, true, inf, "> 0"))
+    return e;
+  return checkRange("rho", o.rho, 0, false, 1, "in [0, 1)");
+}
+
+} // namespace kcc
