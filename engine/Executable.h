@@ -43,7 +43,6 @@ class MLIRContext;
 
 namespace kcc {
 
-
 struct ExecOptions {
   ExecMode mode = ExecMode::Compiled;
   /// Code generation for the host CPU (compiled mode).

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/KcAttributes.h"
 #include "ir/KcDialect.h"
 #include "passes/Autodiff.h"
 #include "passes/KcEmitter.h"
@@ -42,13 +43,12 @@ struct ForwardArgs {
 };
 
 bool isTrainable(func::FuncOp f, unsigned i) {
-  auto attr = f.getArgAttrOfType<BoolAttr>(i, "kc.trainable");
-  return attr && attr.getValue();
+  return kc::isTrainableArg(f, i);
 }
 
 std::string paramName(func::FuncOp f, unsigned i) {
-  if (auto name = f.getArgAttrOfType<StringAttr>(i, "kc.name"))
-    return name.str();
+  if (std::optional<llvm::StringRef> name = kc::getArgName(f, i))
+    return name->str();
   return "param" + std::to_string(i);
 }
 
@@ -56,9 +56,9 @@ FailureOr<ForwardArgs> classifyArgs(func::FuncOp forward) {
   ForwardArgs args;
   llvm::SmallVector<std::pair<int64_t, unsigned>> inputs;
   for (unsigned i = 0, e = forward.getNumArguments(); i < e; ++i) {
-    if (auto input = forward.getArgAttrOfType<IntegerAttr>(i, "kc.input"))
-      inputs.push_back({input.getInt(), i});
-    else if (forward.getArgAttr(i, "kc.step"))
+    if (std::optional<int64_t> input = kc::getInputIndex(forward, i))
+      inputs.push_back({*input, i});
+    else if (kc::isStepArg(forward, i))
       args.step = i;
     else
       args.params.push_back(i);
@@ -98,9 +98,7 @@ private:
   void setLayoutAttr();
 
   DictionaryAttr named(llvm::StringRef name) {
-    return DictionaryAttr::get(ctx_,
-                               {NamedAttribute(StringAttr::get(ctx_, "kc.name"),
-                                               StringAttr::get(ctx_, name))});
+    return kc::getNameDict(ctx_, name);
   }
   Location nameLoc(llvm::StringRef name) {
     return NameLoc::get(StringAttr::get(ctx_, name));
@@ -326,8 +324,8 @@ void TrainStepBuilder::setArgAndResultNames() {
   step_.setArgAttrs(
       layout_.targetArg(),
       b_.getDictionaryAttr(
-          {b_.getNamedAttr("kc.name", b_.getStringAttr("target")),
-           b_.getNamedAttr("kc.target", b_.getI64IntegerAttr(0))}));
+          {b_.getNamedAttr(kc::attr::kName, b_.getStringAttr("target")),
+           b_.getNamedAttr(kc::attr::kTarget, b_.getI64IntegerAttr(0))}));
 
   step_.setResultAttrs(layout_.lossResult(), named("loss"));
   for (auto [k, name] : llvm::enumerate(config_.metrics))
@@ -341,8 +339,8 @@ void TrainStepBuilder::setLayoutAttr() {
   llvm::SmallVector<Attribute> metrics;
   for (const std::string &name : layout_.metrics)
     metrics.push_back(b_.getStringAttr(name));
-  step_->setAttr(
-      "kc.train_step",
+  kc::setTrainStep(
+      step_,
       b_.getDictionaryAttr(
           {b_.getNamedAttr("loss", b_.getStringAttr(layout_.loss)),
            b_.getNamedAttr("from_logits",
@@ -415,7 +413,7 @@ void BuildTrainStepPass::runOnOperation() {
 namespace kcc {
 
 std::optional<TrainStepLayout> getTrainStepLayout(func::FuncOp f) {
-  auto dict = f->getAttrOfType<DictionaryAttr>("kc.train_step");
+  DictionaryAttr dict = kc::getTrainStep(f);
   if (!dict)
     return std::nullopt;
   auto params = dict.getAs<IntegerAttr>("params");
