@@ -14,11 +14,37 @@
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
 #include "codegen/aot/AotConfig.inc"
 
+#include <string>
+#include <vector>
+
 using namespace kcc;
+
+namespace {
+
+/// The runtime archives: those installed next to this kcc when it runs from
+/// an install, else the build tree's.
+std::vector<std::string> runtimeArchives() {
+  std::string exe = llvm::sys::fs::getMainExecutable(
+      nullptr, reinterpret_cast<void *>(&runtimeArchives));
+  llvm::SmallString<256> dir = llvm::sys::path::parent_path(exe);
+  std::vector<std::string> installed;
+  for (const char *relative : kAotInstalledArchives) {
+    llvm::SmallString<256> path = dir;
+    llvm::sys::path::append(path, relative);
+    llvm::sys::path::remove_dots(path, /*remove_dot_dot=*/true);
+    if (!llvm::sys::fs::exists(path))
+      return {std::begin(kAotBuildArchives), std::end(kAotBuildArchives)};
+    installed.push_back(path.str().str());
+  }
+  return installed;
+}
+
+} // namespace
 
 llvm::Error aot::linkSharedLibrary(llvm::StringRef objectPath,
                                    llvm::StringRef outputPath) {
@@ -32,8 +58,11 @@ llvm::Error aot::linkSharedLibrary(llvm::StringRef objectPath,
       return makeError("linker '" + linker + "' not found");
     linker = *found;
   }
+  std::vector<std::string> archives = runtimeArchives();
   llvm::SmallVector<llvm::StringRef, 16> args = {
       linker, "-shared", "-Wl,-Bsymbolic", "-o", outputPath, objectPath};
+  for (const std::string &archive : archives)
+    args.push_back(archive);
   for (const char *lib : kAotRuntimeLibs)
     if (*lib)
       args.push_back(lib);

@@ -20,6 +20,8 @@
 #include "runtime/Error.h"
 #include "runtime/NDArray.h"
 
+#include <string>
+
 namespace kcc {
 
 /// A kernel called with arrays it cannot handle (a kcc::Error).
@@ -137,6 +139,10 @@ int64_t windowOutputSize(int64_t in, int64_t window, int64_t stride,
                          int64_t dilation, Padding padding);
 int64_t windowPadBefore(int64_t in, int64_t window, int64_t stride,
                         int64_t dilation, Padding padding);
+
+/// The version of oneDNN the GEMM and convolution kernels run on
+/// ("2.6.3"), as the loaded library reports it.
+std::string oneDnnVersion();
 
 } // namespace kernels
 } // namespace kcc

@@ -81,8 +81,6 @@ double timeSteps(Executable &exe, const NDArray &x, const NDArray &y,
 } // namespace
 
 int driver::runBench(const BenchConfig &config) {
-  if (config.repetitions < 1 || config.steps < 1 || config.warmup < 0)
-    return fail("--repetitions and --steps must be positive");
   if (isMlirInput(config.source) && !config.source.input.empty())
     return fail("kcc bench needs a model with weights: a Keras spec or "
                 "--model=mlp|cnn|residual, not " +

@@ -284,9 +284,6 @@ int Compilation::run() {
   if (!config_.prefix.empty() && !isIdentifier(config_.prefix))
     return fail("--prefix '" + config_.prefix +
                 "' is not a C identifier prefix");
-  if (config_.cpu.target.optLevel > 3)
-    return fail("-O" + llvm::Twine(config_.cpu.target.optLevel) +
-                ": the optimization level is 0 to 3");
   if (int rc = reserveOutputs())
     return rc;
   if (failed(load()))

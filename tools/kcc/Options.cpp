@@ -11,6 +11,7 @@
 
 #include "codegen/Passes.h"
 #include "passes/Passes.h"
+#include "runtime/kernels/Kernels.h"
 
 #include "mlir/IR/AsmState.h"
 #include "mlir/IR/MLIRContext.h"
@@ -19,7 +20,13 @@
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
+
+#include <cmath>
+#include <cstdlib>
+#include <optional>
+#include <sstream>
 
 using namespace kcc::driver;
 namespace cl = llvm::cl;
@@ -176,7 +183,63 @@ cl::opt<bool> json("json", cl::desc("Print one JSON object"),
                    cl::cat(runCategory), cl::sub(benchCommand));
 
 void printVersion(llvm::raw_ostream &os) {
-  os << "kcc " KCC_VERSION " (MLIR/LLVM " LLVM_VERSION_STRING ")\n";
+  os << "kcc " KCC_VERSION " (MLIR/LLVM " LLVM_VERSION_STRING ", oneDNN "
+     << kcc::kernels::oneDnnVersion() << ")\n";
+}
+
+/// kcc's own option categories: --help lists these and nothing else.
+const cl::OptionCategory *const kccCategories[] = {
+    &modelCategory, &trainStepCategory, &compileCategory, &runCategory};
+
+/// Hides LLVM's and MLIR's own options (hundreds of them, registered by the
+/// libraries) from --help; they still work and --help-hidden lists them.
+void hideLibraryOptions(cl::SubCommand &sub) {
+  for (auto &[name, option] : cl::getRegisteredOptions(sub)) {
+    // llvm::cl's own --help, --version, ... sit in its "Generic Options".
+    bool ours = llvm::any_of(option->Categories, [](cl::OptionCategory *c) {
+      return llvm::is_contained(kccCategories, c) ||
+             c->getName() == "Generic Options";
+    });
+    if (!ours && option->getOptionHiddenFlag() == cl::NotHidden)
+      option->setHiddenFlag(cl::Hidden);
+  }
+}
+
+/// The first problem with a numeric flag: every count is in range and every
+/// real number finite (llvm::cl parses "-1" and "nan" without complaint).
+std::optional<std::string> checkNumericFlags() {
+  auto atLeast = [](const cl::opt<int64_t> &o, int64_t min,
+                    const char *what) -> std::optional<std::string> {
+    if (o < min)
+      return "--" + o.ArgStr.str() + " must be " + what + ", got " +
+             std::to_string(o);
+    return std::nullopt;
+  };
+  if (auto e = atLeast(batch, 1, "at least 1"))
+    return e;
+  if (trainCommand) {
+    if (auto e = atLeast(epochs, 1, "at least 1"))
+      return e;
+    if (auto e = atLeast(stepsPerEpoch, 0, "0 (every batch) or more"))
+      return e;
+  }
+  if (benchCommand) {
+    if (auto e = atLeast(repetitions, 1, "at least 1"))
+      return e;
+    if (auto e = atLeast(benchSteps, 1, "at least 1"))
+      return e;
+    if (auto e = atLeast(warmup, 0, "0 or more"))
+      return e;
+  }
+  if (learningRate.getNumOccurrences() &&
+      (!std::isfinite(learningRate) || learningRate <= 0)) {
+    std::ostringstream value;
+    value << learningRate;
+    return "--lr must be a positive finite number, got " + value.str();
+  }
+  if (optLevel > 3)
+    return "-O" + std::to_string(optLevel) + ": the optimization level is 0 to 3";
+  return std::nullopt;
 }
 
 ModelSource modelSource() {
@@ -200,13 +263,24 @@ Command kcc::driver::parseCommandLine(int argc, char **argv) {
   mlir::registerPassManagerCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
   cl::SetVersionPrinter(printVersion);
+  for (cl::SubCommand *sub :
+       {&cl::SubCommand::getTopLevel(), &trainCommand, &benchCommand})
+    hideLibraryOptions(*sub);
   cl::ParseCommandLineOptions(
       argc, argv,
       "kcc: compiles Keras-style training steps\n\n"
       "  kcc [options] <model>          compile (--emit=kc|train|linalg|"
       "llvm-mlir|llvm|obj|lib)\n"
       "  kcc train <model> [options]    train on a dataset\n"
-      "  kcc bench <model> [options]    compiled vs interpreted steps\n");
+      "  kcc bench <model> [options]    compiled vs interpreted steps\n\n"
+      "  kcc train --help, kcc bench --help: the options of each command.\n"
+      "  --help-hidden: also LLVM's and MLIR's own options "
+      "(--mlir-print-ir-after-all,\n  --mlir-timing, ...), which every "
+      "command accepts.\n");
+  if (std::optional<std::string> problem = checkNumericFlags()) {
+    llvm::WithColor::error(llvm::errs(), "kcc") << *problem << "\n";
+    std::exit(1);
+  }
   if (trainCommand)
     return Command::Train;
   if (benchCommand)
