@@ -10,6 +10,8 @@ PACKAGES=(
   libzip-dev libhdf5-dev pkg-config libomp5-14
   ocl-icd-opencl-dev opencl-headers
   dataset-fashion-mnist
+  # cpack -G DEB (the debian_package test): dpkg-shlibdeps, file, objdump.
+  dpkg-dev file binutils
 )
 
 missing=()
