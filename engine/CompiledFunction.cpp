@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "engine/CompiledFunction.h"
+#include "engine/interpreter/Interpreter.h" // dtypeOf
 #include "ir/KcAttributes.h"
 #include "runtime/Error.h"
 #include "runtime/FlushDenormals.h"
@@ -55,24 +56,11 @@ struct CompiledFunction::Impl {
 namespace {
 
 DType dtypeOfType(mlir::Type t, llvm::StringRef what) {
-  if (t.isF32())
-    return DType::F32;
-  if (t.isF64())
-    return DType::F64;
-  if (t.isF16())
-    return DType::F16;
-  if (t.isBF16())
-    return DType::BF16;
-  if (t.isInteger(1))
-    return DType::I1;
-  if (t.isInteger(32))
-    return DType::I32;
-  if (t.isInteger(64))
-    return DType::I64;
-  std::string s;
-  llvm::raw_string_ostream os(s);
-  os << "compile: unsupported element type " << t << " in " << what;
-  throw Error(s);
+  try {
+    return dtypeOf(t);
+  } catch (const Error &e) {
+    throw Error("compile: " + std::string(e.what()) + " (" + what.str() + ")");
+  }
 }
 
 std::vector<TensorSpec> specsOf(mlir::TypeRange types, llvm::StringRef what) {
