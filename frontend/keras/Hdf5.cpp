@@ -217,7 +217,14 @@ void Hdf5File::checkStorage(int64_t dataset, int64_t type, const Shape &shape,
   std::optional<uint64_t> declared = llvm::checkedMulUnsigned<uint64_t>(
       static_cast<uint64_t>(numElements(shape)), H5Tget_size(type));
   Handle plist(H5Dget_create_plist(dataset), H5Pclose);
-  bool chunked = plist.valid() && H5Pget_layout(plist.get()) == H5D_CHUNKED;
+  H5D_layout_t layout =
+      plist.valid() ? H5Pget_layout(plist.get()) : H5D_LAYOUT_ERROR;
+  // External and virtual datasets read other files, named by this one.
+  if ((layout != H5D_COMPACT && layout != H5D_CONTIGUOUS &&
+       layout != H5D_CHUNKED) ||
+      H5Pget_external_count(plist.get()) != 0)
+    fail(path, "the dataset is stored outside the file");
+  bool chunked = layout == H5D_CHUNKED;
   uint64_t stored = H5Dget_storage_size(dataset);
   // Chunks may be compressed (deflate: at most about 1032:1); other layouts
   // store every byte.
