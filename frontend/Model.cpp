@@ -8,8 +8,6 @@
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
-#include <functional>
-
 using namespace kcc;
 
 namespace {
@@ -37,19 +35,43 @@ Model::Model(const Tensor &input, const Tensor &output, std::string name,
     : Model(std::vector<Tensor>{input}, std::vector<Tensor>{output},
             std::move(name), seed) {}
 
-Model::~Model() = default;
+void kcc::releaseGraph(std::vector<std::shared_ptr<SymbolicNode>> nodes,
+                       std::vector<Tensor> tensors) {
+  for (Tensor &t : tensors)
+    if (t.node())
+      nodes.push_back(t.node());
+  tensors.clear();
+  while (!nodes.empty()) {
+    std::shared_ptr<SymbolicNode> node = std::move(nodes.back());
+    nodes.pop_back();
+    if (!node || node.use_count() != 1)
+      continue; // Kept alive elsewhere (or by a later entry of `nodes`).
+    // The last reference: hand its inputs to the worklist first, so that
+    // freeing it frees nothing more.
+    for (const Tensor &in : node->inputs)
+      if (in.node())
+        nodes.push_back(in.node());
+    node->inputs.clear();
+  }
+}
+
+Model::~Model() {
+  std::vector<Tensor> ends = std::move(outputs_);
+  ends.insert(ends.end(), inputs_.begin(), inputs_.end());
+  inputs_.clear();
+  releaseGraph(std::move(nodes_), std::move(ends));
+}
 
 void Model::adopt(const Layer &layer) {
   LayerImpl &impl = *layer.impl();
   if (!impl.hasName()) {
     // Keras's per-prefix counter: dense, dense_1, dense_2, ...
     std::string base = toSnakeCase(impl.className()), name = base;
-    for (int i = 1; llvm::is_contained(usedNames_, name); ++i)
+    for (int i = 1; usedNames_.contains(name); ++i)
       name = base + "_" + std::to_string(i);
     impl.setName(name);
   }
-  if (!llvm::is_contained(usedNames_, impl.name()))
-    usedNames_.push_back(impl.name());
+  usedNames_.insert(impl.name());
   bool materialized = llvm::any_of(
       impl.weights(), [](const Weight &w) { return w.value.defined(); });
   if (!materialized)
@@ -67,10 +89,29 @@ void Model::setGraph(std::vector<Tensor> inputs, std::vector<Tensor> outputs) {
       fail("input " + std::to_string(i) + " is " + in.describe() +
            ", not a kcc::Input");
 
-  // Post-order DFS from the outputs gives a topological order of the calls.
+  // Post-order DFS from the outputs gives a topological order of the calls;
+  // an explicit stack, since a graph may be a chain of 100,000 layers.
   std::vector<std::shared_ptr<SymbolicNode>> order;
   llvm::DenseSet<SymbolicNode *> visited;
-  std::function<void(const Tensor &)> visit = [&](const Tensor &t) {
+  llvm::DenseSet<SymbolicNode *> modelInputs;
+  for (const Tensor &in : inputs)
+    modelInputs.insert(in.node().get());
+  /// A node whose inputs are pushed (`expanded`) or yet to be.
+  struct Frame {
+    const Tensor *tensor;
+    bool expanded;
+  };
+  std::vector<Frame> stack;
+  for (const Tensor &out : llvm::reverse(outputs))
+    stack.push_back({&out, false});
+  while (!stack.empty()) {
+    Frame &frame = stack.back();
+    const Tensor &t = *frame.tensor;
+    if (frame.expanded) {
+      order.push_back(t.node());
+      stack.pop_back();
+      continue;
+    }
     if (!t.isSymbolic())
       fail("graph tensors must be symbolic, got " + t.describe());
     if (!t.node())
@@ -78,23 +119,22 @@ void Model::setGraph(std::vector<Tensor> inputs, std::vector<Tensor> outputs) {
            " comes from an op called directly on symbolic tensors; wrap the "
            "computation in a layer");
     SymbolicNode *node = t.node().get();
-    if (!visited.insert(node).second)
-      return;
+    if (!visited.insert(node).second) {
+      stack.pop_back();
+      continue;
+    }
     if (node->isInput()) {
-      bool known = llvm::any_of(
-          inputs, [&](const Tensor &in) { return in.node().get() == node; });
-      if (!known)
+      if (!modelInputs.contains(node))
         fail("the outputs depend on an Input of shape " +
              withoutBatch(node->outputShapes[0]) +
              " that is not among the model's inputs (graph disconnected)");
-      return;
+      stack.pop_back();
+      continue;
     }
-    for (const Tensor &in : node->inputs)
-      visit(in);
-    order.push_back(t.node());
-  };
-  for (const Tensor &out : outputs)
-    visit(out);
+    frame.expanded = true; // `frame` dangles once the stack grows.
+    for (const Tensor &in : llvm::reverse(node->inputs))
+      stack.push_back({&in, false});
+  }
 
   std::vector<Layer> layers;
   llvm::DenseSet<LayerImpl *> seen;
@@ -104,20 +144,20 @@ void Model::setGraph(std::vector<Tensor> inputs, std::vector<Tensor> outputs) {
   // Names given by the user (or an earlier model) are taken first, so an
   // unnamed Dense next to a user's "dense" becomes dense_1.
   for (const Layer &l : layers)
-    if (l.impl()->hasName() && !llvm::is_contained(usedNames_, l.name()))
-      usedNames_.push_back(l.name());
+    if (l.impl()->hasName())
+      usedNames_.insert(l.name());
   for (const Layer &l : layers)
     adopt(l);
-  std::vector<std::string> names;
-  for (const Layer &l : layers) {
-    if (llvm::is_contained(names, l.name()))
+  llvm::StringSet<> names;
+  for (const Layer &l : layers)
+    if (!names.insert(l.name()).second)
       fail("two layers are named '" + l.name() + "'");
-    names.push_back(l.name());
-  }
 
   inputs_ = std::move(inputs);
   outputs_ = std::move(outputs);
-  nodes_ = std::move(order);
+  // The old graph's nodes may be the only references to a long chain.
+  std::swap(nodes_, order);
+  releaseGraph(std::move(order));
   layers_ = std::move(layers);
 }
 
@@ -270,6 +310,14 @@ Sequential::Sequential(std::vector<SequentialEntry> entries, std::string name,
   }
 }
 
+Sequential::~Sequential() {
+  // Not a braced list: its backing array would keep the nodes alive.
+  std::vector<Tensor> ends;
+  ends.push_back(std::move(output_));
+  ends.push_back(std::move(input_));
+  releaseGraph({}, std::move(ends));
+}
+
 void Sequential::add(const Tensor &input) {
   if (input_.defined() || !chain_.empty())
     throw Error("model '" + name() +
@@ -296,12 +344,16 @@ void Sequential::add(const Layer &layer) {
     chain_.pop_back();
     throw;
   }
-  setGraph({input_}, {output_});
+  // The graph is ordered on first use (ensureGraph): ordering it on every
+  // add would make a long chain quadratic.
 }
 
 void Sequential::ensureGraph(const std::vector<Tensor> *callInputs) {
-  if (output_.defined() && !chain_.empty())
+  if (output_.defined() && !chain_.empty()) {
+    if (outputs_.empty() || outputs_[0].node() != output_.node())
+      setGraph({input_}, {output_});
     return;
+  }
   if (chain_.empty())
     throw Error("model '" + name() + "' has no layers");
   if (!callInputs || callInputs->size() != 1)

@@ -19,6 +19,8 @@
 
 #include "frontend/Layer.h"
 
+#include "llvm/ADT/StringSet.h"
+
 #include <string>
 #include <vector>
 
@@ -88,8 +90,16 @@ private:
   /// Layer-call nodes in topological order.
   std::vector<std::shared_ptr<SymbolicNode>> nodes_;
   std::vector<Layer> layers_;
-  std::vector<std::string> usedNames_;
+  /// Names taken in this model (a set: models may have 100,000 layers).
+  llvm::StringSet<> usedNames_;
 };
+
+/// Drops `nodes` and `tensors`, freeing the graph nodes only they keep alive
+/// one by one instead of through ~SymbolicNode's recursion over its inputs,
+/// which a chain of 100,000 layers turns into a stack overflow. Callers move
+/// their references in.
+void releaseGraph(std::vector<std::shared_ptr<SymbolicNode>> nodes,
+                  std::vector<Tensor> tensors = {});
 
 /// A Sequential entry: a layer or an Input tensor.
 struct SequentialEntry {
@@ -105,6 +115,7 @@ class Sequential : public Model {
 public:
   explicit Sequential(std::vector<SequentialEntry> entries = {},
                       std::string name = "sequential", uint64_t seed = 0);
+  ~Sequential() override;
   /// Appends a layer; with a known input shape it is built (and
   /// shape-checked) right away.
   void add(const Layer &layer);

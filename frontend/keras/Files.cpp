@@ -11,6 +11,7 @@
 #include "frontend/keras/KerasImporter.h"
 #include "frontend/keras/ModelSpec.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <zip.h>
@@ -21,12 +22,18 @@ namespace json = llvm::json;
 
 namespace {
 
-/// Entries larger than this are not Keras files (and would exhaust memory).
-constexpr zip_uint64_t kMaxEntryBytes = zip_uint64_t(4) << 30;
+/// The most a zip entry inflates to per compressed byte: deflate's limit
+/// (258 bytes from one 2-bit code, about 1032:1). A declared size beyond it
+/// is a lie, and no read is sized by it.
+constexpr zip_uint64_t kMaxDeflateRatio = 1032;
+/// Zip entries are read in chunks of this size: memory follows the bytes
+/// that really come out, never the size an entry declares.
+constexpr size_t kZipChunkBytes = size_t(1) << 20;
 
 class ZipArchive {
 public:
-  explicit ZipArchive(const std::string &path) : path_(path) {
+  ZipArchive(const std::string &path, uint64_t fileBytes)
+      : path_(path), fileBytes_(fileBytes) {
     int err = 0;
     zip_ = zip_open(path.c_str(), ZIP_RDONLY, &err);
     if (!zip_) {
@@ -45,30 +52,65 @@ public:
     return zip_name_locate(zip_, name, 0) >= 0;
   }
 
-  std::string read(const char *name) const {
+  /// Entry `name`, at most `limit` bytes.
+  std::string read(const char *name, uint64_t limit) const {
     zip_stat_t st;
     zip_stat_init(&st);
     if (zip_stat(zip_, name, 0, &st) != 0 || !(st.valid & ZIP_STAT_SIZE))
       throw Error(path_ + ": not a Keras archive: " + name + " is missing");
-    if (st.size > kMaxEntryBytes)
-      throw Error(path_ + ": " + name + " is too large");
+    std::string where = path_ + ":" + name;
+    if (st.size > limit)
+      throw Error(where + ": declares " + std::to_string(st.size) +
+                  " bytes, more than the limit of " + std::to_string(limit));
+    if (!(st.valid & ZIP_STAT_COMP_SIZE) || st.comp_size > fileBytes_)
+      throw Error(where + ": declares more compressed bytes than the " +
+                  std::to_string(fileBytes_) + "-byte archive holds");
+    bool stored = (st.valid & ZIP_STAT_COMP_METHOD) &&
+                  st.comp_method == ZIP_CM_STORE;
+    if (stored ? st.size != st.comp_size
+               : st.size / kMaxDeflateRatio > st.comp_size)
+      throw Error(where + ": declares " + std::to_string(st.size) +
+                  " bytes from " + std::to_string(st.comp_size) +
+                  " compressed ones; the archive is corrupt");
     zip_file_t *f = zip_fopen(zip_, name, 0);
     if (!f)
-      throw Error(path_ + ": cannot open " + name + ": " + zip_strerror(zip_));
-    std::string data(static_cast<size_t>(st.size), '\0');
-    zip_int64_t n = zip_fread(f, data.data(), st.size);
+      throw Error(where + ": cannot open: " + zip_strerror(zip_));
+    std::string data;
+    data.reserve(std::min<zip_uint64_t>(st.size, kZipChunkBytes));
+    std::string chunk(kZipChunkBytes, '\0');
+    zip_int64_t n;
+    while ((n = zip_fread(f, chunk.data(), chunk.size())) > 0 &&
+           data.size() + n <= st.size)
+      data.append(chunk.data(), n);
     zip_fclose(f);
-    if (n < 0 || static_cast<zip_uint64_t>(n) != st.size)
-      throw Error(path_ + ": " + name + " is truncated or corrupt");
+    if (n != 0 || data.size() != st.size)
+      throw Error(where + " is truncated or corrupt");
     return data;
   }
 
 private:
   std::string path_;
+  uint64_t fileBytes_;
   zip_t *zip_ = nullptr;
 };
 
-std::unique_ptr<llvm::MemoryBuffer> readFile(const std::string &path) {
+} // namespace
+
+uint64_t keras::modelFileSize(const std::string &path, uint64_t limit) {
+  llvm::sys::fs::file_status st;
+  if (std::error_code ec = llvm::sys::fs::status(path, st))
+    throw Error(path + ": cannot read: " + ec.message());
+  if (st.type() != llvm::sys::fs::file_type::regular_file)
+    throw Error(path + ": not a regular file");
+  if (st.getSize() > limit)
+    throw Error(path + ": " + std::to_string(st.getSize()) +
+                " bytes, more than the limit of " + std::to_string(limit));
+  return st.getSize();
+}
+
+std::unique_ptr<llvm::MemoryBuffer>
+keras::readModelFile(const std::string &path, uint64_t limit) {
+  modelFileSize(path, limit);
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   if (!buf)
@@ -76,17 +118,16 @@ std::unique_ptr<llvm::MemoryBuffer> readFile(const std::string &path) {
   return std::move(*buf);
 }
 
-} // namespace
-
 ImportedModel keras::importKerasArchive(const std::string &path,
                                         uint64_t seed) {
-  ZipArchive zip(path);
+  ZipArchive zip(path, modelFileSize(path));
   std::string configName = path + ":config.json";
-  ImportedModel imported =
-      importModelJson(zip.read("config.json"), configName, seed);
+  ImportedModel imported = importModelJson(
+      zip.read("config.json", kMaxJsonBytes), configName, seed);
   if (zip.has("metadata.json")) {
     std::string metaName = path + ":metadata.json";
-    json::Value meta = parseJson(zip.read("metadata.json"), metaName);
+    json::Value meta =
+        parseJson(zip.read("metadata.json", kMaxJsonBytes), metaName);
     if (const json::Object *o = meta.getAsObject())
       if (std::optional<llvm::StringRef> v = o->getString("keras_version")) {
         imported.kerasVersion = v->str();
@@ -94,14 +135,14 @@ ImportedModel keras::importKerasArchive(const std::string &path,
       }
   }
   if (zip.has("model.weights.h5")) {
-    std::string weights = zip.read("model.weights.h5");
+    std::string weights = zip.read("model.weights.h5", kMaxModelFileBytes);
     loadWeightsH5(imported, weights, path + ":model.weights.h5");
   }
   return imported;
 }
 
 ImportedModel keras::importKerasH5(const std::string &path, uint64_t seed) {
-  std::unique_ptr<llvm::MemoryBuffer> buf = readFile(path);
+  std::unique_ptr<llvm::MemoryBuffer> buf = readModelFile(path);
   Hdf5File file(buf->getBuffer(), path);
   std::optional<std::string> config = file.stringAttr("/", "model_config");
   if (!config)
@@ -126,11 +167,15 @@ ImportedModel keras::importKerasH5(const std::string &path, uint64_t seed) {
 }
 
 ImportedModel keras::importFile(const std::string &path, uint64_t seed) {
-  std::unique_ptr<llvm::MemoryBuffer> buf = readFile(path);
+  std::unique_ptr<llvm::MemoryBuffer> buf = readModelFile(path);
   llvm::StringRef bytes = buf->getBuffer();
   if (bytes.starts_with("PK\x03\x04") || bytes.starts_with("PK\x05\x06"))
     return importKerasArchive(path, seed);
   if (isHdf5(bytes))
     return importKerasH5(path, seed);
+  if (bytes.size() > kMaxJsonBytes)
+    throw Error(path + ": " + std::to_string(bytes.size()) +
+                " bytes of JSON, more than the limit of " +
+                std::to_string(kMaxJsonBytes));
   return importModelJson(bytes, path, seed);
 }

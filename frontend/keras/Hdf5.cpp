@@ -5,6 +5,9 @@
 
 #include <hdf5.h>
 
+#include "llvm/Support/CheckedArithmetic.h"
+
+#include <algorithm>
 #include <atomic>
 #include <cstring>
 #include <memory>
@@ -48,7 +51,7 @@ bool keras::isHdf5(llvm::StringRef bytes) {
 }
 
 Hdf5File::Hdf5File(llvm::StringRef image, std::string source)
-    : source_(std::move(source)) {
+    : source_(std::move(source)), imageBytes_(image.size()) {
   silenceHdf5();
   if (!isHdf5(image))
     throw Error(source_ + ": not an HDF5 file");
@@ -138,6 +141,15 @@ Hdf5File::stringListAttr(const std::string &object,
     return out;
   if (H5Tget_class(type.get()) != H5T_STRING)
     fail(object, "attribute '" + name + "' is not a string list");
+  // Buffers below are sized by the attribute's header: no larger than the
+  // file that holds it.
+  std::optional<uint64_t> bytes =
+      llvm::checkedMulUnsigned<uint64_t>(count, H5Tget_size(type.get()));
+  if (!bytes || *bytes > imageBytes_ ||
+      static_cast<uint64_t>(count) > imageBytes_)
+    fail(object, "attribute '" + name + "' declares " +
+                     std::to_string(count) + " strings, more than the " +
+                     std::to_string(imageBytes_) + "-byte file holds");
   if (H5Tis_variable_str(type.get()) > 0) {
     std::vector<char *> ptrs(static_cast<size_t>(count), nullptr);
     Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
@@ -183,7 +195,48 @@ Shape Hdf5File::datasetShape(const std::string &path) const {
     fail(path, "unsupported dataspace");
   hsize_t dims[16];
   H5Sget_simple_extent_dims(space.get(), dims, nullptr);
-  return Shape(dims, dims + rank);
+  Shape shape;
+  int64_t numel = 1;
+  for (int i = 0; i < rank; ++i) {
+    std::optional<int64_t> n =
+        dims[i] > static_cast<hsize_t>(INT64_MAX)
+            ? std::nullopt
+            : llvm::checkedMul<int64_t>(numel, static_cast<int64_t>(dims[i]));
+    if (!n)
+      fail(path, "the dataset's extent overflows 64 bits");
+    numel = *n;
+    shape.push_back(static_cast<int64_t>(dims[i]));
+  }
+  return shape;
+}
+
+void Hdf5File::checkStorage(int64_t dataset, int64_t type, const Shape &shape,
+                            const std::string &path) const {
+  // The extent is a number in the file; the data must be in it too, before
+  // the extent sizes an allocation.
+  std::optional<uint64_t> declared = llvm::checkedMulUnsigned<uint64_t>(
+      static_cast<uint64_t>(numElements(shape)), H5Tget_size(type));
+  Handle plist(H5Dget_create_plist(dataset), H5Pclose);
+  H5D_layout_t layout =
+      plist.valid() ? H5Pget_layout(plist.get()) : H5D_LAYOUT_ERROR;
+  // External and virtual datasets read other files, named by this one.
+  if ((layout != H5D_COMPACT && layout != H5D_CONTIGUOUS &&
+       layout != H5D_CHUNKED) ||
+      H5Pget_external_count(plist.get()) != 0)
+    fail(path, "the dataset is stored outside the file");
+  bool chunked = layout == H5D_CHUNKED;
+  uint64_t stored = H5Dget_storage_size(dataset);
+  // Chunks may be compressed (deflate: at most about 1032:1); other layouts
+  // store every byte.
+  uint64_t ratio = chunked ? 1032 : 1;
+  std::optional<uint64_t> holds = llvm::checkedMulUnsigned<uint64_t>(
+      std::min<uint64_t>(stored, imageBytes_), ratio);
+  if (!declared || !holds || *declared > *holds || stored > imageBytes_)
+    fail(path, "the dataset declares " + shapeToString(shape) + " (" +
+                   (declared ? std::to_string(*declared) : "too many") +
+                   " bytes) but stores " + std::to_string(stored) +
+                   " bytes of a " + std::to_string(imageBytes_) +
+                   "-byte file");
 }
 
 NDArray Hdf5File::readFloat(const std::string &path) const {
@@ -192,6 +245,7 @@ NDArray Hdf5File::readFloat(const std::string &path) const {
   Handle type(H5Dget_type(ds.get()), H5Tclose);
   if (H5Tget_class(type.get()) != H5T_FLOAT)
     fail(path, "expected a float dataset");
+  checkStorage(ds.get(), type.get(), shape, path);
   NDArray out = NDArray::empty(shape, DType::F32);
   // HDF5 converts f64 (or big-endian) storage to native f32 while reading.
   if (out.numel() > 0 && H5Dread(ds.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL,

@@ -55,8 +55,15 @@ public:
                          const std::string &message) const;
 
 private:
+  /// Fails unless `dataset` (of HDF5 type `type`) stores the bytes `shape`
+  /// declares.
+  void checkStorage(int64_t dataset, int64_t type, const Shape &shape,
+                    const std::string &path) const;
+
   int64_t file_ = -1;
   std::string source_;
+  /// The image's size: what no dataset or attribute can hold more than.
+  uint64_t imageBytes_ = 0;
 };
 
 } // namespace keras

@@ -13,6 +13,7 @@
 #include "frontend/keras/ModelSpec.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 #include <map>
 
@@ -78,7 +79,7 @@ std::unique_ptr<Model> readSequential(SpecReader &reader,
   std::string name = config.getString("name", "sequential");
   auto model = std::make_unique<Sequential>(std::vector<SequentialEntry>{},
                                             name, seed);
-  std::vector<BuiltLayer> frozen;
+  llvm::StringSet<> names;
   bool haveInput = false;
   for (auto [i, v] : llvm::enumerate(layers)) {
     JsonPath path = layersPath.index(i);
@@ -115,6 +116,8 @@ std::unique_ptr<Model> readSequential(SpecReader &reader,
       model->add(Input(*shape, DType::F32, "input_layer"));
       haveInput = true;
     }
+    if (!e.name.empty() && !names.insert(e.name).second)
+      e.view.fail("two layers are named '" + e.name + "'");
     BuiltLayer b = buildLayer(*e.config, e.cls, e.name);
     try {
       model->add(b.layer);
@@ -144,6 +147,18 @@ class GraphReader {
 public:
   GraphReader(SpecReader &reader, std::string modelName)
       : reader_(reader), modelName_(std::move(modelName)) {}
+  /// Without a model holding them (after an error), the nodes' only
+  /// references are here: free them one by one, not by recursion.
+  ~GraphReader() {
+    std::vector<Tensor> tensors;
+    for (Slot &s : entries_)
+      for (auto &node : s.nodes)
+        for (Tensor &t : node.second)
+          tensors.push_back(std::move(t));
+    releaseGraph({}, std::move(tensors));
+  }
+  GraphReader(const GraphReader &) = delete;
+  GraphReader &operator=(const GraphReader &) = delete;
 
   void addEntry(Entry e, JsonPath path) {
     if (byName_.count(e.name))
@@ -193,24 +208,12 @@ public:
     return refs;
   }
 
+  /// The tensor `ref` names, calling every layer it depends on first.
   Tensor resolve(const TensorRef &ref) {
-    auto it = byName_.find(ref.layer);
-    if (it == byName_.end())
-      reader_.fail(ref.path, modelContext(),
-                   "refers to layer '" + ref.layer +
-                       "', which is not in the model");
-    Slot &slot = entries_[it->second];
-    const Entry &e = slot.entry;
-    std::vector<Tensor> outs = e.cls == "InputLayer" ? inputOf(slot, ref)
-                                                     : callNode(slot, ref);
-    if (ref.tensor < 0 || ref.tensor >= static_cast<int64_t>(outs.size()))
-      reader_.fail(ref.path, e.view.context(),
-                   "tensor index " + std::to_string(ref.tensor) +
-                       " is out of range (" + std::to_string(outs.size()) +
-                       " output(s))");
-    return outs[ref.tensor];
+    size_t index = slotOf(ref);
+    evaluate(index, ref);
+    return outputOf(index, ref);
   }
-
   /// Non-input layers in config order, built or not.
   std::vector<std::string> layerOrder() const {
     std::vector<std::string> names;
@@ -236,7 +239,74 @@ private:
 
   std::string modelContext() const { return "model '" + modelName_ + "'"; }
 
-  std::vector<Tensor> inputOf(Slot &slot, const TensorRef &ref) {
+  size_t slotOf(const TensorRef &ref) const {
+    auto it = byName_.find(ref.layer);
+    if (it == byName_.end())
+      reader_.fail(ref.path, modelContext(),
+                   "refers to layer '" + ref.layer +
+                       "', which is not in the model");
+    return it->second;
+  }
+
+  /// Output `ref.tensor` of a node already called.
+  Tensor outputOf(size_t index, const TensorRef &ref) {
+    const Slot &slot = entries_[index];
+    const std::vector<Tensor> &outs = slot.nodes.at(ref.node);
+    if (ref.tensor < 0 || ref.tensor >= static_cast<int64_t>(outs.size()))
+      reader_.fail(ref.path, slot.entry.view.context(),
+                   "tensor index " + std::to_string(ref.tensor) +
+                       " is out of range (" + std::to_string(outs.size()) +
+                       " output(s))");
+    return outs[ref.tensor];
+  }
+
+  /// Calls node `ref.node` of slot `index` and, first, every node it depends
+  /// on: a depth-first walk on an explicit stack, since a spec may chain
+  /// 100,000 layers.
+  void evaluate(size_t index, const TensorRef &ref) {
+    struct Frame {
+      size_t slot;
+      TensorRef ref;
+      /// The node's arguments once its dependencies are pushed.
+      std::optional<std::vector<TensorRef>> args;
+    };
+    std::vector<Frame> stack;
+    stack.push_back({index, ref, std::nullopt});
+    while (!stack.empty()) {
+      Slot &slot = entries_[stack.back().slot];
+      if (std::optional<std::vector<TensorRef>> args =
+              std::move(stack.back().args)) {
+        // Every argument is computed: call the layer.
+        TensorRef at = std::move(stack.back().ref);
+        stack.pop_back();
+        callNode(slot, at, *args);
+        continue;
+      }
+      const TensorRef &at = stack.back().ref;
+      if (slot.entry.cls == "InputLayer") {
+        inputOf(slot, at);
+        stack.pop_back();
+        continue;
+      }
+      auto done = slot.nodes.find(at.node);
+      if (done != slot.nodes.end()) {
+        if (done->second.empty())
+          reader_.fail(at.path, slot.entry.view.context(),
+                       "the graph has a cycle through layer '" +
+                           slot.entry.name + "'");
+        stack.pop_back();
+        continue;
+      }
+      std::vector<TensorRef> args = readArgs(slot, at);
+      slot.nodes[at.node] = {}; // In progress: meeting it again is a cycle.
+      stack.back().args = args;
+      // Reversed, so that arguments are computed in order.
+      for (const TensorRef &a : llvm::reverse(args))
+        stack.push_back({slotOf(a), a, std::nullopt});
+    }
+  }
+
+  void inputOf(Slot &slot, const TensorRef &ref) {
     if (ref.node != 0)
       reader_.fail(ref.path, slot.entry.view.context(),
                    "an InputLayer has only node 0, got " +
@@ -245,18 +315,10 @@ private:
       InputSpec in = readInputLayer(*slot.entry.config);
       slot.nodes[0] = {Input(in.shape, in.dtype, in.name)};
     }
-    return slot.nodes[0];
   }
 
-  std::vector<Tensor> callNode(Slot &slot, const TensorRef &ref) {
-    auto done = slot.nodes.find(ref.node);
-    if (done != slot.nodes.end()) {
-      if (done->second.empty())
-        reader_.fail(ref.path, slot.entry.view.context(),
-                     "the graph has a cycle through layer '" +
-                         slot.entry.name + "'");
-      return done->second;
-    }
+  /// The arguments of node `ref.node` of a layer (building the layer).
+  std::vector<TensorRef> readArgs(Slot &slot, const TensorRef &ref) {
     const json::Value *nodes = slot.entry.view.get("inbound_nodes");
     const json::Array *list = nodes ? nodes->getAsArray() : nullptr;
     JsonPath nodesPath = slot.path.field("inbound_nodes");
@@ -271,16 +333,22 @@ private:
     if (!slot.built)
       slot.built = buildLayer(*slot.entry.config, slot.entry.cls,
                               slot.entry.name);
-    slot.nodes[ref.node] = {}; // In progress: meeting it again is a cycle.
     JsonPath nodePath = nodesPath.index(ref.node);
     std::vector<TensorRef> args;
     collectArgs((*list)[ref.node], nodePath, args);
     if (args.empty())
       reader_.fail(nodePath, slot.entry.view.context(),
                    "the node has no input tensors");
+    return args;
+  }
+
+  /// Calls the layer of `slot` on the (computed) `args` of node `ref.node`.
+  void callNode(Slot &slot, const TensorRef &ref,
+                const std::vector<TensorRef> &args) {
     std::vector<Tensor> inputs;
     for (const TensorRef &a : args)
-      inputs.push_back(resolve(a));
+      inputs.push_back(outputOf(slotOf(a), a));
+    JsonPath nodePath = slot.path.field("inbound_nodes").index(ref.node);
     std::vector<Tensor> outs;
     try {
       outs = slot.built->layer.call(inputs, CallContext{});
@@ -288,7 +356,6 @@ private:
       relocate(reader_, nodePath, slot.entry.view.context(), err);
     }
     slot.nodes[ref.node] = outs;
-    return outs;
   }
 
   /// The input tensors of one inbound node, in order.

@@ -11,6 +11,10 @@
 #include "frontend/keras/KerasImporter.h"
 #include "frontend/keras/SpecReader.h"
 
+#include "llvm/Support/MemoryBuffer.h"
+
+#include <memory>
+
 namespace kcc {
 namespace keras {
 
@@ -24,6 +28,23 @@ ImportedModel readModelSpec(SpecReader &reader, const llvm::json::Value &spec,
 /// `out.training`; an optimizer or loss kcc cannot train with goes to
 /// `out.trainingError` instead of failing the import.
 void readCompileConfig(const ObjectView &config, ImportedModel &out);
+
+/// The largest model file (.keras, .h5) and .keras weights entry kcc reads:
+/// a Keras model kcc trains is megabytes; this keeps a hostile or sparse
+/// file, read whole into memory, well inside a 4 GB address space.
+constexpr uint64_t kMaxModelFileBytes = uint64_t(1) << 30;
+/// The largest JSON text (a spec, config.json): a chain of 100,000 layers
+/// is about 60 MB.
+constexpr uint64_t kMaxJsonBytes = uint64_t(256) << 20;
+
+/// The size of `path`, which must be a regular file of at most `limit`
+/// bytes: a device or a pipe (/dev/zero) would be read until memory runs
+/// out. Throws otherwise.
+uint64_t modelFileSize(const std::string &path,
+                       uint64_t limit = kMaxModelFileBytes);
+/// The bytes of `path`, checked by modelFileSize.
+std::unique_ptr<llvm::MemoryBuffer>
+readModelFile(const std::string &path, uint64_t limit = kMaxModelFileBytes);
 
 } // namespace keras
 } // namespace kcc

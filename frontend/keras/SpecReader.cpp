@@ -52,7 +52,53 @@ void SpecReader::fail(const JsonPath &path, const std::string &context,
   throw Error(message(path, context, msg));
 }
 
+namespace {
+/// Throws "<source>:<line>:<col>: ..." at the first '[' or '{' nested deeper
+/// than kMaxJsonDepth. An iterative scan that skips string literals, run
+/// before llvm::json, whose parser and destructor recurse once per level.
+void checkJsonDepth(llvm::StringRef text, llvm::StringRef source) {
+  unsigned depth = 0, line = 1;
+  size_t lineStart = 0;
+  bool inString = false;
+  for (size_t i = 0, e = text.size(); i < e; ++i) {
+    char c = text[i];
+    if (inString) {
+      if (c == '\\')
+        ++i; // An escaped character, '"' included.
+      else if (c == '"')
+        inString = false;
+      continue;
+    }
+    switch (c) {
+    case '"':
+      inString = true;
+      break;
+    case '\n':
+      ++line;
+      lineStart = i + 1;
+      break;
+    case '[':
+    case '{':
+      if (++depth > kMaxJsonDepth)
+        throw Error(source.str() + ":" + std::to_string(line) + ":" +
+                    std::to_string(i - lineStart + 1) +
+                    ": JSON nested deeper than " +
+                    std::to_string(kMaxJsonDepth) + " levels");
+      break;
+    case ']':
+    case '}':
+      if (depth > 0) // Unbalanced text is json::parse's to report.
+        --depth;
+      break;
+    default:
+      break;
+    }
+  }
+}
+} // namespace
+
 json::Value keras::parseJson(llvm::StringRef text, llvm::StringRef source) {
+  checkJsonDepth(text, source);
   llvm::Expected<json::Value> value = json::parse(text);
   if (value)
     return std::move(*value);

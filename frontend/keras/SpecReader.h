@@ -60,7 +60,15 @@ private:
   llvm::json::Path::Root root_{"$"};
 };
 
-/// Parses `text`; malformed JSON throws "<source>:<line>:<col>: ...".
+/// How deep arrays and objects may nest in any JSON kcc reads. Keras
+/// configs nest a few dozen levels (model, layers, layer, config,
+/// initializer, config, ...); llvm::json parses and destroys values by
+/// recursion, and 512 levels stay far inside any thread's stack where tens
+/// of thousands overflow it.
+constexpr unsigned kMaxJsonDepth = 512;
+
+/// Parses `text`; malformed JSON, or JSON nested deeper than kMaxJsonDepth,
+/// throws "<source>:<line>:<col>: ...".
 llvm::json::Value parseJson(llvm::StringRef text, llvm::StringRef source);
 
 /// One JSON object at a path, read on behalf of `context` (a layer, "model",

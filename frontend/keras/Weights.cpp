@@ -17,6 +17,7 @@
 #include "frontend/keras/Hdf5.h"
 #include "frontend/keras/KerasImporter.h"
 #include "frontend/keras/LayerSpecs.h"
+#include "frontend/keras/ModelSpec.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -130,9 +131,6 @@ void keras::loadWeightsH5(ImportedModel &imported, llvm::StringRef image,
 
 void keras::loadWeightsH5File(ImportedModel &imported,
                               const std::string &path) {
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
-                                         /*RequiresNullTerminator=*/false);
-  if (!buf)
-    throw Error(path + ": cannot read: " + buf.getError().message());
-  loadWeightsH5(imported, (*buf)->getBuffer(), path);
+  std::unique_ptr<llvm::MemoryBuffer> buf = readModelFile(path);
+  loadWeightsH5(imported, buf->getBuffer(), path);
 }

@@ -17,12 +17,18 @@ std::string defaultFashionMnistDir() {
 
 namespace {
 Dataset loadSplit(const std::string &dir, const std::string &prefix) {
-  IdxFile images = readIdx(dir + "/" + prefix + "-images-idx3-ubyte.gz");
+  std::string imagesPath = dir + "/" + prefix + "-images-idx3-ubyte.gz";
+  IdxFile images = readIdx(imagesPath);
   IdxFile labels = readIdx(dir + "/" + prefix + "-labels-idx1-ubyte.gz");
   if (images.shape.size() != 3 || labels.shape.size() != 1 ||
       images.shape[0] != labels.shape[0])
     throw Error(dir + "/" + prefix + ": images " + shapeToString(images.shape) +
                 " and labels " + shapeToString(labels.shape) + " do not match");
+  // Everything downstream divides by the number of examples and the size
+  // of one: an empty split is an error here, not a SIGFPE later.
+  if (numElements(images.shape) == 0)
+    throw Error(imagesPath + ": no examples (images " +
+                shapeToString(images.shape) + ")");
   Dataset d;
   int64_t n = images.shape[0];
   d.x = NDArray::empty({n, images.shape[1], images.shape[2], 1}, DType::F32);
@@ -47,6 +53,10 @@ BatchIterator::BatchIterator(const Dataset &data, int64_t batchSize,
       order_(data.size()) {
   if (batchSize < 1)
     throw Error("batch size must be positive, got " + std::to_string(batchSize));
+  if (data.size() < batchSize)
+    throw Error("the dataset has " + std::to_string(data.size()) +
+                " examples, fewer than one batch of " +
+                std::to_string(batchSize));
   startEpoch(0);
 }
 

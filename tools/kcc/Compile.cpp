@@ -20,6 +20,7 @@
 #include "ir/KcDialect.h"
 #include "passes/TrainStep.h"
 #include "runtime/Error.h"
+#include "tools/input/MlirInput.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -175,12 +176,14 @@ LogicalResult Compilation::load() {
   const ModelSource &source = config_.source;
   if (isMlirInput(source)) {
     std::string error;
-    auto file = openInputFile(source.input, &error);
+    auto file = tools::readMlirInput(source.input, error);
     if (!file) {
       fail(error);
       return failure();
     }
-    sourceMgr_.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    unsigned id = sourceMgr_.AddNewSourceBuffer(std::move(file), llvm::SMLoc());
+    if (!tools::checkMlirNesting(sourceMgr_, id))
+      return failure();
     sourceDiagnostics_ =
         std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr_, &context_);
     module_ = parseSourceFile<ModuleOp>(sourceMgr_, &context_);

@@ -6,8 +6,13 @@
 
 #include "gtest/gtest.h"
 
+#include <zlib.h>
+
+#include <sys/stat.h>
+
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <set>
 
 using namespace kcc;
@@ -43,6 +48,77 @@ TEST(Dataset, TruncatedIdxFileIsAnError) {
     EXPECT_EQ(std::string(e.what()), path + ": truncated IDX file");
   }
   std::remove(path.c_str());
+}
+
+/// Writes an IDX file of unsigned bytes: the header for `dims`, then `data`.
+void writeIdx(const std::string &path, const std::vector<uint32_t> &dims,
+              const std::vector<uint8_t> &data = {}) {
+  std::ofstream f(path, std::ios::binary);
+  const unsigned char magic[] = {0, 0, 8, static_cast<unsigned char>(dims.size())};
+  f.write(reinterpret_cast<const char *>(magic), 4);
+  for (uint32_t d : dims) {
+    const unsigned char be[] = {static_cast<unsigned char>(d >> 24),
+                                static_cast<unsigned char>(d >> 16),
+                                static_cast<unsigned char>(d >> 8),
+                                static_cast<unsigned char>(d)};
+    f.write(reinterpret_cast<const char *>(be), 4);
+  }
+  f.write(reinterpret_cast<const char *>(data.data()), data.size());
+}
+
+std::string errorOf(const std::function<void()> &fn) {
+  try {
+    fn();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
+TEST(Dataset, IdxHeaderLargerThanTheFileIsAnError) {
+  // 2^31 x 2^31 x 2 bytes ended in std::length_error from the vector.
+  std::string path = ::testing::TempDir() + "/kcc-huge.idx";
+  writeIdx(path, {1u << 31, 1u << 31, 2}, {1, 2, 3});
+  EXPECT_EQ(errorOf([&] { readIdx(path); }),
+            path + ": the IDX header declares [2147483648, 2147483648, 2], "
+                   "more bytes than the 19-byte file holds");
+  // A product past 64 bits.
+  writeIdx(path, {0xffffffffu, 0xffffffffu, 0xffffffffu});
+  EXPECT_EQ(errorOf([&] { readIdx(path); }),
+            path + ": the IDX header declares [4294967295, 4294967295, "
+                   "4294967295], more bytes than the 16-byte file holds");
+  // A gzip file holds at most about 1032 bytes of data per byte.
+  gzFile gz = gzopen(path.c_str(), "wb");
+  const unsigned char header[] = {0, 0, 8, 1, 0x40, 0, 0, 0}; // 2^30 bytes
+  gzwrite(gz, header, sizeof(header));
+  gzclose(gz);
+  std::string msg = errorOf([&] { readIdx(path); });
+  EXPECT_EQ(msg.rfind(path + ": the IDX header declares [1073741824], more "
+                             "bytes than the ", 0),
+            0u)
+      << msg;
+  std::remove(path.c_str());
+}
+
+TEST(Dataset, DevicesAreNotReadAsIdxFiles) {
+  EXPECT_EQ(errorOf([] { readIdx("/dev/zero"); }),
+            "/dev/zero: not a regular file");
+}
+
+TEST(Dataset, EmptySplitIsAnErrorNamingTheFile) {
+  // No examples ended in SIGFPE (a division by the example count).
+  std::string dir = ::testing::TempDir() + "/kcc-empty-mnist";
+  ::mkdir(dir.c_str(), 0755);
+  for (const char *split : {"train", "t10k"}) {
+    writeIdx(dir + "/" + split + "-images-idx3-ubyte.gz", {0, 28, 28});
+    writeIdx(dir + "/" + split + "-labels-idx1-ubyte.gz", {0});
+  }
+  EXPECT_EQ(errorOf([&] { loadFashionMnist(dir); }),
+            dir + "/train-images-idx3-ubyte.gz: no examples (images "
+                  "[0, 28, 28])");
+  Dataset empty;
+  EXPECT_EQ(errorOf([&] { BatchIterator(empty, 32, true, 0); }),
+            "the dataset has 0 examples, fewer than one batch of 32");
 }
 
 TEST(Dataset, MissingFileIsNamed) {
