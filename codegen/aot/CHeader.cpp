@@ -78,8 +78,10 @@ llvm::Expected<std::vector<Slot>> slotsOf(mlir::func::FuncOp f, bool results) {
       return slotError(f, what, i, t, "has no C element type");
     // Checked: a wrapped count would declare a 0-byte or negative buffer.
     unsigned bits = rt.getElementType().getIntOrFloatBitWidth();
+    std::string elementName;
+    llvm::raw_string_ostream(elementName) << rt.getElementType();
     TensorSize size = tensorSize(rt.getShape().data(), rt.getRank(),
-                                 std::max(1u, bits / 8), c->type);
+                                 std::max(1u, bits / 8), elementName);
     if (!size)
       return slotError(f, what, i, t, "cannot be described: " + size.error);
     std::string name;
