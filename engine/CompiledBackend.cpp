@@ -64,10 +64,12 @@ public:
     std::optional<int64_t> bytes = 0;
     for (unsigned slot = 0; slot < inPlace_.size(); ++slot)
       if (!inPlace_[slot] && bytes)
-        bytes = addChecked(*bytes, tensorBytes(results[resultOfSlot(slot)].shape,
-                                               results[resultOfSlot(slot)].dtype));
+        bytes =
+            addChecked(*bytes, tensorBytes(results[resultOfSlot(slot)].shape,
+                                           results[resultOfSlot(slot)].dtype));
     for (unsigned i = 0; i < l.firstParamResult() && bytes; ++i)
-      bytes = addChecked(*bytes, tensorBytes(results[i].shape, results[i].dtype));
+      bytes =
+          addChecked(*bytes, tensorBytes(results[i].shape, results[i].dtype));
     if (!bytes)
       throw Error("executable: the step's result buffers need more than "
                   "2^63-1 bytes");

@@ -249,9 +249,10 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
     // machine is an error that says how big, not std::bad_alloc.
     requireMemory(impl->arenaBytes, "compile @" + impl->name + ": the arena");
     // 64-byte aligned like every NDArray; i64 elements cover the bytes.
-    impl->arena = NDArray::empty(
-        {std::max<int64_t>(1, impl->arenaBytes / 8 + (impl->arenaBytes % 8 != 0))},
-        DType::I64);
+    impl->arena =
+        NDArray::empty({std::max<int64_t>(1, impl->arenaBytes / 8 +
+                                                 (impl->arenaBytes % 8 != 0))},
+                       DType::I64);
   }
 
   initializeNativeTarget();

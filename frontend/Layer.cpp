@@ -68,6 +68,8 @@ void LayerImpl::materializeWeights() {
       needed = addChecked(*needed, tensorBytes(w.shape, w.dtype));
   if (!needed)
     fail("its weights need more than 2^63-1 bytes");
+  if (*needed == 0)
+    return;
   try {
     requireMemory(*needed, "its weights");
   } catch (const Error &e) {

@@ -36,9 +36,9 @@ Expected<int64_t> numElements(ArrayRef<int64_t> dims) {
   for (int64_t d : dims) {
     std::optional<int64_t> next = d < 0 ? std::nullopt : checkedMul(n, d);
     if (!next)
-      return fail(formatv("shape {0} has {1}", str(dims),
-                          d < 0 ? "a negative dim"
-                                : "more than 2^63-1 elements"));
+      return fail(
+          formatv("shape {0} has {1}", str(dims),
+                  d < 0 ? "a negative dim" : "more than 2^63-1 elements"));
     n = *next;
   }
   return n;
@@ -102,8 +102,8 @@ Expected<Dims> reshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
     } else if (std::optional<int64_t> k = checkedMul(known, d)) {
       known = *k;
     } else {
-      return fail(formatv("target shape {0} has more than 2^63-1 elements",
-                          str(to)));
+      return fail(
+          formatv("target shape {0} has more than 2^63-1 elements", str(to)));
     }
   }
   Expected<int64_t> count = numElements(from);
@@ -166,8 +166,7 @@ Expected<Dims> concat(ArrayRef<SmallVector<int64_t, 4>> inputs, int64_t axis) {
                             i, str(in), str(inputs[0]), d, *ax));
     std::optional<int64_t> sum = checkedAdd(out[*ax], in[*ax]);
     if (!sum)
-      return fail(formatv("the inputs' dim {0} sums to more than 2^63-1",
-                          *ax));
+      return fail(formatv("the inputs' dim {0} sums to more than 2^63-1", *ax));
     out[*ax] = *sum;
   }
   return checked(std::move(out));
@@ -229,8 +228,8 @@ int64_t windowOutputSize(int64_t in, int64_t window, int64_t stride,
   if (samePadding)
     return in / stride + (in % stride != 0);
   std::optional<int64_t> span = checkedMul(window - 1, dilation);
-  std::optional<int64_t> effective = span ? checkedAdd(*span, int64_t(1))
-                                          : std::nullopt;
+  std::optional<int64_t> effective =
+      span ? checkedAdd(*span, int64_t(1)) : std::nullopt;
   if (!effective || in < *effective)
     return 0;
   return (in - *effective) / stride + 1;

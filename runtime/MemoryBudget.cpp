@@ -92,25 +92,25 @@ std::optional<int64_t> cgroupFree() {
   std::vector<std::pair<std::string, std::string>> candidates;
   while (std::getline(in, line)) {
     if (line.compare(0, 3, "0::") == 0)
-      candidates.push_back({"/sys/fs/cgroup" + line.substr(3) + "/memory.max",
-                            "/sys/fs/cgroup" + line.substr(3) +
-                                "/memory.current"});
+      candidates.push_back(
+          {"/sys/fs/cgroup" + line.substr(3) + "/memory.max",
+           "/sys/fs/cgroup" + line.substr(3) + "/memory.current"});
     size_t colon = line.find(":memory:");
     if (colon != std::string::npos) {
       // Inside a container the path may be the namespace's root.
       for (std::string dir : {"/sys/fs/cgroup/memory" + line.substr(colon + 8),
                               std::string("/sys/fs/cgroup/memory")})
-        candidates.push_back({dir + "/memory.limit_in_bytes",
-                              dir + "/memory.usage_in_bytes"});
+        candidates.push_back(
+            {dir + "/memory.limit_in_bytes", dir + "/memory.usage_in_bytes"});
     }
   }
   for (const auto &[maxPath, usedPath] : candidates) {
     std::optional<int64_t> max = fileNumber(maxPath);
     std::optional<int64_t> used = fileNumber(usedPath);
     if (max && used)
-      return *max >= (int64_t(1) << 60) ? std::nullopt
-                                        : std::optional<int64_t>(
-                                              std::max<int64_t>(0, *max - *used));
+      return *max >= (int64_t(1) << 60)
+                 ? std::nullopt
+                 : std::optional<int64_t>(std::max<int64_t>(0, *max - *used));
   }
   return std::nullopt;
 }

@@ -232,9 +232,8 @@ NDArray NDArray::zeros(const Shape &shape, DType dtype) {
 NDArray NDArray::fromVector(const Shape &shape,
                             const std::vector<double> &values, DType dtype) {
   if (static_cast<int64_t>(values.size()) != numElements(shape))
-    throw Error(
-        "NDArray::fromVector: " + std::to_string(values.size()) +
-        " values for shape " + shapeToString(shape));
+    throw Error("NDArray::fromVector: " + std::to_string(values.size()) +
+                " values for shape " + shapeToString(shape));
   NDArray a = empty(shape, dtype);
   if (dtype == DType::F64) {
     std::memcpy(a.rawData(), values.data(), a.bytes());
@@ -253,9 +252,8 @@ NDArray NDArray::scalar(double value, DType dtype) {
 
 NDArray NDArray::reshaped(const Shape &shape) const {
   if (numElements(shape) != numel())
-    throw Error("NDArray::reshaped: cannot reshape " +
-                                shapeToString(shape_) + " to " +
-                                shapeToString(shape));
+    throw Error("NDArray::reshaped: cannot reshape " + shapeToString(shape_) +
+                " to " + shapeToString(shape));
   NDArray a = *this;
   a.shape_ = shape;
   return a;

@@ -152,8 +152,8 @@ void checkUnitSize(const ObjectView &config, llvm::StringRef key) {
 int64_t readWidth(const ObjectView &config, llvm::StringRef key) {
   int64_t n = config.getInt(key);
   if (n <= 0)
-    config.failField(key, key.str() + " must be positive, got " +
-                              std::to_string(n));
+    config.failField(key,
+                     key.str() + " must be positive, got " + std::to_string(n));
   if (TensorSize row = tensorSize({n}, sizeof(float), "f32"); !row)
     config.failField(key, key.str() + " " + std::to_string(n) +
                               " is too large: its bias, " + row.error);
@@ -199,11 +199,11 @@ Layer buildConv2D(const ObjectView &c) {
   if (c.getInt("groups", 1) != 1)
     c.failField("groups", "grouped convolutions are not supported");
   int64_t filters = readWidth(c, "filters");
-  Size2 kernel = checkedSize2(c, "kernel_size",
-                              c.getSize2("kernel_size", std::nullopt));
+  Size2 kernel =
+      checkedSize2(c, "kernel_size", c.getSize2("kernel_size", std::nullopt));
   Size2 strides = checkedSize2(c, "strides", c.getSize2("strides", Size2(1)));
-  return Conv2D(filters, kernel, strides, readPadding(c),
-                readActivation(c), c.getBool("use_bias", true),
+  return Conv2D(filters, kernel, strides, readPadding(c), readActivation(c),
+                c.getBool("use_bias", true),
                 readInitializer(c, "kernel_initializer", "glorot_uniform"),
                 readInitializer(c, "bias_initializer", "zeros"));
 }
@@ -269,8 +269,8 @@ InputSpec keras::readInputLayer(const ObjectView &config) {
   // the model is traced.
   Shape example{1};
   example.insert(example.end(), in.shape.begin(), in.shape.end());
-  if (TensorSize size = tensorSize(example, dtypeSize(in.dtype),
-                                   dtypeName(in.dtype));
+  if (TensorSize size =
+          tensorSize(example, dtypeSize(in.dtype), dtypeName(in.dtype));
       !size)
     config.fail("input shape " + shapeToString(in.shape) +
                 " is too large: one example, " + size.error);

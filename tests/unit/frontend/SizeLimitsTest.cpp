@@ -1,4 +1,5 @@
-//===- SizeLimitsTest.cpp - Hostile sizes in the layer API -----------------===//
+//===- SizeLimitsTest.cpp - Hostile sizes in the layer API
+//-----------------===//
 //
 // Every size a user hands the layer API (units, filters, input shapes, the
 // traced batch) is checked: an element count or byte size over int64 or
@@ -45,7 +46,9 @@ TEST(SizeLimits, UnitsAndFilters) {
 
 TEST(SizeLimits, InputsAndWeights) {
   // 2^64 elements: a plain product wraps to 0 (Flatten gave [32, 0]).
-  EXPECT_EQ(errorOf([] { Input({k32, k32}); }),
+  EXPECT_EQ(errorOf([] {
+              Input({k32, k32});
+            }),
             "Input: f32[1, 4294967296, 4294967296] has more than 2^63-1 "
             "elements");
   // 2^32 features fit one row (16 GiB); a 4096-unit kernel on them does not.
@@ -95,12 +98,10 @@ TEST(SizeLimits, WeightsNeedTheMemoryFirst) {
   ASSERT_TRUE(limit.ok());
   int64_t before = AllocStats::liveBytes();
   std::string msg = errorOf([&] { dense.getWeights(); });
-  EXPECT_EQ(msg.rfind("layer 'big' (Dense): its weights would need 4.0 GiB; ",
-                      0),
-            0u)
+  EXPECT_EQ(
+      msg.rfind("layer 'big' (Dense): its weights would need 4.0 GiB; ", 0), 0u)
       << msg;
-  EXPECT_NE(msg.find("are available (RLIMIT_AS, ulimit -v)"),
-            std::string::npos)
+  EXPECT_NE(msg.find("are available (RLIMIT_AS, ulimit -v)"), std::string::npos)
       << msg;
   // Refused before anything was allocated, the bias included.
   EXPECT_EQ(AllocStats::liveBytes(), before);

@@ -122,10 +122,10 @@ TEST(ShapeFunctions, OverflowIsAnError) {
   EXPECT_EQ(err(pool2d({1, 8, 8, 1}, {kMax, 2}, {4, 1}, true)),
             "window 9223372036854775807x2 with strides [4, 1] and dilations "
             "[1, 1] overflows int64 when padded");
-  EXPECT_EQ(err(conv2d({1, 65536, 65536, 1}, {1, 1, 1, k32}, {1, 1}, {1, 1},
-                       false)),
-            "shape [1, 65536, 65536, 4294967296] has more than 2^63-1 "
-            "elements");
+  EXPECT_EQ(
+      err(conv2d({1, 65536, 65536, 1}, {1, 1, 1, k32}, {1, 1}, {1, 1}, false)),
+      "shape [1, 65536, 65536, 4294967296] has more than 2^63-1 "
+      "elements");
 }
 
 } // namespace

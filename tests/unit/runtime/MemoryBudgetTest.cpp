@@ -80,7 +80,9 @@ TEST(MemoryBudget, ConfigurableLimit) {
             "f32[512, 513] needs 1.0 MiB, over the limit of 1.0 MiB per "
             "tensor (KCC_MAX_TENSOR_BYTES)");
   // NDArray goes through the same check.
-  EXPECT_EQ(errorOf([] { NDArray::empty({512, 513}, DType::F32); }),
+  EXPECT_EQ(errorOf([] {
+              NDArray::empty({512, 513}, DType::F32);
+            }),
             "f32[512, 513] needs 1.0 MiB, over the limit of 1.0 MiB per "
             "tensor (KCC_MAX_TENSOR_BYTES)");
   setMaxTensorBytes(0);
@@ -134,9 +136,8 @@ TEST(MemoryBudget, NDArrayRefusesWhatItCannotAllocate) {
     for (int i = 0; i < 16; ++i)
       held.push_back(NDArray::empty({32 << 20}, DType::I1));
   });
-  EXPECT_EQ(small.rfind("an array of i1[33554432]: cannot allocate 32.0 MiB",
-                        0),
-            0u)
+  EXPECT_EQ(
+      small.rfind("an array of i1[33554432]: cannot allocate 32.0 MiB", 0), 0u)
       << small;
   EXPECT_LT(held.size(), 16u);
   EXPECT_EQ(AllocStats::numAllocs() - allocsBefore,
@@ -148,9 +149,13 @@ TEST(MemoryBudget, NDArrayShapesAreChecked) {
               NDArray::empty({int64_t(1) << 32, int64_t(1) << 32}, DType::F32);
             }),
             "f32[4294967296, 4294967296] has more than 2^63-1 elements");
-  EXPECT_EQ(errorOf([] { NDArray::empty({2, -1}, DType::F32); }),
+  EXPECT_EQ(errorOf([] {
+              NDArray::empty({2, -1}, DType::F32);
+            }),
             "f32[2, -1] has a negative dimension");
-  EXPECT_EQ(errorOf([] { numElements({int64_t(1) << 40, int64_t(1) << 40}); }),
+  EXPECT_EQ(errorOf([] {
+              numElements({int64_t(1) << 40, int64_t(1) << 40});
+            }),
             "shape [1099511627776, 1099511627776] has a negative dim or more "
             "than 2^63-1 elements");
   EXPECT_EQ(tensorBytes({3, 5}, DType::F64), 120);
