@@ -11,6 +11,8 @@
 
 #include "engine/Backend.h"
 #include "engine/CompileCache.h"
+#include "runtime/Error.h"
+#include "runtime/MemoryBudget.h"
 
 #include <algorithm>
 #include <cstring>
@@ -56,8 +58,22 @@ public:
     fromCache_ = r.hit;
     const TrainStepLayout &l = *functions_.layout;
     inPlace_ = slotsInPlace(*train_, l);
-    // A result buffer of its own only for the slots not updated in place.
+    // A result buffer of its own only for the slots not updated in place,
+    // and the loss and metrics; checked together before any is allocated.
     const std::vector<TensorSpec> &results = train_->resultSpecs();
+    std::optional<int64_t> bytes = 0;
+    for (unsigned slot = 0; slot < inPlace_.size(); ++slot)
+      if (!inPlace_[slot] && bytes)
+        bytes =
+            addChecked(*bytes, tensorBytes(results[resultOfSlot(slot)].shape,
+                                           results[resultOfSlot(slot)].dtype));
+    for (unsigned i = 0; i < l.firstParamResult() && bytes; ++i)
+      bytes =
+          addChecked(*bytes, tensorBytes(results[i].shape, results[i].dtype));
+    if (!bytes)
+      throw Error("executable: the step's result buffers need more than "
+                  "2^63-1 bytes");
+    requireMemory(*bytes, "executable: the step's result buffers");
     scratch_.resize(inPlace_.size());
     for (unsigned slot = 0; slot < inPlace_.size(); ++slot)
       if (!inPlace_[slot]) {

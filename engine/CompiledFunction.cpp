@@ -14,6 +14,7 @@
 #include "runtime/Error.h"
 #include "runtime/FlushDenormals.h"
 #include "runtime/LibraryCalls.h"
+#include "runtime/MemoryBudget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/ExecutionEngine/ExecutionEngine.h"
@@ -232,9 +233,14 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
   }
   if (impl->plan && options.pipeline->arenaArg) {
     impl->arenaBytes = impl->plan->arenaBytes;
+    // Checked before the JIT compiles anything: a plan too big for this
+    // machine is an error that says how big, not std::bad_alloc.
+    requireMemory(impl->arenaBytes, "compile @" + impl->name + ": the arena");
     // 64-byte aligned like every NDArray; i64 elements cover the bytes.
-    impl->arena = NDArray::empty(
-        {std::max<int64_t>(1, (impl->plan->arenaBytes + 7) / 8)}, DType::I64);
+    impl->arena =
+        NDArray::empty({std::max<int64_t>(1, impl->arenaBytes / 8 +
+                                                 (impl->arenaBytes % 8 != 0))},
+                       DType::I64);
   }
 
   initializeNativeTarget();

@@ -13,6 +13,7 @@
 #include "engine/CompileCache.h"
 #include "engine/interpreter/Interpreter.h" // dtypeOf
 #include "runtime/Error.h"
+#include "runtime/MemoryBudget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -124,20 +125,34 @@ Executable::Executable(std::shared_ptr<mlir::MLIRContext> context,
   if (params.size() != m.paramSpecs.size())
     throw Error("executable: expected " + std::to_string(m.paramSpecs.size()) +
                 " parameters, got " + std::to_string(params.size()));
-  for (size_t i = 0; i < params.size(); ++i) {
+  for (size_t i = 0; i < params.size(); ++i)
     checkMatches(params[i], m.paramSpecs[i], "parameter '" + m.names[i] + "'");
-    m.values.params.push_back(params[i].clone());
-  }
+  std::vector<TensorSpec> stateSpecs;
+  if (f.train)
+    for (unsigned i = 0; i < f.layout->numOptimizerState; ++i)
+      stateSpecs.push_back(
+          specOf(f.train.getArgument(f.layout->numParams + i).getType()));
+  // The executable's own copy of the parameters and the optimizer slots,
+  // checked together before any is allocated.
+  std::optional<int64_t> bound = 0;
+  for (const std::vector<TensorSpec> *specs : {&m.paramSpecs, &stateSpecs})
+    for (const TensorSpec &s : *specs)
+      if (bound)
+        bound = addChecked(*bound, tensorBytes(s.shape, s.dtype));
+  if (!bound)
+    throw Error("executable: the parameters and optimizer state need more "
+                "than 2^63-1 bytes");
+  requireMemory(*bound, "executable: the parameters and optimizer state");
+  for (const NDArray &p : params)
+    m.values.params.push_back(p.clone());
   if (f.train) {
-    const TrainStepLayout &l = *f.layout;
-    for (unsigned i = 0; i < l.numOptimizerState; ++i) {
-      TensorSpec s = specOf(f.train.getArgument(l.numParams + i).getType());
+    for (const TensorSpec &s : stateSpecs)
       m.values.state.push_back(NDArray::zeros(s.shape, s.dtype));
-    }
     m.values.iterations = NDArray::scalar(0, DType::I64);
     m.values.lr = NDArray::scalar(
         m.options.learningRate,
-        specOf(f.train.getArgument(l.learningRateArg()).getType()).dtype);
+        specOf(f.train.getArgument(f.layout->learningRateArg()).getType())
+            .dtype);
   }
   m.backend = m.options.mode == ExecMode::Compiled
                   ? createCompiledBackend(f, m.options)
@@ -208,6 +223,17 @@ NDArray Executable::predict(const NDArray &x) {
   int64_t n = x.dim(0);
   Shape resultShape = outSpec.shape;
   resultShape[0] = n;
+  // The result, and on the first call the padded batch and its output.
+  std::optional<int64_t> bytes = tensorBytes(resultShape, outSpec.dtype);
+  if (!m.predictIn.defined())
+    for (const TensorSpec &s : {inSpec, outSpec})
+      if (bytes)
+        bytes = addChecked(*bytes, tensorBytes(s.shape, s.dtype));
+  if (!bytes)
+    throw Error("predict: the batches and the result need more than 2^63-1 "
+                "bytes");
+  requireMemory(*bytes, "predict: the batch of " + std::to_string(batch) +
+                            " rows and the result of " + std::to_string(n));
   NDArray result = NDArray::empty(resultShape, outSpec.dtype);
   size_t inRow = x.bytes() / std::max<int64_t>(n, 1);
   size_t outRow = static_cast<size_t>(numElements(outSpec.shape) / batch) *

@@ -4,6 +4,7 @@
 #include "frontend/Initializers.h"
 #include "frontend/Ops.h"
 #include "frontend/Trace.h"
+#include "runtime/MemoryBudget.h"
 
 #include <cctype>
 
@@ -45,6 +46,9 @@ size_t LayerImpl::addWeight(std::string name, Shape shape,
   if (!init::isInitializer(initializer))
     fail("unknown initializer '" + initializer + "' for weight '" + name +
          "'");
+  TensorSize size = tensorSize(shape, dtypeSize(DType::F32), "f32");
+  if (!size)
+    fail("weight '" + name + "' " + size.error);
   Weight w;
   w.name = std::move(name);
   w.shape = std::move(shape);
@@ -55,6 +59,22 @@ size_t LayerImpl::addWeight(std::string name, Shape shape,
 }
 
 void LayerImpl::materializeWeights() {
+  // All of the layer's weights at once, before any is drawn: a layer too
+  // big for this machine is an error that says so, not std::bad_alloc or
+  // the OOM killer halfway through initializing it.
+  std::optional<int64_t> needed = 0;
+  for (const Weight &w : weights_)
+    if (!w.value.defined() && needed)
+      needed = addChecked(*needed, tensorBytes(w.shape, w.dtype));
+  if (!needed)
+    fail("its weights need more than 2^63-1 bytes");
+  if (*needed == 0)
+    return;
+  try {
+    requireMemory(*needed, "its weights");
+  } catch (const Error &e) {
+    fail(e.what());
+  }
   for (Weight &w : weights_)
     if (!w.value.defined())
       w.value = init::initialize(w.initializer, w.shape, w.dtype, seed_,

@@ -2,6 +2,7 @@
 
 #include "frontend/Tensor.h"
 #include "frontend/Ops.h"
+#include "runtime/MemoryBudget.h"
 
 #include <atomic>
 
@@ -11,7 +12,15 @@ Tensor::Tensor(NDArray array)
     : kind_(array.defined() ? Kind::Concrete : Kind::Undefined),
       shape_(array.shape()), dtype_(array.dtype()), array_(std::move(array)) {}
 
+void kcc::checkTensorSize(const Shape &shape, DType dtype,
+                          const std::string &what) {
+  TensorSize size = tensorSize(shape, dtypeSize(dtype), dtypeName(dtype));
+  if (!size)
+    throwInLayer(what.empty() ? size.error : what + " " + size.error);
+}
+
 Tensor Tensor::traced(mlir::Value value, Shape shape, DType dtype) {
+  checkTensorSize(shape, dtype);
   Tensor t;
   t.kind_ = Kind::Traced;
   t.shape_ = std::move(shape);
@@ -22,6 +31,7 @@ Tensor Tensor::traced(mlir::Value value, Shape shape, DType dtype) {
 
 Tensor Tensor::symbolic(Shape shape, DType dtype,
                         std::shared_ptr<SymbolicNode> node, int outputIndex) {
+  checkTensorSize(shape, dtype);
   Tensor t;
   t.kind_ = Kind::Symbolic;
   t.shape_ = std::move(shape);
@@ -66,9 +76,13 @@ Tensor kcc::Input(const Shape &shape, DType dtype, const std::string &name) {
       throw Error("Input: dims must be positive (the batch dim is implicit), "
                   "got " +
                   shapeToString(shape));
-  auto node = std::make_shared<SymbolicNode>();
   Shape full{kSymbolicBatch};
   full.insert(full.end(), shape.begin(), shape.end());
+  // One row must fit; the batch is checked when the model is traced.
+  checkTensorSize(full, dtype,
+                  "Input" + (name.empty() ? std::string() : " '" + name + "'") +
+                      ":");
+  auto node = std::make_shared<SymbolicNode>();
   node->outputShapes = {full};
   node->outputDTypes = {dtype};
   node->inputName = name;

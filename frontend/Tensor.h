@@ -102,6 +102,14 @@ struct SymbolicNode {
   bool isInput() const { return layer == nullptr; }
 };
 
+/// Throws kcc::Error, naming the current layer, unless a `dtype` tensor of
+/// `shape` can exist: dims non-negative, element count and bytes within
+/// int64 and the per-tensor limit (runtime/MemoryBudget.h). `what` leads
+/// the message ("weight 'kernel'"). Every traced and symbolic tensor and
+/// every eager result is checked, so no wrapped size reaches the IR.
+void checkTensorSize(const Shape &shape, DType dtype,
+                     const std::string &what = "");
+
 /// A symbolic model input of `shape` (batch excluded), as keras.Input.
 Tensor Input(const Shape &shape, DType dtype = DType::F32,
              const std::string &name = "");

@@ -109,6 +109,12 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
   for (size_t i = 0; i < inShapes.size(); ++i) {
     Shape s{options.batch};
     s.insert(s.end(), inShapes[i].begin(), inShapes[i].end());
+    // The batch is the first size the model has not seen: --batch 10^9
+    // must be an error here, not a wrapped shape or a 3 TB allocation.
+    checkTensorSize(s, inDTypes[i],
+                    "traceForward: input " + std::to_string(i) + " of '" +
+                        model.name() + "' at batch " +
+                        std::to_string(options.batch) + ":");
     batched.push_back(s);
     argTypes.push_back(toTensorType(&ctx, s, inDTypes[i]));
   }

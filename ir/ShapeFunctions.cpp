@@ -3,6 +3,7 @@
 #include "ir/ShapeFunctions.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CheckedArithmetic.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace llvm;
@@ -15,11 +16,11 @@ Error fail(const Twine &message) {
   return createStringError(inconvertibleErrorCode(), message.str());
 }
 
-int64_t product(ArrayRef<int64_t> dims) {
-  int64_t n = 1;
-  for (int64_t d : dims)
-    n *= d;
-  return n;
+/// `dims` as a rule's result: an error when its element count overflows.
+Expected<Dims> checked(Dims dims) {
+  if (Expected<int64_t> n = numElements(dims); !n)
+    return n.takeError();
+  return dims;
 }
 } // namespace
 
@@ -28,6 +29,19 @@ std::string str(ArrayRef<int64_t> dims) {
   for (auto [i, d] : llvm::enumerate(dims))
     s += (i ? ", " : "") + std::to_string(d);
   return s + "]";
+}
+
+Expected<int64_t> numElements(ArrayRef<int64_t> dims) {
+  int64_t n = 1;
+  for (int64_t d : dims) {
+    std::optional<int64_t> next = d < 0 ? std::nullopt : checkedMul(n, d);
+    if (!next)
+      return fail(
+          formatv("shape {0} has {1}", str(dims),
+                  d < 0 ? "a negative dim" : "more than 2^63-1 elements"));
+    n = *next;
+  }
+  return n;
 }
 
 Expected<Dims> broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
@@ -42,7 +56,7 @@ Expected<Dims> broadcastShapes(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
                           str(a), str(b), i, da, db));
     out[rank - 1 - i] = da == 1 ? db : da;
   }
-  return out;
+  return checked(std::move(out));
 }
 
 Expected<Dims> broadcastTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
@@ -55,7 +69,7 @@ Expected<Dims> broadcastTo(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
       return fail(formatv("cannot broadcast {0} to {1}: dim {2} is {3}, "
                           "expected 1 or {4}",
                           str(from), str(to), i, from[i], to[lead + i]));
-  return Dims(to.begin(), to.end());
+  return checked(Dims(to.begin(), to.end()));
 }
 
 Expected<Dims> matmul(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
@@ -72,7 +86,7 @@ Expected<Dims> matmul(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
                         "lhs {2}{3}, rhs {4}{5}",
                         k, k2, str(lhs), transposeLhs ? " transposed" : "",
                         str(rhs), transposeRhs ? " transposed" : ""));
-  return Dims{m, n};
+  return checked(Dims{m, n});
 }
 
 Expected<Dims> reshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
@@ -85,11 +99,17 @@ Expected<Dims> reshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
       inferred = i;
     } else if (d < 0) {
       return fail(formatv("target shape {0} has a negative dim", str(to)));
+    } else if (std::optional<int64_t> k = checkedMul(known, d)) {
+      known = *k;
     } else {
-      known *= d;
+      return fail(
+          formatv("target shape {0} has more than 2^63-1 elements", str(to)));
     }
   }
-  int64_t total = product(from);
+  Expected<int64_t> count = numElements(from);
+  if (!count)
+    return count.takeError();
+  int64_t total = *count;
   if (inferred >= 0) {
     if (known == 0 || total % known != 0)
       return fail(formatv("cannot reshape {0} ({1} elements) to {2}",
@@ -144,9 +164,12 @@ Expected<Dims> concat(ArrayRef<SmallVector<int64_t, 4>> inputs, int64_t axis) {
         return fail(formatv("input {0} {1} differs from input 0 {2} in dim "
                             "{3} (concat axis {4})",
                             i, str(in), str(inputs[0]), d, *ax));
-    out[*ax] += in[*ax];
+    std::optional<int64_t> sum = checkedAdd(out[*ax], in[*ax]);
+    if (!sum)
+      return fail(formatv("the inputs' dim {0} sums to more than 2^63-1", *ax));
+    out[*ax] = *sum;
   }
-  return out;
+  return checked(std::move(out));
 }
 
 Expected<Dims> slice(ArrayRef<int64_t> x, ArrayRef<int64_t> start,
@@ -163,7 +186,9 @@ Expected<Dims> slice(ArrayRef<int64_t> x, ArrayRef<int64_t> start,
       return fail(formatv("dim {0}: slice [{1}:{2}:{3}] is invalid for size "
                           "{4}",
                           d, start[d], limit[d], strides[d], x[d]));
-    out.push_back((limit[d] - start[d] + strides[d] - 1) / strides[d]);
+    // ceil((limit - start) / stride) without overflowing for huge strides.
+    int64_t extent = limit[d] - start[d];
+    out.push_back(extent / strides[d] + (extent % strides[d] != 0));
   }
   return out;
 }
@@ -201,9 +226,13 @@ Expected<Dims> argmax(ArrayRef<int64_t> x, int64_t axis) {
 int64_t windowOutputSize(int64_t in, int64_t window, int64_t stride,
                          int64_t dilation, bool samePadding) {
   if (samePadding)
-    return (in + stride - 1) / stride;
-  int64_t effective = (window - 1) * dilation + 1;
-  return in < effective ? 0 : (in - effective) / stride + 1;
+    return in / stride + (in % stride != 0);
+  std::optional<int64_t> span = checkedMul(window - 1, dilation);
+  std::optional<int64_t> effective =
+      span ? checkedAdd(*span, int64_t(1)) : std::nullopt;
+  if (!effective || in < *effective)
+    return 0;
+  return (in - *effective) / stride + 1;
 }
 
 namespace {
@@ -226,7 +255,19 @@ Expected<Dims> windowed(ArrayRef<int64_t> x, int64_t kh, int64_t kw,
     return fail(formatv("window {0}x{1} (dilations {2}) is larger than the "
                         "input {3} with valid padding",
                         kh, kw, str(dilations), str(x)));
-  return Dims{x[0], oh, ow, channels};
+  if (same) {
+    // The kernels pad by (out - 1) * stride + extent - in: it must exist.
+    int64_t outs[] = {oh, ow}, windows[] = {kh, kw};
+    for (int d = 0; d < 2; ++d) {
+      std::optional<int64_t> span = checkedMul(outs[d] - 1, strides[d]);
+      std::optional<int64_t> extent = checkedMul(windows[d] - 1, dilations[d]);
+      if (!span || !extent || !checkedAdd(*span, *extent))
+        return fail(formatv("window {0}x{1} with strides {2} and dilations "
+                            "{3} overflows int64 when padded",
+                            kh, kw, str(strides), str(dilations)));
+    }
+  }
+  return checked(Dims{x[0], oh, ow, channels});
 }
 } // namespace
 

@@ -3,7 +3,9 @@
 // One definition of each kc op's shape rule, used by the op verifiers, by the
 // frontend to type traced ops, and by eager mode to size its outputs. A rule
 // returns the result dims or an error whose message names the offending dims,
-// so a bad Dense call and a bad kc.matmul say the same thing.
+// so a bad Dense call and a bad kc.matmul say the same thing. Sizes are
+// computed with checked arithmetic: a result whose element count overflows
+// int64 is an error, never a wrapped dim.
 //
 // Depends on LLVM Support only.
 //
@@ -25,6 +27,10 @@ using Dims = llvm::SmallVector<int64_t, 4>;
 
 /// "[32, 784]".
 std::string str(llvm::ArrayRef<int64_t> dims);
+
+/// The element count of `dims`, or an error naming them when a dim is
+/// negative or the count overflows int64.
+llvm::Expected<int64_t> numElements(llvm::ArrayRef<int64_t> dims);
 
 /// numpy broadcasting of two shapes (for elementwise frontend calls).
 llvm::Expected<Dims> broadcastShapes(llvm::ArrayRef<int64_t> a,
@@ -54,7 +60,8 @@ llvm::Expected<int64_t> normalizeAxis(int64_t axis, int64_t rank,
                                       llvm::StringRef what = "axis");
 llvm::Expected<Dims> argmax(llvm::ArrayRef<int64_t> x, int64_t axis);
 
-/// TF/Keras window rules: SAME gives ceil(in / stride).
+/// TF/Keras window rules: SAME gives ceil(in / stride). Never overflows: a
+/// window whose extent overflows int64 is larger than any input (0).
 int64_t windowOutputSize(int64_t in, int64_t window, int64_t stride,
                          int64_t dilation, bool samePadding);
 /// NHWC input, HWIO filter -> NHWC result.

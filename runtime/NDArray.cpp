@@ -7,13 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/NDArray.h"
+#include "runtime/Error.h"
+#include "runtime/MemoryBudget.h"
 #include "runtime/kernels/Kernels.h"
 
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <new>
 #include <sstream>
 
 using namespace kcc;
@@ -35,14 +36,21 @@ void raisePeak(int64_t live) {
 }
 
 /// Allocates `bytes` (rounded up to the alignment, at least one line so even
-/// empty arrays are `defined()`) and records it in AllocStats.
-std::shared_ptr<void> allocate(size_t bytes) {
+/// empty arrays are `defined()`) and records it in AllocStats. `type`
+/// names the array in errors.
+std::shared_ptr<void> allocate(size_t bytes, const std::string &type) {
+  // Large arrays are checked first: with overcommit, malloc succeeds and
+  // the OOM killer ends the process once the pages are touched.
+  if (static_cast<int64_t>(bytes) >= kCheckedAllocationBytes)
+    requireMemory(static_cast<int64_t>(bytes), type);
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0)
     rounded = kAlignment;
   void *ptr = std::aligned_alloc(kAlignment, rounded);
   if (!ptr)
-    throw std::bad_alloc();
+    throw Error(type + ": cannot allocate " +
+                formatBytes(static_cast<int64_t>(bytes)) + " (" +
+                formatBytes(availableMemoryBytes()) + " are available)");
   int64_t n = static_cast<int64_t>(bytes);
   gNumAllocs.fetch_add(1, std::memory_order_relaxed);
   gTotalBytes.fetch_add(n, std::memory_order_relaxed);
@@ -152,10 +160,17 @@ const char *kcc::dtypeName(DType dt) {
 }
 
 int64_t kcc::numElements(const Shape &shape) {
-  int64_t n = 1;
-  for (int64_t d : shape)
-    n *= d;
-  return n;
+  if (std::optional<int64_t> n = checkedNumElements(shape))
+    return *n;
+  throw Error("shape " + shapeToString(shape) +
+              " has a negative dim or more than 2^63-1 elements");
+}
+
+int64_t kcc::tensorBytes(const Shape &shape, DType dtype) {
+  TensorSize size = tensorSize(shape, dtypeSize(dtype), dtypeName(dtype));
+  if (!size)
+    throw Error(size.error);
+  return size.bytes;
 }
 
 std::string kcc::shapeToString(const Shape &shape) {
@@ -187,14 +202,13 @@ void AllocStats::resetPeak() { gPeakBytes = gLiveBytes.load(); }
 //===----------------------------------------------------------------------===//
 
 NDArray NDArray::empty(const Shape &shape, DType dtype) {
-  for (int64_t d : shape)
-    if (d < 0)
-      throw std::invalid_argument("NDArray: negative dimension in shape " +
-                                  shapeToString(shape));
+  int64_t bytes = tensorBytes(shape, dtype);
   NDArray a;
   a.shape_ = shape;
   a.dtype_ = dtype;
-  a.storage_ = allocate(a.bytes());
+  a.storage_ = allocate(static_cast<size_t>(bytes),
+                        std::string("an array of ") + dtypeName(dtype) +
+                            shapeToString(shape));
   return a;
 }
 
@@ -218,9 +232,8 @@ NDArray NDArray::zeros(const Shape &shape, DType dtype) {
 NDArray NDArray::fromVector(const Shape &shape,
                             const std::vector<double> &values, DType dtype) {
   if (static_cast<int64_t>(values.size()) != numElements(shape))
-    throw std::invalid_argument(
-        "NDArray::fromVector: " + std::to_string(values.size()) +
-        " values for shape " + shapeToString(shape));
+    throw Error("NDArray::fromVector: " + std::to_string(values.size()) +
+                " values for shape " + shapeToString(shape));
   NDArray a = empty(shape, dtype);
   if (dtype == DType::F64) {
     std::memcpy(a.rawData(), values.data(), a.bytes());
@@ -239,9 +252,8 @@ NDArray NDArray::scalar(double value, DType dtype) {
 
 NDArray NDArray::reshaped(const Shape &shape) const {
   if (numElements(shape) != numel())
-    throw std::invalid_argument("NDArray::reshaped: cannot reshape " +
-                                shapeToString(shape_) + " to " +
-                                shapeToString(shape));
+    throw Error("NDArray::reshaped: cannot reshape " + shapeToString(shape_) +
+                " to " + shapeToString(shape));
   NDArray a = *this;
   a.shape_ = shape;
   return a;

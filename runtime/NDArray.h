@@ -33,7 +33,14 @@ inline bool isFloat(DType dt) {
 }
 
 using Shape = std::vector<int64_t>;
+/// The element count; throws kcc::Error when it overflows int64 (every
+/// NDArray and frontend tensor is checked when made, so only a shape
+/// computed by hand can).
 int64_t numElements(const Shape &shape);
+/// The bytes of a `dtype` tensor of `shape`, checked: throws kcc::Error
+/// naming the type when the size overflows or exceeds maxTensorBytes()
+/// (runtime/MemoryBudget.h).
+int64_t tensorBytes(const Shape &shape, DType dtype);
 /// "[32, 784]" style, for diagnostics.
 std::string shapeToString(const Shape &shape);
 
@@ -53,7 +60,9 @@ class NDArray {
 public:
   NDArray() = default;
 
-  /// Uninitialized storage of the given shape and dtype.
+  /// Uninitialized storage of the given shape and dtype. Throws kcc::Error,
+  /// never std::bad_alloc, when the size is invalid (tensorBytes) or the
+  /// memory is not there (checked beforehand for large arrays).
   static NDArray empty(const Shape &shape, DType dtype);
   /// Zero-filled.
   static NDArray zeros(const Shape &shape, DType dtype);
@@ -72,6 +81,7 @@ public:
   int64_t dim(int64_t i) const { return shape_[i]; }
   DType dtype() const { return dtype_; }
   int64_t numel() const { return numElements(shape_); }
+  /// Checked when the array was made, so plain arithmetic is exact here.
   size_t bytes() const { return static_cast<size_t>(numel()) * dtypeSize(dtype_); }
   bool defined() const { return storage_ != nullptr; }
 

@@ -5,6 +5,7 @@
 #include "codegen/MemoryPlan.h"
 #include "ir/KcAttributes.h"
 #include "passes/TrainStep.h"
+#include "runtime/MemoryBudget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -48,6 +49,8 @@ struct Slot {
   std::string name;
   mlir::RankedTensorType type;
   CType c;
+  /// Checked sizes (runtime/MemoryBudget.h).
+  int64_t numel, bytes;
 };
 
 llvm::Error slotError(mlir::func::FuncOp f, llvm::StringRef what, unsigned i,
@@ -73,6 +76,14 @@ llvm::Expected<std::vector<Slot>> slotsOf(mlir::func::FuncOp f, bool results) {
     std::optional<CType> c = cTypeOf(rt.getElementType());
     if (!c)
       return slotError(f, what, i, t, "has no C element type");
+    // Checked: a wrapped count would declare a 0-byte or negative buffer.
+    unsigned bits = rt.getElementType().getIntOrFloatBitWidth();
+    std::string elementName;
+    llvm::raw_string_ostream(elementName) << rt.getElementType();
+    TensorSize size = tensorSize(rt.getShape().data(), rt.getRank(),
+                                 std::max(1u, bits / 8), elementName);
+    if (!size)
+      return slotError(f, what, i, t, "cannot be described: " + size.error);
     std::string name;
     std::optional<llvm::StringRef> given =
         results ? kc::getResultName(f, i) : kc::getArgName(f, i);
@@ -87,7 +98,7 @@ llvm::Expected<std::vector<Slot>> slotsOf(mlir::func::FuncOp f, bool results) {
       name = "step";
     else
       name = (results ? "result" : "arg") + std::to_string(i);
-    slots.push_back({name, rt, *c});
+    slots.push_back({name, rt, *c, size.elements, size.bytes});
   }
   return slots;
 }
@@ -126,13 +137,10 @@ void emitTable(llvm::raw_ostream &os, llvm::StringRef name,
   os << "static const kcc_tensor_desc " << name << "[" << std::max<size_t>(1, slots.size())
      << "] = {\n";
   for (const Slot &s : slots) {
-    int64_t numel = s.type.getNumElements();
-    unsigned bits = s.type.getElementType().getIntOrFloatBitWidth();
-    int64_t bytes = numel * std::max(1u, bits / 8);
     os << "    {" << quoted(s.name) << ", " << s.c.dtype << ", "
        << s.type.getRank() << ", {";
     llvm::interleaveComma(s.type.getShape(), os);
-    os << "}, " << numel << ", " << bytes << "},\n";
+    os << "}, " << s.numel << ", " << s.bytes << "},\n";
   }
   if (slots.empty())
     os << "    {0, KCC_F32, 0, {0}, 0, 0},\n";

@@ -11,6 +11,7 @@
 
 #include "frontend/keras/LayerSpecs.h"
 #include "frontend/Ops.h"
+#include "runtime/MemoryBudget.h"
 
 #include "llvm/ADT/StringSwitch.h"
 
@@ -145,6 +146,31 @@ void checkUnitSize(const ObjectView &config, llvm::StringRef key) {
                                 " is not supported (only 1)");
 }
 
+/// A layer width (`units`, `filters`): positive, and a vector of that many
+/// floats (the bias, one row of the output) within the per-tensor limit, so
+/// a spec asking for 10^12 units fails here, at its field.
+int64_t readWidth(const ObjectView &config, llvm::StringRef key) {
+  int64_t n = config.getInt(key);
+  if (n <= 0)
+    config.failField(key,
+                     key.str() + " must be positive, got " + std::to_string(n));
+  if (TensorSize row = tensorSize({n}, sizeof(float), "f32"); !row)
+    config.failField(key, key.str() + " " + std::to_string(n) +
+                              " is too large: its bias, " + row.error);
+  return n;
+}
+
+/// A Size2 field (kernel_size, strides, pool_size): each entry positive
+/// and below 2^31, far above any image yet small enough that window
+/// arithmetic on it cannot overflow.
+Size2 checkedSize2(const ObjectView &config, llvm::StringRef key, Size2 s) {
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  if (s.h <= 0 || s.w <= 0 || s.h > kMax || s.w > kMax)
+    config.failField(key, "'" + key + "' " + shapeToString({s.h, s.w}) +
+                              " must hold values in [1, 2^31-1]");
+  return s;
+}
+
 std::string readPadding(const ObjectView &config) {
   std::string padding = config.getString("padding", "valid");
   std::string lower = llvm::StringRef(padding).lower();
@@ -158,10 +184,7 @@ Layer buildDense(const ObjectView &c) {
   checkNull(c, {"kernel_regularizer", "bias_regularizer",
                 "activity_regularizer", "kernel_constraint", "bias_constraint",
                 "lora_rank"});
-  int64_t units = c.getInt("units");
-  if (units <= 0)
-    c.failField("units", "units must be positive, got " +
-                             std::to_string(units));
+  int64_t units = readWidth(c, "units");
   return Dense(units, readActivation(c), c.getBool("use_bias", true),
                readInitializer(c, "kernel_initializer", "glorot_uniform"),
                readInitializer(c, "bias_initializer", "zeros"));
@@ -175,21 +198,22 @@ Layer buildConv2D(const ObjectView &c) {
   checkUnitSize(c, "dilation_rate");
   if (c.getInt("groups", 1) != 1)
     c.failField("groups", "grouped convolutions are not supported");
-  int64_t filters = c.getInt("filters");
-  if (filters <= 0)
-    c.failField("filters", "filters must be positive, got " +
-                               std::to_string(filters));
-  return Conv2D(filters, c.getSize2("kernel_size", std::nullopt),
-                c.getSize2("strides", Size2(1)), readPadding(c),
-                readActivation(c), c.getBool("use_bias", true),
+  int64_t filters = readWidth(c, "filters");
+  Size2 kernel =
+      checkedSize2(c, "kernel_size", c.getSize2("kernel_size", std::nullopt));
+  Size2 strides = checkedSize2(c, "strides", c.getSize2("strides", Size2(1)));
+  return Conv2D(filters, kernel, strides, readPadding(c), readActivation(c),
+                c.getBool("use_bias", true),
                 readInitializer(c, "kernel_initializer", "glorot_uniform"),
                 readInitializer(c, "bias_initializer", "zeros"));
 }
 
 Layer buildPool(const ObjectView &c, bool isMax) {
   checkChannelsLast(c);
-  Size2 pool = c.getSize2("pool_size", Size2(2));
+  Size2 pool = checkedSize2(c, "pool_size", c.getSize2("pool_size", Size2(2)));
   std::optional<Size2> strides = c.getOptSize2("strides");
+  if (strides)
+    checkedSize2(c, "strides", *strides);
   if (isMax)
     return MaxPooling2D(pool, strides, readPadding(c));
   return AveragePooling2D(pool, strides, readPadding(c));
@@ -241,6 +265,15 @@ InputSpec keras::readInputLayer(const ObjectView &config) {
   if (config.getBool("sparse", false) || config.getBool("ragged", false))
     config.fail("sparse and ragged inputs are not supported");
   in.dtype = readDType(config);
+  // One example must be a tensor kcc can hold; the batch is checked when
+  // the model is traced.
+  Shape example{1};
+  example.insert(example.end(), in.shape.begin(), in.shape.end());
+  if (TensorSize size =
+          tensorSize(example, dtypeSize(in.dtype), dtypeName(in.dtype));
+      !size)
+    config.fail("input shape " + shapeToString(in.shape) +
+                " is too large: one example, " + size.error);
   return in;
 }
 

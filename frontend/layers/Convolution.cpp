@@ -2,6 +2,7 @@
 
 #include "frontend/Layers.h"
 #include "frontend/Ops.h"
+#include "runtime/MemoryBudget.h"
 
 using namespace kcc;
 
@@ -35,6 +36,10 @@ public:
     if (filters <= 0)
       throw Error("Conv2D: filters must be positive, got " +
                   std::to_string(filters));
+    // The bias, and each pixel of the output, hold `filters` floats.
+    if (TensorSize pixel = tensorSize({filters}, sizeof(float), "f32"); !pixel)
+      throw Error("Conv2D: filters " + std::to_string(filters) +
+                  " is too large: a pixel of the output, " + pixel.error);
     checkPositive("Conv2D", "kernel_size", kernel);
     checkPositive("Conv2D", "strides", strides);
     if (!ops::isActivation(activation_))

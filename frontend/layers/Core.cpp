@@ -2,6 +2,7 @@
 
 #include "frontend/Layers.h"
 #include "frontend/Ops.h"
+#include "runtime/MemoryBudget.h"
 
 using namespace kcc;
 
@@ -24,6 +25,10 @@ public:
     if (units <= 0)
       throw Error("Dense: units must be positive, got " +
                   std::to_string(units));
+    // The bias, and each row of the output, hold `units` floats.
+    if (TensorSize row = tensorSize({units}, sizeof(float), "f32"); !row)
+      throw Error("Dense: units " + std::to_string(units) +
+                  " is too large: a row of the output, " + row.error);
     checkActivation("Dense", activation_);
   }
 

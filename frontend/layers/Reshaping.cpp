@@ -2,6 +2,7 @@
 
 #include "frontend/Layers.h"
 #include "frontend/Ops.h"
+#include "runtime/MemoryBudget.h"
 
 using namespace kcc;
 
@@ -18,10 +19,12 @@ protected:
     const Tensor &x = inputs[0];
     if (x.rank() < 1)
       fail("expects a batched input, got " + x.describe());
-    int64_t features = 1;
-    for (int64_t i = 1; i < x.rank(); ++i)
-      features *= x.dim(i);
-    return {ops::reshape(x, {x.dim(0), features})};
+    std::optional<int64_t> features =
+        checkedNumElements(x.shape().data() + 1, x.shape().size() - 1);
+    if (!features)
+      fail("the input " + x.shapeString() +
+           " has more than 2^63-1 features per example");
+    return {ops::reshape(x, {x.dim(0), *features})};
   }
 };
 

@@ -66,9 +66,14 @@ Tensor emit(const Shape &shape, DType dtype, Args &&...args) {
   return Tensor::traced(op.getResult(), shape, dtype);
 }
 
-/// Output storage for an eager op.
+/// Output storage for an eager op; a size or memory error names the layer.
 inline NDArray allocate(const Shape &shape, DType dtype) {
-  return NDArray::empty(shape, dtype);
+  checkTensorSize(shape, dtype, "the result");
+  try {
+    return NDArray::empty(shape, dtype);
+  } catch (const Error &e) {
+    throwInLayer(e.what());
+  }
 }
 
 /// Runs a kernel, re-throwing its errors under the layer's name.

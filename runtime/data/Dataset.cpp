@@ -2,6 +2,7 @@
 
 #include "runtime/data/Dataset.h"
 #include "runtime/Error.h"
+#include "runtime/MemoryBudget.h"
 #include "runtime/data/IdxReader.h"
 
 #include <algorithm>
@@ -31,6 +32,9 @@ Dataset loadSplit(const std::string &dir, const std::string &prefix) {
                 shapeToString(images.shape) + ")");
   Dataset d;
   int64_t n = images.shape[0];
+  requireMemory(
+      tensorBytes({n, images.shape[1], images.shape[2], 1}, DType::F32),
+      dir + "/" + prefix + ": the images as floats");
   d.x = NDArray::empty({n, images.shape[1], images.shape[2], 1}, DType::F32);
   float *x = d.x.data<float>();
   for (size_t i = 0; i < images.bytes.size(); ++i)

@@ -4,6 +4,8 @@
 
 #include "gtest/gtest.h"
 
+#include <limits>
+
 using namespace kcc::shapes;
 
 namespace {
@@ -74,6 +76,56 @@ TEST(ShapeFunctions, ConvAndPool) {
   EXPECT_EQ(ok(pool2d({8, 26, 26, 32}, {2, 2}, {2, 2}, false)),
             (Dims{8, 13, 13, 32}));
   EXPECT_EQ(ok(pool2d({8, 5, 5, 2}, {2, 2}, {2, 2}, true)), (Dims{8, 3, 3, 2}));
+}
+
+// Sizes computed from user input never wrap: each of these used to return a
+// shape with a wrapped (0 or negative) dim or to divide by zero.
+TEST(ShapeFunctions, OverflowIsAnError) {
+  constexpr int64_t k32 = int64_t(1) << 32, k62 = int64_t(1) << 62;
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  EXPECT_EQ(ok(numElements({32, 784})), 25088);
+  EXPECT_EQ(ok(numElements({kMax})), kMax);
+  EXPECT_EQ(err(numElements({k32, k32})),
+            "shape [4294967296, 4294967296] has more than 2^63-1 elements");
+  EXPECT_EQ(err(numElements({4, -2})), "shape [4, -2] has a negative dim");
+
+  EXPECT_EQ(err(matmul({k32, 1}, {1, k32}, false, false)),
+            "shape [4294967296, 4294967296] has more than 2^63-1 elements");
+  EXPECT_EQ(err(broadcastShapes({k32, 1}, {1, k32})),
+            "shape [4294967296, 4294967296] has more than 2^63-1 elements");
+  EXPECT_EQ(err(broadcastTo({1, 1}, {k32, k32})),
+            "shape [4294967296, 4294967296] has more than 2^63-1 elements");
+  // Flatten of [32, 2^32, 2^32]: the product wrapped to 0, and the -1 then
+  // divided by it.
+  EXPECT_EQ(err(reshape({32, k32, k32}, {32, -1})),
+            "shape [32, 4294967296, 4294967296] has more than 2^63-1 "
+            "elements");
+  EXPECT_EQ(err(reshape({8}, {k32, k32, -1})),
+            "target shape [4294967296, 4294967296, -1] has more than 2^63-1 "
+            "elements");
+  EXPECT_EQ(err(concat({{k62}, {k62}}, 0)),
+            "the inputs' dim 0 sums to more than 2^63-1");
+  EXPECT_EQ(ok(concat({{k62}, {k62 - 1}}, 0)), (Dims{kMax}));
+
+  // Window arithmetic with extreme strides, windows and dilations.
+  EXPECT_EQ(ok(slice({10}, {0}, {10}, {kMax})), (Dims{1}));
+  EXPECT_EQ(ok(slice({10}, {0}, {10}, {3})), (Dims{4}));
+  EXPECT_EQ(windowOutputSize(10, 3, kMax, 1, /*samePadding=*/true), 1);
+  EXPECT_EQ(windowOutputSize(kMax, 3, 2, 1, /*samePadding=*/true),
+            kMax / 2 + 1);
+  EXPECT_EQ(windowOutputSize(10, k62, 1, 4, /*samePadding=*/false), 0);
+  EXPECT_EQ(err(conv2d({1, 8, 8, 1}, {k32, 3, 1, 1}, {1, 1}, {k32, 1}, false)),
+            "window 4294967296x3 (dilations [4294967296, 1]) is larger than "
+            "the input [1, 8, 8, 1] with valid padding");
+  EXPECT_EQ(ok(pool2d({1, 8, 8, 1}, {k62, 2}, {4, 1}, true)),
+            (Dims{1, 2, 8, 1}));
+  EXPECT_EQ(err(pool2d({1, 8, 8, 1}, {kMax, 2}, {4, 1}, true)),
+            "window 9223372036854775807x2 with strides [4, 1] and dilations "
+            "[1, 1] overflows int64 when padded");
+  EXPECT_EQ(
+      err(conv2d({1, 65536, 65536, 1}, {1, 1, 1, k32}, {1, 1}, {1, 1}, false)),
+      "shape [1, 65536, 65536, 4294967296] has more than 2^63-1 "
+      "elements");
 }
 
 } // namespace
