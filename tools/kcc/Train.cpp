@@ -42,6 +42,15 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+/// A loss as Keras prints it: "%.4f", and "nan" whatever the NaN's sign.
+std::string lossText(double loss) {
+  if (std::isnan(loss))
+    return "nan";
+  std::string text;
+  llvm::raw_string_ostream(text) << llvm::format("%.4f", loss);
+  return text;
+}
+
 /// Keras's per-epoch line: "37/1875 [>.....] - ETA: 12s - loss: ..." while
 /// running, "1875/1875 [=====] - 12s 6ms/step - loss: ..." when done.
 class ProgressBar {
@@ -78,7 +87,7 @@ public:
       os_ << "ETA: "
           << llvm::format("%.0fs", seconds / std::max<int64_t>(1, done) *
                                        (total_ - done));
-    os_ << " - loss: " << llvm::format("%.4f", loss);
+    os_ << " - loss: " << lossText(loss);
     for (const auto &[name, value] : metrics)
       os_ << " - " << name << ": " << llvm::format("%.4f", value);
     if (finished)
@@ -225,8 +234,8 @@ bool compareRuns(const TrainConfig &config,
   llvm::outs() << "\nsame initial weights, same batches:\n";
   for (size_t i = 0; i < 2; ++i) {
     std::string name = std::string(execModeName(config.modes[i])) + ":";
-    llvm::outs() << llvm::format("  %-12s loss %-10.4f ", name.c_str(),
-                                 results[i].finalLoss);
+    llvm::outs() << llvm::format("  %-12s loss %-10s ", name.c_str(),
+                                 lossText(results[i].finalLoss).c_str());
     if (results[i].terminated)
       llvm::outs() << "(terminated on a non-finite loss)\n";
     else
@@ -239,9 +248,8 @@ bool compareRuns(const TrainConfig &config,
   if (finite0 != finite1) {
     llvm::WithColor::error(llvm::errs(), "kcc")
         << "the final losses disagree on finiteness: "
-        << execModeName(config.modes[0]) << " " << llvm::format("%g", l0)
-        << ", " << execModeName(config.modes[1]) << " "
-        << llvm::format("%g", l1) << "\n";
+        << execModeName(config.modes[0]) << " " << lossText(l0) << ", "
+        << execModeName(config.modes[1]) << " " << lossText(l1) << "\n";
     return false;
   }
   if (results[0].terminated || results[1].terminated)
