@@ -85,7 +85,8 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
   }
 };
 
-/// Running (max, index) pair; strict `>` keeps the first maximum.
+/// Running (max, index) pair; strict `>` keeps the first maximum, and a NaN
+/// beats any number (the first NaN wins), as the kernel library's argmax.
 struct ArgmaxLowering : OpConversionPattern<kc::ArgmaxOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -117,8 +118,13 @@ struct ArgmaxLowering : OpConversionPattern<kc::ArgmaxOp> {
         loc, TypeRange{valType, outType}, ValueRange{adaptor.getX()},
         ValueRange{vals, idxs}, maps, iters,
         [&](OpBuilder &b, Location l, ValueRange a) {
-          Value better =
+          // a[0] > a[1] || (isnan(a[0]) && !isnan(a[1])).
+          Value gt =
               b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, a[0], a[1]);
+          Value newNan = b.create<arith::AndIOp>(
+              l, b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO, a[0], a[0]),
+              b.create<arith::CmpFOp>(l, arith::CmpFPredicate::ORD, a[1], a[1]));
+          Value better = b.create<arith::OrIOp>(l, gt, newNan);
           Value i = b.create<arith::IndexCastOp>(
               l, idxElt, b.create<linalg::IndexOp>(l, axis));
           b.create<linalg::YieldOp>(

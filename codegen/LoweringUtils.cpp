@@ -139,7 +139,9 @@ Value reshapeTensor(OpBuilder &b, Location loc, Value input,
 
 Value runningMax(OpBuilder &b, Location loc, Value x, Value acc) {
   Value gt = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGT, x, acc);
-  return b.create<arith::SelectOp>(loc, gt, x, acc);
+  Value isNan = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::UNO, x, x);
+  Value pick = b.create<arith::OrIOp>(loc, gt, isNan);
+  return b.create<arith::SelectOp>(loc, pick, x, acc);
 }
 
 } // namespace codegen

@@ -52,8 +52,10 @@ mlir::Value buildReduction(mlir::OpBuilder &b, mlir::Location loc,
 mlir::Value reshapeTensor(mlir::OpBuilder &b, mlir::Location loc,
                           mlir::Value input, mlir::RankedTensorType type);
 
-/// `x > acc ? x : acc`: the kernel library's running maximum (reduce_max,
-/// softmax), which skips NaN inputs. Compiled code must match it bit for bit.
+/// `x > acc || x != x ? x : acc`: the kernel library's running maximum
+/// (nanMax: reduce_max, softmax, max pooling), where a NaN input wins and
+/// then stays, as in Keras. Compiled code must match it bit for bit; no
+/// fast-math flag may drop the NaN test.
 mlir::Value runningMax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
                        mlir::Value acc);
 

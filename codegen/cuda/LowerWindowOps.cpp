@@ -344,11 +344,18 @@ struct PoolLowering : OpConversionPattern<OpTy> {
             Value none = nb.create<arith::CmpIOp>(
                 l, arith::CmpIPredicate::slt, a[2],
                 nb.create<arith::ConstantIntOp>(l, 0, 64));
+            // The first maximum wins, and a NaN beats any number (the first
+            // NaN takes the gradient), as the kernel library's maxPoolGrad.
             Value gt = nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT,
                                                 v, a[1]);
+            Value newNan = nb.create<arith::AndIOp>(
+                l, nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO, v, v),
+                nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::ORD, a[1],
+                                         a[1]));
             Value better = nb.create<arith::AndIOp>(
                 l, nb.create<arith::AndIOp>(l, okY, okX),
-                nb.create<arith::OrIOp>(l, gt, none));
+                nb.create<arith::OrIOp>(
+                    l, nb.create<arith::OrIOp>(l, gt, newNan), none));
             Value flat = nb.create<arith::AddIOp>(
                 l, nb.create<arith::MulIOp>(l, iy, cIdx(nb, l, w.in)), ix);
             flat = nb.create<arith::IndexCastOp>(l, nb.getI64Type(), flat);

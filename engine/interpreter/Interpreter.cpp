@@ -315,6 +315,8 @@ std::vector<NDArray> Interpreter::run(func::FuncOp func,
       throw Error(opPrefix(op) + ": " + e.what());
     }
     ++stats_.opsDispatched;
+    if (observer_ && !observer_(op, out))
+      return {};
     Value result = op->getResult(0);
     state.bind(result, std::move(out));
     for (Value operand : op->getOperands())

@@ -19,10 +19,12 @@
 #include "runtime/NDArray.h"
 
 #include <cstdint>
+#include <functional>
 #include <unordered_map>
 #include <vector>
 
 namespace mlir {
+class Operation;
 class Type;
 namespace func {
 class FuncOp;
@@ -42,12 +44,21 @@ struct InterpreterStats {
   int64_t peakLiveBytes = 0;   ///< largest sum of live intermediate values
 };
 
+/// Sees each op's result right after its kernel ran (engine/NumericsCheck
+/// checks them for NaN and inf); returning false stops the run there.
+using OpObserver =
+    std::function<bool(mlir::Operation *op, const NDArray &result)>;
+
 class Interpreter {
 public:
   /// Runs `func` on `args` (one per function argument, shapes and dtypes as
-  /// in the signature) and returns its results.
+  /// in the signature) and returns its results. When the observer stops the
+  /// run, the results are empty.
   std::vector<NDArray> run(mlir::func::FuncOp func,
                            const std::vector<NDArray> &args);
+
+  /// Calls `observer` after every op of every run (none: the default).
+  void setObserver(OpObserver observer) { observer_ = std::move(observer); }
 
   const InterpreterStats &stats() const { return stats_; }
   void resetStats() { stats_ = {}; }
@@ -57,6 +68,7 @@ public:
 
 private:
   InterpreterStats stats_;
+  OpObserver observer_;
   /// kc.constant values converted to NDArrays, keyed by the (uniqued, hence
   /// immortal within its context) ElementsAttr, so repeated runs of a step do
   /// not re-convert weights-sized constants. Cached constants are owned like

@@ -147,10 +147,12 @@ void filterResult(const Filter &f, dnnl::memory &hwio) {
                                     {DNNL_ARG_TO, hwio}});
 }
 
-int epilogueKind(const Epilogue &e) { return (e.bias ? 1 : 0) | (e.relu ? 2 : 0); }
+/// The primitive variants: relu never changes the primitive.
+int epilogueKind(const Epilogue &e) { return e.bias ? 1 : 0; }
 
 /// The forward primitive of `e` with `epilogue` fused: bias inside the
-/// convolution, relu as an eltwise post-op.
+/// convolution. Relu runs after it (reluInPlace: oneDNN's relu post-op
+/// turns NaN into 0).
 const std::pair<dnnl::convolution_forward, Filter> &
 fusedForward(ConvEntry &e, const Geom &g, const Epilogue &epilogue) {
   int kind = epilogueKind(epilogue);
@@ -161,11 +163,6 @@ fusedForward(ConvEntry &e, const Geom &g, const Epilogue &epilogue) {
   memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
   memory::dims padL{g.padT, g.padL}, padR{g.padB, g.padR};
   primitive_attr attr;
-  if (epilogue.relu) {
-    post_ops ops;
-    ops.append_eltwise(1.0f, algorithm::eltwise_relu, 0.0f, 0.0f);
-    attr.set_post_ops(ops);
-  }
   memory::desc bias({g.o}, memory::data_type::f32, memory::format_tag::a);
   memory::desc anyWei({g.o, g.c, g.kh, g.kw}, memory::data_type::f32,
                       memory::format_tag::any);
@@ -248,7 +245,7 @@ void runDnnl(const Geom &g, Pass pass, const void *src, const void *wei,
   dnnl::memory md(e.dst, eng, const_cast<void *>(dst));
   switch (pass) {
   case Pass::Forward:
-    if (epilogueKind(epilogue) != 0) {
+    if (epilogue.bias) {
       const std::pair<dnnl::convolution_forward, Filter> *prim;
       try {
         prim = &fusedForward(e, g, epilogue);
@@ -424,12 +421,14 @@ void kernels::conv2d(const NDArray &input, const NDArray &filter,
                       " output channels");
   if (out.numel() == 0)
     return;
-  bool fused = epilogueKind(epilogue) != 0;
+  bool fused = epilogue.bias || epilogue.relu;
   if (input.numel() == 0 || filter.numel() == 0) {
     std::memset(out.rawData(), 0, out.bytes());
   } else if (input.dtype() == DType::F32) {
     runDnnl(g, Pass::Forward, input.rawData(), filter.rawData(), out.rawData(),
             epilogue);
+    if (epilogue.relu)
+      reluInPlace(out.data<float>(), out.numel());
     return;
   } else {
     convForward(g, input.data<double>(), filter.data<double>(),

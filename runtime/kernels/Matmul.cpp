@@ -9,8 +9,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/kernels/Kernels.h"
 #include "runtime/kernels/DnnlContext.h"
+#include "runtime/kernels/KernelSupport.h"
+#include "runtime/kernels/Kernels.h"
 
 #include <omp.h>
 #include <oneapi/dnnl/dnnl.hpp>
@@ -28,7 +29,7 @@ namespace {
 struct GemmKey {
   int64_t m, n, k;
   bool transA, transB;
-  bool bias = false, relu = false; ///< the epilogue, as post-ops
+  bool bias = false, relu = false; ///< the epilogue
   bool operator==(const GemmKey &o) const {
     return m == o.m && n == o.n && k == o.k && transA == o.transA &&
            transB == o.transB && bias == o.bias && relu == o.relu;
@@ -70,13 +71,8 @@ const GemmEntry &getGemm(const GemmKey &key) {
   e.c = dnnl::memory::desc({key.m, key.n}, dt::f32, tag::ab);
   try {
     // The epilogue: oneDNN adds the bias (broadcast over rows) inside the
-    // GEMM and applies relu as an eltwise post-op before the store.
+    // GEMM; relu runs after it (reluInPlace: oneDNN's relu eats NaN).
     dnnl::primitive_attr attr;
-    if (key.relu) {
-      dnnl::post_ops ops;
-      ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
-      attr.set_post_ops(ops);
-    }
     if (key.bias)
       e.bias = dnnl::memory::desc({1, key.n}, dt::f32, tag::ab);
     dnnl::matmul::desc desc =
@@ -158,6 +154,8 @@ void gemmF32(const float *a, const float *b, const float *bias, float *c,
     m.bias.set_data_handle(const_cast<float *>(bias));
   e.prim.execute(cpuStream(), m.args);
   cpuStream().wait();
+  if (key.relu)
+    reluInPlace(c, key.m * key.n);
 }
 
 /// C = op(A) * op(B) in f64. op(B) is packed a block of K rows at a time into

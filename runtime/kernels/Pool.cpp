@@ -4,6 +4,7 @@
 // are contiguous, so it vectorizes. Padded positions are skipped rather than
 // materialized: max pooling never sees them and average pooling divides by
 // the number of real elements in the window (Keras/TF "SAME" behaviour).
+// A window holding a NaN pools to NaN, as in TF.
 //
 // The gradients scatter into the input gradient; windows overlap across
 // output positions but never across channels, so the parallel tasks are
@@ -84,7 +85,7 @@ void poolForward(const Geom &g, const T *x, T *out) {
           const T *__restrict src = x + g.inOffset(b, iy, ix);
           for (int64_t ch = 0; ch < g.c; ++ch) {
             if constexpr (IsMax)
-              o[ch] = src[ch] > o[ch] ? src[ch] : o[ch];
+              o[ch] = nanMax(src[ch], o[ch]);
             else
               o[ch] += src[ch];
           }
@@ -123,13 +124,16 @@ void maxPoolGrad(const Geom &g, const T *x, const T *gradOut, T *gradIn) {
           best[j] = -std::numeric_limits<T>::infinity();
           where[j] = -1;
         }
-        // Row-major window scan; strict > keeps the first maximum.
+        // Row-major window scan; strict > keeps the first maximum, and the
+        // first NaN (the forward pass's result) takes the gradient.
         for (int64_t iy = y0; iy < y1; ++iy)
           for (int64_t ix = x0; ix < x1; ++ix) {
             int64_t base = g.inOffset(b, iy, ix) + c0;
             for (int64_t j = 0; j < w; ++j) {
-              bool better = x[base + j] > best[j] || where[j] < 0;
-              best[j] = better ? x[base + j] : best[j];
+              T v = x[base + j];
+              bool better =
+                  v > best[j] || where[j] < 0 || (v != v && best[j] == best[j]);
+              best[j] = better ? v : best[j];
               where[j] = better ? base + j : where[j];
             }
           }
@@ -159,7 +163,7 @@ void maxPoolGradTiled(const Geom &g, const T *x, const T *gradOut, T *gradIn,
     // Float-only inner loops over contiguous channels, so they vectorize:
     // the window's maximum first, then each position in window order takes
     // the gradient if it equals the maximum and no earlier one did (the
-    // first maximum, as maxPoolGrad).
+    // first maximum, as maxPoolGrad; a NaN window's first NaN).
     T best[kChannelBlock], grad[kChannelBlock], taken[kChannelBlock];
     int64_t w = c1 - c0;
     for (int64_t oy = 0; oy < g.oh; ++oy) {
@@ -174,7 +178,7 @@ void maxPoolGradTiled(const Geom &g, const T *x, const T *gradOut, T *gradIn,
           for (int64_t ix = x0; ix < x1; ++ix) {
             const T *xi = x + g.inOffset(b, iy, ix) + c0;
             for (int64_t j = 0; j < w; ++j)
-              best[j] = xi[j] > best[j] ? xi[j] : best[j];
+              best[j] = nanMax(xi[j], best[j]);
           }
         const T *gr = gradOut + g.outOffset(b, oy, ox) + c0;
         for (int64_t j = 0; j < w; ++j) {
@@ -185,7 +189,10 @@ void maxPoolGradTiled(const Geom &g, const T *x, const T *gradOut, T *gradIn,
           for (int64_t ix = x0; ix < x1; ++ix) {
             int64_t base = g.inOffset(b, iy, ix) + c0;
             for (int64_t j = 0; j < w; ++j) {
-              bool hit = taken[j] == T(0) && x[base + j] == best[j];
+              // A NaN maximum matches the first NaN.
+              T v = x[base + j];
+              bool hit = taken[j] == T(0) &&
+                         (v == best[j] || (v != v && best[j] != best[j]));
               taken[j] = hit ? T(1) : taken[j];
               gradIn[base + j] = hit ? grad[j] : T(0);
             }

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <limits>
 #include <omp.h>
+#include <type_traits>
 
 using namespace kcc;
 using namespace kcc::kernels;
@@ -150,11 +151,16 @@ void runSoftmax(const char *op, const NDArray &x, int64_t axis, NDArray &out) {
 template <typename T, bool IsMax>
 T reduceRow(const T *__restrict x, int64_t len) {
   if constexpr (IsMax) {
+    // The simd max reduction may drop a NaN when it combines lanes, so NaNs
+    // are counted on the side: a row holding one reduces to NaN (Keras).
     T m = -std::numeric_limits<T>::infinity();
-#pragma omp simd reduction(max : m)
-    for (int64_t i = 0; i < len; ++i)
+    int nan = 0;
+#pragma omp simd reduction(max : m) reduction(| : nan)
+    for (int64_t i = 0; i < len; ++i) {
       m = x[i] > m ? x[i] : m;
-    return m;
+      nan |= x[i] != x[i];
+    }
+    return nan ? std::numeric_limits<T>::quiet_NaN() : m;
   } else {
     T s = 0;
 #pragma omp simd reduction(+ : s)
@@ -168,7 +174,7 @@ template <typename T, bool IsMax>
 void combineRow(T *__restrict acc, const T *__restrict x, int64_t n) {
   for (int64_t j = 0; j < n; ++j) {
     if constexpr (IsMax)
-      acc[j] = x[j] > acc[j] ? x[j] : acc[j];
+      acc[j] = nanMax(x[j], acc[j]);
     else
       acc[j] += x[j];
   }
@@ -272,12 +278,21 @@ void reduceGroups(const T *in, T *out, std::vector<int64_t> sizes,
 // argmax
 //===----------------------------------------------------------------------===//
 
+/// Whether `v` replaces the running maximum `best`: a NaN counts as the
+/// largest value (as numpy and PyTorch), so the first NaN wins.
+template <typename T> bool argmaxBetter(T v, T best) {
+  if constexpr (std::is_floating_point_v<T>)
+    return v > best || (v != v && best == best);
+  else
+    return v > best;
+}
+
 template <typename T>
 void argmaxRow(const T *__restrict x, int64_t len, int64_t *out) {
   int64_t best = 0;
   T bestVal = x[0];
   for (int64_t i = 1; i < len; ++i)
-    if (x[i] > bestVal) { // Strict: the first maximum wins.
+    if (argmaxBetter(x[i], bestVal)) { // The first maximum (or NaN) wins.
       bestVal = x[i];
       best = i;
     }
@@ -295,7 +310,7 @@ void argmaxColumns(const T *__restrict x, int64_t len, int64_t inner,
   for (int64_t l = 1; l < len; ++l)
     for (int64_t j = 0; j < w; ++j) {
       T v = x[l * inner + j];
-      bool better = v > best[j];
+      bool better = argmaxBetter(v, best[j]);
       best[j] = better ? v : best[j];
       out[j] = better ? l : out[j];
     }

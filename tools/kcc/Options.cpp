@@ -170,6 +170,11 @@ cl::opt<RunMode> runMode(
                           "compiled, then interpreted from the same initial "
                           "weights; compares accuracy and speed")),
     cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<bool> terminateOnNan(
+    "terminate-on-nan",
+    cl::desc("Stop at the first step whose loss is NaN or inf and name the "
+             "layer where the first non-finite value appears"),
+    cl::cat(runCategory), cl::sub(trainCommand));
 cl::opt<int64_t> repetitions("repetitions",
                              cl::desc("Timed repetitions (medians reported)"),
                              cl::init(5), cl::cat(runCategory),
@@ -326,6 +331,7 @@ TrainConfig kcc::driver::getTrainConfig() {
   c.dataDir = dataDir;
   c.epochs = epochs;
   c.stepsPerEpoch = stepsPerEpoch;
+  c.terminateOnNan = terminateOnNan;
   return c;
 }
 

@@ -62,6 +62,8 @@ struct TrainConfig {
   int64_t epochs = 1;
   /// Stop each epoch after this many steps (0: all).
   int64_t stepsPerEpoch = 0;
+  /// Stop at the first non-finite loss and name the layer it came from.
+  bool terminateOnNan = false;
 };
 
 struct BenchConfig {

@@ -19,9 +19,9 @@
 // BOTH: interpreted, batch 32
 // BOTH: test accuracy: [[ACC]]
 // BOTH: same initial weights, same batches:
-// BOTH-NEXT: compiled: test accuracy [[ACC]]
-// BOTH-NEXT: interpreted: test accuracy [[ACC]]
-// BOTH-NEXT: interpreted / compiled time per step: {{[0-9.]+}}x
+// BOTH-NEXT: compiled: loss [[LOSS:[0-9]\.[0-9]+]] test accuracy [[ACC]]
+// BOTH-NEXT: interpreted: loss [[LOSS]] test accuracy [[ACC]]
+// BOTH-NEXT: interpreted / compiled time per step: {{[0-9.]+}}x; accuracy differs by 0.00 points; loss by {{.*}} (relative)
 
 // JSON: "arena_bytes":
 // JSON: "arena_lower_bound_bytes":
