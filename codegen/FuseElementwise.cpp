@@ -130,8 +130,9 @@ llvm::SmallDenseSet<int> preservedResults(linalg::GenericOp producer,
   llvm::SmallDenseSet<int> preserved;
   for (OpResult result : producer->getResults()) {
     OpOperand *init = producer.getDpsInitOperand(result.getResultNumber());
-    if (llvm::any_of(result.getUsers(),
-                     [&](Operation *u) { return u != consumer.getOperation(); }) ||
+    if (llvm::any_of(
+            result.getUsers(),
+            [&](Operation *u) { return u != consumer.getOperation(); }) ||
         producer.payloadUsesValueFromOperand(init) ||
         !producer.canOpOperandsBeDropped(init))
       preserved.insert(result.getResultNumber());
@@ -167,9 +168,8 @@ fuseIntoConsumer(RewriterBase &rewriter, OpOperand *fusedOperand) {
       producer.getIndexingMapMatchingResult(producerResult);
   AffineMap consumerOperandMap = consumer.getMatchingIndexingMap(fusedOperand);
   auto inFusedLoops = [&](OpOperand *operand) {
-    return producerOperandMapInConsumerLoops(producer, operand,
-                                             producerResultMap,
-                                             consumerOperandMap);
+    return producerOperandMapInConsumerLoops(
+        producer, operand, producerResultMap, consumerOperandMap);
   };
 
   // Inputs: the consumer's before the fused one, the producer's, the
@@ -208,8 +208,7 @@ fuseIntoConsumer(RewriterBase &rewriter, OpOperand *fusedOperand) {
       /*doc=*/nullptr, /*library_call=*/nullptr);
   if (!fusedOp.getShapesToLoopsMap()) {
     rewriter.eraseOp(fusedOp);
-    return rewriter.notifyMatchFailure(consumer,
-                                       "fused op has no loop bounds");
+    return rewriter.notifyMatchFailure(consumer, "fused op has no loop bounds");
   }
 
   // The body: block arguments in operand order, the producer's payload,
@@ -225,8 +224,7 @@ fuseIntoConsumer(RewriterBase &rewriter, OpOperand *fusedOperand) {
         inversePermutation(producerResultMap).compose(consumerOperandMap);
     SmallVector<Value> indices;
     for (unsigned d = 0, e = fusedOp.getNumLoops(); d < e; ++d)
-      indices.push_back(
-          rewriter.create<linalg::IndexOp>(producer.getLoc(), d));
+      indices.push_back(rewriter.create<linalg::IndexOp>(producer.getLoc(), d));
     for (linalg::IndexOp index : producerBlock.getOps<linalg::IndexOp>())
       mapper.map(index.getResult(),
                  rewriter.create<affine::AffineApplyOp>(
@@ -258,9 +256,10 @@ fuseIntoConsumer(RewriterBase &rewriter, OpOperand *fusedOperand) {
   // reads another of its results. Cloning a producer that earlier fusions
   // made large, once per fusion, is what made this pass quadratic. The
   // moved ops compute what they computed; only their block changes.
-  bool moveProducer = llvm::none_of(consumer->getOpOperands(), [&](OpOperand &o) {
-    return &o != fusedOperand && o.get().getDefiningOp() == producer;
-  });
+  bool moveProducer =
+      llvm::none_of(consumer->getOpOperands(), [&](OpOperand &o) {
+        return &o != fusedOperand && o.get().getDefiningOp() == producer;
+      });
   auto append = [&](Block &from, bool move) {
     if (!move) {
       for (Operation &op : from.without_terminator())
@@ -367,8 +366,7 @@ struct GuardedReshapeExpansion : public RewritePattern {
                        TypeID::get<linalg::LinalgOp>(), pattern->getBenefit(),
                        pattern->getContext()),
         pattern(std::move(pattern)), control(std::move(control)) {
-    setHasBoundedRewriteRecursion(
-        this->pattern->hasBoundedRewriteRecursion());
+    setHasBoundedRewriteRecursion(this->pattern->hasBoundedRewriteRecursion());
   }
 
   LogicalResult matchAndRewrite(Operation *op,
