@@ -21,6 +21,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 #include "llvm/Support/Debug.h"
@@ -116,6 +117,193 @@ int64_t tensorBytes(Type t) {
          ((shaped.getElementTypeBitWidth() + 7) / 8);
 }
 
+/// The producer's results the fused op must still yield: those read by an
+/// op other than the consumer, whose init the payload reads, or whose init
+/// the producer needs for its loop bounds. The same set as linalg's
+/// getPreservedProducerResults, with the questions asked cheapest first: its
+/// bounds check concatenates every indexing map of the producer, once per
+/// result, which is quadratic in the size of a producer that has grown by
+/// earlier fusions (the Adam updates of every same-shaped parameter end up in
+/// one op through the shared learning-rate broadcast).
+llvm::SmallDenseSet<int> preservedResults(linalg::GenericOp producer,
+                                          linalg::GenericOp consumer) {
+  llvm::SmallDenseSet<int> preserved;
+  for (OpResult result : producer->getResults()) {
+    OpOperand *init = producer.getDpsInitOperand(result.getResultNumber());
+    if (llvm::any_of(
+            result.getUsers(),
+            [&](Operation *u) { return u != consumer.getOperation(); }) ||
+        producer.payloadUsesValueFromOperand(init) ||
+        !producer.canOpOperandsBeDropped(init))
+      preserved.insert(result.getResultNumber());
+  }
+  return preserved;
+}
+
+/// The map from the fused op's loops to the tensor `operand` of the
+/// producer reads, given the producer's result map and the consumer's map
+/// of the fused operand.
+AffineMap producerOperandMapInConsumerLoops(linalg::GenericOp producer,
+                                            OpOperand *operand,
+                                            AffineMap producerResultMap,
+                                            AffineMap consumerOperandMap) {
+  AffineMap toProducerLoops = inversePermutation(producerResultMap);
+  return producer.getMatchingIndexingMap(operand)
+      .compose(toProducerLoops)
+      .compose(consumerOperandMap);
+}
+
+/// linalg::fuseElementwiseOps with preservedResults: the same fused op
+/// (operands, maps, block arguments and body in the same order), in time
+/// linear in the size of the two ops.
+FailureOr<linalg::ElementwiseOpFusionResult>
+fuseIntoConsumer(RewriterBase &rewriter, OpOperand *fusedOperand) {
+  auto producerResult = cast<OpResult>(fusedOperand->get());
+  auto producer = cast<linalg::GenericOp>(producerResult.getOwner());
+  auto consumer = cast<linalg::GenericOp>(fusedOperand->getOwner());
+  llvm::SmallDenseSet<int> preserved = preservedResults(producer, consumer);
+  unsigned fusedIndex = fusedOperand->getOperandNumber();
+
+  AffineMap producerResultMap =
+      producer.getIndexingMapMatchingResult(producerResult);
+  AffineMap consumerOperandMap = consumer.getMatchingIndexingMap(fusedOperand);
+  auto inFusedLoops = [&](OpOperand *operand) {
+    return producerOperandMapInConsumerLoops(
+        producer, operand, producerResultMap, consumerOperandMap);
+  };
+
+  // Inputs: the consumer's before the fused one, the producer's, the
+  // consumer's after it. Inits: the producer's preserved, the consumer's.
+  SmallVector<Value> inputs, inits;
+  SmallVector<Type> resultTypes;
+  SmallVector<AffineMap> maps;
+  for (OpOperand *in : consumer.getDpsInputOperands()) {
+    if (in == fusedOperand) {
+      for (OpOperand *pin : producer.getDpsInputOperands()) {
+        inputs.push_back(pin->get());
+        maps.push_back(inFusedLoops(pin));
+      }
+      continue;
+    }
+    inputs.push_back(in->get());
+    maps.push_back(consumer.getMatchingIndexingMap(in));
+  }
+  for (OpOperand &init : producer.getDpsInitsMutable()) {
+    if (!preserved.contains(init.getOperandNumber() -
+                            producer.getNumDpsInputs()))
+      continue;
+    inits.push_back(init.get());
+    maps.push_back(inFusedLoops(&init));
+    resultTypes.push_back(init.get().getType());
+  }
+  for (OpOperand &init : consumer.getDpsInitsMutable()) {
+    inits.push_back(init.get());
+    maps.push_back(consumer.getMatchingIndexingMap(&init));
+    if (!isa<MemRefType>(init.get().getType()))
+      resultTypes.push_back(init.get().getType());
+  }
+  auto fusedOp = rewriter.create<linalg::GenericOp>(
+      consumer.getLoc(), resultTypes, inputs, inits,
+      rewriter.getAffineMapArrayAttr(maps), consumer.getIteratorTypes(),
+      /*doc=*/nullptr, /*library_call=*/nullptr);
+  if (!fusedOp.getShapesToLoopsMap()) {
+    rewriter.eraseOp(fusedOp);
+    return rewriter.notifyMatchFailure(consumer, "fused op has no loop bounds");
+  }
+
+  // The body: block arguments in operand order, the producer's payload,
+  // then the consumer's reading the producer's yielded value.
+  Block &producerBlock = producer->getRegion(0).front();
+  Block &consumerBlock = consumer->getRegion(0).front();
+  OpBuilder::InsertionGuard guard(rewriter);
+  Block *block = rewriter.createBlock(&fusedOp.getRegion());
+  IRMapping mapper;
+  if (producer.hasIndexSemantics()) {
+    // The producer's loop indices, computed from the fused op's.
+    AffineMap consumerToProducer =
+        inversePermutation(producerResultMap).compose(consumerOperandMap);
+    SmallVector<Value> indices;
+    for (unsigned d = 0, e = fusedOp.getNumLoops(); d < e; ++d)
+      indices.push_back(rewriter.create<linalg::IndexOp>(producer.getLoc(), d));
+    for (linalg::IndexOp index : producerBlock.getOps<linalg::IndexOp>())
+      mapper.map(index.getResult(),
+                 rewriter.create<affine::AffineApplyOp>(
+                     producer.getLoc(),
+                     consumerToProducer.getSubMap(index.getDim()), indices));
+  }
+  auto addArg = [&](BlockArgument arg) {
+    mapper.map(arg, block->addArgument(arg.getType(), arg.getLoc()));
+  };
+  unsigned numConsumerInputs = consumer.getNumDpsInputs();
+  for (BlockArgument arg : consumerBlock.getArguments().take_front(fusedIndex))
+    addArg(arg);
+  for (BlockArgument arg :
+       producerBlock.getArguments().take_front(producer.getNumDpsInputs()))
+    addArg(arg);
+  for (BlockArgument arg : consumerBlock.getArguments()
+                               .take_front(numConsumerInputs)
+                               .drop_front(fusedIndex + 1))
+    addArg(arg);
+  for (auto [i, arg] : llvm::enumerate(
+           producerBlock.getArguments().take_back(producer.getNumDpsInits())))
+    if (preserved.contains(i))
+      addArg(arg);
+  for (BlockArgument arg :
+       consumerBlock.getArguments().take_back(consumer.getNumDpsInits()))
+    addArg(arg);
+  // Each payload is moved rather than cloned when its op goes away after the
+  // fusion: the consumer always, the producer unless the fused op still
+  // reads another of its results. Cloning a producer that earlier fusions
+  // made large, once per fusion, is what made this pass quadratic. The
+  // moved ops compute what they computed; only their block changes.
+  bool moveProducer =
+      llvm::none_of(consumer->getOpOperands(), [&](OpOperand &o) {
+        return &o != fusedOperand && o.get().getDefiningOp() == producer;
+      });
+  auto append = [&](Block &from, bool move) {
+    if (!move) {
+      for (Operation &op : from.without_terminator())
+        if (&from != &producerBlock || !isa<linalg::IndexOp>(op))
+          rewriter.clone(op, mapper);
+      return;
+    }
+    for (BlockArgument arg : from.getArguments())
+      if (Value to = mapper.lookupOrNull(arg))
+        arg.replaceAllUsesWith(to);
+    if (&from == &producerBlock)
+      for (linalg::IndexOp index :
+           llvm::make_early_inc_range(from.getOps<linalg::IndexOp>())) {
+        index.getResult().replaceAllUsesWith(mapper.lookup(index.getResult()));
+        rewriter.eraseOp(index);
+      }
+    block->getOperations().splice(block->end(), from.getOperations(),
+                                  from.begin(), std::prev(from.end()));
+  };
+  append(producerBlock, moveProducer);
+  auto producerYield = cast<linalg::YieldOp>(producerBlock.getTerminator());
+  mapper.map(consumerBlock.getArgument(fusedIndex),
+             mapper.lookupOrDefault(
+                 producerYield.getOperand(producerResult.getResultNumber())));
+  append(consumerBlock, /*move=*/true);
+  SmallVector<Value> yielded;
+  for (auto [i, v] : llvm::enumerate(producerYield.getOperands()))
+    if (preserved.contains(i))
+      yielded.push_back(mapper.lookupOrDefault(v));
+  for (Value v : consumerBlock.getTerminator()->getOperands())
+    yielded.push_back(mapper.lookupOrDefault(v));
+  rewriter.create<linalg::YieldOp>(fusedOp.getLoc(), yielded);
+
+  linalg::ElementwiseOpFusionResult result;
+  result.fusedOp = fusedOp;
+  unsigned next = 0;
+  for (OpResult r : producer->getResults())
+    if (preserved.contains(r.getResultNumber()))
+      result.replacements[r] = fusedOp->getResult(next++);
+  for (OpResult r : consumer->getResults())
+    result.replacements[r] = fusedOp->getResult(next++);
+  return result;
+}
+
 struct FuseProducers : public OpRewritePattern<linalg::GenericOp> {
   FuseProducers(MLIRContext *ctx, bool multiUse, bool remarks)
       : OpRewritePattern(ctx), multiUse(multiUse), remarks(remarks) {}
@@ -138,7 +326,7 @@ struct FuseProducers : public OpRewritePattern<linalg::GenericOp> {
           saved += tensorBytes(r.getType());
       Location producerLoc = producer->getLoc();
       FailureOr<linalg::ElementwiseOpFusionResult> fused =
-          linalg::fuseElementwiseOps(rewriter, &operand);
+          fuseIntoConsumer(rewriter, &operand);
       if (failed(fused))
         return rewriter.notifyMatchFailure(consumer, "fusion failed");
       for (auto [orig, replacement] : fused->replacements) {
@@ -163,6 +351,52 @@ struct FuseProducers : public OpRewritePattern<linalg::GenericOp> {
   bool multiUse, remarks;
 };
 
+/// linalg's pattern that expands a linalg op to absorb a tensor.collapse_shape
+/// feeding it, asked first the one question that is cheap: does a collapse
+/// the control function accepts feed the op at all? The pattern itself checks
+/// every indexing map of the op once per collapsed operand before asking the
+/// control function, which on an op grown large by fusion (one input per
+/// layer, each a collapsed bias gradient) costs time quadratic in its size
+/// at every visit. It can apply only when this check passes, so the answer
+/// is the same.
+struct GuardedReshapeExpansion : public RewritePattern {
+  GuardedReshapeExpansion(std::unique_ptr<RewritePattern> pattern,
+                          linalg::ControlFusionFn control)
+      : RewritePattern(MatchInterfaceOpTypeTag(),
+                       TypeID::get<linalg::LinalgOp>(), pattern->getBenefit(),
+                       pattern->getContext()),
+        pattern(std::move(pattern)), control(std::move(control)) {
+    setHasBoundedRewriteRecursion(this->pattern->hasBoundedRewriteRecursion());
+  }
+
+  LogicalResult matchAndRewrite(Operation *op,
+                                PatternRewriter &rewriter) const override {
+    auto linalgOp = cast<linalg::LinalgOp>(op);
+    for (OpOperand *in : linalgOp.getDpsInputOperands())
+      if (in->get().getDefiningOp<tensor::CollapseShapeOp>() && control(in))
+        return pattern->matchAndRewrite(op, rewriter);
+    return failure();
+  }
+
+  std::unique_ptr<RewritePattern> pattern;
+  linalg::ControlFusionFn control;
+};
+
+/// linalg::populateFoldReshapeOpsByExpansionPatterns, its pattern on linalg
+/// ops behind GuardedReshapeExpansion.
+void addReshapeExpansionPatterns(RewritePatternSet &patterns,
+                                 const linalg::ControlFusionFn &control) {
+  RewritePatternSet reshape(patterns.getContext());
+  linalg::populateFoldReshapeOpsByExpansionPatterns(reshape, control);
+  for (std::unique_ptr<RewritePattern> &p : reshape.getNativePatterns()) {
+    if (p->getRootInterfaceID() == TypeID::get<linalg::LinalgOp>())
+      patterns.add(
+          std::make_unique<GuardedReshapeExpansion>(std::move(p), control));
+    else
+      patterns.add(std::move(p));
+  }
+}
+
 struct KcFuseElementwisePass
     : public kcc::impl::KcFuseElementwiseBase<KcFuseElementwisePass> {
   using KcFuseElementwiseBase::KcFuseElementwiseBase;
@@ -176,7 +410,7 @@ struct KcFuseElementwisePass
       return producer && producer->hasOneUse();
     };
     patterns.add<FuseProducers>(ctx, multi, remarks);
-    linalg::populateFoldReshapeOpsByExpansionPatterns(patterns, singleUse);
+    addReshapeExpansionPatterns(patterns, singleUse);
     affine::AffineApplyOp::getCanonicalizationPatterns(patterns, ctx);
     linalg::GenericOp::getCanonicalizationPatterns(patterns, ctx);
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);

@@ -267,14 +267,14 @@ void TrainStepBuilder::buildOptimizerUpdate() {
       predType_.getElementType());
   assert(results_.size() == layout_.firstParamResult());
   llvm::SmallVector<Value> newState;
+  // trainable_ is increasing: walk it alongside the params.
+  unsigned t = 0;
   for (unsigned k = 0; k < layout_.numParams; ++k) {
     Value param = arg(layout_.firstParamArg() + k);
-    auto it = llvm::find(trainable_, k);
-    if (it == trainable_.end()) {
+    if (t == trainable_.size() || trainable_[t] != k) {
       results_.push_back(param); // frozen: passed through
       continue;
     }
-    unsigned t = it - trainable_.begin();
     ValueRange paramSlots = step_.getArguments().slice(
         layout_.firstStateArg() + t * slots_.size(), slots_.size());
     Location loc = nameLoc(
@@ -283,6 +283,7 @@ void TrainStepBuilder::buildOptimizerUpdate() {
                                 grads_[t], paramSlots);
     results_.push_back(u.param);
     newState.append(u.slots.begin(), u.slots.end());
+    ++t;
   }
   assert(results_.size() == layout_.firstStateResult());
   results_.append(newState);
@@ -299,38 +300,40 @@ void TrainStepBuilder::buildOptimizerUpdate() {
 }
 
 /// `kc.name` on every argument and result (params keep @forward's argument
-/// attributes), `kc.target` on the target.
+/// attributes), `kc.target` on the target. Each list is built whole and set
+/// once: setting one entry rebuilds (and uniques) the entire ArrayAttr, which
+/// for a deep model is quadratic in time and in the context's memory.
 void TrainStepBuilder::setArgAndResultNames() {
+  llvm::SmallVector<DictionaryAttr> argAttrs(step_.getNumArguments());
+  llvm::SmallVector<DictionaryAttr> resultAttrs(step_.getNumResults());
   for (auto [k, i] : llvm::enumerate(fwdArgs_.params)) {
     DictionaryAttr attrs = forward_.getArgAttrDict(i);
-    step_.setArgAttrs(layout_.firstParamArg() + k,
-                      attrs ? attrs : named(paramName(forward_, i)));
-    step_.setResultAttrs(layout_.firstParamResult() + k,
-                         named(paramName(forward_, i)));
+    argAttrs[layout_.firstParamArg() + k] =
+        attrs ? attrs : named(paramName(forward_, i));
+    resultAttrs[layout_.firstParamResult() + k] = named(paramName(forward_, i));
   }
   unsigned state = 0;
   for (unsigned k : trainable_)
     for (const std::string &slot : slots_) {
       DictionaryAttr name = named(slotName(fwdArgs_.params[k], slot));
-      step_.setArgAttrs(layout_.firstStateArg() + state, name);
-      step_.setResultAttrs(layout_.firstStateResult() + state, name);
+      argAttrs[layout_.firstStateArg() + state] = name;
+      resultAttrs[layout_.firstStateResult() + state] = name;
       ++state;
     }
-  step_.setArgAttrs(layout_.iterationsArg(), named("iterations"));
-  step_.setArgAttrs(layout_.learningRateArg(), named("learning_rate"));
+  argAttrs[layout_.iterationsArg()] = named("iterations");
+  argAttrs[layout_.learningRateArg()] = named("learning_rate");
   for (auto [k, i] : llvm::enumerate(fwdArgs_.inputs))
-    if (DictionaryAttr attrs = forward_.getArgAttrDict(i))
-      step_.setArgAttrs(layout_.firstInputArg() + k, attrs);
-  step_.setArgAttrs(
-      layout_.targetArg(),
-      b_.getDictionaryAttr(
-          {b_.getNamedAttr(kc::attr::kName, b_.getStringAttr("target")),
-           b_.getNamedAttr(kc::attr::kTarget, b_.getI64IntegerAttr(0))}));
+    argAttrs[layout_.firstInputArg() + k] = forward_.getArgAttrDict(i);
+  argAttrs[layout_.targetArg()] = b_.getDictionaryAttr(
+      {b_.getNamedAttr(kc::attr::kName, b_.getStringAttr("target")),
+       b_.getNamedAttr(kc::attr::kTarget, b_.getI64IntegerAttr(0))});
 
-  step_.setResultAttrs(layout_.lossResult(), named("loss"));
+  resultAttrs[layout_.lossResult()] = named("loss");
   for (auto [k, name] : llvm::enumerate(config_.metrics))
-    step_.setResultAttrs(layout_.firstMetricResult() + k, named(name));
-  step_.setResultAttrs(layout_.iterationsResult(), named("iterations"));
+    resultAttrs[layout_.firstMetricResult() + k] = named(name);
+  resultAttrs[layout_.iterationsResult()] = named("iterations");
+  step_.setAllArgAttrs(argAttrs);
+  step_.setAllResultAttrs(resultAttrs);
 }
 
 /// The `kc.train_step` attribute getTrainStepLayout reads back.
