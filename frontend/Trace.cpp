@@ -167,14 +167,25 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
   b.create<func::ReturnOp>(loc, results);
   func.setType(b.getFunctionType(argTypes, resultTypes));
 
-  for (auto [i, p] : llvm::enumerate(params)) {
-    kc::setArgName(func, i, p.name);
-    kc::setTrainableArg(func, i, p.weight->trainable);
-  }
+  // Every argument's attributes at once: setting them one index at a time
+  // rebuilds the function's whole argument-attribute array each time, which
+  // is quadratic in the number of parameters.
+  auto attr = [&](StringRef name, Attribute value) {
+    return NamedAttribute(b.getStringAttr(name), value);
+  };
+  llvm::SmallVector<DictionaryAttr> argAttrs(argTypes.size(),
+                                             b.getDictionaryAttr({}));
+  for (auto [i, p] : llvm::enumerate(params))
+    argAttrs[i] = b.getDictionaryAttr(
+        {attr(kc::attr::kName, b.getStringAttr(p.name)),
+         attr(kc::attr::kTrainable, b.getBoolAttr(p.weight->trainable))});
   for (size_t i = 0; i < inShapes.size(); ++i)
-    kc::setInputIndex(func, params.size() + i, i);
+    argAttrs[params.size() + i] = b.getDictionaryAttr(
+        {attr(kc::attr::kInput, b.getI64IntegerAttr(i))});
   if (withStep)
-    kc::setStepArg(func, argTypes.size() - 1);
+    argAttrs.back() =
+        b.getDictionaryAttr({attr(kc::attr::kStep, b.getUnitAttr())});
+  func.setAllArgAttrs(argAttrs);
 
   // Verify before handing out: a frontend bug must not surface as a
   // confusing failure in a later pass.
