@@ -131,8 +131,9 @@ public:
       fail("unexpected text after the header dict");
     if (!haveDescr || !haveOrder || !haveShape)
       fail("the header lacks '" +
-           std::string(!haveDescr ? "descr" : !haveOrder ? "fortran_order"
-                                                          : "shape") +
+           std::string(!haveDescr   ? "descr"
+                       : !haveOrder ? "fortran_order"
+                                    : "shape") +
            "'");
     return h;
   }
@@ -143,9 +144,8 @@ private:
   }
   char peek() const { return pos_ < text_.size() ? text_[pos_] : '\0'; }
   void skipSpace() {
-    while (pos_ < text_.size() &&
-           (text_[pos_] == ' ' || text_[pos_] == '\t' || text_[pos_] == '\n' ||
-            text_[pos_] == '\r'))
+    while (pos_ < text_.size() && (text_[pos_] == ' ' || text_[pos_] == '\t' ||
+                                   text_[pos_] == '\n' || text_[pos_] == '\r'))
       ++pos_;
   }
   void expect(char c) {
@@ -256,8 +256,7 @@ NpyHeader parseHeader(std::string_view bytes, const std::string &where) {
     throw Error(where + ": truncated .npy header (claims " +
                 std::to_string(headerLen) + " bytes, " +
                 std::to_string(bytes.size() - start) + " present)");
-  NpyHeader h =
-      HeaderParser(bytes.substr(start, headerLen), where).parse();
+  NpyHeader h = HeaderParser(bytes.substr(start, headerLen), where).parse();
   h.dataOffset = start + headerLen;
   return h;
 }
@@ -346,7 +345,8 @@ public:
       throw Error(where + ": the archive does not record the member's size");
     if (st.comp_method != ZIP_CM_STORE && st.comp_method != ZIP_CM_DEFLATE)
       throw Error(where + ": unsupported zip compression method " +
-                  std::to_string(st.comp_method) + " (stored or deflated only)");
+                  std::to_string(st.comp_method) +
+                  " (stored or deflated only)");
     // The declared sizes must fit in the archive: what libzip will allocate
     // and inflate is bounded by the bytes actually given.
     uint64_t limit = st.comp_method == ZIP_CM_STORE
@@ -403,7 +403,8 @@ NDArray decodeNpy(std::string_view bytes, const std::string &source,
   if (need != have)
     throw Error(source + ": shape " + shapeTuple(h.shape) + " of " +
                 h.dtype.descr + " needs " + std::to_string(need) +
- " data bytes, the " + container + " holds " + std::to_string(have));
+                " data bytes, the " + container + " holds " +
+                std::to_string(have));
 
   NDArray out = NDArray::empty(h.shape, h.dtype.stored);
   const char *src = bytes.data() + h.dataOffset;

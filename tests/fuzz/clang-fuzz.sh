@@ -17,7 +17,9 @@ san=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined)
 if [[ $mode == compile ]]; then
   launcher=()
   command -v ccache >/dev/null && launcher=(ccache)
-  exec "${launcher[@]}" "$clang" "${args[@]}" -O1 -g -fno-omit-frame-pointer \
-    "${san[@]}"
+  # Line tables are all a sanitizer report needs; full debug info of the
+  # MLIR-heavy sources costs much more to build.
+  exec "${launcher[@]}" "$clang" "${args[@]}" -O1 -gline-tables-only \
+    -fno-omit-frame-pointer "${san[@]}"
 fi
 exec "$clang" "${args[@]}" "${san[@]}"

@@ -6,8 +6,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "runtime/Error.h"
 #include "runtime/data/Npz.h"
+#include "runtime/Error.h"
 
 #include "gtest/gtest.h"
 
@@ -121,8 +121,8 @@ TEST(Npy, ReadsScalarsAndEmptyArrays) {
 TEST(Npy, FortranOrderAndOtherDtypesAreClearErrors) {
   std::string f = errorOf([] { readNpy(fixture("fortran.npy")); });
   EXPECT_NE(f.find("fortran.npy: "), std::string::npos) << f;
-  EXPECT_NE(f.find("Fortran-order arrays are not supported"),
-            std::string::npos) << f;
+  EXPECT_NE(f.find("Fortran-order arrays are not supported"), std::string::npos)
+      << f;
   std::string h = errorOf([] { readNpy(fixture("f16.npy")); });
   EXPECT_NE(h.find("unsupported dtype '<f2'"), std::string::npos) << h;
 }
@@ -150,7 +150,8 @@ TEST(Npz, MissingArrayNamesTheFileAndListsTheArrays) {
   std::string msg =
       errorOf([] { readNpzArray(fixture("stored.npz"), "weights"); });
   EXPECT_NE(msg.find("stored.npz: no array 'weights' (weights.npy)"),
-            std::string::npos) << msg;
+            std::string::npos)
+      << msg;
   EXPECT_NE(msg.find("it holds: "), std::string::npos) << msg;
   for (const char *name : {"x", "y", "mask"})
     EXPECT_NE(msg.find(name), std::string::npos) << msg;
@@ -161,8 +162,8 @@ TEST(Npz, MissingOrNonZipFileIsAnErrorNamingIt) {
   EXPECT_EQ(missing.rfind("/nonexistent/kcc.npz: cannot open", 0), 0u)
       << missing;
   std::string notZip = errorOf([] { readNpz(fixture("f32.npy")); });
-  EXPECT_NE(notZip.find("f32.npy: not a .npz archive (zip)"),
-            std::string::npos) << notZip;
+  EXPECT_NE(notZip.find("f32.npy: not a .npz archive (zip)"), std::string::npos)
+      << notZip;
 }
 
 TEST(NpyHostile, EveryTruncationIsAnError) {
@@ -187,39 +188,44 @@ TEST(NpyHostile, WrongMagicOrVersion) {
   std::string bytes = slurp(fixture("f32.npy"));
   std::string magic = bytes;
   magic[1] = 'n';
-  EXPECT_NE(errorOf([&] { parseNpy(magic, "m.npy"); })
-                .find("m.npy: not a .npy file"),
-            std::string::npos);
+  EXPECT_NE(
+      errorOf([&] { parseNpy(magic, "m.npy"); }).find("m.npy: not a .npy file"),
+      std::string::npos);
   std::string version = bytes;
   version[6] = 4;
-  EXPECT_NE(errorOf([&] { parseNpy(version, "v.npy"); })
-                .find("unsupported .npy format version 4.0"),
+  EXPECT_NE(errorOf([&] {
+              parseNpy(version, "v.npy");
+            }).find("unsupported .npy format version 4.0"),
             std::string::npos);
 }
 
 TEST(NpyHostile, ShapeProductOverflowIsCaught) {
   // 2^32 * 2^32 elements: the product wraps to 0 in 64 bits, which would
   // match an empty data section if it were not checked.
-  std::string img = npyWith(
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, "
-      "4294967296), }",
-      0);
+  std::string img =
+      npyWith("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, "
+              "4294967296), }",
+              0);
   std::string msg = errorOf([&] { parseNpy(img, "big.npy"); });
   EXPECT_NE(msg.find("big.npy: shape (4294967296, 4294967296) has more "
                      "elements than 64 bits can count"),
-            std::string::npos) << msg;
+            std::string::npos)
+      << msg;
   // Elements fit, bytes do not: 2^62 float32s.
-  std::string bytesOverflow = npyWith(
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (4611686018427387904,), }",
-      0);
-  EXPECT_NE(errorOf([&] { parseNpy(bytesOverflow, "b.npy"); })
-                .find("overflows 64 bits of bytes"),
+  std::string bytesOverflow =
+      npyWith("{'descr': '<f4', 'fortran_order': False, 'shape': "
+              "(4611686018427387904,), }",
+              0);
+  EXPECT_NE(errorOf([&] {
+              parseNpy(bytesOverflow, "b.npy");
+            }).find("overflows 64 bits of bytes"),
             std::string::npos);
-  std::string digits = npyWith(
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999999999999,), }",
-      0);
-  EXPECT_NE(errorOf([&] { parseNpy(digits, "d.npy"); })
-                .find("a shape dimension overflows 64 bits"),
+  std::string digits = npyWith("{'descr': '<f4', 'fortran_order': False, "
+                               "'shape': (99999999999999999999,), }",
+                               0);
+  EXPECT_NE(errorOf([&] {
+              parseNpy(digits, "d.npy");
+            }).find("a shape dimension overflows 64 bits"),
             std::string::npos);
 }
 
@@ -229,24 +235,26 @@ TEST(NpyHostile, HeaderClaimingMoreDataThanPresent) {
   std::string msg = errorOf([&] { parseNpy(img, "short.npy"); });
   EXPECT_NE(msg.find("short.npy: shape (1000, 1000) of <f8 needs 8000000 "
                      "data bytes, the file holds 24"),
-            std::string::npos) << msg;
+            std::string::npos)
+      << msg;
   // Trailing bytes after the data are as wrong as missing ones.
-  std::string extra = npyWith(
-      "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 9);
+  std::string extra =
+      npyWith("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", 9);
   EXPECT_NE(errorOf([&] { parseNpy(extra, "x.npy"); }).find("holds 9"),
             std::string::npos);
   // A header length past the end of the file.
   std::string longHeader = slurp(fixture("f32.npy")).substr(0, 20);
   longHeader[8] = char(0xff);
   longHeader[9] = char(0x7f);
-  EXPECT_NE(errorOf([&] { parseNpy(longHeader, "h.npy"); })
-                .find("truncated .npy header (claims 32767 bytes"),
+  EXPECT_NE(errorOf([&] {
+              parseNpy(longHeader, "h.npy");
+            }).find("truncated .npy header (claims 32767 bytes"),
             std::string::npos);
 }
 
 TEST(NpyHostile, MalformedHeaderDicts) {
   const char *dicts[] = {
-      "{'descr': '<f4', 'fortran_order': False}",               // no shape
+      "{'descr': '<f4', 'fortran_order': False}", // no shape
       "{'descr': '<f4', 'fortran_order': False, 'shape': (2,), 'x': 1}",
       "{'descr': '<f4', 'descr': '<f4', 'fortran_order': False, 'shape': ()}",
       "{'descr': [('a', '<f4')], 'fortran_order': False, 'shape': (2,)}",
@@ -257,9 +265,9 @@ TEST(NpyHostile, MalformedHeaderDicts) {
       "{'descr': '<f4, 'fortran_order': False, 'shape': (2,)}",
   };
   for (const char *d : dicts)
-    EXPECT_NE(errorOf([&] { parseNpy(npyWith(d, 8), "bad.npy"); })
-                  .find("bad.npy: "),
-              std::string::npos)
+    EXPECT_NE(
+        errorOf([&] { parseNpy(npyWith(d, 8), "bad.npy"); }).find("bad.npy: "),
+        std::string::npos)
         << d;
 }
 
@@ -291,7 +299,8 @@ TEST(NpzHostile, CorruptMemberNamesTheArray) {
   std::string msg = errorOf([&] { parseNpz(bytes, "crc.npz"); });
   EXPECT_NE(msg.find("crc.npz: array 'x' (x.npy): the member is truncated "
                      "or corrupt"),
-            std::string::npos) << msg;
+            std::string::npos)
+      << msg;
 }
 
 } // namespace
