@@ -29,7 +29,7 @@ rm -rf "$work/corpus" "$work/run"
 mkdir -p "$work/corpus" "$work/artifacts" "$work/run"
 cd "$work/run"
 args=("$work/corpus" "$seeds" -max_total_time="$seconds" -max_len="$maxlen"
-  -rss_limit_mb=3072 -malloc_limit_mb=2147483647 -timeout=20
+  -rss_limit_mb=3072 -malloc_limit_mb=2147483647 -timeout=10
   -artifact_prefix="$work/run/" -print_final_stats=1 "$@")
 lib="${KCC_FUZZ_THIRD_PARTY:-}"
 if [ -z "$lib" ]; then
@@ -45,7 +45,7 @@ own=0 third=0
 for unit in "$work"/run/{crash,leak,oom,timeout}-*; do
   [ -e "$unit" ] || continue
   cp "$unit" "$work/artifacts/"
-  report=$(timeout 60 "$fuzzer" -timeout=10 -rss_limit_mb=3072 \
+  report=$(timeout 30 "$fuzzer" -timeout=5 -rss_limit_mb=3072 \
     -malloc_limit_mb=2147483647 "$unit" 2>&1 || true)
   # The first frame that is in LIB or at a source line of this repository.
   first=$(printf '%s\n' "$report" | grep -E '^ +#[0-9]+ ' |
