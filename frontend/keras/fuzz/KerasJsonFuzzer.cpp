@@ -2,7 +2,8 @@
 //
 // Feeds arbitrary bytes to kcc::keras::importModelJson. Any outcome but a
 // model or a kcc::Error (a crash, a sanitizer report, another exception) is
-// a bug. Built and run by scripts/fuzz-keras.sh, never by the default build.
+// a bug. Built as kcc-fuzz-keras-json by tests/fuzz/CMakeLists.txt where
+// clang-19 is installed; run by scripts/fuzz.sh keras-json.
 //
 //===----------------------------------------------------------------------===//
 

@@ -1,0 +1,58 @@
+//===- Npz.h - NumPy .npy files and .npz archives ---------------*- C++ -*-===//
+//
+// Reads what numpy.save / numpy.savez / numpy.savez_compressed write into
+// kcc::NDArrays. A .npy file is a magic string, a format version (1.0, 2.0
+// or 3.0), a Python dict literal header ('descr', 'fortran_order', 'shape')
+// and the raw C-order data; a .npz archive is a zip (stored or deflated
+// members, read with libzip) of one <name>.npy per array.
+//
+// Supported dtypes, little- or big-endian, and the NDArray dtype each is
+// stored as:
+//   float32 -> F32    float64 -> F64    int32 -> I32    int64 -> I64
+//   uint8   -> I32 (widened: NDArray has no unsigned byte type)
+//   bool    -> I1  (any non-zero byte reads as 1)
+// Fortran-order arrays, other dtypes and structured dtypes are errors.
+//
+// Every size is checked against the bytes present: the shape's element
+// count (with overflow checks) times the item size must equal the data
+// bytes exactly, and an archive member may not claim more bytes than its
+// archive can hold. Errors are kcc::Errors naming the file and the array:
+//
+//   data.npz: array 'x' (x.npy): shape (1000, 1000) of <f4 needs 4000000
+//   data bytes, the member holds 96
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_RUNTIME_DATA_NPZ_H
+#define KCC_RUNTIME_DATA_NPZ_H
+
+#include "runtime/NDArray.h"
+
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace kcc {
+
+/// Parses the bytes of one .npy file; `source` names them in errors.
+NDArray parseNpy(std::string_view bytes, const std::string &source);
+
+/// Reads a .npy file.
+NDArray readNpy(const std::string &path);
+
+/// Every array of a .npz archive held in memory, by name (the member's name
+/// without ".npy"); members not ending in ".npy" are skipped. `source`
+/// names the archive in errors.
+std::map<std::string, NDArray> parseNpz(std::string_view bytes,
+                                        const std::string &source);
+
+/// Reads every array of a .npz archive.
+std::map<std::string, NDArray> readNpz(const std::string &path);
+
+/// Reads the array `name` of a .npz archive; a missing array is an error
+/// that lists the ones present.
+NDArray readNpzArray(const std::string &path, const std::string &name);
+
+} // namespace kcc
+
+#endif // KCC_RUNTIME_DATA_NPZ_H

@@ -1,0 +1,3 @@
+func.func @unknown_on_argument(%x: tensor<4xf32> {kc.foo}) {
+  return
+}

@@ -1,0 +1,3 @@
+func.func @name_on_function() attributes {kc.name = "f"} {
+  return
+}

@@ -1,0 +1,3 @@
+func.func @target_not_integer(%y: tensor<4xf32> {kc.target = "y"}) {
+  return
+}

@@ -1,0 +1,6 @@
+func.func @product_used_twice(%x: tensor<8x4xf32>, %w: tensor<4x3xf32>, %b: tensor<3xf32>) -> (tensor<8x3xf32>, tensor<8x3xf32>) {
+  %0 = kc.matmul %x, %w : tensor<8x4xf32>, tensor<4x3xf32> -> tensor<8x3xf32>
+  %1 = kc.broadcast_to %b : tensor<3xf32> -> tensor<8x3xf32>
+  %2 = kc.add %0, %1 : tensor<8x3xf32>
+  return %0, %2 : tensor<8x3xf32>, tensor<8x3xf32>
+}

@@ -1,0 +1,4 @@
+func.func @conv_backprop_input(%dy: tensor<8x26x26x32xf32>, %w: tensor<3x3x1x32xf32>) {
+  %0 = kc.conv2d_backprop_input %dy, %w {padding = #kc<padding same>} : tensor<8x26x26x32xf32>, tensor<3x3x1x32xf32> -> tensor<8x28x28x1xf32>
+  return
+}
