@@ -155,11 +155,15 @@ Hdf5File::stringListAttr(const std::string &object,
     Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
     H5Tset_size(mem.get(), H5T_VARIABLE);
     H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
-    if (H5Aread(attr.get(), mem.get(), ptrs.data()) < 0)
-      fail(object, "unreadable attribute '" + name + "'");
-    for (char *p : ptrs)
-      out.emplace_back(p ? p : "");
+    bool read = H5Aread(attr.get(), mem.get(), ptrs.data()) >= 0;
+    if (read)
+      for (char *p : ptrs)
+        out.emplace_back(p ? p : "");
+    // Frees what the library allocated, also after a read that failed
+    // part-way (the strings converted before the failure).
     H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, ptrs.data());
+    if (!read)
+      fail(object, "unreadable attribute '" + name + "'");
     return out;
   }
   size_t size = H5Tget_size(type.get());
