@@ -364,11 +364,6 @@ struct BuildTrainStepPass
 private:
   /// This pass's option values, as the options struct.
   KcBuildTrainStepOptions currentOptions() const;
-
-  Statistic numTrainable{this, "trainable-params",
-                         "Parameters given a gradient and an update"};
-  Statistic numFrozen{this, "frozen-params",
-                      "Non-trainable parameters passed through"};
 };
 
 KcBuildTrainStepOptions BuildTrainStepPass::currentOptions() const {

@@ -46,6 +46,15 @@ def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
   let dependentDialects = ["::kcc::kc::KcDialect", "::mlir::func::FuncDialect"];
   // The defaults are TrainingConfig's (Keras 3's), named rather than
   // repeated so they are written once.
+  // Declared here, not as members of the pass: the generated base class
+  // leaves them out of clonePass()'s copy (they cannot be copied in builds
+  // with LLVM statistics enabled).
+  let statistics = [
+    Statistic<"numTrainable", "trainable-params",
+              "Parameters given a gradient and an update">,
+    Statistic<"numFrozen", "frozen-params",
+              "Non-trainable parameters passed through">,
+  ];
   let options = [
     Option<"loss", "loss", "std::string",
            /*default=*/"::kcc::lossName(::kcc::LossConfig().kind).str()",
