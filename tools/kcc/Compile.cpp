@@ -80,6 +80,11 @@ private:
   bool isLast(EmitAction action) const { return config_.emit == action; }
   /// Writes a stage to --dump-dir (as NN-name); false on an I/O error.
   bool dump(llvm::StringRef fileName, llvm::StringRef text);
+  /// The same for a module, printed only when there is a --dump-dir
+  /// (printing a deep model's step costs as much as a pass).
+  bool dump(llvm::StringRef fileName, ModuleOp module) {
+    return config_.dumpDir.empty() || dump(fileName, moduleText(module));
+  }
   /// Writes the final text output (-o, default stdout) and commits.
   int finish(llvm::StringRef text);
   /// Runs `build`'s passes with MLIR's command-line options applied.
@@ -296,7 +301,7 @@ int Compilation::run() {
   if (failed(runPasses(*module_,
                        [](OpPassManager &pm) { buildImportPipeline(pm); })))
     return 1;
-  if (!dump("01-kc.mlir", moduleText(*module_)))
+  if (!dump("01-kc.mlir", *module_))
     return 1;
   if (isLast(EmitAction::Kc))
     return finish(moduleText(*module_));
@@ -311,7 +316,7 @@ int Compilation::run() {
         buildTrainPipeline(pm, *training);
       })))
     return 1;
-  if (!dump("02-train.mlir", moduleText(*module_)))
+  if (!dump("02-train.mlir", *module_))
     return 1;
   if (isLast(EmitAction::Train))
     return finish(moduleText(*module_));
@@ -336,7 +341,7 @@ int Compilation::run() {
         })))
       return 1;
     if (!dump(stage == EmitAction::Linalg ? "03-linalg.mlir" : "04-fused.mlir",
-              moduleText(*linalg)))
+              *linalg))
       return 1;
     if (isLast(stage))
       return finish(moduleText(*linalg));
@@ -346,7 +351,7 @@ int Compilation::run() {
   OwningOpRef<ModuleOp> lowered = module_->clone();
   if (failed(lowerForCpu(*lowered, config_.cpu, /*cliOptions=*/true)))
     return 1;
-  if (!dump("05-llvm.mlir", moduleText(*lowered)))
+  if (!dump("05-llvm.mlir", *lowered))
     return 1;
   if (isLast(EmitAction::LlvmMlir))
     return finish(moduleText(*lowered));
