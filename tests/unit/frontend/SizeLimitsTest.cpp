@@ -1,5 +1,4 @@
-//===- SizeLimitsTest.cpp - Hostile sizes in the layer API
-//-----------------===//
+//===- SizeLimitsTest.cpp - Hostile sizes in the layer API ---------------===//
 //
 // Every size a user hands the layer API (units, filters, input shapes, the
 // traced batch) is checked: an element count or byte size over int64 or
@@ -11,27 +10,20 @@
 
 #include "kcc/kcc.h"
 #include "tests/unit/AddressSpaceLimit.h"
+#include "tests/unit/ErrorOf.h"
 
 #include "mlir/IR/MLIRContext.h"
 
 #include "gtest/gtest.h"
 
 using namespace kcc;
+using kcc::testing::errorOf;
 using kcc::testing::AddressSpaceLimit;
 
 namespace {
 
 constexpr int64_t k32 = int64_t(1) << 32;
 
-template <typename Fn> std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a kcc::Error";
-  return "";
-}
 
 TEST(SizeLimits, UnitsAndFilters) {
   EXPECT_EQ(errorOf([] { Dense(1000000000000); }),

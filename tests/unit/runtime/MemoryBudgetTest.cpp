@@ -4,28 +4,20 @@
 #include "runtime/Error.h"
 #include "runtime/NDArray.h"
 #include "tests/unit/AddressSpaceLimit.h"
+#include "tests/unit/ErrorOf.h"
 
 #include "gtest/gtest.h"
 
 #include <limits>
 
 using namespace kcc;
+using kcc::testing::errorOf;
 using kcc::testing::AddressSpaceLimit;
 
 namespace {
 
 constexpr int64_t kGiB = int64_t(1) << 30;
 
-/// The message of the kcc::Error `fn` throws ("" and a failure if none).
-template <typename Fn> std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "expected a kcc::Error";
-  return "";
-}
 
 /// Restores the default per-tensor limit after a test changes it.
 struct LimitGuard {

@@ -8,6 +8,7 @@
 
 #include "runtime/data/Npz.h"
 #include "runtime/Error.h"
+#include "tests/unit/ErrorOf.h"
 
 #include "gtest/gtest.h"
 
@@ -17,6 +18,7 @@
 #include <iterator>
 
 using namespace kcc;
+using kcc::testing::errorOf;
 
 namespace {
 
@@ -50,16 +52,6 @@ void expectValues(const NDArray &a, char kind) {
     ASSERT_EQ(a.at(i), expectedValue(kind, i)) << "element " << i;
 }
 
-/// The error message of `fn`, which must throw kcc::Error.
-template <typename Fn> std::string errorOf(Fn fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  ADD_FAILURE() << "no kcc::Error thrown";
-  return "";
-}
 
 /// A .npy image with the given header dict and `dataBytes` zero bytes.
 std::string npyWith(const std::string &dict, size_t dataBytes) {
