@@ -278,8 +278,6 @@ int driver::runTrain(const TrainConfig &config) {
   if (config.data != "fashion-mnist")
     return fail("unknown --data '" + config.data +
                 "' (kcc knows fashion-mnist)");
-  if (config.epochs < 1)
-    return fail("--epochs must be at least 1");
 
   try {
     FashionMnist data = loadFashionMnist(

@@ -3,6 +3,7 @@
 #include "runtime/Error.h"
 #include "runtime/data/Dataset.h"
 #include "runtime/data/IdxReader.h"
+#include "tests/unit/ErrorOf.h"
 
 #include "gtest/gtest.h"
 
@@ -16,6 +17,7 @@
 #include <set>
 
 using namespace kcc;
+using kcc::testing::errorOf;
 
 namespace {
 
@@ -64,15 +66,6 @@ void writeIdx(const std::string &path, const std::vector<uint32_t> &dims,
     f.write(reinterpret_cast<const char *>(be), 4);
   }
   f.write(reinterpret_cast<const char *>(data.data()), data.size());
-}
-
-std::string errorOf(const std::function<void()> &fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(Dataset, IdxHeaderLargerThanTheFileIsAnError) {
