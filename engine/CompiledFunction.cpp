@@ -1,14 +1,17 @@
 //===- CompiledFunction.cpp - A kc function JIT-compiled for the CPU ------===//
 //
-// compile(): copy the function into a module of its own, run
-// kc-cpu-pipeline, hand the LLVM dialect to MLIR's ExecutionEngine (ORC
-// LLJIT) with a host TargetMachine and -O3, register the kcc_rt_* library
-// entry points, and look the packed entry up once. run() then is one
+// build(): copy the function into a module of its own, run
+// kc-cpu-pipeline, translate to LLVM IR, add the packed entry, optimize and
+// emit an object (codegen/aot, as `kcc --emit=obj` does). load(): an LLJIT
+// over RuntimeDyld with SectionMemoryManager (what MLIR's ExecutionEngine
+// builds), the kcc_rt_* library entry points and the process's own symbols;
+// add the object and look the packed entry up once. run() then is one
 // indirect call per step.
 //
 //===----------------------------------------------------------------------===//
 
 #include "engine/CompiledFunction.h"
+#include "engine/CompileTiming.h"
 #include "engine/interpreter/Interpreter.h" // dtypeOf
 #include "ir/KcAttributes.h"
 #include "runtime/Error.h"
@@ -17,41 +20,36 @@
 #include "runtime/MemoryBudget.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
-#include "mlir/ExecutionEngine/ExecutionEngine.h"
-#include "mlir/ExecutionEngine/OptUtils.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/Pass/PassManager.h"
-#include "mlir/Support/Timing.h"
-#include "mlir/Target/LLVMIR/Export.h"
 
 #include "llvm/ADT/StringSet.h"
-#include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
+#include "llvm/ExecutionEngine/JITEventListener.h"
+#include "llvm/ExecutionEngine/Orc/LLJIT.h"
 #include "llvm/ExecutionEngine/Orc/Mangling.h"
+#include "llvm/ExecutionEngine/Orc/RTDyldObjectLinkingLayer.h"
+#include "llvm/ExecutionEngine/SectionMemoryManager.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Support/Debug.h"
-#include "llvm/Support/TargetSelect.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/raw_ostream.h"
-#include "llvm/TargetParser/SubtargetFeature.h"
-
-#include <mutex>
+#include "llvm/Target/TargetMachine.h"
 
 #define DEBUG_TYPE "kcc-jit"
 
 using namespace kcc;
 
 struct CompiledFunction::Impl {
-  std::string name;
-  std::vector<TensorSpec> args, results;
-  std::string llvmDialect, llvmIR;
-  std::unique_ptr<mlir::ExecutionEngine> engine;
+  /// The artifact's metadata (its object is in the JIT, not here).
+  CompiledArtifact meta;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*entry)(void **) = nullptr;
   /// kc-plan-memory's arena, passed as the entry's trailing argument.
   NDArray arena;
   int64_t arenaBytes = 0;
-  std::vector<std::pair<unsigned, unsigned>> inPlace;
-  KernelCount kernels;
-  std::optional<MemoryPlanReport> plan;
 };
 
 namespace {
@@ -79,14 +77,6 @@ std::vector<TensorSpec> specsOf(mlir::TypeRange types, llvm::StringRef what) {
                      dtypeOfType(rt.getElementType(), what)});
   }
   return specs;
-}
-
-void initializeNativeTarget() {
-  static std::once_flag once;
-  std::call_once(once, [] {
-    llvm::InitializeNativeTarget();
-    llvm::InitializeNativeTargetAsmPrinter();
-  });
 }
 
 std::string errorText(llvm::Error err) {
@@ -181,26 +171,66 @@ mlir::LogicalResult kcc::lowerForCpu(mlir::ModuleOp module,
   mlir::DialectRegistry registry;
   registerCodegenInterfaces(registry);
   ctx->appendDialectRegistry(registry);
+  CompilePhase phase("kc-cpu-pipeline");
   mlir::PassManager pm(ctx);
-  if (cliOptions) {
-    if (mlir::failed(mlir::applyPassManagerCLOptions(pm)))
-      return mlir::failure();
-    mlir::applyDefaultTimingPassManagerCLOptions(pm);
-  }
+  if (cliOptions && mlir::failed(mlir::applyPassManagerCLOptions(pm)))
+    return mlir::failure();
+  phase.timePasses(pm);
   buildCpuPipeline(pm, *options.pipeline);
   return pm.run(module);
 }
 
-CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
-                                           llvm::StringRef funcName,
-                                           const CpuOptions &options) {
+std::string kcc::packedEntryName(llvm::StringRef name) {
+  return "_kcc_packed_" + name.str();
+}
+
+namespace {
+
+/// Adds `void packedEntryName(name)(void **args)` to `m`: it loads each
+/// argument of @name from the pointer args[i] points to and calls @name
+/// (whose results, with the bare-pointer ABI, are out-pointer arguments
+/// too), as MLIR's ExecutionEngine does for its `_mlir_` wrappers.
+llvm::Error addPackedEntry(llvm::Module &m, llvm::StringRef name) {
+  llvm::Function *f = m.getFunction(name);
+  if (!f || f->isDeclaration())
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   "no function @" + name + " in LLVM IR");
+  if (!f->getReturnType()->isVoidTy())
+    return llvm::createStringError(
+        llvm::inconvertibleErrorCode(),
+        "@" + name + " returns a value; the bare-pointer ABI returns none");
+  llvm::LLVMContext &ctx = m.getContext();
+  llvm::IRBuilder<> b(ctx);
+  auto *type = llvm::FunctionType::get(b.getVoidTy(), {b.getPtrTy()},
+                                       /*isVarArg=*/false);
+  llvm::Function *packed = llvm::Function::Create(
+      type, llvm::GlobalValue::ExternalLinkage, packedEntryName(name), m);
+  b.SetInsertPoint(llvm::BasicBlock::Create(ctx, "entry", packed));
+  llvm::SmallVector<llvm::Value *, 16> args;
+  for (auto [index, arg] : llvm::enumerate(f->args())) {
+    llvm::Value *slot =
+        b.CreateConstGEP1_64(b.getPtrTy(), packed->getArg(0), index);
+    llvm::Value *pointer = b.CreateLoad(b.getPtrTy(), slot);
+    args.push_back(b.CreateLoad(arg.getType(), pointer));
+  }
+  b.CreateCall(f, args);
+  b.CreateRetVoid();
+  return llvm::Error::success();
+}
+
+} // namespace
+
+CompiledArtifact CompiledFunction::build(mlir::ModuleOp module,
+                                         llvm::StringRef funcName,
+                                         const CpuOptions &options) {
   auto func = module.lookupSymbol<mlir::func::FuncOp>(funcName);
   if (!func || func.isExternal())
     throw Error("compile: no function @" + funcName.str() + " with a body");
-  auto impl = std::make_unique<Impl>();
-  impl->name = funcName.str();
-  impl->args = specsOf(func.getArgumentTypes(), "argument");
-  impl->results = specsOf(func.getResultTypes(), "result");
+  CompiledArtifact artifact;
+  artifact.name = funcName.str();
+  artifact.args = specsOf(func.getArgumentTypes(), "argument");
+  artifact.results = specsOf(func.getResultTypes(), "result");
+  const std::string &name = artifact.name;
 
   mlir::MLIRContext *ctx = module.getContext();
   mlir::OwningOpRef<mlir::ModuleOp> lowered = extract(module, func);
@@ -216,26 +246,75 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
       return mlir::success();
     });
     if (mlir::failed(lowerForCpu(*lowered, options)))
-      throw Error("compile @" + impl->name + ": lowering failed:\n" +
-                  diagnostics);
+      throw Error("compile @" + name + ": lowering failed:\n" + diagnostics);
   }
   if (options.keepIR) {
-    llvm::raw_string_ostream os(impl->llvmDialect);
+    llvm::raw_string_ostream os(artifact.llvmDialect);
     lowered->print(os);
   }
-  if (mlir::Operation *f = lowered->lookupSymbol(impl->name)) {
+  if (mlir::Operation *f = lowered->lookupSymbol(name)) {
     if (std::optional<llvm::ArrayRef<int64_t>> pairs = kc::getInPlacePairs(f))
       for (size_t i = 0; i + 1 < pairs->size(); i += 2)
-        impl->inPlace.emplace_back((*pairs)[i], (*pairs)[i + 1]);
+        artifact.inPlace.emplace_back((*pairs)[i], (*pairs)[i + 1]);
     if (std::optional<KernelCount> count = readKernelCount(f))
-      impl->kernels = *count;
-    impl->plan = readMemoryPlan(f);
+      artifact.kernels = *count;
+    artifact.plan = readMemoryPlan(f);
   }
-  if (impl->plan && options.pipeline->arenaArg) {
-    impl->arenaBytes = impl->plan->arenaBytes;
-    // Checked before the JIT compiles anything: a plan too big for this
-    // machine is an error that says how big, not std::bad_alloc.
-    requireMemory(impl->arenaBytes, "compile @" + impl->name + ": the arena");
+  artifact.arenaArg = artifact.plan && options.pipeline->arenaArg;
+  // Checked before LLVM compiles anything: a plan too big for this machine
+  // is an error that says how big, not std::bad_alloc.
+  if (artifact.arenaArg)
+    requireMemory(artifact.plan->arenaBytes,
+                  "compile @" + name + ": the arena");
+
+  auto tm = aot::createTargetMachine(options.target);
+  if (!tm)
+    throw Error("compile @" + name +
+                ": no target machine: " + errorText(tm.takeError()));
+  llvm::LLVMContext llvmContext;
+  std::unique_ptr<llvm::Module> llvmModule;
+  {
+    CompilePhase phase("LLVM IR translation");
+    auto translated = aot::translateToLLVMIR(*lowered, llvmContext, **tm);
+    if (!translated)
+      throw Error("compile @" + name + ": " +
+                  errorText(translated.takeError()) + "\n" + diagnostics);
+    llvmModule = std::move(*translated);
+    if (llvm::Error err = addPackedEntry(*llvmModule, name))
+      throw Error("compile @" + name + ": " + errorText(std::move(err)));
+  }
+  if (options.keepIR) {
+    llvm::raw_string_ostream os(artifact.llvmIR);
+    llvmModule->print(os, nullptr);
+  }
+  {
+    CompilePhase phase("LLVM -O" + std::to_string(options.target.optLevel));
+    if (llvm::Error err =
+            aot::optimize(*llvmModule, **tm, options.target.optLevel))
+      throw Error("compile @" + name +
+                  ": LLVM optimization failed: " + errorText(std::move(err)));
+  }
+  {
+    CompilePhase phase("LLVM machine code");
+    llvm::SmallVector<char, 0> object;
+    if (llvm::Error err = aot::emitObject(*llvmModule, **tm, object))
+      throw Error("compile @" + name + ": " + errorText(std::move(err)));
+    artifact.object.assign(object.data(), object.size());
+  }
+  LLVM_DEBUG(llvm::dbgs() << "built @" << name << ": " << artifact.object.size()
+                          << " bytes of object\n");
+  return artifact;
+}
+
+CompiledFunction CompiledFunction::load(const CompiledArtifact &artifact) {
+  CompilePhase phase("JIT link");
+  const std::string &name = artifact.name;
+  auto impl = std::make_unique<Impl>();
+  impl->meta = artifact;
+  impl->meta.object.clear();
+  if (artifact.arenaArg) {
+    impl->arenaBytes = artifact.plan ? artifact.plan->arenaBytes : 0;
+    requireMemory(impl->arenaBytes, "compile @" + name + ": the arena");
     // 64-byte aligned like every NDArray; i64 elements cover the bytes.
     impl->arena =
         NDArray::empty({std::max<int64_t>(1, impl->arenaBytes / 8 +
@@ -243,61 +322,64 @@ CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
                        DType::I64);
   }
 
-  initializeNativeTarget();
-  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
-  if (!jtmb)
-    throw Error("compile: cannot describe the host: " +
-                errorText(jtmb.takeError()));
-  if (!options.target.cpu.empty())
-    jtmb->setCPU(options.target.cpu);
-  if (!options.target.features.empty())
-    jtmb->addFeatures(llvm::SubtargetFeatures(options.target.features).getFeatures());
-  auto level = options.target.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
-               : options.target.optLevel == 2 ? llvm::CodeGenOptLevel::Default
-               : options.target.optLevel == 1 ? llvm::CodeGenOptLevel::Less
-                                       : llvm::CodeGenOptLevel::None;
-  jtmb->setCodeGenOptLevel(level);
-  auto tm = jtmb->createTargetMachine();
-  if (!tm)
-    throw Error("compile: no target machine for the host: " +
-                errorText(tm.takeError()));
-
-  auto optimize =
-      mlir::makeOptimizingTransformer(std::min(options.target.optLevel, 3u),
-                                      /*sizeLevel=*/0, tm->get());
-  std::string *irText = options.keepIR ? &impl->llvmIR : nullptr;
-  auto transformer = [&](llvm::Module *m) -> llvm::Error {
-    if (irText) {
-      llvm::raw_string_ostream os(*irText);
-      m->print(os, nullptr);
-    }
-    return optimize(m);
-  };
-  mlir::ExecutionEngineOptions eeOpts;
-  eeOpts.transformer = transformer;
-  eeOpts.jitCodeGenOptLevel = level;
   // KCC_PERF=1 names the jitted functions for `perf record -k 1` followed by
-  // `perf inject --jit` (how docs/benchmarks.md's profiles were taken).
-  eeOpts.enablePerfNotificationListener = getenv("KCC_PERF") != nullptr;
-  auto engine = mlir::ExecutionEngine::create(*lowered, eeOpts, std::move(*tm));
-  if (!engine)
-    throw Error("compile @" + impl->name +
-                ": JIT failed: " + errorText(engine.takeError()) + diagnostics);
-  impl->engine = std::move(*engine);
-  impl->engine->registerSymbols([](llvm::orc::MangleAndInterner interner) {
-    llvm::orc::SymbolMap map;
-    for (auto &[name, ptr] : jit::libraryCallSymbols())
-      map[interner(name)] = {llvm::orc::ExecutorAddr::fromPtr(ptr),
-                             llvm::JITSymbolFlags::Exported};
-    return map;
-  });
-  auto entry = impl->engine->lookupPacked(impl->name);
+  // `perf inject --jit` (how docs/benchmarks.md's profiles were taken); the
+  // GDB listener lets a debugger see them, as MLIR's ExecutionEngine does.
+  llvm::JITEventListener *perf =
+      getenv("KCC_PERF") ? llvm::JITEventListener::createPerfJITEventListener()
+                         : nullptr;
+  llvm::JITEventListener *gdb =
+      llvm::JITEventListener::createGDBRegistrationListener();
+  auto jit =
+      llvm::orc::LLJITBuilder()
+          .setObjectLinkingLayerCreator(
+              [&](llvm::orc::ExecutionSession &session, const llvm::Triple &)
+                  -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
+                auto layer =
+                    std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
+                        session, [] {
+                          return std::make_unique<llvm::SectionMemoryManager>();
+                        });
+                if (gdb)
+                  layer->registerJITEventListener(*gdb);
+                if (perf)
+                  layer->registerJITEventListener(*perf);
+                return layer;
+              })
+          // The code has no static constructors to run: no platform.
+          .setPlatformSetUp(llvm::orc::setUpInactivePlatform)
+          .create();
+  if (!jit)
+    throw Error("compile @" + name +
+                ": cannot create the JIT: " + errorText(jit.takeError()));
+  impl->jit = std::move(*jit);
+  llvm::orc::JITDylib &main = impl->jit->getMainJITDylib();
+  llvm::orc::MangleAndInterner interner(impl->jit->getExecutionSession(),
+                                        impl->jit->getDataLayout());
+  llvm::orc::SymbolMap library;
+  for (auto &[symbol, ptr] : jit::libraryCallSymbols())
+    library[interner(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(ptr),
+                                 llvm::JITSymbolFlags::Exported};
+  if (llvm::Error err = main.define(llvm::orc::absoluteSymbols(library)))
+    throw Error("compile @" + name + ": " + errorText(std::move(err)));
+  if (llvm::Error err =
+          impl->jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
+              artifact.object, "kcc-" + name + ".o")))
+    throw Error("compile @" + name +
+                ": cannot add the object: " + errorText(std::move(err)));
+  auto entry = impl->jit->lookup(packedEntryName(name));
   if (!entry)
-    throw Error("compile @" + impl->name +
+    throw Error("compile @" + name +
                 ": entry not found: " + errorText(entry.takeError()));
-  impl->entry = *entry;
-  LLVM_DEBUG(llvm::dbgs() << "compiled @" << impl->name << "\n");
+  impl->entry = entry->toPtr<void (*)(void **)>();
+  LLVM_DEBUG(llvm::dbgs() << "linked @" << name << "\n");
   return CompiledFunction(std::move(impl));
+}
+
+CompiledFunction CompiledFunction::compile(mlir::ModuleOp module,
+                                           llvm::StringRef funcName,
+                                           const CpuOptions &options) {
+  return load(build(module, funcName, options));
 }
 
 CompiledFunction::CompiledFunction(std::unique_ptr<Impl> impl)
@@ -312,23 +394,24 @@ CompiledFunction::run(const std::vector<NDArray> &args) const {
   // A result updated in place is written over its argument: give the call
   // a copy of that argument, so the caller's arrays stay as they were.
   std::vector<NDArray> callArgs = args;
-  std::vector<NDArray> outs(impl_->results.size());
-  for (auto [result, arg] : impl_->inPlace)
+  std::vector<NDArray> outs(impl_->meta.results.size());
+  for (auto [result, arg] : impl_->meta.inPlace)
     if (arg < callArgs.size() && result < outs.size()) {
       callArgs[arg] = args[arg].clone();
       outs[result] = callArgs[arg];
     }
   for (size_t i = 0; i < outs.size(); ++i)
     if (!outs[i].defined())
-      outs[i] = NDArray::empty(impl_->results[i].shape, impl_->results[i].dtype);
+      outs[i] = NDArray::empty(impl_->meta.results[i].shape,
+                               impl_->meta.results[i].dtype);
   runInto(callArgs, outs);
   return outs;
 }
 
 void CompiledFunction::runInto(const std::vector<NDArray> &args,
                                std::vector<NDArray> &outs) const {
-  checkArrays("arguments", args, impl_->args, impl_->name);
-  checkArrays("results", outs, impl_->results, impl_->name);
+  checkArrays("arguments", args, impl_->meta.args, impl_->meta.name);
+  checkArrays("results", outs, impl_->meta.results, impl_->meta.name);
   ScopedFlushDenormals ftz;
   // Bare-pointer ABI: one T* per argument, then one per result; the packed
   // wrapper takes the address of each.
@@ -345,22 +428,24 @@ void CompiledFunction::runInto(const std::vector<NDArray> &args,
 }
 
 const std::vector<TensorSpec> &CompiledFunction::argSpecs() const {
-  return impl_->args;
+  return impl_->meta.args;
 }
 const std::vector<TensorSpec> &CompiledFunction::resultSpecs() const {
-  return impl_->results;
+  return impl_->meta.results;
 }
-const std::string &CompiledFunction::name() const { return impl_->name; }
-std::string CompiledFunction::llvmDialect() const { return impl_->llvmDialect; }
-std::string CompiledFunction::llvmIR() const { return impl_->llvmIR; }
+const std::string &CompiledFunction::name() const { return impl_->meta.name; }
+std::string CompiledFunction::llvmDialect() const {
+  return impl_->meta.llvmDialect;
+}
+std::string CompiledFunction::llvmIR() const { return impl_->meta.llvmIR; }
 int64_t CompiledFunction::arenaBytes() const { return impl_->arenaBytes; }
 const KernelCount &CompiledFunction::kernelCount() const {
-  return impl_->kernels;
+  return impl_->meta.kernels;
 }
 const std::optional<MemoryPlanReport> &CompiledFunction::memoryPlan() const {
-  return impl_->plan;
+  return impl_->meta.plan;
 }
 const std::vector<std::pair<unsigned, unsigned>> &
 CompiledFunction::inPlaceResults() const {
-  return impl_->inPlace;
+  return impl_->meta.inPlace;
 }

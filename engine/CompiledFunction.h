@@ -1,11 +1,16 @@
 //===- CompiledFunction.h - A kc function JIT-compiled for the CPU -*- C++ -*-===//
 //
-// compile() lowers one func.func of kc ops through kc-cpu-pipeline to the
-// LLVM dialect, JIT-compiles it with ORC (MLIR's ExecutionEngine) for the
-// host CPU at -O3, and keeps the kc-level signature so run() can check its
-// arguments and allocate its results. The compiled entry takes bare
-// pointers: `void f(T *arg0, ..., T *res0, ...)`; results are written into
-// caller-provided buffers (runInto reuses them across steps).
+// compile() is build() then load(). build() lowers one func.func of kc ops
+// through kc-cpu-pipeline to the LLVM dialect, translates it to LLVM IR,
+// optimizes it at -O<n> and emits a relocatable object for the host CPU
+// (the same steps as `kcc --emit=obj`): a CompiledArtifact, the object code
+// plus the kc-level signature and what the pipeline recorded (in-place
+// results, kernel count, memory plan). load() links an artifact into the
+// process with ORC (LLJIT, RuntimeDyld), from build() or from the disk
+// cache alike, so a cached function runs exactly the code a fresh compile
+// links. The compiled entry takes bare pointers: `void f(T *arg0, ...,
+// T *res0, ...)`; results are written into caller-provided buffers
+// (runInto reuses them across steps).
 //
 // Errors (a lowering failure, a JIT failure, arguments that do not match the
 // signature) throw kcc::Error with the diagnostic and its location.
@@ -15,10 +20,10 @@
 #ifndef KCC_ENGINE_COMPILEDFUNCTION_H
 #define KCC_ENGINE_COMPILEDFUNCTION_H
 
-#include "codegen/Passes.h"
-#include "codegen/aot/AotCompiler.h"
 #include "codegen/KernelCount.h"
 #include "codegen/MemoryPlan.h"
+#include "codegen/Passes.h"
+#include "codegen/aot/AotCompiler.h"
 #include "runtime/NDArray.h"
 
 #include "llvm/ADT/StringRef.h"
@@ -74,12 +79,42 @@ struct TensorSpec {
   DType dtype = DType::F32;
 };
 
+/// A compiled function before it is linked into a process: what build()
+/// returns, load() links and the disk cache stores (engine/DiskCache.h).
+struct CompiledArtifact {
+  std::string name;
+  std::vector<TensorSpec> args, results;
+  /// (result, argument) pairs written over their argument.
+  std::vector<std::pair<unsigned, unsigned>> inPlace;
+  KernelCount kernels;
+  /// kc-plan-memory's totals (no buffers), when the function was planned.
+  std::optional<MemoryPlanReport> plan;
+  /// The entry takes an arena of plan->arenaBytes as its trailing argument.
+  bool arenaArg = false;
+  /// A relocatable object for the host defining the packed entry
+  /// (packedEntryName(name)).
+  std::string object;
+  /// CpuOptions::keepIR's texts (empty otherwise; never stored on disk).
+  std::string llvmDialect, llvmIR;
+};
+
+/// The symbol of the entry taking `void **` (one pointer to each argument
+/// pointer, then to each result pointer) that build() adds beside `name`.
+std::string packedEntryName(llvm::StringRef name);
+
 class CompiledFunction {
 public:
-  /// Compiles `funcName` of `module` (the module is cloned, never changed).
+  /// Compiles `funcName` of `module` (the module is cloned, never changed):
+  /// build(), then load().
   static CompiledFunction compile(mlir::ModuleOp module,
                                   llvm::StringRef funcName,
                                   const CpuOptions &options = {});
+  /// Lowers and compiles `funcName` of `module` to an object; nothing is
+  /// linked yet.
+  static CompiledArtifact build(mlir::ModuleOp module, llvm::StringRef funcName,
+                                const CpuOptions &options = {});
+  /// Links `artifact`'s object into this process and allocates its arena.
+  static CompiledFunction load(const CompiledArtifact &artifact);
 
   CompiledFunction(CompiledFunction &&) noexcept;
   CompiledFunction &operator=(CompiledFunction &&) noexcept;

@@ -95,8 +95,8 @@ aot::createTargetMachine(const TargetOptions &options) {
 }
 
 llvm::Expected<std::unique_ptr<llvm::Module>>
-aot::translateAndOptimize(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
-                          llvm::TargetMachine &tm, unsigned optLevel) {
+aot::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
+                       llvm::TargetMachine &tm) {
   // kc.name & co. on arguments and results mean nothing to LLVM (the
   // translation warns about each); the C header carries them instead.
   mlir::OwningOpRef<mlir::ModuleOp> stripped = module.clone();
@@ -125,9 +125,23 @@ aot::translateAndOptimize(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
     return makeError("translation to LLVM IR failed");
   llvmModule->setTargetTriple(tm.getTargetTriple().str());
   llvmModule->setDataLayout(tm.createDataLayout());
-  auto optimize = mlir::makeOptimizingTransformer(std::min(optLevel, 3u),
-                                                  /*sizeLevel=*/0, &tm);
-  if (llvm::Error err = optimize(llvmModule.get()))
+  return llvmModule;
+}
+
+llvm::Error aot::optimize(llvm::Module &module, llvm::TargetMachine &tm,
+                          unsigned optLevel) {
+  auto transform = mlir::makeOptimizingTransformer(std::min(optLevel, 3u),
+                                                   /*sizeLevel=*/0, &tm);
+  return transform(&module);
+}
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+aot::translateAndOptimize(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
+                          llvm::TargetMachine &tm, unsigned optLevel) {
+  auto llvmModule = translateToLLVMIR(module, llvmContext, tm);
+  if (!llvmModule)
+    return llvmModule.takeError();
+  if (llvm::Error err = optimize(**llvmModule, tm, optLevel))
     return err;
   return llvmModule;
 }

@@ -45,8 +45,17 @@ struct TargetOptions {
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
 createTargetMachine(const TargetOptions &options);
 
-/// Translates `module` (LLVM dialect only) to LLVM IR in `llvmContext`, sets
-/// the triple and data layout of `tm` and runs LLVM's -O<optLevel> pipeline.
+/// Translates `module` (LLVM dialect only) to LLVM IR in `llvmContext` and
+/// sets the triple and data layout of `tm`.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
+                  llvm::TargetMachine &tm);
+
+/// Runs LLVM's -O<optLevel> pipeline (the new pass manager) for `tm`.
+llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &tm,
+                     unsigned optLevel);
+
+/// translateToLLVMIR, then optimize.
 llvm::Expected<std::unique_ptr<llvm::Module>>
 translateAndOptimize(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
                      llvm::TargetMachine &tm, unsigned optLevel);

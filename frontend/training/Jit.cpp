@@ -2,6 +2,7 @@
 
 #include "frontend/training/Jit.h"
 
+#include "engine/CompileTiming.h"
 #include "frontend/Trace.h"
 #include "passes/TrainStep.h"
 #include "runtime/Error.h"
@@ -36,7 +37,11 @@ buildTrainModule(mlir::MLIRContext &ctx, Model &model,
   TraceOptions trace;
   trace.batch = config.batch;
   trace.training = true;
-  mlir::OwningOpRef<mlir::ModuleOp> module = traceForward(ctx, model, trace);
+  mlir::OwningOpRef<mlir::ModuleOp> module;
+  {
+    CompilePhase phase("trace");
+    module = traceForward(ctx, model, trace);
+  }
 
   std::string diagnostics;
   {
@@ -45,7 +50,9 @@ buildTrainModule(mlir::MLIRContext &ctx, Model &model,
       diagnostics += d.str() + "\n";
       return mlir::success();
     });
+    CompilePhase phase("kc-train-pipeline");
     mlir::PassManager pm(&ctx);
+    phase.timePasses(pm);
     buildTrainPipeline(pm, config);
     if (mlir::failed(pm.run(*module)))
       throw Error("compile: building the train step of model '" +

@@ -16,6 +16,7 @@
 #include "codegen/aot/AotCompiler.h"
 #include "codegen/aot/CHeader.h"
 #include "codegen/aot/OutputFiles.h"
+#include "engine/CompileTiming.h"
 #include "frontend/Trace.h"
 #include "ir/KcDialect.h"
 #include "passes/TrainStep.h"
@@ -87,8 +88,9 @@ private:
   }
   /// Writes the final text output (-o, default stdout) and commits.
   int finish(llvm::StringRef text);
-  /// Runs `build`'s passes with MLIR's command-line options applied.
-  LogicalResult runPasses(ModuleOp module,
+  /// Runs `build`'s passes with MLIR's command-line options applied, timed
+  /// as `pipeline` (--time-passes).
+  LogicalResult runPasses(llvm::StringRef pipeline, ModuleOp module,
                           const std::function<void(OpPassManager &)> &build);
 
   int reserveOutputs();
@@ -167,12 +169,13 @@ int Compilation::finish(llvm::StringRef text) {
 }
 
 LogicalResult
-Compilation::runPasses(ModuleOp module,
+Compilation::runPasses(llvm::StringRef pipeline, ModuleOp module,
                        const std::function<void(OpPassManager &)> &build) {
+  CompilePhase phase(pipeline);
   PassManager pm(&context_);
   if (failed(applyPassManagerCLOptions(pm)))
     return failure();
-  applyDefaultTimingPassManagerCLOptions(pm);
+  phase.timePasses(pm);
   build(pm);
   return pm.run(module);
 }
@@ -229,10 +232,18 @@ int Compilation::emitNative(ModuleOp llvmDialectModule, ModuleOp kcModule) {
   if (!tm)
     return fail(tm.takeError());
   llvm::LLVMContext llvmContext;
-  auto llvmModule = aot::translateAndOptimize(llvmDialectModule, llvmContext,
-                                              **tm, config_.cpu.target.optLevel);
+  std::optional<CompilePhase> phase;
+  phase.emplace("LLVM IR translation");
+  auto llvmModule =
+      aot::translateToLLVMIR(llvmDialectModule, llvmContext, **tm);
   if (!llvmModule)
     return fail(llvmModule.takeError());
+  phase.reset();
+  phase.emplace("LLVM -O" + std::to_string(config_.cpu.target.optLevel));
+  if (llvm::Error err =
+          aot::optimize(**llvmModule, **tm, config_.cpu.target.optLevel))
+    return fail(std::move(err));
+  phase.reset();
   std::string irText;
   if (isLast(EmitAction::Llvm) || !config_.dumpDir.empty()) {
     llvm::raw_string_ostream os(irText);
@@ -244,8 +255,10 @@ int Compilation::emitNative(ModuleOp llvmDialectModule, ModuleOp kcModule) {
     return finish(irText);
 
   llvm::SmallVector<char, 0> object;
+  phase.emplace("LLVM machine code");
   if (llvm::Error err = aot::emitObject(**llvmModule, **tm, object))
     return fail(std::move(err));
+  phase.reset();
 
   aot::HeaderOptions headerOptions;
   headerOptions.guard = aot::toMacroName(headerPathFor(config_.output));
@@ -279,6 +292,7 @@ int Compilation::emitNative(ModuleOp llvmDialectModule, ModuleOp kcModule) {
       llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
       os << objectBytes;
     }
+    CompilePhase link("link the shared library");
     if (llvm::Error err = aot::linkSharedLibrary(
             objectPath, outputs_.tempPath(*outputIndex_)))
       return fail(std::move(err));
@@ -294,11 +308,14 @@ int Compilation::run() {
                 "' is not a C identifier prefix");
   if (int rc = reserveOutputs())
     return rc;
-  if (failed(load()))
-    return 1;
+  {
+    CompilePhase phase("import");
+    if (failed(load()))
+      return 1;
+  }
 
   // kc: verified on parse/trace, then canonicalized.
-  if (failed(runPasses(*module_,
+  if (failed(runPasses("kc-import-pipeline", *module_,
                        [](OpPassManager &pm) { buildImportPipeline(pm); })))
     return 1;
   if (!dump("01-kc.mlir", *module_))
@@ -312,7 +329,7 @@ int Compilation::run() {
   if (!training)
     return fail(training.takeError());
   learningRate_ = training->optimizer.resolvedLearningRate();
-  if (failed(runPasses(*module_, [&](OpPassManager &pm) {
+  if (failed(runPasses("kc-train-pipeline", *module_, [&](OpPassManager &pm) {
         buildTrainPipeline(pm, *training);
       })))
     return 1;
@@ -336,7 +353,7 @@ int Compilation::run() {
     stageOptions.copyOptionValuesFrom(*config_.cpu.pipeline);
     stageOptions.fuseElementwise = stage == EmitAction::Fused;
     OwningOpRef<ModuleOp> linalg = module_->clone();
-    if (failed(runPasses(*linalg, [&](OpPassManager &pm) {
+    if (failed(runPasses("kc-linalg-pipeline", *linalg, [&](OpPassManager &pm) {
           buildLinalgPipeline(pm, stageOptions);
         })))
       return 1;

@@ -10,6 +10,7 @@
 #include "Options.h"
 
 #include "codegen/Passes.h"
+#include "engine/CompileTiming.h"
 #include "passes/Passes.h"
 #include "runtime/kernels/Kernels.h"
 
@@ -19,6 +20,7 @@
 #include "mlir/Support/Timing.h"
 
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
@@ -268,6 +270,17 @@ Command kcc::driver::parseCommandLine(int argc, char **argv) {
   mlir::registerPassManagerCLOptions();
   mlir::registerDefaultTimingManagerCLOptions();
   cl::SetVersionPrinter(printVersion);
+  // --time-passes is LLVM's own flag (bound to llvm::TimePassesIsEnabled, so
+  // it cannot be registered twice): kcc lists it and takes it over below.
+  if (cl::Option *timePasses =
+          cl::getRegisteredOptions(cl::SubCommand::getTopLevel())
+              .lookup("time-passes")) {
+    timePasses->addCategory(compileCategory);
+    timePasses->setDescription(
+        "Print one time report of the whole compile: every pass of every "
+        "pipeline, LLVM's -O<n> and machine-code emission, the JIT link and "
+        "the compile cache (every command)");
+  }
   for (cl::SubCommand *sub :
        {&cl::SubCommand::getTopLevel(), &trainCommand, &benchCommand})
     hideLibraryOptions(*sub);
@@ -282,6 +295,9 @@ Command kcc::driver::parseCommandLine(int argc, char **argv) {
       "  --help-hidden: also LLVM's and MLIR's own options "
       "(--mlir-print-ir-after-all,\n  --mlir-timing, ...), which every "
       "command accepts.\n");
+  // One report for the whole compile instead of LLVM's own per-pass tables.
+  kcc::enableCompileTiming(llvm::TimePassesIsEnabled);
+  llvm::TimePassesIsEnabled = false;
   if (std::optional<std::string> problem = checkNumericFlags()) {
     llvm::WithColor::error(llvm::errs(), "kcc") << *problem << "\n";
     std::exit(1);

@@ -12,6 +12,7 @@
 #include "Options.h"
 #include "Run.h"
 
+#include "engine/CompileTiming.h"
 #include "runtime/Error.h"
 
 #include "llvm/Support/InitLLVM.h"
@@ -25,18 +26,24 @@ int main(int argc, char **argv) {
   llvm::InitializeNativeTargetAsmPrinter();
   llvm::InitializeNativeTargetAsmParser();
   Command command = parseCommandLine(argc, argv);
+  int status = 1;
   try {
     switch (command) {
     case Command::Compile:
-      return runCompile(getCompileConfig());
+      status = runCompile(getCompileConfig());
+      break;
     case Command::Train:
-      return runTrain(getTrainConfig());
+      status = runTrain(getTrainConfig());
+      break;
     case Command::Bench:
-      return runBench(getBenchConfig());
+      status = runBench(getBenchConfig());
+      break;
     }
   } catch (const kcc::Error &e) {
     // Model and spec errors name the file, the JSON path and the layer.
-    return fail(e.what());
+    status = fail(e.what());
   }
-  return 1;
+  // --time-passes: the compile's phases, whichever command ran them.
+  kcc::printCompileTimeReport();
+  return status;
 }
