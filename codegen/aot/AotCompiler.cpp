@@ -1,7 +1,7 @@
 //===- AotCompiler.cpp - LLVM dialect to object code, ahead of time -------===//
 //
-// The same steps the JIT (engine/CompiledFunction.cpp) takes, ending in
-// an object file instead of ORC: mlir::translateModuleToLLVMIR, MLIR's
+// The steps the JIT (engine/CompiledFunction.cpp) takes too, before it
+// links the object with ORC: mlir::translateModuleToLLVMIR, MLIR's
 // optimizing transformer (LLVM's new pass manager at -O<n>), then the
 // legacy codegen pass manager, which is what TargetMachine still requires
 // for addPassesToEmitFile in LLVM 19.
