@@ -276,6 +276,7 @@ Command kcc::driver::parseCommandLine(int argc, char **argv) {
           cl::getRegisteredOptions(cl::SubCommand::getTopLevel())
               .lookup("time-passes")) {
     timePasses->addCategory(compileCategory);
+    timePasses->setHiddenFlag(cl::NotHidden);
     timePasses->setDescription(
         "Print one time report of the whole compile: every pass of every "
         "pipeline, LLVM's -O<n> and machine-code emission, the JIT link and "
