@@ -53,8 +53,8 @@ public:
   std::vector<std::string> files() const {
     std::vector<std::string> names;
     std::error_code ec;
-    for (llvm::sys::fs::directory_iterator it(path_, ec), end;
-         it != end && !ec; it.increment(ec))
+    for (llvm::sys::fs::directory_iterator it(path_, ec), end; it != end && !ec;
+         it.increment(ec))
       names.push_back(llvm::sys::path::filename(it->path()).str());
     return names;
   }
