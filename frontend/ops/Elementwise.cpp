@@ -215,35 +215,6 @@ Tensor ops::gelu(const Tensor &x, bool approximate) {
   return Tensor(out);
 }
 
-namespace {
-const char *const kActivations[] = {"linear", "relu",    "sigmoid",    "tanh",
-                                    "softmax", "gelu", "log_softmax"};
-} // namespace
-
-bool ops::isActivation(const std::string &name) {
-  return llvm::is_contained(kActivations, name);
-}
-
-Tensor ops::activation(const Tensor &x, const std::string &name) {
-  if (name == "linear")
-    return x;
-  if (name == "relu")
-    return relu(x);
-  if (name == "sigmoid")
-    return sigmoid(x);
-  if (name == "tanh")
-    return tanh(x);
-  if (name == "softmax")
-    return softmax(x);
-  if (name == "log_softmax")
-    return logSoftmax(x);
-  if (name == "gelu")
-    return gelu(x);
-  throwInLayer("unknown activation '" + name +
-               "' (expected linear, relu, sigmoid, tanh, softmax, gelu or "
-               "log_softmax)");
-}
-
 //===----------------------------------------------------------------------===//
 // Compare, select, cast, broadcast
 //===----------------------------------------------------------------------===//
