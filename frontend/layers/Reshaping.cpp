@@ -114,8 +114,8 @@ protected:
     int64_t h = x.dim(1), w = x.dim(2);
     if (c_.top + c_.bottom >= h || c_.left + c_.right >= w)
       fail("cropping ((" + std::to_string(c_.top) + ", " +
-           std::to_string(c_.bottom) + "), (" + std::to_string(c_.left) +
-           ", " + std::to_string(c_.right) + ")) leaves nothing of " +
+           std::to_string(c_.bottom) + "), (" + std::to_string(c_.left) + ", " +
+           std::to_string(c_.right) + ")) leaves nothing of " +
            x.shapeString());
     return {ops::slice(x, {0, c_.top, c_.left, 0},
                        {x.dim(0), h - c_.bottom, w - c_.right, x.dim(3)},

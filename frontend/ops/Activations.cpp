@@ -85,8 +85,8 @@ Tensor ops::kerasRelu(const Tensor &x, double negativeSlope,
   if (negativeSlope != 0.0) {
     if (!maxValue && threshold == 0.0)
       return leakyRelu(x, negativeSlope);
-    negativePart = threshold != 0.0 ? relu(add(neg(x), like(x, threshold)))
-                                    : relu(neg(x));
+    negativePart =
+        threshold != 0.0 ? relu(add(neg(x), like(x, threshold))) : relu(neg(x));
   }
   bool clipMax = maxValue.has_value();
   Tensor y;

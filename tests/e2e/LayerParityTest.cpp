@@ -22,9 +22,9 @@
 #include "frontend/training/Jit.h"
 #include "frontend/training/Trainer.h"
 
-#include "gtest/gtest.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "gtest/gtest.h"
 
 #include <cmath>
 #include <cstdio>
@@ -127,8 +127,8 @@ TEST_P(LayerParity, StepsAndPredictMatchKeras) {
       exe.predict(x), *record.getArray("final_predict"), name + " final");
   std::printf("[ keras ] %s (%s): worst loss relative error %.2e, predict "
               "error %.2e initial, %.2e after 5 steps\n",
-              name.c_str(), mode == ExecMode::Compiled ? "compiled"
-                                                       : "interpreted",
+              name.c_str(),
+              mode == ExecMode::Compiled ? "compiled" : "interpreted",
               worstLoss, worstInitial, worstFinal);
 }
 
@@ -140,7 +140,7 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto &info) {
       return std::get<0>(info.param) +
              (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"
-                                                             : "_interpreted");
+                                                            : "_interpreted");
     });
 
 /// One epoch of merging.keras from Keras's weights, compiled and

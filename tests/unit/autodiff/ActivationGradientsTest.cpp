@@ -54,8 +54,8 @@ GradCheckResult checkTraced(const std::vector<Shape> &shapes, const Fn &fn,
     TraceContext tc(b);
     std::vector<Tensor> xs;
     for (size_t i = 0; i < shapes.size(); ++i)
-      xs.push_back(Tensor::traced(entry->getArgument(i), shapes[i],
-                                  DType::F64));
+      xs.push_back(
+          Tensor::traced(entry->getArgument(i), shapes[i], DType::F64));
     Tensor r = Tensor::traced(entry->getArgument(shapes.size()), resultShape,
                               DType::F64);
     Tensor y = fn(xs);
@@ -68,15 +68,14 @@ GradCheckResult checkTraced(const std::vector<Shape> &shapes, const Fn &fn,
   }
   std::vector<NDArray> args = inputs;
   args.push_back(uniform(resultShape, -1, 1, 99));
-  return checkGradients(*module, args,
-                        static_cast<int>(shapes.size()));
+  return checkGradients(*module, args, static_cast<int>(shapes.size()));
 }
 
 GradCheckResult checkUnary(const std::function<Tensor(const Tensor &)> &fn,
                            const NDArray &x) {
-  return checkTraced({x.shape()},
-                     [&](const std::vector<Tensor> &xs) { return fn(xs[0]); },
-                     {x}, x.shape());
+  return checkTraced(
+      {x.shape()}, [&](const std::vector<Tensor> &xs) { return fn(xs[0]); },
+      {x}, x.shape());
 }
 
 const Shape kShape = {4, 5};
@@ -101,8 +100,10 @@ TEST(ActivationGradients, EveryActivationMatchesCentralDifferences) {
       {"hard_sigmoid", [](const Tensor &t) { return ops::hardSigmoid(t); }},
       {"hard_silu", [](const Tensor &t) { return ops::hardSilu(t); }},
       {"relu6", [](const Tensor &t) { return ops::relu6(t); }},
-      {"exponential", [](const Tensor &t) { return ops::activation(t, "exponential"); }},
-      {"log_softmax", [](const Tensor &t) { return ops::activation(t, "log_softmax"); }},
+      {"exponential",
+       [](const Tensor &t) { return ops::activation(t, "exponential"); }},
+      {"log_softmax",
+       [](const Tensor &t) { return ops::activation(t, "log_softmax"); }},
       {"mish", [](const Tensor &t) { return ops::mish(t); }},
       {"leaky_relu", [](const Tensor &t) { return ops::leakyRelu(t, 0.2); }},
       {"relu(slope 0.1, max 2, threshold 0.5)",
@@ -110,7 +111,9 @@ TEST(ActivationGradients, EveryActivationMatchesCentralDifferences) {
       {"relu(max 6)",
        [](const Tensor &t) { return ops::kerasRelu(t, 0.0, 6.0, 0.0); }},
       {"relu(slope 0.2, threshold 1.5)",
-       [](const Tensor &t) { return ops::kerasRelu(t, 0.2, std::nullopt, 1.5); }},
+       [](const Tensor &t) {
+         return ops::kerasRelu(t, 0.2, std::nullopt, 1.5);
+       }},
   };
   for (const Case &c : cases) {
     SCOPED_TRACE(c.name);
@@ -123,9 +126,12 @@ TEST(ActivationGradients, SoftplusAndEluStayFiniteFarOut) {
   // 0 * inf = NaN reaches the gradient at |x| = 800.
   NDArray x =
       NDArray::fromVector({4}, {-800.0, -30.0, 30.0, 800.0}, DType::F64);
-  EXPECT_GRADIENTS_MATCH(checkUnary([](const Tensor &t) { return ops::softplus(t); }, x));
-  EXPECT_GRADIENTS_MATCH(checkUnary([](const Tensor &t) { return ops::elu(t); }, x));
-  EXPECT_GRADIENTS_MATCH(checkUnary([](const Tensor &t) { return ops::mish(t); }, x));
+  EXPECT_GRADIENTS_MATCH(
+      checkUnary([](const Tensor &t) { return ops::softplus(t); }, x));
+  EXPECT_GRADIENTS_MATCH(
+      checkUnary([](const Tensor &t) { return ops::elu(t); }, x));
+  EXPECT_GRADIENTS_MATCH(
+      checkUnary([](const Tensor &t) { return ops::mish(t); }, x));
 }
 
 TEST(ActivationGradients, PReLUAlphaAndInput) {
@@ -141,8 +147,7 @@ TEST(ActivationGradients, PReLUAlphaAndInput) {
       {x, alpha}, kShape));
 }
 
-GradCheckResult checkLayer(const Layer &layer,
-                           const std::vector<Shape> &shapes,
+GradCheckResult checkLayer(const Layer &layer, const std::vector<Shape> &shapes,
                            const Shape &resultShape) {
   std::vector<NDArray> inputs;
   for (size_t i = 0; i < shapes.size(); ++i)
@@ -163,12 +168,11 @@ TEST(ActivationGradients, LayoutAndPoolingLayers) {
       checkLayer(Cropping2D(Sides2({1, 0}, {1, 2})), {img}, {2, 2, 1, 2}));
   EXPECT_GRADIENTS_MATCH(
       checkLayer(UpSampling2D(Size2(2, 3)), {img}, {2, 6, 12, 2}));
-  EXPECT_GRADIENTS_MATCH(
-      checkLayer(GlobalAveragePooling2D(), {img}, {2, 2}));
+  EXPECT_GRADIENTS_MATCH(checkLayer(GlobalAveragePooling2D(), {img}, {2, 2}));
   EXPECT_GRADIENTS_MATCH(
       checkLayer(GlobalMaxPooling2D(/*keepdims=*/true), {img}, {2, 1, 1, 2}));
-  EXPECT_GRADIENTS_MATCH(checkLayer(Concatenate(2), {img, {2, 3, 1, 2}},
-                                    {2, 3, 5, 2}));
+  EXPECT_GRADIENTS_MATCH(
+      checkLayer(Concatenate(2), {img, {2, 3, 1, 2}}, {2, 3, 5, 2}));
 }
 
 TEST(ActivationGradients, MergeLayers) {

@@ -66,10 +66,8 @@ TEST(KerasLayerImport, ActivationAndMergeArchivesImportWithTheirWeights) {
   EXPECT_TRUE(a.weightsLoaded);
   // PReLU's alpha is a trainable weight of the input's shape; shared_axes
   // [1] makes it [1].
-  EXPECT_EQ(a.model->getLayer("p_re_lu").getWeights()[0].shape(),
-            (Shape{8}));
-  EXPECT_EQ(a.model->getLayer("p_re_lu_1").getWeights()[0].shape(),
-            (Shape{1}));
+  EXPECT_EQ(a.model->getLayer("p_re_lu").getWeights()[0].shape(), (Shape{8}));
+  EXPECT_EQ(a.model->getLayer("p_re_lu_1").getWeights()[0].shape(), (Shape{1}));
   keras::ImportedModel m = keras::importKerasArchive(fixture("merging.keras"));
   EXPECT_TRUE(m.weightsLoaded);
   std::string text = traceText(*m.model);
@@ -90,31 +88,31 @@ std::string keras2MlpWith(json::Object layer) {
 }
 
 TEST(KerasLayerImport, Keras2LeakyReLUAlphaIsTheNegativeSlope) {
-  std::string text = keras2MlpWith(json::Object{
-      {"class_name", "LeakyReLU"},
-      {"config", json::Object{{"name", "leaky_re_lu"},
-                              {"trainable", true},
-                              {"dtype", "float32"},
-                              {"alpha", 0.125}}}});
+  std::string text = keras2MlpWith(
+      json::Object{{"class_name", "LeakyReLU"},
+                   {"config", json::Object{{"name", "leaky_re_lu"},
+                                           {"trainable", true},
+                                           {"dtype", "float32"},
+                                           {"alpha", 0.125}}}});
   keras::ImportedModel m = keras::importModelJson(text, "keras2.json");
   EXPECT_EQ(m.kerasMajorVersion, 2);
   Sequential cpp({Input({28, 28, 1}), Flatten(), Dense(128, "relu"),
                   LeakyReLU(0.125), Dense(64, "relu"), Dense(10, "softmax")},
                  "mlp");
   EXPECT_EQ(traceText(*m.model), traceText(cpp));
-  EXPECT_NE(traceText(cpp), traceText(*std::make_unique<Sequential>(
-                                std::vector<SequentialEntry>{
-                                    Input({28, 28, 1}), Flatten(),
-                                    Dense(128, "relu"), LeakyReLU(),
-                                    Dense(64, "relu"), Dense(10, "softmax")},
-                                "mlp")));
+  EXPECT_NE(traceText(cpp),
+            traceText(*std::make_unique<Sequential>(
+                std::vector<SequentialEntry>{
+                    Input({28, 28, 1}), Flatten(), Dense(128, "relu"),
+                    LeakyReLU(), Dense(64, "relu"), Dense(10, "softmax")},
+                "mlp")));
 }
 
 TEST(KerasLayerImport, ValuesKccCannotHonourAreErrors) {
   // tf.keras 2's hard_sigmoid is another function than Keras 3's.
-  std::string hard = replaceOnce(readText("mlp_keras2.json"),
-                                 "\"activation\": \"relu\"",
-                                 "\"activation\": \"hard_sigmoid\"");
+  std::string hard =
+      replaceOnce(readText("mlp_keras2.json"), "\"activation\": \"relu\"",
+                  "\"activation\": \"hard_sigmoid\"");
   EXPECT_THAT(importError(hard),
               HasSubstr("activation 'hard_sigmoid' of a Keras 2 spec is not "
                         "supported"));
@@ -126,8 +124,8 @@ TEST(KerasLayerImport, ValuesKccCannotHonourAreErrors) {
                         "is not supported (only nearest)"));
   std::string padding = keras2MlpWith(json::Object{
       {"class_name", "ZeroPadding2D"},
-      {"config", json::Object{{"name", "pad"},
-                              {"padding", json::Array{1, 2, 3}}}}});
+      {"config",
+       json::Object{{"name", "pad"}, {"padding", json::Array{1, 2, 3}}}}});
   EXPECT_THAT(importError(padding),
               HasSubstr("config.padding: layer 'pad' (ZeroPadding2D): "
                         "'padding' must be an int, [h, w] or [[top, bottom], "
@@ -146,9 +144,9 @@ TEST(KerasLayerImport, ValuesKccCannotHonourAreErrors) {
 }
 
 TEST(KerasLayerImport, UnsupportedClassesListWhatIsSupported) {
-  std::string text = keras2MlpWith(json::Object{
-      {"class_name", "BatchNormalization"},
-      {"config", json::Object{{"name", "batch_normalization"}}}});
+  std::string text = keras2MlpWith(
+      json::Object{{"class_name", "BatchNormalization"},
+                   {"config", json::Object{{"name", "batch_normalization"}}}});
   std::string msg = importError(text);
   EXPECT_THAT(msg, HasSubstr("layer class 'BatchNormalization' is not "
                              "supported (kcc imports InputLayer, Dense"));
