@@ -125,6 +125,11 @@ Tensor broadcastTo(const Tensor &x, const Shape &shape);
 /// with traced tensors it becomes a kc.constant splat.
 Tensor full(const Shape &shape, double value, DType dtype = DType::F32);
 Tensor scalar(double value, DType dtype = DType::F32);
+/// A float tensor of `shape` filled with `value`, of the kind of `like` and
+/// its dtype: a splat kc.constant when `like` is traced (no array is
+/// allocated, whatever the size), a symbolic tensor when it is symbolic, an
+/// array when concrete. The constants composed ops mix in.
+Tensor fillLike(const Tensor &like, const Shape &shape, double value);
 /// Counter-based uniform [0, 1): a pure function of (seed, counter, index).
 /// `counter` is a rank-0 I64 tensor (the training step).
 Tensor randomUniform(const Shape &shape, uint64_t seed, const Tensor &counter,

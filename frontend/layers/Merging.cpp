@@ -65,9 +65,8 @@ protected:
     for (size_t i = 1; i < inputs.size(); ++i)
       out = combine(out, inputs[i]);
     if (kind_ == Kind::Average)
-      out = ops::div(out,
-                     ops::full(out.shape(), static_cast<double>(inputs.size()),
-                               out.dtype()));
+      out = ops::div(out, ops::fillLike(out, out.shape(),
+                                        static_cast<double>(inputs.size())));
     return {out};
   }
 

@@ -84,7 +84,7 @@ private:
     auto zeros = [&](int64_t n) {
       Shape s = x.shape();
       s[axis] = n;
-      return ops::full(s, 0.0, x.dtype());
+      return ops::fillLike(x, s, 0.0);
     };
     if (before)
       parts.push_back(zeros(before));

@@ -28,7 +28,7 @@ namespace {
 
 /// A splat of `value` with x's shape and dtype (one kc.constant when traced).
 Tensor like(const Tensor &x, double value) {
-  return full(x.shape(), value, x.dtype());
+  return fillLike(x, x.shape(), value);
 }
 
 Tensor greater(const Tensor &x, double value) {

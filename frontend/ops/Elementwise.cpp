@@ -290,6 +290,25 @@ Tensor ops::full(const Shape &shape, double value, DType dtype) {
 
 Tensor ops::scalar(double value, DType dtype) { return full({}, value, dtype); }
 
+Tensor ops::fillLike(const Tensor &like, const Shape &shape, double value) {
+  Mode mode = modeOf("fill", {&like});
+  DType dt = like.dtype();
+  if (mode == Mode::Symbolic)
+    return Tensor::symbolic(shape, dt);
+  if (mode == Mode::Concrete || (dt != DType::F32 && dt != DType::F64))
+    return full(shape, value, dt);
+  checkTensorSize(shape, dt, "the constant");
+  TraceContext *tc = TraceContext::current();
+  auto type = toTensorType(tc->context(), shape, dt);
+  mlir::DenseElementsAttr attr =
+      dt == DType::F32
+          ? mlir::DenseElementsAttr::get(type, static_cast<float>(value))
+          : mlir::DenseElementsAttr::get(type, value);
+  mlir::Value v =
+      tc->builder().create<kc::ConstantOp>(tc->location(), type, attr);
+  return Tensor::traced(v, shape, dt);
+}
+
 Tensor ops::randomUniform(const Shape &shape, uint64_t seed,
                           const Tensor &counter, DType dtype) {
   Tensor step = counter.defined() ? counter : full({}, 0, DType::I64);

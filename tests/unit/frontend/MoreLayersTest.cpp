@@ -147,4 +147,21 @@ TEST(MoreLayers, KerasNamesAndActivationStrings) {
       << msg;
 }
 
+TEST(MoreLayers, TracingAllocatesNoArrayForTheirConstants) {
+  // The constants activations and padding mix in are splat kc.constants:
+  // tracing at a large batch allocates nothing of the batch's size.
+  Tensor x = Input({64});
+  Tensor h = ReLU(4.0, 0.1, 0.5)(Dense(64, "mish")(x));
+  Tensor y = Average()({h, LeakyReLU()(h)});
+  Model model(x, y, "m");
+  model.parameters(); // the weights are drawn before measuring
+  mlir::MLIRContext ctx;
+  TraceOptions opts;
+  opts.batch = 1 << 16; // a [65536, 64] f32 constant would be 16 MiB
+  AllocStats::resetPeak();
+  int64_t before = AllocStats::liveBytes();
+  traceForward(ctx, model, opts);
+  EXPECT_LT(AllocStats::peakBytes() - before, int64_t(1) << 20);
+}
+
 } // namespace
