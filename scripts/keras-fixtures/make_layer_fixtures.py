@@ -7,6 +7,9 @@
   merging.keras      a functional model whose two branches meet in every
                      merge layer (Add, Subtract, Multiply, Average, Maximum,
                      Minimum) and a Concatenate;
+  two_inputs.keras   a functional model of two inputs (an image and its
+                     pixels) joined by Concatenate and merges, checked
+                     eagerly (kcc's Executable takes one input);
   vision.keras       a small CNN with ZeroPadding2D, Cropping2D,
                      UpSampling2D, a Concatenate along the width and
                      GlobalAveragePooling2D / GlobalMaxPooling2D (keepdims
@@ -86,6 +89,19 @@ def vision():
     return keras.Model(x, y, name="vision")
 
 
+def two_inputs():
+    # kcc's Executable and `kcc train` take one input; this model is checked
+    # eagerly (the functional graph with two inputs) against Keras's predict.
+    image = keras.Input((28, 28, 1), name="image")
+    pixels = keras.Input((784,), name="pixels")
+    a = L.Dense(32, activation="relu")(L.Flatten()(image))
+    b = L.Dense(32, activation="tanh")(pixels)
+    merged = [L.Concatenate()([a, b]), L.Multiply()([a, b]),
+              L.Subtract()([a, b]), L.Maximum()([a, b])]
+    y = L.Dense(10, activation="softmax")(L.Concatenate()(merged))
+    return keras.Model([image, pixels], y, name="two_inputs")
+
+
 def main():
     os.makedirs(mf.OUT, exist_ok=True)
     _, x, y = mf.batch()
@@ -107,6 +123,16 @@ def main():
         rec.pop("initial_outputs_first2", None)
         result[name] = rec
         print(name, "losses", rec["step_losses"])
+    mf.fresh_session()
+    model = two_inputs()
+    model.save(os.path.join(mf.OUT, "two_inputs.keras"))
+    images = x[:PREDICT]
+    result["two_inputs"] = {
+        "inputs": "image = the first examples [n, 28, 28, 1], pixels = the "
+                  "same examples flattened [n, 784]",
+        "predict": np.asarray(model.predict(
+            [images, images.reshape(PREDICT, 784)], verbose=0)).astype(
+                np.float64).tolist()}
     with open(os.path.join(mf.OUT, "layers.json"), "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")

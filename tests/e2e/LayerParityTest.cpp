@@ -11,16 +11,23 @@
 //  - the loss of each of 5 Adam steps: 1e-4 relative;
 //  - Keras's predict after the 5 steps: 1e-5;
 //
-// and the merging model (the one quick enough for a test on two cores)
-// trains one epoch of Fashion-MNIST to the same accuracy in both modes.
+// the merging model (the one quick enough for a test on two cores) trains
+// one epoch of Fashion-MNIST to the same accuracy in both modes, and a
+// model of two inputs (which the Executable cannot take yet) matches
+// Keras's predict when run eagerly.
 //
 //===----------------------------------------------------------------------===//
 
 #include "E2ETestUtil.h"
 
+#include "engine/CompiledFunction.h"
+#include "engine/interpreter/Interpreter.h"
+#include "frontend/Trace.h"
 #include "frontend/keras/KerasImporter.h"
 #include "frontend/training/Jit.h"
 #include "frontend/training/Trainer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -141,6 +148,57 @@ INSTANTIATE_TEST_SUITE_P(
              (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"
                                                             : "_interpreted");
     });
+
+/// A functional model of two inputs (kcc's Executable takes one): run
+/// eagerly layer call by layer call, and its traced @forward (two inputs)
+/// interpreted and compiled, it matches Keras's predict.
+TEST(LayerTwoInputs, ForwardMatchesKerasPredictInEveryMode) {
+  const json::Object &record =
+      *layersJson().getAsObject()->getObject("two_inputs");
+  keras::ImportedModel imported =
+      keras::importKerasArchive(fixture("two_inputs.keras"));
+  ASSERT_TRUE(imported.weightsLoaded);
+  ASSERT_EQ(imported.model->inputShapes(),
+            (std::vector<Shape>{{28, 28, 1}, {784}}));
+  const FashionMnist &data = e2e::fashionMnist();
+  BatchIterator batches(data.train, 32, /*shuffle=*/false, /*seed=*/0);
+  batches.startEpoch(0);
+  NDArray x, y;
+  batches.batch(0, x, y);
+  std::vector<Tensor> out = imported.model->call(
+      {Tensor(x), Tensor(x.reshaped({32, 784}))}, CallContext{});
+  ASSERT_EQ(out.size(), 1u);
+  double worst =
+      comparePredict(out[0].array(), *record.getArray("predict"), "two_inputs");
+  std::printf("[ keras ] two_inputs (eager): predict error %.2e\n", worst);
+
+  mlir::MLIRContext ctx;
+  auto module = traceForward(ctx, *imported.model);
+  auto forward = module->lookupSymbol<mlir::func::FuncOp>("forward");
+  ASSERT_TRUE(forward);
+  int inputs = 0;
+  for (unsigned i = 0; i < forward.getNumArguments(); ++i)
+    inputs += forward.getArgAttr(i, "kc.input") ? 1 : 0;
+  EXPECT_EQ(inputs, 2);
+
+  // @forward(params..., image, pixels), interpreted and compiled.
+  std::vector<NDArray> args;
+  for (const Parameter &p : imported.model->parameters())
+    args.push_back(p.value);
+  args.push_back(x);
+  args.push_back(x.reshaped({32, 784}));
+  Interpreter interpreter;
+  double worstInterpreted =
+      comparePredict(interpreter.run(forward, args)[0],
+                     *record.getArray("predict"), "two_inputs interpreted");
+  CompiledFunction compiled = CompiledFunction::compile(*module, "forward");
+  double worstCompiled =
+      comparePredict(compiled.run(args)[0], *record.getArray("predict"),
+                     "two_inputs compiled");
+  std::printf("[ keras ] two_inputs (@forward): predict error %.2e "
+              "interpreted, %.2e compiled\n",
+              worstInterpreted, worstCompiled);
+}
 
 /// One epoch of merging.keras from Keras's weights, compiled and
 /// interpreted, through the Trainer (fit + evaluate).
