@@ -7,21 +7,20 @@
 #include "runtime/MemoryBudget.h"
 
 #include <cctype>
+#include <regex>
 
 using namespace kcc;
 
 std::string kcc::toSnakeCase(const std::string &className) {
-  // Keras's to_snake_case, restricted to the names of built-in layers: '_'
-  // before an upper-case letter that follows a lower-case one; digits glue
-  // to their word ("Conv2D" -> "conv2d", "MaxPooling2D" -> "max_pooling2d").
-  std::string out;
-  for (size_t i = 0; i < className.size(); ++i) {
-    char c = className[i];
-    if (std::isupper(static_cast<unsigned char>(c)) && i > 0 &&
-        std::islower(static_cast<unsigned char>(className[i - 1])))
-      out += '_';
-    out += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  }
+  // Keras's to_snake_case (keras/src/utils/naming.py), regex for regex:
+  // "Conv2D" -> "conv2d", "MaxPooling2D" -> "max_pooling2d", "ReLU" ->
+  // "re_lu", "PReLU" -> "p_re_lu".
+  static const std::regex word("(.)([A-Z][a-z]+)");
+  static const std::regex camel("([a-z])([A-Z])");
+  std::string out = std::regex_replace(className, word, "$1_$2");
+  out = std::regex_replace(out, camel, "$1_$2");
+  for (char &c : out)
+    c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return out;
 }
 

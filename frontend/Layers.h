@@ -75,7 +75,8 @@ public:
   explicit Dropout(double rate, uint64_t seed = 0);
 };
 
-/// relu | sigmoid | tanh | softmax | gelu | linear (| log_softmax).
+/// Any activation ops::activation knows by name (relu, elu, gelu, silu,
+/// mish, ...; see ops::activationNames()).
 class Activation : public Layer {
 public:
   explicit Activation(const std::string &activation);
@@ -86,10 +87,123 @@ public:
   explicit Softmax(int64_t axis = -1);
 };
 
+/// Keras's ReLU layer: keras.activations.relu(x, negative_slope,
+/// max_value, threshold). With the defaults, max(x, 0).
+class ReLU : public Layer {
+public:
+  explicit ReLU(std::optional<double> maxValue = std::nullopt,
+                double negativeSlope = 0.0, double threshold = 0.0);
+};
+
+/// x if x >= 0 else negativeSlope * x (Keras 2 calls the slope alpha).
+class LeakyReLU : public Layer {
+public:
+  explicit LeakyReLU(double negativeSlope = 0.3);
+};
+
+/// relu(x) - alpha * relu(-x) with a trainable `alpha` of the input's shape
+/// (batch excluded), size 1 along each of `sharedAxes` (1-based as in
+/// Keras, 1 = the first non-batch axis).
+class PReLU : public Layer {
+public:
+  explicit PReLU(const std::string &alphaInitializer = "zeros",
+                 std::vector<int64_t> sharedAxes = {});
+};
+
+/// x if x > 0 else alpha * (exp(x) - 1).
+class ELU : public Layer {
+public:
+  explicit ELU(double alpha = 1.0);
+};
+
 /// Sums a list of inputs of one shape (Keras's Add merge layer).
 class Add : public Layer {
 public:
   Add();
+};
+
+/// Joins a list of inputs along `axis` (negative counts from the end; the
+/// batch axis 0 cannot be joined); the other dims must match.
+class Concatenate : public Layer {
+public:
+  explicit Concatenate(int64_t axis = -1);
+};
+
+/// The elementwise product of a list of inputs. As in Keras's merge layers,
+/// inputs have one rank and each dim equal or 1 (broadcast).
+class Multiply : public Layer {
+public:
+  Multiply();
+};
+
+/// inputs[0] - inputs[1]: exactly two inputs.
+class Subtract : public Layer {
+public:
+  Subtract();
+};
+
+/// The sum of the inputs divided by their count.
+class Average : public Layer {
+public:
+  Average();
+};
+
+/// The elementwise maximum of a list of inputs (NaN propagates).
+class Maximum : public Layer {
+public:
+  Maximum();
+};
+
+/// The elementwise minimum of a list of inputs (NaN propagates).
+class Minimum : public Layer {
+public:
+  Minimum();
+};
+
+/// The mean over height and width of an NHWC input: [N, C], or [N, 1, 1, C]
+/// with `keepdims`.
+class GlobalAveragePooling2D : public Layer {
+public:
+  explicit GlobalAveragePooling2D(bool keepdims = false);
+};
+
+/// The maximum over height and width of an NHWC input (NaN propagates).
+class GlobalMaxPooling2D : public Layer {
+public:
+  explicit GlobalMaxPooling2D(bool keepdims = false);
+};
+
+/// Rows and columns added (ZeroPadding2D) or removed (Cropping2D) at each
+/// side of an NHWC image. Accepts Keras's three spellings: `1` (all sides),
+/// `{h, w}` (symmetric) and `{{top, bottom}, {left, right}}`.
+struct Sides2 {
+  Sides2(int64_t all) // NOLINT: implicit as in Keras.
+      : top(all), bottom(all), left(all), right(all) {}
+  Sides2(int64_t h, int64_t w) : top(h), bottom(h), left(w), right(w) {}
+  Sides2(std::pair<int64_t, int64_t> rows, std::pair<int64_t, int64_t> cols)
+      : top(rows.first), bottom(rows.second), left(cols.first),
+        right(cols.second) {}
+  int64_t top, bottom, left, right;
+};
+
+/// Pads an NHWC image with zeros.
+class ZeroPadding2D : public Layer {
+public:
+  explicit ZeroPadding2D(Sides2 padding = 1);
+};
+
+/// Crops rows and columns off an NHWC image.
+class Cropping2D : public Layer {
+public:
+  explicit Cropping2D(Sides2 cropping = 0);
+};
+
+/// Repeats each row `size.h` times and each column `size.w` times
+/// (interpolation "nearest", the only one kcc has).
+class UpSampling2D : public Layer {
+public:
+  explicit UpSampling2D(Size2 size = 2,
+                        const std::string &interpolation = "nearest");
 };
 
 } // namespace kcc

@@ -25,6 +25,7 @@
 #include "frontend/Tensor.h"
 #include "runtime/kernels/Kernels.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -73,11 +74,45 @@ Tensor sigmoid(const Tensor &x);
 Tensor tanh(const Tensor &x);
 /// Exact erf GELU (Keras's default) or, with `approximate`, the tanh form.
 Tensor gelu(const Tensor &x, bool approximate = false);
-/// A Keras activation by name: linear, relu, sigmoid, tanh, softmax, gelu,
-/// log_softmax. Throws kcc::Error for other names.
+
+// Keras's activations, composed of the kc ops above as jax.nn writes them
+// (frontend/ops/Activations.cpp): no op of their own, so autodiff, the
+// interpreter and the compiler (which fuses the chain into one loop) need
+// nothing new, and NaN and inf propagate as through those ops.
+/// min(relu(x), 6).
+Tensor relu6(const Tensor &x);
+/// x if x > 0 else alpha * (exp(x) - 1).
+Tensor elu(const Tensor &x, double alpha = 1.0);
+/// scale * elu(x, alpha) with jax.nn.selu's constants.
+Tensor selu(const Tensor &x);
+/// x * sigmoid(x) (Keras's silu, alias swish).
+Tensor silu(const Tensor &x);
+/// log(1 + exp(x)) as logaddexp(x, 0) = max(x, 0) + log(1 + exp(-|x|)).
+Tensor softplus(const Tensor &x);
+/// x / (|x| + 1).
+Tensor softsign(const Tensor &x);
+/// Keras 3's relu6(x + 3) / 6.
+Tensor hardSigmoid(const Tensor &x);
+/// x * hard_sigmoid(x) (alias hard_swish).
+Tensor hardSilu(const Tensor &x);
+/// x if x >= 0 else negativeSlope * x.
+Tensor leakyRelu(const Tensor &x, double negativeSlope = 0.2);
+/// x * tanh(softplus(x)).
+Tensor mish(const Tensor &x);
+/// Keras's relu(x, negative_slope, max_value, threshold), step by step as
+/// keras.activations.relu computes it.
+Tensor kerasRelu(const Tensor &x, double negativeSlope,
+                 std::optional<double> maxValue, double threshold);
+
+/// A Keras activation by name: linear, relu, sigmoid, tanh, softmax,
+/// log_softmax, exponential, elu, selu, gelu, silu (swish), softplus,
+/// softsign, hard_sigmoid, hard_silu (hard_swish), relu6, mish,
+/// leaky_relu. Throws kcc::Error for other names.
 Tensor activation(const Tensor &x, const std::string &name);
 /// Whether `activation` knows `name`.
 bool isActivation(const std::string &name);
+/// "linear, relu, ... or leaky_relu", for messages.
+const std::string &activationNames();
 
 /// I1 mask of `a <kind> b` (numpy broadcasting).
 Tensor compare(CompareKind kind, const Tensor &a, const Tensor &b);
@@ -90,6 +125,11 @@ Tensor broadcastTo(const Tensor &x, const Shape &shape);
 /// with traced tensors it becomes a kc.constant splat.
 Tensor full(const Shape &shape, double value, DType dtype = DType::F32);
 Tensor scalar(double value, DType dtype = DType::F32);
+/// A float tensor of `shape` filled with `value`, of the kind of `like` and
+/// its dtype: a splat kc.constant when `like` is traced (no array is
+/// allocated, whatever the size), a symbolic tensor when it is symbolic, an
+/// array when concrete. The constants composed ops mix in.
+Tensor fillLike(const Tensor &like, const Shape &shape, double value);
 /// Counter-based uniform [0, 1): a pure function of (seed, counter, index).
 /// `counter` is a rank-0 I64 tensor (the training step).
 Tensor randomUniform(const Shape &shape, uint64_t seed, const Tensor &counter,

@@ -15,6 +15,8 @@
 
 #include "llvm/ADT/StringSwitch.h"
 
+#include <cmath>
+
 using namespace kcc;
 using namespace kcc::keras;
 namespace json = llvm::json;
@@ -92,11 +94,18 @@ void checkNull(const ObjectView &config,
 std::string readActivation(const ObjectView &config, bool required = false) {
   std::string name = required ? config.getString("activation")
                               : config.getString("activation", "linear");
+  // tf.keras 2's hard_sigmoid is clip(0.2 x + 0.5, 0, 1), Keras 3's
+  // relu6(x + 3) / 6: a Keras 2 spec naming it would silently change.
+  if (name == "hard_sigmoid" && config.reader().kerasMajorVersion() == 2)
+    config.failField("activation",
+                     "activation 'hard_sigmoid' of a Keras 2 spec is not "
+                     "supported (Keras 2's 0.2 x + 0.5 differs from Keras "
+                     "3's relu6(x + 3) / 6, the one kcc has)");
   if (!ops::isActivation(name))
     config.failField("activation",
                      "activation '" + name +
-                         "' is not supported (expected linear, relu, "
-                         "sigmoid, tanh, softmax, gelu or log_softmax)");
+                         "' is not supported (expected " +
+                         ops::activationNames() + ")");
   return name;
 }
 
@@ -228,6 +237,103 @@ Layer buildDropout(const ObjectView &c) {
   return Dropout(rate, static_cast<uint64_t>(seed));
 }
 
+/// A finite number >= 0 (Keras's ReLU, LeakyReLU arguments).
+double readNonNegative(const ObjectView &c, llvm::StringRef key, double dflt) {
+  double v = c.getNumber(key, dflt);
+  if (!(v >= 0) || !std::isfinite(v))
+    c.failField(key, "'" + key + "' must be a finite number >= 0, got " +
+                         std::to_string(v));
+  return v;
+}
+
+Layer buildReLU(const ObjectView &c) {
+  std::optional<double> maxValue = c.getOptNumber("max_value");
+  if (maxValue && !(*maxValue >= 0))
+    c.failField("max_value", "'max_value' must be >= 0");
+  return ReLU(maxValue, readNonNegative(c, "negative_slope", 0.0),
+              readNonNegative(c, "threshold", 0.0));
+}
+
+Layer buildLeakyReLU(const ObjectView &c) {
+  // Keras 3 writes negative_slope; Keras 2 wrote alpha (same default).
+  llvm::StringRef key = c.has("negative_slope") || !c.has("alpha")
+                            ? "negative_slope"
+                            : "alpha";
+  return LeakyReLU(readNonNegative(c, key, 0.3));
+}
+
+Layer buildPReLU(const ObjectView &c) {
+  checkNull(c, {"alpha_regularizer", "alpha_constraint"});
+  std::vector<int64_t> shared;
+  if (const json::Value *v = c.get("shared_axes")) {
+    if (std::optional<int64_t> one = v->getAsInteger())
+      shared.push_back(*one);
+    else
+      shared = c.getShape("shared_axes");
+    for (int64_t a : shared)
+      if (a < 1)
+        c.failField("shared_axes", "'shared_axes' entries must be >= 1 "
+                                   "(axis 0 is the batch), got " +
+                                       std::to_string(a));
+  }
+  return PReLU(readInitializer(c, "alpha_initializer", "zeros"), shared);
+}
+
+Layer buildELU(const ObjectView &c) {
+  double alpha = c.getNumber("alpha", 1.0);
+  if (!std::isfinite(alpha))
+    c.failField("alpha", "'alpha' must be finite");
+  return ELU(alpha);
+}
+
+/// Keras's padding / cropping argument: an int, [h, w] or [[top, bottom],
+/// [left, right]], each entry in [0, 2^31-1].
+Sides2 readSides(const ObjectView &c, llvm::StringRef key, int64_t dflt) {
+  const json::Value *v = c.get(key);
+  if (!v)
+    return Sides2(dflt);
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  auto bad = [&]() -> int64_t {
+    c.failField(key, "'" + key +
+                         "' must be an int, [h, w] or [[top, bottom], [left, "
+                         "right]] of values in [0, 2^31-1]");
+  };
+  auto entry = [&](const json::Value &e) -> int64_t {
+    std::optional<int64_t> i = e.getAsInteger();
+    return i && *i >= 0 && *i <= kMax ? *i : bad();
+  };
+  if (v->getAsInteger())
+    return Sides2(entry(*v));
+  const json::Array *a = v->getAsArray();
+  if (!a || a->size() != 2)
+    bad();
+  if ((*a)[0].getAsInteger() && (*a)[1].getAsInteger())
+    return Sides2(entry((*a)[0]), entry((*a)[1]));
+  const json::Array *rows = (*a)[0].getAsArray();
+  const json::Array *cols = (*a)[1].getAsArray();
+  if (!rows || !cols || rows->size() != 2 || cols->size() != 2)
+    bad();
+  return Sides2({entry((*rows)[0]), entry((*rows)[1])},
+                {entry((*cols)[0]), entry((*cols)[1])});
+}
+
+Layer buildUpSampling2D(const ObjectView &c) {
+  checkChannelsLast(c);
+  std::string interpolation = c.getString("interpolation", "nearest");
+  if (interpolation != "nearest")
+    c.failField("interpolation", "interpolation '" + interpolation +
+                                     "' is not supported (only nearest)");
+  return UpSampling2D(checkedSize2(c, "size", c.getSize2("size", Size2(2))));
+}
+
+Layer buildGlobalPool(const ObjectView &c, bool isMax) {
+  checkChannelsLast(c);
+  bool keepdims = c.getBool("keepdims", false);
+  if (isMax)
+    return GlobalMaxPooling2D(keepdims);
+  return GlobalAveragePooling2D(keepdims);
+}
+
 } // namespace
 
 std::optional<Shape> keras::readBatchInputShape(const ObjectView &config) {
@@ -307,6 +413,38 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
       layer = Softmax(c.getInt("axis", -1));
     else if (cls == "Add")
       layer = Add();
+    else if (cls == "ReLU")
+      layer = buildReLU(c);
+    else if (cls == "LeakyReLU")
+      layer = buildLeakyReLU(c);
+    else if (cls == "PReLU")
+      layer = buildPReLU(c);
+    else if (cls == "ELU")
+      layer = buildELU(c);
+    else if (cls == "Concatenate")
+      layer = Concatenate(c.getInt("axis", -1));
+    else if (cls == "Multiply")
+      layer = Multiply();
+    else if (cls == "Subtract")
+      layer = Subtract();
+    else if (cls == "Average")
+      layer = Average();
+    else if (cls == "Maximum")
+      layer = Maximum();
+    else if (cls == "Minimum")
+      layer = Minimum();
+    else if (cls == "GlobalAveragePooling2D")
+      layer = buildGlobalPool(c, /*isMax=*/false);
+    else if (cls == "GlobalMaxPooling2D")
+      layer = buildGlobalPool(c, /*isMax=*/true);
+    else if (cls == "ZeroPadding2D") {
+      checkChannelsLast(c);
+      layer = ZeroPadding2D(readSides(c, "padding", 1));
+    } else if (cls == "Cropping2D") {
+      checkChannelsLast(c);
+      layer = Cropping2D(readSides(c, "cropping", 0));
+    } else if (cls == "UpSampling2D")
+      layer = buildUpSampling2D(c);
   } catch (const Error &e) {
     // The layer API's own checks, located at this config.
     std::string msg = e.what();
@@ -317,8 +455,11 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
   if (!layer)
     c.fail("layer class '" + cls +
            "' is not supported (kcc imports InputLayer, Dense, Conv2D, "
-           "MaxPooling2D, AveragePooling2D, Flatten, Reshape, Dropout, "
-           "Activation, Softmax and Add)");
+           "MaxPooling2D, AveragePooling2D, GlobalAveragePooling2D, "
+           "GlobalMaxPooling2D, Flatten, Reshape, ZeroPadding2D, "
+           "Cropping2D, UpSampling2D, Dropout, Activation, Softmax, ReLU, "
+           "LeakyReLU, PReLU, ELU, Add, Subtract, Multiply, Average, "
+           "Maximum, Minimum and Concatenate)");
   if (!name.empty())
     layer->named(name);
   return {*layer, c.getBool("trainable", true)};

@@ -444,6 +444,7 @@ ImportedModel keras::readModelSpec(SpecReader &reader, const json::Value &spec,
   out.kerasMajorVersion =
       !out.kerasVersion.empty() ? (out.kerasVersion[0] == '2' ? 2 : 3)
                                 : (top.has("module") ? 3 : 2);
+  reader.setKerasMajorVersion(out.kerasMajorVersion);
   ObjectView config = top.child("config");
   if (std::optional<llvm::StringRef> n = config.object().getString("name"))
     top.setContext("model '" + n->str() + "'");

@@ -45,6 +45,10 @@ public:
   explicit SpecReader(std::string source) : source_(std::move(source)) {}
 
   const std::string &source() const { return source_; }
+  /// The Keras major version that wrote the spec (2 or 3), where a layer's
+  /// meaning differs between them (hard_sigmoid).
+  int kerasMajorVersion() const { return kerasMajorVersion_; }
+  void setKerasMajorVersion(int major) { kerasMajorVersion_ = major; }
 
   /// "$.config.layers[2].units", rendered by llvm::json::Path::Root.
   std::string where(const JsonPath &path);
@@ -57,6 +61,7 @@ public:
 
 private:
   std::string source_;
+  int kerasMajorVersion_ = 3;
   llvm::json::Path::Root root_{"$"};
 };
 

@@ -10,9 +10,8 @@ namespace {
 
 void checkActivation(const std::string &layer, const std::string &name) {
   if (!ops::isActivation(name))
-    throw Error(layer + ": unknown activation '" + name +
-                "' (expected linear, relu, sigmoid, tanh, softmax, gelu or "
-                "log_softmax)");
+    throw Error(layer + ": unknown activation '" + name + "' (expected " +
+                ops::activationNames() + ")");
 }
 
 class DenseImpl : public LayerImpl {

@@ -1,4 +1,12 @@
-//===- Reshaping.cpp - Flatten, Reshape -----------------------------------===//
+//===- Reshaping.cpp - Flatten, Reshape, padding, cropping, upsampling ----===//
+//
+// ZeroPadding2D, Cropping2D and UpSampling2D are layout ops composed of kc's
+// concat, slice, reshape and broadcast_to (as XLA's pad, slice and
+// broadcast-in-dim), so each has its gradient without a rule of its own:
+// the gradient of padding is a slice, of cropping a concat with zeros, of
+// nearest upsampling the sum over each repeated block.
+//
+//===----------------------------------------------------------------------===//
 
 #include "frontend/Layers.h"
 #include "frontend/Ops.h"
@@ -48,7 +56,122 @@ private:
   Shape target_;
 };
 
+class ZeroPadding2DImpl : public LayerImpl {
+public:
+  explicit ZeroPadding2DImpl(Sides2 p) : LayerImpl("ZeroPadding2D"), p_(p) {
+    if (p.top < 0 || p.bottom < 0 || p.left < 0 || p.right < 0)
+      throw Error("ZeroPadding2D: padding must be >= 0, got ((" +
+                  std::to_string(p.top) + ", " + std::to_string(p.bottom) +
+                  "), (" + std::to_string(p.left) + ", " +
+                  std::to_string(p.right) + "))");
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    Tensor x = inputs[0];
+    if (x.rank() != 4)
+      fail("expects an NHWC input of rank 4, got " + x.shapeString());
+    x = padAxis(x, 1, p_.top, p_.bottom);
+    return {padAxis(x, 2, p_.left, p_.right)};
+  }
+
+private:
+  static Tensor padAxis(const Tensor &x, int64_t axis, int64_t before,
+                        int64_t after) {
+    std::vector<Tensor> parts;
+    auto zeros = [&](int64_t n) {
+      Shape s = x.shape();
+      s[axis] = n;
+      return ops::fillLike(x, s, 0.0);
+    };
+    if (before)
+      parts.push_back(zeros(before));
+    parts.push_back(x);
+    if (after)
+      parts.push_back(zeros(after));
+    return parts.size() == 1 ? x : ops::concat(parts, axis);
+  }
+
+  Sides2 p_;
+};
+
+class Cropping2DImpl : public LayerImpl {
+public:
+  explicit Cropping2DImpl(Sides2 c) : LayerImpl("Cropping2D"), c_(c) {
+    if (c.top < 0 || c.bottom < 0 || c.left < 0 || c.right < 0)
+      throw Error("Cropping2D: cropping must be >= 0");
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (x.rank() != 4)
+      fail("expects an NHWC input of rank 4, got " + x.shapeString());
+    int64_t h = x.dim(1), w = x.dim(2);
+    if (c_.top + c_.bottom >= h || c_.left + c_.right >= w)
+      fail("cropping ((" + std::to_string(c_.top) + ", " +
+           std::to_string(c_.bottom) + "), (" + std::to_string(c_.left) + ", " +
+           std::to_string(c_.right) + ")) leaves nothing of " +
+           x.shapeString());
+    return {ops::slice(x, {0, c_.top, c_.left, 0},
+                       {x.dim(0), h - c_.bottom, w - c_.right, x.dim(3)},
+                       {1, 1, 1, 1})};
+  }
+
+private:
+  Sides2 c_;
+};
+
+class UpSampling2DImpl : public LayerImpl {
+public:
+  UpSampling2DImpl(Size2 size, const std::string &interpolation)
+      : LayerImpl("UpSampling2D"), size_(size) {
+    if (size.h <= 0 || size.w <= 0)
+      throw Error("UpSampling2D: size must be positive, got " +
+                  shapeToString({size.h, size.w}));
+    if (interpolation != "nearest")
+      throw Error("UpSampling2D: interpolation '" + interpolation +
+                  "' is not supported (only nearest)");
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (x.rank() != 4)
+      fail("expects an NHWC input of rank 4, got " + x.shapeString());
+    int64_t n = x.dim(0), h = x.dim(1), w = x.dim(2), c = x.dim(3);
+    std::optional<int64_t> oh = checkedNumElements({h, size_.h});
+    std::optional<int64_t> ow = checkedNumElements({w, size_.w});
+    if (!oh || !ow)
+      fail("size " + shapeToString({size_.h, size_.w}) + " overflows " +
+           x.shapeString());
+    // [N,H,1,W,1,C] -> [N,H,sh,W,sw,C] -> [N,H*sh,W*sw,C]: Keras's repeat
+    // along H then W, each pixel copied into an sh x sw block.
+    Tensor y = ops::reshape(x, {n, h, 1, w, 1, c});
+    y = ops::broadcastTo(y, {n, h, size_.h, w, size_.w, c});
+    return {ops::reshape(y, {n, *oh, *ow, c})};
+  }
+
+private:
+  Size2 size_;
+};
+
 } // namespace
+
+ZeroPadding2D::ZeroPadding2D(Sides2 padding)
+    : Layer(std::make_shared<ZeroPadding2DImpl>(padding)) {}
+
+Cropping2D::Cropping2D(Sides2 cropping)
+    : Layer(std::make_shared<Cropping2DImpl>(cropping)) {}
+
+UpSampling2D::UpSampling2D(Size2 size, const std::string &interpolation)
+    : Layer(std::make_shared<UpSampling2DImpl>(size, interpolation)) {}
 
 Flatten::Flatten() : Layer(std::make_shared<FlattenImpl>()) {}
 

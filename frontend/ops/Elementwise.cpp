@@ -215,35 +215,6 @@ Tensor ops::gelu(const Tensor &x, bool approximate) {
   return Tensor(out);
 }
 
-namespace {
-const char *const kActivations[] = {"linear", "relu",    "sigmoid",    "tanh",
-                                    "softmax", "gelu", "log_softmax"};
-} // namespace
-
-bool ops::isActivation(const std::string &name) {
-  return llvm::is_contained(kActivations, name);
-}
-
-Tensor ops::activation(const Tensor &x, const std::string &name) {
-  if (name == "linear")
-    return x;
-  if (name == "relu")
-    return relu(x);
-  if (name == "sigmoid")
-    return sigmoid(x);
-  if (name == "tanh")
-    return tanh(x);
-  if (name == "softmax")
-    return softmax(x);
-  if (name == "log_softmax")
-    return logSoftmax(x);
-  if (name == "gelu")
-    return gelu(x);
-  throwInLayer("unknown activation '" + name +
-               "' (expected linear, relu, sigmoid, tanh, softmax, gelu or "
-               "log_softmax)");
-}
-
 //===----------------------------------------------------------------------===//
 // Compare, select, cast, broadcast
 //===----------------------------------------------------------------------===//
@@ -318,6 +289,25 @@ Tensor ops::full(const Shape &shape, double value, DType dtype) {
 }
 
 Tensor ops::scalar(double value, DType dtype) { return full({}, value, dtype); }
+
+Tensor ops::fillLike(const Tensor &like, const Shape &shape, double value) {
+  Mode mode = modeOf("fill", {&like});
+  DType dt = like.dtype();
+  if (mode == Mode::Symbolic)
+    return Tensor::symbolic(shape, dt);
+  if (mode == Mode::Concrete || (dt != DType::F32 && dt != DType::F64))
+    return full(shape, value, dt);
+  checkTensorSize(shape, dt, "the constant");
+  TraceContext *tc = TraceContext::current();
+  auto type = toTensorType(tc->context(), shape, dt);
+  mlir::DenseElementsAttr attr =
+      dt == DType::F32
+          ? mlir::DenseElementsAttr::get(type, static_cast<float>(value))
+          : mlir::DenseElementsAttr::get(type, value);
+  mlir::Value v =
+      tc->builder().create<kc::ConstantOp>(tc->location(), type, attr);
+  return Tensor::traced(v, shape, dt);
+}
 
 Tensor ops::randomUniform(const Shape &shape, uint64_t seed,
                           const Tensor &counter, DType dtype) {

@@ -1,0 +1,229 @@
+//===- LayerParityTest.cpp - kcc's layers train as Keras's do -------------===//
+//
+// The fixtures of scripts/keras-fixtures/make_layer_fixtures.py, written by
+// Keras 3 itself: an MLP with every activation kcc has (strings and
+// layers, PReLU's trainable alpha included), a model joining two branches
+// in every merge layer, and a CNN with padding, cropping, upsampling, a
+// Concatenate along the width and global pooling. From Keras's initial
+// weights, on Keras's batch, kcc must reproduce, compiled and interpreted:
+//
+//  - Keras's predict on the first examples (initial weights): 1e-5;
+//  - the loss of each of 5 Adam steps: 1e-4 relative;
+//  - Keras's predict after the 5 steps: 1e-5;
+//
+// the merging model (the one quick enough for a test on two cores) trains
+// one epoch of Fashion-MNIST to the same accuracy in both modes, and a
+// model of two inputs (which the Executable cannot take yet) matches
+// Keras's predict when run eagerly.
+//
+//===----------------------------------------------------------------------===//
+
+#include "E2ETestUtil.h"
+
+#include "engine/CompiledFunction.h"
+#include "engine/interpreter/Interpreter.h"
+#include "frontend/Trace.h"
+#include "frontend/keras/KerasImporter.h"
+#include "frontend/training/Jit.h"
+#include "frontend/training/Trainer.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
+using namespace kcc;
+namespace json = llvm::json;
+
+namespace {
+
+std::string fixture(const std::string &name) {
+  return std::string(KCC_KERAS_FIXTURES) + "/" + name;
+}
+
+const json::Value &layersJson() {
+  static const json::Value value = [] {
+    auto buf = llvm::MemoryBuffer::getFile(fixture("layers.json"));
+    if (!buf)
+      throw Error("cannot read layers.json");
+    llvm::Expected<json::Value> v = json::parse((*buf)->getBuffer());
+    if (!v)
+      throw Error(llvm::toString(v.takeError()));
+    return std::move(*v);
+  }();
+  return value;
+}
+
+/// Worst |kcc - keras| over Keras's rows of predictions, with the check.
+double comparePredict(const NDArray &kcc, const json::Array &keras,
+                      const std::string &what) {
+  double worst = 0;
+  int64_t cols = kcc.shape().back();
+  for (size_t r = 0; r < keras.size(); ++r) {
+    const json::Array &row = *keras[r].getAsArray();
+    EXPECT_EQ(static_cast<int64_t>(row.size()), cols);
+    for (size_t c = 0; c < row.size(); ++c) {
+      double want = *row[c].getAsNumber();
+      double got = kcc.at(static_cast<int64_t>(r) * cols + c);
+      double err = std::abs(got - want);
+      worst = std::max(worst, err);
+      EXPECT_LE(err, 1e-5) << what << " row " << r << " col " << c << ": Keras "
+                           << want << ", kcc " << got;
+    }
+  }
+  return worst;
+}
+
+using Param = std::tuple<std::string, ExecMode>;
+
+class LayerParity : public ::testing::TestWithParam<Param> {};
+
+TEST_P(LayerParity, StepsAndPredictMatchKeras) {
+  const auto &[name, mode] = GetParam();
+  const json::Object &root = *layersJson().getAsObject();
+  ASSERT_EQ(*root.getInteger("steps"), 5);
+  const json::Object &record = *root.getObject(name);
+
+  keras::ImportedModel imported =
+      keras::importKerasArchive(fixture(name + ".keras"));
+  ASSERT_TRUE(imported.weightsLoaded);
+
+  const FashionMnist &data = e2e::fashionMnist();
+  BatchIterator batches(data.train, 32, /*shuffle=*/false, /*seed=*/0);
+  batches.startEpoch(0);
+  NDArray x, y;
+  batches.batch(0, x, y);
+
+  const json::Object &opt = *record.getObject("optimizer");
+  TrainingConfig o;
+  o.batch = 32;
+  o.optimizer.kind = OptimizerKind::Adam;
+  o.optimizer.learningRate = *opt.getNumber("learning_rate");
+  o.optimizer.beta1 = *opt.getNumber("beta_1");
+  o.optimizer.beta2 = *opt.getNumber("beta_2");
+  o.optimizer.epsilon = *opt.getNumber("epsilon");
+  o.loss.kind = llvm::cantFail(parseLoss(*record.getString("loss")));
+  o.loss.fromLogits = *record.getBoolean("from_logits");
+  o.mode = mode;
+  JitOptions quiet;
+  quiet.log = nullptr;
+  Executable exe = jit(*imported.model, o, quiet);
+
+  double worstInitial = comparePredict(
+      exe.predict(x), *record.getArray("initial_predict"), name + " initial");
+
+  const json::Array &expected = *record.getArray("step_losses");
+  ASSERT_EQ(expected.size(), 5u);
+  double worstLoss = 0;
+  for (size_t s = 0; s < expected.size(); ++s) {
+    double want = *expected[s].getAsNumber();
+    StepResult r = exe.step(x, y);
+    double rel = std::abs(r.loss - want) / std::abs(want);
+    worstLoss = std::max(worstLoss, rel);
+    EXPECT_LE(rel, 1e-4) << name << " step " << s << ": Keras " << want
+                         << ", kcc " << r.loss;
+  }
+
+  double worstFinal = comparePredict(
+      exe.predict(x), *record.getArray("final_predict"), name + " final");
+  std::printf("[ keras ] %s (%s): worst loss relative error %.2e, predict "
+              "error %.2e initial, %.2e after 5 steps\n",
+              name.c_str(),
+              mode == ExecMode::Compiled ? "compiled" : "interpreted",
+              worstLoss, worstInitial, worstFinal);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    KerasLayerFixtures, LayerParity,
+    ::testing::Combine(::testing::Values("activations", "merging", "vision"),
+                       ::testing::Values(ExecMode::Compiled,
+                                         ExecMode::Interpreted)),
+    [](const auto &info) {
+      return std::get<0>(info.param) +
+             (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"
+                                                            : "_interpreted");
+    });
+
+/// A functional model of two inputs (kcc's Executable takes one): run
+/// eagerly layer call by layer call, and its traced @forward (two inputs)
+/// interpreted and compiled, it matches Keras's predict.
+TEST(LayerTwoInputs, ForwardMatchesKerasPredictInEveryMode) {
+  const json::Object &record =
+      *layersJson().getAsObject()->getObject("two_inputs");
+  keras::ImportedModel imported =
+      keras::importKerasArchive(fixture("two_inputs.keras"));
+  ASSERT_TRUE(imported.weightsLoaded);
+  ASSERT_EQ(imported.model->inputShapes(),
+            (std::vector<Shape>{{28, 28, 1}, {784}}));
+  const FashionMnist &data = e2e::fashionMnist();
+  BatchIterator batches(data.train, 32, /*shuffle=*/false, /*seed=*/0);
+  batches.startEpoch(0);
+  NDArray x, y;
+  batches.batch(0, x, y);
+  std::vector<Tensor> out = imported.model->call(
+      {Tensor(x), Tensor(x.reshaped({32, 784}))}, CallContext{});
+  ASSERT_EQ(out.size(), 1u);
+  double worst =
+      comparePredict(out[0].array(), *record.getArray("predict"), "two_inputs");
+  std::printf("[ keras ] two_inputs (eager): predict error %.2e\n", worst);
+
+  mlir::MLIRContext ctx;
+  auto module = traceForward(ctx, *imported.model);
+  auto forward = module->lookupSymbol<mlir::func::FuncOp>("forward");
+  ASSERT_TRUE(forward);
+  int inputs = 0;
+  for (unsigned i = 0; i < forward.getNumArguments(); ++i)
+    inputs += forward.getArgAttr(i, "kc.input") ? 1 : 0;
+  EXPECT_EQ(inputs, 2);
+
+  // @forward(params..., image, pixels), interpreted and compiled.
+  std::vector<NDArray> args;
+  for (const Parameter &p : imported.model->parameters())
+    args.push_back(p.value);
+  args.push_back(x);
+  args.push_back(x.reshaped({32, 784}));
+  Interpreter interpreter;
+  double worstInterpreted =
+      comparePredict(interpreter.run(forward, args)[0],
+                     *record.getArray("predict"), "two_inputs interpreted");
+  CompiledFunction compiled = CompiledFunction::compile(*module, "forward");
+  double worstCompiled =
+      comparePredict(compiled.run(args)[0], *record.getArray("predict"),
+                     "two_inputs compiled");
+  std::printf("[ keras ] two_inputs (@forward): predict error %.2e "
+              "interpreted, %.2e compiled\n",
+              worstInterpreted, worstCompiled);
+}
+
+/// One epoch of merging.keras from Keras's weights, compiled and
+/// interpreted, through the Trainer (fit + evaluate).
+TEST(LayerOneEpoch, MergingModelCompiledMatchesInterpreter) {
+  const FashionMnist &data = e2e::fashionMnist();
+  double accuracy[2];
+  for (int k = 0; k < 2; ++k) {
+    keras::ImportedModel imported =
+        keras::importKerasArchive(fixture("merging.keras"));
+    TrainingConfig o;
+    o.metrics = {"accuracy"};
+    o.mode = k == 0 ? ExecMode::Compiled : ExecMode::Interpreted;
+    Trainer trainer(*imported.model, o);
+    FitOptions fit;
+    fit.epochs = 1;
+    fit.batchSize = 32;
+    fit.verbose = 0;
+    trainer.fit(data.train, fit);
+    accuracy[k] = trainer.evaluate(data.test).at("accuracy");
+    std::printf("[ e2e ] merging 1 epoch %s: test accuracy %.4f\n",
+                execModeName(o.mode), accuracy[k]);
+  }
+  EXPECT_GE(accuracy[0], 0.82);
+  EXPECT_GE(accuracy[1], 0.82);
+  EXPECT_LE(std::abs(accuracy[0] - accuracy[1]), 0.005);
+}
+
+} // namespace

@@ -1,0 +1,190 @@
+//===- ActivationGradientsTest.cpp - gradients of composed layers ---------===//
+//
+// Keras's activations and the padding, cropping, upsampling, merging and
+// global pooling layers are compositions of kc ops (frontend/ops/
+// Activations.cpp, frontend/layers/). Each is traced here in f64 into
+// @f(x, R) = sum(layer(x) * R) and its gradient, built by autodiff from
+// the pieces' rules, is checked against central differences. Inputs stay
+// away from the kinks (0, relu6's 6, hard_sigmoid's -3 and 3, ReLU's
+// threshold and max_value).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tests/unit/autodiff/GradCheck.h"
+
+#include "frontend/Layers.h"
+#include "frontend/Ops.h"
+#include "frontend/Trace.h"
+#include "ir/KcDialect.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "gtest/gtest.h"
+
+#include <functional>
+
+using namespace kcc;
+using namespace kcc::test;
+
+namespace {
+
+using Fn = std::function<Tensor(const std::vector<Tensor> &)>;
+
+/// Traces @f(x0.., R) = sum(fn(x0..) * R) over f64 inputs of `shapes`
+/// (R has fn's result shape) and checks the gradients of the x's.
+GradCheckResult checkTraced(const std::vector<Shape> &shapes, const Fn &fn,
+                            const std::vector<NDArray> &inputs,
+                            const Shape &resultShape) {
+  mlir::MLIRContext ctx;
+  loadDialects(ctx);
+  mlir::OpBuilder b(&ctx);
+  mlir::Location loc = b.getUnknownLoc();
+  mlir::OwningOpRef<mlir::ModuleOp> module = mlir::ModuleOp::create(loc);
+  b.setInsertionPointToEnd(module->getBody());
+  llvm::SmallVector<mlir::Type> argTypes;
+  for (const Shape &s : shapes)
+    argTypes.push_back(toTensorType(&ctx, s, DType::F64));
+  argTypes.push_back(toTensorType(&ctx, resultShape, DType::F64));
+  auto f = b.create<mlir::func::FuncOp>(
+      loc, "f",
+      b.getFunctionType(argTypes, {toTensorType(&ctx, {}, DType::F64)}));
+  mlir::Block *entry = f.addEntryBlock();
+  b.setInsertionPointToStart(entry);
+  {
+    TraceContext tc(b);
+    std::vector<Tensor> xs;
+    for (size_t i = 0; i < shapes.size(); ++i)
+      xs.push_back(
+          Tensor::traced(entry->getArgument(i), shapes[i], DType::F64));
+    Tensor r = Tensor::traced(entry->getArgument(shapes.size()), resultShape,
+                              DType::F64);
+    Tensor y = fn(xs);
+    EXPECT_EQ(y.shape(), resultShape);
+    std::vector<int64_t> all;
+    for (int64_t d = 0; d < y.rank(); ++d)
+      all.push_back(d);
+    Tensor loss = ops::reduceSum(ops::mul(y, r), all);
+    b.create<mlir::func::ReturnOp>(loc, loss.value());
+  }
+  std::vector<NDArray> args = inputs;
+  args.push_back(uniform(resultShape, -1, 1, 99));
+  return checkGradients(*module, args, static_cast<int>(shapes.size()));
+}
+
+GradCheckResult checkUnary(const std::function<Tensor(const Tensor &)> &fn,
+                           const NDArray &x) {
+  return checkTraced(
+      {x.shape()}, [&](const std::vector<Tensor> &xs) { return fn(xs[0]); },
+      {x}, x.shape());
+}
+
+const Shape kShape = {4, 5};
+
+struct Case {
+  const char *name;
+  std::function<Tensor(const Tensor &)> fn;
+};
+
+TEST(ActivationGradients, EveryActivationMatchesCentralDifferences) {
+  // |x| in [0.1, 2.9): both sides of 0, inside hard_sigmoid's (-3, 3).
+  NDArray x = awayFromZero(kShape, 0.1, 2.9, 7);
+  const Case cases[] = {
+      {"elu", [](const Tensor &t) { return ops::elu(t); }},
+      {"elu(0.5)", [](const Tensor &t) { return ops::elu(t, 0.5); }},
+      {"selu", [](const Tensor &t) { return ops::selu(t); }},
+      {"gelu", [](const Tensor &t) { return ops::gelu(t); }},
+      {"gelu(approximate)", [](const Tensor &t) { return ops::gelu(t, true); }},
+      {"silu", [](const Tensor &t) { return ops::silu(t); }},
+      {"softplus", [](const Tensor &t) { return ops::softplus(t); }},
+      {"softsign", [](const Tensor &t) { return ops::softsign(t); }},
+      {"hard_sigmoid", [](const Tensor &t) { return ops::hardSigmoid(t); }},
+      {"hard_silu", [](const Tensor &t) { return ops::hardSilu(t); }},
+      {"relu6", [](const Tensor &t) { return ops::relu6(t); }},
+      {"exponential",
+       [](const Tensor &t) { return ops::activation(t, "exponential"); }},
+      {"log_softmax",
+       [](const Tensor &t) { return ops::activation(t, "log_softmax"); }},
+      {"mish", [](const Tensor &t) { return ops::mish(t); }},
+      {"leaky_relu", [](const Tensor &t) { return ops::leakyRelu(t, 0.2); }},
+      {"relu(slope 0.1, max 2, threshold 0.5)",
+       [](const Tensor &t) { return ops::kerasRelu(t, 0.1, 2.0, 0.5); }},
+      {"relu(max 6)",
+       [](const Tensor &t) { return ops::kerasRelu(t, 0.0, 6.0, 0.0); }},
+      {"relu(slope 0.2, threshold 1.5)",
+       [](const Tensor &t) {
+         return ops::kerasRelu(t, 0.2, std::nullopt, 1.5);
+       }},
+  };
+  for (const Case &c : cases) {
+    SCOPED_TRACE(c.name);
+    EXPECT_GRADIENTS_MATCH(checkUnary(c.fn, x));
+  }
+}
+
+TEST(ActivationGradients, SoftplusAndEluStayFiniteFarOut) {
+  // exp(-|x|) and exp(min(x, 0)) keep the discarded branches finite: no
+  // 0 * inf = NaN reaches the gradient at |x| = 800.
+  NDArray x =
+      NDArray::fromVector({4}, {-800.0, -30.0, 30.0, 800.0}, DType::F64);
+  EXPECT_GRADIENTS_MATCH(
+      checkUnary([](const Tensor &t) { return ops::softplus(t); }, x));
+  EXPECT_GRADIENTS_MATCH(
+      checkUnary([](const Tensor &t) { return ops::elu(t); }, x));
+  EXPECT_GRADIENTS_MATCH(
+      checkUnary([](const Tensor &t) { return ops::mish(t); }, x));
+}
+
+TEST(ActivationGradients, PReLUAlphaAndInput) {
+  // relu(x) - alpha * relu(-x), alpha broadcast along the batch.
+  NDArray x = awayFromZero(kShape, 0.1, 2, 3);
+  NDArray alpha = uniform({5}, -0.5, 0.5, 4);
+  EXPECT_GRADIENTS_MATCH(checkTraced(
+      {kShape, {5}},
+      [](const std::vector<Tensor> &in) {
+        return ops::add(ops::relu(in[0]),
+                        ops::mul(ops::neg(in[1]), ops::relu(ops::neg(in[0]))));
+      },
+      {x, alpha}, kShape));
+}
+
+GradCheckResult checkLayer(const Layer &layer, const std::vector<Shape> &shapes,
+                           const Shape &resultShape) {
+  std::vector<NDArray> inputs;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    inputs.push_back(awayFromZero(shapes[i], 0.1, 2, 11 + i));
+  return checkTraced(
+      shapes,
+      [&](const std::vector<Tensor> &xs) {
+        return xs.size() == 1 ? layer(xs[0]) : layer(xs);
+      },
+      inputs, resultShape);
+}
+
+TEST(ActivationGradients, LayoutAndPoolingLayers) {
+  const Shape img = {2, 3, 4, 2};
+  EXPECT_GRADIENTS_MATCH(
+      checkLayer(ZeroPadding2D(Sides2({1, 2}, {0, 3})), {img}, {2, 6, 7, 2}));
+  EXPECT_GRADIENTS_MATCH(
+      checkLayer(Cropping2D(Sides2({1, 0}, {1, 2})), {img}, {2, 2, 1, 2}));
+  EXPECT_GRADIENTS_MATCH(
+      checkLayer(UpSampling2D(Size2(2, 3)), {img}, {2, 6, 12, 2}));
+  EXPECT_GRADIENTS_MATCH(checkLayer(GlobalAveragePooling2D(), {img}, {2, 2}));
+  EXPECT_GRADIENTS_MATCH(
+      checkLayer(GlobalMaxPooling2D(/*keepdims=*/true), {img}, {2, 1, 1, 2}));
+  EXPECT_GRADIENTS_MATCH(
+      checkLayer(Concatenate(2), {img, {2, 3, 1, 2}}, {2, 3, 5, 2}));
+}
+
+TEST(ActivationGradients, MergeLayers) {
+  const Shape s = {3, 4};
+  EXPECT_GRADIENTS_MATCH(checkLayer(Multiply(), {s, s, s}, s));
+  EXPECT_GRADIENTS_MATCH(checkLayer(Subtract(), {s, s}, s));
+  EXPECT_GRADIENTS_MATCH(checkLayer(Average(), {s, s, s}, s));
+  // Broadcast along a dim of 1, as Keras's merge layers allow.
+  EXPECT_GRADIENTS_MATCH(checkLayer(Multiply(), {s, {3, 1}}, s));
+  // Distinct seeds keep maximum and minimum away from ties.
+  EXPECT_GRADIENTS_MATCH(checkLayer(Maximum(), {s, s}, s));
+  EXPECT_GRADIENTS_MATCH(checkLayer(Minimum(), {s, s}, s));
+}
+
+} // namespace

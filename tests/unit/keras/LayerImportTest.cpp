@@ -1,0 +1,158 @@
+//===- LayerImportTest.cpp - activation, merge and image layers -----------===//
+//
+// The layers of make_layer_fixtures.py's archives, and their Keras 2
+// spellings: an archive and the same model written with kcc's C++ API
+// trace to the identical module; Keras 2's LeakyReLU(alpha) imports as
+// Keras 3's negative_slope; values kcc cannot honour are errors naming
+// the field.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KerasTestUtil.h"
+
+using namespace kcc;
+using namespace kcc::keras_test;
+using ::testing::HasSubstr;
+namespace json = llvm::json;
+
+namespace {
+
+std::string importError(const std::string &text) {
+  return errorOf([&] { keras::importModelJson(text, "bad.json"); });
+}
+
+/// vision.keras as kcc's C++ API writes it, named as Keras named it.
+std::unique_ptr<Model> visionInCpp() {
+  Tensor x = Input({28, 28, 1});
+  Tensor h = ZeroPadding2D(Sides2({1, 2}, {2, 1})).named("zero_padding2d")(x);
+  h = Conv2D(16, 3, 1, "valid", "relu").named("conv2d")(h);
+  h = Cropping2D(Sides2({1, 0}, {0, 1})).named("cropping2d")(h);
+  Tensor p = MaxPooling2D(2).named("max_pooling2d")(h);
+  Tensor u = UpSampling2D(Size2(2, 1)).named("up_sampling2d")(p);
+  Tensor v = Conv2D(16, 3, 1, "same", "relu").named("conv2d_1")(u);
+  Tensor w = Concatenate(2).named("concatenate")({v, u});
+  w = ZeroPadding2D(1).named("zero_padding2d_1")(w);
+  w = Cropping2D(2).named("cropping2d_1")(w);
+  std::vector<Tensor> g = {
+      GlobalAveragePooling2D().named("global_average_pooling2d")(w),
+      GlobalMaxPooling2D().named("global_max_pooling2d")(w),
+      Flatten().named("flatten")(
+          GlobalAveragePooling2D(true).named("global_average_pooling2d_1")(w)),
+      Flatten().named("flatten_1")(
+          GlobalMaxPooling2D(true).named("global_max_pooling2d_1")(p)),
+      Flatten().named("flatten_2")(MaxPooling2D(4).named("max_pooling2d_1")(
+          UpSampling2D(1).named("up_sampling2d_1")(p)))};
+  Tensor y = Dense(10).named("dense")(Concatenate().named("concatenate_1")(g));
+  return std::make_unique<Model>(x, y, "vision");
+}
+
+TEST(KerasLayerImport, VisionArchiveTracesToTheCppModel) {
+  keras::ImportedModel m = keras::importKerasArchive(fixture("vision.keras"));
+  EXPECT_TRUE(m.weightsLoaded);
+  std::string imported = traceText(*m.model);
+  EXPECT_EQ(imported, traceText(*visionInCpp()));
+  // Padding is a concat with zeros, cropping a slice, upsampling a
+  // broadcast, global pooling a reduction: no op of their own.
+  EXPECT_NE(imported.find("kc.concat"), std::string::npos);
+  EXPECT_NE(imported.find("kc.slice"), std::string::npos);
+  EXPECT_NE(imported.find("kc.broadcast_to"), std::string::npos);
+  EXPECT_NE(imported.find("kc.reduce_max"), std::string::npos);
+  EXPECT_NE(imported.find("kc.reduce_mean"), std::string::npos);
+}
+
+TEST(KerasLayerImport, ActivationAndMergeArchivesImportWithTheirWeights) {
+  keras::ImportedModel a =
+      keras::importKerasArchive(fixture("activations.keras"));
+  EXPECT_TRUE(a.weightsLoaded);
+  // PReLU's alpha is a trainable weight of the input's shape; shared_axes
+  // [1] makes it [1].
+  EXPECT_EQ(a.model->getLayer("p_re_lu").getWeights()[0].shape(), (Shape{8}));
+  EXPECT_EQ(a.model->getLayer("p_re_lu_1").getWeights()[0].shape(), (Shape{1}));
+  keras::ImportedModel m = keras::importKerasArchive(fixture("merging.keras"));
+  EXPECT_TRUE(m.weightsLoaded);
+  std::string text = traceText(*m.model);
+  for (const char *op : {"kc.sub", "kc.mul", "kc.div", "kc.max", "kc.min"})
+    EXPECT_NE(text.find(op), std::string::npos) << op;
+}
+
+/// mlp_keras2.json (tf.keras 2) with `layer` inserted after the first Dense.
+std::string keras2MlpWith(json::Object layer) {
+  json::Value spec = readJson("mlp_keras2.json");
+  json::Array &layers =
+      *spec.getAsObject()->getObject("config")->getArray("layers");
+  layers.insert(layers.begin() + 3, json::Value(std::move(layer)));
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << spec;
+  return text;
+}
+
+TEST(KerasLayerImport, Keras2LeakyReLUAlphaIsTheNegativeSlope) {
+  std::string text = keras2MlpWith(
+      json::Object{{"class_name", "LeakyReLU"},
+                   {"config", json::Object{{"name", "leaky_re_lu"},
+                                           {"trainable", true},
+                                           {"dtype", "float32"},
+                                           {"alpha", 0.125}}}});
+  keras::ImportedModel m = keras::importModelJson(text, "keras2.json");
+  EXPECT_EQ(m.kerasMajorVersion, 2);
+  Sequential cpp({Input({28, 28, 1}), Flatten(), Dense(128, "relu"),
+                  LeakyReLU(0.125), Dense(64, "relu"), Dense(10, "softmax")},
+                 "mlp");
+  EXPECT_EQ(traceText(*m.model), traceText(cpp));
+  EXPECT_NE(traceText(cpp),
+            traceText(*std::make_unique<Sequential>(
+                std::vector<SequentialEntry>{
+                    Input({28, 28, 1}), Flatten(), Dense(128, "relu"),
+                    LeakyReLU(), Dense(64, "relu"), Dense(10, "softmax")},
+                "mlp")));
+}
+
+TEST(KerasLayerImport, ValuesKccCannotHonourAreErrors) {
+  // tf.keras 2's hard_sigmoid is another function than Keras 3's.
+  std::string hard =
+      replaceOnce(readText("mlp_keras2.json"), "\"activation\": \"relu\"",
+                  "\"activation\": \"hard_sigmoid\"");
+  EXPECT_THAT(importError(hard),
+              HasSubstr("activation 'hard_sigmoid' of a Keras 2 spec is not "
+                        "supported"));
+  std::string bilinear = keras2MlpWith(json::Object{
+      {"class_name", "UpSampling2D"},
+      {"config", json::Object{{"name", "up"}, {"interpolation", "bilinear"}}}});
+  EXPECT_THAT(importError(bilinear),
+              HasSubstr("layer 'up' (UpSampling2D): interpolation 'bilinear' "
+                        "is not supported (only nearest)"));
+  std::string padding = keras2MlpWith(json::Object{
+      {"class_name", "ZeroPadding2D"},
+      {"config",
+       json::Object{{"name", "pad"}, {"padding", json::Array{1, 2, 3}}}}});
+  EXPECT_THAT(importError(padding),
+              HasSubstr("config.padding: layer 'pad' (ZeroPadding2D): "
+                        "'padding' must be an int, [h, w] or [[top, bottom], "
+                        "[left, right]]"));
+  std::string regularized = keras2MlpWith(json::Object{
+      {"class_name", "PReLU"},
+      {"config", json::Object{{"name", "p"}, {"alpha_regularizer", "l2"}}}});
+  EXPECT_THAT(importError(regularized),
+              HasSubstr("'alpha_regularizer' is not supported"));
+  std::string negative = keras2MlpWith(json::Object{
+      {"class_name", "ReLU"},
+      {"config", json::Object{{"name", "r"}, {"threshold", -1.0}}}});
+  EXPECT_THAT(importError(negative),
+              HasSubstr("config.threshold: layer 'r' (ReLU): 'threshold' "
+                        "must be a finite number >= 0"));
+}
+
+TEST(KerasLayerImport, UnsupportedClassesListWhatIsSupported) {
+  std::string text = keras2MlpWith(
+      json::Object{{"class_name", "BatchNormalization"},
+                   {"config", json::Object{{"name", "batch_normalization"}}}});
+  std::string msg = importError(text);
+  EXPECT_THAT(msg, HasSubstr("layer class 'BatchNormalization' is not "
+                             "supported (kcc imports InputLayer, Dense"));
+  for (const char *cls : {"GlobalAveragePooling2D", "ZeroPadding2D", "PReLU",
+                          "Concatenate", "Minimum"})
+    EXPECT_THAT(msg, HasSubstr(cls));
+}
+
+} // namespace
