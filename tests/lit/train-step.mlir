@@ -22,8 +22,8 @@ func.func @forward(%w: tensor<3x2xf32> {kc.name = "dense/kernel", kc.trainable =
 // CHECK-LABEL: func.func @train_step(
 // CHECK-SAME: %[[W:[a-z0-9]+]]: tensor<3x2xf32> {kc.name = "dense/kernel", kc.trainable = true}
 // CHECK-SAME: %[[B:[a-z0-9]+]]: tensor<2xf32> {kc.name = "dense/bias", kc.trainable = true}
-// ADAM-SAME: tensor<3x2xf32> {kc.name = "adam/m/dense/kernel"}, %{{.*}}: tensor<3x2xf32> {kc.name = "adam/v/dense/kernel"}
-// ADAM-SAME: tensor<2xf32> {kc.name = "adam/m/dense/bias"}, %{{.*}}: tensor<2xf32> {kc.name = "adam/v/dense/bias"}
+// ADAM-SAME: tensor<3x2xf32> {kc.name = "adam/momentum/dense/kernel"}, %{{.*}}: tensor<3x2xf32> {kc.name = "adam/velocity/dense/kernel"}
+// ADAM-SAME: tensor<2xf32> {kc.name = "adam/momentum/dense/bias"}, %{{.*}}: tensor<2xf32> {kc.name = "adam/velocity/dense/bias"}
 // SGD-SAME: tensor<3x2xf32> {kc.name = "sgd/momentum/dense/kernel"}, %{{.*}}: tensor<2xf32> {kc.name = "sgd/momentum/dense/bias"}
 // RMS-SAME: tensor<3x2xf32> {kc.name = "rmsprop/velocity/dense/kernel"}, %{{.*}}: tensor<2xf32> {kc.name = "rmsprop/velocity/dense/bias"}
 // CHECK-SAME: %[[ITER:[a-z0-9]+]]: tensor<i64> {kc.name = "iterations"}
@@ -82,7 +82,7 @@ func.func @forward(%w: tensor<3x2xf32> {kc.name = "dense/kernel", kc.trainable =
 // CHECK-LABEL: func.func @train_step(
 // CHECK-SAME: %[[W:[a-z0-9]+]]: tensor<3x2xf32> {kc.name = "dense/kernel", kc.trainable = true}
 // CHECK-SAME: %[[S:[a-z0-9]+]]: tensor<2xf32> {kc.name = "norm/moving_mean", kc.trainable = false}
-// ADAM-SAME: {kc.name = "adam/m/dense/kernel"}, %{{.*}}: tensor<3x2xf32> {kc.name = "adam/v/dense/kernel"}, %[[ITER:[a-z0-9]+]]: tensor<i64> {kc.name = "iterations"}
+// ADAM-SAME: {kc.name = "adam/momentum/dense/kernel"}, %{{.*}}: tensor<3x2xf32> {kc.name = "adam/velocity/dense/kernel"}, %[[ITER:[a-z0-9]+]]: tensor<i64> {kc.name = "iterations"}
 // SGD-SAME: {kc.name = "sgd/momentum/dense/kernel"}, %[[ITER:[a-z0-9]+]]: tensor<i64> {kc.name = "iterations"}
 // RMS-SAME: {kc.name = "rmsprop/velocity/dense/kernel"}, %[[ITER:[a-z0-9]+]]: tensor<i64> {kc.name = "iterations"}
 // CHECK-SAME: -> (

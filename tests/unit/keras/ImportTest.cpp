@@ -91,7 +91,7 @@ TEST(KerasImport, CompileConfigOfArchiveAndLegacyH5) {
   EXPECT_EQ(opt.kind, OptimizerKind::Adam);
   EXPECT_NEAR(*opt.learningRate, 1e-3, 1e-9);
   EXPECT_DOUBLE_EQ(opt.beta1, 0.9);
-  EXPECT_DOUBLE_EQ(opt.beta2, 0.999);
+  EXPECT_DOUBLE_EQ(opt.resolvedBeta2(), 0.999);
   EXPECT_DOUBLE_EQ(opt.epsilon, 1e-7);
   EXPECT_EQ(cnn.training->loss.kind, LossKind::SparseCategoricalCrossentropy);
   EXPECT_TRUE(cnn.training->loss.fromLogits);
