@@ -4,6 +4,14 @@
 // kc-train-pipeline takes the pass's own options.
 // RUN: kcc-opt %s --split-input-file --kc-train-pipeline="loss=sparse_categorical_crossentropy optimizer=sgd momentum=0.9" | FileCheck %s --check-prefix=PIPE
 // PIPE: kc.train_step = {{.*}}optimizer = "sgd", optimizer_state = 2 : i64
+// Nadam's optimizer-wide u_product follows the per-param slots and starts
+// at 1; a schedule is recorded for the runtime.
+// RUN: kcc-opt %s --split-input-file --kc-build-train-step="optimizer=nadam lr-schedule=ExponentialDecay(initial_learning_rate=0.1,decay_steps=2,decay_rate=0.5)" | FileCheck %s --check-prefix=NADAM
+// NADAM-LABEL: func.func @train_step(
+// NADAM-SAME: {kc.name = "nadam/velocity/dense/bias"}, %{{.*}}: tensor<f32> {kc.name = "nadam/u_product"}
+// NADAM-SAME: lr_schedule = "ExponentialDecay(initial_learning_rate=0.1,decay_steps=2,decay_rate=0.5,staircase=false)"
+// NADAM-SAME: optimizer = "nadam", optimizer_state = 5 : i64
+// NADAM-SAME: state_init = array<f64: 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 1.000000e+00>
 
 // A dense softmax classifier: every param trainable.
 
