@@ -76,8 +76,8 @@ public:
 
   /// An elementwise comparison: an i1 tensor of `l`'s shape.
   mlir::Value compare(kc::CompareDirection dir, mlir::Value l, mlir::Value r) {
-    return b.create<kc::CompareOp>(loc, typeOf(l).clone(b.getI1Type()), dir,
-                                   l, r);
+    return b.create<kc::CompareOp>(loc, typeOf(l).clone(b.getI1Type()), dir, l,
+                                   r);
   }
   /// `cond ? t : f`, element by element.
   mlir::Value select(mlir::Value cond, mlir::Value t, mlir::Value f) {
@@ -92,9 +92,9 @@ public:
     llvm::SmallVector<int64_t> axes;
     for (int64_t i = 0; i < t.getRank(); ++i)
       axes.push_back(i);
-    return b.create<kc::ReduceSumOp>(
-        loc, t.clone(llvm::ArrayRef<int64_t>{}), x,
-        b.getDenseI64ArrayAttr(axes), b.getBoolAttr(false));
+    return b.create<kc::ReduceSumOp>(loc, t.clone(llvm::ArrayRef<int64_t>{}), x,
+                                     b.getDenseI64ArrayAttr(axes),
+                                     b.getBoolAttr(false));
   }
 
   /// Sum over the last axis, dropping it (or keeping it as size 1).

@@ -46,18 +46,28 @@ const ScheduleField kFields[] = {
       SK::CosineDecay},
      &LRS::decaySteps},
     {"first_decay_steps", {SK::CosineDecayRestarts}, &LRS::decaySteps},
-    {"decay_rate", {SK::ExponentialDecay, SK::InverseTimeDecay},
+    {"decay_rate",
+     {SK::ExponentialDecay, SK::InverseTimeDecay},
      &LRS::decayRate},
-    {"staircase", {SK::ExponentialDecay, SK::InverseTimeDecay}, nullptr,
+    {"staircase",
+     {SK::ExponentialDecay, SK::InverseTimeDecay},
+     nullptr,
      &LRS::staircase},
-    {"boundaries", {SK::PiecewiseConstantDecay}, nullptr, nullptr,
+    {"boundaries",
+     {SK::PiecewiseConstantDecay},
+     nullptr,
+     nullptr,
      &LRS::boundaries},
     {"values", {SK::PiecewiseConstantDecay}, nullptr, nullptr, &LRS::values},
     {"end_learning_rate", {SK::PolynomialDecay}, &LRS::endLearningRate},
     {"power", {SK::PolynomialDecay}, &LRS::power},
     {"cycle", {SK::PolynomialDecay}, nullptr, &LRS::cycle},
     {"alpha", {SK::CosineDecay, SK::CosineDecayRestarts}, &LRS::alpha},
-    {"warmup_target", {SK::CosineDecay}, nullptr, nullptr, nullptr,
+    {"warmup_target",
+     {SK::CosineDecay},
+     nullptr,
+     nullptr,
+     nullptr,
      &LRS::warmupTarget},
     {"warmup_steps", {SK::CosineDecay}, &LRS::warmupSteps},
     {"t_mul", {SK::CosineDecayRestarts}, &LRS::tMul},
@@ -83,8 +93,8 @@ llvm::Expected<double> parseNumber(llvm::StringRef field,
                                    llvm::StringRef text) {
   double v;
   if (text.trim().getAsDouble(v))
-    return makeError("lr schedule field '" + field + "' expects a number, got '" +
-                     text + "'");
+    return makeError("lr schedule field '" + field +
+                     "' expects a number, got '" + text + "'");
   return v;
 }
 
@@ -149,8 +159,8 @@ std::string LearningRateSchedule::str() const {
     else if (f.flag)
       value = this->*f.flag ? "true" : "false";
     else if (f.list)
-      value = "[" +
-              llvm::join(llvm::map_range(this->*f.list, number), ",") + "]";
+      value =
+          "[" + llvm::join(llvm::map_range(this->*f.list, number), ",") + "]";
     else if (!(this->*f.optional))
       continue; // unset: the default, None
     else
@@ -231,20 +241,22 @@ llvm::Error LearningRateSchedule::validate() const {
         return e;
     return llvm::Error::success();
   }
-  if (llvm::Error e = checkFinite(name, "initial_learning_rate",
-                                  initialLearningRate))
+  if (llvm::Error e =
+          checkFinite(name, "initial_learning_rate", initialLearningRate))
     return e;
-  if (llvm::Error e = checkPositive(
-          name,
-          kind == ScheduleKind::CosineDecayRestarts ? "first_decay_steps"
-                                                    : "decay_steps",
-          decaySteps))
+  if (llvm::Error e = checkPositive(name,
+                                    kind == ScheduleKind::CosineDecayRestarts
+                                        ? "first_decay_steps"
+                                        : "decay_steps",
+                                    decaySteps))
     return e;
-  for (auto [field, value] :
-       {std::pair{"decay_rate", decayRate}, {"end_learning_rate",
-                                             endLearningRate},
-        {"power", power}, {"alpha", alpha}, {"warmup_steps", warmupSteps},
-        {"t_mul", tMul}, {"m_mul", mMul}})
+  for (auto [field, value] : {std::pair{"decay_rate", decayRate},
+                              {"end_learning_rate", endLearningRate},
+                              {"power", power},
+                              {"alpha", alpha},
+                              {"warmup_steps", warmupSteps},
+                              {"t_mul", tMul},
+                              {"m_mul", mMul}})
     if (llvm::Error e = checkFinite(name, field, value))
       return e;
   if (warmupTarget)

@@ -96,8 +96,7 @@ std::vector<unsigned> kerasStateOrder(const OptimizerConfig &config,
 
 StepScalars buildStepScalars(OpBuilder &b, Location loc,
                              const OptimizerConfig &config, Value iterations,
-                             Value lr, Type floatType,
-                             ValueRange globalState) {
+                             Value lr, Type floatType, ValueRange globalState) {
   KcEmitter e(b, loc);
   StepScalars s;
   s.lr = config.schedule ? buildScheduledLearningRate(b, loc, *config.schedule,
@@ -233,8 +232,8 @@ ParamUpdate buildUpdate(OpBuilder &b, Location loc,
   }
   case OptimizerKind::Adagrad: {
     Value acc = e.add(slots[0], e.mul(grad, grad));
-    u.param = e.sub(param, e.div(e.mul(lr(), grad),
-                                 e.sqrt(e.add(acc, config.epsilon))));
+    u.param = e.sub(
+        param, e.div(e.mul(lr(), grad), e.sqrt(e.add(acc, config.epsilon))));
     u.slots = {acc};
     return u;
   }
@@ -244,14 +243,13 @@ ParamUpdate buildUpdate(OpBuilder &b, Location loc,
     Value m = e.add(slots[0], e.mul(e.sub(grad, slots[0]), b1));
     Value v = e.add(slots[1], e.mul(e.sub(e.mul(grad, grad), slots[1]), b2));
     Value one = e.scalar(ft, 1.0);
-    Value mHat = e.add(
-        e.div(e.mul(bcast(scalars.uT1), m),
-              bcast(e.sub(one, scalars.uProduct1))),
-        e.div(e.mul(bcast(e.sub(one, scalars.uT)), grad),
-              bcast(e.sub(one, scalars.uProduct))));
+    Value mHat = e.add(e.div(e.mul(bcast(scalars.uT1), m),
+                             bcast(e.sub(one, scalars.uProduct1))),
+                       e.div(e.mul(bcast(e.sub(one, scalars.uT)), grad),
+                             bcast(e.sub(one, scalars.uProduct))));
     Value vHat = e.div(v, bcast(e.sub(one, scalars.beta2Power)));
-    u.param = e.sub(param, e.div(e.mul(mHat, lr()),
-                                 e.add(e.sqrt(vHat), config.epsilon)));
+    u.param = e.sub(
+        param, e.div(e.mul(mHat, lr()), e.add(e.sqrt(vHat), config.epsilon)));
     u.slots = {m, v};
     return u;
   }
@@ -266,7 +264,8 @@ ParamUpdate buildUpdate(OpBuilder &b, Location loc,
     return u;
   }
   case OptimizerKind::Lion: {
-    double b1 = roundTo(ft, config.beta1), b2 = roundTo(ft, config.resolvedBeta2());
+    double b1 = roundTo(ft, config.beta1),
+           b2 = roundTo(ft, config.resolvedBeta2());
     Value direction = e.add(e.mul(slots[0], b1), e.mul(grad, oneMinus(ft, b1)));
     u.param = e.sub(param, e.mul(lr(), sign(e, direction)));
     u.slots = {e.add(e.mul(slots[0], b2), e.mul(grad, oneMinus(ft, b2)))};

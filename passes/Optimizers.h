@@ -70,13 +70,13 @@ std::vector<unsigned> kerasStateOrder(const OptimizerConfig &config,
 
 /// Values shared by every parameter update of one step.
 struct StepScalars {
-  mlir::Value lr;          ///< rank 0, element type of the params
-  mlir::Value adamAlpha;   ///< lr * sqrt(1 - b2^t) / (1 - b1^t); adam(w)
-  mlir::Value beta1Power;  ///< b1^t; adamax
-  mlir::Value beta2Power;  ///< b2^t; nadam
-  mlir::Value uT, uT1;     ///< nadam: u_t, u_{t+1}
-  mlir::Value uProduct;    ///< nadam: u_product after this step's factor
-  mlir::Value uProduct1;   ///< nadam: uProduct * u_{t+1}
+  mlir::Value lr;         ///< rank 0, element type of the params
+  mlir::Value adamAlpha;  ///< lr * sqrt(1 - b2^t) / (1 - b1^t); adam(w)
+  mlir::Value beta1Power; ///< b1^t; adamax
+  mlir::Value beta2Power; ///< b2^t; nadam
+  mlir::Value uT, uT1;    ///< nadam: u_t, u_{t+1}
+  mlir::Value uProduct;   ///< nadam: u_product after this step's factor
+  mlir::Value uProduct1;  ///< nadam: uProduct * u_{t+1}
   /// The new values of the global slots (globalSlotSpecs order).
   llvm::SmallVector<mlir::Value> globalState;
 };

@@ -117,11 +117,11 @@ Value ScheduleEmitter::piecewise(const LearningRateSchedule &s,
     return e.scalar(f64, std::trunc(s.boundaries[i]));
   };
   Value result = c(0.0);
-  result = e.add(result, e.mul(indicator(CD::LE, step, boundary(0)),
-                               c(s.values.front())));
-  result = e.add(result,
-                 e.mul(indicator(CD::GT, step, boundary(s.boundaries.size() - 1)),
-                       c(s.values.back())));
+  result = e.add(
+      result, e.mul(indicator(CD::LE, step, boundary(0)), c(s.values.front())));
+  result = e.add(
+      result, e.mul(indicator(CD::GT, step, boundary(s.boundaries.size() - 1)),
+                    c(s.values.back())));
   for (size_t i = 0; i + 1 < s.boundaries.size(); ++i) {
     Value inRange = e.mul(indicator(CD::GT, step, boundary(i)),
                           indicator(CD::LE, step, boundary(i + 1)));
@@ -149,8 +149,7 @@ Value ScheduleEmitter::cosine(const LearningRateSchedule &s, Value step) {
   step = e.min(step, e.add(decaySteps, warmupSteps));
   Value warmup =
       e.add(e.mul(e.sub(target, initial), e.div(step, warmupSteps)), initial);
-  Value decay =
-      cosineDecayed(s, e.sub(step, warmupSteps), decaySteps, target);
+  Value decay = cosineDecayed(s, e.sub(step, warmupSteps), decaySteps, target);
   return e.select(e.compare(CD::LT, step, warmupSteps), warmup, decay);
 }
 
@@ -166,15 +165,15 @@ Value ScheduleEmitter::cosineRestarts(const LearningRateSchedule &s,
     fraction = e.sub(fraction, restart);
   } else {
     Value oneMinusT = e.sub(c(1.0), tMul);
-    restart = floor(e.div(e.log(e.sub(c(1.0), e.mul(fraction, oneMinusT))),
-                          e.log(tMul)));
+    restart = floor(
+        e.div(e.log(e.sub(c(1.0), e.mul(fraction, oneMinusT))), e.log(tMul)));
     Value tPow = e.pow(tMul, restart);
     Value sumR = e.div(e.sub(c(1.0), tPow), oneMinusT);
     fraction = e.div(e.sub(fraction, sumR), tPow);
   }
   Value mFac = e.pow(c(s.mMul), restart);
-  Value cosineDecayed = e.mul(e.mul(c(0.5), mFac),
-                              e.add(c(1.0), cos(e.mul(c(M_PI), fraction))));
+  Value cosineDecayed =
+      e.mul(e.mul(c(0.5), mFac), e.add(c(1.0), cos(e.mul(c(M_PI), fraction))));
   Value decayed = e.add(e.mul(e.sub(c(1.0), alpha), cosineDecayed), alpha);
   return e.mul(c(s.initialLearningRate), decayed);
 }
@@ -199,7 +198,8 @@ Value buildCos(OpBuilder &b, Location loc, Value x) {
   Value series = e.splatLike(y2, 1.0);
   for (int k = 7; k >= 1; --k) {
     double divisor = (2.0 * k) * (2.0 * k + 1.0);
-    series = e.sub(e.splatLike(y2, 1.0), e.mul(e.mul(y2, series), 1.0 / divisor));
+    series =
+        e.sub(e.splatLike(y2, 1.0), e.mul(e.mul(y2, series), 1.0 / divisor));
   }
   // cos(x) = cos(|x|) = -sin(|x| - pi/2).
   return e.cast(e.neg(e.mul(y, series)), ft);

@@ -25,13 +25,13 @@ constexpr LossKind kLosses[] = {
     LossKind::SparseCategoricalCrossentropy, LossKind::CategoricalCrossentropy,
     LossKind::BinaryCrossentropy, LossKind::MeanSquaredError};
 constexpr OptimizerKind kOptimizers[] = {
-    OptimizerKind::SGD,     OptimizerKind::Adam,  OptimizerKind::RMSprop,
-    OptimizerKind::AdamW,   OptimizerKind::Adagrad, OptimizerKind::Nadam,
-    OptimizerKind::Adamax,  OptimizerKind::Lion};
+    OptimizerKind::SGD,    OptimizerKind::Adam,    OptimizerKind::RMSprop,
+    OptimizerKind::AdamW,  OptimizerKind::Adagrad, OptimizerKind::Nadam,
+    OptimizerKind::Adamax, OptimizerKind::Lion};
 constexpr ScheduleKind kSchedules[] = {
-    ScheduleKind::ExponentialDecay,   ScheduleKind::PiecewiseConstantDecay,
-    ScheduleKind::InverseTimeDecay,   ScheduleKind::PolynomialDecay,
-    ScheduleKind::CosineDecay,        ScheduleKind::CosineDecayRestarts};
+    ScheduleKind::ExponentialDecay, ScheduleKind::PiecewiseConstantDecay,
+    ScheduleKind::InverseTimeDecay, ScheduleKind::PolynomialDecay,
+    ScheduleKind::CosineDecay,      ScheduleKind::CosineDecayRestarts};
 
 /// "sgd, adam, ..." or "ExponentialDecay, ...": what a parser accepts.
 template <typename Kind, size_t N, typename NameFn>
@@ -140,8 +140,8 @@ llvm::Expected<ScheduleKind> parseScheduleKind(llvm::StringRef name) {
   for (ScheduleKind k : kSchedules)
     if (llvm::StringRef(compact).equals_insensitive(scheduleName(k)))
       return k;
-  return makeError("unknown learning-rate schedule '" + name +
-                   "' (expected " + nameList(kSchedules, scheduleName) + ")");
+  return makeError("unknown learning-rate schedule '" + name + "' (expected " +
+                   nameList(kSchedules, scheduleName) + ")");
 }
 
 llvm::StringRef scheduleName(ScheduleKind kind) {
@@ -240,9 +240,9 @@ llvm::Error TrainingConfig::validate() const {
     return e;
   if (llvm::Error e = checkRange("rho", o.rho, 0, false, 1, "in [0, 1)"))
     return e;
-  if (llvm::Error e = checkRange("initial_accumulator_value",
-                                 o.initialAccumulatorValue, 0, false, inf,
-                                 ">= 0"))
+  if (llvm::Error e =
+          checkRange("initial_accumulator_value", o.initialAccumulatorValue, 0,
+                     false, inf, ">= 0"))
     return e;
   if (llvm::Error e = checkRange("weight_decay", o.resolvedWeightDecay(), 0,
                                  false, inf, ">= 0"))

@@ -94,14 +94,14 @@ struct LearningRateSchedule {
   /// Exponential, InverseTime, Polynomial, Cosine; CosineDecayRestarts's
   /// `first_decay_steps`. Must be > 0.
   double decaySteps = 1;
-  double decayRate = 0.5;  ///< Exponential, InverseTime
-  bool staircase = false;  ///< Exponential, InverseTime
-  std::vector<double> boundaries; ///< PiecewiseConstant (steps)
-  std::vector<double> values;     ///< PiecewiseConstant (one more)
-  double endLearningRate = 0.0001; ///< Polynomial
-  double power = 1.0;              ///< Polynomial
-  bool cycle = false;              ///< Polynomial
-  double alpha = 0.0;              ///< Cosine, CosineDecayRestarts
+  double decayRate = 0.5;             ///< Exponential, InverseTime
+  bool staircase = false;             ///< Exponential, InverseTime
+  std::vector<double> boundaries;     ///< PiecewiseConstant (steps)
+  std::vector<double> values;         ///< PiecewiseConstant (one more)
+  double endLearningRate = 0.0001;    ///< Polynomial
+  double power = 1.0;                 ///< Polynomial
+  bool cycle = false;                 ///< Polynomial
+  double alpha = 0.0;                 ///< Cosine, CosineDecayRestarts
   std::optional<double> warmupTarget; ///< Cosine; unset: no warmup
   double warmupSteps = 0;             ///< Cosine
   double tMul = 2.0;                  ///< CosineDecayRestarts
@@ -139,7 +139,7 @@ struct OptimizerConfig {
   double beta1 = 0.9;    ///< adam, adamw, nadam, adamax, lion
   /// Unset: Keras's default for `kind` (see resolvedBeta2).
   std::optional<double> beta2; ///< adam, adamw, nadam, adamax, lion
-  double epsilon = 1e-7; ///< adam, adamw, rmsprop, adagrad, nadam, adamax
+  double epsilon = 1e-7;       ///< adam, adamw, rmsprop, adagrad, nadam, adamax
   double rho = 0.9;      ///< rmsprop
   double initialAccumulatorValue = 0.1; ///< adagrad
   /// Decoupled weight decay `w -= w * wd * lr` before the update (Keras's

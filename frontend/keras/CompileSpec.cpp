@@ -82,9 +82,9 @@ std::vector<double> readNumbers(const ObjectView &c, llvm::StringRef key) {
 /// class_name and config). An unknown class is a deferred error.
 void readSchedule(const ObjectView &opt, llvm::StringRef key,
                   OptimizerConfig &out, std::string &error) {
-  ObjectView obj = ObjectView::of(opt.reader(), *opt.get(key),
-                                  opt.path().field(key), opt.context(),
-                                  "a number or a learning-rate schedule");
+  ObjectView obj =
+      ObjectView::of(opt.reader(), *opt.get(key), opt.path().field(key),
+                     opt.context(), "a number or a learning-rate schedule");
   std::string cls = obj.getString("class_name");
   checkBuiltin(obj, cls);
   llvm::Expected<ScheduleKind> kind = parseScheduleKind(cls);
@@ -99,8 +99,9 @@ void readSchedule(const ObjectView &opt, llvm::StringRef key,
     s.values = readNumbers(c, "values");
   } else {
     s.initialLearningRate = c.getNumber("initial_learning_rate");
-    s.decaySteps = c.getNumber(
-        s.kind == SK::CosineDecayRestarts ? "first_decay_steps" : "decay_steps");
+    s.decaySteps =
+        c.getNumber(s.kind == SK::CosineDecayRestarts ? "first_decay_steps"
+                                                      : "decay_steps");
   }
   if (s.kind == SK::ExponentialDecay || s.kind == SK::InverseTimeDecay) {
     s.decayRate = c.getNumber("decay_rate");

@@ -17,9 +17,9 @@
 #include "frontend/training/Jit.h"
 #include "passes/Optimizers.h"
 
-#include "gtest/gtest.h"
 #include "llvm/Support/JSON.h"
 #include "llvm/Support/MemoryBuffer.h"
+#include "gtest/gtest.h"
 
 #include <cmath>
 #include <cstdio>

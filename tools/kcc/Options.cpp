@@ -96,9 +96,10 @@ cl::opt<double> clipnorm("clipnorm",
 cl::opt<double> clipvalue("clipvalue",
                           cl::desc("Clip each gradient element to [-v, v]"),
                           cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
-cl::opt<double> globalClipnorm(
-    "global-clipnorm", cl::desc("Clip all gradients to this global L2 norm"),
-    cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<double>
+    globalClipnorm("global-clipnorm",
+                   cl::desc("Clip all gradients to this global L2 norm"),
+                   cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::opt<bool> fromLogits("from-logits",
                          cl::desc("The model's output is logits"),
                          cl::cat(trainStepCategory), KCC_ALL_COMMANDS);

@@ -252,12 +252,13 @@ TEST(Optimizers, AdagradTenStepsMatchReference) {
   const double lr = asF32(0.1), eps = 1e-7;
   RefOptions ref;
   ref.slotInit = 0.1; // initial_accumulator_value
-  trainAndCompare(o, 0.1, 10, 1,
-                  [&](double &w, double g, std::vector<double> &s, int64_t) {
-                    s[0] += g * g;
-                    w -= lr * g / std::sqrt(s[0] + eps);
-                  },
-                  1e-12, ref);
+  trainAndCompare(
+      o, 0.1, 10, 1,
+      [&](double &w, double g, std::vector<double> &s, int64_t) {
+        s[0] += g * g;
+        w -= lr * g / std::sqrt(s[0] + eps);
+      },
+      1e-12, ref);
 }
 
 TEST(Optimizers, NadamTenStepsMatchReference) {
@@ -272,40 +273,43 @@ TEST(Optimizers, NadamTenStepsMatchReference) {
   };
   RefOptions ref;
   ref.globalState = 1; // u_product
-  trainAndCompare(o, 1e-2, 10, 2,
-                  [&](double &w, double g, std::vector<double> &s, int64_t t) {
-                    s[0] += (g - s[0]) * (1 - b1);
-                    s[1] += (g * g - s[1]) * (1 - b2);
-                    double mHat = u(t + 1) * s[0] / (1 - uProduct(t + 1)) +
-                                  (1 - u(t)) * g / (1 - uProduct(t));
-                    double vHat = s[1] / (1 - std::pow(b2, t));
-                    w -= mHat * lr / (std::sqrt(vHat) + eps);
-                  },
-                  1e-12, ref);
+  trainAndCompare(
+      o, 1e-2, 10, 2,
+      [&](double &w, double g, std::vector<double> &s, int64_t t) {
+        s[0] += (g - s[0]) * (1 - b1);
+        s[1] += (g * g - s[1]) * (1 - b2);
+        double mHat = u(t + 1) * s[0] / (1 - uProduct(t + 1)) +
+                      (1 - u(t)) * g / (1 - uProduct(t));
+        double vHat = s[1] / (1 - std::pow(b2, t));
+        w -= mHat * lr / (std::sqrt(vHat) + eps);
+      },
+      1e-12, ref);
 }
 
 TEST(Optimizers, AdamaxTenStepsMatchReference) {
   TrainingConfig o = configFor(OptimizerKind::Adamax);
   const double lr = asF32(1e-2), b1 = 0.9, b2 = 0.999, eps = 1e-7;
-  trainAndCompare(o, 1e-2, 10, 2,
-                  [&](double &w, double g, std::vector<double> &s, int64_t t) {
-                    s[0] += (g - s[0]) * (1 - b1);
-                    s[1] = std::max(b2 * s[1], std::abs(g));
-                    w -= lr * s[0] / ((1 - std::pow(b1, t)) * (s[1] + eps));
-                  },
-                  1e-12);
+  trainAndCompare(
+      o, 1e-2, 10, 2,
+      [&](double &w, double g, std::vector<double> &s, int64_t t) {
+        s[0] += (g - s[0]) * (1 - b1);
+        s[1] = std::max(b2 * s[1], std::abs(g));
+        w -= lr * s[0] / ((1 - std::pow(b1, t)) * (s[1] + eps));
+      },
+      1e-12);
 }
 
 TEST(Optimizers, LionTenStepsMatchReference) {
   TrainingConfig o = configFor(OptimizerKind::Lion);
   const double lr = asF32(1e-3), b1 = 0.9, b2 = 0.99; // b2: Lion's default
-  trainAndCompare(o, 1e-3, 10, 1,
-                  [&](double &w, double g, std::vector<double> &s, int64_t) {
-                    double d = s[0] * b1 + g * (1 - b1);
-                    w -= lr * (d > 0 ? 1 : d < 0 ? -1 : 0);
-                    s[0] = s[0] * b2 + g * (1 - b2);
-                  },
-                  1e-12);
+  trainAndCompare(
+      o, 1e-3, 10, 1,
+      [&](double &w, double g, std::vector<double> &s, int64_t) {
+        double d = s[0] * b1 + g * (1 - b1);
+        w -= lr * (d > 0 ? 1 : d < 0 ? -1 : 0);
+        s[0] = s[0] * b2 + g * (1 - b2);
+      },
+      1e-12);
 }
 
 /// `w -= w * wd * lr` on every param, before the update.
@@ -324,15 +328,16 @@ TEST(Optimizers, AdamWDecaysBeforeTheAdamUpdate) {
   const double lr = asF32(1e-2), b1 = 0.9, b2 = 0.999, eps = 1e-7;
   RefOptions ref;
   ref.before = weightDecay(0.5, [&](int64_t) { return lr; });
-  trainAndCompare(o, 1e-2, 10, 2,
-                  [&](double &w, double g, std::vector<double> &s, int64_t t) {
-                    s[0] += (g - s[0]) * (1 - b1);
-                    s[1] += (g * g - s[1]) * (1 - b2);
-                    double alpha =
-                        lr * std::sqrt(1 - std::pow(b2, t)) / (1 - std::pow(b1, t));
-                    w -= s[0] * alpha / (std::sqrt(s[1]) + eps);
-                  },
-                  1e-12, ref);
+  trainAndCompare(
+      o, 1e-2, 10, 2,
+      [&](double &w, double g, std::vector<double> &s, int64_t t) {
+        s[0] += (g - s[0]) * (1 - b1);
+        s[1] += (g * g - s[1]) * (1 - b2);
+        double alpha =
+            lr * std::sqrt(1 - std::pow(b2, t)) / (1 - std::pow(b1, t));
+        w -= s[0] * alpha / (std::sqrt(s[1]) + eps);
+      },
+      1e-12, ref);
 }
 
 TEST(Optimizers, SgdWeightDecay) {
@@ -341,11 +346,10 @@ TEST(Optimizers, SgdWeightDecay) {
   const double lr = asF32(0.1);
   RefOptions ref;
   ref.before = weightDecay(0.3, [&](int64_t) { return lr; });
-  trainAndCompare(o, 0.1, 10, 0,
-                  [&](double &w, double g, std::vector<double> &, int64_t) {
-                    w -= g * lr;
-                  },
-                  1e-12, ref);
+  trainAndCompare(
+      o, 0.1, 10, 0,
+      [&](double &w, double g, std::vector<double> &, int64_t) { w -= g * lr; },
+      1e-12, ref);
 }
 
 void sgdStep(double &w, double g, std::vector<double> &, int64_t) {
@@ -409,11 +413,12 @@ void checkSchedule(const LearningRateSchedule &schedule,
   o.optimizer.schedule = schedule;
   ASSERT_FALSE(bool(o.validate()));
   // %lr is ignored: pass nonsense.
-  trainAndCompare(o, 123.0, 8, 0,
-                  [&](double &w, double g, std::vector<double> &, int64_t t) {
-                    w -= g * lr(static_cast<double>(t - 1));
-                  },
-                  1e-11);
+  trainAndCompare(
+      o, 123.0, 8, 0,
+      [&](double &w, double g, std::vector<double> &, int64_t t) {
+        w -= g * lr(static_cast<double>(t - 1));
+      },
+      1e-11);
 }
 
 TEST(Schedules, EachKindMatchesKerasFormula) {
@@ -440,7 +445,9 @@ TEST(Schedules, EachKindMatchesKerasFormula) {
   pw.kind = ScheduleKind::PiecewiseConstantDecay;
   pw.boundaries = {1, 4.7}; // Keras compares with int(4.7) = 4
   pw.values = {0.5, 0.2, 0.05};
-  checkSchedule(pw, [](double k) { return k <= 1 ? 0.5 : k <= 4 ? 0.2 : 0.05; });
+  checkSchedule(pw, [](double k) {
+    return k <= 1 ? 0.5 : k <= 4 ? 0.2 : 0.05;
+  });
 
   LearningRateSchedule poly;
   poly.kind = ScheduleKind::PolynomialDecay;
@@ -469,9 +476,8 @@ TEST(Schedules, EachKindMatchesKerasFormula) {
     double c = 0.5 * (1 + std::cos(M_PI * k / steps));
     return from * ((1 - alpha) * c + alpha);
   };
-  checkSchedule(cos, [&](double k) {
-    return decayed(std::min(k, 4.0), 4, 0.5, 0.1);
-  });
+  checkSchedule(
+      cos, [&](double k) { return decayed(std::min(k, 4.0), 4, 0.5, 0.1); });
   cos.warmupTarget = 0.8;
   cos.warmupSteps = 3;
   checkSchedule(cos, [&](double k) {
@@ -513,10 +519,9 @@ TEST(Optimizers, KerasStateOrder) {
   EXPECT_EQ(kerasStateOrder(rms, 2), (std::vector<unsigned>{0, 2, 1, 3}));
   OptimizerConfig nadam;
   nadam.kind = OptimizerKind::Nadam;
-  EXPECT_EQ(kerasStateOrder(nadam, 2),
-            (std::vector<unsigned>{0, 1, 2, 3, 4}));
-  EXPECT_EQ(slotNames(nadam), (llvm::SmallVector<std::string>{"momentum",
-                                                              "velocity"}));
+  EXPECT_EQ(kerasStateOrder(nadam, 2), (std::vector<unsigned>{0, 1, 2, 3, 4}));
+  EXPECT_EQ(slotNames(nadam),
+            (llvm::SmallVector<std::string>{"momentum", "velocity"}));
 }
 
 } // namespace

@@ -61,9 +61,9 @@ public:
     for (unsigned i = 0; i < layout.numOptimizerState; ++i) {
       auto t = mlir::cast<mlir::RankedTensorType>(
           step.getArgument(layout.numParams + i).getType());
-      NDArray a = NDArray::zeros(Shape(t.getShape().begin(),
-                                       t.getShape().end()),
-                                 dtypeOf(t.getElementType()));
+      NDArray a =
+          NDArray::zeros(Shape(t.getShape().begin(), t.getShape().end()),
+                         dtypeOf(t.getElementType()));
       for (int64_t e = 0; e < a.numel(); ++e)
         a.set(e, layout.stateInit[i]);
       state.push_back(std::move(a));

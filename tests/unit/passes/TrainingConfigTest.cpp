@@ -45,9 +45,10 @@ TEST(TrainingConfig, UnknownNamesListWhatIsAccepted) {
             "unknown loss 'hinge' (expected sparse_categorical_crossentropy, "
             "categorical_crossentropy, binary_crossentropy, "
             "mean_squared_error)");
-  EXPECT_EQ(errorOf(parseOptimizer("ftrl")),
-            "unknown optimizer 'ftrl' (expected sgd, adam, rmsprop, adamw, adagrad, "
-            "nadam, adamax, lion)");
+  EXPECT_EQ(
+      errorOf(parseOptimizer("ftrl")),
+      "unknown optimizer 'ftrl' (expected sgd, adam, rmsprop, adamw, adagrad, "
+      "nadam, adamax, lion)");
   EXPECT_EQ(errorOf(parseMetric("accuracy", LossKind::MeanSquaredError)),
             "unknown metric 'accuracy' for loss mean_squared_error (expected "
             "sparse_categorical_accuracy, categorical_accuracy, "
@@ -118,8 +119,8 @@ TEST(TrainingConfig, RoundTripsThroughTheTrainStepOptions) {
 }
 
 TEST(TrainingConfig, NewOptimizersParseAndTakeKerasDefaults) {
-  for (const char *name : {"adamw", "AdamW", "adagrad", "Nadam", "adamax",
-                           "Lion"})
+  for (const char *name :
+       {"adamw", "AdamW", "adagrad", "Nadam", "adamax", "Lion"})
     EXPECT_TRUE(bool(parseOptimizer(name))) << name;
   EXPECT_EQ(errorOf(parseOptimizer("ftrl")),
             "unknown optimizer 'ftrl' (expected sgd, adam, rmsprop, adamw, "
@@ -158,7 +159,8 @@ TEST(TrainingConfig, SchedulesRoundTripThroughTheirTextForm) {
   s.values = {0.1, 0.01, 0.001};
   EXPECT_EQ(s.str(), "PiecewiseConstantDecay(boundaries=[10,20],"
                      "values=[0.1,0.01,0.001])");
-  LearningRateSchedule back = llvm::cantFail(LearningRateSchedule::parse(s.str()));
+  LearningRateSchedule back =
+      llvm::cantFail(LearningRateSchedule::parse(s.str()));
   EXPECT_EQ(back.values, s.values);
   EXPECT_DOUBLE_EQ(back.initialValue(), 0.1);
 
@@ -212,4 +214,3 @@ TEST(TrainingConfig, ScheduleAndClippingTravelThroughTheTrainStepOptions) {
 }
 
 } // namespace
-
