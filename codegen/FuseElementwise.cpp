@@ -89,6 +89,14 @@ bool shouldFuse(OpOperand *fused, bool multiUse) {
     return true;
   if (!multiUse)
     return false;
+  // A rank-0 producer with several users (a step scalar of the optimizer
+  // or of a learning-rate schedule) stays out: fusing it into one user after
+  // another copies the growing fused body each time, and on the scalar DAG
+  // of a cosine schedule with Adam that took minutes. kc-fuse-loops still
+  // groups the scalar loop nests into one kernel.
+  if (auto t = dyn_cast<RankedTensorType>(fused->get().getType());
+      t && t.getRank() == 0)
+    return false;
   auto producerOp = dyn_cast<linalg::GenericOp>(producer);
   auto consumer = dyn_cast<linalg::GenericOp>(fused->getOwner());
   if (!producerOp || !consumer || !allParallel(producerOp) ||

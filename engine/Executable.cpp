@@ -146,8 +146,15 @@ Executable::Executable(std::shared_ptr<mlir::MLIRContext> context,
   for (const NDArray &p : params)
     m.values.params.push_back(p.clone());
   if (f.train) {
-    for (const TensorSpec &s : stateSpecs)
-      m.values.state.push_back(NDArray::zeros(s.shape, s.dtype));
+    // Each state tensor starts where its optimizer starts it (Adagrad's
+    // accumulator, Nadam's u_product), zero otherwise.
+    for (auto [s, init] : llvm::zip_equal(stateSpecs, f.layout->stateInit)) {
+      NDArray a = NDArray::zeros(s.shape, s.dtype);
+      if (init != 0)
+        for (int64_t i = 0, n = a.numel(); i < n; ++i)
+          a.set(i, init);
+      m.values.state.push_back(std::move(a));
+    }
     m.values.iterations = NDArray::scalar(0, DType::I64);
     m.values.lr = NDArray::scalar(
         m.options.learningRate,
@@ -329,6 +336,14 @@ void Executable::setIterations(int64_t iterations) {
 }
 
 void Executable::setLearningRate(double lr) {
+  // Keras refuses too: the rate is the schedule's, computed in the step.
+  // Setting the value it already reports (the schedule's initial rate) is
+  // allowed, so generic callers may re-apply it.
+  const std::optional<TrainStepLayout> &layout = impl_->functions.layout;
+  if (layout && !layout->schedule.empty() && lr != impl_->options.learningRate)
+    throw Error("setLearningRate: the learning rate follows the schedule " +
+                layout->schedule +
+                " inside the step and cannot be set (as in Keras)");
   impl_->options.learningRate = lr;
   if (impl_->values.lr.defined())
     impl_->values.lr.set(0, lr);

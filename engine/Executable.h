@@ -140,6 +140,9 @@ public:
   int64_t iterations() const;
   void setIterations(int64_t iterations);
 
+  /// The %lr the step receives. Under a learning-rate schedule the step
+  /// computes its own rate from the iteration count: learningRate() is the
+  /// schedule's initial rate and setting another throws, as Keras refuses.
   void setLearningRate(double lr);
   double learningRate() const;
 

@@ -107,7 +107,8 @@ private:
   llvm::StringRef optName() const {
     return optimizerName(config_.optimizer.kind);
   }
-  /// "adam/m/dense/kernel": optimizer state `slot` of forward param `i`.
+  /// "adam/momentum/dense/kernel": optimizer state `slot` of forward param
+  /// `i`.
   std::string slotName(unsigned i, llvm::StringRef slot) const {
     return (optName() + "/" + slot + "/" + paramName(forward_, i)).str();
   }
@@ -122,7 +123,9 @@ private:
   RankedTensorType predType_, targetType_;
   /// Positions in fwdArgs_.params of the trainable params.
   llvm::SmallVector<unsigned> trainable_;
-  llvm::SmallVector<std::string> slots_;
+  llvm::SmallVector<SlotSpec> slots_;
+  /// Optimizer-wide state after the per-param slots (Nadam's u_product).
+  llvm::SmallVector<SlotSpec> globals_;
   TrainStepLayout layout_;
 
   // Built.
@@ -173,19 +176,28 @@ LogicalResult TrainStepBuilder::analyzeForward() {
   for (auto [k, i] : llvm::enumerate(fwdArgs_.params))
     if (isTrainable(forward_, i))
       trainable_.push_back(k);
-  slots_ = slotNames(config_.optimizer);
+  slots_ = slotSpecs(config_.optimizer);
+  globals_ = globalSlotSpecs(config_.optimizer);
   layout_.numParams = fwdArgs_.params.size();
-  layout_.numOptimizerState = trainable_.size() * slots_.size();
+  layout_.numOptimizerState =
+      trainable_.size() * slots_.size() + globals_.size();
   layout_.numInputs = fwdArgs_.inputs.size();
   layout_.metrics = config_.metrics;
   layout_.loss = lossName(loss).str();
   layout_.optimizer = optName().str();
+  if (const std::optional<LearningRateSchedule> &s = config_.optimizer.schedule)
+    layout_.schedule = s->str();
+  for (unsigned k = 0, e = trainable_.size(); k < e; ++k)
+    for (const SlotSpec &slot : slots_)
+      layout_.stateInit.push_back(slot.init);
+  for (const SlotSpec &slot : globals_)
+    layout_.stateInit.push_back(slot.init);
   return success();
 }
 
 /// Creates @train_step with the layout's arguments and an empty body:
-/// params, optimizer state (param-major), iterations, learning rate,
-/// inputs, target.
+/// params, optimizer state (param-major, then the global slots),
+/// iterations, learning rate, inputs, target.
 void TrainStepBuilder::createFunction() {
   llvm::SmallVector<Type> argTypes;
   auto typeOf = [&](unsigned i) { return forward_.getArgument(i).getType(); };
@@ -193,6 +205,8 @@ void TrainStepBuilder::createFunction() {
     argTypes.push_back(typeOf(i));
   for (unsigned k : trainable_)
     argTypes.append(slots_.size(), typeOf(fwdArgs_.params[k]));
+  argTypes.append(globals_.size(),
+                  RankedTensorType::get({}, predType_.getElementType()));
   argTypes.push_back(RankedTensorType::get({}, b_.getI64Type()));
   argTypes.push_back(RankedTensorType::get({}, b_.getF32Type()));
   for (unsigned i : fwdArgs_.inputs)
@@ -257,14 +271,19 @@ void TrainStepBuilder::buildMetrics(Value pred) {
   }
 }
 
-/// New params (frozen ones passed through), new optimizer state and
-/// iterations + 1, then the return.
+/// Clipped gradients, new params (frozen ones passed through), new
+/// optimizer state and iterations + 1, then the return.
 void TrainStepBuilder::buildOptimizerUpdate() {
   Location optLoc = nameLoc(optName());
   Value iterations = arg(layout_.iterationsArg());
+  unsigned firstGlobal =
+      layout_.firstStateArg() + trainable_.size() * slots_.size();
   StepScalars scalars = buildStepScalars(
       b_, optLoc, config_.optimizer, iterations, arg(layout_.learningRateArg()),
-      predType_.getElementType());
+      predType_.getElementType(),
+      step_.getArguments().slice(firstGlobal, globals_.size()));
+  llvm::SmallVector<Value> grads =
+      buildClippedGradients(b_, optLoc, config_.optimizer, grads_);
   assert(results_.size() == layout_.firstParamResult());
   llvm::SmallVector<Value> newState;
   // trainable_ is increasing: walk it alongside the params.
@@ -280,13 +299,14 @@ void TrainStepBuilder::buildOptimizerUpdate() {
     Location loc = nameLoc(
         (optName() + "/" + paramName(forward_, fwdArgs_.params[k])).str());
     ParamUpdate u = buildUpdate(b_, loc, config_.optimizer, scalars, param,
-                                grads_[t], paramSlots);
+                                grads[t], paramSlots);
     results_.push_back(u.param);
     newState.append(u.slots.begin(), u.slots.end());
     ++t;
   }
   assert(results_.size() == layout_.firstStateResult());
   results_.append(newState);
+  results_.append(scalars.globalState);
   // iterations + 1: kc has float arithmetic only, and f64 holds every
   // integer below 2^53 exactly.
   KcEmitter e(b_, optLoc);
@@ -314,12 +334,18 @@ void TrainStepBuilder::setArgAndResultNames() {
   }
   unsigned state = 0;
   for (unsigned k : trainable_)
-    for (const std::string &slot : slots_) {
-      DictionaryAttr name = named(slotName(fwdArgs_.params[k], slot));
+    for (const SlotSpec &slot : slots_) {
+      DictionaryAttr name = named(slotName(fwdArgs_.params[k], slot.name));
       argAttrs[layout_.firstStateArg() + state] = name;
       resultAttrs[layout_.firstStateResult() + state] = name;
       ++state;
     }
+  for (const SlotSpec &slot : globals_) {
+    DictionaryAttr name = named((optName() + "/" + slot.name).str());
+    argAttrs[layout_.firstStateArg() + state] = name;
+    resultAttrs[layout_.firstStateResult() + state] = name;
+    ++state;
+  }
   argAttrs[layout_.iterationsArg()] = named("iterations");
   argAttrs[layout_.learningRateArg()] = named("learning_rate");
   for (auto [k, i] : llvm::enumerate(fwdArgs_.inputs))
@@ -342,17 +368,22 @@ void TrainStepBuilder::setLayoutAttr() {
   llvm::SmallVector<Attribute> metrics;
   for (const std::string &name : layout_.metrics)
     metrics.push_back(b_.getStringAttr(name));
-  kc::setTrainStep(
-      step_,
-      b_.getDictionaryAttr(
-          {b_.getNamedAttr("loss", b_.getStringAttr(layout_.loss)),
-           b_.getNamedAttr("from_logits",
-                           b_.getBoolAttr(config_.loss.fromLogits)),
-           b_.getNamedAttr("optimizer", b_.getStringAttr(layout_.optimizer)),
-           b_.getNamedAttr("params", i64(layout_.numParams)),
-           b_.getNamedAttr("optimizer_state", i64(layout_.numOptimizerState)),
-           b_.getNamedAttr("inputs", i64(layout_.numInputs)),
-           b_.getNamedAttr("metrics", b_.getArrayAttr(metrics))}));
+  llvm::SmallVector<NamedAttribute> fields = {
+      b_.getNamedAttr("loss", b_.getStringAttr(layout_.loss)),
+      b_.getNamedAttr("from_logits", b_.getBoolAttr(config_.loss.fromLogits)),
+      b_.getNamedAttr("optimizer", b_.getStringAttr(layout_.optimizer)),
+      b_.getNamedAttr("params", i64(layout_.numParams)),
+      b_.getNamedAttr("optimizer_state", i64(layout_.numOptimizerState)),
+      b_.getNamedAttr("inputs", i64(layout_.numInputs)),
+      b_.getNamedAttr("metrics", b_.getArrayAttr(metrics))};
+  // Optional: written only when they say something.
+  if (!layout_.schedule.empty())
+    fields.push_back(
+        b_.getNamedAttr("lr_schedule", b_.getStringAttr(layout_.schedule)));
+  if (llvm::any_of(layout_.stateInit, [](double v) { return v != 0; }))
+    fields.push_back(b_.getNamedAttr(
+        "state_init", b_.getDenseF64ArrayAttr(layout_.stateInit)));
+  kc::setTrainStep(step_, b_.getDictionaryAttr(fields));
 }
 
 struct BuildTrainStepPass
@@ -377,6 +408,12 @@ KcBuildTrainStepOptions BuildTrainStepPass::currentOptions() const {
   o.beta2 = beta2;
   o.epsilon = epsilon;
   o.rho = rho;
+  o.initialAccumulatorValue = initialAccumulatorValue;
+  o.weightDecay = weightDecay;
+  o.clipnorm = clipnorm;
+  o.clipvalue = clipvalue;
+  o.globalClipnorm = globalClipnorm;
+  o.lrSchedule = lrSchedule;
   o.metrics = metrics;
   return o;
 }
@@ -434,6 +471,20 @@ std::optional<TrainStepLayout> getTrainStepLayout(func::FuncOp f) {
   }
   layout.loss = loss.str();
   layout.optimizer = optimizer.str();
+  if (Attribute schedule = dict.get("lr_schedule")) {
+    auto text = dyn_cast<StringAttr>(schedule);
+    if (!text)
+      return std::nullopt;
+    layout.schedule = text.str();
+  }
+  layout.stateInit.assign(layout.numOptimizerState, 0.0);
+  if (Attribute init = dict.get("state_init")) {
+    auto values = dyn_cast<DenseF64ArrayAttr>(init);
+    if (!values || values.size() != layout.numOptimizerState)
+      return std::nullopt;
+    layout.stateInit.assign(values.asArrayRef().begin(),
+                            values.asArrayRef().end());
+  }
   if (f.getNumArguments() != layout.targetArg() + 1 ||
       f.getNumResults() != layout.iterationsResult() + 1)
     return std::nullopt;

@@ -74,6 +74,29 @@ public:
   mlir::Value abs(mlir::Value x) { return un<kc::AbsOp>(x); }
   mlir::Value relu(mlir::Value x) { return un<kc::ReluOp>(x); }
 
+  /// An elementwise comparison: an i1 tensor of `l`'s shape.
+  mlir::Value compare(kc::CompareDirection dir, mlir::Value l, mlir::Value r) {
+    return b.create<kc::CompareOp>(loc, typeOf(l).clone(b.getI1Type()), dir, l,
+                                   r);
+  }
+  /// `cond ? t : f`, element by element.
+  mlir::Value select(mlir::Value cond, mlir::Value t, mlir::Value f) {
+    return b.create<kc::SelectOp>(loc, t.getType(), cond, t, f);
+  }
+
+  /// Sum over every element: a rank-0 tensor.
+  mlir::Value sumAll(mlir::Value x) {
+    mlir::RankedTensorType t = typeOf(x);
+    if (t.getRank() == 0)
+      return x;
+    llvm::SmallVector<int64_t> axes;
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      axes.push_back(i);
+    return b.create<kc::ReduceSumOp>(loc, t.clone(llvm::ArrayRef<int64_t>{}), x,
+                                     b.getDenseI64ArrayAttr(axes),
+                                     b.getBoolAttr(false));
+  }
+
   /// Sum over the last axis, dropping it (or keeping it as size 1).
   mlir::Value sumLastAxis(mlir::Value x, bool keepdims) {
     mlir::RankedTensorType t = typeOf(x);

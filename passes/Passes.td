@@ -29,12 +29,14 @@ def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
     `%iterations`, so dropout draws a new mask each step), the loss is
     appended with Keras 3 semantics (mean over the batch), `kcc::buildGradients`
     differentiates it with respect to the params marked `{kc.trainable = true}`
-    and the optimizer update follows (Keras 3 formulas). Non-trainable params
+    and the optimizer update follows (Keras 3 formulas, with its gradient
+    clipping and weight decay). Non-trainable params
     get no gradient and are returned unchanged. The learning rate is a runtime
-    scalar operand, so schedules never recompile.
+    scalar operand, or, with `lr-schedule`, a function of `%iterations`
+    computed in the step: neither recompiles.
 
     Arguments and results carry `kc.name` (`dense/kernel`,
-    `adam/m/dense/kernel`, `iterations`, `loss`, `accuracy`, ...) and the
+    `adam/momentum/dense/kernel`, `iterations`, `loss`, `accuracy`, ...) and the
     function carries `kc.train_step = {params, optimizer_state, metrics, ...}`
     so a runtime can bind values by position. `@forward` stays in the module
     for inference.
@@ -67,7 +69,7 @@ def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
     Option<"optimizer", "optimizer", "std::string",
            /*default=*/"::kcc::optimizerName(::kcc::OptimizerConfig().kind)"
                        ".str()",
-           "sgd | adam | rmsprop">,
+           "sgd | adam | rmsprop | adamw | adagrad | nadam | adamax | lion">,
     Option<"momentum", "momentum", "double",
            /*default=*/"::kcc::OptimizerConfig().momentum",
            "momentum of sgd and rmsprop (0 = none, no state)">,
@@ -76,15 +78,34 @@ def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
            "Nesterov momentum for sgd">,
     Option<"beta1", "beta1", "double",
            /*default=*/"::kcc::OptimizerConfig().beta1",
-           "adam: decay of the first moment">,
-    Option<"beta2", "beta2", "double",
-           /*default=*/"::kcc::OptimizerConfig().beta2",
-           "adam: decay of the second moment">,
+           "adam, adamw, nadam, adamax, lion: decay of the first moment">,
+    Option<"beta2", "beta2", "double", /*default=*/"-1",
+           "adam, adamw, nadam, adamax, lion: decay of the second moment "
+           "(-1: Keras's default for the optimizer, 0.999, lion 0.99)">,
     Option<"epsilon", "epsilon", "double",
            /*default=*/"::kcc::OptimizerConfig().epsilon",
-           "adam, rmsprop: denominator fuzz">,
+           "adam, adamw, rmsprop, adagrad, nadam, adamax: denominator fuzz">,
     Option<"rho", "rho", "double", /*default=*/"::kcc::OptimizerConfig().rho",
            "rmsprop: decay of the squared-gradient average">,
+    Option<"initialAccumulatorValue", "initial-accumulator-value", "double",
+           /*default=*/"::kcc::OptimizerConfig().initialAccumulatorValue",
+           "adagrad: the accumulator's starting value">,
+    Option<"weightDecay", "weight-decay", "double", /*default=*/"-1",
+           "w -= w * weight_decay * lr before each update, any optimizer "
+           "(-1: Keras's default, adamw 0.004, else none)">,
+    Option<"clipnorm", "clipnorm", "double",
+           /*default=*/"::kcc::OptimizerConfig().clipnorm",
+           "clip each gradient to this L2 norm (0 = off)">,
+    Option<"clipvalue", "clipvalue", "double",
+           /*default=*/"::kcc::OptimizerConfig().clipvalue",
+           "clip each gradient element to [-v, v] (0 = off)">,
+    Option<"globalClipnorm", "global-clipnorm", "double",
+           /*default=*/"::kcc::OptimizerConfig().globalClipnorm",
+           "clip all gradients together to this global norm (0 = off)">,
+    Option<"lrSchedule", "lr-schedule", "std::string", /*default=*/"",
+           "a learning-rate schedule computed from %iterations, e.g. "
+           "ExponentialDecay(initial_learning_rate=0.1,decay_steps=100,"
+           "decay_rate=0.5) (no spaces); empty: the %lr argument">,
     ListOption<"metrics", "metrics", "std::string",
                "metrics computed in the step: accuracy (resolved from the "
                "loss as Keras does), sparse_categorical_accuracy, "

@@ -35,9 +35,15 @@ KcBuildTrainStepOptions toTrainStepOptions(const TrainingConfig &config) {
   o.momentum = opt.momentum;
   o.nesterov = opt.nesterov;
   o.beta1 = opt.beta1;
-  o.beta2 = opt.beta2;
+  o.beta2 = opt.resolvedBeta2();
   o.epsilon = opt.epsilon;
   o.rho = opt.rho;
+  o.initialAccumulatorValue = opt.initialAccumulatorValue;
+  o.weightDecay = opt.resolvedWeightDecay();
+  o.clipnorm = opt.clipnorm;
+  o.clipvalue = opt.clipvalue;
+  o.globalClipnorm = opt.globalClipnorm;
+  o.lrSchedule = opt.schedule ? opt.schedule->str() : "";
   return o;
 }
 
@@ -58,9 +64,24 @@ fromTrainStepOptions(const KcBuildTrainStepOptions &options) {
   opt.momentum = options.momentum;
   opt.nesterov = options.nesterov;
   opt.beta1 = options.beta1;
-  opt.beta2 = options.beta2;
+  // -1: the optimizer's own default (resolvedBeta2, resolvedWeightDecay).
+  if (options.beta2 != -1)
+    opt.beta2 = options.beta2;
   opt.epsilon = options.epsilon;
   opt.rho = options.rho;
+  opt.initialAccumulatorValue = options.initialAccumulatorValue;
+  if (options.weightDecay != -1)
+    opt.weightDecay = options.weightDecay;
+  opt.clipnorm = options.clipnorm;
+  opt.clipvalue = options.clipvalue;
+  opt.globalClipnorm = options.globalClipnorm;
+  if (!options.lrSchedule.empty()) {
+    llvm::Expected<LearningRateSchedule> schedule =
+        LearningRateSchedule::parse(options.lrSchedule);
+    if (!schedule)
+      return schedule.takeError();
+    opt.schedule = std::move(*schedule);
+  }
   if (llvm::Error err = config.validate())
     return err;
   return config;

@@ -6,6 +6,11 @@
 //               %lr: tensor<f32>, inputs..., %target)
 //     -> (loss, metrics..., new params..., new opt_state..., new iterations)
 //
+// The optimizer state is param-major (each trainable param's slots), then
+// the optimizer-wide slots (Optimizers.h). With a learning-rate schedule the
+// step computes its rate from %iterations and ignores %lr, which then holds
+// the schedule's initial rate.
+//
 // TrainStepLayout reads the counts back from the function's
 // `kc.train_step` attribute so runtimes (the interpreter-driven Trainer, the
 // compiled executable) bind values by position without re-deriving them.
@@ -32,6 +37,12 @@ struct TrainStepLayout {
   unsigned numInputs = 0;
   std::vector<std::string> metrics;
   std::string loss, optimizer;
+  /// The learning-rate schedule the step computes from %iterations
+  /// (LearningRateSchedule::str()); empty when the step uses %lr.
+  std::string schedule;
+  /// The value each optimizer state tensor starts at (numOptimizerState
+  /// entries; Adagrad's accumulator 0.1, Nadam's u_product 1, else 0).
+  std::vector<double> stateInit;
 
   // Argument positions.
   unsigned firstParamArg() const { return 0; }

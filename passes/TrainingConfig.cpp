@@ -25,7 +25,22 @@ constexpr LossKind kLosses[] = {
     LossKind::SparseCategoricalCrossentropy, LossKind::CategoricalCrossentropy,
     LossKind::BinaryCrossentropy, LossKind::MeanSquaredError};
 constexpr OptimizerKind kOptimizers[] = {
-    OptimizerKind::SGD, OptimizerKind::Adam, OptimizerKind::RMSprop};
+    OptimizerKind::SGD,    OptimizerKind::Adam,    OptimizerKind::RMSprop,
+    OptimizerKind::AdamW,  OptimizerKind::Adagrad, OptimizerKind::Nadam,
+    OptimizerKind::Adamax, OptimizerKind::Lion};
+constexpr ScheduleKind kSchedules[] = {
+    ScheduleKind::ExponentialDecay, ScheduleKind::PiecewiseConstantDecay,
+    ScheduleKind::InverseTimeDecay, ScheduleKind::PolynomialDecay,
+    ScheduleKind::CosineDecay,      ScheduleKind::CosineDecayRestarts};
+
+/// "sgd, adam, ..." or "ExponentialDecay, ...": what a parser accepts.
+template <typename Kind, size_t N, typename NameFn>
+std::string nameList(const Kind (&kinds)[N], NameFn name) {
+  std::string out;
+  for (Kind k : kinds)
+    out += (out.empty() ? "" : ", ") + name(k).str();
+  return out;
+}
 
 /// The accuracy Keras's "accuracy" means for `loss`, if it has one
 /// (keras.trainers.compile_utils.get_metric).
@@ -93,8 +108,8 @@ llvm::Expected<OptimizerKind> parseOptimizer(llvm::StringRef name) {
   for (OptimizerKind k : kOptimizers)
     if (name.equals_insensitive(optimizerName(k)))
       return k;
-  return makeError("unknown optimizer '" + name +
-                   "' (expected sgd, adam, rmsprop)");
+  return makeError("unknown optimizer '" + name + "' (expected " +
+                   nameList(kOptimizers, optimizerName) + ")");
 }
 
 llvm::StringRef optimizerName(OptimizerKind kind) {
@@ -105,8 +120,46 @@ llvm::StringRef optimizerName(OptimizerKind kind) {
     return "adam";
   case OptimizerKind::RMSprop:
     return "rmsprop";
+  case OptimizerKind::AdamW:
+    return "adamw";
+  case OptimizerKind::Adagrad:
+    return "adagrad";
+  case OptimizerKind::Nadam:
+    return "nadam";
+  case OptimizerKind::Adamax:
+    return "adamax";
+  case OptimizerKind::Lion:
+    return "lion";
   }
   llvm_unreachable("unknown optimizer");
+}
+
+llvm::Expected<ScheduleKind> parseScheduleKind(llvm::StringRef name) {
+  std::string compact = name.str();
+  llvm::erase(compact, '_');
+  for (ScheduleKind k : kSchedules)
+    if (llvm::StringRef(compact).equals_insensitive(scheduleName(k)))
+      return k;
+  return makeError("unknown learning-rate schedule '" + name + "' (expected " +
+                   nameList(kSchedules, scheduleName) + ")");
+}
+
+llvm::StringRef scheduleName(ScheduleKind kind) {
+  switch (kind) {
+  case ScheduleKind::ExponentialDecay:
+    return "ExponentialDecay";
+  case ScheduleKind::PiecewiseConstantDecay:
+    return "PiecewiseConstantDecay";
+  case ScheduleKind::InverseTimeDecay:
+    return "InverseTimeDecay";
+  case ScheduleKind::PolynomialDecay:
+    return "PolynomialDecay";
+  case ScheduleKind::CosineDecay:
+    return "CosineDecay";
+  case ScheduleKind::CosineDecayRestarts:
+    return "CosineDecayRestarts";
+  }
+  llvm_unreachable("unknown schedule");
 }
 
 llvm::Expected<MetricKind> parseMetric(llvm::StringRef name, LossKind loss) {
@@ -140,9 +193,23 @@ const char *execModeName(ExecMode mode) {
 }
 
 double OptimizerConfig::resolvedLearningRate() const {
+  if (schedule)
+    return schedule->initialValue();
   if (learningRate)
     return *learningRate;
   return kind == OptimizerKind::SGD ? 0.01 : 0.001;
+}
+
+double OptimizerConfig::resolvedBeta2() const {
+  if (beta2)
+    return *beta2;
+  return kind == OptimizerKind::Lion ? 0.99 : 0.999;
+}
+
+double OptimizerConfig::resolvedWeightDecay() const {
+  if (weightDecay)
+    return *weightDecay;
+  return kind == OptimizerKind::AdamW ? 0.004 : 0.0;
 }
 
 llvm::Error TrainingConfig::validate() const {
@@ -163,11 +230,37 @@ llvm::Error TrainingConfig::validate() const {
     return e;
   if (llvm::Error e = checkRange("beta1", o.beta1, 0, false, 1, "in [0, 1)"))
     return e;
-  if (llvm::Error e = checkRange("beta2", o.beta2, 0, false, 1, "in [0, 1)"))
+  if (o.kind == OptimizerKind::Lion && o.beta1 == 0)
+    return makeError("beta1 of lion must be in (0, 1) (0 degenerates to "
+                     "SignSGD), got 0");
+  if (llvm::Error e =
+          checkRange("beta2", o.resolvedBeta2(), 0, false, 1, "in [0, 1)"))
     return e;
   if (llvm::Error e = checkRange("epsilon", o.epsilon, 0, true, inf, "> 0"))
     return e;
-  return checkRange("rho", o.rho, 0, false, 1, "in [0, 1)");
+  if (llvm::Error e = checkRange("rho", o.rho, 0, false, 1, "in [0, 1)"))
+    return e;
+  if (llvm::Error e =
+          checkRange("initial_accumulator_value", o.initialAccumulatorValue, 0,
+                     false, inf, ">= 0"))
+    return e;
+  if (llvm::Error e = checkRange("weight_decay", o.resolvedWeightDecay(), 0,
+                                 false, inf, ">= 0"))
+    return e;
+  int clips = 0;
+  for (auto [field, value] : {std::pair{"clipnorm", o.clipnorm},
+                              {"clipvalue", o.clipvalue},
+                              {"global_clipnorm", o.globalClipnorm}}) {
+    if (llvm::Error e = checkRange(field, value, 0, false, inf, ">= 0"))
+      return e;
+    clips += value > 0;
+  }
+  if (clips > 1)
+    return makeError("only one of clipnorm, clipvalue and global_clipnorm "
+                     "can be set");
+  if (o.schedule)
+    return o.schedule->validate();
+  return llvm::Error::success();
 }
 
 } // namespace kcc

@@ -37,7 +37,26 @@ enum class MetricKind {
   BinaryAccuracy,
 };
 
-enum class OptimizerKind { SGD, Adam, RMSprop };
+enum class OptimizerKind {
+  SGD,
+  Adam,
+  RMSprop,
+  AdamW,
+  Adagrad,
+  Nadam,
+  Adamax,
+  Lion,
+};
+
+/// keras.optimizers.schedules, by class.
+enum class ScheduleKind {
+  ExponentialDecay,
+  PiecewiseConstantDecay,
+  InverseTimeDecay,
+  PolynomialDecay,
+  CosineDecay,
+  CosineDecayRestarts,
+};
 
 /// How a step runs: JIT-compiled, or op by op by the interpreter.
 enum class ExecMode { Compiled, Interpreted };
@@ -46,9 +65,15 @@ enum class ExecMode { Compiled, Interpreted };
 llvm::Expected<LossKind> parseLoss(llvm::StringRef name);
 llvm::StringRef lossName(LossKind kind);
 
-/// "sgd", "adam", "rmsprop", in any case (Keras's class names work too).
+/// "sgd", "adam", "rmsprop", "adamw", "adagrad", "nadam", "adamax", "lion",
+/// in any case (Keras's class names work too).
 llvm::Expected<OptimizerKind> parseOptimizer(llvm::StringRef name);
 llvm::StringRef optimizerName(OptimizerKind kind);
+
+/// Keras's class name ("ExponentialDecay"), or its snake_case form.
+llvm::Expected<ScheduleKind> parseScheduleKind(llvm::StringRef name);
+/// Keras's class name.
+llvm::StringRef scheduleName(ScheduleKind kind);
 
 /// Resolves a metric name against the loss: "accuracy"/"acc" picks the
 /// accuracy matching it, as Keras's compile() does.
@@ -58,21 +83,85 @@ llvm::Expected<MetricKind> parseMetric(llvm::StringRef name, LossKind loss);
 llvm::Expected<ExecMode> parseExecMode(llvm::StringRef name);
 const char *execModeName(ExecMode mode);
 
-/// An optimizer and its hyper-parameters; defaults are Keras 3's.
+/// A keras.optimizers.schedules object: the learning rate as a function of
+/// the optimizer's iteration count, computed inside @train_step (so it never
+/// recompiles). Fields hold Keras's constructor arguments under their
+/// Keras names; each is used by the kinds noted, defaults are Keras 3's.
+struct LearningRateSchedule {
+  ScheduleKind kind = ScheduleKind::ExponentialDecay;
+  /// All kinds but PiecewiseConstantDecay.
+  double initialLearningRate = 0.001;
+  /// Exponential, InverseTime, Polynomial, Cosine; CosineDecayRestarts's
+  /// `first_decay_steps`. Must be > 0.
+  double decaySteps = 1;
+  double decayRate = 0.5;             ///< Exponential, InverseTime
+  bool staircase = false;             ///< Exponential, InverseTime
+  std::vector<double> boundaries;     ///< PiecewiseConstant (steps)
+  std::vector<double> values;         ///< PiecewiseConstant (one more)
+  double endLearningRate = 0.0001;    ///< Polynomial
+  double power = 1.0;                 ///< Polynomial
+  bool cycle = false;                 ///< Polynomial
+  double alpha = 0.0;                 ///< Cosine, CosineDecayRestarts
+  std::optional<double> warmupTarget; ///< Cosine; unset: no warmup
+  double warmupSteps = 0;             ///< Cosine
+  double tMul = 2.0;                  ///< CosineDecayRestarts
+  double mMul = 1.0;                  ///< CosineDecayRestarts
+
+  /// The rate at iteration 0 (what the first step uses).
+  double initialValue() const;
+
+  /// The one-line text form, e.g.
+  /// `ExponentialDecay(initial_learning_rate=0.1,decay_steps=3,
+  /// decay_rate=0.5,staircase=false)` (no spaces; lists as `[1,3]`): how
+  /// the schedule travels in kc-build-train-step's `lr-schedule` option and
+  /// in `kcc train --lr-schedule`. Only the fields of `kind` are written.
+  std::string str() const;
+  /// Parses str()'s form; a missing key keeps its default, an unknown key
+  /// or a key of another kind is an error naming it.
+  static llvm::Expected<LearningRateSchedule> parse(llvm::StringRef text);
+
+  /// Keras's constructor checks (decay_steps > 0, one value more than
+  /// boundaries, ...), the message naming the field.
+  llvm::Error validate() const;
+};
+
+/// An optimizer and its hyper-parameters; defaults are Keras 3's. Fields
+/// are used by the optimizers noted; clipping and weight decay by all.
 struct OptimizerConfig {
   OptimizerKind kind = OptimizerKind::Adam;
-  /// Unset: Keras's default for `kind` (see resolvedLearningRate).
+  /// Unset: Keras's default for `kind` (see resolvedLearningRate). Ignored
+  /// when `schedule` is set.
   std::optional<double> learningRate;
+  /// The learning rate follows this schedule of the iteration count.
+  std::optional<LearningRateSchedule> schedule;
   double momentum = 0.0; ///< sgd, rmsprop; 0 = no momentum slot
   bool nesterov = false; ///< sgd
-  double beta1 = 0.9;    ///< adam
-  double beta2 = 0.999;  ///< adam
-  double epsilon = 1e-7; ///< adam, rmsprop
+  double beta1 = 0.9;    ///< adam, adamw, nadam, adamax, lion
+  /// Unset: Keras's default for `kind` (see resolvedBeta2).
+  std::optional<double> beta2; ///< adam, adamw, nadam, adamax, lion
+  double epsilon = 1e-7;       ///< adam, adamw, rmsprop, adagrad, nadam, adamax
   double rho = 0.9;      ///< rmsprop
+  double initialAccumulatorValue = 0.1; ///< adagrad
+  /// Decoupled weight decay `w -= w * wd * lr` before the update (Keras's
+  /// BaseOptimizer._apply_weight_decay). Unset: Keras's default for `kind`
+  /// (adamw 0.004, none otherwise; see resolvedWeightDecay).
+  std::optional<double> weightDecay;
+  /// Gradient clipping, at most one of the three; 0 is off, as in Keras
+  /// (which tests them for truth). clipnorm: each gradient to this L2 norm;
+  /// clipvalue: each element to [-v, v]; globalClipnorm: all gradients
+  /// together to this global norm.
+  double clipnorm = 0.0;
+  double clipvalue = 0.0;
+  double globalClipnorm = 0.0;
 
-  /// The learning rate the first step uses: the one given, else Keras 3's
-  /// default (sgd 0.01, adam and rmsprop 0.001).
+  /// The learning rate the first step uses: the schedule's at iteration 0,
+  /// else the one given, else Keras 3's default (sgd 0.01, the others
+  /// 0.001).
   double resolvedLearningRate() const;
+  /// beta_2 given, else Keras's default (lion 0.99, the others 0.999).
+  double resolvedBeta2() const;
+  /// weight_decay given, else Keras's default (adamw 0.004, else 0 = none).
+  double resolvedWeightDecay() const;
 };
 
 /// A loss; defaults are Keras 3's.

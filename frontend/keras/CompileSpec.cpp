@@ -57,6 +57,76 @@ void deferError(const ObjectView &view, llvm::StringRef key, llvm::Error err,
     error = view.reader().message(view.path().field(key), view.context(), msg);
 }
 
+llvm::Error unsupported(const llvm::Twine &what) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), what);
+}
+
+/// A list of numbers (a schedule's boundaries and values).
+std::vector<double> readNumbers(const ObjectView &c, llvm::StringRef key) {
+  const json::Value *v = c.get(key);
+  const json::Array *a = v ? v->getAsArray() : nullptr;
+  if (!a)
+    c.failField(key, "expects a list of numbers");
+  std::vector<double> out;
+  for (const json::Value &x : *a) {
+    std::optional<double> n = x.getAsNumber();
+    if (!n)
+      c.failField(key, "expects a list of numbers");
+    out.push_back(*n);
+  }
+  return out;
+}
+
+/// A serialized keras.optimizers.schedules object (Keras 3 writes `module`
+/// "keras.optimizers.schedules" and a null `registered_name`; tf.keras just
+/// class_name and config). An unknown class is a deferred error.
+void readSchedule(const ObjectView &opt, llvm::StringRef key,
+                  OptimizerConfig &out, std::string &error) {
+  ObjectView obj =
+      ObjectView::of(opt.reader(), *opt.get(key), opt.path().field(key),
+                     opt.context(), "a number or a learning-rate schedule");
+  std::string cls = obj.getString("class_name");
+  checkBuiltin(obj, cls);
+  llvm::Expected<ScheduleKind> kind = parseScheduleKind(cls);
+  if (!kind)
+    return deferError(obj, "class_name", kind.takeError(), error);
+  ObjectView c = obj.child("config");
+  LearningRateSchedule s;
+  s.kind = *kind;
+  using SK = ScheduleKind;
+  if (s.kind == SK::PiecewiseConstantDecay) {
+    s.boundaries = readNumbers(c, "boundaries");
+    s.values = readNumbers(c, "values");
+  } else {
+    s.initialLearningRate = c.getNumber("initial_learning_rate");
+    s.decaySteps =
+        c.getNumber(s.kind == SK::CosineDecayRestarts ? "first_decay_steps"
+                                                      : "decay_steps");
+  }
+  if (s.kind == SK::ExponentialDecay || s.kind == SK::InverseTimeDecay) {
+    s.decayRate = c.getNumber("decay_rate");
+    s.staircase = c.getBool("staircase", s.staircase);
+  }
+  if (s.kind == SK::PolynomialDecay) {
+    s.endLearningRate = c.getNumber("end_learning_rate", s.endLearningRate);
+    s.power = c.getNumber("power", s.power);
+    s.cycle = c.getBool("cycle", s.cycle);
+  }
+  if (s.kind == SK::CosineDecay || s.kind == SK::CosineDecayRestarts)
+    s.alpha = c.getNumber("alpha", s.alpha);
+  if (s.kind == SK::CosineDecay) {
+    s.warmupTarget = c.getOptNumber("warmup_target");
+    s.warmupSteps = c.getNumber("warmup_steps", s.warmupSteps);
+  }
+  if (s.kind == SK::CosineDecayRestarts) {
+    s.tMul = c.getNumber("t_mul", s.tMul);
+    s.mMul = c.getNumber("m_mul", s.mMul);
+  }
+  if (llvm::Error err = s.validate())
+    c.fail(llvm::toString(std::move(err)));
+  out.schedule = std::move(s);
+}
+
 void readOptimizer(const ObjectView &cc, llvm::StringRef key,
                    OptimizerConfig &opt, std::string &error) {
   std::optional<ObjectView> c;
@@ -72,20 +142,33 @@ void readOptimizer(const ObjectView &cc, llvm::StringRef key,
     return;
   const char *lrKey = c->has("learning_rate") ? "learning_rate" : "lr";
   if (const json::Value *lr = c->get(lrKey)) {
-    if (!lr->getAsNumber())
-      c->failField(lrKey, "learning-rate schedules are not supported (a "
-                          "constant learning_rate is)");
-    opt.learningRate = *lr->getAsNumber();
+    if (std::optional<double> rate = lr->getAsNumber())
+      opt.learningRate = *rate;
+    else
+      readSchedule(*c, lrKey, opt, error);
   }
   opt.beta1 = c->getNumber("beta_1", opt.beta1);
-  opt.beta2 = c->getNumber("beta_2", opt.beta2);
+  if (std::optional<double> beta2 = c->getOptNumber("beta_2"))
+    opt.beta2 = *beta2;
   opt.epsilon = c->getNumber("epsilon", opt.epsilon);
   opt.momentum = c->getNumber("momentum", opt.momentum);
   opt.rho = c->getNumber("rho", opt.rho);
   opt.nesterov = c->getBool("nesterov", opt.nesterov);
-  for (llvm::StringRef k : {"clipnorm", "global_clipnorm", "clipvalue"})
+  opt.initialAccumulatorValue =
+      c->getNumber("initial_accumulator_value", opt.initialAccumulatorValue);
+  // Keras writes null for "none"; AdamW always writes its value.
+  if (std::optional<double> wd = c->getOptNumber("weight_decay"))
+    opt.weightDecay = *wd;
+  opt.clipnorm = c->getNumber("clipnorm", opt.clipnorm);
+  opt.clipvalue = c->getNumber("clipvalue", opt.clipvalue);
+  opt.globalClipnorm = c->getNumber("global_clipnorm", opt.globalClipnorm);
+  // What kcc does not train with: the model still imports for inference.
+  for (llvm::StringRef flag : {"amsgrad", "centered", "use_ema"})
+    if (c->getBool(flag, false))
+      deferError(*c, flag, unsupported(flag + " is not supported"), error);
+  for (llvm::StringRef k : {"gradient_accumulation_steps", "loss_scale_factor"})
     if (c->has(k))
-      c->failField(k, "gradient clipping ('" + k + "') is not supported");
+      deferError(*c, k, unsupported(k + " is not supported"), error);
 }
 
 void readMetrics(const ObjectView &cc, const json::Value &v,

@@ -20,6 +20,9 @@ Trainer::Trainer(Model &model, TrainingConfig config, llvm::raw_ostream *log)
 Trainer::~Trainer() = default;
 
 void Trainer::setLearningRate(double lr) {
+  if (const std::optional<LearningRateSchedule> &s = config_.optimizer.schedule)
+    throw Error("setLearningRate: the learning rate follows the schedule " +
+                s->str() + " and cannot be set (as in Keras)");
   learningRate_ = lr;
   if (train_)
     train_->setLearningRate(lr);

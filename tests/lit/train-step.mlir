@@ -4,6 +4,14 @@
 // kc-train-pipeline takes the pass's own options.
 // RUN: kcc-opt %s --split-input-file --kc-train-pipeline="loss=sparse_categorical_crossentropy optimizer=sgd momentum=0.9" | FileCheck %s --check-prefix=PIPE
 // PIPE: kc.train_step = {{.*}}optimizer = "sgd", optimizer_state = 2 : i64
+// Nadam's optimizer-wide u_product follows the per-param slots and starts
+// at 1; a schedule is recorded for the runtime.
+// RUN: kcc-opt %s --split-input-file --kc-build-train-step="optimizer=nadam lr-schedule=ExponentialDecay(initial_learning_rate=0.1,decay_steps=2,decay_rate=0.5)" | FileCheck %s --check-prefix=NADAM
+// NADAM-LABEL: func.func @train_step(
+// NADAM-SAME: {kc.name = "nadam/velocity/dense/bias"}, %{{.*}}: tensor<f32> {kc.name = "nadam/u_product"}
+// NADAM-SAME: lr_schedule = "ExponentialDecay(initial_learning_rate=0.1,decay_steps=2,decay_rate=0.5,staircase=false)"
+// NADAM-SAME: optimizer = "nadam", optimizer_state = 5 : i64
+// NADAM-SAME: state_init = array<f64: 0.000000e+00, 0.000000e+00, 0.000000e+00, 0.000000e+00, 1.000000e+00>
 
 // A dense softmax classifier: every param trainable.
 
@@ -22,8 +30,8 @@ func.func @forward(%w: tensor<3x2xf32> {kc.name = "dense/kernel", kc.trainable =
 // CHECK-LABEL: func.func @train_step(
 // CHECK-SAME: %[[W:[a-z0-9]+]]: tensor<3x2xf32> {kc.name = "dense/kernel", kc.trainable = true}
 // CHECK-SAME: %[[B:[a-z0-9]+]]: tensor<2xf32> {kc.name = "dense/bias", kc.trainable = true}
-// ADAM-SAME: tensor<3x2xf32> {kc.name = "adam/m/dense/kernel"}, %{{.*}}: tensor<3x2xf32> {kc.name = "adam/v/dense/kernel"}
-// ADAM-SAME: tensor<2xf32> {kc.name = "adam/m/dense/bias"}, %{{.*}}: tensor<2xf32> {kc.name = "adam/v/dense/bias"}
+// ADAM-SAME: tensor<3x2xf32> {kc.name = "adam/momentum/dense/kernel"}, %{{.*}}: tensor<3x2xf32> {kc.name = "adam/velocity/dense/kernel"}
+// ADAM-SAME: tensor<2xf32> {kc.name = "adam/momentum/dense/bias"}, %{{.*}}: tensor<2xf32> {kc.name = "adam/velocity/dense/bias"}
 // SGD-SAME: tensor<3x2xf32> {kc.name = "sgd/momentum/dense/kernel"}, %{{.*}}: tensor<2xf32> {kc.name = "sgd/momentum/dense/bias"}
 // RMS-SAME: tensor<3x2xf32> {kc.name = "rmsprop/velocity/dense/kernel"}, %{{.*}}: tensor<2xf32> {kc.name = "rmsprop/velocity/dense/bias"}
 // CHECK-SAME: %[[ITER:[a-z0-9]+]]: tensor<i64> {kc.name = "iterations"}
@@ -82,7 +90,7 @@ func.func @forward(%w: tensor<3x2xf32> {kc.name = "dense/kernel", kc.trainable =
 // CHECK-LABEL: func.func @train_step(
 // CHECK-SAME: %[[W:[a-z0-9]+]]: tensor<3x2xf32> {kc.name = "dense/kernel", kc.trainable = true}
 // CHECK-SAME: %[[S:[a-z0-9]+]]: tensor<2xf32> {kc.name = "norm/moving_mean", kc.trainable = false}
-// ADAM-SAME: {kc.name = "adam/m/dense/kernel"}, %{{.*}}: tensor<3x2xf32> {kc.name = "adam/v/dense/kernel"}, %[[ITER:[a-z0-9]+]]: tensor<i64> {kc.name = "iterations"}
+// ADAM-SAME: {kc.name = "adam/momentum/dense/kernel"}, %{{.*}}: tensor<3x2xf32> {kc.name = "adam/velocity/dense/kernel"}, %[[ITER:[a-z0-9]+]]: tensor<i64> {kc.name = "iterations"}
 // SGD-SAME: {kc.name = "sgd/momentum/dense/kernel"}, %[[ITER:[a-z0-9]+]]: tensor<i64> {kc.name = "iterations"}
 // RMS-SAME: {kc.name = "rmsprop/velocity/dense/kernel"}, %[[ITER:[a-z0-9]+]]: tensor<i64> {kc.name = "iterations"}
 // CHECK-SAME: -> (

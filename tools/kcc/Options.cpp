@@ -75,12 +75,33 @@ cl::opt<std::string>
          cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::opt<std::string> optimizer("optimizer",
                                cl::desc("Optimizer: adam (default), sgd, "
-                                        "rmsprop"),
+                                        "rmsprop, adamw, adagrad, nadam, "
+                                        "adamax, lion"),
                                cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::opt<double>
     learningRate("lr",
                  cl::desc("Learning rate (default: Keras's for the optimizer)"),
                  cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<std::string> lrSchedule(
+    "lr-schedule",
+    cl::desc("Learning-rate schedule computed in the step, as Keras's class "
+             "and arguments, e.g. ExponentialDecay(initial_learning_rate=0.1,"
+             "decay_steps=1000,decay_rate=0.5) (overrides --lr)"),
+    cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<double> weightDecay("weight-decay",
+                            cl::desc("Weight decay (default: Keras's for the "
+                                     "optimizer, adamw 0.004)"),
+                            cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<double> clipnorm("clipnorm",
+                         cl::desc("Clip each gradient to this L2 norm"),
+                         cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<double> clipvalue("clipvalue",
+                          cl::desc("Clip each gradient element to [-v, v]"),
+                          cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<double>
+    globalClipnorm("global-clipnorm",
+                   cl::desc("Clip all gradients to this global L2 norm"),
+                   cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::opt<bool> fromLogits("from-logits",
                          cl::desc("The model's output is logits"),
                          cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
@@ -379,7 +400,26 @@ llvm::Error kcc::driver::applyTrainingFlags(TrainingConfig &config) {
       return kind.takeError();
     config.optimizer.kind = *kind;
   }
-  if (learningRate.getNumOccurrences())
-    config.optimizer.learningRate = learningRate;
+  OptimizerConfig &opt = config.optimizer;
+  if (learningRate.getNumOccurrences()) {
+    opt.learningRate = learningRate;
+    opt.schedule.reset(); // the flag overrides the spec's schedule
+  }
+  if (lrSchedule.getNumOccurrences()) {
+    llvm::Expected<LearningRateSchedule> s =
+        LearningRateSchedule::parse(lrSchedule);
+    if (!s)
+      return s.takeError();
+    opt.schedule = std::move(*s);
+  }
+  if (weightDecay.getNumOccurrences())
+    opt.weightDecay = weightDecay;
+  // One clipping flag replaces whatever clipping the spec asked for.
+  if (clipnorm.getNumOccurrences() || clipvalue.getNumOccurrences() ||
+      globalClipnorm.getNumOccurrences()) {
+    opt.clipnorm = clipnorm;
+    opt.clipvalue = clipvalue;
+    opt.globalClipnorm = globalClipnorm;
+  }
   return llvm::Error::success();
 }

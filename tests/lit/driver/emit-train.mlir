@@ -5,7 +5,7 @@
 // @train_step after kc-build-train-step; @forward stays for inference.
 // CHECK-LABEL: func.func @forward
 // CHECK-LABEL: func.func @train_step
-// CHECK-SAME: {kc.name = "adam/m/dense/kernel"}
+// CHECK-SAME: {kc.name = "adam/momentum/dense/kernel"}
 // CHECK-SAME: {kc.name = "learning_rate"}
 // CHECK-SAME: -> (tensor<f32> {kc.name = "loss"}, tensor<f32> {kc.name = "accuracy"}
 // CHECK-SAME: kc.train_step = {{{.*}}metrics = ["accuracy"], optimizer = "adam"

@@ -91,7 +91,7 @@ TEST(KerasImport, CompileConfigOfArchiveAndLegacyH5) {
   EXPECT_EQ(opt.kind, OptimizerKind::Adam);
   EXPECT_NEAR(*opt.learningRate, 1e-3, 1e-9);
   EXPECT_DOUBLE_EQ(opt.beta1, 0.9);
-  EXPECT_DOUBLE_EQ(opt.beta2, 0.999);
+  EXPECT_DOUBLE_EQ(opt.resolvedBeta2(), 0.999);
   EXPECT_DOUBLE_EQ(opt.epsilon, 1e-7);
   EXPECT_EQ(cnn.training->loss.kind, LossKind::SparseCategoricalCrossentropy);
   EXPECT_TRUE(cnn.training->loss.fromLogits);
@@ -121,20 +121,65 @@ TEST(KerasImport, UntrainableCompileConfigIsADeferredError) {
   std::string spec = R"({"class_name": "Sequential", "config": {"layers": [
     {"class_name": "InputLayer", "config": {"batch_shape": [null, 4]}},
     {"class_name": "Dense", "config": {"units": 2}}]},
-    "compile_config": {"optimizer": {"class_name": "AdamW", "config": {}},
+    "compile_config": {"optimizer": {"class_name": "Ftrl", "config": {}},
                        "loss": "hinge"}})";
   keras::ImportedModel m = keras::importModelJson(spec, "spec.json");
   ASSERT_TRUE(m.model);
   ASSERT_TRUE(m.training.has_value());
   EXPECT_EQ(m.trainingError,
             "spec.json: $.compile_config.optimizer: compile_config: unknown "
-            "optimizer 'adamw' (expected sgd, adam, rmsprop)");
+            "optimizer 'ftrl' (expected sgd, adam, rmsprop, adamw, adagrad, "
+            "nadam, adamax, lion)");
 
-  spec.replace(spec.find("AdamW"), 5, "SGD");
+  spec.replace(spec.find("Ftrl"), 4, "SGD");
   m = keras::importModelJson(spec, "spec.json");
   EXPECT_EQ(m.training->optimizer.kind, OptimizerKind::SGD);
   EXPECT_NE(m.trainingError.find("$.compile_config.loss: compile_config: "
                                  "unknown loss 'hinge' (expected "),
+            std::string::npos)
+      << m.trainingError;
+}
+
+TEST(KerasImport, OptimizerScheduleDecayAndClippingFromCompileConfig) {
+  std::string spec = R"({"class_name": "Sequential", "config": {"layers": [
+    {"class_name": "InputLayer", "config": {"batch_shape": [null, 4]}},
+    {"class_name": "Dense", "config": {"units": 2}}]},
+    "compile_config": {"loss": "mse", "optimizer": {
+      "module": "keras.optimizers", "class_name": "Lion", "config": {
+        "name": "lion", "weight_decay": 0.1, "clipnorm": null,
+        "global_clipnorm": 2.0, "clipvalue": null, "beta_1": 0.8,
+        "beta_2": 0.95, "learning_rate": {
+          "module": "keras.optimizers.schedules",
+          "class_name": "PolynomialDecay", "config": {
+            "initial_learning_rate": 0.1, "decay_steps": 10,
+            "end_learning_rate": 0.01, "power": 2.0, "cycle": true,
+            "name": "PolynomialDecay"}, "registered_name": null}},
+      "registered_name": null}}})";
+  keras::ImportedModel m = keras::importModelJson(spec, "spec.json");
+  ASSERT_EQ(m.trainingError, "");
+  const OptimizerConfig &opt = m.training->optimizer;
+  EXPECT_EQ(opt.kind, OptimizerKind::Lion);
+  EXPECT_DOUBLE_EQ(opt.resolvedWeightDecay(), 0.1);
+  EXPECT_DOUBLE_EQ(opt.globalClipnorm, 2.0);
+  EXPECT_DOUBLE_EQ(opt.clipnorm, 0.0);
+  EXPECT_DOUBLE_EQ(opt.resolvedBeta2(), 0.95);
+  ASSERT_TRUE(opt.schedule.has_value());
+  EXPECT_EQ(opt.schedule->str(),
+            "PolynomialDecay(initial_learning_rate=0.1,decay_steps=10,"
+            "end_learning_rate=0.01,power=2,cycle=true)");
+
+  // What kcc cannot train with is deferred, naming the field.
+  std::string amsgrad = spec;
+  amsgrad.replace(amsgrad.find("\"weight_decay\""), 0, "\"amsgrad\": true, ");
+  m = keras::importModelJson(amsgrad, "spec.json");
+  EXPECT_EQ(m.trainingError,
+            "spec.json: $.compile_config.optimizer.config.amsgrad: "
+            "compile_config: amsgrad is not supported");
+  std::string unknown = spec;
+  unknown.replace(unknown.find("PolynomialDecay"), 15, "StepDecay");
+  m = keras::importModelJson(unknown, "spec.json");
+  EXPECT_NE(m.trainingError.find("learning_rate.class_name: compile_config: "
+                                 "unknown learning-rate schedule 'StepDecay'"),
             std::string::npos)
       << m.trainingError;
 }

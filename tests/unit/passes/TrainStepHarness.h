@@ -56,13 +56,17 @@ public:
       return;
     }
     layout = *l;
-    // Optimizer state starts at zero, shaped as the signature says.
+    // Optimizer state starts where the layout says (zero for most),
+    // shaped as the signature says.
     for (unsigned i = 0; i < layout.numOptimizerState; ++i) {
       auto t = mlir::cast<mlir::RankedTensorType>(
           step.getArgument(layout.numParams + i).getType());
-      state.push_back(NDArray::zeros(Shape(t.getShape().begin(),
-                                           t.getShape().end()),
-                                     dtypeOf(t.getElementType())));
+      NDArray a =
+          NDArray::zeros(Shape(t.getShape().begin(), t.getShape().end()),
+                         dtypeOf(t.getElementType()));
+      for (int64_t e = 0; e < a.numel(); ++e)
+        a.set(e, layout.stateInit[i]);
+      state.push_back(std::move(a));
     }
   }
   ~TrainStepRunner() { interpreter.clearConstantCache(); }

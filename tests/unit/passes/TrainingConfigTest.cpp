@@ -45,8 +45,10 @@ TEST(TrainingConfig, UnknownNamesListWhatIsAccepted) {
             "unknown loss 'hinge' (expected sparse_categorical_crossentropy, "
             "categorical_crossentropy, binary_crossentropy, "
             "mean_squared_error)");
-  EXPECT_EQ(errorOf(parseOptimizer("adagrad")),
-            "unknown optimizer 'adagrad' (expected sgd, adam, rmsprop)");
+  EXPECT_EQ(
+      errorOf(parseOptimizer("ftrl")),
+      "unknown optimizer 'ftrl' (expected sgd, adam, rmsprop, adamw, adagrad, "
+      "nadam, adamax, lion)");
   EXPECT_EQ(errorOf(parseMetric("accuracy", LossKind::MeanSquaredError)),
             "unknown metric 'accuracy' for loss mean_squared_error (expected "
             "sparse_categorical_accuracy, categorical_accuracy, "
@@ -113,7 +115,102 @@ TEST(TrainingConfig, RoundTripsThroughTheTrainStepOptions) {
   TrainingConfig fromDefaults = llvm::cantFail(fromTrainStepOptions(defaults));
   EXPECT_EQ(fromDefaults.loss.kind, TrainingConfig().loss.kind);
   EXPECT_EQ(fromDefaults.optimizer.kind, TrainingConfig().optimizer.kind);
-  EXPECT_DOUBLE_EQ(fromDefaults.optimizer.beta2, 0.999);
+  EXPECT_DOUBLE_EQ(fromDefaults.optimizer.resolvedBeta2(), 0.999);
+}
+
+TEST(TrainingConfig, NewOptimizersParseAndTakeKerasDefaults) {
+  for (const char *name :
+       {"adamw", "AdamW", "adagrad", "Nadam", "adamax", "Lion"})
+    EXPECT_TRUE(bool(parseOptimizer(name))) << name;
+  EXPECT_EQ(errorOf(parseOptimizer("ftrl")),
+            "unknown optimizer 'ftrl' (expected sgd, adam, rmsprop, adamw, "
+            "adagrad, nadam, adamax, lion)");
+  OptimizerConfig o;
+  EXPECT_DOUBLE_EQ(o.resolvedBeta2(), 0.999);
+  EXPECT_DOUBLE_EQ(o.resolvedWeightDecay(), 0.0);
+  o.kind = OptimizerKind::Lion;
+  EXPECT_DOUBLE_EQ(o.resolvedBeta2(), 0.99);
+  o.kind = OptimizerKind::AdamW;
+  EXPECT_DOUBLE_EQ(o.resolvedWeightDecay(), 0.004);
+  o.weightDecay = 0.1;
+  EXPECT_DOUBLE_EQ(o.resolvedWeightDecay(), 0.1);
+}
+
+TEST(TrainingConfig, ClippingAndWeightDecayAreValidated) {
+  TrainingConfig c;
+  c.optimizer.clipnorm = 1;
+  c.optimizer.clipvalue = 1;
+  EXPECT_EQ(errorOf(c.validate()), "only one of clipnorm, clipvalue and "
+                                   "global_clipnorm can be set");
+  c = TrainingConfig();
+  c.optimizer.globalClipnorm = -1;
+  EXPECT_EQ(errorOf(c.validate()),
+            "global_clipnorm must be finite and >= 0, got -1");
+  c = TrainingConfig();
+  c.optimizer.weightDecay = -0.5;
+  EXPECT_EQ(errorOf(c.validate()),
+            "weight_decay must be finite and >= 0, got -0.5");
+}
+
+TEST(TrainingConfig, SchedulesRoundTripThroughTheirTextForm) {
+  LearningRateSchedule s;
+  s.kind = ScheduleKind::PiecewiseConstantDecay;
+  s.boundaries = {10, 20};
+  s.values = {0.1, 0.01, 0.001};
+  EXPECT_EQ(s.str(), "PiecewiseConstantDecay(boundaries=[10,20],"
+                     "values=[0.1,0.01,0.001])");
+  LearningRateSchedule back =
+      llvm::cantFail(LearningRateSchedule::parse(s.str()));
+  EXPECT_EQ(back.values, s.values);
+  EXPECT_DOUBLE_EQ(back.initialValue(), 0.1);
+
+  llvm::Expected<LearningRateSchedule> cosine = LearningRateSchedule::parse(
+      "cosine_decay(initial_learning_rate=0.5,decay_steps=100,"
+      "warmup_target=1,warmup_steps=10)");
+  ASSERT_TRUE(bool(cosine)) << errorOf(cosine.takeError());
+  EXPECT_EQ(cosine->kind, ScheduleKind::CosineDecay);
+  EXPECT_EQ(cosine->warmupTarget, 1.0);
+  EXPECT_EQ(cosine->str(), "CosineDecay(initial_learning_rate=0.5,"
+                           "decay_steps=100,alpha=0,warmup_target=1,"
+                           "warmup_steps=10)");
+
+  EXPECT_EQ(errorOf(LearningRateSchedule::parse(
+                "ExponentialDecay(decay_steps=10,power=2)")),
+            "ExponentialDecay has no field 'power'");
+  EXPECT_EQ(errorOf(LearningRateSchedule::parse("StepDecay(a=1)")),
+            "unknown learning-rate schedule 'StepDecay' (expected "
+            "ExponentialDecay, PiecewiseConstantDecay, InverseTimeDecay, "
+            "PolynomialDecay, CosineDecay, CosineDecayRestarts)");
+  LearningRateSchedule bad;
+  bad.decaySteps = 0;
+  EXPECT_EQ(errorOf(bad.validate()),
+            "ExponentialDecay's decay_steps must be finite and > 0, got 0");
+  bad = s;
+  bad.values.pop_back();
+  EXPECT_EQ(errorOf(bad.validate()),
+            "PiecewiseConstantDecay needs one more value than boundaries, got "
+            "2 boundaries and 2 values");
+}
+
+TEST(TrainingConfig, ScheduleAndClippingTravelThroughTheTrainStepOptions) {
+  TrainingConfig c;
+  c.optimizer.kind = OptimizerKind::Lion;
+  c.optimizer.globalClipnorm = 2;
+  c.optimizer.weightDecay = 0.01;
+  LearningRateSchedule s;
+  s.kind = ScheduleKind::CosineDecayRestarts;
+  s.initialLearningRate = 0.25;
+  s.decaySteps = 7;
+  c.optimizer.schedule = s;
+  EXPECT_DOUBLE_EQ(c.optimizer.resolvedLearningRate(), 0.25);
+  KcBuildTrainStepOptions options = toTrainStepOptions(c);
+  TrainingConfig back = llvm::cantFail(fromTrainStepOptions(options));
+  EXPECT_EQ(back.optimizer.kind, OptimizerKind::Lion);
+  EXPECT_DOUBLE_EQ(back.optimizer.resolvedBeta2(), 0.99);
+  EXPECT_DOUBLE_EQ(back.optimizer.globalClipnorm, 2);
+  EXPECT_DOUBLE_EQ(back.optimizer.resolvedWeightDecay(), 0.01);
+  ASSERT_TRUE(back.optimizer.schedule.has_value());
+  EXPECT_EQ(back.optimizer.schedule->str(), s.str());
 }
 
 } // namespace
