@@ -14,6 +14,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
 
 using namespace kcc;
@@ -55,14 +56,6 @@ json::Value batchedShape(const Shape &shape) {
   json::Array a{nullptr};
   for (size_t i = 1; i < shape.size(); ++i)
     a.push_back(shape[i]);
-  return a;
-}
-
-/// [null, d1, ...] from a batch-excluded shape.
-json::Value noneBatch(const Shape &shape) {
-  json::Array a{nullptr};
-  for (int64_t d : shape)
-    a.push_back(d);
   return a;
 }
 
@@ -164,10 +157,11 @@ GraphOrder orderGraph(Model &model) {
   GraphOrder order;
   llvm::StringMap<int64_t> callsOf;
   llvm::DenseMap<SymbolicNode *, bool> seen;
-  for (const Tensor &in : model.graphInputs()) {
+  std::vector<std::string> inputNames = inputLayerNames(model);
+  for (auto [i, in] : llvm::enumerate(model.graphInputs())) {
     SymbolicNode *n = in.node().get();
     order.inputs.push_back(n);
-    order.names[n] = {n->inputName, 0};
+    order.names[n] = {inputNames[i], 0};
     seen[n] = true;
   }
   // An explicit stack: chains may be 100,000 layers deep.
@@ -375,6 +369,22 @@ json::Value lossConfig(const LossConfig &loss) {
 }
 
 } // namespace
+
+std::vector<std::string> keras::inputLayerNames(Model &model) {
+  std::vector<std::string> names;
+  llvm::StringSet<> taken;
+  for (const Layer &l : model.layers())
+    taken.insert(l.name());
+  int next = 0;
+  for (const Tensor &in : model.graphInputs()) {
+    std::string name = in.node()->inputName;
+    while (name.empty() || !taken.insert(name).second)
+      name = next++ == 0 ? "input_layer"
+                         : "input_layer_" + std::to_string(next - 1);
+    names.push_back(name);
+  }
+  return names;
+}
 
 json::Object keras::compileConfigJson(const TrainingConfig &training) {
   json::Array metrics;

@@ -117,8 +117,8 @@ std::string weightsImage(Model &model, const ModelState &state,
   };
   // Functional models list their InputLayers in model.layers, first.
   if (!dynamic_cast<Sequential *>(&model))
-    for (const Tensor &in : model.graphInputs())
-      group("InputLayer", in.node()->inputName);
+    for (const std::string &name : inputLayerNames(model))
+      group("InputLayer", name);
   std::vector<Layer> layers;
   if (layerOrder.empty())
     layers = model.layers();

@@ -82,6 +82,10 @@ struct ModelState {
 std::string kerasConfigJson(Model &model,
                             const std::optional<TrainingConfig> &training);
 
+/// The InputLayer names of `model`'s inputs: each input's own name, else
+/// Keras's input_layer, input_layer_1, ...
+std::vector<std::string> inputLayerNames(Model &model);
+
 /// Keras 3's compile_config for `training`.
 llvm::json::Object compileConfigJson(const TrainingConfig &training);
 

@@ -70,6 +70,14 @@ void kcc::writeFileAtomically(
   syncPath(dir, /*directory=*/true, path);
 }
 
+void kcc::checkWritable(const std::string &path) {
+  std::string dir = directoryOf(path);
+  if (path.empty() || path.back() == '/')
+    throw Error(path + ": cannot write: the path names a directory");
+  if (::access(dir.c_str(), W_OK | X_OK) != 0)
+    throw Error(path + ": cannot write: " + errnoText());
+}
+
 void kcc::writeFileAtomically(const std::string &path, std::string_view bytes) {
   writeFileAtomically(path, [&](const std::string &tmp) {
     std::FILE *f = std::fopen(tmp.c_str(), "wb");

@@ -27,6 +27,11 @@ namespace kcc {
 void writeFileAtomically(const std::string &path,
                          const std::function<void(const std::string &)> &write);
 
+/// Throws the kcc::Error writeFileAtomically would throw for an unwritable
+/// `path` (a missing or read-only directory), without writing anything:
+/// for commands that should fail before hours of work, not after.
+void checkWritable(const std::string &path);
+
 /// The same for bytes held in memory.
 void writeFileAtomically(const std::string &path, std::string_view bytes);
 
