@@ -33,6 +33,10 @@ int main(int argc, char **argv) {
       return runTrain(getTrainConfig());
     case Command::Bench:
       return runBench(getBenchConfig());
+    case Command::Predict:
+      return runPredict(getPredictConfig());
+    case Command::Evaluate:
+      return runEvaluate(getPredictConfig());
     }
   } catch (const kcc::Error &e) {
     // Model and spec errors name the file, the JSON path and the layer.
