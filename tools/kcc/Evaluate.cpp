@@ -24,6 +24,7 @@
 #include <cmath>
 
 #include <cstdio>
+#include <sstream>
 
 using namespace kcc;
 using namespace kcc::driver;
@@ -59,6 +60,13 @@ int64_t argmax(const NDArray &a, int64_t i, int64_t k) {
   return best;
 }
 
+/// 10, 1.5: a label as NumPy prints it.
+std::string number(double v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
+
 double sigmoid(double z) { return 1 / (1 + std::exp(-z)); }
 
 struct Totals {
@@ -69,14 +77,14 @@ struct Totals {
 /// Checks y against the predictions for `loss`: sparse labels are one
 /// integer per example in [0, classes); other losses take y of the
 /// prediction's shape.
-void checkTargets(const NDArray &y, const NDArray &pred, LossKind loss,
+void checkTargets(const NDArray &y, const Shape &pred, LossKind loss,
                   const std::string &path) {
-  int64_t n = pred.shape()[0];
+  int64_t n = pred[0];
   if (y.shape().empty() || y.shape()[0] != n)
     throw Error(path + ": array 'y' has shape " + numpyShape(y.shape()) +
                 " but x has " + std::to_string(n) + " examples");
   if (loss == LossKind::SparseCategoricalCrossentropy) {
-    int64_t k = pred.numel() / n;
+    int64_t k = numElements(pred) / n;
     bool column = y.rank() == 2 && y.shape()[1] == 1;
     if (y.rank() != 1 && !column)
       throw Error(path + ": array 'y' has shape " + numpyShape(y.shape()) +
@@ -87,16 +95,15 @@ void checkTargets(const NDArray &y, const NDArray &pred, LossKind loss,
       double label = y.at(i);
       if (label != std::floor(label) || label < 0 || label >= k)
         throw Error(path + ": array 'y' [" + std::to_string(i) + "] is " +
-                    std::to_string(label) + ", outside the " +
-                    std::to_string(k) + " classes [0, " + std::to_string(k) +
-                    ")");
+                    number(label) + ", outside the " + std::to_string(k) +
+                    " classes [0, " + std::to_string(k) + ")");
     }
     return;
   }
-  if (y.shape() != pred.shape())
+  if (y.shape() != pred)
     throw Error(path + ": array 'y' has shape " + numpyShape(y.shape()) +
-                " but the model's output is " + numpyShape(pred.shape()) +
-                " for " + std::string(lossName(loss)));
+                " but the model's output is " + numpyShape(pred) + " for " +
+                std::string(lossName(loss)));
 }
 
 Totals evaluate(const NDArray &pred, const NDArray &y,
@@ -208,10 +215,13 @@ int driver::runEvaluate(const PredictConfig &config) {
   if (y == arrays.end())
     return fail(config.data + ": no array 'y' (the targets)");
   int64_t rows = x.shape()[0];
+  // The targets are checked against the output's shape before compiling.
+  Shape predShape = model.graphOutputs()[0].shape();
+  predShape[0] = rows;
+  checkTargets(y->second, predShape, training->loss.kind, config.data);
   Executable exe =
       jitInference(model, std::min(config.source.batch, rows), config.mode);
   NDArray pred = exe.predict(x);
-  checkTargets(y->second, pred, training->loss.kind, config.data);
   Totals t = evaluate(pred, y->second, *training, metrics);
   std::string line = llvm::formatv("loss: {0:f6}", t.loss).str();
   for (size_t m = 0; m < metrics.size(); ++m)
