@@ -2,9 +2,10 @@
 """kcc trains and saves .keras; Keras loads it and predicts the same.
 
 For each model -- the Keras specs examples/mlp.json and examples/cnn.json
-(imported: their config text is kept) and the reference models built in
-C++ (builtin:cnn, Sequential, and builtin:residual, Functional with Add;
-their Keras 3 config is generated) -- this script
+(imported: their config text is kept), a Keras 2 .h5 (saved as Keras 3)
+and the reference models built in C++ (builtin:cnn, Sequential, and
+builtin:residual, Functional with Add; their Keras 3 config is generated)
+-- this script
 
   1. trains STEPS steps with kcc (kcc-example-checkpoint train) and saves
      a .keras archive with the optimizer's variables;
@@ -18,7 +19,9 @@ their Keras 3 config is generated) -- this script
      `kcc-example-checkpoint resume` -- and compares the weights. This is
      what proves the slots are in Keras's order: a swapped m/v or an
      iteration count off by one changes Adam's update.
-  6. `kcc evaluate` against Keras's model.evaluate on the same data.
+  6. writes the resumed weights alone (save_weights's .weights.h5) and
+     loads them with Keras's model.load_weights: the same weights;
+  7. `kcc evaluate` against Keras's model.evaluate on the same data.
 
 Run from the throwaway venv (not needed by the tests):
 
@@ -93,6 +96,15 @@ def check(model_arg, bindir, tmp, data, held_out):
     resume_diff = max(float(np.max(np.abs(a - b))) for a, b in
                       zip(model.get_weights(), kcc_resumed.get_weights()))
 
+    # Weights alone (save_weights layout) into a model Keras built.
+    weights = os.path.join(tmp, name + ".weights.h5")
+    run(os.path.join(bindir, "kcc-example-checkpoint"), "resume", ckpt, data,
+        RESUME, BATCH, weights)
+    fresh = keras.saving.load_model(ckpt)
+    fresh.load_weights(weights)
+    weights_diff = max(float(np.max(np.abs(a - b))) for a, b in
+                       zip(fresh.get_weights(), kcc_resumed.get_weights()))
+
     # kcc evaluate against Keras's evaluate, both on the resumed kcc model.
     out = run(os.path.join(bindir, "kcc"), "evaluate", resumed, "--data",
               held_out)
@@ -105,11 +117,16 @@ def check(model_arg, bindir, tmp, data, held_out):
     eval_diff = max(abs(kcc_logs[k] - keras_logs[k]) for k in kcc_logs)
 
     size = os.path.getsize(ckpt)
+    # What Keras writes for the same model, for comparison.
+    keras_copy = os.path.join(tmp, name + "-by-keras.keras")
+    keras.saving.load_model(ckpt).save(keras_copy)
+    keras_size = os.path.getsize(keras_copy)
     ok = diff <= 1e-5 and slot_diff == 0 and resume_diff <= 1e-5 and \
-        eval_diff <= 1e-5
-    print(f"{name:10s} {model.__class__.__name__:10s} archive {size:>9d} B  "
+        eval_diff <= 1e-5 and weights_diff == 0
+    print(f"{name:10s} {model.__class__.__name__:10s} archive {size} B (Keras's {keras_size})  "
           f"predict max|kcc-keras| {diff:.2e}  slots {slot_diff:.1e}  "
           f"after {RESUME} more steps max|dw| {resume_diff:.2e}  "
+          f"load_weights(.weights.h5) max|dw| {weights_diff:.1e}  "
           f"evaluate {kcc_logs} vs keras "
           f"{ {k: round(v, 6) for k, v in keras_logs.items()} }  "
           f"epoch {meta['kcc']['epoch']}  {'OK' if ok else 'FAIL'}")
@@ -133,6 +150,8 @@ def main():
               f"each")
         for m in [os.path.join(ROOT, "examples", "mlp.json"),
                   os.path.join(ROOT, "examples", "cnn.json"),
+                  os.path.join(ROOT, "tests", "fixtures", "keras",
+                               "mlp_keras2.h5"),
                   "builtin:cnn", "builtin:residual"]:
             ok = check(m, bindir, tmp, data, held_out) and ok
     sys.exit(0 if ok else 1)

@@ -6,9 +6,12 @@
 // reload such an archive and continue where it stopped. Keras's
 // keras.saving.load_model reads what it writes (scripts/keras-roundtrip.py).
 //
-//   kcc-example-checkpoint train SPEC|builtin:cnn DATA.npz STEPS BATCH
-//   OUT.keras kcc-example-checkpoint resume CKPT.keras DATA.npz STEPS BATCH
-//   OUT.keras
+//   kcc-example-checkpoint train  MODEL      DATA.npz STEPS BATCH OUT.keras
+//   kcc-example-checkpoint resume CKPT.keras DATA.npz STEPS BATCH OUT.keras
+//
+// MODEL is a Keras spec (.json, .keras, .h5) or builtin:mlp|cnn|residual.
+// An OUT ending in .weights.h5 gets the weights alone, as Keras's
+// model.save_weights() writes them (with the optimizer's variables).
 //
 // Step i trains on rows [i*BATCH, (i+1)*BATCH) of the data, wrapping
 // around, i counted from the start of training (so a resumed run picks
@@ -118,8 +121,11 @@ int main(int argc, char **argv) {
       int64_t start = (exe.iterations() * batch) % n;
       loss = exe.step(rows(x, start, batch), rows(y, start, batch)).loss;
     }
-    keras::saveKerasArchive(out, ckpt.imported,
-                            captureState(exe, ckpt.epoch + 1), config);
+    keras::ModelState state = captureState(exe, ckpt.epoch + 1);
+    if (llvm::StringRef(out).ends_with(".weights.h5"))
+      keras::saveWeightsH5(out, ckpt.imported, state); // save_weights()
+    else
+      keras::saveKerasArchive(out, ckpt.imported, state, config);
     std::printf("trained %lld steps (iterations %lld), last loss %.6f, "
                 "saved %s\n",
                 static_cast<long long>(steps),

@@ -1,5 +1,4 @@
-//===- Saving.h - Models back to Keras: .keras archives, checkpoints -*- C++
-//-*-===//
+//===- Saving.h - Models back to Keras, checkpoints ------------*- C++ -*-===//
 //
 // The writing side of KerasImporter.h. kcc writes what Keras 3's
 // saving_lib writes, so keras.saving.load_model reads it (weights and

@@ -106,9 +106,10 @@ public:
     checkPositive(className, "strides", strides_);
   }
   llvm::json::Object kerasConfig() const override {
-    return llvm::json::Object{{"pool_size", llvm::json::Array{pool_.h, pool_.w}},
-            {"strides", llvm::json::Array{strides_.h, strides_.w}},
-            {"padding", paddingName(padding_)}};
+    return llvm::json::Object{
+        {"pool_size", llvm::json::Array{pool_.h, pool_.w}},
+        {"strides", llvm::json::Array{strides_.h, strides_.w}},
+        {"padding", paddingName(padding_)}};
   }
 
 protected:

@@ -106,7 +106,9 @@ private:
 class SoftmaxImpl : public LayerImpl {
 public:
   explicit SoftmaxImpl(int64_t axis) : LayerImpl("Softmax"), axis_(axis) {}
-  llvm::json::Object kerasConfig() const override { return llvm::json::Object{{"axis", axis_}}; }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"axis", axis_}};
+  }
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,

@@ -1,5 +1,4 @@
-//===- Checkpoint.h - An Executable's state to and from .keras files -*- C++
-//-*-===//
+//===- Checkpoint.h - Executable state to and from .keras ------*- C++ -*-===//
 //
 // The bridge between the engine's Executable (weights, optimizer slots,
 // step count, learning rate) and the Keras archive writer and reader

@@ -211,7 +211,8 @@ cl::opt<kcc::ExecMode> predictMode(
     "mode", cl::desc("How the model runs"), cl::init(kcc::ExecMode::Compiled),
     cl::values(clEnumValN(kcc::ExecMode::Compiled, "compiled",
                           "JIT-compiled (default)"),
-               clEnumValN(kcc::ExecMode::Interpreted, "interpreted", "op by op")),
+               clEnumValN(kcc::ExecMode::Interpreted, "interpreted",
+                          "op by op")),
     cl::cat(predictCategory), cl::sub(predictCommand),
     cl::sub(evaluateCommand));
 
