@@ -8,10 +8,13 @@
 
 #include "SavingTestUtil.h"
 
+#include "frontend/keras/Hdf5Writer.h"
 #include "frontend/keras/ModelSpec.h"
 #include "frontend/keras/Saving.h"
 #include "frontend/training/Checkpoint.h"
 #include "frontend/training/Jit.h"
+#include "runtime/data/AtomicFile.h"
+#include "runtime/data/ZipWriter.h"
 
 #include "llvm/Support/JSON.h"
 
@@ -222,6 +225,57 @@ TEST(Saving, ErrorsLeaveThePreviousFileAndNoTemporary) {
     ++entries;
   EXPECT_EQ(entries, 1) << "a temporary was left in " << dir;
   keras::loadCheckpoint(path); // Still a valid archive.
+}
+
+} // namespace
+
+namespace {
+
+TEST(Saving, AnArchiveKerasWroteLoadsWithoutOptimizerState) {
+  keras::Checkpoint ckpt =
+      keras::loadCheckpoint(std::string(KCC_KERAS_FIXTURES) + "/mlp.keras");
+  EXPECT_TRUE(ckpt.imported.weightsLoaded);
+  EXPECT_EQ(ckpt.epoch, 0);
+  EXPECT_FALSE(ckpt.optimizer) << "no kcc metadata, so no step count";
+}
+
+TEST(Saving, OptimizerSlotsThatDoNotFitTheModelAreNamed) {
+  // A hand-made archive: the right weights, one Adam slot of a wrong shape.
+  std::string dir = tempDir();
+  std::string path = dir + "/bad-slots.keras";
+  Sequential model({Input({3}), Dense(2)}, "tiny", 1);
+  std::vector<NDArray> w = model.getWeights();
+  keras::Hdf5Writer h5(path);
+  h5.createGroup("layers/dense/vars");
+  h5.setStringAttr("layers/dense/vars", "name", "dense");
+  h5.writeDataset("layers/dense/vars/0", w[0]);
+  h5.writeDataset("layers/dense/vars/1", w[1]);
+  h5.createGroup("optimizer/vars");
+  h5.writeDataset("optimizer/vars/0", NDArray::scalar(4, DType::I64));
+  h5.writeDataset("optimizer/vars/1", NDArray::scalar(1e-3));
+  h5.writeDataset("optimizer/vars/2", NDArray::zeros({3, 2}, DType::F32));
+  h5.writeDataset("optimizer/vars/3", NDArray::zeros({3, 2}, DType::F32));
+  h5.writeDataset("optimizer/vars/4", NDArray::zeros({2}, DType::F32));
+  h5.writeDataset("optimizer/vars/5", NDArray::zeros({5}, DType::F32));
+  TrainingConfig config;
+  std::string cfg = keras::kerasConfigJson(model, config);
+  writeFileAtomically(path, [&](const std::string &tmp) {
+    ZipWriter zip(tmp, path);
+    zip.add("metadata.json", R"({"kcc": {"epoch": 1, "iterations": 4}})");
+    zip.add("config.json", cfg);
+    zip.add("model.weights.h5", h5.image());
+    zip.close();
+  });
+  try {
+    keras::loadCheckpoint(path);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "bad-slots.keras:model.weights.h5: optimizer/vars/5: a slot "
+                  "of weight 'bias' [2] is [5]"),
+              std::string::npos)
+        << e.what();
+  }
 }
 
 } // namespace
