@@ -9,7 +9,8 @@
 //   kcc-example-checkpoint train  MODEL      DATA.npz STEPS BATCH OUT.keras
 //   kcc-example-checkpoint resume CKPT.keras DATA.npz STEPS BATCH OUT.keras
 //
-// MODEL is a Keras spec (.json, .keras, .h5) or builtin:mlp|cnn|residual.
+// MODEL is a Keras spec (.json, .keras, .h5) or
+// builtin:mlp|cnn|residual|branches.
 // An OUT ending in .weights.h5 gets the weights alone, as Keras's
 // model.save_weights() writes them (with the optimizer's variables).
 //
@@ -60,6 +61,19 @@ NDArray cast(const NDArray &a, DType dtype) {
   return out;
 }
 
+/// A functional model whose layers Keras lists in another order than they
+/// are called: the short branch is Add's first argument, so a walk from
+/// the output meets dense_b before dense_a1, while Keras orders by depth.
+std::unique_ptr<Model> buildBranches() {
+  Tensor in = Input({28, 28, 1});
+  Tensor flat = Flatten()(in);
+  Tensor b = Dense(16).named("dense_b")(flat);
+  Tensor a =
+      Dense(16).named("dense_a2")(Dense(32, "relu").named("dense_a1")(flat));
+  Tensor sum = Add()({b, a});
+  return std::make_unique<Model>(in, Dense(10)(sum), "branches", 0);
+}
+
 keras::ImportedModel loadModel(const std::string &what) {
   keras::ImportedModel imported;
   std::string builtin = what.rfind("builtin:", 0) == 0 ? what.substr(8) : "";
@@ -71,13 +85,13 @@ keras::ImportedModel loadModel(const std::string &what) {
     imported.model = models::buildCnn(0);
   else if (builtin == "residual")
     imported.model = models::buildResidual(0);
+  else if (builtin == "branches")
+    imported.model = buildBranches();
   else
     throw Error("unknown builtin model '" + builtin + "'");
   TrainingConfig &config = imported.training.emplace();
   config.loss.fromLogits = builtin != "mlp";
   config.metrics = {"accuracy"};
-  for (const Layer &l : imported.model->layers())
-    imported.specLayerOrder.push_back(l.name());
   // Not a Keras 3 source: its config is generated.
   imported.kerasMajorVersion = 0;
   return imported;

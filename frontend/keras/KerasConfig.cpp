@@ -13,6 +13,7 @@
 #include "frontend/keras/Saving.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/ADT/StringSwitch.h"
@@ -149,6 +150,10 @@ json::Object inputLayerEntry(const Tensor &input, const std::string &name) {
 /// the outputs), and what Keras calls them: (layer, node index).
 struct GraphOrder {
   std::vector<SymbolicNode *> nodes;
+  /// Layer names as Keras's Functional orders model.layers (map_graph in
+  /// keras/src/ops/function.py): by depth from the outputs, deepest first,
+  /// ties by first visit in a depth-first walk from the outputs.
+  std::vector<std::string> kerasLayers;
   llvm::DenseMap<SymbolicNode *, std::pair<std::string, int64_t>> names;
   std::vector<SymbolicNode *> inputs;
 };
@@ -168,12 +173,15 @@ GraphOrder orderGraph(Model &model) {
   std::vector<std::pair<SymbolicNode *, size_t>> stack;
   for (const Tensor &out : model.graphOutputs())
     stack.push_back({out.node().get(), 0});
+  llvm::DenseMap<LayerImpl *, size_t> firstVisit;
   while (!stack.empty()) {
     auto &[node, next] = stack.back();
     if (seen.count(node) && next == 0) {
       stack.pop_back();
       continue;
     }
+    if (next == 0 && node->layer)
+      firstVisit.try_emplace(node->layer.get(), firstVisit.size());
     if (next < node->inputs.size()) {
       SymbolicNode *in = node->inputs[next++].node().get();
       if (!seen.count(in))
@@ -190,6 +198,33 @@ GraphOrder orderGraph(Model &model) {
     order.names[done] = {layer.name(), callsOf[layer.name()]++};
     order.nodes.push_back(done);
   }
+  // Depths: from the outputs back, a node one deeper than its deepest
+  // consumer; a layer as deep as its deepest call.
+  llvm::DenseMap<SymbolicNode *, int64_t> nodeDepth;
+  llvm::DenseMap<LayerImpl *, int64_t> layerDepth;
+  for (SymbolicNode *node : llvm::reverse(order.nodes)) {
+    int64_t depth = nodeDepth.lookup(node);
+    int64_t &ld = layerDepth[node->layer.get()];
+    depth = std::max(depth, ld);
+    ld = depth;
+    nodeDepth[node] = depth;
+    for (const Tensor &in : node->inputs) {
+      int64_t &d = nodeDepth[in.node().get()];
+      d = std::max(d, depth + 1);
+    }
+  }
+  std::vector<LayerImpl *> layers;
+  llvm::DenseSet<LayerImpl *> listed;
+  for (SymbolicNode *node : order.nodes)
+    if (listed.insert(node->layer.get()).second)
+      layers.push_back(node->layer.get());
+  std::stable_sort(
+      layers.begin(), layers.end(), [&](LayerImpl *a, LayerImpl *b) {
+        int64_t da = layerDepth.lookup(a), db = layerDepth.lookup(b);
+        return da != db ? da > db : firstVisit.lookup(a) < firstVisit.lookup(b);
+      });
+  for (LayerImpl *l : layers)
+    order.kerasLayers.push_back(l->name());
   return order;
 }
 
@@ -253,8 +288,9 @@ json::Object functionalConfig(Model &model) {
     e["inbound_nodes"] = json::Array{};
     layers.push_back(std::move(e));
   }
-  // One entry per layer, its calls in order.
-  llvm::StringMap<size_t> entryOf;
+  // One entry per layer, its calls in order; entries in Keras's
+  // model.layers order.
+  llvm::StringMap<json::Object> entryOf;
   for (SymbolicNode *node : order.nodes) {
     Layer layer(node->layer);
     json::Array args;
@@ -269,15 +305,13 @@ json::Object functionalConfig(Model &model) {
       json::Object e = layerEntry(layer, nodeShapes(*node));
       e["name"] = layer.name();
       e["inbound_nodes"] = json::Array{std::move(call)};
-      entryOf[layer.name()] = layers.size();
-      layers.push_back(std::move(e));
+      entryOf[layer.name()] = std::move(e);
     } else {
-      layers[it->second]
-          .getAsObject()
-          ->getArray("inbound_nodes")
-          ->push_back(std::move(call));
+      it->second.getArray("inbound_nodes")->push_back(std::move(call));
     }
   }
+  for (const std::string &name : order.kerasLayers)
+    layers.push_back(std::move(entryOf[name]));
   return json::Object{
       {"module", "keras.src.models.functional"},
       {"class_name", "Functional"},
@@ -369,6 +403,16 @@ json::Value lossConfig(const LossConfig &loss) {
 }
 
 } // namespace
+
+std::vector<std::string> keras::kerasLayerOrder(Model &model) {
+  std::vector<std::string> names;
+  if (dynamic_cast<Sequential *>(&model)) {
+    for (const Layer &l : model.layers())
+      names.push_back(l.name());
+    return names;
+  }
+  return orderGraph(model).kerasLayers;
+}
 
 std::vector<std::string> keras::inputLayerNames(Model &model) {
   std::vector<std::string> names;

@@ -89,6 +89,41 @@ void checkState(Model &model, const ModelState &state,
   }
 }
 
+/// For each trainable weight in Keras's order -- layers in `layerOrder`
+/// (Keras's model.layers), weights in declaration order, which is Keras's
+/// model.trainable_variables and so its optimizer's slot order -- its
+/// index among the trainable weights in Model::parameters() order (the
+/// Executable's slot order).
+std::vector<size_t> kerasTrainableOrder(Model &model,
+                                        const std::vector<std::string> &order,
+                                        const std::string &source) {
+  llvm::StringMap<std::vector<size_t>> indexOf;
+  size_t t = 0;
+  for (const Layer &layer : model.layers())
+    for (const Weight &w : layer.impl()->weights())
+      if (w.trainable)
+        indexOf[layer.name()].push_back(t++);
+  std::vector<size_t> perm;
+  for (const std::string &name : order) {
+    auto it = indexOf.find(name);
+    if (it != indexOf.end())
+      perm.insert(perm.end(), it->second.begin(), it->second.end());
+  }
+  if (perm.size() != t)
+    throw Error(source + ": the layer order names " +
+                std::to_string(perm.size()) + " of the model's " +
+                std::to_string(t) + " trainable weights");
+  return perm;
+}
+
+/// The order Keras numbers `imported`'s layers in: the spec's own for a
+/// Keras 3 config kcc keeps, else the order of the config kcc writes.
+std::vector<std::string> layerOrderOf(const ImportedModel &imported) {
+  bool keepText =
+      imported.kerasMajorVersion >= 3 && !imported.configJson.empty();
+  return keepText ? imported.specLayerOrder : kerasLayerOrder(*imported.model);
+}
+
 /// model.weights.h5 in Keras 3's layout. `layerOrder`: Keras's
 /// model.layers by name (empty: the model's own order).
 std::string weightsImage(Model &model, const ModelState &state,
@@ -98,9 +133,11 @@ std::string weightsImage(Model &model, const ModelState &state,
   checkState(model, state, source);
   // Each layer's first weight in Model::parameters() order.
   llvm::StringMap<size_t> firstWeight;
+  llvm::StringMap<const Layer *> byName;
   size_t offset = 0;
   for (const Layer &layer : model.layers()) {
     firstWeight[layer.name()] = offset;
+    byName[layer.name()] = &layer;
     offset += layer.impl()->weights().size();
   }
   Hdf5Writer h5(source);
@@ -119,13 +156,17 @@ std::string weightsImage(Model &model, const ModelState &state,
   if (!dynamic_cast<Sequential *>(&model))
     for (const std::string &name : inputLayerNames(model))
       group("InputLayer", name);
-  std::vector<Layer> layers;
-  if (layerOrder.empty())
-    layers = model.layers();
-  else
-    for (const std::string &name : layerOrder)
-      layers.push_back(model.getLayer(name));
-  for (const Layer &layer : layers) {
+  std::vector<std::string> order =
+      layerOrder.empty() ? kerasLayerOrder(model) : layerOrder;
+  std::vector<const Layer *> layers;
+  for (const std::string &name : order) {
+    const Layer *layer = byName.lookup(name);
+    if (!layer)
+      throw Error(source + ": no layer '" + name + "' in the model");
+    layers.push_back(layer);
+  }
+  for (const Layer *l : layers) {
+    const Layer &layer = *l;
     std::string vars = group(layer.className(), layer.name());
     size_t first = firstWeight.lookup(layer.name());
     for (size_t i = 0; i < layer.impl()->weights().size(); ++i)
@@ -139,8 +180,14 @@ std::string weightsImage(Model &model, const ModelState &state,
         NDArray::scalar(static_cast<double>(opt->iterations), DType::I64));
     h5.writeDataset("optimizer/vars/1",
                     NDArray::scalar(opt->learningRate, DType::F32));
-    for (size_t i = 0; i < opt->slots.size(); ++i)
-      h5.writeDataset("optimizer/vars/" + std::to_string(i + 2), opt->slots[i]);
+    // kcc's slots follow Model::parameters(), Keras's its model.layers.
+    std::vector<size_t> perm = kerasTrainableOrder(model, order, source);
+    size_t perWeight = perm.empty() ? 0 : opt->slots.size() / perm.size();
+    size_t next = 2;
+    for (size_t t : perm)
+      for (size_t s = 0; s < perWeight; ++s)
+        h5.writeDataset("optimizer/vars/" + std::to_string(next++),
+                        opt->slots[t * perWeight + s]);
   }
   h5.createGroup("vars");
   h5.setStringAttr("vars", "name", model.name());
@@ -218,7 +265,7 @@ void keras::saveKerasArchive(const std::string &path,
   std::string config = keepText ? updatedConfig(imported, effective, path)
                                 : kerasConfigJson(model, effective);
   std::string weights =
-      weightsImage(model, state, imported.specLayerOrder,
+      weightsImage(model, state, layerOrderOf(imported),
                    optimizerNameOf(effective), path + ":model.weights.h5");
   writeArchive(path, std::move(config), metadataJson(model, state),
                std::move(weights));
@@ -234,7 +281,7 @@ void keras::saveWeightsH5(const std::string &path,
                           const ModelState &state) {
   std::string name = optimizerNameOf(imported.training);
   writeFileAtomically(path, weightsImage(*imported.model, state,
-                                         imported.specLayerOrder, name, path));
+                                         layerOrderOf(imported), name, path));
 }
 
 Checkpoint keras::loadCheckpoint(const std::string &path,
@@ -288,25 +335,32 @@ Checkpoint keras::loadCheckpoint(const std::string &path,
   if (lr.numel() != 1)
     h5.fail("optimizer/vars/1", "the learning rate must be a scalar");
   opt.learningRate = lr.toVector()[0];
+  // The file holds the slots in Keras's order (its config's layer order);
+  // the Executable wants Model::parameters() order.
+  Model &model = *ckpt.imported.model;
   std::vector<const Weight *> trainable;
-  for (const Layer &layer : ckpt.imported.model->layers())
+  for (const Layer &layer : model.layers())
     for (const Weight &w : layer.impl()->weights())
       if (w.trainable)
         trainable.push_back(&w);
+  std::vector<size_t> perm =
+      kerasTrainableOrder(model, ckpt.imported.specLayerOrder, source);
   size_t slots = count - 2;
   if (trainable.empty() ? slots != 0 : slots % trainable.size() != 0)
     h5.fail("optimizer/vars",
             std::to_string(slots) + " optimizer slots for a model with " +
                 std::to_string(trainable.size()) + " trainable weights");
   size_t perWeight = trainable.empty() ? 0 : slots / trainable.size();
+  opt.slots.resize(slots);
   for (size_t i = 0; i < slots; ++i) {
     std::string at = "optimizer/vars/" + std::to_string(i + 2);
-    const Weight &w = *trainable[i / perWeight];
+    size_t t = perm[i / perWeight];
+    const Weight &w = *trainable[t];
     Shape shape = h5.datasetShape(at);
     if (shape != w.shape)
       h5.fail(at, "a slot of weight '" + w.name + "' " +
                       shapeToString(w.shape) + " is " + shapeToString(shape));
-    opt.slots.push_back(h5.readFloat(at));
+    opt.slots[t * perWeight + i % perWeight] = h5.readFloat(at);
   }
   ckpt.optimizer = std::move(opt);
   return ckpt;

@@ -81,6 +81,13 @@ struct ModelState {
 std::string kerasConfigJson(Model &model,
                             const std::optional<TrainingConfig> &training);
 
+/// The names of `model`'s layers (InputLayers left out) in the order of
+/// Keras's model.layers for the config kcc writes: a Sequential's chain; a
+/// Functional's layers by depth from the outputs, deepest first, ties by
+/// first visit from the outputs (keras/src/ops/function.py map_graph).
+/// Weight groups are numbered in this order, as Keras numbers them.
+std::vector<std::string> kerasLayerOrder(Model &model);
+
 /// The InputLayer names of `model`'s inputs: each input's own name, else
 /// Keras's input_layer, input_layer_1, ...
 std::vector<std::string> inputLayerNames(Model &model);

@@ -105,15 +105,21 @@ TEST(Saving, TrainedCnnReloadsWithIdenticalPredictions) {
   EXPECT_EQ(meta.getAsObject()->getString("keras_version"), "3.15.1");
 }
 
-TEST(Saving, FunctionalModelRoundTrips) {
+TEST(Saving, FunctionalModelRoundTripsInKerasLayerOrder) {
   std::string dir = tempDir();
-  std::string path = dir + "/res.keras";
+  std::string path = dir + "/branches.keras";
+  // Add's first argument is the short branch: a walk from the output
+  // meets dense_b first, but Keras lists layers by depth (dense_a1 is
+  // deeper), and numbers weight groups and optimizer slots that way.
   Tensor in = Input({6}, DType::F32, "features");
-  Tensor a = Dense(5, "relu")(in);
-  Tensor b = Dense(5, "tanh")(in);
-  Tensor s = Add()({a, b});
-  Tensor out = Dense(3, "softmax")(s);
+  Tensor b = Dense(5, "tanh").named("dense_b")(in);
+  Tensor a = Dense(5).named("dense_a2")(Dense(7, "relu").named("dense_a1")(in));
+  Tensor s = Add()({b, a});
+  Tensor out = Dense(3, "softmax").named("head")(s);
   Model model(in, out, "branches", 3);
+  EXPECT_EQ(keras::kerasLayerOrder(model),
+            (std::vector<std::string>{"dense_a1", "dense_b", "dense_a2", "add",
+                                      "head"}));
   TrainingConfig config = adam(4);
   Executable exe = trainSteps(model, config, 3);
   keras::saveKerasArchive(path, model, captureState(exe), config);
@@ -124,6 +130,13 @@ TEST(Saving, FunctionalModelRoundTrips) {
   keras::Checkpoint ckpt = keras::loadCheckpoint(path);
   expectIdentical(exe.predict(x), predictWith(*ckpt.imported.model, x),
                   "functional predictions after reload");
+  // Slots go out in Keras's order and come back in kcc's.
+  ASSERT_TRUE(ckpt.optimizer);
+  std::vector<NDArray> slots = exe.getOptimizerState();
+  ASSERT_EQ(slots.size(), ckpt.optimizer->slots.size());
+  for (size_t i = 0; i < slots.size(); ++i)
+    expectIdentical(slots[i], ckpt.optimizer->slots[i],
+                    "slot " + std::to_string(i));
 }
 
 TEST(Saving, KerasThreeImportKeepsItsConfigText) {
