@@ -19,6 +19,8 @@
 
 #include "frontend/Tensor.h"
 
+#include "llvm/Support/JSON.h"
+
 #include <memory>
 #include <optional>
 #include <string>
@@ -74,6 +76,12 @@ public:
   void materializeWeights();
   /// Whether the layer draws random numbers when training (needs a step).
   virtual bool usesRandomness() const { return false; }
+  /// The layer's hyper-parameters under the keys of Keras's get_config()
+  /// ("units", "activation", "kernel_size", ...), with kcc's names for
+  /// activations and initializers ("glorot_uniform"); name, dtype and
+  /// trainable are left to the caller. What a .keras archive kcc writes
+  /// records for a model built in C++.
+  virtual llvm::json::Object kerasConfig() const { return {}; }
 
   /// Runs the layer on tensors of one kind, building it on the first call;
   /// ops inside report errors and locations under the layer's name.

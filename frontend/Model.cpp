@@ -208,6 +208,16 @@ const std::vector<Layer> &Model::layers() {
   return layers_;
 }
 
+const std::vector<Tensor> &Model::graphInputs() {
+  ensureGraph(nullptr);
+  return inputs_;
+}
+
+const std::vector<Tensor> &Model::graphOutputs() {
+  ensureGraph(nullptr);
+  return outputs_;
+}
+
 Layer Model::getLayer(const std::string &name) {
   for (const Layer &l : layers())
     if (l.name() == name)

@@ -54,6 +54,10 @@ public:
   const std::vector<Layer> &layers();
   /// Throws kcc::Error when no layer has that name.
   Layer getLayer(const std::string &name);
+  /// The graph's symbolic inputs and outputs (Keras's model.inputs and
+  /// model.outputs): what a writer of the model's config walks.
+  const std::vector<Tensor> &graphInputs();
+  const std::vector<Tensor> &graphOutputs();
   /// Shapes of the inputs, batch excluded.
   std::vector<Shape> inputShapes();
   std::vector<DType> inputDTypes();

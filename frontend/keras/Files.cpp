@@ -118,6 +118,15 @@ keras::readModelFile(const std::string &path, uint64_t limit) {
   return std::move(*buf);
 }
 
+std::optional<std::string> keras::readArchiveMember(const std::string &path,
+                                                   const char *name,
+                                                   uint64_t limit) {
+  ZipArchive zip(path, modelFileSize(path));
+  if (!zip.has(name))
+    return std::nullopt;
+  return zip.read(name, limit);
+}
+
 ImportedModel keras::importKerasArchive(const std::string &path,
                                         uint64_t seed) {
   ZipArchive zip(path, modelFileSize(path));

@@ -55,6 +55,10 @@ struct ImportedModel {
   /// Non-input layer names in the spec's order (Keras's model.layers), the
   /// order .keras archives number layers in.
   std::vector<std::string> specLayerOrder;
+  /// The spec's JSON text as read (a to_json() text, a .keras archive's
+  /// config.json, an .h5's model_config): what saving a Keras 3 model
+  /// writes back, changed only where kcc changed it (keras/Saving.h).
+  std::string configJson;
   /// Whether the weights came from the file (else they are the layers'
   /// initializers under `seed`).
   bool weightsLoaded = false;

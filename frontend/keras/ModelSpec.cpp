@@ -479,5 +479,7 @@ ImportedModel keras::importModelJson(llvm::StringRef text,
                                      uint64_t seed) {
   json::Value spec = parseJson(text, sourceName);
   SpecReader reader(sourceName.str());
-  return readModelSpec(reader, spec, seed);
+  ImportedModel imported = readModelSpec(reader, spec, seed);
+  imported.configJson = text.str();
+  return imported;
 }

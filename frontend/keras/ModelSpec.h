@@ -14,6 +14,8 @@
 #include "llvm/Support/MemoryBuffer.h"
 
 #include <memory>
+#include <optional>
+#include <string>
 
 namespace kcc {
 namespace keras {
@@ -42,6 +44,12 @@ constexpr uint64_t kMaxJsonBytes = uint64_t(256) << 20;
 /// out. Throws otherwise.
 uint64_t modelFileSize(const std::string &path,
                        uint64_t limit = kMaxModelFileBytes);
+/// Member `name` of the .keras archive `path` (at most `limit` bytes), or
+/// std::nullopt when the archive has no such member.
+std::optional<std::string> readArchiveMember(const std::string &path,
+                                             const char *name,
+                                             uint64_t limit);
+
 /// The bytes of `path`, checked by modelFileSize.
 std::unique_ptr<llvm::MemoryBuffer>
 readModelFile(const std::string &path, uint64_t limit = kMaxModelFileBytes);

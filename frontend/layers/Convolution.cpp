@@ -17,6 +17,10 @@ ops::Padding parsePadding(const std::string &layer, const std::string &p) {
               "\"");
 }
 
+const char *paddingName(ops::Padding p) {
+  return p == ops::Padding::Same ? "same" : "valid";
+}
+
 void checkPositive(const std::string &layer, const std::string &what,
                    Size2 s) {
   if (s.h <= 0 || s.w <= 0)
@@ -44,6 +48,16 @@ public:
     checkPositive("Conv2D", "strides", strides);
     if (!ops::isActivation(activation_))
       throw Error("Conv2D: unknown activation '" + activation_ + "'");
+  }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"filters", filters_},
+            {"kernel_size", llvm::json::Array{kernel_.h, kernel_.w}},
+            {"strides", llvm::json::Array{strides_.h, strides_.w}},
+            {"padding", paddingName(padding_)},
+            {"activation", activation_},
+            {"use_bias", useBias_},
+            {"kernel_initializer", kernelInit_},
+            {"bias_initializer", biasInit_}};
   }
 
 protected:
@@ -90,6 +104,12 @@ public:
         padding_(parsePadding(className, padding)) {
     checkPositive(className, "pool_size", pool_);
     checkPositive(className, "strides", strides_);
+  }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{
+        {"pool_size", llvm::json::Array{pool_.h, pool_.w}},
+        {"strides", llvm::json::Array{strides_.h, strides_.w}},
+        {"padding", paddingName(padding_)}};
   }
 
 protected:

@@ -31,6 +31,14 @@ public:
     checkActivation("Dense", activation_);
   }
 
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"units", units_},
+            {"activation", activation_},
+            {"use_bias", useBias_},
+            {"kernel_initializer", kernelInit_},
+            {"bias_initializer", biasInit_}};
+  }
+
 protected:
   void build(const std::vector<Shape> &shapes) override {
     if (shapes.size() != 1 || shapes[0].size() < 2)
@@ -79,6 +87,9 @@ public:
       : LayerImpl("Activation"), activation_(std::move(activation)) {
     checkActivation("Activation", activation_);
   }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"activation", activation_}};
+  }
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
@@ -94,6 +105,9 @@ private:
 class SoftmaxImpl : public LayerImpl {
 public:
   explicit SoftmaxImpl(int64_t axis) : LayerImpl("Softmax"), axis_(axis) {}
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"axis", axis_}};
+  }
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,

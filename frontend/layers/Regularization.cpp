@@ -25,6 +25,13 @@ public:
   }
 
   bool usesRandomness() const override { return rate_ > 0.0; }
+  llvm::json::Object kerasConfig() const override {
+    llvm::json::Object c{{"rate", rate_}, {"noise_shape", nullptr}};
+    // Keras's seed=None is kcc's 0 (a stream derived from the model's seed).
+    c["seed"] = userSeed_ ? llvm::json::Value(static_cast<int64_t>(userSeed_))
+                          : llvm::json::Value(nullptr);
+    return c;
+  }
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,

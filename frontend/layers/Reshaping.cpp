@@ -40,6 +40,12 @@ class ReshapeImpl : public LayerImpl {
 public:
   explicit ReshapeImpl(Shape target)
       : LayerImpl("Reshape"), target_(std::move(target)) {}
+  llvm::json::Object kerasConfig() const override {
+    llvm::json::Array dims;
+    for (int64_t d : target_)
+      dims.push_back(d);
+    return llvm::json::Object{{"target_shape", std::move(dims)}};
+  }
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,

@@ -40,6 +40,12 @@ cl::SubCommand
                  "Train a model on a dataset with a Keras-style progress bar");
 cl::SubCommand benchCommand("bench",
                             "Time compiled against interpreted training steps");
+cl::SubCommand predictCommand("predict",
+                              "Run a model on the arrays of a .npz file and "
+                              "write its outputs (.npy / .npz)");
+cl::SubCommand evaluateCommand("evaluate",
+                               "A model's loss and metrics on the x and y of "
+                               "a .npz file, as Keras's evaluate()");
 
 cl::OptionCategory modelCategory("Model options");
 cl::OptionCategory trainStepCategory("Training step options");
@@ -48,7 +54,7 @@ cl::OptionCategory runCategory("Train and bench options");
 
 #define KCC_ALL_COMMANDS                                                       \
   cl::sub(cl::SubCommand::getTopLevel()), cl::sub(trainCommand),               \
-      cl::sub(benchCommand)
+      cl::sub(benchCommand), cl::sub(predictCommand), cl::sub(evaluateCommand)
 
 // ---- The model -------------------------------------------------------------
 cl::opt<std::string> inputFile(
@@ -210,6 +216,29 @@ cl::opt<int64_t> warmup("warmup", cl::desc("Untimed steps first"), cl::init(3),
 cl::opt<bool> json("json", cl::desc("Print one JSON object"),
                    cl::cat(runCategory), cl::sub(benchCommand));
 
+// ---- Predict and evaluate ---------------------------------------------------
+cl::OptionCategory predictCategory("Predict and evaluate options");
+cl::opt<std::string> predictData(
+    "data",
+    cl::desc("The inputs: a .npz with x (or one array per input layer "
+             "name) and, for evaluate, y"),
+    cl::value_desc("file"), cl::Required, cl::cat(predictCategory),
+    cl::sub(predictCommand), cl::sub(evaluateCommand));
+cl::opt<std::string> predictOutput(
+    "o",
+    cl::desc("Where predict writes the outputs: .npy (one output) or .npz "
+             "(one array per output layer name)"),
+    cl::value_desc("file"), cl::Required, cl::cat(predictCategory),
+    cl::sub(predictCommand));
+cl::opt<kcc::ExecMode> predictMode(
+    "mode", cl::desc("How the model runs"), cl::init(kcc::ExecMode::Compiled),
+    cl::values(clEnumValN(kcc::ExecMode::Compiled, "compiled",
+                          "JIT-compiled (default)"),
+               clEnumValN(kcc::ExecMode::Interpreted, "interpreted",
+                          "op by op")),
+    cl::cat(predictCategory), cl::sub(predictCommand),
+    cl::sub(evaluateCommand));
+
 void printVersion(llvm::raw_ostream &os) {
   os << "kcc " KCC_VERSION " (MLIR/LLVM " LLVM_VERSION_STRING ", oneDNN "
      << kcc::kernels::oneDnnVersion() << ")\n";
@@ -217,7 +246,8 @@ void printVersion(llvm::raw_ostream &os) {
 
 /// kcc's own option categories: --help lists these and nothing else.
 const cl::OptionCategory *const kccCategories[] = {
-    &modelCategory, &trainStepCategory, &compileCategory, &runCategory};
+    &modelCategory, &trainStepCategory, &compileCategory, &runCategory,
+    &predictCategory};
 
 /// Hides LLVM's and MLIR's own options (hundreds of them, registered by the
 /// libraries) from --help; they still work and --help-hidden lists them.
@@ -304,7 +334,8 @@ Command kcc::driver::parseCommandLine(int argc, char **argv) {
         "the compile cache (every command)");
   }
   for (cl::SubCommand *sub :
-       {&cl::SubCommand::getTopLevel(), &trainCommand, &benchCommand})
+       {&cl::SubCommand::getTopLevel(), &trainCommand, &benchCommand,
+        &predictCommand, &evaluateCommand})
     hideLibraryOptions(*sub);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -312,7 +343,9 @@ Command kcc::driver::parseCommandLine(int argc, char **argv) {
       "  kcc [options] <model>          compile (--emit=kc|train|linalg|"
       "llvm-mlir|llvm|obj|lib)\n"
       "  kcc train <model> [options]    train on a dataset\n"
-      "  kcc bench <model> [options]    compiled vs interpreted steps\n\n"
+      "  kcc bench <model> [options]    compiled vs interpreted steps\n"
+      "  kcc predict <model> --data X.npz -o P.npy   the model's outputs\n"
+      "  kcc evaluate <model> --data D.npz           loss and metrics\n\n"
       "  kcc train --help, kcc bench --help: the options of each command.\n"
       "  --help-hidden: also LLVM's and MLIR's own options "
       "(--mlir-print-ir-after-all,\n  --mlir-timing, ...), which every "
@@ -328,6 +361,10 @@ Command kcc::driver::parseCommandLine(int argc, char **argv) {
     return Command::Train;
   if (benchCommand)
     return Command::Bench;
+  if (predictCommand)
+    return Command::Predict;
+  if (evaluateCommand)
+    return Command::Evaluate;
   return Command::Compile;
 }
 
@@ -380,6 +417,15 @@ BenchConfig kcc::driver::getBenchConfig() {
   c.steps = benchSteps;
   c.warmup = warmup;
   c.json = json;
+  return c;
+}
+
+PredictConfig kcc::driver::getPredictConfig() {
+  PredictConfig c;
+  c.source = modelSource();
+  c.data = predictData;
+  c.output = predictOutput;
+  c.mode = predictMode;
   return c;
 }
 

@@ -27,7 +27,7 @@ namespace driver {
 /// Ordered as in Toy's toyc: each action lowers further than the one before.
 enum class EmitAction { Kc, Train, Linalg, Fused, LlvmMlir, Llvm, Obj, Lib };
 
-enum class Command { Compile, Train, Bench };
+enum class Command { Compile, Train, Bench, Predict, Evaluate };
 
 /// Where the model comes from: a file (.mlir holding @forward, or a Keras
 /// .json / .keras / .h5 spec) or a reference model built in C++.
@@ -74,6 +74,16 @@ struct BenchConfig {
   bool json = false;
 };
 
+/// kcc predict / kcc evaluate (Predict.cpp).
+struct PredictConfig {
+  ModelSource source;
+  /// The .npz (or, for one input, .npy) of inputs; evaluate adds y.
+  std::string data;
+  /// predict: .npy (one output) or .npz (one array per output).
+  std::string output;
+  ExecMode mode = ExecMode::Compiled;
+};
+
 /// Parses argv (MLIR's own options must be registered first); exits with a
 /// message on a malformed command line, as llvm::cl does.
 Command parseCommandLine(int argc, char **argv);
@@ -86,6 +96,7 @@ llvm::Error applyTrainingFlags(TrainingConfig &config);
 CompileConfig getCompileConfig();
 TrainConfig getTrainConfig();
 BenchConfig getBenchConfig();
+PredictConfig getPredictConfig();
 
 } // namespace driver
 } // namespace kcc

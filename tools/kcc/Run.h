@@ -21,6 +21,10 @@ int runTrain(const TrainConfig &config);
 /// the memory plan; with --json one object on stdout.
 int runBench(const BenchConfig &config);
 
+int runPredict(const PredictConfig &config);
+
+int runEvaluate(const PredictConfig &config);
+
 } // namespace driver
 } // namespace kcc
 

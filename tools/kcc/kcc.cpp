@@ -38,6 +38,12 @@ int main(int argc, char **argv) {
     case Command::Bench:
       status = runBench(getBenchConfig());
       break;
+    case Command::Predict:
+      status = runPredict(getPredictConfig());
+      break;
+    case Command::Evaluate:
+      status = runEvaluate(getPredictConfig());
+      break;
     }
   } catch (const kcc::Error &e) {
     // Model and spec errors name the file, the JSON path and the layer.

@@ -1,0 +1,460 @@
+//===- KerasConfig.cpp - Keras 3 configs for kcc models -------------------===//
+//
+// What Keras 3's model.to_json() writes, for the layers kcc has: each
+// layer's get_config() (name, trainable, a float32 DTypePolicy, the
+// hyper-parameters of LayerImpl::kerasConfig, initializers as serialized
+// Keras objects) and a build_config; Sequential models list their layers
+// after an InputLayer, functional ones add inbound_nodes with
+// __keras_tensor__ arguments and input_layers / output_layers. The
+// compile_config follows Keras 3's Trainer.get_compile_config().
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/keras/Saving.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace kcc;
+using namespace kcc::keras;
+namespace json = llvm::json;
+
+namespace {
+
+/// NumPy's names, as Keras writes an InputLayer's dtype.
+const char *kerasDType(DType dtype) {
+  switch (dtype) {
+  case DType::F32:
+    return "float32";
+  case DType::F64:
+    return "float64";
+  case DType::I32:
+    return "int32";
+  case DType::I64:
+    return "int64";
+  case DType::I1:
+    return "bool";
+  case DType::F16:
+    return "float16";
+  case DType::BF16:
+    return "bfloat16";
+  }
+  return "float32";
+}
+
+json::Value dtypePolicy() {
+  return json::Object{{"module", "keras"},
+                      {"class_name", "DTypePolicy"},
+                      {"config", json::Object{{"name", "float32"}}},
+                      {"registered_name", nullptr}};
+}
+
+/// [null, d1, ...]: a batched shape with Keras's None batch.
+json::Value batchedShape(const Shape &shape) {
+  json::Array a{nullptr};
+  for (size_t i = 1; i < shape.size(); ++i)
+    a.push_back(shape[i]);
+  return a;
+}
+
+json::Value initializer(llvm::StringRef name) {
+  std::string cls = llvm::StringSwitch<std::string>(name)
+                        .Case("glorot_uniform", "GlorotUniform")
+                        .Case("glorot_normal", "GlorotNormal")
+                        .Case("he_uniform", "HeUniform")
+                        .Case("he_normal", "HeNormal")
+                        .Case("lecun_uniform", "LecunUniform")
+                        .Case("lecun_normal", "LecunNormal")
+                        .Case("zeros", "Zeros")
+                        .Case("ones", "Ones")
+                        .Default("");
+  if (cls.empty())
+    throw Error("initializer '" + name.str() +
+                "' has no Keras counterpart to save");
+  json::Object config;
+  if (cls != "Zeros" && cls != "Ones")
+    config = json::Object{
+        {"seed", nullptr}, {"input_axes", nullptr}, {"output_axes", nullptr}};
+  return json::Object{{"module", "keras.initializers"},
+                      {"class_name", cls},
+                      {"config", std::move(config)},
+                      {"registered_name", nullptr}};
+}
+
+/// A layer's get_config(), Keras 3's keys and defaults.
+json::Object layerConfig(const Layer &layer) {
+  LayerImpl &impl = *layer.impl();
+  const std::string &cls = layer.className();
+  bool trainable = true;
+  for (const Weight &w : impl.weights())
+    trainable = trainable && w.trainable;
+  json::Object c{{"name", layer.name()},
+                 {"trainable", trainable},
+                 {"dtype", dtypePolicy()}};
+  json::Object own = impl.kerasConfig();
+  for (const char *key : {"kernel_initializer", "bias_initializer"})
+    if (std::optional<llvm::StringRef> init = own.getString(key))
+      own[key] = initializer(*init);
+  for (auto &kv : own)
+    c[kv.first] = std::move(kv.second);
+  if (cls == "Dense" || cls == "Conv2D") {
+    for (const char *key : {"kernel_regularizer", "bias_regularizer",
+                            "kernel_constraint", "bias_constraint"})
+      c[key] = nullptr;
+    if (cls == "Dense") {
+      c["quantization_config"] = nullptr;
+    } else {
+      c["data_format"] = "channels_last";
+      c["dilation_rate"] = json::Array{1, 1};
+      c["groups"] = 1;
+      c["activity_regularizer"] = nullptr;
+    }
+  } else if (cls == "MaxPooling2D" || cls == "AveragePooling2D" ||
+             cls == "Flatten") {
+    c["data_format"] = "channels_last";
+  } else if (cls != "Dropout" && cls != "Reshape" && cls != "Activation" &&
+             cls != "Softmax" && cls != "Add") {
+    throw Error("layer '" + layer.name() + "' (" + cls +
+                "): no Keras config is known for this class");
+  }
+  return c;
+}
+
+json::Object layerEntry(const Layer &layer, json::Value buildInputShape) {
+  return json::Object{
+      {"module", "keras.layers"},
+      {"class_name", layer.className()},
+      {"config", layerConfig(layer)},
+      {"registered_name", nullptr},
+      {"build_config",
+       json::Object{{"input_shape", std::move(buildInputShape)}}}};
+}
+
+json::Object inputLayerEntry(const Tensor &input, const std::string &name) {
+  return json::Object{
+      {"module", "keras.layers"},
+      {"class_name", "InputLayer"},
+      {"config", json::Object{{"batch_shape", batchedShape(input.shape())},
+                              {"dtype", kerasDType(input.dtype())},
+                              {"sparse", false},
+                              {"ragged", false},
+                              {"name", name},
+                              {"optional", false}}},
+      {"registered_name", nullptr}};
+}
+
+/// The graph's layer-call nodes, each after its inputs (depth first from
+/// the outputs), and what Keras calls them: (layer, node index).
+struct GraphOrder {
+  std::vector<SymbolicNode *> nodes;
+  /// Layer names as Keras's Functional orders model.layers (map_graph in
+  /// keras/src/ops/function.py): by depth from the outputs, deepest first,
+  /// ties by first visit in a depth-first walk from the outputs.
+  std::vector<std::string> kerasLayers;
+  llvm::DenseMap<SymbolicNode *, std::pair<std::string, int64_t>> names;
+  std::vector<SymbolicNode *> inputs;
+};
+
+GraphOrder orderGraph(Model &model) {
+  GraphOrder order;
+  llvm::StringMap<int64_t> callsOf;
+  llvm::DenseMap<SymbolicNode *, bool> seen;
+  std::vector<std::string> inputNames = inputLayerNames(model);
+  for (auto [i, in] : llvm::enumerate(model.graphInputs())) {
+    SymbolicNode *n = in.node().get();
+    order.inputs.push_back(n);
+    order.names[n] = {inputNames[i], 0};
+    seen[n] = true;
+  }
+  // An explicit stack: chains may be 100,000 layers deep.
+  std::vector<std::pair<SymbolicNode *, size_t>> stack;
+  for (const Tensor &out : model.graphOutputs())
+    stack.push_back({out.node().get(), 0});
+  llvm::DenseMap<LayerImpl *, size_t> firstVisit;
+  while (!stack.empty()) {
+    auto &[node, next] = stack.back();
+    if (seen.count(node) && next == 0) {
+      stack.pop_back();
+      continue;
+    }
+    if (next == 0 && node->layer)
+      firstVisit.try_emplace(node->layer.get(), firstVisit.size());
+    if (next < node->inputs.size()) {
+      SymbolicNode *in = node->inputs[next++].node().get();
+      if (!seen.count(in))
+        stack.push_back({in, 0});
+      continue;
+    }
+    seen[node] = true;
+    SymbolicNode *done = node;
+    stack.pop_back();
+    if (done->isInput())
+      throw Error("model '" + model.name() +
+                  "': an input the model does not declare");
+    Layer layer(done->layer);
+    order.names[done] = {layer.name(), callsOf[layer.name()]++};
+    order.nodes.push_back(done);
+  }
+  // Depths: from the outputs back, a node one deeper than its deepest
+  // consumer; a layer as deep as its deepest call.
+  llvm::DenseMap<SymbolicNode *, int64_t> nodeDepth;
+  llvm::DenseMap<LayerImpl *, int64_t> layerDepth;
+  for (SymbolicNode *node : llvm::reverse(order.nodes)) {
+    int64_t depth = nodeDepth.lookup(node);
+    int64_t &ld = layerDepth[node->layer.get()];
+    depth = std::max(depth, ld);
+    ld = depth;
+    nodeDepth[node] = depth;
+    for (const Tensor &in : node->inputs) {
+      int64_t &d = nodeDepth[in.node().get()];
+      d = std::max(d, depth + 1);
+    }
+  }
+  std::vector<LayerImpl *> layers;
+  llvm::DenseSet<LayerImpl *> listed;
+  for (SymbolicNode *node : order.nodes)
+    if (listed.insert(node->layer.get()).second)
+      layers.push_back(node->layer.get());
+  std::stable_sort(
+      layers.begin(), layers.end(), [&](LayerImpl *a, LayerImpl *b) {
+        int64_t da = layerDepth.lookup(a), db = layerDepth.lookup(b);
+        return da != db ? da > db : firstVisit.lookup(a) < firstVisit.lookup(b);
+      });
+  for (LayerImpl *l : layers)
+    order.kerasLayers.push_back(l->name());
+  return order;
+}
+
+json::Value kerasTensor(const Tensor &t, const GraphOrder &order) {
+  auto [layer, node] = order.names.lookup(t.node().get());
+  return json::Object{
+      {"class_name", "__keras_tensor__"},
+      {"config", json::Object{{"shape", batchedShape(t.shape())},
+                              {"dtype", "float32"},
+                              {"keras_history",
+                               json::Array{layer, node, t.outputIndex()}}}}};
+}
+
+json::Value nodeShapes(const SymbolicNode &node) {
+  if (node.inputs.size() == 1)
+    return batchedShape(node.inputs[0].shape());
+  json::Array shapes;
+  for (const Tensor &t : node.inputs)
+    shapes.push_back(batchedShape(t.shape()));
+  return shapes;
+}
+
+json::Object sequentialConfig(Model &model) {
+  GraphOrder order = orderGraph(model);
+  const Tensor &input = model.graphInputs().at(0);
+  json::Array layers{
+      inputLayerEntry(input, order.names[order.inputs[0]].first)};
+  for (SymbolicNode *node : order.nodes)
+    layers.push_back(layerEntry(Layer(node->layer), nodeShapes(*node)));
+  json::Value shape = batchedShape(input.shape());
+  return json::Object{{"module", "keras"},
+                      {"class_name", "Sequential"},
+                      {"config", json::Object{{"name", model.name()},
+                                              {"trainable", true},
+                                              {"dtype", dtypePolicy()},
+                                              {"layers", std::move(layers)},
+                                              {"build_input_shape", shape}}},
+                      {"registered_name", nullptr},
+                      {"build_config", json::Object{{"input_shape", shape}}}};
+}
+
+json::Value refList(const std::vector<Tensor> &tensors,
+                    const GraphOrder &order) {
+  json::Array refs;
+  for (const Tensor &t : tensors) {
+    auto [layer, node] = order.names.lookup(t.node().get());
+    refs.push_back(json::Array{layer, node, t.outputIndex()});
+  }
+  // One input (output): Keras writes the bare triple.
+  if (refs.size() == 1)
+    return std::move(refs[0]);
+  return refs;
+}
+
+json::Object functionalConfig(Model &model) {
+  GraphOrder order = orderGraph(model);
+  json::Array layers;
+  for (auto [i, input] : llvm::enumerate(model.graphInputs())) {
+    json::Object e = inputLayerEntry(input, order.names[order.inputs[i]].first);
+    e["name"] = order.names[order.inputs[i]].first;
+    e["inbound_nodes"] = json::Array{};
+    layers.push_back(std::move(e));
+  }
+  // One entry per layer, its calls in order; entries in Keras's
+  // model.layers order.
+  llvm::StringMap<json::Object> entryOf;
+  for (SymbolicNode *node : order.nodes) {
+    Layer layer(node->layer);
+    json::Array args;
+    for (const Tensor &t : node->inputs)
+      args.push_back(kerasTensor(t, order));
+    json::Object call{{"args", node->inputs.size() == 1
+                                   ? json::Array{std::move(args[0])}
+                                   : json::Array{json::Value(std::move(args))}},
+                      {"kwargs", json::Object{}}};
+    auto it = entryOf.find(layer.name());
+    if (it == entryOf.end()) {
+      json::Object e = layerEntry(layer, nodeShapes(*node));
+      e["name"] = layer.name();
+      e["inbound_nodes"] = json::Array{std::move(call)};
+      entryOf[layer.name()] = std::move(e);
+    } else {
+      it->second.getArray("inbound_nodes")->push_back(std::move(call));
+    }
+  }
+  for (const std::string &name : order.kerasLayers)
+    layers.push_back(std::move(entryOf[name]));
+  return json::Object{
+      {"module", "keras.src.models.functional"},
+      {"class_name", "Functional"},
+      {"config",
+       json::Object{{"name", model.name()},
+                    {"trainable", true},
+                    {"layers", std::move(layers)},
+                    {"input_layers", refList(model.graphInputs(), order)},
+                    {"output_layers", refList(model.graphOutputs(), order)}}},
+      {"registered_name", "Functional"},
+      {"build_config", json::Object{{"input_shape", nullptr}}}};
+}
+
+json::Object optimizerConfig(const OptimizerConfig &opt) {
+  json::Object c{{"name", optimizerName(opt.kind).str()},
+                 {"learning_rate", opt.resolvedLearningRate()},
+                 {"weight_decay", nullptr},
+                 {"clipnorm", nullptr},
+                 {"global_clipnorm", nullptr},
+                 {"clipvalue", nullptr},
+                 {"use_ema", false},
+                 {"ema_momentum", 0.99},
+                 {"ema_overwrite_frequency", nullptr},
+                 {"loss_scale_factor", nullptr},
+                 {"gradient_accumulation_steps", nullptr}};
+  std::string cls;
+  switch (opt.kind) {
+  case OptimizerKind::SGD:
+    cls = "SGD";
+    c["momentum"] = opt.momentum;
+    c["nesterov"] = opt.nesterov;
+    break;
+  case OptimizerKind::Adam:
+    cls = "Adam";
+    c["beta_1"] = opt.beta1;
+    c["beta_2"] = opt.beta2;
+    c["epsilon"] = opt.epsilon;
+    c["amsgrad"] = false;
+    break;
+  case OptimizerKind::RMSprop:
+    cls = "RMSprop";
+    c["rho"] = opt.rho;
+    c["momentum"] = opt.momentum;
+    c["epsilon"] = opt.epsilon;
+    c["centered"] = false;
+    break;
+  default:
+    throw Error("optimizer '" + optimizerName(opt.kind).str() +
+                "' has no Keras config to save");
+  }
+  return json::Object{{"module", "keras.optimizers"},
+                      {"class_name", cls},
+                      {"config", std::move(c)},
+                      {"registered_name", nullptr}};
+}
+
+json::Value lossConfig(const LossConfig &loss) {
+  std::string name = lossName(loss.kind).str();
+  if (!loss.fromLogits)
+    return name;
+  // from_logits needs the loss object, as compile(loss=...Crossentropy(
+  // from_logits=True)) records it.
+  json::Object c{{"name", name},
+                 {"reduction", "sum_over_batch_size"},
+                 {"from_logits", true}};
+  std::string cls;
+  switch (loss.kind) {
+  case LossKind::SparseCategoricalCrossentropy:
+    cls = "SparseCategoricalCrossentropy";
+    c["ignore_class"] = nullptr;
+    break;
+  case LossKind::CategoricalCrossentropy:
+    cls = "CategoricalCrossentropy";
+    c["label_smoothing"] = 0.0;
+    c["axis"] = -1;
+    break;
+  case LossKind::BinaryCrossentropy:
+    cls = "BinaryCrossentropy";
+    c["label_smoothing"] = 0.0;
+    c["axis"] = -1;
+    break;
+  default:
+    throw Error("loss '" + name + "' takes no from_logits");
+  }
+  return json::Object{{"module", "keras.losses"},
+                      {"class_name", cls},
+                      {"config", std::move(c)},
+                      {"registered_name", nullptr}};
+}
+
+} // namespace
+
+std::vector<std::string> keras::kerasLayerOrder(Model &model) {
+  std::vector<std::string> names;
+  if (dynamic_cast<Sequential *>(&model)) {
+    for (const Layer &l : model.layers())
+      names.push_back(l.name());
+    return names;
+  }
+  return orderGraph(model).kerasLayers;
+}
+
+std::vector<std::string> keras::inputLayerNames(Model &model) {
+  std::vector<std::string> names;
+  llvm::StringSet<> taken;
+  for (const Layer &l : model.layers())
+    taken.insert(l.name());
+  int next = 0;
+  for (const Tensor &in : model.graphInputs()) {
+    std::string name = in.node()->inputName;
+    while (name.empty() || !taken.insert(name).second)
+      name = next++ == 0 ? "input_layer"
+                         : "input_layer_" + std::to_string(next - 1);
+    names.push_back(name);
+  }
+  return names;
+}
+
+json::Object keras::compileConfigJson(const TrainingConfig &training) {
+  json::Array metrics;
+  for (const std::string &m : training.metrics)
+    metrics.push_back(m);
+  return json::Object{{"optimizer", optimizerConfig(training.optimizer)},
+                      {"loss", lossConfig(training.loss)},
+                      {"loss_weights", nullptr},
+                      {"metrics", std::move(metrics)},
+                      {"weighted_metrics", nullptr},
+                      {"run_eagerly", false},
+                      {"steps_per_execution", 1},
+                      {"jit_compile", true}};
+}
+
+std::string
+keras::kerasConfigJson(Model &model,
+                       const std::optional<TrainingConfig> &training) {
+  bool sequential = dynamic_cast<Sequential *>(&model) != nullptr &&
+                    model.graphInputs().size() == 1;
+  json::Object config =
+      sequential ? sequentialConfig(model) : functionalConfig(model);
+  config["compile_config"] =
+      training ? compileConfigJson(*training) : json::Object{};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << json::Value(std::move(config));
+  return text;
+}

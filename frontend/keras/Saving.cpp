@@ -1,0 +1,367 @@
+//===- Saving.cpp - .keras archives and weight files out, checkpoints in --===//
+//
+// The archive is assembled in memory -- config.json, metadata.json, the
+// model.weights.h5 image from Hdf5Writer -- and only then written, through
+// writeFileAtomically and ZipWriter, so nothing reaches the destination
+// until every part exists. Reading back reuses the importer for the model
+// and its weights and adds the optimizer variables and kcc's metadata.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/keras/Saving.h"
+#include "frontend/keras/Hdf5.h"
+#include "frontend/keras/Hdf5Writer.h"
+#include "frontend/keras/ModelSpec.h"
+#include "runtime/data/AtomicFile.h"
+#include "runtime/data/ZipWriter.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <ctime>
+
+using namespace kcc;
+using namespace kcc::keras;
+namespace json = llvm::json;
+
+namespace {
+
+/// The Keras release whose file format kcc writes.
+constexpr const char *kKerasVersion = "3.15.1";
+
+std::string nowString() {
+  std::time_t t = std::time(nullptr);
+  std::tm tm;
+  localtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%d@%H:%M:%S", &tm);
+  return buf;
+}
+
+std::string metadataJson(Model &model, const ModelState &state) {
+  // The model's seed picks Dropout's streams (seed=None): a resumed run
+  // must draw the masks the uninterrupted one would.
+  json::Object kcc{{"epoch", state.epoch},
+                   {"seed", std::to_string(model.seed())}};
+  if (state.optimizer)
+    kcc["iterations"] = state.optimizer->iterations;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << json::Value(json::Object{{"keras_version", kKerasVersion},
+                                 {"date_saved", nowString()},
+                                 {"kcc", std::move(kcc)}});
+  return text;
+}
+
+/// Fails unless `state` fits `model`: one array per weight, each of the
+/// weight's shape and dtype; slots per trainable weight likewise.
+void checkState(Model &model, const ModelState &state,
+                const std::string &source) {
+  std::vector<Parameter> params = model.parameters();
+  if (state.weights.size() != params.size())
+    throw Error(source + ": " + std::to_string(state.weights.size()) +
+                " weight arrays for a model with " +
+                std::to_string(params.size()) + " weights");
+  std::vector<const Parameter *> trainable;
+  for (size_t i = 0; i < params.size(); ++i) {
+    const NDArray &w = state.weights[i];
+    if (w.shape() != params[i].value.shape() ||
+        w.dtype() != params[i].value.dtype())
+      throw Error(source + ": weight '" + params[i].name + "' is " +
+                  shapeToString(params[i].value.shape()) + " but the array " +
+                  "to save is " + shapeToString(w.shape()));
+    if (params[i].trainable)
+      trainable.push_back(&params[i]);
+  }
+  if (!state.optimizer)
+    return;
+  const std::vector<NDArray> &slots = state.optimizer->slots;
+  if (trainable.empty() ? !slots.empty() : slots.size() % trainable.size())
+    throw Error(source + ": " + std::to_string(slots.size()) +
+                " optimizer slots for " + std::to_string(trainable.size()) +
+                " trainable weights");
+  size_t perWeight = trainable.empty() ? 0 : slots.size() / trainable.size();
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const Parameter &p = *trainable[i / perWeight];
+    if (slots[i].shape() != p.value.shape())
+      throw Error(source + ": optimizer slot " + std::to_string(i) + " of '" +
+                  p.name + "' is " + shapeToString(slots[i].shape()) +
+                  ", the weight " + shapeToString(p.value.shape()));
+  }
+}
+
+/// For each trainable weight in Keras's order -- layers in `layerOrder`
+/// (Keras's model.layers), weights in declaration order, which is Keras's
+/// model.trainable_variables and so its optimizer's slot order -- its
+/// index among the trainable weights in Model::parameters() order (the
+/// Executable's slot order).
+std::vector<size_t> kerasTrainableOrder(Model &model,
+                                        const std::vector<std::string> &order,
+                                        const std::string &source) {
+  llvm::StringMap<std::vector<size_t>> indexOf;
+  size_t t = 0;
+  for (const Layer &layer : model.layers())
+    for (const Weight &w : layer.impl()->weights())
+      if (w.trainable)
+        indexOf[layer.name()].push_back(t++);
+  std::vector<size_t> perm;
+  for (const std::string &name : order) {
+    auto it = indexOf.find(name);
+    if (it != indexOf.end())
+      perm.insert(perm.end(), it->second.begin(), it->second.end());
+  }
+  if (perm.size() != t)
+    throw Error(source + ": the layer order names " +
+                std::to_string(perm.size()) + " of the model's " +
+                std::to_string(t) + " trainable weights");
+  return perm;
+}
+
+/// The order Keras numbers `imported`'s layers in: the spec's own for a
+/// Keras 3 config kcc keeps, else the order of the config kcc writes.
+std::vector<std::string> layerOrderOf(const ImportedModel &imported) {
+  bool keepText =
+      imported.kerasMajorVersion >= 3 && !imported.configJson.empty();
+  return keepText ? imported.specLayerOrder : kerasLayerOrder(*imported.model);
+}
+
+/// model.weights.h5 in Keras 3's layout. `layerOrder`: Keras's
+/// model.layers by name (empty: the model's own order).
+std::string weightsImage(Model &model, const ModelState &state,
+                         const std::vector<std::string> &layerOrder,
+                         const std::string &optimizerName,
+                         const std::string &source) {
+  checkState(model, state, source);
+  // Each layer's first weight in Model::parameters() order.
+  llvm::StringMap<size_t> firstWeight;
+  llvm::StringMap<const Layer *> byName;
+  size_t offset = 0;
+  for (const Layer &layer : model.layers()) {
+    firstWeight[layer.name()] = offset;
+    byName[layer.name()] = &layer;
+    offset += layer.impl()->weights().size();
+  }
+  Hdf5Writer h5(source);
+  h5.createGroup("layers");
+  llvm::StringMap<int> counters;
+  auto group = [&](const std::string &cls, const std::string &name) {
+    std::string base = toSnakeCase(cls);
+    int n = counters[base]++;
+    std::string vars =
+        "layers/" + (n == 0 ? base : base + "_" + std::to_string(n)) + "/vars";
+    h5.createGroup(vars);
+    h5.setStringAttr(vars, "name", name);
+    return vars;
+  };
+  // Functional models list their InputLayers in model.layers, first.
+  if (!dynamic_cast<Sequential *>(&model))
+    for (const std::string &name : inputLayerNames(model))
+      group("InputLayer", name);
+  std::vector<std::string> order =
+      layerOrder.empty() ? kerasLayerOrder(model) : layerOrder;
+  std::vector<const Layer *> layers;
+  for (const std::string &name : order) {
+    const Layer *layer = byName.lookup(name);
+    if (!layer)
+      throw Error(source + ": no layer '" + name + "' in the model");
+    layers.push_back(layer);
+  }
+  for (const Layer *l : layers) {
+    const Layer &layer = *l;
+    std::string vars = group(layer.className(), layer.name());
+    size_t first = firstWeight.lookup(layer.name());
+    for (size_t i = 0; i < layer.impl()->weights().size(); ++i)
+      h5.writeDataset(vars + "/" + std::to_string(i), state.weights[first + i]);
+  }
+  if (const std::optional<OptimizerState> &opt = state.optimizer) {
+    h5.createGroup("optimizer/vars");
+    h5.setStringAttr("optimizer/vars", "name", optimizerName);
+    h5.writeDataset(
+        "optimizer/vars/0",
+        NDArray::scalar(static_cast<double>(opt->iterations), DType::I64));
+    h5.writeDataset("optimizer/vars/1",
+                    NDArray::scalar(opt->learningRate, DType::F32));
+    // kcc's slots follow Model::parameters(), Keras's its model.layers.
+    std::vector<size_t> perm = kerasTrainableOrder(model, order, source);
+    size_t perWeight = perm.empty() ? 0 : opt->slots.size() / perm.size();
+    size_t next = 2;
+    for (size_t t : perm)
+      for (size_t s = 0; s < perWeight; ++s)
+        h5.writeDataset("optimizer/vars/" + std::to_string(next++),
+                        opt->slots[t * perWeight + s]);
+  }
+  h5.createGroup("vars");
+  h5.setStringAttr("vars", "name", model.name());
+  return h5.image();
+}
+
+std::string optimizerNameOf(const std::optional<TrainingConfig> &training) {
+  return training ? optimizerName(training->optimizer.kind).str()
+                  : std::string("optimizer");
+}
+
+void writeArchive(const std::string &path, std::string config,
+                  std::string metadata, std::string weights) {
+  writeFileAtomically(path, [&](const std::string &tmp) {
+    ZipWriter zip(tmp, path);
+    zip.add("metadata.json", std::move(metadata));
+    zip.add("config.json", std::move(config));
+    zip.add("model.weights.h5", std::move(weights));
+    zip.close();
+  });
+}
+
+/// Whether two configurations compile the same step (what compile_config
+/// records).
+bool sameCompile(const TrainingConfig &a, const TrainingConfig &b) {
+  const OptimizerConfig &x = a.optimizer, &y = b.optimizer;
+  return a.loss.kind == b.loss.kind && a.loss.fromLogits == b.loss.fromLogits &&
+         a.metrics == b.metrics && x.kind == y.kind &&
+         x.resolvedLearningRate() == y.resolvedLearningRate() &&
+         x.momentum == y.momentum && x.nesterov == y.nesterov &&
+         x.beta1 == y.beta1 && x.beta2 == y.beta2 && x.epsilon == y.epsilon &&
+         x.rho == y.rho;
+}
+
+/// The imported Keras 3 config text with compile_config replaced when
+/// `training` compiles differently from what the source recorded.
+std::string updatedConfig(const ImportedModel &imported,
+                          const std::optional<TrainingConfig> &training,
+                          const std::string &source) {
+  if (!training ||
+      (imported.training && sameCompile(*imported.training, *training)))
+    return imported.configJson;
+  json::Value spec = parseJson(imported.configJson, source);
+  json::Object *top = spec.getAsObject();
+  if (!top)
+    throw Error(source + ": the model's config is not a JSON object");
+  (*top)["compile_config"] = compileConfigJson(*training);
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << spec;
+  return text;
+}
+
+} // namespace
+
+void keras::saveKerasArchive(const std::string &path, Model &model,
+                             const ModelState &state,
+                             const std::optional<TrainingConfig> &training) {
+  std::string config = kerasConfigJson(model, training);
+  std::string weights = weightsImage(
+      model, state, {}, optimizerNameOf(training), path + ":model.weights.h5");
+  writeArchive(path, std::move(config), metadataJson(model, state),
+               std::move(weights));
+}
+
+void keras::saveKerasArchive(const std::string &path,
+                             const ImportedModel &imported,
+                             const ModelState &state,
+                             const std::optional<TrainingConfig> &training) {
+  std::optional<TrainingConfig> effective =
+      training ? training : imported.training;
+  Model &model = *imported.model;
+  bool keepText =
+      imported.kerasMajorVersion >= 3 && !imported.configJson.empty();
+  std::string config = keepText ? updatedConfig(imported, effective, path)
+                                : kerasConfigJson(model, effective);
+  std::string weights =
+      weightsImage(model, state, layerOrderOf(imported),
+                   optimizerNameOf(effective), path + ":model.weights.h5");
+  writeArchive(path, std::move(config), metadataJson(model, state),
+               std::move(weights));
+}
+
+void keras::saveWeightsH5(const std::string &path, Model &model,
+                          const ModelState &state) {
+  writeFileAtomically(path, weightsImage(model, state, {}, "optimizer", path));
+}
+
+void keras::saveWeightsH5(const std::string &path,
+                          const ImportedModel &imported,
+                          const ModelState &state) {
+  std::string name = optimizerNameOf(imported.training);
+  writeFileAtomically(path, weightsImage(*imported.model, state,
+                                         layerOrderOf(imported), name, path));
+}
+
+Checkpoint keras::loadCheckpoint(const std::string &path,
+                                 std::optional<uint64_t> seed) {
+  Checkpoint ckpt;
+  ckpt.source = path;
+  std::optional<int64_t> iterations;
+  if (std::optional<std::string> meta =
+          readArchiveMember(path, "metadata.json", kMaxJsonBytes)) {
+    std::string name = path + ":metadata.json";
+    json::Value v = parseJson(*meta, name);
+    const json::Object *o = v.getAsObject();
+    const json::Object *kcc = o ? o->getObject("kcc") : nullptr;
+    if (kcc) {
+      std::optional<int64_t> epoch = kcc->getInteger("epoch");
+      if (!epoch || *epoch < 0)
+        throw Error(name + ": $.kcc.epoch must be a non-negative integer");
+      ckpt.epoch = *epoch;
+      iterations = kcc->getInteger("iterations");
+      // A string: JSON numbers lose 64-bit integers.
+      std::optional<llvm::StringRef> saved = kcc->getString("seed");
+      uint64_t value = 0;
+      if (saved && !seed) {
+        if (saved->getAsInteger(10, value))
+          throw Error(name + ": $.kcc.seed must be a decimal integer");
+        seed = value;
+      }
+    }
+  }
+  ckpt.imported = importKerasArchive(path, seed.value_or(0));
+  std::optional<std::string> image =
+      readArchiveMember(path, "model.weights.h5", kMaxModelFileBytes);
+  if (!image)
+    return ckpt;
+  std::string source = path + ":model.weights.h5";
+  Hdf5File h5(*image, source);
+  if (!h5.isGroup("optimizer/vars"))
+    return ckpt;
+  size_t count = 0;
+  while (h5.exists("optimizer/vars/" + std::to_string(count)))
+    ++count;
+  if (count < 2)
+    return ckpt; // Built but never used: nothing to resume.
+  // The step count is read from kcc's metadata ("kcc": {"iterations": N});
+  // an archive Keras wrote loads without optimizer state.
+  if (!iterations || *iterations < 0)
+    return ckpt;
+  OptimizerState opt;
+  opt.iterations = *iterations;
+  NDArray lr = h5.readFloat("optimizer/vars/1");
+  if (lr.numel() != 1)
+    h5.fail("optimizer/vars/1", "the learning rate must be a scalar");
+  opt.learningRate = lr.toVector()[0];
+  // The file holds the slots in Keras's order (its config's layer order);
+  // the Executable wants Model::parameters() order.
+  Model &model = *ckpt.imported.model;
+  std::vector<const Weight *> trainable;
+  for (const Layer &layer : model.layers())
+    for (const Weight &w : layer.impl()->weights())
+      if (w.trainable)
+        trainable.push_back(&w);
+  std::vector<size_t> perm =
+      kerasTrainableOrder(model, ckpt.imported.specLayerOrder, source);
+  size_t slots = count - 2;
+  if (trainable.empty() ? slots != 0 : slots % trainable.size() != 0)
+    h5.fail("optimizer/vars",
+            std::to_string(slots) + " optimizer slots for a model with " +
+                std::to_string(trainable.size()) + " trainable weights");
+  size_t perWeight = trainable.empty() ? 0 : slots / trainable.size();
+  opt.slots.resize(slots);
+  for (size_t i = 0; i < slots; ++i) {
+    std::string at = "optimizer/vars/" + std::to_string(i + 2);
+    size_t t = perm[i / perWeight];
+    const Weight &w = *trainable[t];
+    Shape shape = h5.datasetShape(at);
+    if (shape != w.shape)
+      h5.fail(at, "a slot of weight '" + w.name + "' " +
+                      shapeToString(w.shape) + " is " + shapeToString(shape));
+    opt.slots[t * perWeight + i % perWeight] = h5.readFloat(at);
+  }
+  ckpt.optimizer = std::move(opt);
+  return ckpt;
+}

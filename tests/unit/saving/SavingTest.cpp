@@ -1,0 +1,294 @@
+//===- SavingTest.cpp - .keras archives kcc writes, read back by kcc ------===//
+//
+// Train a few steps, save, reload with the importer: the predictions must
+// be the same bits. The archive's parts are checked against what Keras 3
+// writes (config keys, HDF5 layout), and errors must leave no output.
+//
+//===----------------------------------------------------------------------===//
+
+#include "SavingTestUtil.h"
+
+#include "frontend/keras/Hdf5Writer.h"
+#include "frontend/keras/ModelSpec.h"
+#include "frontend/keras/Saving.h"
+#include "frontend/training/Checkpoint.h"
+#include "frontend/training/Jit.h"
+#include "runtime/data/AtomicFile.h"
+#include "runtime/data/ZipWriter.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <sys/stat.h>
+
+using namespace kcc;
+using namespace kcc::saving_test;
+namespace json = llvm::json;
+
+namespace {
+
+TrainingConfig adam(int64_t batch) {
+  TrainingConfig config;
+  config.batch = batch;
+  config.metrics = {"accuracy"};
+  return config;
+}
+
+/// Trains `model` `steps` steps on random batches; returns the executable.
+Executable trainSteps(Model &model, const TrainingConfig &config, int steps) {
+  JitOptions quiet;
+  quiet.log = nullptr;
+  Executable exe = jit(model, config, quiet);
+  Shape xs{config.batch};
+  std::vector<Shape> inputs = model.inputShapes();
+  xs.insert(xs.end(), inputs[0].begin(), inputs[0].end());
+  for (int i = 0; i < steps; ++i)
+    exe.step(randomImages(xs, 100 + i), randomLabels(config.batch, 3, 200 + i));
+  return exe;
+}
+
+NDArray predictWith(Model &model, const NDArray &x) {
+  Executable exe = jitInference(model, 4, ExecMode::Compiled, nullptr);
+  return exe.predict(x);
+}
+
+json::Value archiveJson(const std::string &path, const char *member) {
+  std::optional<std::string> text =
+      keras::readArchiveMember(path, member, 1 << 26);
+  EXPECT_TRUE(text) << member;
+  return cantFail(json::parse(text ? *text : "{}"));
+}
+
+TEST(Saving, TrainedCnnReloadsWithIdenticalPredictions) {
+  std::string dir = tempDir();
+  std::string path = dir + "/cnn.keras";
+  Sequential model = makeCnn();
+  TrainingConfig config = adam(8);
+  Executable exe = trainSteps(model, config, 5);
+  keras::saveKerasArchive(path, model, captureState(exe, /*epoch=*/1), config);
+
+  NDArray x = randomImages({10, 8, 8, 1}, 9);
+  NDArray expected = exe.predict(x);
+  keras::Checkpoint ckpt = keras::loadCheckpoint(path);
+  ASSERT_TRUE(ckpt.imported.weightsLoaded);
+  NDArray got = predictWith(*ckpt.imported.model, x);
+  expectIdentical(expected, got, "predictions after reload");
+
+  // The state that comes back is the state that went in.
+  EXPECT_EQ(ckpt.epoch, 1);
+  ASSERT_TRUE(ckpt.optimizer);
+  EXPECT_EQ(ckpt.optimizer->iterations, 5);
+  EXPECT_FLOAT_EQ(ckpt.optimizer->learningRate, 1e-3);
+  std::vector<NDArray> slots = exe.getOptimizerState();
+  ASSERT_EQ(ckpt.optimizer->slots.size(), slots.size());
+  for (size_t i = 0; i < slots.size(); ++i)
+    expectIdentical(slots[i], ckpt.optimizer->slots[i], "slot");
+  ASSERT_TRUE(ckpt.imported.training);
+  EXPECT_EQ(ckpt.imported.training->optimizer.kind, OptimizerKind::Adam);
+  EXPECT_EQ(ckpt.imported.training->metrics,
+            std::vector<std::string>{"accuracy"});
+
+  // Keras 3's layout: the layers Keras's model.layers lists, counters per
+  // class, the InputLayer first in the config.
+  json::Value config3 = archiveJson(path, "config.json");
+  const json::Object &top = *config3.getAsObject();
+  EXPECT_EQ(top.getString("class_name"), "Sequential");
+  const json::Array &layers = *top.getObject("config")->getArray("layers");
+  ASSERT_EQ(layers.size(), 7u);
+  EXPECT_EQ(layers[0].getAsObject()->getString("class_name"), "InputLayer");
+  EXPECT_EQ(layers[1].getAsObject()->getObject("config")->getInteger("filters"),
+            4);
+  EXPECT_EQ(top.getObject("compile_config")
+                ->getObject("optimizer")
+                ->getString("class_name"),
+            "Adam");
+  json::Value meta = archiveJson(path, "metadata.json");
+  EXPECT_EQ(meta.getAsObject()->getString("keras_version"), "3.15.1");
+}
+
+TEST(Saving, FunctionalModelRoundTripsInKerasLayerOrder) {
+  std::string dir = tempDir();
+  std::string path = dir + "/branches.keras";
+  // Add's first argument is the short branch: a walk from the output
+  // meets dense_b first, but Keras lists layers by depth (dense_a1 is
+  // deeper), and numbers weight groups and optimizer slots that way.
+  Tensor in = Input({6}, DType::F32, "features");
+  Tensor b = Dense(5, "tanh").named("dense_b")(in);
+  Tensor a = Dense(5).named("dense_a2")(Dense(7, "relu").named("dense_a1")(in));
+  Tensor s = Add()({b, a});
+  Tensor out = Dense(3, "softmax").named("head")(s);
+  Model model(in, out, "branches", 3);
+  EXPECT_EQ(keras::kerasLayerOrder(model),
+            (std::vector<std::string>{"dense_a1", "dense_b", "dense_a2", "add",
+                                      "head"}));
+  TrainingConfig config = adam(4);
+  Executable exe = trainSteps(model, config, 3);
+  keras::saveKerasArchive(path, model, captureState(exe), config);
+
+  json::Value cfg = archiveJson(path, "config.json");
+  EXPECT_EQ(cfg.getAsObject()->getString("class_name"), "Functional");
+  NDArray x = randomImages({7, 6}, 4);
+  keras::Checkpoint ckpt = keras::loadCheckpoint(path);
+  expectIdentical(exe.predict(x), predictWith(*ckpt.imported.model, x),
+                  "functional predictions after reload");
+  // Slots go out in Keras's order and come back in kcc's.
+  ASSERT_TRUE(ckpt.optimizer);
+  std::vector<NDArray> slots = exe.getOptimizerState();
+  ASSERT_EQ(slots.size(), ckpt.optimizer->slots.size());
+  for (size_t i = 0; i < slots.size(); ++i)
+    expectIdentical(slots[i], ckpt.optimizer->slots[i],
+                    "slot " + std::to_string(i));
+}
+
+TEST(Saving, KerasThreeImportKeepsItsConfigText) {
+  std::string dir = tempDir();
+  keras::ImportedModel imported =
+      keras::importFile(std::string(KCC_KERAS_FIXTURES) + "/mlp.keras");
+  std::string path = dir + "/mlp.keras";
+  keras::ModelState state{imported.model->getWeights(), std::nullopt, 0};
+  keras::saveKerasArchive(path, imported, state);
+  std::optional<std::string> text =
+      keras::readArchiveMember(path, "config.json", 1 << 26);
+  ASSERT_TRUE(text);
+  EXPECT_EQ(*text, imported.configJson);
+
+  // A changed learning rate rewrites compile_config only.
+  TrainingConfig changed = imported.training.value_or(TrainingConfig());
+  changed.optimizer.learningRate = 0.125;
+  keras::saveKerasArchive(path, imported, state, changed);
+  keras::ImportedModel back = keras::importFile(path);
+  ASSERT_TRUE(back.training);
+  EXPECT_EQ(back.training->optimizer.learningRate, 0.125);
+  EXPECT_EQ(back.specLayerOrder, imported.specLayerOrder);
+}
+
+TEST(Saving, KerasTwoH5SavesAsKerasThree) {
+  std::string dir = tempDir();
+  keras::ImportedModel imported =
+      keras::importFile(std::string(KCC_KERAS_FIXTURES) + "/mlp_keras2.h5");
+  ASSERT_EQ(imported.kerasMajorVersion, 2);
+  std::string path = dir + "/mlp3.keras";
+  keras::ModelState state{imported.model->getWeights(), std::nullopt, 0};
+  keras::saveKerasArchive(path, imported, state);
+  json::Value cfg = archiveJson(path, "config.json");
+  EXPECT_EQ(cfg.getAsObject()->getString("module"), "keras");
+  keras::ImportedModel back = keras::importFile(path);
+  EXPECT_EQ(back.kerasMajorVersion, 3);
+  std::vector<NDArray> w0 = imported.model->getWeights(),
+                       w1 = back.model->getWeights();
+  ASSERT_EQ(w0.size(), w1.size());
+  for (size_t i = 0; i < w0.size(); ++i)
+    expectIdentical(w0[i], w1[i], "weight " + std::to_string(i));
+}
+
+TEST(Saving, WeightsAloneLoadIntoTheSameModel) {
+  std::string dir = tempDir();
+  std::string path = dir + "/cnn.weights.h5";
+  Sequential model = makeCnn();
+  Executable exe = trainSteps(model, adam(8), 2);
+  keras::saveWeightsH5(path, model, captureState(exe));
+  keras::ImportedModel fresh;
+  fresh.model = std::make_unique<Sequential>(makeCnn(/*seed=*/99));
+  for (const Layer &l : fresh.model->layers())
+    fresh.specLayerOrder.push_back(l.name());
+  keras::loadWeightsH5File(fresh, path);
+  std::vector<NDArray> want = exe.getWeights(), got = fresh.model->getWeights();
+  ASSERT_EQ(want.size(), got.size());
+  for (size_t i = 0; i < want.size(); ++i)
+    expectIdentical(want[i], got[i], "weight " + std::to_string(i));
+}
+
+TEST(Saving, ErrorsLeaveThePreviousFileAndNoTemporary) {
+  std::string dir = tempDir();
+  std::string path = dir + "/m.keras";
+  Sequential model = makeCnn();
+  keras::ModelState good{model.getWeights(), std::nullopt, 0};
+  keras::saveKerasArchive(path, model, good, std::nullopt);
+  struct stat before;
+  ASSERT_EQ(::stat(path.c_str(), &before), 0);
+
+  // One weight short: refused before anything is written.
+  keras::ModelState bad = good;
+  bad.weights.pop_back();
+  try {
+    keras::saveKerasArchive(path, model, bad, std::nullopt);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("weight arrays for a model with"),
+              std::string::npos)
+        << e.what();
+  }
+  // An unwritable destination names the path.
+  try {
+    keras::saveKerasArchive(dir + "/missing/dir/m.keras", model, good,
+                            std::nullopt);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("missing/dir/m.keras: cannot write"),
+              std::string::npos)
+        << e.what();
+  }
+  struct stat after;
+  ASSERT_EQ(::stat(path.c_str(), &after), 0);
+  EXPECT_EQ(before.st_ino, after.st_ino);
+  EXPECT_EQ(before.st_size, after.st_size);
+  std::error_code ec;
+  int entries = 0;
+  for (llvm::sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    ++entries;
+  EXPECT_EQ(entries, 1) << "a temporary was left in " << dir;
+  keras::loadCheckpoint(path); // Still a valid archive.
+}
+
+} // namespace
+
+namespace {
+
+TEST(Saving, AnArchiveKerasWroteLoadsWithoutOptimizerState) {
+  keras::Checkpoint ckpt =
+      keras::loadCheckpoint(std::string(KCC_KERAS_FIXTURES) + "/mlp.keras");
+  EXPECT_TRUE(ckpt.imported.weightsLoaded);
+  EXPECT_EQ(ckpt.epoch, 0);
+  EXPECT_FALSE(ckpt.optimizer) << "no kcc metadata, so no step count";
+}
+
+TEST(Saving, OptimizerSlotsThatDoNotFitTheModelAreNamed) {
+  // A hand-made archive: the right weights, one Adam slot of a wrong shape.
+  std::string dir = tempDir();
+  std::string path = dir + "/bad-slots.keras";
+  Sequential model({Input({3}), Dense(2)}, "tiny", 1);
+  std::vector<NDArray> w = model.getWeights();
+  keras::Hdf5Writer h5(path);
+  h5.createGroup("layers/dense/vars");
+  h5.setStringAttr("layers/dense/vars", "name", "dense");
+  h5.writeDataset("layers/dense/vars/0", w[0]);
+  h5.writeDataset("layers/dense/vars/1", w[1]);
+  h5.createGroup("optimizer/vars");
+  h5.writeDataset("optimizer/vars/0", NDArray::scalar(4, DType::I64));
+  h5.writeDataset("optimizer/vars/1", NDArray::scalar(1e-3));
+  h5.writeDataset("optimizer/vars/2", NDArray::zeros({3, 2}, DType::F32));
+  h5.writeDataset("optimizer/vars/3", NDArray::zeros({3, 2}, DType::F32));
+  h5.writeDataset("optimizer/vars/4", NDArray::zeros({2}, DType::F32));
+  h5.writeDataset("optimizer/vars/5", NDArray::zeros({5}, DType::F32));
+  TrainingConfig config;
+  std::string cfg = keras::kerasConfigJson(model, config);
+  writeFileAtomically(path, [&](const std::string &tmp) {
+    ZipWriter zip(tmp, path);
+    zip.add("metadata.json", R"({"kcc": {"epoch": 1, "iterations": 4}})");
+    zip.add("config.json", cfg);
+    zip.add("model.weights.h5", h5.image());
+    zip.close();
+  });
+  try {
+    keras::loadCheckpoint(path);
+    ADD_FAILURE() << "expected an error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find(
+                  "bad-slots.keras:model.weights.h5: optimizer/vars/5: a slot "
+                  "of weight 'bias' [2] is [5]"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+} // namespace

@@ -1,0 +1,40 @@
+//===- PredictData.h - The arrays kcc predict and evaluate read -*- C++ -*-===//
+//
+// A model's input from a .npz (x, or the input layer's name) or a .npy
+// file, checked against the model before anything runs: a missing array,
+// the wrong rank or feature shape, or an empty array is an error naming
+// the file, the array and both shapes. Numbers are cast to the input's
+// dtype, as Keras does.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_TOOLS_KCC_PREDICTDATA_H
+#define KCC_TOOLS_KCC_PREDICTDATA_H
+
+#include "frontend/Model.h"
+#include "runtime/NDArray.h"
+
+#include <map>
+#include <string>
+
+namespace kcc {
+namespace driver {
+
+/// Every array of `path`: a .npz archive, or a .npy file read as "x".
+std::map<std::string, NDArray> readDataFile(const std::string &path);
+
+/// The array named `name` (else "x") of `arrays`, checked against the
+/// model's single input and cast to its dtype. Throws kcc::Error.
+NDArray modelInput(Model &model, const std::map<std::string, NDArray> &arrays,
+                   const std::string &path);
+
+/// `array` converted to `dtype` (float or integer types).
+NDArray castTo(const NDArray &array, DType dtype);
+
+/// NumPy's shape repr, "(6, 784)", for messages about NumPy arrays.
+std::string numpyShape(const Shape &shape);
+
+} // namespace driver
+} // namespace kcc
+
+#endif // KCC_TOOLS_KCC_PREDICTDATA_H
