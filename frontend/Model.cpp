@@ -231,6 +231,24 @@ std::vector<DType> Model::inputDTypes() {
   return dtypes;
 }
 
+std::vector<std::string> Model::inputNames() {
+  ensureGraph(nullptr);
+  std::vector<std::string> names;
+  for (const Tensor &in : inputs_)
+    names.push_back(in.node() ? in.node()->inputName : std::string());
+  return names;
+}
+
+std::vector<std::string> Model::outputNames() {
+  ensureGraph(nullptr);
+  std::vector<std::string> names;
+  for (const Tensor &out : outputs_)
+    names.push_back(out.node() && out.node()->layer
+                        ? out.node()->layer->name()
+                        : std::string());
+  return names;
+}
+
 size_t Model::numOutputs() {
   ensureGraph(nullptr);
   return outputs_.size();

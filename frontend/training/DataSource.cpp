@@ -72,6 +72,11 @@ Batch ArrayDataSource::batch(int64_t i) const {
   Batch b;
   x_.gather(order_.data() + begin, n, xType_, b.x);
   y_.gather(order_.data() + begin, n, yType_, b.y);
+  if (yRow_) {
+    Shape shape{n};
+    shape.insert(shape.end(), yRow_->begin(), yRow_->end());
+    b.y = b.y.reshaped(shape);
+  }
   if (sampleWeight_.defined())
     sampleWeight_.gather(order_.data() + begin, n, DType::F32, b.sampleWeight);
   return b;

@@ -25,6 +25,7 @@
 #include "runtime/data/ExampleArray.h"
 
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace kcc {
@@ -62,6 +63,9 @@ public:
 
   /// Shuffle the examples anew each epoch, from (seed, epoch).
   void setShuffle(bool shuffle, uint64_t seed);
+  /// Reshapes each target batch to [n, row...] (labels stored [N, 1] for a
+  /// step that takes [N]).
+  void setTargetRowShape(Shape row) { yRow_ = std::move(row); }
 
   int64_t numBatches() const override;
   Batch batch(int64_t i) const override;
@@ -78,6 +82,7 @@ private:
   bool shuffle_ = false;
   uint64_t seed_ = 0;
   std::vector<int64_t> order_;
+  std::optional<Shape> yRow_;
 };
 
 /// The example order of epoch `epoch` over `n` examples: a permutation

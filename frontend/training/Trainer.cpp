@@ -189,14 +189,12 @@ History Trainer::fit(const Dataset &train, const FitOptions &fit,
   if (fit.validationSplit < 0 || fit.validationSplit >= 1)
     throw Error("fit: validation_split must be in [0, 1), got " +
                 pythonFloatRepr(fit.validationSplit));
-  if (validation && fit.validationSplit > 0)
-    throw Error("fit: give validation data or a validation split, not both");
   int64_t batch = fit.batchSize;
   DType xType = inputSpec(batch).dtype, yType = targetSpec(batch).dtype;
   ExampleArray x = ExampleArray::fromNDArray(train.x, "x");
   ExampleArray y = ExampleArray::fromNDArray(train.y, "y");
   std::unique_ptr<ArrayDataSource> val;
-  if (fit.validationSplit > 0) {
+  if (fit.validationSplit > 0 && !validation) {
     // Keras: split_at = floor(n * (1 - split)), the tail validates.
     int64_t splitAt = static_cast<int64_t>(
         std::floor(x.rows() * (1.0 - fit.validationSplit)));

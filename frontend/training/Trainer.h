@@ -64,7 +64,7 @@ struct FitOptions {
   int64_t stepsPerEpoch = 0;
   /// The Dataset overload only: the last fraction of the examples, taken
   /// before shuffling, validates instead of training (Keras's
-  /// validation_split).
+  /// validation_split; validation data, when given, overrides it).
   double validationSplit = 0;
   /// Batch size of the validation (0: batchSize).
   int64_t validationBatchSize = 0;
