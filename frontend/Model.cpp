@@ -249,6 +249,14 @@ std::vector<std::string> Model::outputNames() {
   return names;
 }
 
+std::vector<Shape> Model::outputShapes() {
+  ensureGraph(nullptr);
+  std::vector<Shape> shapes;
+  for (const Tensor &out : outputs_)
+    shapes.emplace_back(out.shape().begin() + 1, out.shape().end());
+  return shapes;
+}
+
 size_t Model::numOutputs() {
   ensureGraph(nullptr);
   return outputs_.size();

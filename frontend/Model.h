@@ -62,6 +62,8 @@ public:
   /// Keras's dict form of fit()'s x and y.
   std::vector<std::string> inputNames();
   std::vector<std::string> outputNames();
+  /// Shapes of the outputs, batch excluded.
+  std::vector<Shape> outputShapes();
   size_t numOutputs();
   /// Whether a training-mode call draws random numbers (needs a step).
   bool usesRandomness();

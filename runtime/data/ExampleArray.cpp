@@ -273,7 +273,8 @@ void ExampleArray::gather(const int64_t *indices, int64_t n, DType dtype,
     else
       convert(kind_, src, dst + r * dstRow, rowElements_, dtype);
   }
-  touched(n * srcRow);
+  // A row spans its bytes rounded up to pages, plus one where it straddles.
+  touched(n * ((srcRow + 4095) / 4096 + 1) * 4096);
 }
 
 double ExampleArray::at(int64_t row, int64_t i) const {
@@ -326,7 +327,7 @@ int64_t ExampleArray::countNaN() const {
         nans += std::isnan(v);
       }
     }
-    touched(rowBytes);
+    touched(((rowBytes + 4095) / 4096 + 1) * 4096);
   }
   return nans;
 }

@@ -312,7 +312,7 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
         all[i] = i;
       NDArray x;
       eval->x.gather(all.data(), eval->size(), spec.inputType, x);
-      result.accuracy = accuracy(trainer.predict(x), eval->y);
+      result.accuracy = accuracy(trainer.predict(x, batch), eval->y);
       result.accuracyName = data->test ? "test accuracy" : "val accuracy";
       llvm::outs() << result.accuracyName << ": "
                    << llvm::format("%.4f", *result.accuracy) << " ("
