@@ -11,6 +11,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 
+#include <cmath>
 #include <map>
 
 using namespace kcc;
@@ -105,7 +106,10 @@ void kcc::checkExamples(const Examples &e, const DataSpec &spec,
       double label = e.y.at(r, 0);
       if (!(label >= 0 && label < spec.classes) ||
           label != static_cast<double>(static_cast<int64_t>(label)))
-        throw Error(e.y.name() + ": label " + pythonFloatRepr(label) +
+        throw Error(e.y.name() + ": label " +
+                    (label == std::floor(label) && std::fabs(label) < 1e15
+                         ? std::to_string(static_cast<int64_t>(label))
+                         : pythonFloatRepr(label)) +
                     " of example " + std::to_string(r) +
                     " is not a class: sparse_categorical_crossentropy "
                     "takes integers in [0, " +

@@ -113,6 +113,15 @@ void convert(ElementKind from, const uint8_t *src, uint8_t *dst, int64_t n,
   }
 }
 
+/// What reading one row of `rowBytes` may make resident: its pages, one
+/// more where it straddles, and the pages the kernel maps around a fault
+/// from the page cache (fault-around, 64 KiB by default), so the budget
+/// holds however rows are spread.
+size_t residentBytesPerRow(size_t rowBytes) {
+  constexpr size_t kPage = 4096, kFaultAround = 64 << 10;
+  return ((rowBytes + kPage - 1) / kPage + 1) * kPage + kFaultAround;
+}
+
 bool sameLayout(ElementKind kind, DType dtype) {
   return (kind == ElementKind::F32 && dtype == DType::F32) ||
          (kind == ElementKind::F64 && dtype == DType::F64) ||
@@ -273,8 +282,7 @@ void ExampleArray::gather(const int64_t *indices, int64_t n, DType dtype,
     else
       convert(kind_, src, dst + r * dstRow, rowElements_, dtype);
   }
-  // A row spans its bytes rounded up to pages, plus one where it straddles.
-  touched(n * ((srcRow + 4095) / 4096 + 1) * 4096);
+  touched(n * residentBytesPerRow(srcRow));
 }
 
 double ExampleArray::at(int64_t row, int64_t i) const {
@@ -327,7 +335,7 @@ int64_t ExampleArray::countNaN() const {
         nans += std::isnan(v);
       }
     }
-    touched(((rowBytes + 4095) / 4096 + 1) * 4096);
+    touched(residentBytesPerRow(rowBytes));
   }
   return nans;
 }
