@@ -54,6 +54,13 @@ int64_t ArrayDataSource::numBatches() const {
   return (x_.rows() + batchSize_ - 1) / batchSize_;
 }
 
+std::vector<int64_t> ArrayDataSource::batchSizes() const {
+  std::vector<int64_t> sizes{std::min(batchSize_, x_.rows())};
+  if (int64_t rest = x_.rows() % batchSize_; rest && x_.rows() > batchSize_)
+    sizes.push_back(rest);
+  return sizes;
+}
+
 void ArrayDataSource::onEpochBegin(int64_t epoch) {
   if (shuffle_) {
     order_ = epochOrder(x_.rows(), seed_, epoch);

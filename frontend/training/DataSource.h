@@ -50,6 +50,9 @@ public:
   virtual void onEpochEnd() {}
   /// Examples per epoch, or -1 when unknown.
   virtual int64_t numExamples() const { return -1; }
+  /// The batch sizes batch() returns, when known in advance (fit() builds
+  /// their steps before training, so no compile lands inside an epoch).
+  virtual std::vector<int64_t> batchSizes() const { return {}; }
 };
 
 /// Examples in ExampleArrays, batched in order or shuffled per epoch.
@@ -71,6 +74,7 @@ public:
   Batch batch(int64_t i) const override;
   void onEpochBegin(int64_t epoch) override;
   int64_t numExamples() const override { return x_.rows(); }
+  std::vector<int64_t> batchSizes() const override;
   int64_t batchSize() const { return batchSize_; }
   /// The example order of the current epoch.
   const std::vector<int64_t> &order() const { return order_; }

@@ -239,6 +239,14 @@ History Trainer::fit(DataSource &train, const FitOptions &fit,
   // The model's weights are the truth between fits (the user may set them).
   if (active_)
     active_->setWeights(model_.getWeights());
+  // Build every step the data will need now (the partial batch's too), so
+  // no compile runs inside an epoch; the full batch's ends up active.
+  std::vector<int64_t> sizes = train.batchSizes();
+  for (auto it = sizes.rbegin(); it != sizes.rend(); ++it)
+    stepFor(*it);
+  if (validation)
+    if (std::vector<int64_t> v = validation->batchSizes(); !v.empty())
+      inferenceFor(v.front());
   stopTraining = false;
   trainData_ = &train;
 
