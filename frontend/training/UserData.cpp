@@ -3,7 +3,7 @@
 #include "frontend/training/UserData.h"
 
 #include "frontend/Model.h"
-#include "frontend/training/Trainer.h"
+#include "frontend/training/Callbacks.h"
 #include "runtime/Error.h"
 #include "runtime/data/Npz.h"
 
@@ -56,7 +56,7 @@ void checkRows(const ExampleArray &a, const Shape &expected,
 
 } // namespace
 
-DataSpec kcc::dataSpecOf(Model &model, Trainer &trainer, int64_t batch) {
+DataSpec kcc::dataSpecOf(Model &model, const TrainingConfig &config) {
   if (model.inputShapes().size() != 1 || model.numOutputs() != 1)
     throw Error("the model has " +
                 std::to_string(model.inputShapes().size()) + " inputs and " +
@@ -65,17 +65,18 @@ DataSpec kcc::dataSpecOf(Model &model, Trainer &trainer, int64_t batch) {
   DataSpec spec;
   spec.inputName = model.inputNames()[0];
   spec.outputName = model.outputNames()[0];
-  TensorSpec in = trainer.inputSpec(batch), target = trainer.targetSpec(batch);
-  spec.inputRow.assign(in.shape.begin() + 1, in.shape.end());
-  spec.inputType = in.dtype;
-  spec.targetRow.assign(target.shape.begin() + 1, target.shape.end());
-  spec.targetType = target.dtype;
-  spec.sparseLabels = trainer.config().loss.kind ==
-                      LossKind::SparseCategoricalCrossentropy;
+  spec.inputRow = model.inputShapes()[0];
+  spec.inputType = model.inputDTypes()[0];
+  spec.targetRow = model.outputShapes()[0];
+  spec.targetType = DType::F32;
+  spec.sparseLabels =
+      config.loss.kind == LossKind::SparseCategoricalCrossentropy;
   if (spec.sparseLabels) {
     // The prediction has one more axis than the labels: the classes.
-    Shape out = model.outputShapes()[0];
-    spec.classes = out.empty() ? 1 : out.back();
+    spec.classes = spec.targetRow.empty() ? 1 : spec.targetRow.back();
+    if (!spec.targetRow.empty())
+      spec.targetRow.pop_back();
+    spec.targetType = DType::I32;
   }
   return spec;
 }

@@ -22,6 +22,7 @@
 #ifndef KCC_FRONTEND_TRAINING_USERDATA_H
 #define KCC_FRONTEND_TRAINING_USERDATA_H
 
+#include "passes/TrainingConfig.h"
 #include "runtime/NDArray.h"
 #include "runtime/data/ExampleArray.h"
 
@@ -32,7 +33,6 @@
 namespace kcc {
 
 class Model;
-class Trainer;
 
 /// What the step takes: the shape of one example and of one target.
 struct DataSpec {
@@ -47,10 +47,13 @@ struct DataSpec {
   int64_t classes = 0;
 };
 
-/// The spec of `trainer`'s step for `model` (compiles it at `batch`).
-/// Throws kcc::Error when the model has several inputs or outputs: the
-/// step feeds one of each.
-DataSpec dataSpecOf(Model &model, Trainer &trainer, int64_t batch);
+/// What the step built from `model` and `config` takes (nothing is
+/// compiled: data are checked before any step is built). The target is
+/// the prediction's shape and dtype, or for a sparse loss its shape less
+/// the class axis, of int32 (passes/Losses.h: targetType). Throws
+/// kcc::Error when the model has several inputs or outputs: the step
+/// feeds one of each.
+DataSpec dataSpecOf(Model &model, const TrainingConfig &config);
 
 /// The examples of one data file or folder.
 struct Examples {

@@ -249,11 +249,12 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   if (!callbacks)
     return callbacks.takeError();
 
+  // The data are checked before any step is built: a bad file fails fast.
   int64_t batch = config.source.batch;
-  Trainer trainer(*loaded->model, *training);
-  DataSpec spec = dataSpecOf(*loaded->model, trainer, batch);
+  DataSpec spec = dataSpecOf(*loaded->model, *training);
   if (!data)
     data = loadData(config, spec);
+  Trainer trainer(*loaded->model, *training);
   std::unique_ptr<ArrayDataSource> train = sourceOf(data->train, batch, spec);
   train->setShuffle(config.shuffle, config.source.seed);
   std::unique_ptr<ArrayDataSource> validation;

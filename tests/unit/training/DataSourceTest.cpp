@@ -89,7 +89,12 @@ TEST(MappedData, TrainsADatasetFourTimesTheMemoryLimitWithBoundedRss) {
   TrainingConfig config;
   config.metrics = {"accuracy"};
   Trainer trainer(model, config, nullptr);
-  DataSpec spec = dataSpecOf(model, trainer, 256); // compiles the step
+  DataSpec spec = dataSpecOf(model, config);
+  EXPECT_EQ(spec.inputRow, Shape{kFeatures});
+  EXPECT_EQ(spec.targetRow, Shape{});
+  EXPECT_EQ(spec.targetType, DType::I32);
+  EXPECT_EQ(spec.classes, 10);
+  trainer.inputSpec(256); // compiles the step before RSS is measured
   Examples e = loadExamples(dir, spec, nullptr);
   ASSERT_TRUE(e.x.mapped());
   EXPECT_EQ(e.x.kind(), ElementKind::F32);
