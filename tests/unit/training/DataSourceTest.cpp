@@ -101,6 +101,11 @@ TEST(MappedData, TrainsADatasetFourTimesTheMemoryLimitWithBoundedRss) {
   EXPECT_EQ(e.y.kind(), ElementKind::I64);
   ArrayDataSource source(e.x, e.y, 256, spec.inputType, spec.targetType);
   source.setShuffle(true, 1);
+  // One step first: the kernels' own first-run buffers (oneDNN, OpenMP)
+  // are not the data's.
+  Batch first = source.batch(0);
+  trainer.trainOnBatch(first.x, first.y);
+  first = Batch();
 
   {
     std::ofstream reset("/proc/self/clear_refs");
@@ -123,7 +128,7 @@ TEST(MappedData, TrainsADatasetFourTimesTheMemoryLimitWithBoundedRss) {
               static_cast<long long>(peakKb >> 10), growth / 1048576.0,
               static_cast<long long>(kLimitBytes >> 20));
   EXPECT_EQ(h.epochs[0].steps, kRows / 256);
-  EXPECT_EQ(trainer.iterations(), kRows / 256);
+  EXPECT_EQ(trainer.iterations(), kRows / 256 + 1);
   EXPECT_LT(growth, kLimitBytes);
   std::filesystem::remove_all(dir);
 }
