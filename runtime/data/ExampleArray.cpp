@@ -5,6 +5,8 @@
 #include "runtime/data/Npz.h"
 
 #include <atomic>
+#include <cstdio>
+#include <mutex>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -36,14 +38,55 @@ const char *kcc::elementKindName(ElementKind kind) {
 }
 
 /// A read-only mapping of a whole file, released as rows are gathered.
+///
+/// How much of it a read makes resident cannot be told from the bytes
+/// read: the kernel maps whole folios of the page cache around a fault (64
+/// KiB of fault-around, up to 2 MiB with large folios). So the mapping
+/// measures instead: the process's resident file-backed pages
+/// (/proc/self/statm, "shared"), read once per batch; when they grew by
+/// more than the budget since the last release, the whole mapping is
+/// released.
 struct ExampleArray::Mapping {
   void *addr = MAP_FAILED;
   size_t length = 0;
   size_t budget = 0;
-  std::atomic<size_t> touchedBytes{0};
+  int statm = -1;
+  std::atomic<int64_t> residentAtRelease{0};
+  std::mutex releasing;
+
+  /// Resident file-backed bytes of the process, or -1.
+  int64_t residentFileBytes() const {
+    char buf[128];
+    ssize_t n = statm >= 0 ? pread(statm, buf, sizeof(buf) - 1, 0) : -1;
+    if (n <= 0)
+      return -1;
+    buf[n] = 0;
+    long long size, resident, shared;
+    if (std::sscanf(buf, "%lld %lld %lld", &size, &resident, &shared) != 3)
+      return -1;
+    return shared * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+  }
+  void maybeRelease() {
+    int64_t now = residentFileBytes();
+    if (now < 0) {
+      madvise(addr, length, MADV_DONTNEED); // cannot measure: always
+      return;
+    }
+    if (now - residentAtRelease.load() < static_cast<int64_t>(budget))
+      return;
+    std::lock_guard<std::mutex> lock(releasing);
+    if (residentFileBytes() - residentAtRelease.load() <
+        static_cast<int64_t>(budget))
+      return;
+    // A page another worker is reading now is simply faulted back in.
+    madvise(addr, length, MADV_DONTNEED);
+    residentAtRelease = residentFileBytes();
+  }
   ~Mapping() {
     if (addr != MAP_FAILED)
       munmap(addr, length);
+    if (statm >= 0)
+      ::close(statm);
   }
 };
 
@@ -111,15 +154,6 @@ void convert(ElementKind from, const uint8_t *src, uint8_t *dst, int64_t n,
   case ElementKind::Bool:
     return convertRowFrom<uint8_t>(src, dst, n, to);
   }
-}
-
-/// What reading one row of `rowBytes` may make resident: its pages, one
-/// more where it straddles, and the pages the kernel maps around a fault
-/// from the page cache (fault-around, 64 KiB by default), so the budget
-/// holds however rows are spread.
-size_t residentBytesPerRow(size_t rowBytes) {
-  constexpr size_t kPage = 4096, kFaultAround = 64 << 10;
-  return ((rowBytes + kPage - 1) / kPage + 1) * kPage + kFaultAround;
 }
 
 bool sameLayout(ElementKind kind, DType dtype) {
@@ -232,6 +266,8 @@ ExampleArray ExampleArray::mapNpy(const std::string &path, std::string name,
   a.base_ = static_cast<const uint8_t *>(mapping->addr) + layout.dataOffset;
   // Reads are random within an epoch: no read-ahead of whole files.
   madvise(mapping->addr, mapping->length, MADV_RANDOM);
+  mapping->statm = ::open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  mapping->residentAtRelease = mapping->residentFileBytes();
   a.owner_ = mapping;
   a.mapping_ = mapping;
   a.name_ = std::move(name);
@@ -249,16 +285,9 @@ ExampleArray ExampleArray::slice(int64_t begin, int64_t end) const {
   return a;
 }
 
-void ExampleArray::touched(size_t bytes) const {
-  if (!mapping_)
-    return;
-  size_t total = mapping_->touchedBytes.fetch_add(bytes) + bytes;
-  if (total < mapping_->budget)
-    return;
-  // One thread releases; the others keep counting. A page being read by
-  // another worker at this moment is simply faulted back in.
-  if (mapping_->touchedBytes.exchange(0) >= mapping_->budget)
-    madvise(mapping_->addr, mapping_->length, MADV_DONTNEED);
+void ExampleArray::touched(size_t) const {
+  if (mapping_)
+    mapping_->maybeRelease();
 }
 
 void ExampleArray::gather(const int64_t *indices, int64_t n, DType dtype,
@@ -281,8 +310,11 @@ void ExampleArray::gather(const int64_t *indices, int64_t n, DType dtype,
       std::memcpy(dst + r * dstRow, src, srcRow);
     else
       convert(kind_, src, dst + r * dstRow, rowElements_, dtype);
+    // Each fault may map a whole folio: measure every few rows.
+    if (r % 16 == 15)
+      touched(16 * srcRow);
   }
-  touched(n * residentBytesPerRow(srcRow));
+  touched(n * srcRow);
 }
 
 double ExampleArray::at(int64_t row, int64_t i) const {
@@ -335,7 +367,8 @@ int64_t ExampleArray::countNaN() const {
         nans += std::isnan(v);
       }
     }
-    touched(residentBytesPerRow(rowBytes));
+    if (r % 16 == 15)
+      touched(16 * rowBytes);
   }
   return nans;
 }

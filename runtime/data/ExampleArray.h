@@ -8,8 +8,10 @@
 // cast to the step's dtype as Keras casts NumPy arrays (float64 -> float32,
 // uint8 -> float32, bool -> 0/1, ...).
 //
-// A mapped array keeps its resident memory bounded: once the rows gathered
-// since the last release exceed residentBudgetBytes, the whole mapping is
+// A mapped array keeps its resident memory bounded: once the process's
+// resident file-backed memory grew by more than residentBudgetBytes since
+// the last release (measured per batch: the kernel maps whole page-cache
+// folios around each fault, so bytes read say little), the whole mapping is
 // released with madvise(MADV_DONTNEED) (the pages stay in the page cache and
 // are faulted back on the next read), so RSS stays near the budget whatever
 // the file's size.
