@@ -67,8 +67,8 @@ std::vector<std::pair<std::string, double>> barOrder(const Logs &logs) {
 }
 } // namespace
 
-ProgbarLogger::ProgbarLogger(llvm::raw_ostream &os, int verbose,
-                             int64_t epochs, int64_t stepsPerEpoch)
+ProgbarLogger::ProgbarLogger(llvm::raw_ostream &os, int verbose, int64_t epochs,
+                             int64_t stepsPerEpoch)
     : os_(os), verbose_(verbose), epochs_(epochs), steps_(stepsPerEpoch),
       live_(verbose == 1 && os.is_displayed()) {}
 
@@ -104,8 +104,7 @@ void ProgbarLogger::draw(int64_t done, const Logs &logs, bool finished) {
                         1e3 * seconds / perStepDiv);
   } else {
     constexpr int width = 30;
-    int filled =
-        static_cast<int>(width * done / std::max<int64_t>(1, steps_));
+    int filled = static_cast<int>(width * done / std::max<int64_t>(1, steps_));
     std::string bar(filled, '=');
     if (filled < width) {
       bar += '>';
@@ -181,7 +180,8 @@ void CSVLogger::onEpochEnd(int64_t epoch, Logs &logs) {
   file_ << epoch;
   for (const std::string &k : *keys_) {
     auto it = logs.find(k);
-    file_ << separator_ << (it == logs.end() ? "NA" : pythonFloatRepr(it->second));
+    file_ << separator_
+          << (it == logs.end() ? "NA" : pythonFloatRepr(it->second));
   }
   file_ << "\r\n";
   file_.flush();

@@ -225,8 +225,7 @@ private:
 /// Python's str.format does ("ckpt-{epoch:02d}-{val_loss:.4f}.keras").
 class ModelCheckpoint : public Callback {
 public:
-  using SaveFn =
-      std::function<void(const std::string &path, bool weightsOnly)>;
+  using SaveFn = std::function<void(const std::string &path, bool weightsOnly)>;
   struct Options {
     std::string filepath;
     std::string monitor = "val_loss";

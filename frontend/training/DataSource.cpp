@@ -11,11 +11,11 @@ using namespace kcc;
 
 DataSource::~DataSource() = default;
 
-std::vector<int64_t> kcc::epochOrder(int64_t n, uint64_t seed,
-                                     int64_t epoch) {
+std::vector<int64_t> kcc::epochOrder(int64_t n, uint64_t seed, int64_t epoch) {
   std::vector<int64_t> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::seed_seq seq{static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32),
+  std::seed_seq seq{static_cast<uint32_t>(seed),
+                    static_cast<uint32_t>(seed >> 32),
                     static_cast<uint32_t>(epoch),
                     static_cast<uint32_t>(static_cast<uint64_t>(epoch) >> 32)};
   std::mt19937_64 rng(seq);
@@ -26,8 +26,9 @@ std::vector<int64_t> kcc::epochOrder(int64_t n, uint64_t seed,
 ArrayDataSource::ArrayDataSource(ExampleArray x, ExampleArray y,
                                  int64_t batchSize, DType xType, DType yType,
                                  ExampleArray sampleWeight)
-    : x_(std::move(x)), y_(std::move(y)), sampleWeight_(std::move(sampleWeight)),
-      batchSize_(batchSize), xType_(xType), yType_(yType) {
+    : x_(std::move(x)), y_(std::move(y)),
+      sampleWeight_(std::move(sampleWeight)), batchSize_(batchSize),
+      xType_(xType), yType_(yType) {
   if (batchSize < 1)
     throw Error("batch size must be positive, got " +
                 std::to_string(batchSize));
@@ -39,8 +40,8 @@ ArrayDataSource::ArrayDataSource(ExampleArray x, ExampleArray y,
     throw Error(x_.name() + ": no examples");
   if (sampleWeight_.defined() && sampleWeight_.rows() != x_.rows())
     throw Error(sampleWeight_.name() + " has " +
-                std::to_string(sampleWeight_.rows()) +
-                " weights for " + std::to_string(x_.rows()) + " examples");
+                std::to_string(sampleWeight_.rows()) + " weights for " +
+                std::to_string(x_.rows()) + " examples");
   onEpochBegin(0);
 }
 

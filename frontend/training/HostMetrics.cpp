@@ -91,7 +91,8 @@ void MetricAccumulator::add(const NDArray &predArray,
     for (size_t i = 0; i < pred.size(); ++i) {
       double x = pred[i], z = target[i];
       if (loss_.fromLogits) {
-        lossSum_ += std::max(x, 0.0) - x * z + std::log1p(std::exp(-std::fabs(x)));
+        lossSum_ +=
+            std::max(x, 0.0) - x * z + std::log1p(std::exp(-std::fabs(x)));
       } else {
         double p = std::clamp(x, kEpsilon, 1.0 - kEpsilon);
         lossSum_ -= z * std::log(p) + (1 - z) * std::log(1 - p);
@@ -110,9 +111,8 @@ void MetricAccumulator::add(const NDArray &predArray,
     switch (metrics_[m].second) {
     case MetricKind::SparseCategoricalAccuracy:
       for (int64_t r = 0; r < rows; ++r)
-        metricSums_[m] +=
-            argmax(&pred[r * classes], classes) ==
-            static_cast<int64_t>(target[r]);
+        metricSums_[m] += argmax(&pred[r * classes], classes) ==
+                          static_cast<int64_t>(target[r]);
       metricCounts_[m] += rows;
       break;
     case MetricKind::CategoricalAccuracy:

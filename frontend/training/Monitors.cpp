@@ -170,8 +170,8 @@ void ReduceLROnPlateau::onEpochEnd(int64_t epoch, Logs &logs) {
     --cooldownCounter;
     wait = 0;
   }
-  bool better = increases_ ? current > best + o_.minDelta
-                           : current < best - o_.minDelta;
+  bool better =
+      increases_ ? current > best + o_.minDelta : current < best - o_.minDelta;
   if (better) {
     best = current;
     wait = 0;
@@ -237,8 +237,8 @@ void ModelCheckpoint::onEpochEnd(int64_t epoch, Logs &logs) {
     }
     if (o_.verbose > 0)
       llvm::outs() << "\nEpoch " << epoch + 1 << ": " << o_.monitor
-                   << " improved from " << five(best) << " to "
-                   << five(current) << ", saving model to " << path << "\n";
+                   << " improved from " << five(best) << " to " << five(current)
+                   << ", saving model to " << path << "\n";
     best = current;
   } else if (o_.verbose > 0) {
     llvm::outs() << "\nEpoch " << epoch + 1 << ": saving model to " << path

@@ -1,4 +1,5 @@
-//===- Prefetcher.h - Background workers that read batches ahead -*- C++ -*-===//
+//===- Prefetcher.h - Background workers that read batches ahead -*- C++
+//-*-===//
 //
 // Keras's data adapter with workers: while the step runs on batch i, worker
 // threads read batches i+1 ... i+depth from a DataSource. Batches come out

@@ -85,17 +85,18 @@ Spec parseSpec(const std::string &s, const std::string &field) {
     ++i;
     spec.precision = 0;
     if (i >= s.size() || !std::isdigit(static_cast<unsigned char>(s[i])))
-      throw Error("format field '" + field + "': format specifier missing "
+      throw Error("format field '" + field +
+                  "': format specifier missing "
                   "precision");
     while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i])))
       spec.precision = spec.precision * 10 + (s[i++] - '0');
   }
   if (i < s.size())
     spec.type = s[i++];
-  if (i != s.size() ||
-      (spec.type && std::string("dfFeEgG%").find(spec.type) == std::string::npos))
-    throw Error("format field '" + field + "': invalid format specifier '" +
-                s + "'");
+  if (i != s.size() || (spec.type && std::string("dfFeEgG%").find(spec.type) ==
+                                         std::string::npos))
+    throw Error("format field '" + field + "': invalid format specifier '" + s +
+                "'");
   return spec;
 }
 
@@ -130,7 +131,7 @@ std::string formatValue(double v, bool isInt, const Spec &spec,
     std::snprintf(buf, sizeof(buf), fmt, x);
     body = std::string(buf) + suffix;
   }
-  std::string sign = negative ? "-"
+  std::string sign = negative           ? "-"
                      : spec.sign == '+' ? "+"
                      : spec.sign == ' ' ? " "
                                         : "";
@@ -167,7 +168,8 @@ kcc::formatPythonPattern(const std::string &pattern,
         ++i;
         continue;
       }
-      throw Error("'" + pattern + "': single '}' encountered in the format "
+      throw Error("'" + pattern +
+                  "': single '}' encountered in the format "
                   "string");
     }
     if (c != '{') {
@@ -196,8 +198,8 @@ kcc::formatPythonPattern(const std::string &pattern,
       throw Error("'" + pattern + "': no value '" + name +
                   "' to format (the logs hold: " + known + ")");
     }
-    bool isInt = std::find(intKeys.begin(), intKeys.end(), name) !=
-                 intKeys.end();
+    bool isInt =
+        std::find(intKeys.begin(), intKeys.end(), name) != intKeys.end();
     out += formatValue(it->second, isInt, parseSpec(spec, name), name);
     i = close;
   }

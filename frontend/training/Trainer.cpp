@@ -204,9 +204,9 @@ History Trainer::fit(const Dataset &train, const FitOptions &fit,
                   std::to_string(x.rows()) +
                   " examples leaves one of the two splits empty");
     int64_t vb = fit.validationBatchSize ? fit.validationBatchSize : batch;
-    val = std::make_unique<ArrayDataSource>(
-        x.slice(splitAt, x.rows()), y.slice(splitAt, y.rows()), vb, xType,
-        yType);
+    val = std::make_unique<ArrayDataSource>(x.slice(splitAt, x.rows()),
+                                            y.slice(splitAt, y.rows()), vb,
+                                            xType, yType);
     x = x.slice(0, splitAt);
     y = y.slice(0, splitAt);
   } else if (validation) {

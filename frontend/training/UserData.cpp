@@ -49,18 +49,16 @@ void checkRows(const ExampleArray &a, const Shape &expected,
   if (a.rowShape() == expected)
     return;
   throw Error(a.name() + ": expected " + what + " of shape " +
-              rowDescription(expected) + ", found " +
-              shapeToString(a.shape()) + " (" + elementKindName(a.kind()) +
-              ")" + hint);
+              rowDescription(expected) + ", found " + shapeToString(a.shape()) +
+              " (" + elementKindName(a.kind()) + ")" + hint);
 }
 
 } // namespace
 
 DataSpec kcc::dataSpecOf(Model &model, const TrainingConfig &config) {
   if (model.inputShapes().size() != 1 || model.numOutputs() != 1)
-    throw Error("the model has " +
-                std::to_string(model.inputShapes().size()) + " inputs and " +
-                std::to_string(model.numOutputs()) +
+    throw Error("the model has " + std::to_string(model.inputShapes().size()) +
+                " inputs and " + std::to_string(model.numOutputs()) +
                 " outputs; kcc's training step feeds one of each");
   DataSpec spec;
   spec.inputName = model.inputNames()[0];
@@ -86,8 +84,8 @@ void kcc::checkExamples(const Examples &e, const DataSpec &spec,
                         llvm::raw_ostream *warnings) {
   checkRows(e.x, spec.inputRow, "inputs");
   // Keras takes sparse labels as [N] or [N, 1].
-  bool labelColumn = spec.sparseLabels && e.y.rowShape() == Shape{1} &&
-                     spec.targetRow.empty();
+  bool labelColumn =
+      spec.sparseLabels && e.y.rowShape() == Shape{1} && spec.targetRow.empty();
   if (!labelColumn)
     checkRows(e.y, spec.targetRow, spec.sparseLabels ? "labels" : "targets",
               spec.sparseLabels ? ""
@@ -120,12 +118,13 @@ void kcc::checkExamples(const Examples &e, const DataSpec &spec,
   if (e.sampleWeight.defined()) {
     const ExampleArray &w = e.sampleWeight;
     if (!(w.rowShape().empty() || w.rowShape() == Shape{1}))
-      throw Error(w.name() + ": expected one weight per example, of shape "
-                             "[N], found " +
+      throw Error(w.name() +
+                  ": expected one weight per example, of shape "
+                  "[N], found " +
                   shapeToString(w.shape()));
     if (w.rows() != e.size())
-      throw Error(w.name() + ": " + std::to_string(w.rows()) +
-                  " weights for " + std::to_string(e.size()) + " examples");
+      throw Error(w.name() + ": " + std::to_string(w.rows()) + " weights for " +
+                  std::to_string(e.size()) + " examples");
     throw Error(w.name() + ": per-example weights are not applied by kcc's "
                            "training step yet; remove the array to train "
                            "without them");
@@ -141,8 +140,7 @@ Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
                            llvm::raw_ostream *warnings) {
   Examples e;
   if (llvm::sys::fs::is_directory(path)) {
-    auto find = [&](const std::string &primary,
-                    const std::string &alternative,
+    auto find = [&](const std::string &primary, const std::string &alternative,
                     bool required) -> ExampleArray {
       for (const std::string &name : {primary, alternative}) {
         if (name.empty())
@@ -153,9 +151,10 @@ Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
           return ExampleArray::mapNpy(file.str().str(), file.str().str());
       }
       if (required)
-        throw Error(path + ": no " + primary + ".npy" +
-                    (alternative.empty() ? "" : " (or " + alternative + ".npy)") +
-                    " in the folder");
+        throw Error(
+            path + ": no " + primary + ".npy" +
+            (alternative.empty() ? "" : " (or " + alternative + ".npy)") +
+            " in the folder");
       return ExampleArray();
     };
     e.x = find("x", spec.inputName, true);
@@ -168,8 +167,7 @@ Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
     std::string present;
     for (const auto &[name, a] : arrays)
       present += (present.empty() ? "" : ", ") + name;
-    auto take = [&](const std::string &primary,
-                    const std::string &alternative,
+    auto take = [&](const std::string &primary, const std::string &alternative,
                     const char *what) -> ExampleArray {
       const NDArray *a = findArray(arrays, primary, alternative);
       if (!a) {

@@ -5,11 +5,11 @@
 #include "runtime/data/Npz.h"
 
 #include <atomic>
-#include <cstdio>
-#include <mutex>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <mutex>
 #include <string_view>
 
 #include <fcntl.h>
@@ -222,8 +222,8 @@ ExampleArray ExampleArray::mapNpy(const std::string &path, std::string name,
   }
   auto mapping = std::make_shared<Mapping>();
   mapping->length = static_cast<size_t>(st.st_size);
-  mapping->budget = static_cast<size_t>(std::max<int64_t>(residentBudgetBytes,
-                                                          1 << 20));
+  mapping->budget =
+      static_cast<size_t>(std::max<int64_t>(residentBudgetBytes, 1 << 20));
   if (mapping->length > 0)
     mapping->addr =
         mmap(nullptr, mapping->length, PROT_READ, MAP_SHARED, fd, 0);

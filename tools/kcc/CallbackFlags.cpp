@@ -21,8 +21,7 @@ llvm::Error flagError(const std::string &flag, const llvm::Twine &message) {
 }
 
 /// A setter per key; parses `value` ("k=v,k=v") through them.
-using Setters =
-    std::map<std::string, std::function<bool(llvm::StringRef)>>;
+using Setters = std::map<std::string, std::function<bool(llvm::StringRef)>>;
 
 llvm::Error applyPairs(const std::string &flag, const std::string &value,
                        const Setters &setters) {
@@ -37,8 +36,8 @@ llvm::Error applyPairs(const std::string &flag, const std::string &value,
       std::string known;
       for (const auto &[k, s] : setters)
         known += (known.empty() ? "" : ", ") + k;
-      return flagError(flag, "unknown key '" + key + "' (expected " + known +
-                                 ")");
+      return flagError(flag,
+                       "unknown key '" + key + "' (expected " + known + ")");
     }
     if (!pair.contains('=') || v.empty())
       return flagError(flag, "'" + key + "' needs a value (" + key + "=...)");
@@ -143,19 +142,15 @@ driver::parseEarlyStopping(const std::string &value) {
 llvm::Expected<ReduceLROnPlateau::Options>
 driver::parseReduceLROnPlateau(const std::string &value) {
   ReduceLROnPlateau::Options o;
-  Setters s = {{"monitor", text(o.monitor)},
-               {"factor", real(o.factor, true)},
-               {"patience", count(o.patience)},
-               {"verbose", level(o.verbose)},
-               {"mode", mode(o.mode)},
-               {"min_delta", real(o.minDelta, true)},
-               {"cooldown", count(o.cooldown)},
-               {"min_lr", real(o.minLr, true)}};
+  Setters s = {
+      {"monitor", text(o.monitor)},    {"factor", real(o.factor, true)},
+      {"patience", count(o.patience)}, {"verbose", level(o.verbose)},
+      {"mode", mode(o.mode)},          {"min_delta", real(o.minDelta, true)},
+      {"cooldown", count(o.cooldown)}, {"min_lr", real(o.minLr, true)}};
   if (llvm::Error e = applyPairs("reduce-lr-on-plateau", value, s))
     return std::move(e);
   if (!(o.factor < 1.0))
-    return flagError("reduce-lr-on-plateau",
-                     "factor must be below 1.0, got " +
-                         pythonFloatRepr(o.factor));
+    return flagError("reduce-lr-on-plateau", "factor must be below 1.0, got " +
+                                                 pythonFloatRepr(o.factor));
   return o;
 }

@@ -174,10 +174,10 @@ TrainData loadData(const TrainConfig &config, const DataSpec &spec) {
                   ExampleArray::fromNDArray(fm.train.y, dir + ": train labels"),
                   {}};
     checkExamples(data.train, spec, dir, &llvm::errs());
-    data.test = Examples{
-        ExampleArray::fromNDArray(fm.test.x, dir + ": t10k images"),
-        ExampleArray::fromNDArray(fm.test.y, dir + ": t10k labels"),
-        {}};
+    data.test =
+        Examples{ExampleArray::fromNDArray(fm.test.x, dir + ": t10k images"),
+                 ExampleArray::fromNDArray(fm.test.y, dir + ": t10k labels"),
+                 {}};
     checkExamples(*data.test, spec, dir, &llvm::errs());
   } else {
     data.train = loadExamples(config.data, spec, &llvm::errs());
@@ -190,22 +190,22 @@ TrainData loadData(const TrainConfig &config, const DataSpec &spec) {
     int64_t splitAt =
         static_cast<int64_t>(std::floor(n * (1.0 - config.validationSplit)));
     if (splitAt == 0 || splitAt == n)
-      throw Error("--validation-split " + pythonFloatRepr(config.validationSplit) +
-                  " of " + std::to_string(n) +
+      throw Error("--validation-split " +
+                  pythonFloatRepr(config.validationSplit) + " of " +
+                  std::to_string(n) +
                   " examples leaves one of the two splits empty");
-    data.validation = {data.train.x.slice(splitAt, n),
-                       data.train.y.slice(splitAt, n), {}};
-    data.train = {data.train.x.slice(0, splitAt),
-                  data.train.y.slice(0, splitAt), {}};
+    data.validation = {
+        data.train.x.slice(splitAt, n), data.train.y.slice(splitAt, n), {}};
+    data.train = {
+        data.train.x.slice(0, splitAt), data.train.y.slice(0, splitAt), {}};
   }
   return data;
 }
 
 std::unique_ptr<ArrayDataSource> sourceOf(const Examples &e, int64_t batch,
                                           const DataSpec &spec) {
-  auto source = std::make_unique<ArrayDataSource>(e.x, e.y, batch,
-                                                  spec.inputType,
-                                                  spec.targetType);
+  auto source = std::make_unique<ArrayDataSource>(
+      e.x, e.y, batch, spec.inputType, spec.targetType);
   if (e.y.rowShape() != spec.targetRow)
     source->setTargetRowShape(spec.targetRow);
   return source;
@@ -229,7 +229,8 @@ llvm::Expected<std::vector<CallbackPtr>> flagCallbacks(const TrainConfig &c) {
     callbacks.push_back(std::make_shared<EarlyStopping>(*o));
   }
   if (!c.csvLog.empty())
-    callbacks.push_back(std::make_shared<CSVLogger>(c.csvLog, ',', c.csvAppend));
+    callbacks.push_back(
+        std::make_shared<CSVLogger>(c.csvLog, ',', c.csvAppend));
   return callbacks;
 }
 
@@ -261,11 +262,11 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   if (data->validation.x.defined())
     validation = sourceOf(data->validation, batch, spec);
 
-  llvm::outs() << "kcc: training " << loaded->name << " ("
-               << execModeName(mode) << ", batch " << batch << ", "
+  llvm::outs() << "kcc: training " << loaded->name << " (" << execModeName(mode)
+               << ", batch " << batch << ", "
                << optimizerName(training->optimizer.kind) << ", "
-               << lossName(training->loss.kind) << ") on "
-               << data->train.size() << " examples"
+               << lossName(training->loss.kind) << ") on " << data->train.size()
+               << " examples"
                << (data->train.x.mapped() ? " (memory-mapped)" : "");
   if (validation)
     llvm::outs() << ", validating on " << data->validation.size();
@@ -304,7 +305,7 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   // Class scores against integer labels: the accuracy a Keras user checks,
   // whether or not the model logs it as a metric.
   if (spec.sparseLabels) {
-    const Examples *eval = data->test ? &*data->test
+    const Examples *eval = data->test   ? &*data->test
                            : validation ? &data->validation
                                         : nullptr;
     if (eval) {
@@ -339,8 +340,7 @@ bool compareRuns(const TrainConfig &config,
       continue;
     }
     if (results[i].accuracy)
-      llvm::outs() << llvm::format("%s %.4f  ",
-                                   results[i].accuracyName.c_str(),
+      llvm::outs() << llvm::format("%s %.4f  ", results[i].accuracyName.c_str(),
                                    *results[i].accuracy);
     llvm::outs() << llvm::format("%8.3f ms/step\n", results[i].msPerStep);
   }
@@ -355,8 +355,9 @@ bool compareRuns(const TrainConfig &config,
   }
   if (results[0].terminated || results[1].terminated)
     return true;
-  llvm::outs() << llvm::format("  interpreted / compiled time per step: %.2fx; ",
-                               results[1].msPerStep / results[0].msPerStep);
+  llvm::outs() << llvm::format(
+      "  interpreted / compiled time per step: %.2fx; ",
+      results[1].msPerStep / results[0].msPerStep);
   if (results[0].accuracy && results[1].accuracy)
     llvm::outs() << llvm::format(
         "accuracy differs by %.2f points; ",

@@ -145,7 +145,8 @@ TEST(ReduceLROnPlateau, ReducesAfterPatienceThenCoolsDown) {
   for (double v : {1.0, 1.0, 1.0, 1.0, 1.0, 1.0}) {
     Logs epoch{{"val_loss", v}};
     r.onEpochEnd(static_cast<int64_t>(lrs.size()), epoch);
-    EXPECT_DOUBLE_EQ(epoch.at("learning_rate"), lrs.empty() ? 1e-3 : lrs.back());
+    EXPECT_DOUBLE_EQ(epoch.at("learning_rate"),
+                     lrs.empty() ? 1e-3 : lrs.back());
     lrs.push_back(h.trainer.learningRate());
   }
   // e0 best; e1 wait 1 -> 5e-4, cooldown 2; e2 counter 2 -> 1, still in
@@ -180,13 +181,12 @@ TEST(ModelCheckpoint, FormatsThePathAndSavesTheBest) {
   ModelCheckpoint::Options every;
   every.filepath = "w-{epoch}.weights.h5";
   every.saveWeightsOnly = true;
-  ModelCheckpoint all(every, [&](const std::string &, bool w) {
-    EXPECT_TRUE(w);
-  });
+  ModelCheckpoint all(every,
+                      [&](const std::string &, bool w) { EXPECT_TRUE(w); });
   h.run(all, "val_loss", {1, 2, 3});
-  EXPECT_EQ(all.saved, (std::vector<std::string>{"w-1.weights.h5",
-                                                 "w-2.weights.h5",
-                                                 "w-3.weights.h5"}));
+  EXPECT_EQ(all.saved,
+            (std::vector<std::string>{"w-1.weights.h5", "w-2.weights.h5",
+                                      "w-3.weights.h5"}));
 
   ModelCheckpoint::Options wrong;
   wrong.filepath = "model.h5";
@@ -202,9 +202,10 @@ TEST(PythonFormat, FormatsAsStrFormat) {
             "03-0.1235");
   EXPECT_EQ(formatPythonPattern("{epoch}_{loss}_{{x}}", v, {"epoch"}),
             "3_12.5_{x}");
-  EXPECT_EQ(formatPythonPattern("{loss:>8.2f}|{loss:<7}|{loss:+.1e}|{val_loss:.1%}",
-                                v, {"epoch"}),
-            "   12.50|12.5   |+1.2e+01|12.3%");
+  EXPECT_EQ(
+      formatPythonPattern("{loss:>8.2f}|{loss:<7}|{loss:+.1e}|{val_loss:.1%}",
+                          v, {"epoch"}),
+      "   12.50|12.5   |+1.2e+01|12.3%");
   EXPECT_EQ(errorOf([&] { formatPythonPattern("{val_acc}", v, {}); }),
             "'{val_acc}': no value 'val_acc' to format (the logs hold: "
             "epoch, loss, val_loss)");

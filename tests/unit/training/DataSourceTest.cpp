@@ -233,8 +233,8 @@ TEST(UserData, FolderErrorsNameTheArray) {
                   "sparse_categorical_crossentropy takes integers in [0, 4)");
   write("dense_2.npy", "<i4", {3}, std::string(12, '\0'));
   EXPECT_EQ(errorOf([&] { loadExamples(dir, spec, nullptr); }),
-            dir + ": x has 2 examples (" + dir + "/x.npy) but y has 3 (" +
-                dir + "/dense_2.npy): they must have as many");
+            dir + ": x has 2 examples (" + dir + "/x.npy) but y has 3 (" + dir +
+                "/dense_2.npy): they must have as many");
   write("x.npy", "<f4", {3, 2}, std::string(24, '\0'));
   EXPECT_EQ(errorOf([&] { loadExamples(dir, spec, nullptr); }),
             dir + "/x.npy: expected inputs of shape [N, 3], found [3, 2] "

@@ -28,8 +28,8 @@ using kcc::testing::errorOf;
 namespace {
 
 Sequential makeClassifier() {
-  return Sequential({Input({4}), Dense(8, "relu"), Dense(3, "softmax")},
-                    "tiny", /*seed=*/3);
+  return Sequential({Input({4}), Dense(8, "relu"), Dense(3, "softmax")}, "tiny",
+                    /*seed=*/3);
 }
 
 /// Labels from a fixed linear rule, so the data can be learned.
@@ -102,8 +102,10 @@ TEST(Fit, PartialBatchMatchesTrainOnBatchByHand) {
   FitOptions f = quiet(1, 32);
   f.shuffle = false;
   History h = ta.fit(data, f);
-  NDArray x0 = NDArray::empty({32, 4}, DType::F32), x1 = NDArray::empty({8, 4}, DType::F32);
-  NDArray y0 = NDArray::empty({32}, DType::I32), y1 = NDArray::empty({8}, DType::I32);
+  NDArray x0 = NDArray::empty({32, 4}, DType::F32),
+          x1 = NDArray::empty({8, 4}, DType::F32);
+  NDArray y0 = NDArray::empty({32}, DType::I32),
+          y1 = NDArray::empty({8}, DType::I32);
   std::memcpy(x0.rawData(), data.x.rawData(), x0.bytes());
   std::memcpy(x1.rawData(), data.x.data<float>() + 32 * 4, x1.bytes());
   std::memcpy(y0.rawData(), data.y.rawData(), y0.bytes());
@@ -112,8 +114,7 @@ TEST(Fit, PartialBatchMatchesTrainOnBatchByHand) {
   EXPECT_TRUE(sameWeights(ta.getWeights(), tb.getWeights()));
   EXPECT_EQ(tb.iterations(), 2);
   // Keras weighs each batch's mean loss by its examples.
-  EXPECT_NEAR(h.history.at("loss")[0], (32 * r0.loss + 8 * r1.loss) / 40,
-              1e-6);
+  EXPECT_NEAR(h.history.at("loss")[0], (32 * r0.loss + 8 * r1.loss) / 40, 1e-6);
 }
 
 TEST(Fit, ValidationLossIsEvaluateOnTheSameData) {
@@ -185,8 +186,8 @@ TEST(Fit, ShuffleIsAFunctionOfSeedAndEpoch) {
 
   // A run resumed at epoch 1 sees epoch 1's order.
   ArrayDataSource source(ExampleArray::fromNDArray(data.x, "x"),
-                         ExampleArray::fromNDArray(data.y, "y"), 32,
-                         DType::F32, DType::I32);
+                         ExampleArray::fromNDArray(data.y, "y"), 32, DType::F32,
+                         DType::I32);
   source.setShuffle(true, 11);
   source.onEpochBegin(1);
   EXPECT_EQ(source.order(), epochOrder(200, 11, 1));
@@ -265,11 +266,10 @@ TEST(Fit, RefusesSampleWeightsItCannotApply) {
   Dataset data = makeData(64, 11);
   Sequential model = makeClassifier();
   Trainer trainer(model, config(), nullptr);
-  ArrayDataSource source(ExampleArray::fromNDArray(data.x, "x"),
-                         ExampleArray::fromNDArray(data.y, "y"), 32,
-                         DType::F32, DType::I32,
-                         ExampleArray::fromNDArray(
-                             NDArray::zeros({64}, DType::F32), "w"));
+  ArrayDataSource source(
+      ExampleArray::fromNDArray(data.x, "x"),
+      ExampleArray::fromNDArray(data.y, "y"), 32, DType::F32, DType::I32,
+      ExampleArray::fromNDArray(NDArray::zeros({64}, DType::F32), "w"));
   EXPECT_EQ(errorOf([&] { trainer.fit(source, quiet(1, 32)); }),
             "fit: batch 0 has sample weights, which the training step does "
             "not apply yet");
