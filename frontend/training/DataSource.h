@@ -1,5 +1,4 @@
-//===- DataSource.h - Batches for fit(), as keras.utils.Sequence -*- C++
-//-*-===//
+//===- DataSource.h - Batches for fit(), as a Keras Sequence ----*- C++ -*-===//
 //
 // fit() reads its examples through a DataSource, Keras's Sequence
 // (PyDataset): a number of batches per epoch, batch i as arrays, and hooks

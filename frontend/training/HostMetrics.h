@@ -1,5 +1,4 @@
-//===- HostMetrics.h - A model's loss and metrics from predictions -*- C++
-//-*-===//
+//===- HostMetrics.h - Loss and metrics from predictions --------*- C++ -*-===//
 //
 // evaluate() and fit()'s validation compute the loss and the metrics of
 // TrainingConfig on the host from the inference @forward's predictions,

@@ -1,5 +1,4 @@
-//===- Prefetcher.h - Background workers that read batches ahead -*- C++
-//-*-===//
+//===- Prefetcher.h - Workers that read batches ahead -----------*- C++ -*-===//
 //
 // Keras's data adapter with workers: while the step runs on batch i, worker
 // threads read batches i+1 ... i+depth from a DataSource. Batches come out
