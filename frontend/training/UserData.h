@@ -1,5 +1,4 @@
-//===- UserData.h - Users' arrays for fit(), checked against the step -*- C++
-//-*-===//
+//===- UserData.h - Users' arrays, checked against the step -----*- C++ -*-===//
 //
 // `kcc train MODEL --data FILE.npz` and `--data DIR`: the examples of a
 // NumPy archive (read into memory) or of a folder of .npy files (memory-
