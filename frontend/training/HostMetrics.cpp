@@ -108,6 +108,7 @@ void MetricAccumulator::add(const NDArray &predArray,
   }
 
   for (size_t m = 0; m < metrics_.size(); ++m) {
+    int64_t countBefore = metricCounts_[m];
     switch (metrics_[m].second) {
     case MetricKind::SparseCategoricalAccuracy:
       for (int64_t r = 0; r < rows; ++r)
@@ -127,6 +128,11 @@ void MetricAccumulator::add(const NDArray &predArray,
       metricCounts_[m] += pred.size();
       break;
     }
+    // A metric the step computes but this file does not (yet): say so
+    // rather than report a 0.
+    if (metricCounts_[m] == countBefore && !pred.empty())
+      throw Error("evaluate: metric '" + metrics_[m].first +
+                  "' is not computed from predictions yet");
   }
 }
 

@@ -193,6 +193,17 @@ TEST(Fit, ShuffleIsAFunctionOfSeedAndEpoch) {
   EXPECT_EQ(source.order(), epochOrder(200, 11, 1));
 }
 
+TEST(Fit, InitialEpochResumesWithThatEpochsOrder) {
+  Dataset data = makeData(96, 12);
+  Sequential model = makeClassifier();
+  Trainer trainer(model, config(), nullptr);
+  FitOptions f = quiet(3, 32);
+  f.initialEpoch = 1;
+  History h = trainer.fit(data, f);
+  EXPECT_EQ(h.epoch, (std::vector<int64_t>{1, 2}));
+  EXPECT_EQ(trainer.iterations(), 6);
+}
+
 TEST(Fit, CsvLoggerWritesKerasColumns) {
   std::string path = ::testing::TempDir() + "/fit-log.csv";
   std::remove(path.c_str());
