@@ -184,6 +184,20 @@ int64_t Executable::batchSize() const {
   return CompileCache::batchOf(f.train ? f.train : f.forward);
 }
 
+TensorSpec Executable::inputSpec() const {
+  mlir::func::FuncOp train = impl_->functions.train;
+  if (!train)
+    throw Error("inputSpec: the executable has no @train_step");
+  return specOf(train.getArgument(impl_->layout().firstInputArg()).getType());
+}
+
+TensorSpec Executable::targetSpec() const {
+  mlir::func::FuncOp train = impl_->functions.train;
+  if (!train)
+    throw Error("targetSpec: the executable has no @train_step");
+  return specOf(train.getArgument(impl_->layout().targetArg()).getType());
+}
+
 StepResult Executable::step(const NDArray &x, const NDArray &y) {
   Impl &m = *impl_;
   mlir::func::FuncOp train = m.functions.train;

@@ -119,6 +119,9 @@ public:
   /// and target): updates params, state and iterations in place.
   StepResult step(const NDArray &x, const NDArray &y);
   const std::vector<std::string> &metricNames() const;
+  /// The input and the target @train_step takes (batch rows first).
+  TensorSpec inputSpec() const;
+  TensorSpec targetSpec() const;
 
   /// @forward on `x` of any number of rows: runs full batches and pads the
   /// last one with zeros (padded rows are dropped from the result).

@@ -241,6 +241,32 @@ std::vector<DType> Model::inputDTypes() {
   return dtypes;
 }
 
+std::vector<std::string> Model::inputNames() {
+  ensureGraph(nullptr);
+  std::vector<std::string> names;
+  for (const Tensor &in : inputs_)
+    names.push_back(in.node() ? in.node()->inputName : std::string());
+  return names;
+}
+
+std::vector<std::string> Model::outputNames() {
+  ensureGraph(nullptr);
+  std::vector<std::string> names;
+  for (const Tensor &out : outputs_)
+    names.push_back(out.node() && out.node()->layer
+                        ? out.node()->layer->name()
+                        : std::string());
+  return names;
+}
+
+std::vector<Shape> Model::outputShapes() {
+  ensureGraph(nullptr);
+  std::vector<Shape> shapes;
+  for (const Tensor &out : outputs_)
+    shapes.emplace_back(out.shape().begin() + 1, out.shape().end());
+  return shapes;
+}
+
 size_t Model::numOutputs() {
   ensureGraph(nullptr);
   return outputs_.size();

@@ -61,6 +61,13 @@ public:
   /// Shapes of the inputs, batch excluded.
   std::vector<Shape> inputShapes();
   std::vector<DType> inputDTypes();
+  /// The inputs' names (Keras's input layer names) and the names of the
+  /// layers whose outputs are the model's outputs, in order: the keys of
+  /// Keras's dict form of fit()'s x and y.
+  std::vector<std::string> inputNames();
+  std::vector<std::string> outputNames();
+  /// Shapes of the outputs, batch excluded.
+  std::vector<Shape> outputShapes();
   size_t numOutputs();
   /// Whether a training-mode call draws random numbers (needs a step).
   bool usesRandomness();

@@ -1,15 +1,41 @@
-//===- Trainer.cpp - compile() and fit() for frontend models --------------===//
+//===- Trainer.cpp - compile(), fit() and evaluate() for models -----------===//
 
 #include "frontend/training/Trainer.h"
 
+#include "frontend/training/HostMetrics.h"
 #include "frontend/training/Jit.h"
+#include "frontend/training/Prefetcher.h"
 #include "runtime/Error.h"
+
+#include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
+#include <cmath>
 
-namespace kcc {
+using namespace kcc;
+
+namespace {
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+/// The callbacks of one fit(): each hook runs them all in order.
+class CallbackList {
+public:
+  explicit CallbackList(std::vector<CallbackPtr> callbacks)
+      : callbacks_(std::move(callbacks)) {}
+  template <typename F> void each(F f) {
+    for (const CallbackPtr &c : callbacks_)
+      f(*c);
+  }
+
+private:
+  std::vector<CallbackPtr> callbacks_;
+};
+} // namespace
 
 Trainer::Trainer(Model &model, TrainingConfig config, llvm::raw_ostream *log)
     : model_(model), config_(std::move(config)), log_(log),
@@ -20,135 +46,287 @@ Trainer::Trainer(Model &model, TrainingConfig config, llvm::raw_ostream *log)
 Trainer::~Trainer() = default;
 
 void Trainer::setLearningRate(double lr) {
+  if (!std::isfinite(lr) || lr < 0)
+    throw Error("setLearningRate: the learning rate must be a finite number "
+                ">= 0, got " +
+                pythonFloatRepr(lr));
   if (const std::optional<LearningRateSchedule> &s = config_.optimizer.schedule)
     throw Error("setLearningRate: the learning rate follows the schedule " +
                 s->str() + " and cannot be set (as in Keras)");
   learningRate_ = lr;
-  if (train_)
-    train_->setLearningRate(lr);
+  if (active_)
+    active_->setLearningRate(lr);
+}
+
+std::vector<NDArray> Trainer::getWeights() {
+  return active_ ? active_->getWeights() : model_.getWeights();
+}
+
+void Trainer::setWeights(const std::vector<NDArray> &values) {
+  model_.setWeights(values);
+  if (active_)
+    active_->setWeights(values);
 }
 
 int64_t Trainer::iterations() const {
-  return train_ ? train_->iterations() : 0;
+  return active_ ? active_->iterations() : 0;
 }
 
 ExecStats Trainer::stats() const {
   ExecStats s;
   s.mode = config_.mode;
-  if (train_)
-    s = train_->stats();
-  for (const auto &[batch, exe] : inference_) {
-    ExecStats e = exe->stats();
+  auto full = std::max_element(
+      steps_.begin(), steps_.end(),
+      [](const auto &a, const auto &b) { return a.first < b.first; });
+  if (full != steps_.end())
+    s = full->second->stats();
+  auto addTotals = [&](const Executable &exe) {
+    ExecStats e = exe.stats();
     s.opsDispatched += e.opsDispatched;
     s.buffersAllocated += e.buffersAllocated;
     s.bytesAllocated += e.bytesAllocated;
     s.peakLiveBytes = std::max(s.peakLiveBytes, e.peakLiveBytes);
-  }
+  };
+  for (const auto &[batch, exe] : steps_)
+    if (full == steps_.end() || exe.get() != full->second.get())
+      addTotals(*exe);
+  for (const auto &[batch, exe] : inference_)
+    addTotals(*exe);
   return s;
 }
 
 std::string Trainer::trainModuleText() const {
-  return train_ ? train_->moduleText() : std::string();
+  return active_ ? active_->moduleText() : std::string();
 }
 
-void Trainer::prepareTrainStep(int64_t batchSize) {
-  if (!train_ || train_->batchSize() != batchSize) {
+Executable &Trainer::stepFor(int64_t batch) {
+  std::unique_ptr<Executable> &slot = steps_[batch];
+  if (!slot) {
     TrainingConfig config = config_;
-    config.batch = batchSize;
+    config.batch = batch;
     config.optimizer.learningRate = learningRate_;
     JitOptions options;
     options.log = log_;
-    auto next = std::make_unique<Executable>(jit(model_, config, options));
-    // Another batch size: the optimizer state and step count carry over
-    // (their shapes do not depend on the batch).
-    if (train_) {
-      next->setOptimizerState(train_->getOptimizerState());
-      next->setIterations(train_->iterations());
-    }
-    train_ = std::move(next);
+    slot = std::make_unique<Executable>(jit(model_, config, options));
   }
-  // The model's weights are the truth between fits (the user may set them).
-  train_->setWeights(model_.getWeights());
-  train_->setLearningRate(learningRate_);
+  if (active_ != slot.get()) {
+    // The one that ran last holds the truth: the optimizer state and the
+    // step count do not depend on the batch.
+    if (active_) {
+      slot->setWeights(active_->getWeights());
+      slot->setOptimizerState(active_->getOptimizerState());
+      slot->setIterations(active_->iterations());
+    }
+    active_ = slot.get();
+  }
+  active_->setLearningRate(learningRate_);
+  return *active_;
 }
 
-std::vector<EpochLogs> Trainer::fit(const Dataset &train,
-                                    const FitOptions &fit) {
-  if (train.size() < fit.batchSize)
-    throw Error("fit: " + std::to_string(train.size()) +
-                " examples are fewer than one batch of " +
-                std::to_string(fit.batchSize));
-  prepareTrainStep(fit.batchSize);
-  Executable &exe = *train_;
-  const std::vector<std::string> &metrics = exe.metricNames();
-
-  BatchIterator batches(train, fit.batchSize, fit.shuffle, fit.seed);
-  std::vector<EpochLogs> history;
-  for (int64_t epoch = 0; epoch < fit.epochs; ++epoch) {
-    auto start = std::chrono::steady_clock::now();
-    batches.startEpoch(epoch);
-    double lossSum = 0;
-    std::vector<double> sums(metrics.size(), 0.0);
-    NDArray x, y;
-    for (int64_t b = 0; b < batches.numBatches(); ++b) {
-      batches.batch(b, x, y);
-      StepResult r = exe.step(x, y);
-      lossSum += r.loss;
-      for (size_t i = 0; i < sums.size(); ++i)
-        sums[i] += r.metrics[i];
-    }
-    model_.setWeights(exe.getWeights());
-
-    EpochLogs logs;
-    logs.steps = batches.numBatches();
-    logs.seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
-    logs.values["loss"] = lossSum / logs.steps;
-    for (size_t i = 0; i < metrics.size(); ++i)
-      logs.values[metrics[i]] = sums[i] / logs.steps;
-    if (fit.verbose) {
-      // Keras's line: metrics in alphabetical order, loss among them.
-      std::printf("Epoch %lld/%lld\n%lld/%lld - %.1fs - %.2fms/step",
-                  static_cast<long long>(epoch + 1),
-                  static_cast<long long>(fit.epochs),
-                  static_cast<long long>(logs.steps),
-                  static_cast<long long>(logs.steps), logs.seconds,
-                  1e3 * logs.seconds / logs.steps);
-      for (const auto &[name, value] : logs.values)
-        std::printf(" - %s: %.4f", name.c_str(), value);
-      std::printf("\n");
-      std::fflush(stdout);
-    }
-    history.push_back(std::move(logs));
-  }
-  return history;
-}
-
-std::map<std::string, double> Trainer::evaluate(const Dataset &data,
-                                                int64_t batchSize) {
-  int64_t n = data.size();
-  if (n == 0)
-    throw Error("evaluate: the dataset is empty");
-  // One inference Executable per batch size; predict() pads the last
-  // partial batch, so every example counts with one static-shape function.
-  int64_t full = std::min(batchSize, n);
-  std::unique_ptr<Executable> &exe = inference_[full];
+Executable &Trainer::inferenceFor(int64_t batch) {
+  std::unique_ptr<Executable> &exe = inference_[batch];
   if (!exe)
     exe = std::make_unique<Executable>(
-        jitInference(model_, full, config_.mode, log_));
-  else
-    exe->setWeights(model_.getWeights());
-  NDArray pred = exe->predict(data.x);
-  int64_t classes = pred.numel() / n, correct = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t best = 0;
-    for (int64_t j = 1; j < classes; ++j)
-      if (pred.at(i * classes + j) > pred.at(i * classes + best))
-        best = j;
-    correct += best == static_cast<int64_t>(data.y.at(i));
-  }
-  return {{"accuracy", static_cast<double>(correct) / n}};
+        jitInference(model_, batch, config_.mode, log_));
+  exe->setWeights(getWeights());
+  return *exe;
 }
 
-} // namespace kcc
+TensorSpec Trainer::inputSpec(int64_t batch) {
+  if (!active_)
+    stepFor(batch);
+  TensorSpec s = active_->inputSpec();
+  s.shape[0] = batch;
+  return s;
+}
+
+TensorSpec Trainer::targetSpec(int64_t batch) {
+  if (!active_)
+    stepFor(batch);
+  TensorSpec s = active_->targetSpec();
+  s.shape[0] = batch;
+  return s;
+}
+
+StepResult Trainer::trainOnBatch(const NDArray &x, const NDArray &y) {
+  if (!x.defined() || x.rank() < 1 || x.dim(0) < 1)
+    throw Error("trainOnBatch: the input batch is empty");
+  Executable &exe = stepFor(x.dim(0));
+  TensorSpec in = exe.inputSpec();
+  return exe.step(x.dtype() == in.dtype ? x : x.to(in.dtype), y);
+}
+
+NDArray Trainer::predict(const NDArray &x, int64_t batchSize) {
+  if (!x.defined() || x.rank() < 1 || x.dim(0) == 0)
+    throw Error("predict: no examples");
+  return inferenceFor(std::min(batchSize, x.dim(0))).predict(x);
+}
+
+Logs Trainer::evaluate(const DataSource &data) {
+  int64_t n = data.numBatches();
+  if (n == 0)
+    throw Error("evaluate: the data has no batches");
+  MetricAccumulator acc(config_);
+  Executable *exe = nullptr;
+  for (int64_t i = 0; i < n; ++i) {
+    Batch b = data.batch(i);
+    if (!exe)
+      exe = &inferenceFor(b.size());
+    acc.add(exe->predict(b.x), b.y);
+  }
+  return acc.result();
+}
+
+Logs Trainer::evaluate(const Dataset &data, int64_t batchSize) {
+  if (data.size() == 0)
+    throw Error("evaluate: the dataset is empty");
+  int64_t batch = std::min(batchSize, data.size());
+  ArrayDataSource source(ExampleArray::fromNDArray(data.x, "x"),
+                         ExampleArray::fromNDArray(data.y, "y"), batch,
+                         inputSpec(batch).dtype, targetSpec(batch).dtype);
+  return evaluate(source);
+}
+
+History Trainer::fit(const Dataset &train, const FitOptions &fit,
+                     const Dataset *validation) {
+  if (fit.validationSplit < 0 || fit.validationSplit >= 1)
+    throw Error("fit: validation_split must be in [0, 1), got " +
+                pythonFloatRepr(fit.validationSplit));
+  int64_t batch = fit.batchSize;
+  DType xType = inputSpec(batch).dtype, yType = targetSpec(batch).dtype;
+  ExampleArray x = ExampleArray::fromNDArray(train.x, "x");
+  ExampleArray y = ExampleArray::fromNDArray(train.y, "y");
+  std::unique_ptr<ArrayDataSource> val;
+  if (fit.validationSplit > 0 && !validation) {
+    // Keras: split_at = floor(n * (1 - split)), the tail validates.
+    int64_t splitAt = static_cast<int64_t>(
+        std::floor(x.rows() * (1.0 - fit.validationSplit)));
+    if (splitAt == 0 || splitAt == x.rows())
+      throw Error("fit: validation_split " +
+                  pythonFloatRepr(fit.validationSplit) + " of " +
+                  std::to_string(x.rows()) +
+                  " examples leaves one of the two splits empty");
+    int64_t vb = fit.validationBatchSize ? fit.validationBatchSize : batch;
+    val = std::make_unique<ArrayDataSource>(x.slice(splitAt, x.rows()),
+                                            y.slice(splitAt, y.rows()), vb,
+                                            xType, yType);
+    x = x.slice(0, splitAt);
+    y = y.slice(0, splitAt);
+  } else if (validation) {
+    int64_t vb = fit.validationBatchSize ? fit.validationBatchSize : batch;
+    val = std::make_unique<ArrayDataSource>(
+        ExampleArray::fromNDArray(validation->x, "validation x"),
+        ExampleArray::fromNDArray(validation->y, "validation y"), vb, xType,
+        yType);
+  }
+  ArrayDataSource source(x, y, batch, xType, yType);
+  source.setShuffle(fit.shuffle, fit.seed);
+  return this->fit(source, fit, val.get());
+}
+
+History Trainer::fit(DataSource &train, const FitOptions &fit,
+                     DataSource *validation) {
+  if (fit.epochs < 1 || fit.initialEpoch < 0 || fit.initialEpoch >= fit.epochs)
+    throw Error("fit: epochs " + std::to_string(fit.epochs) +
+                " and initial epoch " + std::to_string(fit.initialEpoch) +
+                ": nothing to train");
+  if (fit.verbose < 0 || fit.verbose > 2)
+    throw Error("fit: verbose must be 0, 1 or 2, got " +
+                std::to_string(fit.verbose));
+  int64_t steps = train.numBatches();
+  if (steps < 1)
+    throw Error("fit: the training data has no batches");
+  if (fit.stepsPerEpoch > 0)
+    steps = std::min(steps, fit.stepsPerEpoch);
+
+  // The model's weights are the truth between fits (the user may set them).
+  if (active_)
+    active_->setWeights(model_.getWeights());
+  // Build every step the data will need now (the partial batch's too), so
+  // no compile runs inside an epoch; the full batch's ends up active.
+  std::vector<int64_t> sizes = train.batchSizes();
+  for (auto it = sizes.rbegin(); it != sizes.rend(); ++it)
+    stepFor(*it);
+  if (validation)
+    if (std::vector<int64_t> v = validation->batchSizes(); !v.empty())
+      inferenceFor(v.front());
+  stopTraining = false;
+  trainData_ = &train;
+
+  auto history = std::make_shared<History>();
+  std::vector<CallbackPtr> all;
+  if (fit.verbose)
+    all.push_back(std::make_shared<ProgbarLogger>(
+        fit.progress ? *fit.progress : llvm::outs(), fit.verbose, fit.epochs,
+        steps));
+  all.insert(all.end(), fit.callbacks.begin(), fit.callbacks.end());
+  all.push_back(history);
+  CallbackList callbacks(all);
+  callbacks.each([&](Callback &c) { c.setTrainer(this); });
+
+  Logs logs;
+  callbacks.each([&](Callback &c) { c.onTrainBegin(logs); });
+  for (int64_t epoch = fit.initialEpoch; epoch < fit.epochs; ++epoch) {
+    auto start = Clock::now();
+    train.onEpochBegin(epoch);
+    Logs epochLogs;
+    callbacks.each([&](Callback &c) { c.onEpochBegin(epoch, epochLogs); });
+
+    std::vector<std::string> names;
+    double lossSum = 0, stepSeconds = 0;
+    std::vector<double> sums;
+    int64_t seen = 0, done = 0;
+    {
+      Prefetcher ahead(train, steps, fit.workers, fit.prefetchDepth);
+      for (int64_t b = 0; b < steps && !stopTraining; ++b) {
+        current_ = ahead.next();
+        if (current_.sampleWeight.defined())
+          throw Error("fit: batch " + std::to_string(b) +
+                      " has sample weights, which the training step does "
+                      "not apply yet");
+        Logs batchLogs;
+        callbacks.each([&](Callback &c) { c.onBatchBegin(b, batchLogs); });
+        auto stepStart = Clock::now();
+        StepResult r = trainOnBatch(current_.x, current_.y);
+        stepSeconds += secondsSince(stepStart);
+        if (names.empty()) {
+          names = active_->metricNames();
+          sums.assign(names.size(), 0.0);
+        }
+        // Keras weighs each batch's mean by its size (a partial batch
+        // counts for its examples).
+        int64_t n = current_.size();
+        lossSum += r.loss * n;
+        for (size_t i = 0; i < sums.size(); ++i)
+          sums[i] += r.metrics[i] * n;
+        seen += n;
+        ++done;
+        batchLogs["loss"] = lossSum / seen;
+        for (size_t i = 0; i < sums.size(); ++i)
+          batchLogs[names[i]] = sums[i] / seen;
+        callbacks.each([&](Callback &c) { c.onBatchEnd(b, batchLogs); });
+        epochLogs = batchLogs;
+      }
+    }
+    train.onEpochEnd();
+    current_ = Batch();
+    model_.setWeights(active_->getWeights());
+    if (validation)
+      for (const auto &[key, value] : evaluate(*validation))
+        epochLogs["val_" + key] = value;
+    callbacks.each([&](Callback &c) { c.onEpochEnd(epoch, epochLogs); });
+    EpochLogs record;
+    record.values = epochLogs;
+    record.steps = done;
+    record.seconds = secondsSince(start);
+    record.stepSeconds = stepSeconds;
+    history->epochs.push_back(std::move(record));
+    logs = epochLogs;
+    if (stopTraining)
+      break;
+  }
+  callbacks.each([&](Callback &c) { c.onTrainEnd(logs); });
+  model_.setWeights(getWeights());
+  trainData_ = nullptr;
+  return std::move(*history);
+}

@@ -1,20 +1,33 @@
-//===- Trainer.h - compile() and fit() for frontend models ------*- C++ -*-===//
+//===- Trainer.h - compile(), fit() and evaluate() for models ---*- C++ -*-===//
 //
 // Keras's compile/fit/evaluate for a kcc::Model, compiled or interpreted:
 //
 //   kcc::TrainingConfig config;
 //   config.metrics = {"accuracy"};
 //   kcc::Trainer trainer(model, config);     // compiled (config.mode)
-//   trainer.fit(data.train, {.epochs = 1, .batchSize = 32});
+//   kcc::FitOptions fit;
+//   fit.epochs = 5;
+//   fit.callbacks = {std::make_shared<kcc::EarlyStopping>(...)};
+//   kcc::History h = trainer.fit(data.train, fit, &data.test);
 //   double acc = trainer.evaluate(data.test).at("accuracy");
 //
-// fit() builds (kcc::jit) one Executable per batch size (fit()'s, not
-// TrainingConfig::batch): the model traced in training mode, turned into
-// @train_step by the train pipeline, run compiled or by the interpreter
-// (TrainingConfig::mode). The Executable owns the params, the optimizer
-// state and the step count between steps; the Trainer feeds it batches and
-// writes the weights back into the model after each epoch. evaluate() runs
-// an inference-only Executable (@forward).
+// fit() is the one training loop of kcc (`kcc train` runs it): epochs of
+// batches from a DataSource (Keras's Sequence; in-memory arrays and mapped
+// .npy files are ArrayDataSources), read ahead by background workers while
+// the step runs, with callbacks at every train/epoch/batch boundary,
+// validation at each epoch's end ("val_loss", "val_<metric>") and a
+// History returned.
+//
+// Steps have a static batch, so the Trainer keeps one training Executable
+// per batch size it meets: the full batches run on one, the last partial
+// batch of an epoch (trained, as Keras does) on another compiled for its
+// size. Both hold the same weights, optimizer state, step count and
+// learning rate: switching copies them from the Executable that ran last
+// (once or twice an epoch), so training with a partial batch gives what
+// Keras computes. Between fits the model's weights are the truth (the user
+// may set them). evaluate() and the validation run the inference @forward
+// (Dropout off) and compute the loss and metrics from its predictions on
+// the host, as Keras's evaluate() averages them over every example.
 //
 //===----------------------------------------------------------------------===//
 
@@ -22,6 +35,8 @@
 #define KCC_FRONTEND_TRAINING_TRAINER_H
 
 #include "frontend/Model.h"
+#include "frontend/training/Callbacks.h"
+#include "frontend/training/DataSource.h"
 #include "passes/TrainingConfig.h"
 #include "runtime/data/Dataset.h"
 #include "engine/Executable.h"
@@ -35,18 +50,32 @@ namespace kcc {
 
 struct FitOptions {
   int64_t epochs = 1;
+  /// The epoch to start at (Keras's initial_epoch): epochs initialEpoch ..
+  /// epochs-1 run, and shuffling follows the epoch's number.
+  int64_t initialEpoch = 0;
   int64_t batchSize = 32;
+  /// Reshuffle the examples each epoch, from (seed, epoch). Applies to the
+  /// Dataset overload; a DataSource orders its own batches.
   bool shuffle = true;
   uint64_t seed = 0;
-  /// 0 silent, 1 one line per epoch.
+  /// 0 silent, 1 a progress bar, 2 one line per epoch (Keras's verbose).
   int verbose = 1;
-};
-
-/// The means of one epoch's batch losses and metrics ("loss", "accuracy").
-struct EpochLogs {
-  std::map<std::string, double> values;
-  int64_t steps = 0;
-  double seconds = 0;
+  /// Batches per epoch (0: every batch of the data).
+  int64_t stepsPerEpoch = 0;
+  /// The Dataset overload only: the last fraction of the examples, taken
+  /// before shuffling, validates instead of training (Keras's
+  /// validation_split; validation data, when given, overrides it).
+  double validationSplit = 0;
+  /// Batch size of the validation (0: batchSize).
+  int64_t validationBatchSize = 0;
+  /// Threads reading batches ahead of the step (0: none, read in the loop)
+  /// and how many batches they may read ahead.
+  int workers = 1;
+  int prefetchDepth = 4;
+  /// Called in order after the progress bar and before History.
+  std::vector<CallbackPtr> callbacks;
+  /// Where the progress bar goes (null: stdout).
+  llvm::raw_ostream *progress = nullptr;
 };
 
 class Trainer {
@@ -58,34 +87,67 @@ public:
           llvm::raw_ostream *log = &llvm::errs());
   ~Trainer();
 
-  /// Trains `epochs` epochs; returns one EpochLogs per epoch.
-  std::vector<EpochLogs> fit(const Dataset &train, const FitOptions &fit = {});
+  /// Trains epochs of `train`, validating on `validation` (if given) at
+  /// each epoch's end. Throws kcc::Error on data that does not fit the step
+  /// (before any step runs when the first batch is wrong).
+  History fit(DataSource &train, const FitOptions &fit = {},
+              DataSource *validation = nullptr);
+  /// In-memory examples: x cast to the model's input dtype, y to the
+  /// step's target dtype; options.validationSplit applies.
+  History fit(const Dataset &train, const FitOptions &fit = {},
+              const Dataset *validation = nullptr);
 
-  /// Accuracy of the model's predictions (argmax against integer labels)
-  /// over all of `data`, computed with the inference @forward.
-  std::map<std::string, double> evaluate(const Dataset &data,
-                                         int64_t batchSize = 500);
+  /// The loss and every metric of the model over all of `data`, computed
+  /// from the inference @forward's predictions ("loss", "accuracy", ...).
+  Logs evaluate(const DataSource &data);
+  Logs evaluate(const Dataset &data, int64_t batchSize = 500);
+  /// The inference @forward on `x`, any number of rows.
+  NDArray predict(const NDArray &x, int64_t batchSize = 500);
+  /// One training step on one batch of any size (Keras's train_on_batch).
+  StepResult trainOnBatch(const NDArray &x, const NDArray &y);
+
+  /// Set by a callback to end fit() after the current batch (Keras's
+  /// model.stop_training); fit() clears it when it starts.
+  bool stopTraining = false;
 
   void setLearningRate(double lr);
   double learningRate() const { return learningRate_; }
+  /// The weights as training has them now (during fit, the step's).
+  std::vector<NDArray> getWeights();
+  void setWeights(const std::vector<NDArray> &values);
   int64_t iterations() const;
-  /// The training Executable's stats; in interpreted mode the dispatch and
-  /// allocation totals include evaluate()'s runs (peak: the largest).
+  const TrainingConfig &config() const { return config_; }
+  /// The input and target every step takes, at `batch` rows.
+  TensorSpec inputSpec(int64_t batch);
+  TensorSpec targetSpec(int64_t batch);
+
+  /// The training Executables' stats (the full-batch one; in interpreted
+  /// mode the dispatch and allocation totals of all, evaluate()'s included).
   ExecStats stats() const;
   /// The training module (@forward and @train_step), as text.
   std::string trainModuleText() const;
-  /// The training Executable of the last fit(), or null before one.
-  Executable *executable() { return train_.get(); }
+  /// The training Executable that ran last, or null before one did.
+  Executable *executable() { return active_; }
+  /// During fit: the data being trained on and the batch of the current
+  /// step (valid in onBatchBegin/onBatchEnd).
+  const DataSource *trainData() const { return trainData_; }
+  const Batch &currentBatch() const { return current_; }
 
 private:
-  void prepareTrainStep(int64_t batchSize);
+  /// The training Executable for `batch` rows, holding the state of the
+  /// one that ran last.
+  Executable &stepFor(int64_t batch);
+  Executable &inferenceFor(int64_t batch);
 
   Model &model_;
   TrainingConfig config_;
   llvm::raw_ostream *log_;
   double learningRate_;
-  std::unique_ptr<Executable> train_;
+  std::map<int64_t, std::unique_ptr<Executable>> steps_;
+  Executable *active_ = nullptr;
   std::map<int64_t, std::unique_ptr<Executable>> inference_;
+  const DataSource *trainData_ = nullptr;
+  Batch current_;
 };
 
 } // namespace kcc

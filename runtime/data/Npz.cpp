@@ -435,6 +435,28 @@ NDArray decodeNpy(std::string_view bytes, const std::string &source,
 
 } // namespace
 
+NpyLayout kcc::parseNpyLayout(std::string_view header, uint64_t fileBytes,
+                              const std::string &source) {
+  NpyHeader h = parseHeader(header, source);
+  int64_t count = 1;
+  for (int64_t d : h.shape)
+    if (__builtin_mul_overflow(count, d, &count))
+      throw Error(source + ": shape " + shapeTuple(h.shape) +
+                  " has more elements than 64 bits can count");
+  uint64_t need;
+  if (__builtin_mul_overflow(uint64_t(count), uint64_t(h.dtype.itemSize),
+                             &need) ||
+      fileBytes < h.dataOffset || need != fileBytes - h.dataOffset)
+    throw Error(source + ": shape " + shapeTuple(h.shape) + " of " +
+                h.dtype.descr + " needs " + std::to_string(need) +
+                " data bytes, the file holds " +
+                std::to_string(fileBytes < h.dataOffset
+                                   ? 0
+                                   : fileBytes - h.dataOffset));
+  return {h.dtype.descr, h.dtype.kind,    h.dtype.itemSize,
+          h.dtype.bigEndian, h.shape, h.dataOffset};
+}
+
 NDArray kcc::parseNpy(std::string_view bytes, const std::string &source) {
   return decodeNpy(bytes, source, "file");
 }

@@ -34,6 +34,24 @@
 
 namespace kcc {
 
+/// Where the data of a .npy file lies and how to read it, without reading
+/// it (a memory-mapped file is read through this).
+struct NpyLayout {
+  std::string descr; ///< "<f4"
+  char kind = 0;     ///< 'f', 'i', 'u' or 'b'
+  size_t itemSize = 0;
+  bool bigEndian = false;
+  Shape shape;
+  /// The data's first byte, from the start of the file.
+  size_t dataOffset = 0;
+};
+
+/// Parses the header of a .npy file whose first bytes are `header` (the
+/// whole file, or at least its header) and checks that `fileBytes` is what
+/// the shape and dtype need; `source` names the file in errors.
+NpyLayout parseNpyLayout(std::string_view header, uint64_t fileBytes,
+                         const std::string &source);
+
 /// Parses the bytes of one .npy file; `source` names them in errors.
 NDArray parseNpy(std::string_view bytes, const std::string &source);
 

@@ -139,10 +139,10 @@ TEST(OneEpoch, MlpCompiledMatchesInterpreterAccuracy) {
     FitOptions fit;
     fit.epochs = 1;
     fit.batchSize = 32;
-    std::vector<EpochLogs> history = trainer.fit(data.train, fit);
+    History history = trainer.fit(data.train, fit);
     ASSERT_EQ(history.size(), 1u);
     accuracy[k] = trainer.evaluate(data.test).at("accuracy");
-    stepMs[k] = 1e3 * history[0].seconds / history[0].steps;
+    stepMs[k] = 1e3 * history.epochs[0].stepSeconds / history.epochs[0].steps;
     EXPECT_EQ(trainer.iterations(), 60000 / 32);
     std::printf("[ e2e ] MLP 1 epoch %s: test accuracy %.4f, %.3f ms/step\n",
                 execModeName(o.mode), accuracy[k], stepMs[k]);

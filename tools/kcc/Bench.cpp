@@ -89,7 +89,7 @@ int driver::runBench(const BenchConfig &config) {
   if (!loaded)
     return fail(llvm::toString(loaded.takeError()));
   auto training = resolveTrainingConfig(*loaded, config.source,
-                                        /*defaultMetrics=*/{"accuracy"});
+                                        /*defaultMetrics=*/{});
   if (!training)
     return fail(llvm::toString(training.takeError()));
 

@@ -29,6 +29,10 @@ llvm::Expected<LoadedModel> driver::loadModel(const ModelSource &source) {
   if (!source.builtin.empty() && !source.input.empty())
     return makeError("give either a model file or --model, not both");
   try {
+    // The reference models are classifiers compiled, as in Keras's
+    // tutorials, with metrics=["accuracy"].
+    if (!source.builtin.empty())
+      loaded.training.metrics = {"accuracy"};
     if (source.builtin == "mlp") {
       loaded.model = models::buildMlp(source.seed);
       loaded.training.loss.fromLogits = false; // it ends in softmax

@@ -69,7 +69,9 @@ cl::opt<int64_t> batch(
     cl::desc("Static batch size of the traced model (a .mlir input has its "
              "own)"),
     cl::init(32), cl::cat(modelCategory), KCC_ALL_COMMANDS);
-cl::opt<uint64_t> seed("seed", cl::desc("Seed of the initial weights"),
+cl::opt<uint64_t> seed("seed",
+                       cl::desc("Seed of the initial weights (and, in kcc "
+                                "train, of each epoch's shuffle)"),
                        cl::init(0), cl::cat(modelCategory), KCC_ALL_COMMANDS);
 
 // ---- The training step ----------------------------------------------------
@@ -176,9 +178,59 @@ cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level (0-3)"),
                            cl::Prefix, cl::init(3), cl::cat(compileCategory));
 
 // ---- Train and bench ------------------------------------------------------
-cl::opt<std::string> dataset("data", cl::desc("Dataset: fashion-mnist"),
-                             cl::init("fashion-mnist"), cl::cat(runCategory),
-                             cl::sub(trainCommand));
+cl::opt<std::string> dataset(
+    "data",
+    cl::desc("Training data: fashion-mnist (the bundled default), a .npz "
+             "archive (x, y), or a folder of x.npy/y.npy (memory-mapped)"),
+    cl::value_desc("fashion-mnist|file.npz|dir"), cl::init("fashion-mnist"),
+    cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<std::string> validationData(
+    "validation-data",
+    cl::desc("Validation data (.npz or a folder of .npy): val_loss and "
+             "val_<metric> at each epoch's end"),
+    cl::value_desc("file.npz|dir"), cl::cat(runCategory),
+    cl::sub(trainCommand));
+cl::opt<double> validationSplit(
+    "validation-split",
+    cl::desc("Validate on the last fraction F of the training data, taken "
+             "before shuffling (Keras's validation_split)"),
+    cl::value_desc("F"), cl::init(0.0), cl::cat(runCategory),
+    cl::sub(trainCommand));
+cl::opt<bool> shuffle("shuffle",
+                      cl::desc("Shuffle the training examples each epoch, "
+                               "from (--seed, epoch) (default true)"),
+                      cl::init(true), cl::cat(runCategory),
+                      cl::sub(trainCommand));
+cl::opt<int> verbose("verbose",
+                     cl::desc("0 silent, 1 progress bar (default), 2 one "
+                              "line per epoch"),
+                     cl::init(1), cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<int> workers("workers",
+                     cl::desc("Threads reading batches ahead of the step "
+                              "(default 1; 0 reads them in the loop)"),
+                     cl::init(1), cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<std::string> csvLog(
+    "csv-log",
+    cl::desc("CSVLogger: one row per epoch (epoch, then the logs' keys "
+             "sorted) to FILE"),
+    cl::value_desc("file"), cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<bool> csvAppend("csv-append",
+                        cl::desc("Append to the --csv-log file (Keras's "
+                                 "append=True)"),
+                        cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<std::string> earlyStopping(
+    "early-stopping",
+    cl::desc("EarlyStopping with Keras's arguments: monitor, patience, "
+             "min_delta, mode, baseline, restore_best_weights, "
+             "start_from_epoch, verbose"),
+    cl::value_desc("key=value,..."), cl::ValueOptional, cl::cat(runCategory),
+    cl::sub(trainCommand));
+cl::opt<std::string> reduceLrOnPlateau(
+    "reduce-lr-on-plateau",
+    cl::desc("ReduceLROnPlateau with Keras's arguments: monitor, factor, "
+             "patience, min_delta, cooldown, min_lr, mode, verbose"),
+    cl::value_desc("key=value,..."), cl::ValueOptional, cl::cat(runCategory),
+    cl::sub(trainCommand));
 cl::opt<std::string>
     dataDir("data-dir",
             cl::desc("Folder of the dataset's files (default: Debian's)"),
@@ -202,8 +254,9 @@ cl::opt<RunMode> runMode(
 cl::opt<bool> terminateOnNan(
     "terminate-on-nan",
     cl::desc("Stop at the first step whose loss is NaN or inf and name the "
-             "layer where the first non-finite value appears"),
-    cl::cat(runCategory), cl::sub(trainCommand));
+             "layer where the first non-finite value appears (default "
+             "true)"),
+    cl::init(true), cl::cat(runCategory), cl::sub(trainCommand));
 cl::opt<int64_t> repetitions("repetitions",
                              cl::desc("Timed repetitions (medians reported)"),
                              cl::init(5), cl::cat(runCategory),
@@ -280,6 +333,15 @@ std::optional<std::string> checkNumericFlags() {
       return e;
     if (auto e = atLeast(stepsPerEpoch, 0, "0 (every batch) or more"))
       return e;
+    if (verbose < 0 || verbose > 2)
+      return "--verbose must be 0, 1 or 2, got " + std::to_string(verbose);
+    if (workers < 0)
+      return "--workers must be 0 or more, got " + std::to_string(workers);
+    if (!(validationSplit >= 0 && validationSplit < 1)) {
+      std::ostringstream value;
+      value << validationSplit;
+      return "--validation-split must be in [0, 1), got " + value.str();
+    }
   }
   if (benchCommand) {
     if (auto e = atLeast(repetitions, 1, "at least 1"))
@@ -407,6 +469,17 @@ TrainConfig kcc::driver::getTrainConfig() {
   c.epochs = epochs;
   c.stepsPerEpoch = stepsPerEpoch;
   c.terminateOnNan = terminateOnNan;
+  c.validationData = validationData;
+  c.validationSplit = validationSplit;
+  c.shuffle = shuffle;
+  c.verbose = verbose;
+  c.workers = workers;
+  c.csvLog = csvLog;
+  c.csvAppend = csvAppend;
+  if (earlyStopping.getNumOccurrences())
+    c.earlyStopping = earlyStopping.getValue();
+  if (reduceLrOnPlateau.getNumOccurrences())
+    c.reduceLrOnPlateau = reduceLrOnPlateau.getValue();
   return c;
 }
 

@@ -18,6 +18,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -62,8 +63,24 @@ struct TrainConfig {
   int64_t epochs = 1;
   /// Stop each epoch after this many steps (0: all).
   int64_t stepsPerEpoch = 0;
-  /// Stop at the first non-finite loss and name the layer it came from.
-  bool terminateOnNan = false;
+  /// Stop at the first non-finite loss and name the layer it came from
+  /// (Keras's TerminateOnNaN; on unless --terminate-on-nan=false).
+  bool terminateOnNan = true;
+  /// Validation data (a .npz archive or a folder of .npy files), or the
+  /// last fraction of the training data (Keras's validation_split).
+  std::string validationData;
+  double validationSplit = 0;
+  bool shuffle = true;
+  /// Keras's verbose: 0 silent, 1 progress bar, 2 one line per epoch.
+  int verbose = 1;
+  /// Threads reading batches ahead of the step.
+  int workers = 1;
+  /// CSVLogger: the file, and whether to append to it.
+  std::string csvLog;
+  bool csvAppend = false;
+  /// The raw key=value lists of --early-stopping and
+  /// --reduce-lr-on-plateau (CallbackFlags.h parses them); unset if absent.
+  std::optional<std::string> earlyStopping, reduceLrOnPlateau;
 };
 
 struct BenchConfig {

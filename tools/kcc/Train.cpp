@@ -5,19 +5,23 @@
 //   1875/1875 [==============================] - 12s 6ms/step - loss: 0.4855 -
 //   accuracy: 0.8270
 //   ...
-//   test accuracy: 0.8512
+//   test accuracy: 0.8512 (10000 examples)
 //
-// The bar redraws in place on a terminal; otherwise (a pipe, a log) only the
-// finished line of each epoch is printed, so logs stay readable.
+// One run is one kcc::Trainer::fit (the loop every embedding program runs
+// too): the progress bar is its ProgbarLogger, --terminate-on-nan its
+// TerminateOnNaN (named here: the failing step is replayed op by op to name
+// the layer where the first non-finite value appears), --early-stopping,
+// --reduce-lr-on-plateau and --csv-log its callbacks. The data are the
+// bundled Fashion-MNIST, a .npz archive or a folder of memory-mapped .npy
+// files, checked against the step before anything runs (UserData.h).
 //
-// --mode=both compares the two runs' final losses and accuracies; one run
-// finite where the other is not is an error. --terminate-on-nan stops at the
-// first step whose loss is NaN or inf (Keras's TerminateOnNaN) and re-runs
-// that step op by op to name the layer where the first non-finite value
-// appears.
+// --mode=both trains twice from the same initial weights on the same
+// batches, compiled then interpreted, and compares the runs; one run finite
+// where the other is not is an error.
 //
 //===----------------------------------------------------------------------===//
 
+#include "CallbackFlags.h"
 #include "Diagnostics.h"
 #include "ModelLoader.h"
 #include "Run.h"
@@ -25,6 +29,8 @@
 #include "engine/NumericsCheck.h"
 #include "frontend/Trace.h"
 #include "frontend/training/Jit.h"
+#include "frontend/training/Trainer.h"
+#include "frontend/training/UserData.h"
 #include "runtime/Error.h"
 #include "runtime/data/Dataset.h"
 
@@ -32,15 +38,13 @@
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
-#include <chrono>
 #include <cmath>
+#include <optional>
 
 using namespace kcc;
 using namespace kcc::driver;
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 /// A loss as Keras prints it: "%.4f", and "nan" whatever the NaN's sign.
 std::string lossText(double loss) {
@@ -51,75 +55,31 @@ std::string lossText(double loss) {
   return text;
 }
 
-/// Keras's per-epoch line: "37/1875 [>.....] - ETA: 12s - loss: ..." while
-/// running, "1875/1875 [=====] - 12s 6ms/step - loss: ..." when done.
-class ProgressBar {
-public:
-  ProgressBar(llvm::raw_ostream &os, int64_t total)
-      : os_(os), total_(total), live_(os.is_displayed()), start_(Clock::now()),
-        lastDraw_(start_) {}
-
-  void update(int64_t done, double loss,
-              const std::vector<std::pair<std::string, double>> &metrics) {
-    bool finished = done == total_;
-    auto now = Clock::now();
-    if (!finished &&
-        (!live_ || now - lastDraw_ < std::chrono::milliseconds(100)))
-      return;
-    lastDraw_ = now;
-    double seconds = std::chrono::duration<double>(now - start_).count();
-    constexpr int width = 30;
-    int filled = static_cast<int>(width * done / std::max<int64_t>(1, total_));
-    std::string bar(filled, '=');
-    if (filled < width) {
-      bar += '>';
-      bar += std::string(width - filled - 1, '.');
-    }
-    int digits = std::to_string(total_).size();
-    if (live_)
-      os_ << '\r';
-    os_ << llvm::format_decimal(done, digits) << "/" << total_ << " [" << bar
-        << "] - ";
-    if (finished)
-      os_ << llvm::format("%.0fs %.0fms/step", seconds,
-                          1e3 * seconds / std::max<int64_t>(1, done));
-    else
-      os_ << "ETA: "
-          << llvm::format("%.0fs", seconds / std::max<int64_t>(1, done) *
-                                       (total_ - done));
-    os_ << " - loss: " << lossText(loss);
-    for (const auto &[name, value] : metrics)
-      os_ << " - " << name << ": " << llvm::format("%.4f", value);
-    if (finished)
-      os_ << '\n';
-    else
-      os_ << "\x1b[K"; // clear what a longer line left behind
-    os_.flush();
-  }
-
-private:
-  llvm::raw_ostream &os_;
-  int64_t total_;
-  bool live_;
-  Clock::time_point start_, lastDraw_;
-};
-
 /// Share of rows of `scores` [N, classes] whose argmax is the label.
-double accuracy(const NDArray &scores, const NDArray &labels) {
+double accuracy(const NDArray &scores, const ExampleArray &labels) {
   int64_t n = scores.dim(0), classes = scores.numel() / n, correct = 0;
   for (int64_t i = 0; i < n; ++i) {
     int64_t best = 0;
     for (int64_t j = 1; j < classes; ++j)
       if (scores.at(i * classes + j) > scores.at(i * classes + best))
         best = j;
-    correct += best == static_cast<int64_t>(labels.at(i));
+    correct += best == static_cast<int64_t>(labels.at(i, 0));
   }
   return static_cast<double>(correct) / n;
 }
 
+/// The examples of one `kcc train`: checked once, shared by both modes.
+struct TrainData {
+  Examples train, validation;
+  /// Fashion-MNIST's test split, evaluated after training.
+  std::optional<Examples> test;
+};
+
 /// What one training run measured.
 struct RunResult {
-  double testAccuracy = 0;
+  /// "test accuracy" (Fashion-MNIST's test split) or "val accuracy".
+  std::optional<double> accuracy;
+  std::string accuracyName;
   double msPerStep = 0;
   /// The mean loss of the last epoch run, as the progress bar shows it.
   double finalLoss = 0;
@@ -129,12 +89,12 @@ struct RunResult {
 
 /// The step that made the loss non-finite, re-run op by op from the inputs
 /// it started from: prints where the first NaN or inf appears.
-void reportNonFiniteStep(const LoadedModel &loaded,
-                         const TrainingConfig &training,
+void reportNonFiniteStep(const LoadedModel &loaded, TrainingConfig training,
                          const StepInputs &before, const NDArray &x,
                          const NDArray &y) {
   mlir::MLIRContext ctx;
   registerFrontendDialects(ctx);
+  training.batch = x.dim(0);
   mlir::OwningOpRef<mlir::ModuleOp> module =
       buildTrainModule(ctx, *loaded.model, training);
   auto step = module->lookupSymbol<mlir::func::FuncOp>("train_step");
@@ -149,79 +109,218 @@ void reportNonFiniteStep(const LoadedModel &loaded,
            "non-finite loss comes from the compiled step\n";
 }
 
+/// TerminateOnNaN that names the step, the batch and the layer. What the
+/// failing step started from is rebuilt only when a step fails: the state
+/// at the epoch's start is kept (one copy per epoch, none per step) and the
+/// epoch's earlier batches are replayed from it, which the deterministic
+/// steps reproduce exactly.
+class NaNDiagnosis : public TerminateOnNaN {
+public:
+  NaNDiagnosis(const LoadedModel &loaded, const TrainingConfig &training,
+               int64_t steps)
+      : loaded_(loaded), training_(training), steps_(steps) {}
+
+  void onEpochBegin(int64_t epoch, Logs &) override {
+    epoch_ = epoch;
+    if (Executable *exe = trainer().executable())
+      epochStart_ = captureStepInputs(*exe);
+  }
+
+protected:
+  void terminate(int64_t batch, double loss) override {
+    Trainer &t = trainer();
+    Batch failing = t.currentBatch();
+    Executable *exe = t.executable();
+    if (epochStart_ && t.trainData()) {
+      exe->setWeights(epochStart_->params);
+      exe->setOptimizerState(epochStart_->state);
+      exe->setIterations(epochStart_->iterations);
+      exe->setLearningRate(epochStart_->learningRate);
+      for (int64_t i = 0; i < batch; ++i) {
+        Batch b = t.trainData()->batch(i);
+        t.trainOnBatch(b.x, b.y);
+      }
+      exe = t.executable();
+    }
+    StepInputs before = captureStepInputs(*exe);
+    if (llvm::outs().is_displayed())
+      llvm::outs() << "\n";
+    llvm::outs().flush();
+    llvm::WithColor::error(llvm::errs(), "kcc")
+        << "step " << before.iterations + 1 << " (epoch " << epoch_ + 1
+        << ", batch " << batch + 1 << "/" << steps_ << ", "
+        << execModeName(exe->mode()) << "): loss is "
+        << (std::isnan(loss) ? "nan" : "inf")
+        << "; terminating training (--terminate-on-nan)\n";
+    reportNonFiniteStep(loaded_, training_, before, failing.x, failing.y);
+  }
+
+private:
+  const LoadedModel &loaded_;
+  const TrainingConfig &training_;
+  int64_t steps_;
+  int64_t epoch_ = 0;
+  std::optional<StepInputs> epochStart_;
+};
+
+/// Reads and checks the data of `config` against `spec`.
+TrainData loadData(const TrainConfig &config, const DataSpec &spec) {
+  TrainData data;
+  if (config.data == "fashion-mnist") {
+    std::string dir =
+        config.dataDir.empty() ? defaultFashionMnistDir() : config.dataDir;
+    FashionMnist fm = loadFashionMnist(dir);
+    data.train = {ExampleArray::fromNDArray(fm.train.x, dir + ": train images"),
+                  ExampleArray::fromNDArray(fm.train.y, dir + ": train labels"),
+                  {}};
+    checkExamples(data.train, spec, dir, &llvm::errs());
+    data.test =
+        Examples{ExampleArray::fromNDArray(fm.test.x, dir + ": t10k images"),
+                 ExampleArray::fromNDArray(fm.test.y, dir + ": t10k labels"),
+                 {}};
+    checkExamples(*data.test, spec, dir, &llvm::errs());
+  } else {
+    data.train = loadExamples(config.data, spec, &llvm::errs());
+  }
+  if (!config.validationData.empty()) {
+    data.validation = loadExamples(config.validationData, spec, &llvm::errs());
+  } else if (config.validationSplit > 0) {
+    // Keras: split_at = floor(n * (1 - split)); the tail validates.
+    int64_t n = data.train.size();
+    int64_t splitAt =
+        static_cast<int64_t>(std::floor(n * (1.0 - config.validationSplit)));
+    if (splitAt == 0 || splitAt == n)
+      throw Error("--validation-split " +
+                  pythonFloatRepr(config.validationSplit) + " of " +
+                  std::to_string(n) +
+                  " examples leaves one of the two splits empty");
+    data.validation = {
+        data.train.x.slice(splitAt, n), data.train.y.slice(splitAt, n), {}};
+    data.train = {
+        data.train.x.slice(0, splitAt), data.train.y.slice(0, splitAt), {}};
+  }
+  return data;
+}
+
+std::unique_ptr<ArrayDataSource> sourceOf(const Examples &e, int64_t batch,
+                                          const DataSpec &spec) {
+  auto source = std::make_unique<ArrayDataSource>(
+      e.x, e.y, batch, spec.inputType, spec.targetType);
+  if (e.y.rowShape() != spec.targetRow)
+    source->setTargetRowShape(spec.targetRow);
+  return source;
+}
+
+/// The callbacks the flags ask for, after TerminateOnNaN, in Keras's
+/// usual order: ReduceLROnPlateau (it adds learning_rate to the logs) and
+/// EarlyStopping, then CSVLogger, which logs what the others added.
+llvm::Expected<std::vector<CallbackPtr>> flagCallbacks(const TrainConfig &c) {
+  std::vector<CallbackPtr> callbacks;
+  if (c.reduceLrOnPlateau) {
+    auto o = parseReduceLROnPlateau(*c.reduceLrOnPlateau);
+    if (!o)
+      return o.takeError();
+    callbacks.push_back(std::make_shared<ReduceLROnPlateau>(*o));
+  }
+  if (c.earlyStopping) {
+    auto o = parseEarlyStopping(*c.earlyStopping);
+    if (!o)
+      return o.takeError();
+    callbacks.push_back(std::make_shared<EarlyStopping>(*o));
+  }
+  if (!c.csvLog.empty())
+    callbacks.push_back(
+        std::make_shared<CSVLogger>(c.csvLog, ',', c.csvAppend));
+  return callbacks;
+}
+
 /// Trains a freshly loaded model (so every mode starts from the same
-/// initial weights) in `mode` and evaluates it on the test split.
+/// initial weights) in `mode`; loads and checks the data on first use.
 llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
-                                    const FashionMnist &data) {
+                                    std::optional<TrainData> &data) {
   auto loaded = loadModel(config.source);
   if (!loaded)
     return loaded.takeError();
   auto training = resolveTrainingConfig(*loaded, config.source,
-                                        /*defaultMetrics=*/{"accuracy"});
+                                        /*defaultMetrics=*/{});
   if (!training)
     return training.takeError();
   training->mode = mode;
-  Executable exe = jit(*loaded->model, *training);
-  llvm::outs() << "kcc: training " << loaded->name << " ("
-               << execModeName(exe.mode()) << ", batch " << exe.batchSize()
-               << ", " << optimizerName(training->optimizer.kind) << ", "
-               << lossName(training->loss.kind) << ") on " << data.train.size()
-               << " examples\n";
+  auto callbacks = flagCallbacks(config);
+  if (!callbacks)
+    return callbacks.takeError();
 
-  BatchIterator batches(data.train, exe.batchSize(), /*shuffle=*/true,
-                        config.source.seed);
-  int64_t steps = batches.numBatches();
+  // The data are checked before any step is built: a bad file fails fast.
+  int64_t batch = config.source.batch;
+  DataSpec spec = dataSpecOf(*loaded->model, *training);
+  if (!data)
+    data = loadData(config, spec);
+  Trainer trainer(*loaded->model, *training);
+  std::unique_ptr<ArrayDataSource> train = sourceOf(data->train, batch, spec);
+  train->setShuffle(config.shuffle, config.source.seed);
+  std::unique_ptr<ArrayDataSource> validation;
+  if (data->validation.x.defined())
+    validation = sourceOf(data->validation, batch, spec);
+
+  llvm::outs() << "kcc: training " << loaded->name << " (" << execModeName(mode)
+               << ", batch " << batch << ", "
+               << optimizerName(training->optimizer.kind) << ", "
+               << lossName(training->loss.kind) << ") on " << data->train.size()
+               << " examples"
+               << (data->train.x.mapped() ? " (memory-mapped)" : "");
+  if (validation)
+    llvm::outs() << ", validating on " << data->validation.size();
+  llvm::outs() << "\n";
+
+  FitOptions fit;
+  fit.epochs = config.epochs;
+  fit.batchSize = batch;
+  fit.verbose = config.verbose;
+  fit.stepsPerEpoch = config.stepsPerEpoch;
+  fit.workers = config.workers;
+  int64_t steps = train->numBatches();
   if (config.stepsPerEpoch > 0)
     steps = std::min(steps, config.stepsPerEpoch);
-  NDArray x, y;
-  double stepSeconds = 0, finalLoss = 0;
-  for (int64_t epoch = 0; epoch < config.epochs; ++epoch) {
-    llvm::outs() << "Epoch " << epoch + 1 << "/" << config.epochs << "\n";
-    batches.startEpoch(epoch);
-    ProgressBar bar(llvm::outs(), steps);
-    double lossSum = 0;
-    std::vector<double> metricSums(exe.metricNames().size(), 0.0);
-    std::vector<std::pair<std::string, double>> means;
-    for (int64_t b = 0; b < steps; ++b) {
-      batches.batch(b, x, y);
-      std::optional<StepInputs> before;
-      if (config.terminateOnNan)
-        before = captureStepInputs(exe);
-      auto start = Clock::now();
-      StepResult r = exe.step(x, y);
-      stepSeconds +=
-          std::chrono::duration<double>(Clock::now() - start).count();
-      if (before && !std::isfinite(r.loss)) {
-        llvm::outs() << "\n";
-        llvm::WithColor::error(llvm::errs(), "kcc")
-            << "step " << before->iterations + 1 << " (epoch " << epoch + 1
-            << ", batch " << b + 1 << "/" << steps << ", "
-            << execModeName(exe.mode()) << "): loss is "
-            << (std::isnan(r.loss) ? "nan" : "inf")
-            << "; terminating training (--terminate-on-nan)\n";
-        reportNonFiniteStep(*loaded, *training, *before, x, y);
-        RunResult stopped;
-        stopped.finalLoss = r.loss;
-        stopped.terminated = true;
-        return stopped;
-      }
-      lossSum += r.loss;
-      means.clear();
-      for (size_t i = 0; i < metricSums.size(); ++i) {
-        metricSums[i] += r.metrics[i];
-        means.emplace_back(exe.metricNames()[i], metricSums[i] / (b + 1));
-      }
-      bar.update(b + 1, lossSum / (b + 1), means);
-    }
-    finalLoss = lossSum / std::max<int64_t>(1, steps);
+  std::shared_ptr<NaNDiagnosis> nan;
+  if (config.terminateOnNan) {
+    nan = std::make_shared<NaNDiagnosis>(*loaded, *training, steps);
+    fit.callbacks.push_back(nan);
   }
+  fit.callbacks.insert(fit.callbacks.end(), callbacks->begin(),
+                       callbacks->end());
+  History history = trainer.fit(*train, fit, validation.get());
+
   RunResult result;
-  result.finalLoss = finalLoss;
-  result.testAccuracy = accuracy(exe.predict(data.test.x), data.test.y);
-  result.msPerStep =
-      1e3 * stepSeconds / std::max<int64_t>(1, steps * config.epochs);
-  llvm::outs() << "test accuracy: " << llvm::format("%.4f", result.testAccuracy)
-               << " (" << data.test.size() << " examples)\n";
+  result.terminated = nan && nan->stoppedAtBatch.has_value();
+  result.finalLoss = history.epochs.back().values["loss"];
+  double stepSeconds = 0;
+  int64_t stepsRun = 0;
+  for (const EpochLogs &e : history.epochs) {
+    stepSeconds += e.stepSeconds;
+    stepsRun += e.steps;
+  }
+  result.msPerStep = 1e3 * stepSeconds / std::max<int64_t>(1, stepsRun);
+  if (result.terminated)
+    return result;
+  // Class scores against integer labels: the accuracy a Keras user checks,
+  // whether or not the model logs it as a metric.
+  if (spec.sparseLabels) {
+    const Examples *eval = data->test   ? &*data->test
+                           : validation ? &data->validation
+                                        : nullptr;
+    if (eval) {
+      std::vector<int64_t> all(eval->size());
+      for (int64_t i = 0; i < eval->size(); ++i)
+        all[i] = i;
+      NDArray x;
+      eval->x.gather(all.data(), eval->size(), spec.inputType, x);
+      result.accuracy = accuracy(trainer.predict(x, batch), eval->y);
+      result.accuracyName = data->test ? "test accuracy" : "val accuracy";
+      llvm::outs() << result.accuracyName << ": "
+                   << llvm::format("%.4f", *result.accuracy) << " ("
+                   << eval->size() << " examples)\n";
+    }
+  }
   return result;
 }
 
@@ -236,12 +335,14 @@ bool compareRuns(const TrainConfig &config,
     std::string name = std::string(execModeName(config.modes[i])) + ":";
     llvm::outs() << llvm::format("  %-12s loss %-10s ", name.c_str(),
                                  lossText(results[i].finalLoss).c_str());
-    if (results[i].terminated)
+    if (results[i].terminated) {
       llvm::outs() << "(terminated on a non-finite loss)\n";
-    else
-      llvm::outs() << llvm::format("test accuracy %.4f  %8.3f ms/step\n",
-                                   results[i].testAccuracy,
-                                   results[i].msPerStep);
+      continue;
+    }
+    if (results[i].accuracy)
+      llvm::outs() << llvm::format("%s %.4f  ", results[i].accuracyName.c_str(),
+                                   *results[i].accuracy);
+    llvm::outs() << llvm::format("%8.3f ms/step\n", results[i].msPerStep);
   }
   double l0 = results[0].finalLoss, l1 = results[1].finalLoss;
   bool finite0 = std::isfinite(l0), finite1 = std::isfinite(l1);
@@ -255,10 +356,12 @@ bool compareRuns(const TrainConfig &config,
   if (results[0].terminated || results[1].terminated)
     return true;
   llvm::outs() << llvm::format(
-      "  interpreted / compiled time per step: %.2fx; accuracy differs "
-      "by %.2f points; ",
-      results[1].msPerStep / results[0].msPerStep,
-      100 * std::abs(results[0].testAccuracy - results[1].testAccuracy));
+      "  interpreted / compiled time per step: %.2fx; ",
+      results[1].msPerStep / results[0].msPerStep);
+  if (results[0].accuracy && results[1].accuracy)
+    llvm::outs() << llvm::format(
+        "accuracy differs by %.2f points; ",
+        100 * std::abs(*results[0].accuracy - *results[1].accuracy));
   if (finite0)
     llvm::outs() << llvm::format("loss by %.2g (relative)\n",
                                  std::abs(l0 - l1) /
@@ -275,13 +378,12 @@ int driver::runTrain(const TrainConfig &config) {
     return fail("kcc train needs a model with weights: a Keras spec (.json, "
                 ".keras, .h5) or --model=mlp|cnn|residual, not " +
                 config.source.input);
-  if (config.data != "fashion-mnist")
-    return fail("unknown --data '" + config.data +
-                "' (kcc knows fashion-mnist)");
+  if (config.modes.size() > 1 && !config.csvLog.empty())
+    return fail("--csv-log logs one run: give --mode=compiled or "
+                "--mode=interpreted with it");
 
   try {
-    FashionMnist data = loadFashionMnist(
-        config.dataDir.empty() ? defaultFashionMnistDir() : config.dataDir);
+    std::optional<TrainData> data;
     std::vector<RunResult> results;
     bool terminated = false;
     for (ExecMode mode : config.modes) {

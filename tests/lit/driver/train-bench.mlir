@@ -32,4 +32,4 @@
 // JSON: "kernels":
 // JSON: "ratio":
 
-// DATA: kcc: error: unknown --data 'cifar'
+// DATA: kcc: error: cifar: no such file or directory

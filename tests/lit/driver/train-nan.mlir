@@ -1,7 +1,7 @@
 // A learning rate of 1e30 blows the weights up within two SGD steps: the
 // loss turns NaN, and both modes must say so (the compiled step never hides
-// a NaN).
-// RUN: kcc train --model=mlp --mode=both --optimizer=sgd --lr=1e30 --epochs 1 --steps-per-epoch 5 --batch 16 2>&1 | FileCheck %s --check-prefix=BOTH
+// a NaN). TerminateOnNaN is on by default; --terminate-on-nan=false runs on.
+// RUN: kcc train --model=mlp --mode=both --optimizer=sgd --lr=1e30 --epochs 1 --steps-per-epoch 5 --batch 16 --terminate-on-nan=false 2>&1 | FileCheck %s --check-prefix=BOTH
 // RUN: not kcc train --model=cnn --optimizer=sgd --lr=1e30 --epochs 1 --steps-per-epoch 5 --batch 16 --terminate-on-nan 2>&1 | FileCheck %s --check-prefix=TERM
 
 // BOTH: 5/5 [==============================] - {{.*}} - loss: nan

@@ -57,11 +57,11 @@ TEST(Trainer, MlpReaches83PercentOnFashionMnistInOneEpoch) {
   FitOptions fit;
   fit.epochs = 1;
   fit.batchSize = 32;
-  std::vector<EpochLogs> history = trainer.fit(data.train, fit);
+  History history = trainer.fit(data.train, fit);
   double after = trainer.evaluate(data.test).at("accuracy");
 
   ASSERT_EQ(history.size(), 1u);
-  const EpochLogs &epoch = history[0];
+  const EpochLogs &epoch = history.epochs[0];
   std::printf("[ training ] MLP 784-128-64-10, Adam 1e-3, batch 32, 1 epoch "
               "(interpreter): train loss %.4f, train accuracy %.4f, test "
               "accuracy %.4f (untrained %.4f), %.1f s/epoch, %.2f ms/step, "

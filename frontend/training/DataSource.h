@@ -1,0 +1,98 @@
+//===- DataSource.h - Batches for fit(), as a Keras Sequence ----*- C++ -*-===//
+//
+// fit() reads its examples through a DataSource, Keras's Sequence
+// (PyDataset): a number of batches per epoch, batch i as arrays, and hooks
+// at the start and the end of each epoch. batch() may be called from
+// background workers (the Prefetcher) while the step runs, so it must be
+// safe to call concurrently; the epoch hooks run on fit()'s thread while no
+// batch is being read.
+//
+// ArrayDataSource serves in-memory or memory-mapped ExampleArrays (what
+// `kcc train --data FILE.npz` and `--data DIR` read) in batches of a fixed
+// size, the last one partial as in Keras, shuffled per epoch from
+// (seed, epoch) so a resumed run sees the same batches.
+//
+//   ArrayDataSource data(x, y, /*batchSize=*/32, DType::F32, DType::I32);
+//   data.setShuffle(true, /*seed=*/7);
+//   trainer.fit(data, fit);
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_FRONTEND_TRAINING_DATASOURCE_H
+#define KCC_FRONTEND_TRAINING_DATASOURCE_H
+
+#include "runtime/NDArray.h"
+#include "runtime/data/ExampleArray.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace kcc {
+
+/// One batch: inputs, targets and (optionally) per-example weights. The
+/// rows of a batch may be fewer than the others' (the last one).
+struct Batch {
+  NDArray x, y, sampleWeight;
+  int64_t size() const { return x.defined() ? x.dim(0) : 0; }
+};
+
+class DataSource {
+public:
+  virtual ~DataSource();
+  /// Batches per epoch (Sequence.__len__).
+  virtual int64_t numBatches() const = 0;
+  /// Batch `i` of the current epoch (Sequence.__getitem__); thread-safe.
+  virtual Batch batch(int64_t i) const = 0;
+  /// Called before epoch `epoch` (from 0) reads any batch.
+  virtual void onEpochBegin(int64_t epoch) {}
+  /// Called after the epoch's last batch was read (Sequence.on_epoch_end).
+  virtual void onEpochEnd() {}
+  /// Examples per epoch, or -1 when unknown.
+  virtual int64_t numExamples() const { return -1; }
+  /// The batch sizes batch() returns, when known in advance (fit() builds
+  /// their steps before training, so no compile lands inside an epoch).
+  virtual std::vector<int64_t> batchSizes() const { return {}; }
+};
+
+/// Examples in ExampleArrays, batched in order or shuffled per epoch.
+class ArrayDataSource : public DataSource {
+public:
+  /// `x` and `y` must have the same number of rows (checked); batches are
+  /// cast to `xType` and `yType`. `sampleWeight`, if defined, is [N].
+  ArrayDataSource(ExampleArray x, ExampleArray y, int64_t batchSize,
+                  DType xType, DType yType,
+                  ExampleArray sampleWeight = ExampleArray());
+
+  /// Shuffle the examples anew each epoch, from (seed, epoch).
+  void setShuffle(bool shuffle, uint64_t seed);
+  /// Reshapes each target batch to [n, row...] (labels stored [N, 1] for a
+  /// step that takes [N]).
+  void setTargetRowShape(Shape row) { yRow_ = std::move(row); }
+
+  int64_t numBatches() const override;
+  Batch batch(int64_t i) const override;
+  void onEpochBegin(int64_t epoch) override;
+  int64_t numExamples() const override { return x_.rows(); }
+  std::vector<int64_t> batchSizes() const override;
+  int64_t batchSize() const { return batchSize_; }
+  /// The example order of the current epoch.
+  const std::vector<int64_t> &order() const { return order_; }
+
+private:
+  ExampleArray x_, y_, sampleWeight_;
+  int64_t batchSize_;
+  DType xType_, yType_;
+  bool shuffle_ = false;
+  uint64_t seed_ = 0;
+  std::vector<int64_t> order_;
+  std::optional<Shape> yRow_;
+};
+
+/// The example order of epoch `epoch` over `n` examples: a permutation
+/// drawn from (seed, epoch) alone.
+std::vector<int64_t> epochOrder(int64_t n, uint64_t seed, int64_t epoch);
+
+} // namespace kcc
+
+#endif // KCC_FRONTEND_TRAINING_DATASOURCE_H

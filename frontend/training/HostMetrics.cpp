@@ -1,0 +1,146 @@
+//===- HostMetrics.cpp - A model's loss and metrics from predictions ------===//
+
+#include "frontend/training/HostMetrics.h"
+#include "runtime/Error.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace kcc;
+
+namespace {
+/// Keras's backend epsilon (keras.config.epsilon()).
+constexpr double kEpsilon = 1e-7;
+
+int64_t argmax(const double *row, int64_t n) {
+  int64_t best = 0;
+  for (int64_t j = 1; j < n; ++j)
+    if (row[j] > row[best])
+      best = j;
+  return best;
+}
+
+/// log-probabilities of one row: log_softmax of logits, else the row
+/// normalized and clipped.
+void logProbs(const double *row, int64_t n, bool fromLogits, double *out) {
+  if (fromLogits) {
+    double m = *std::max_element(row, row + n), s = 0;
+    for (int64_t j = 0; j < n; ++j)
+      s += std::exp(row[j] - m);
+    double lse = m + std::log(s);
+    for (int64_t j = 0; j < n; ++j)
+      out[j] = row[j] - lse;
+    return;
+  }
+  double s = 0;
+  for (int64_t j = 0; j < n; ++j)
+    s += row[j];
+  for (int64_t j = 0; j < n; ++j)
+    out[j] = std::log(std::clamp(row[j] / s, kEpsilon, 1.0 - kEpsilon));
+}
+} // namespace
+
+MetricAccumulator::MetricAccumulator(const TrainingConfig &config)
+    : loss_(config.loss) {
+  for (const std::string &name : config.metrics) {
+    llvm::Expected<MetricKind> kind = parseMetric(name, config.loss.kind);
+    if (!kind)
+      throw Error("evaluate: " + llvm::toString(kind.takeError()));
+    metrics_.emplace_back(name, *kind);
+  }
+  metricSums_.assign(metrics_.size(), 0.0);
+  metricCounts_.assign(metrics_.size(), 0);
+}
+
+void MetricAccumulator::add(const NDArray &predArray,
+                            const NDArray &targetArray) {
+  std::vector<double> pred = predArray.toVector();
+  std::vector<double> target = targetArray.toVector();
+  int64_t classes = predArray.rank() > 0 ? predArray.shape().back() : 1;
+  int64_t rows = classes ? static_cast<int64_t>(pred.size()) / classes : 0;
+  bool sparse = loss_.kind == LossKind::SparseCategoricalCrossentropy;
+  if (sparse ? static_cast<int64_t>(target.size()) != rows
+             : target.size() != pred.size())
+    throw Error("evaluate: targets " + shapeToString(targetArray.shape()) +
+                " do not match predictions " +
+                shapeToString(predArray.shape()));
+
+  std::vector<double> lp(classes);
+  switch (loss_.kind) {
+  case LossKind::SparseCategoricalCrossentropy:
+  case LossKind::CategoricalCrossentropy:
+    for (int64_t r = 0; r < rows; ++r) {
+      logProbs(&pred[r * classes], classes, loss_.fromLogits, lp.data());
+      double l = 0;
+      if (sparse) {
+        double label = target[r];
+        if (!(label >= 0 && label < classes))
+          throw Error("evaluate: label " + pythonFloatRepr(label) +
+                      " is out of range for " + std::to_string(classes) +
+                      " classes");
+        l = -lp[static_cast<int64_t>(label)];
+      } else {
+        for (int64_t j = 0; j < classes; ++j)
+          l -= target[r * classes + j] * lp[j];
+      }
+      lossSum_ += l;
+    }
+    lossCount_ += rows;
+    break;
+  case LossKind::BinaryCrossentropy:
+    for (size_t i = 0; i < pred.size(); ++i) {
+      double x = pred[i], z = target[i];
+      if (loss_.fromLogits) {
+        lossSum_ +=
+            std::max(x, 0.0) - x * z + std::log1p(std::exp(-std::fabs(x)));
+      } else {
+        double p = std::clamp(x, kEpsilon, 1.0 - kEpsilon);
+        lossSum_ -= z * std::log(p) + (1 - z) * std::log(1 - p);
+      }
+    }
+    lossCount_ += pred.size();
+    break;
+  case LossKind::MeanSquaredError:
+    for (size_t i = 0; i < pred.size(); ++i)
+      lossSum_ += (target[i] - pred[i]) * (target[i] - pred[i]);
+    lossCount_ += pred.size();
+    break;
+  }
+
+  for (size_t m = 0; m < metrics_.size(); ++m) {
+    int64_t countBefore = metricCounts_[m];
+    switch (metrics_[m].second) {
+    case MetricKind::SparseCategoricalAccuracy:
+      for (int64_t r = 0; r < rows; ++r)
+        metricSums_[m] += argmax(&pred[r * classes], classes) ==
+                          static_cast<int64_t>(target[r]);
+      metricCounts_[m] += rows;
+      break;
+    case MetricKind::CategoricalAccuracy:
+      for (int64_t r = 0; r < rows; ++r)
+        metricSums_[m] += argmax(&pred[r * classes], classes) ==
+                          argmax(&target[r * classes], classes);
+      metricCounts_[m] += rows;
+      break;
+    case MetricKind::BinaryAccuracy:
+      for (size_t i = 0; i < pred.size(); ++i)
+        metricSums_[m] += (pred[i] > 0.5 ? 1.0 : 0.0) == target[i];
+      metricCounts_[m] += pred.size();
+      break;
+    }
+    // A metric the step computes but this file does not (yet): say so
+    // rather than report a 0.
+    if (metricCounts_[m] == countBefore && !pred.empty())
+      throw Error("evaluate: metric '" + metrics_[m].first +
+                  "' is not computed from predictions yet");
+  }
+}
+
+Logs MetricAccumulator::result() const {
+  Logs logs;
+  logs["loss"] = lossCount_ ? lossSum_ / lossCount_ : 0.0;
+  for (size_t m = 0; m < metrics_.size(); ++m)
+    logs[metrics_[m].first] =
+        metricCounts_[m] ? metricSums_[m] / metricCounts_[m] : 0.0;
+  return logs;
+}

@@ -1,0 +1,46 @@
+//===- HostMetrics.h - Loss and metrics from predictions --------*- C++ -*-===//
+//
+// evaluate() and fit()'s validation compute the loss and the metrics of
+// TrainingConfig on the host from the inference @forward's predictions,
+// with the formulas of passes/Losses.cpp (Keras's: probabilities clipped to
+// [1e-7, 1 - 1e-7], log-softmax from logits, 0.5 thresholds), accumulated
+// over batches as Keras's evaluate() does: each value is the mean over
+// every example (every element for the elementwise ones), however the
+// batches split them.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_FRONTEND_TRAINING_HOSTMETRICS_H
+#define KCC_FRONTEND_TRAINING_HOSTMETRICS_H
+
+#include "frontend/training/Callbacks.h"
+#include "passes/TrainingConfig.h"
+#include "runtime/NDArray.h"
+
+#include <string>
+#include <vector>
+
+namespace kcc {
+
+class MetricAccumulator {
+public:
+  /// Throws kcc::Error naming a metric it cannot compute.
+  explicit MetricAccumulator(const TrainingConfig &config);
+  /// Adds a batch: `pred` [n, ...] as @forward returns it, `target` as the
+  /// step takes it (labels [n, ...] for sparse losses, else pred's shape).
+  void add(const NDArray &pred, const NDArray &target);
+  /// "loss" and each metric by the name the config gives it.
+  Logs result() const;
+
+private:
+  LossConfig loss_;
+  std::vector<std::pair<std::string, MetricKind>> metrics_;
+  double lossSum_ = 0;
+  int64_t lossCount_ = 0;
+  std::vector<double> metricSums_;
+  std::vector<int64_t> metricCounts_;
+};
+
+} // namespace kcc
+
+#endif // KCC_FRONTEND_TRAINING_HOSTMETRICS_H
