@@ -34,7 +34,7 @@ bool isHdf5(llvm::StringRef bytes);
 class Hdf5Process;
 
 /// A read-only HDF5 file opened from memory, read by a child process that
-/// lives as long as the object. Not copyable.
+/// lives as long as the object. Not copyable; one thread at a time.
 class Hdf5File {
 public:
   /// `image` must outlive the object; `source` names it in errors. Starts

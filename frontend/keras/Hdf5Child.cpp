@@ -142,10 +142,18 @@ void keras::runHdf5Child(int fd, llvm::StringRef image,
                          const std::string &source, pid_t parent,
                          const Hdf5ChildLimits &limits) {
   resetSignals();
-  // A reader left behind by a kcc that died would hold its memory.
+  // A reader left behind by a kcc that died would hold its memory. (The
+  // signal follows the thread that forked: kcc opens and reads a file on
+  // one thread.)
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (getppid() != parent)
     _exit(0);
+  // Only the socket and the standard streams stay open: a copy of another
+  // reader's socket, forked by another thread, would hide that reader's
+  // end from kcc, and the parent's output files are none of the child's.
+  if (fd > 3)
+    close_range(3, static_cast<unsigned>(fd) - 1, 0);
+  close_range(static_cast<unsigned>(fd) + 1, ~0u, 0);
   setLimits(limits);
   std::string outOfMemory =
       source + ": the HDF5 reader ran out of its " +
