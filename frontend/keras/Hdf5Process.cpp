@@ -74,6 +74,9 @@ Hdf5ProcessLimits keras::hdf5ProcessLimits(uint64_t imageBytes) {
   double seconds =
       positiveFromEnvironment("KCC_HDF5_TIMEOUT_SECONDS", "seconds")
           .value_or(kDefaultTimeoutSeconds);
+  // Past a million seconds (11 days) there is no limit to speak of, and the
+  // deadline would overflow the clock.
+  seconds = std::min(seconds, 1e6);
   limits.timeout = std::chrono::milliseconds(
       std::max<int64_t>(1, static_cast<int64_t>(seconds * 1000)));
   std::optional<double> bytes =
