@@ -10,7 +10,9 @@
 # Hdf5Process.h): its crashes and hangs on corrupt files are kcc::Errors,
 # not findings. A sanitizer report of that child is a finding only when its
 # first frame in libhdf5 or in this repository is the repository's (kcc's
-# own reader code): the log is scanned for those after the run. Its timeout is 1 s here (a 64 KB input takes milliseconds),
+# own reader code): the log is scanned for those after the run. (libFuzzer's
+# death callback also runs in the child, so such a report leaves a crash-
+# unit in WORK_DIR/artifacts although the run goes on: its reproducer.) Its timeout is 1 s here (a 64 KB input takes milliseconds),
 # far below libFuzzer's -timeout, so a libhdf5 hang is an error before
 # libFuzzer would call it a timeout of kcc, and costs the run little.
 set -euo pipefail
