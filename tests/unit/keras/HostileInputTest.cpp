@@ -358,15 +358,29 @@ TEST(HostileInput, FuzzFindingsAreErrors) {
   EXPECT_EQ(errorOf([&] { keras::importFile(hang); }),
             hang + ": /: libhdf5 did not answer within 2 s "
                    "(KCC_HDF5_TIMEOUT_SECONDS); the file is corrupt");
+  // A 7 TiB malloc, a heap overflow and a use-after-free: a release
+  // libhdf5 goes on with whatever the memory holds, into the error the
+  // damaged file gives; under ASan (scripts/sanitize.sh) the reader's report
+  // ends it (exit status 1).
+#ifdef __SANITIZE_ADDRESS__
+  auto stoppedOr = [](const std::string &) {
+    return HasSubstr("the HDF5 reader failed (exit status 1); the file is "
+                     "corrupt");
+  };
+#else
+  auto stoppedOr = [](const std::string &release) {
+    return HasSubstr(release);
+  };
+#endif
   std::string alloc = finding("keras-h5-libhdf5-7tib-alloc-H5C_protect.h5");
-  EXPECT_EQ(errorOf([&] { keras::importFile(alloc); }),
-            alloc + ": model_weights: layer 'dense_1' (Dense): no weights for "
-                    "this layer in the file");
+  EXPECT_THAT(errorOf([&] { keras::importFile(alloc); }),
+              stoppedOr(alloc + ": model_weights: layer 'dense_1' (Dense): no "
+                                "weights for this layer in the file"));
   std::string overflow = finding("keras-h5-libhdf5-overflow-H5A__read.h5");
   EXPECT_THAT(errorOf([&] { keras::importFile(overflow); }),
-              HasSubstr(overflow + ":training_config:1:23: invalid JSON"));
-  // A use-after-free: what a release libhdf5 makes of the freed memory is
-  // not fixed, only that the error names the weights.
+              stoppedOr(overflow + ":training_config:1:23: invalid JSON"));
+  // After a use-after-free, what a release libhdf5 reads is not fixed:
+  // only that the error names the weights.
   std::string uaf =
       finding("keras-archive-libhdf5-uaf-H5O__msg_iterate_real.keras");
   EXPECT_THAT(errorOf([&] { keras::importFile(uaf); }),
