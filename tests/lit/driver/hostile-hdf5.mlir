@@ -10,6 +10,11 @@
 // RUN: not prlimit --as=4294967296 kcc --emit=kc %t/keras-archive-libhdf5-segv.keras 2>&1 | FileCheck %s --check-prefix=SEGV
 // SEGV: kcc: error: {{.*}}segv.keras:model.weights.h5: layers/dense/vars: libhdf5 crashed (SIGSEGV); the file is corrupt
 
+// A memcpy out of bounds in H5HG_read (SIGSEGV; ASan's report in an ASan
+// kcc).
+// RUN: not prlimit --as=4294967296 kcc --emit=kc %t/keras-h5-libhdf5-segv-H5HG_read.h5 2>&1 | FileCheck %s --check-prefix=HEAP
+// HEAP: kcc: error: {{.*}}segv-H5HG_read.h5: /: {{libhdf5 crashed \(SIGSEGV\)|the HDF5 reader failed \(exit status 1\)}}; the file is corrupt
+
 // An endless loop in H5HG_read: the request times out.
 // RUN: not prlimit --as=4294967296 kcc --emit=kc %t/keras-h5-libhdf5-hang-H5HG_read.h5 2>&1 | FileCheck %s --check-prefix=HANG
 // HANG: kcc: error: {{.*}}hang-H5HG_read.h5: /: libhdf5 did not answer within 2 s (KCC_HDF5_TIMEOUT_SECONDS); the file is corrupt
