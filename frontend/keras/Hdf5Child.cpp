@@ -111,6 +111,11 @@ void serve(int fd, const Hdf5Reader &reader, Hdf5Op op, const std::string &path,
   reply(fd, kFailed, "unknown request to the HDF5 reader");
 }
 
+/// "source: path: ", the prefix of an error about `path`.
+std::string where(const std::string &source, const std::string &path) {
+  return source + ": " + (path.empty() ? "" : path + ": ");
+}
+
 /// Every signal back to its default action: the parent's handlers (LLVM's
 /// stack printer, its remove-output-files-on-signal) must not run here.
 void resetSignals() {
@@ -182,6 +187,8 @@ void keras::runHdf5Child(int fd, llvm::StringRef image,
         reply(fd, kFailed, e.what());
       } catch (const std::bad_alloc &) {
         reply(fd, kFailed, outOfMemory);
+      } catch (const std::exception &e) {
+        reply(fd, kFailed, where(source, path) + e.what());
       }
     }
   } catch (const Error &e) {
