@@ -425,9 +425,7 @@ TEST(HostileInput, Hdf5ReaderErrorsRepeatAfterItsCrash) {
   keras::Hdf5File file(weights, "w.h5");
   std::string crash = "w.h5: layers/dense/vars: libhdf5 crashed (SIGSEGV); "
                       "the file is corrupt";
-  EXPECT_EQ(errorOf([&] {
-              file.stringAttr("layers/dense/vars", "name");
-            }),
+  EXPECT_EQ(errorOf([&] { file.stringAttr("layers/dense/vars", "name"); }),
             crash);
   EXPECT_EQ(errorOf([&] { file.members("layers"); }), crash);
 }
