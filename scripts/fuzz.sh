@@ -28,10 +28,7 @@ BUILD="$(realpath -m "${KCC_FUZZ_BUILD:-$ROOT/build-fuzz}")"
 # Keep in step with MAX_LEN in tests/fuzz/CMakeLists.txt.
 case "$TARGET" in
   keras-json | mlir) MAX_LEN=16384 ;;
-  keras-archive | keras-h5)
-    MAX_LEN=65536
-    # libhdf5's own crashes and hangs are listed, not fatal (run-fuzzer.sh).
-    export KCC_FUZZ_THIRD_PARTY=libhdf5_serial ;;
+  keras-archive | keras-h5) MAX_LEN=65536 ;;
   npz) MAX_LEN=8192 ;;
   *) echo "fuzz.sh: unknown target '$TARGET'" >&2; exit 2 ;;
 esac

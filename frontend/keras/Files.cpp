@@ -171,7 +171,7 @@ ImportedModel keras::importKerasH5(const std::string &path, uint64_t seed) {
         ObjectView::of(reader, v, JsonPath(), "", "a training_config"),
         imported);
   }
-  loadWeightsH5(imported, buf->getBuffer(), path);
+  loadWeightsFromHdf5(file, imported);
   return imported;
 }
 

@@ -1,48 +1,32 @@
-//===- Hdf5.cpp - Minimal read-only HDF5 access for Keras files -----------===//
+//===- Hdf5.cpp - Read-only HDF5 access for Keras files -------------------===//
+//
+// kcc's side of the HDF5 reader: each call is one request to the child
+// (Hdf5Process), each reply decoded with every count and length bounded by
+// what the image can hold.
+//
+//===----------------------------------------------------------------------===//
 
 #include "frontend/keras/Hdf5.h"
+#include "frontend/keras/Hdf5Process.h"
+#include "frontend/keras/Hdf5Wire.h"
 #include "runtime/Error.h"
-
-#include <hdf5.h>
+#include "runtime/MemoryBudget.h"
 
 #include "llvm/Support/CheckedArithmetic.h"
 
-#include <algorithm>
-#include <atomic>
-#include <cstring>
-#include <memory>
-
 using namespace kcc;
 using namespace kcc::keras;
+using namespace kcc::keras::wire;
 
 namespace {
 
-/// Closes an HDF5 id on scope exit.
-class Handle {
-public:
-  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  ~Handle() {
-    if (id_ >= 0)
-      close_(id_);
-  }
-  Handle(const Handle &) = delete;
-  Handle &operator=(const Handle &) = delete;
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
+/// An error message of the reader's, or a reply's overhead: slack over the
+/// bytes of the image.
+constexpr uint64_t kSlackBytes = 64 << 10;
+/// Chunked datasets may be deflated: at most about 1032:1.
+constexpr uint64_t kMaxDeflateRatio = 1032;
 
-private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
-
-/// HDF5 prints its error stack to stderr by default; kcc reports its own.
-void silenceHdf5() {
-  static bool done = [] {
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-    return true;
-  }();
-  (void)done;
-}
+constexpr const char *kMalformed = "the HDF5 reader's reply is malformed";
 
 } // namespace
 
@@ -52,129 +36,70 @@ bool keras::isHdf5(llvm::StringRef bytes) {
 
 Hdf5File::Hdf5File(llvm::StringRef image, std::string source)
     : source_(std::move(source)), imageBytes_(image.size()) {
-  silenceHdf5();
   if (!isHdf5(image))
     throw Error(source_ + ": not an HDF5 file");
-  Handle fapl(H5Pcreate(H5P_FILE_ACCESS), H5Pclose);
-  // The core driver reads from the image; nothing touches the disk.
-  if (!fapl.valid() || H5Pset_fapl_core(fapl.get(), 1 << 16, false) < 0 ||
-      H5Pset_file_image(fapl.get(), const_cast<char *>(image.data()),
-                        image.size()) < 0)
-    throw Error(source_ + ": cannot set up the HDF5 reader");
-  // The name is only the open file's identity: the core driver refuses one
-  // that exists on disk, and two images must not share one.
-  static std::atomic<uint64_t> counter{0};
-  std::string name = "kcc-hdf5-image-" + std::to_string(counter++);
-  file_ = H5Fopen(name.c_str(), H5F_ACC_RDONLY, fapl.get());
-  if (file_ < 0)
-    throw Error(source_ + ": not a readable HDF5 file (truncated?)");
+  process_ = std::make_unique<Hdf5Process>(image, source_);
 }
 
-Hdf5File::~Hdf5File() {
-  if (file_ >= 0)
-    H5Fclose(file_);
-}
+Hdf5File::~Hdf5File() = default;
 
 void Hdf5File::fail(const std::string &path, const std::string &msg) const {
   throw Error(source_ + ": " + (path.empty() ? "" : path + ": ") + msg);
 }
 
+std::string Hdf5File::call(uint8_t op, const std::string &path,
+                           const std::string &name) const {
+  uint64_t n = process_->request(static_cast<Hdf5Op>(op), path, name);
+  // Strings are at most the image, each with an 8-byte length; a string
+  // takes at least one byte of the file.
+  std::optional<uint64_t> bound =
+      llvm::checkedMulAddUnsigned<uint64_t>(imageBytes_, 9, kSlackBytes);
+  if (!bound || n > *bound)
+    process_->abandon("the HDF5 reader answered " + std::to_string(n) +
+                      " bytes, more than the " + std::to_string(imageBytes_) +
+                      "-byte file holds; the file is corrupt");
+  std::string payload(n, '\0');
+  process_->receive(payload.data(), n);
+  return payload;
+}
+
 bool Hdf5File::exists(const std::string &path) const {
-  // H5Lexists needs every intermediate group to exist: walk the path.
-  size_t pos = 0;
-  while (pos != std::string::npos) {
-    size_t next = path.find('/', pos + 1);
-    std::string prefix = path.substr(0, next);
-    if (!prefix.empty() && H5Lexists(file_, prefix.c_str(), H5P_DEFAULT) <= 0)
-      return false;
-    pos = next;
-  }
-  return true;
+  std::string p = call(static_cast<uint8_t>(Hdf5Op::Exists), path);
+  if (p.size() != 1)
+    process_->abandon(kMalformed);
+  return p[0] != 0;
 }
 
 bool Hdf5File::isGroup(const std::string &path) const {
-  if (!exists(path))
-    return false;
-  H5O_info_t info;
-  if (H5Oget_info_by_name(file_, path.c_str(), &info, H5P_DEFAULT) < 0)
-    return false;
-  return info.type == H5O_TYPE_GROUP;
+  std::string p = call(static_cast<uint8_t>(Hdf5Op::IsGroup), path);
+  if (p.size() != 1)
+    process_->abandon(kMalformed);
+  return p[0] != 0;
 }
 
 std::vector<std::string> Hdf5File::members(const std::string &group) const {
+  std::string p = call(static_cast<uint8_t>(Hdf5Op::Members), group);
+  Decoder d(p);
   std::vector<std::string> names;
-  Handle g(H5Gopen2(file_, group.c_str(), H5P_DEFAULT), H5Gclose);
-  if (!g.valid())
-    fail(group, "missing group");
-  H5G_info_t info;
-  if (H5Gget_info(g.get(), &info) < 0)
-    fail(group, "unreadable group");
-  for (hsize_t i = 0; i < info.nlinks; ++i) {
-    ssize_t n = H5Lget_name_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC,
-                                   i, nullptr, 0, H5P_DEFAULT);
-    if (n < 0)
-      fail(group, "unreadable member");
-    std::string name(static_cast<size_t>(n), '\0');
-    H5Lget_name_by_idx(g.get(), ".", H5_INDEX_NAME, H5_ITER_INC, i,
-                       name.data(), name.size() + 1, H5P_DEFAULT);
-    names.push_back(std::move(name));
-  }
+  if (!d.getStrings(names) || !d.atEnd())
+    process_->abandon(kMalformed);
   return names;
 }
 
 std::optional<std::vector<std::string>>
 Hdf5File::stringListAttr(const std::string &object,
                          const std::string &name) const {
-  if (!exists(object) ||
-      H5Aexists_by_name(file_, object.c_str(), name.c_str(), H5P_DEFAULT) <= 0)
+  std::string p =
+      call(static_cast<uint8_t>(Hdf5Op::StringListAttr), object, name);
+  Decoder d(p);
+  uint8_t present;
+  std::vector<std::string> list;
+  if (!d.get(present) || present > 1 || (present && !d.getStrings(list)) ||
+      !d.atEnd())
+    process_->abandon(kMalformed);
+  if (!present)
     return std::nullopt;
-  Handle attr(H5Aopen_by_name(file_, object.c_str(), name.c_str(),
-                              H5P_DEFAULT, H5P_DEFAULT),
-              H5Aclose);
-  Handle type(H5Aget_type(attr.get()), H5Tclose);
-  Handle space(H5Aget_space(attr.get()), H5Sclose);
-  if (!attr.valid() || !type.valid() || !space.valid())
-    fail(object, "unreadable attribute '" + name + "'");
-  hssize_t count = H5Sget_simple_extent_npoints(space.get());
-  std::vector<std::string> out;
-  if (count <= 0)
-    return out;
-  if (H5Tget_class(type.get()) != H5T_STRING)
-    fail(object, "attribute '" + name + "' is not a string list");
-  // Buffers below are sized by the attribute's header: no larger than the
-  // file that holds it.
-  std::optional<uint64_t> bytes =
-      llvm::checkedMulUnsigned<uint64_t>(count, H5Tget_size(type.get()));
-  if (!bytes || *bytes > imageBytes_ ||
-      static_cast<uint64_t>(count) > imageBytes_)
-    fail(object, "attribute '" + name + "' declares " +
-                     std::to_string(count) + " strings, more than the " +
-                     std::to_string(imageBytes_) + "-byte file holds");
-  if (H5Tis_variable_str(type.get()) > 0) {
-    std::vector<char *> ptrs(static_cast<size_t>(count), nullptr);
-    Handle mem(H5Tcopy(H5T_C_S1), H5Tclose);
-    H5Tset_size(mem.get(), H5T_VARIABLE);
-    H5Tset_cset(mem.get(), H5Tget_cset(type.get()));
-    bool read = H5Aread(attr.get(), mem.get(), ptrs.data()) >= 0;
-    if (read)
-      for (char *p : ptrs)
-        out.emplace_back(p ? p : "");
-    // Frees what the library allocated, also after a read that failed
-    // part-way (the strings converted before the failure).
-    H5Dvlen_reclaim(mem.get(), space.get(), H5P_DEFAULT, ptrs.data());
-    if (!read)
-      fail(object, "unreadable attribute '" + name + "'");
-    return out;
-  }
-  size_t size = H5Tget_size(type.get());
-  std::vector<char> buf(size * static_cast<size_t>(count));
-  if (H5Aread(attr.get(), type.get(), buf.data()) < 0)
-    fail(object, "unreadable attribute '" + name + "'");
-  for (hssize_t i = 0; i < count; ++i) {
-    const char *p = buf.data() + i * size;
-    out.emplace_back(p, strnlen(p, size));
-  }
-  return out;
+  return list;
 }
 
 std::optional<std::string> Hdf5File::stringAttr(const std::string &object,
@@ -187,73 +112,56 @@ std::optional<std::string> Hdf5File::stringAttr(const std::string &object,
   return (*list)[0];
 }
 
-Shape Hdf5File::datasetShape(const std::string &path) const {
-  if (!exists(path))
-    fail(path, "missing dataset");
-  Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!ds.valid())
-    fail(path, "not a dataset");
-  Handle space(H5Dget_space(ds.get()), H5Sclose);
-  int rank = H5Sget_simple_extent_ndims(space.get());
-  if (rank < 0 || rank > 16)
-    fail(path, "unsupported dataspace");
-  hsize_t dims[16];
-  H5Sget_simple_extent_dims(space.get(), dims, nullptr);
-  Shape shape;
-  int64_t numel = 1;
-  for (int i = 0; i < rank; ++i) {
-    std::optional<int64_t> n =
-        dims[i] > static_cast<hsize_t>(INT64_MAX)
-            ? std::nullopt
-            : llvm::checkedMul<int64_t>(numel, static_cast<int64_t>(dims[i]));
-    if (!n)
-      fail(path, "the dataset's extent overflows 64 bits");
-    numel = *n;
-    shape.push_back(static_cast<int64_t>(dims[i]));
-  }
+Shape Hdf5File::decodeShape(uint64_t rank, llvm::StringRef dims,
+                            const std::string &path) const {
+  Decoder d(dims);
+  Shape shape(rank);
+  for (int64_t &dim : shape)
+    if (!d.get(dim) || dim < 0)
+      process_->abandon(kMalformed);
+  if (!d.atEnd())
+    process_->abandon(kMalformed);
+  if (!checkedNumElements(shape))
+    fail(path, "the dataset's extent overflows 64 bits");
   return shape;
 }
 
-void Hdf5File::checkStorage(int64_t dataset, int64_t type, const Shape &shape,
-                            const std::string &path) const {
-  // The extent is a number in the file; the data must be in it too, before
-  // the extent sizes an allocation.
-  std::optional<uint64_t> declared = llvm::checkedMulUnsigned<uint64_t>(
-      static_cast<uint64_t>(numElements(shape)), H5Tget_size(type));
-  Handle plist(H5Dget_create_plist(dataset), H5Pclose);
-  H5D_layout_t layout =
-      plist.valid() ? H5Pget_layout(plist.get()) : H5D_LAYOUT_ERROR;
-  // External and virtual datasets read other files, named by this one.
-  if ((layout != H5D_COMPACT && layout != H5D_CONTIGUOUS &&
-       layout != H5D_CHUNKED) ||
-      H5Pget_external_count(plist.get()) != 0)
-    fail(path, "the dataset is stored outside the file");
-  bool chunked = layout == H5D_CHUNKED;
-  uint64_t stored = H5Dget_storage_size(dataset);
-  // Chunks may be compressed (deflate: at most about 1032:1); other layouts
-  // store every byte.
-  uint64_t ratio = chunked ? 1032 : 1;
-  std::optional<uint64_t> holds = llvm::checkedMulUnsigned<uint64_t>(
-      std::min<uint64_t>(stored, imageBytes_), ratio);
-  if (!declared || !holds || *declared > *holds || stored > imageBytes_)
-    fail(path, "the dataset declares " + shapeToString(shape) + " (" +
-                   (declared ? std::to_string(*declared) : "too many") +
-                   " bytes) but stores " + std::to_string(stored) +
-                   " bytes of a " + std::to_string(imageBytes_) +
-                   "-byte file");
+Shape Hdf5File::datasetShape(const std::string &path) const {
+  std::string p = call(static_cast<uint8_t>(Hdf5Op::DatasetShape), path);
+  Decoder d(p);
+  uint64_t rank;
+  if (!d.get(rank) || rank > kMaxRank || p.size() != 8 + 8 * rank)
+    process_->abandon(kMalformed);
+  return decodeShape(rank, llvm::StringRef(p).drop_front(8), path);
 }
 
 NDArray Hdf5File::readFloat(const std::string &path) const {
-  Shape shape = datasetShape(path);
-  Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose);
-  Handle type(H5Dget_type(ds.get()), H5Tclose);
-  if (H5Tget_class(type.get()) != H5T_FLOAT)
-    fail(path, "expected a float dataset");
-  checkStorage(ds.get(), type.get(), shape, path);
-  NDArray out = NDArray::empty(shape, DType::F32);
-  // HDF5 converts f64 (or big-endian) storage to native f32 while reading.
-  if (out.numel() > 0 && H5Dread(ds.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL,
-                                 H5P_DEFAULT, out.rawData()) < 0)
-    fail(path, "unreadable dataset");
+  uint64_t n = process_->request(Hdf5Op::ReadFloat, path, "");
+  uint64_t rank;
+  if (n < sizeof(rank))
+    process_->abandon(kMalformed);
+  process_->receive(&rank, sizeof(rank));
+  if (rank > kMaxRank || n < 8 + 8 * rank)
+    process_->abandon(kMalformed);
+  std::string dims(8 * rank, '\0');
+  process_->receive(dims.data(), dims.size());
+  Shape shape = decodeShape(rank, dims, path);
+  // The elements, as f32, of data stored in the image (deflated at most
+  // 1032:1, in elements of at least one byte).
+  std::optional<uint64_t> bytes = llvm::checkedMulUnsigned<uint64_t>(
+      static_cast<uint64_t>(numElements(shape)), 4);
+  std::optional<uint64_t> bound =
+      llvm::checkedMulUnsigned<uint64_t>(imageBytes_, 4 * kMaxDeflateRatio);
+  if (!bytes || n - 8 - 8 * rank != *bytes || (bound && *bytes > *bound))
+    process_->abandon(kMalformed);
+  // The reply is still in the socket: a failed allocation must end the
+  // child too, or the next request would read this reply's data.
+  NDArray out;
+  try {
+    out = NDArray::empty(shape, DType::F32);
+  } catch (const Error &e) {
+    process_->stop(e.what());
+  }
+  process_->receive(out.rawData(), *bytes);
   return out;
 }

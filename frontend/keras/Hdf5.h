@@ -1,9 +1,14 @@
 //===- Hdf5.h - Minimal read-only HDF5 access for Keras files ---*- C++ -*-===//
 //
 // The few HDF5 reads Keras files need -- float datasets, string attributes,
-// group listings -- over the HDF5 C library, opened from an in-memory image
-// (a .keras archive's model.weights.h5 is never written to disk). Errors are
-// kcc::Errors naming the source and the object path.
+// group listings -- from an in-memory image (a .keras archive's
+// model.weights.h5 is never written to disk). Errors are kcc::Errors naming
+// the source and the object path.
+//
+// libhdf5 itself runs in a child process (Hdf5Process.h): a file that
+// crashes it, hangs it or makes it allocate terabytes is an error naming
+// the file, never a crash of kcc. Every answer of the child is checked
+// against the image's size before kcc allocates for it.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +20,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,10 +31,14 @@ namespace keras {
 /// Whether `bytes` start with the HDF5 signature.
 bool isHdf5(llvm::StringRef bytes);
 
-/// A read-only HDF5 file opened from memory. Not copyable.
+class Hdf5Process;
+
+/// A read-only HDF5 file opened from memory, read by a child process that
+/// lives as long as the object. Not copyable; one thread at a time.
 class Hdf5File {
 public:
-  /// `image` must outlive the object; `source` names it in errors.
+  /// `image` must outlive the object; `source` names it in errors. Starts
+  /// the reader and waits until it has opened the image.
   Hdf5File(llvm::StringRef image, std::string source);
   ~Hdf5File();
   Hdf5File(const Hdf5File &) = delete;
@@ -55,15 +65,18 @@ public:
                          const std::string &message) const;
 
 private:
-  /// Fails unless `dataset` (of HDF5 type `type`) stores the bytes `shape`
-  /// declares.
-  void checkStorage(int64_t dataset, int64_t type, const Shape &shape,
+  /// An ok reply's whole payload (at most what the image can hold) to a
+  /// request that is not ReadFloat.
+  std::string call(uint8_t op, const std::string &path,
+                   const std::string &name = "") const;
+  /// A payload's dimensions, checked; `rank` already read.
+  Shape decodeShape(uint64_t rank, llvm::StringRef dims,
                     const std::string &path) const;
 
-  int64_t file_ = -1;
   std::string source_;
   /// The image's size: what no dataset or attribute can hold more than.
   uint64_t imageBytes_ = 0;
+  std::unique_ptr<Hdf5Process> process_;
 };
 
 } // namespace keras

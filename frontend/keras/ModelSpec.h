@@ -20,6 +20,8 @@
 namespace kcc {
 namespace keras {
 
+class Hdf5File;
+
 /// Builds the model of a parsed spec (Keras 2 or 3, Sequential or
 /// functional), with its compile_config if present.
 ImportedModel readModelSpec(SpecReader &reader, const llvm::json::Value &spec,
@@ -30,6 +32,11 @@ ImportedModel readModelSpec(SpecReader &reader, const llvm::json::Value &spec,
 /// `out.training`; an optimizer or loss kcc cannot train with goes to
 /// `out.trainingError` instead of failing the import.
 void readCompileConfig(const ObjectView &config, ImportedModel &out);
+
+/// Loads the weights of an opened HDF5 file (either layout) into
+/// `imported`: what loadWeightsH5 does once it has opened the image, for a
+/// reader that has already opened it for its attributes.
+void loadWeightsFromHdf5(const Hdf5File &file, ImportedModel &imported);
 
 /// The largest model file (.keras, .h5) and .keras weights entry kcc reads:
 /// a Keras model kcc trains is megabytes; this keeps a hostile or sparse

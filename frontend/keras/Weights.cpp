@@ -117,7 +117,11 @@ void loadKeras2(const Hdf5File &file, const std::string &root,
 
 void keras::loadWeightsH5(ImportedModel &imported, llvm::StringRef image,
                           llvm::StringRef sourceName) {
-  Hdf5File file(image, sourceName.str());
+  loadWeightsFromHdf5(Hdf5File(image, sourceName.str()), imported);
+}
+
+void keras::loadWeightsFromHdf5(const Hdf5File &file,
+                                ImportedModel &imported) {
   if (file.isGroup("layers"))
     loadKeras3(file, imported);
   else if (file.stringListAttr("model_weights", "layer_names"))

@@ -2,9 +2,9 @@
 //
 // Feeds arbitrary bytes to kcc::keras::importKerasH5: HDF5 opened from
 // memory, the model_config and training_config attributes and the Keras 2
-// weight layout. Anything but a model or a kcc::Error is a bug. The HDF5
-// library itself is not instrumented: crashes inside it are reported with
-// their stack like any other.
+// weight layout. Anything but a model or a kcc::Error is a bug. libhdf5
+// runs in the importer's reader process (frontend/keras/Hdf5Process.h): its
+// crashes and hangs there are kcc::Errors; the fuzzer sees kcc's side.
 //
 //===----------------------------------------------------------------------===//
 
