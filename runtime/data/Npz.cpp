@@ -385,15 +385,22 @@ std::string memberWhere(const std::string &source, const std::string &member) {
          member + ")";
 }
 
-/// `container` says what holds the bytes in errors: "file" or "member".
-NDArray decodeNpy(std::string_view bytes, const std::string &source,
-                  const char *container) {
-  NpyHeader h = parseHeader(bytes, source);
+/// The number of elements of `h`'s shape, or an error naming `source` when
+/// 64 bits cannot count them.
+int64_t elementCount(const NpyHeader &h, const std::string &source) {
   int64_t count = 1;
   for (int64_t d : h.shape)
     if (__builtin_mul_overflow(count, d, &count))
       throw Error(source + ": shape " + shapeTuple(h.shape) +
                   " has more elements than 64 bits can count");
+  return count;
+}
+
+/// `container` says what holds the bytes in errors: "file" or "member".
+NDArray decodeNpy(std::string_view bytes, const std::string &source,
+                  const char *container) {
+  NpyHeader h = parseHeader(bytes, source);
+  int64_t count = elementCount(h, source);
   uint64_t need;
   if (__builtin_mul_overflow(uint64_t(count), uint64_t(h.dtype.itemSize),
                              &need))
@@ -438,11 +445,7 @@ NDArray decodeNpy(std::string_view bytes, const std::string &source,
 NpyLayout kcc::parseNpyLayout(std::string_view header, uint64_t fileBytes,
                               const std::string &source) {
   NpyHeader h = parseHeader(header, source);
-  int64_t count = 1;
-  for (int64_t d : h.shape)
-    if (__builtin_mul_overflow(count, d, &count))
-      throw Error(source + ": shape " + shapeTuple(h.shape) +
-                  " has more elements than 64 bits can count");
+  int64_t count = elementCount(h, source);
   uint64_t need;
   if (__builtin_mul_overflow(uint64_t(count), uint64_t(h.dtype.itemSize),
                              &need) ||
