@@ -124,22 +124,17 @@ Add::Add() : Layer(std::make_shared<AddImpl>()) {}
 Concatenate::Concatenate(int64_t axis)
     : Layer(std::make_shared<ConcatenateImpl>(axis)) {}
 
-Multiply::Multiply()
-    : Layer(std::make_shared<ElementwiseMergeImpl>("Multiply",
-                                                   MergeKind::Multiply)) {}
+/// The constructor of the elementwise merge layer NAME: its Impl folds
+/// with MergeKind::NAME.
+#define KCC_ELEMENTWISE_MERGE_LAYER(NAME)                                      \
+  NAME::NAME()                                                                 \
+      : Layer(                                                                 \
+            std::make_shared<ElementwiseMergeImpl>(#NAME, MergeKind::NAME)) {}
 
-Subtract::Subtract()
-    : Layer(std::make_shared<ElementwiseMergeImpl>("Subtract",
-                                                   MergeKind::Subtract)) {}
+KCC_ELEMENTWISE_MERGE_LAYER(Multiply)
+KCC_ELEMENTWISE_MERGE_LAYER(Subtract)
+KCC_ELEMENTWISE_MERGE_LAYER(Average)
+KCC_ELEMENTWISE_MERGE_LAYER(Maximum)
+KCC_ELEMENTWISE_MERGE_LAYER(Minimum)
 
-Average::Average()
-    : Layer(std::make_shared<ElementwiseMergeImpl>("Average",
-                                                   MergeKind::Average)) {}
-
-Maximum::Maximum()
-    : Layer(std::make_shared<ElementwiseMergeImpl>("Maximum",
-                                                   MergeKind::Maximum)) {}
-
-Minimum::Minimum()
-    : Layer(std::make_shared<ElementwiseMergeImpl>("Minimum",
-                                                   MergeKind::Minimum)) {}
+#undef KCC_ELEMENTWISE_MERGE_LAYER
