@@ -7,23 +7,22 @@
 
 #include "frontend/Layers.h"
 #include "frontend/Ops.h"
+#include "frontend/layers/NhwcLayerImpl.h"
 
 using namespace kcc;
 
 namespace {
 
-class GlobalPool2DImpl : public LayerImpl {
+class GlobalPool2DImpl : public NhwcLayerImpl {
 public:
   GlobalPool2DImpl(std::string className, bool isMax, bool keepdims)
-      : LayerImpl(std::move(className)), isMax_(isMax), keepdims_(keepdims) {}
+      : NhwcLayerImpl(std::move(className)), isMax_(isMax),
+        keepdims_(keepdims) {}
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &) override {
-    expectInputs(inputs, 1);
-    const Tensor &x = inputs[0];
-    if (x.rank() != 4)
-      fail("expects an NHWC input of rank 4, got " + x.shapeString());
+    const Tensor &x = nhwcInput(inputs);
     if (isMax_)
       return {ops::reduceMax(x, {1, 2}, keepdims_)};
     return {ops::reduceMean(x, {1, 2}, keepdims_)};

@@ -10,6 +10,7 @@
 
 #include "frontend/Layers.h"
 #include "frontend/Ops.h"
+#include "frontend/layers/NhwcLayerImpl.h"
 #include "runtime/MemoryBudget.h"
 
 using namespace kcc;
@@ -62,9 +63,9 @@ private:
   Shape target_;
 };
 
-class ZeroPadding2DImpl : public LayerImpl {
+class ZeroPadding2DImpl : public NhwcLayerImpl {
 public:
-  explicit ZeroPadding2DImpl(Sides2 p) : LayerImpl("ZeroPadding2D"), p_(p) {
+  explicit ZeroPadding2DImpl(Sides2 p) : NhwcLayerImpl("ZeroPadding2D"), p_(p) {
     if (p.top < 0 || p.bottom < 0 || p.left < 0 || p.right < 0)
       throw Error("ZeroPadding2D: padding must be >= 0, got ((" +
                   std::to_string(p.top) + ", " + std::to_string(p.bottom) +
@@ -75,10 +76,7 @@ public:
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &) override {
-    expectInputs(inputs, 1);
-    Tensor x = inputs[0];
-    if (x.rank() != 4)
-      fail("expects an NHWC input of rank 4, got " + x.shapeString());
+    Tensor x = nhwcInput(inputs);
     x = padAxis(x, 1, p_.top, p_.bottom);
     return {padAxis(x, 2, p_.left, p_.right)};
   }
@@ -103,9 +101,9 @@ private:
   Sides2 p_;
 };
 
-class Cropping2DImpl : public LayerImpl {
+class Cropping2DImpl : public NhwcLayerImpl {
 public:
-  explicit Cropping2DImpl(Sides2 c) : LayerImpl("Cropping2D"), c_(c) {
+  explicit Cropping2DImpl(Sides2 c) : NhwcLayerImpl("Cropping2D"), c_(c) {
     if (c.top < 0 || c.bottom < 0 || c.left < 0 || c.right < 0)
       throw Error("Cropping2D: cropping must be >= 0");
   }
@@ -113,10 +111,7 @@ public:
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &) override {
-    expectInputs(inputs, 1);
-    const Tensor &x = inputs[0];
-    if (x.rank() != 4)
-      fail("expects an NHWC input of rank 4, got " + x.shapeString());
+    const Tensor &x = nhwcInput(inputs);
     int64_t h = x.dim(1), w = x.dim(2);
     if (c_.top + c_.bottom >= h || c_.left + c_.right >= w)
       fail("cropping ((" + std::to_string(c_.top) + ", " +
@@ -132,10 +127,10 @@ private:
   Sides2 c_;
 };
 
-class UpSampling2DImpl : public LayerImpl {
+class UpSampling2DImpl : public NhwcLayerImpl {
 public:
   UpSampling2DImpl(Size2 size, const std::string &interpolation)
-      : LayerImpl("UpSampling2D"), size_(size) {
+      : NhwcLayerImpl("UpSampling2D"), size_(size) {
     if (size.h <= 0 || size.w <= 0)
       throw Error("UpSampling2D: size must be positive, got " +
                   shapeToString({size.h, size.w}));
@@ -147,10 +142,7 @@ public:
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &) override {
-    expectInputs(inputs, 1);
-    const Tensor &x = inputs[0];
-    if (x.rank() != 4)
-      fail("expects an NHWC input of rank 4, got " + x.shapeString());
+    const Tensor &x = nhwcInput(inputs);
     int64_t n = x.dim(0), h = x.dim(1), w = x.dim(2), c = x.dim(3);
     std::optional<int64_t> oh = checkedNumElements({h, size_.h});
     std::optional<int64_t> ow = checkedNumElements({w, size_.w});
