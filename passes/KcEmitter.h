@@ -85,17 +85,7 @@ public:
   }
 
   /// Sum over every element: a rank-0 tensor.
-  mlir::Value sumAll(mlir::Value x) {
-    mlir::RankedTensorType t = typeOf(x);
-    if (t.getRank() == 0)
-      return x;
-    llvm::SmallVector<int64_t> axes;
-    for (int64_t i = 0; i < t.getRank(); ++i)
-      axes.push_back(i);
-    return b.create<kc::ReduceSumOp>(loc, t.clone(llvm::ArrayRef<int64_t>{}), x,
-                                     b.getDenseI64ArrayAttr(axes),
-                                     b.getBoolAttr(false));
-  }
+  mlir::Value sumAll(mlir::Value x) { return reduceAll<kc::ReduceSumOp>(x); }
 
   /// Sum over the last axis, dropping it (or keeping it as size 1).
   mlir::Value sumLastAxis(mlir::Value x, bool keepdims) {
@@ -110,17 +100,7 @@ public:
         b.getBoolAttr(keepdims));
   }
   /// Mean over every element: a rank-0 tensor.
-  mlir::Value meanAll(mlir::Value x) {
-    mlir::RankedTensorType t = typeOf(x);
-    if (t.getRank() == 0)
-      return x;
-    llvm::SmallVector<int64_t> axes;
-    for (int64_t i = 0; i < t.getRank(); ++i)
-      axes.push_back(i);
-    return b.create<kc::ReduceMeanOp>(
-        loc, t.clone(llvm::ArrayRef<int64_t>{}), x,
-        b.getDenseI64ArrayAttr(axes), b.getBoolAttr(false));
-  }
+  mlir::Value meanAll(mlir::Value x) { return reduceAll<kc::ReduceMeanOp>(x); }
 
 private:
   template <typename Op> mlir::Value bin(mlir::Value l, mlir::Value r) {
@@ -128,6 +108,18 @@ private:
   }
   template <typename Op> mlir::Value un(mlir::Value x) {
     return b.create<Op>(loc, x.getType(), x);
+  }
+  /// `Op` (kc.reduce_sum or kc.reduce_mean) over every axis of `x`, to a
+  /// rank-0 tensor; a rank-0 `x` is returned as it is.
+  template <typename Op> mlir::Value reduceAll(mlir::Value x) {
+    mlir::RankedTensorType t = typeOf(x);
+    if (t.getRank() == 0)
+      return x;
+    llvm::SmallVector<int64_t> axes;
+    for (int64_t i = 0; i < t.getRank(); ++i)
+      axes.push_back(i);
+    return b.create<Op>(loc, t.clone(llvm::ArrayRef<int64_t>{}), x,
+                        b.getDenseI64ArrayAttr(axes), b.getBoolAttr(false));
   }
 
   mlir::OpBuilder &b;
