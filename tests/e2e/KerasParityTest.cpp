@@ -9,14 +9,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "E2ETestUtil.h"
+#include "KerasFixtureUtil.h"
 
 #include "frontend/keras/KerasImporter.h"
-#include "frontend/training/Jit.h"
 
 #include "gtest/gtest.h"
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 
 #include <cmath>
 #include <cstdio>
@@ -26,32 +24,14 @@ namespace json = llvm::json;
 
 namespace {
 
-std::string fixture(const std::string &name) {
-  return std::string(KCC_KERAS_FIXTURES) + "/" + name;
-}
-
-json::Value readTraining() {
-  auto buf = llvm::MemoryBuffer::getFile(fixture("training.json"));
-  if (!buf)
-    throw Error("cannot read training.json");
-  llvm::Expected<json::Value> v = json::parse((*buf)->getBuffer());
-  if (!v)
-    throw Error(llvm::toString(v.takeError()));
-  return std::move(*v);
-}
-
-std::vector<double> numbers(const json::Array &array) {
-  std::vector<double> out;
-  for (const json::Value &v : array)
-    out.push_back(*v.getAsNumber());
-  return out;
-}
+using e2e::kerasFixture;
+using e2e::numbers;
 
 class KerasParity : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(KerasParity, CompiledStepReproducesKerasLosses) {
   const std::string name = GetParam();
-  json::Value training = readTraining();
+  json::Value training = e2e::readFixtureJson("training.json");
   const json::Object &root = *training.getAsObject();
   const json::Object &record = *root.getObject(name);
   const json::Object &batchInfo = *root.getObject("batch");
@@ -59,44 +39,22 @@ TEST_P(KerasParity, CompiledStepReproducesKerasLosses) {
   ASSERT_TRUE(*root.getBoolean("same_batch_each_step"));
 
   keras::ImportedModel imported =
-      keras::importKerasArchive(fixture(name + ".keras"));
+      keras::importKerasArchive(kerasFixture(name + ".keras"));
   ASSERT_TRUE(imported.weightsLoaded);
 
   // The batch Keras trained on: training images 0..31, labels checked.
-  const FashionMnist &data = e2e::fashionMnist();
-  BatchIterator batches(data.train, 32, /*shuffle=*/false, /*seed=*/0);
-  batches.startEpoch(0);
   NDArray x, y;
-  batches.batch(0, x, y);
+  e2e::kerasBatch(x, y);
   std::vector<double> labels = numbers(*batchInfo.getArray("labels"));
   ASSERT_EQ(labels, y.toVector());
 
-  const json::Object &opt = *record.getObject("optimizer");
-  ASSERT_EQ(*opt.getString("name"), "adam");
-  TrainingConfig o;
-  o.batch = 32;
-  o.optimizer.kind = OptimizerKind::Adam;
-  o.optimizer.learningRate = *opt.getNumber("learning_rate");
-  o.optimizer.beta1 = *opt.getNumber("beta_1");
-  o.optimizer.beta2 = *opt.getNumber("beta_2");
-  o.optimizer.epsilon = *opt.getNumber("epsilon");
-  o.loss.kind = llvm::cantFail(parseLoss(*record.getString("loss")));
-  o.loss.fromLogits = *record.getBoolean("from_logits");
-  o.mode = ExecMode::Compiled;
-  JitOptions quiet;
-  quiet.log = nullptr;
-  Executable exe = jit(*imported.model, o, quiet);
+  ASSERT_EQ(*record.getObject("optimizer")->getString("name"), "adam");
+  Executable exe = e2e::jitQuietly(
+      *imported.model, e2e::kerasAdamConfig(record, ExecMode::Compiled));
 
   std::vector<double> expected = numbers(*record.getArray("step_losses"));
   ASSERT_EQ(expected.size(), 5u);
-  double worst = 0;
-  for (size_t s = 0; s < expected.size(); ++s) {
-    StepResult r = exe.step(x, y);
-    double rel = std::abs(r.loss - expected[s]) / std::abs(expected[s]);
-    worst = std::max(worst, rel);
-    EXPECT_LE(rel, 1e-4) << name << " step " << s << ": Keras "
-                         << expected[s] << ", kcc " << r.loss;
-  }
+  double worst = e2e::expectKerasLosses(exe, x, y, expected, name).relative;
 
   // And the weights Keras ended with (sum and first elements per variable).
   std::vector<NDArray> weights = exe.getWeights();

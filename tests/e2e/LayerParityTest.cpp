@@ -18,19 +18,17 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "E2ETestUtil.h"
+#include "KerasFixtureUtil.h"
 
 #include "engine/CompiledFunction.h"
 #include "engine/interpreter/Interpreter.h"
 #include "frontend/Trace.h"
 #include "frontend/keras/KerasImporter.h"
-#include "frontend/training/Jit.h"
 #include "frontend/training/Trainer.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -42,20 +40,10 @@ namespace json = llvm::json;
 
 namespace {
 
-std::string fixture(const std::string &name) {
-  return std::string(KCC_KERAS_FIXTURES) + "/" + name;
-}
+using e2e::kerasFixture;
 
 const json::Value &layersJson() {
-  static const json::Value value = [] {
-    auto buf = llvm::MemoryBuffer::getFile(fixture("layers.json"));
-    if (!buf)
-      throw Error("cannot read layers.json");
-    llvm::Expected<json::Value> v = json::parse((*buf)->getBuffer());
-    if (!v)
-      throw Error(llvm::toString(v.takeError()));
-    return std::move(*v);
-  }();
+  static const json::Value value = e2e::readFixtureJson("layers.json");
   return value;
 }
 
@@ -90,44 +78,20 @@ TEST_P(LayerParity, StepsAndPredictMatchKeras) {
   const json::Object &record = *root.getObject(name);
 
   keras::ImportedModel imported =
-      keras::importKerasArchive(fixture(name + ".keras"));
+      keras::importKerasArchive(kerasFixture(name + ".keras"));
   ASSERT_TRUE(imported.weightsLoaded);
 
-  const FashionMnist &data = e2e::fashionMnist();
-  BatchIterator batches(data.train, 32, /*shuffle=*/false, /*seed=*/0);
-  batches.startEpoch(0);
   NDArray x, y;
-  batches.batch(0, x, y);
-
-  const json::Object &opt = *record.getObject("optimizer");
-  TrainingConfig o;
-  o.batch = 32;
-  o.optimizer.kind = OptimizerKind::Adam;
-  o.optimizer.learningRate = *opt.getNumber("learning_rate");
-  o.optimizer.beta1 = *opt.getNumber("beta_1");
-  o.optimizer.beta2 = *opt.getNumber("beta_2");
-  o.optimizer.epsilon = *opt.getNumber("epsilon");
-  o.loss.kind = llvm::cantFail(parseLoss(*record.getString("loss")));
-  o.loss.fromLogits = *record.getBoolean("from_logits");
-  o.mode = mode;
-  JitOptions quiet;
-  quiet.log = nullptr;
-  Executable exe = jit(*imported.model, o, quiet);
+  e2e::kerasBatch(x, y);
+  Executable exe =
+      e2e::jitQuietly(*imported.model, e2e::kerasAdamConfig(record, mode));
 
   double worstInitial = comparePredict(
       exe.predict(x), *record.getArray("initial_predict"), name + " initial");
 
-  const json::Array &expected = *record.getArray("step_losses");
+  std::vector<double> expected = e2e::numbers(*record.getArray("step_losses"));
   ASSERT_EQ(expected.size(), 5u);
-  double worstLoss = 0;
-  for (size_t s = 0; s < expected.size(); ++s) {
-    double want = *expected[s].getAsNumber();
-    StepResult r = exe.step(x, y);
-    double rel = std::abs(r.loss - want) / std::abs(want);
-    worstLoss = std::max(worstLoss, rel);
-    EXPECT_LE(rel, 1e-4) << name << " step " << s << ": Keras " << want
-                         << ", kcc " << r.loss;
-  }
+  double worstLoss = e2e::expectKerasLosses(exe, x, y, expected, name).relative;
 
   double worstFinal = comparePredict(
       exe.predict(x), *record.getArray("final_predict"), name + " final");
@@ -156,15 +120,12 @@ TEST(LayerTwoInputs, ForwardMatchesKerasPredictInEveryMode) {
   const json::Object &record =
       *layersJson().getAsObject()->getObject("two_inputs");
   keras::ImportedModel imported =
-      keras::importKerasArchive(fixture("two_inputs.keras"));
+      keras::importKerasArchive(kerasFixture("two_inputs.keras"));
   ASSERT_TRUE(imported.weightsLoaded);
   ASSERT_EQ(imported.model->inputShapes(),
             (std::vector<Shape>{{28, 28, 1}, {784}}));
-  const FashionMnist &data = e2e::fashionMnist();
-  BatchIterator batches(data.train, 32, /*shuffle=*/false, /*seed=*/0);
-  batches.startEpoch(0);
   NDArray x, y;
-  batches.batch(0, x, y);
+  e2e::kerasBatch(x, y);
   std::vector<Tensor> out = imported.model->call(
       {Tensor(x), Tensor(x.reshaped({32, 784}))}, CallContext{});
   ASSERT_EQ(out.size(), 1u);
@@ -207,7 +168,7 @@ TEST(LayerOneEpoch, MergingModelCompiledMatchesInterpreter) {
   double accuracy[2];
   for (int k = 0; k < 2; ++k) {
     keras::ImportedModel imported =
-        keras::importKerasArchive(fixture("merging.keras"));
+        keras::importKerasArchive(kerasFixture("merging.keras"));
     TrainingConfig o;
     o.metrics = {"accuracy"};
     o.mode = k == 0 ? ExecMode::Compiled : ExecMode::Interpreted;

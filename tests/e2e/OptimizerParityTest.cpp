@@ -11,14 +11,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "E2ETestUtil.h"
+#include "KerasFixtureUtil.h"
 
 #include "frontend/keras/KerasImporter.h"
-#include "frontend/training/Jit.h"
 #include "passes/Optimizers.h"
 
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -29,28 +27,17 @@ namespace json = llvm::json;
 
 namespace {
 
+using e2e::numbers;
+
+/// tests/fixtures/keras/optimizers/`name`.
 std::string fixture(const std::string &name) {
-  return std::string(KCC_KERAS_FIXTURES) + "/optimizers/" + name;
+  return e2e::kerasFixture("optimizers/" + name);
 }
 
 const json::Object &cases() {
-  static const json::Value root = [] {
-    auto buf = llvm::MemoryBuffer::getFile(fixture("optimizers.json"));
-    if (!buf)
-      throw Error("cannot read optimizers.json");
-    llvm::Expected<json::Value> v = json::parse((*buf)->getBuffer());
-    if (!v)
-      throw Error(llvm::toString(v.takeError()));
-    return std::move(*v);
-  }();
+  static const json::Value root =
+      e2e::readFixtureJson("optimizers/optimizers.json");
   return *root.getAsObject()->getObject("cases");
-}
-
-std::vector<double> numbers(const json::Array &array) {
-  std::vector<double> out;
-  for (const json::Value &v : array)
-    out.push_back(*v.getAsNumber());
-  return out;
 }
 
 /// The first elements and the sum of `a` against a Keras checksum entry;
@@ -96,28 +83,13 @@ TEST_P(OptimizerParity, FiveStepsReproduceKeras) {
   config.batch = 32;
   config.mode = mode.mode;
 
-  const FashionMnist &data = e2e::fashionMnist();
-  BatchIterator batches(data.train, 32, /*shuffle=*/false, /*seed=*/0);
-  batches.startEpoch(0);
   NDArray x, y;
-  batches.batch(0, x, y);
-
-  JitOptions quiet;
-  quiet.log = nullptr;
-  Executable exe = jit(*imported.model, config, quiet);
+  e2e::kerasBatch(x, y);
+  Executable exe = e2e::jitQuietly(*imported.model, config);
 
   std::vector<double> expected = numbers(*record.getArray("step_losses"));
   ASSERT_EQ(expected.size(), 5u);
-  double worstLoss = 0, worstAbs = 0;
-  for (size_t s = 0; s < expected.size(); ++s) {
-    StepResult r = exe.step(x, y);
-    double abs = std::abs(r.loss - expected[s]);
-    double rel = abs / std::abs(expected[s]);
-    worstLoss = std::max(worstLoss, rel);
-    worstAbs = std::max(worstAbs, abs);
-    EXPECT_LE(rel, 1e-4) << name << " step " << s << ": Keras " << expected[s]
-                         << ", kcc " << r.loss;
-  }
+  e2e::LossErrors worst = e2e::expectKerasLosses(exe, x, y, expected, name);
   EXPECT_EQ(exe.iterations(), 5);
   if (config.optimizer.schedule) {
     // Keras forbids setting the rate a schedule drives; re-applying the
@@ -166,8 +138,8 @@ TEST_P(OptimizerParity, FiveStepsReproduceKeras) {
 
   std::printf("[ keras ] %-30s %-11s loss: worst rel %.1e abs %.1e; "
               "weights %.1e, state %.1e (relative)\n",
-              name.c_str(), mode.name, worstLoss, worstAbs, worstWeight,
-              worstState);
+              name.c_str(), mode.name, worst.relative, worst.absolute,
+              worstWeight, worstState);
 }
 
 std::vector<std::string> caseNames() {

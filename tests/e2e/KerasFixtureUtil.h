@@ -1,0 +1,119 @@
+//===- KerasFixtureUtil.h - Keras fixtures and their 5 steps ----*- C++ -*-===//
+//
+// What the parity tests against Keras's own runs (KerasParityTest,
+// LayerParityTest, OptimizerParityTest) share: the fixtures under
+// tests/fixtures/keras and their JSON records, the batch Keras trained on,
+// the Adam configuration a record names, and the check of kcc's per-step
+// losses against Keras's.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_TESTS_E2E_KERASFIXTUREUTIL_H
+#define KCC_TESTS_E2E_KERASFIXTUREUTIL_H
+
+#include "E2ETestUtil.h"
+
+#include "frontend/training/Jit.h"
+
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/MemoryBuffer.h"
+#include "llvm/Support/Path.h"
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <vector>
+
+namespace kcc {
+namespace e2e {
+
+/// tests/fixtures/keras/`name` (`name` may name a subfolder).
+inline std::string kerasFixture(const std::string &name) {
+  return std::string(KCC_KERAS_FIXTURES) + "/" + name;
+}
+
+/// The JSON document kerasFixture(`name`); throws naming the file when it
+/// cannot be read or parsed.
+inline llvm::json::Value readFixtureJson(const std::string &name) {
+  std::string path = kerasFixture(name);
+  auto buf = llvm::MemoryBuffer::getFile(path);
+  if (!buf)
+    throw Error("cannot read " + llvm::sys::path::filename(path).str());
+  llvm::Expected<llvm::json::Value> v = llvm::json::parse((*buf)->getBuffer());
+  if (!v)
+    throw Error(llvm::toString(v.takeError()));
+  return std::move(*v);
+}
+
+/// The numbers of a JSON array.
+inline std::vector<double> numbers(const llvm::json::Array &array) {
+  std::vector<double> out;
+  for (const llvm::json::Value &v : array)
+    out.push_back(*v.getAsNumber());
+  return out;
+}
+
+/// The batch Keras trained on: the first 32 Fashion-MNIST training images
+/// and their labels, in order.
+inline void kerasBatch(NDArray &x, NDArray &y) {
+  BatchIterator batches(fashionMnist().train, 32, /*shuffle=*/false,
+                        /*seed=*/0);
+  batches.startEpoch(0);
+  batches.batch(0, x, y);
+}
+
+/// Batch 32, Adam with the record's "optimizer" hyperparameters, and the
+/// record's "loss" and "from_logits", run in `mode`.
+inline TrainingConfig kerasAdamConfig(const llvm::json::Object &record,
+                                      ExecMode mode) {
+  const llvm::json::Object &opt = *record.getObject("optimizer");
+  TrainingConfig o;
+  o.batch = 32;
+  o.optimizer.kind = OptimizerKind::Adam;
+  o.optimizer.learningRate = *opt.getNumber("learning_rate");
+  o.optimizer.beta1 = *opt.getNumber("beta_1");
+  o.optimizer.beta2 = *opt.getNumber("beta_2");
+  o.optimizer.epsilon = *opt.getNumber("epsilon");
+  o.loss.kind = llvm::cantFail(parseLoss(*record.getString("loss")));
+  o.loss.fromLogits = *record.getBoolean("from_logits");
+  o.mode = mode;
+  return o;
+}
+
+/// jit() without its log.
+inline Executable jitQuietly(Model &model, const TrainingConfig &config) {
+  JitOptions quiet;
+  quiet.log = nullptr;
+  return jit(model, config, quiet);
+}
+
+/// The worst errors of kcc's losses against Keras's.
+struct LossErrors {
+  double relative = 0;
+  double absolute = 0;
+};
+
+/// One exe.step(x, y) per loss Keras recorded; expects each loss within
+/// 1e-4 relative of Keras's (failures name `name` and the step).
+inline LossErrors expectKerasLosses(Executable &exe, const NDArray &x,
+                                    const NDArray &y,
+                                    const std::vector<double> &expected,
+                                    const std::string &name) {
+  LossErrors worst;
+  for (size_t s = 0; s < expected.size(); ++s) {
+    StepResult r = exe.step(x, y);
+    double abs = std::abs(r.loss - expected[s]);
+    double rel = abs / std::abs(expected[s]);
+    worst.relative = std::max(worst.relative, rel);
+    worst.absolute = std::max(worst.absolute, abs);
+    EXPECT_LE(rel, 1e-4) << name << " step " << s << ": Keras " << expected[s]
+                         << ", kcc " << r.loss;
+  }
+  return worst;
+}
+
+} // namespace e2e
+} // namespace kcc
+
+#endif // KCC_TESTS_E2E_KERASFIXTUREUTIL_H
