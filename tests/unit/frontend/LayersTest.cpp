@@ -1,12 +1,14 @@
 //===- LayersTest.cpp - Layers and models, eager ---------------------------===//
 
 #include "kcc/kcc.h"
+#include "tests/unit/ErrorOf.h"
 
 #include "gtest/gtest.h"
 
 #include <cmath>
 
 using namespace kcc;
+using kcc::testing::errorOf;
 
 namespace {
 
@@ -19,15 +21,6 @@ NDArray testData(const Shape &shape, uint64_t seed) {
     a.set(i, static_cast<double>(s >> 11) * 0x1.0p-53 * 2 - 1);
   }
   return a;
-}
-
-std::string errorOf(const std::function<void()> &fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
 }
 
 TEST(Layers, DenseShapeErrorNamesLayerAndBothShapes) {

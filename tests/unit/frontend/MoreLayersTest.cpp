@@ -7,12 +7,14 @@
 //===----------------------------------------------------------------------===//
 
 #include "kcc/kcc.h"
+#include "tests/unit/ErrorOf.h"
 
 #include "gtest/gtest.h"
 
 #include <cmath>
 
 using namespace kcc;
+using kcc::testing::errorOf;
 
 namespace {
 
@@ -25,15 +27,6 @@ NDArray counting(int64_t h, int64_t w) {
 }
 
 std::vector<double> valuesOf(const Tensor &t) { return t.array().toVector(); }
-
-std::string errorOf(const std::function<void()> &fn) {
-  try {
-    fn();
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(MoreLayers, ZeroPaddingCroppingUpSampling) {
   NDArray x = counting(2, 3); // [[1 2 3] [4 5 6]]
