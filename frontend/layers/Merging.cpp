@@ -12,16 +12,28 @@ using namespace kcc;
 
 namespace {
 
-class AddImpl : public LayerImpl {
+/// The base of the merge layers: each takes a list of 2 or more inputs.
+class MergeImpl : public LayerImpl {
 public:
-  AddImpl() : LayerImpl("Add") {}
+  using LayerImpl::LayerImpl;
+
+protected:
+  /// Fails unless `inputs` holds at least 2 tensors.
+  void expectList(const std::vector<Tensor> &inputs) const {
+    if (inputs.size() < 2)
+      fail("expects a list of at least 2 inputs, got " +
+           std::to_string(inputs.size()));
+  }
+};
+
+class AddImpl : public MergeImpl {
+public:
+  AddImpl() : MergeImpl("Add") {}
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &) override {
-    if (inputs.size() < 2)
-      fail("expects a list of at least 2 inputs, got " +
-           std::to_string(inputs.size()));
+    expectList(inputs);
     // Keras's Add sums tensors of one shape; broadcasting here would hide a
     // wiring mistake in a residual block.
     for (const Tensor &t : inputs)
@@ -37,21 +49,19 @@ protected:
 
 /// Multiply, Subtract, Average, Maximum, Minimum: Keras's elementwise
 /// merges, whose inputs share a rank and broadcast where a dim is 1.
-class ElementwiseMergeImpl : public LayerImpl {
+class ElementwiseMergeImpl : public MergeImpl {
 public:
   enum class Kind { Multiply, Subtract, Average, Maximum, Minimum };
 
   ElementwiseMergeImpl(std::string className, Kind kind)
-      : LayerImpl(std::move(className)), kind_(kind) {}
+      : MergeImpl(std::move(className)), kind_(kind) {}
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &) override {
     if (kind_ == Kind::Subtract && inputs.size() != 2)
       fail("expects exactly 2 inputs, got " + std::to_string(inputs.size()));
-    if (inputs.size() < 2)
-      fail("expects a list of at least 2 inputs, got " +
-           std::to_string(inputs.size()));
+    expectList(inputs);
     const Shape &first = inputs[0].shape();
     for (const Tensor &t : inputs) {
       bool ok = t.rank() == inputs[0].rank();
@@ -90,17 +100,15 @@ private:
   Kind kind_;
 };
 
-class ConcatenateImpl : public LayerImpl {
+class ConcatenateImpl : public MergeImpl {
 public:
   explicit ConcatenateImpl(int64_t axis)
-      : LayerImpl("Concatenate"), axis_(axis) {}
+      : MergeImpl("Concatenate"), axis_(axis) {}
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &) override {
-    if (inputs.size() < 2)
-      fail("expects a list of at least 2 inputs, got " +
-           std::to_string(inputs.size()));
+    expectList(inputs);
     int64_t rank = inputs[0].rank();
     int64_t axis = axis_ < 0 ? axis_ + rank : axis_;
     if (axis < 1 || axis >= rank)
