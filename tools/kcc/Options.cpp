@@ -231,6 +231,30 @@ cl::opt<std::string> reduceLrOnPlateau(
              "patience, min_delta, cooldown, min_lr, mode, verbose"),
     cl::value_desc("key=value,..."), cl::ValueOptional, cl::cat(runCategory),
     cl::sub(trainCommand));
+cl::opt<std::string> checkpointFlag(
+    "checkpoint",
+    cl::desc("ModelCheckpoint with Keras's arguments: filepath (required; "
+             "{epoch:02d}, {val_loss:.4f}, ...), monitor, save_best_only, "
+             "save_weights_only, mode, initial_value_threshold, verbose"),
+    cl::value_desc("filepath=PATTERN,key=value,..."), cl::ValueOptional,
+    cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<std::string> saveFlag(
+    "save",
+    cl::desc("After training, save the model, its optimizer state and the "
+             "epoch to a Keras 3 .keras archive"),
+    cl::value_desc("OUT.keras"), cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<std::string> saveWeightsFlag(
+    "save-weights",
+    cl::desc("After training, save the weights (and optimizer variables) as "
+             "Keras 3's model.save_weights() does"),
+    cl::value_desc("OUT.weights.h5"), cl::cat(runCategory),
+    cl::sub(trainCommand));
+cl::opt<std::string> resumeFlag(
+    "resume",
+    cl::desc("Resume training from a .keras checkpoint kcc saved (the "
+             "model, weights, optimizer state, step count; starts at its "
+             "epoch: --epochs is the total, as Keras's epochs)"),
+    cl::value_desc("CKPT.keras"), cl::cat(runCategory), cl::sub(trainCommand));
 cl::opt<std::string>
     dataDir("data-dir",
             cl::desc("Folder of the dataset's files (default: Debian's)"),
@@ -480,6 +504,11 @@ TrainConfig kcc::driver::getTrainConfig() {
     c.earlyStopping = earlyStopping.getValue();
   if (reduceLrOnPlateau.getNumOccurrences())
     c.reduceLrOnPlateau = reduceLrOnPlateau.getValue();
+  if (checkpointFlag.getNumOccurrences())
+    c.checkpoint = checkpointFlag.getValue();
+  c.save = saveFlag;
+  c.saveWeights = saveWeightsFlag;
+  c.resume = resumeFlag;
   return c;
 }
 
