@@ -336,9 +336,9 @@ json::Object scheduleConfig(const LearningRateSchedule &s) {
     cls = name = s.kind == SK::ExponentialDecay ? "ExponentialDecay"
                                                 : "InverseTimeDecay";
     c = json::Object{{"initial_learning_rate", s.initialLearningRate},
-         {"decay_steps", s.decaySteps},
-         {"decay_rate", s.decayRate},
-         {"staircase", s.staircase}};
+                     {"decay_steps", s.decaySteps},
+                     {"decay_rate", s.decayRate},
+                     {"staircase", s.staircase}};
     break;
   case SK::PiecewiseConstantDecay: {
     cls = "PiecewiseConstantDecay";
@@ -348,34 +348,36 @@ json::Object scheduleConfig(const LearningRateSchedule &s) {
       boundaries.push_back(b);
     for (double v : s.values)
       values.push_back(v);
-    c = json::Object{{"boundaries", std::move(boundaries)}, {"values", std::move(values)}};
+    c = json::Object{{"boundaries", std::move(boundaries)},
+                     {"values", std::move(values)}};
     break;
   }
   case SK::PolynomialDecay:
     cls = name = "PolynomialDecay";
     c = json::Object{{"initial_learning_rate", s.initialLearningRate},
-         {"decay_steps", s.decaySteps},
-         {"end_learning_rate", s.endLearningRate},
-         {"power", s.power},
-         {"cycle", s.cycle}};
+                     {"decay_steps", s.decaySteps},
+                     {"end_learning_rate", s.endLearningRate},
+                     {"power", s.power},
+                     {"cycle", s.cycle}};
     break;
   case SK::CosineDecay:
     cls = name = "CosineDecay";
     c = json::Object{{"initial_learning_rate", s.initialLearningRate},
-         {"decay_steps", s.decaySteps},
-         {"alpha", s.alpha},
-         {"warmup_target", s.warmupTarget ? json::Value(*s.warmupTarget)
-                                          : json::Value(nullptr)},
-         {"warmup_steps", s.warmupSteps}};
+                     {"decay_steps", s.decaySteps},
+                     {"alpha", s.alpha},
+                     {"warmup_target", s.warmupTarget
+                                           ? json::Value(*s.warmupTarget)
+                                           : json::Value(nullptr)},
+                     {"warmup_steps", s.warmupSteps}};
     break;
   case SK::CosineDecayRestarts:
     cls = "CosineDecayRestarts";
     name = "SGDRDecay";
     c = json::Object{{"initial_learning_rate", s.initialLearningRate},
-         {"first_decay_steps", s.decaySteps},
-         {"t_mul", s.tMul},
-         {"m_mul", s.mMul},
-         {"alpha", s.alpha}};
+                     {"first_decay_steps", s.decaySteps},
+                     {"t_mul", s.tMul},
+                     {"m_mul", s.mMul},
+                     {"alpha", s.alpha}};
     break;
   }
   c["name"] = name;

@@ -84,8 +84,7 @@ void checkState(Model &model, const ModelState &state,
     throw Error(source + ": " + std::to_string(slots.size()) +
                 " optimizer slots for " + std::to_string(trainable.size()) +
                 " trainable weights");
-  size_t perWeight =
-      trainable.empty() ? 0 : perWeightSlots / trainable.size();
+  size_t perWeight = trainable.empty() ? 0 : perWeightSlots / trainable.size();
   for (size_t i = 0; i < perWeightSlots; ++i) {
     const Parameter &p = *trainable[i / perWeight];
     if (slots[i].shape() != p.value.shape())
@@ -168,8 +167,7 @@ std::string weightsImage(Model &model, const ModelState &state,
                          const std::vector<std::string> &layerOrder,
                          const std::optional<TrainingConfig> &training,
                          const std::string &source) {
-  const OptimizerConfig *optimizer =
-      training ? &training->optimizer : nullptr;
+  const OptimizerConfig *optimizer = training ? &training->optimizer : nullptr;
   std::string optimizerName = optimizerNameOf(training);
   checkState(model, state, optimizer, source);
   // Each layer's first weight in Model::parameters() order.
@@ -283,8 +281,8 @@ void keras::saveKerasArchive(const std::string &path, Model &model,
                              const ModelState &state,
                              const std::optional<TrainingConfig> &training) {
   std::string config = kerasConfigJson(model, training);
-  std::string weights = weightsImage(
-      model, state, {}, training, path + ":model.weights.h5");
+  std::string weights =
+      weightsImage(model, state, {}, training, path + ":model.weights.h5");
   writeArchive(path, std::move(config), metadataJson(model, state),
                std::move(weights));
 }
@@ -300,17 +298,15 @@ void keras::saveKerasArchive(const std::string &path,
       imported.kerasMajorVersion >= 3 && !imported.configJson.empty();
   std::string config = keepText ? updatedConfig(imported, effective, path)
                                 : kerasConfigJson(model, effective);
-  std::string weights =
-      weightsImage(model, state, layerOrderOf(imported),
-                   effective, path + ":model.weights.h5");
+  std::string weights = weightsImage(model, state, layerOrderOf(imported),
+                                     effective, path + ":model.weights.h5");
   writeArchive(path, std::move(config), metadataJson(model, state),
                std::move(weights));
 }
 
 void keras::saveWeightsH5(const std::string &path, Model &model,
                           const ModelState &state) {
-  writeFileAtomically(path,
-                      weightsImage(model, state, {}, std::nullopt, path));
+  writeFileAtomically(path, weightsImage(model, state, {}, std::nullopt, path));
 }
 
 void keras::saveWeightsH5(const std::string &path,
@@ -393,18 +389,18 @@ Checkpoint keras::loadCheckpoint(const std::string &path,
       kerasTrainableOrder(model, ckpt.imported.specLayerOrder, source);
   size_t slots = count - first;
   size_t globals = optimizer ? globalSlotSpecs(*optimizer).size() : 0;
-  size_t perWeight =
-      optimizer ? slotSpecs(*optimizer).size()
-                : (trainable.empty() ? 0 : slots / trainable.size());
+  size_t perWeight = optimizer
+                         ? slotSpecs(*optimizer).size()
+                         : (trainable.empty() ? 0 : slots / trainable.size());
   if (slots != trainable.size() * perWeight + globals)
     h5.fail("optimizer/vars",
             std::to_string(slots) + " optimizer slots for a model with " +
                 std::to_string(trainable.size()) + " trainable weights" +
-                (optimizer ? " and " + optimizerNameOf(ckpt.imported.training) +
-                                 " (" + std::to_string(perWeight) +
-                                 " per weight, " + std::to_string(globals) +
-                                 " global)"
-                           : std::string()));
+                (optimizer
+                     ? " and " + optimizerNameOf(ckpt.imported.training) +
+                           " (" + std::to_string(perWeight) + " per weight, " +
+                           std::to_string(globals) + " global)"
+                     : std::string()));
   std::vector<size_t> order = kerasSlotOrder(optimizer, perm, slots);
   opt.slots.resize(slots);
   for (size_t i = 0; i < slots; ++i) {
@@ -415,8 +411,7 @@ Checkpoint keras::loadCheckpoint(const std::string &path,
       const Weight &w = *trainable[k / perWeight];
       if (shape != w.shape)
         h5.fail(at, "a slot of weight '" + w.name + "' " +
-                        shapeToString(w.shape) + " is " +
-                        shapeToString(shape));
+                        shapeToString(w.shape) + " is " + shapeToString(shape));
     } else if (!shape.empty()) {
       h5.fail(at, "an optimizer-wide slot must be a scalar, found " +
                       shapeToString(shape));

@@ -34,12 +34,12 @@
 #ifndef KCC_FRONTEND_TRAINING_TRAINER_H
 #define KCC_FRONTEND_TRAINING_TRAINER_H
 
+#include "engine/Executable.h"
 #include "frontend/Model.h"
 #include "frontend/training/Callbacks.h"
 #include "frontend/training/DataSource.h"
 #include "passes/TrainingConfig.h"
 #include "runtime/data/Dataset.h"
-#include "engine/Executable.h"
 
 #include <map>
 #include <memory>

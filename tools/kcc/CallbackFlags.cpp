@@ -158,13 +158,14 @@ driver::parseReduceLROnPlateau(const std::string &value) {
 llvm::Expected<ModelCheckpoint::Options>
 driver::parseModelCheckpoint(const std::string &value) {
   ModelCheckpoint::Options o;
-  Setters s = {{"filepath", text(o.filepath)},
-               {"monitor", text(o.monitor)},
-               {"verbose", level(o.verbose)},
-               {"save_best_only", boolean(o.saveBestOnly)},
-               {"save_weights_only", boolean(o.saveWeightsOnly)},
-               {"mode", mode(o.mode)},
-               {"initial_value_threshold", optionalReal(o.initialValueThreshold)}};
+  Setters s = {
+      {"filepath", text(o.filepath)},
+      {"monitor", text(o.monitor)},
+      {"verbose", level(o.verbose)},
+      {"save_best_only", boolean(o.saveBestOnly)},
+      {"save_weights_only", boolean(o.saveWeightsOnly)},
+      {"mode", mode(o.mode)},
+      {"initial_value_threshold", optionalReal(o.initialValueThreshold)}};
   if (llvm::Error e = applyPairs("checkpoint", value, s))
     return std::move(e);
   if (o.filepath.empty())

@@ -2,8 +2,8 @@
 
 #include "ModelLoader.h"
 
-#include "frontend/models/ReferenceModels.h"
 #include "frontend/keras/KerasImporter.h"
+#include "frontend/models/ReferenceModels.h"
 #include "runtime/Error.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -52,8 +52,8 @@ llvm::Expected<LoadedModel> driver::loadModel(const ModelSource &source) {
       if (!llvm::sys::fs::exists(source.input))
         return makeError("cannot open input file '" + source.input +
                          "': No such file or directory");
-      loaded = loadedFromImport(keras::importFile(source.input, source.seed),
-                                "");
+      loaded =
+          loadedFromImport(keras::importFile(source.input, source.seed), "");
     }
   } catch (const Error &e) {
     return makeError(e.what());
@@ -65,7 +65,7 @@ llvm::Expected<LoadedModel> driver::loadModel(const ModelSource &source) {
 }
 
 LoadedModel driver::loadedFromImport(keras::ImportedModel imported,
-                                    const std::string &name) {
+                                     const std::string &name) {
   LoadedModel loaded;
   loaded.model = std::move(imported.model);
   if (imported.training)

@@ -209,11 +209,11 @@ cl::opt<int> workers("workers",
                      cl::desc("Threads reading batches ahead of the step "
                               "(default 1; 0 reads them in the loop)"),
                      cl::init(1), cl::cat(runCategory), cl::sub(trainCommand));
-cl::opt<std::string> csvLog(
-    "csv-log",
-    cl::desc("CSVLogger: one row per epoch (epoch, then the logs' keys "
-             "sorted) to FILE"),
-    cl::value_desc("file"), cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<std::string>
+    csvLog("csv-log",
+           cl::desc("CSVLogger: one row per epoch (epoch, then the logs' keys "
+                    "sorted) to FILE"),
+           cl::value_desc("file"), cl::cat(runCategory), cl::sub(trainCommand));
 cl::opt<bool> csvAppend("csv-append",
                         cl::desc("Append to the --csv-log file (Keras's "
                                  "append=True)"),
@@ -307,14 +307,15 @@ cl::opt<std::string> predictOutput(
              "(one array per output layer name)"),
     cl::value_desc("file"), cl::Required, cl::cat(predictCategory),
     cl::sub(predictCommand));
-cl::opt<kcc::ExecMode> predictMode(
-    "mode", cl::desc("How the model runs"), cl::init(kcc::ExecMode::Compiled),
-    cl::values(clEnumValN(kcc::ExecMode::Compiled, "compiled",
-                          "JIT-compiled (default)"),
-               clEnumValN(kcc::ExecMode::Interpreted, "interpreted",
-                          "op by op")),
-    cl::cat(predictCategory), cl::sub(predictCommand),
-    cl::sub(evaluateCommand));
+cl::opt<kcc::ExecMode>
+    predictMode("mode", cl::desc("How the model runs"),
+                cl::init(kcc::ExecMode::Compiled),
+                cl::values(clEnumValN(kcc::ExecMode::Compiled, "compiled",
+                                      "JIT-compiled (default)"),
+                           clEnumValN(kcc::ExecMode::Interpreted, "interpreted",
+                                      "op by op")),
+                cl::cat(predictCategory), cl::sub(predictCommand),
+                cl::sub(evaluateCommand));
 
 void printVersion(llvm::raw_ostream &os) {
   os << "kcc " KCC_VERSION " (MLIR/LLVM " LLVM_VERSION_STRING ", oneDNN "
@@ -382,7 +383,8 @@ std::optional<std::string> checkNumericFlags() {
     return "--lr must be a positive finite number, got " + value.str();
   }
   if (optLevel > 3)
-    return "-O" + std::to_string(optLevel) + ": the optimization level is 0 to 3";
+    return "-O" + std::to_string(optLevel) +
+           ": the optimization level is 0 to 3";
   return std::nullopt;
 }
 
@@ -419,9 +421,8 @@ Command kcc::driver::parseCommandLine(int argc, char **argv) {
         "pipeline, LLVM's -O<n> and machine-code emission, the JIT link and "
         "the compile cache (every command)");
   }
-  for (cl::SubCommand *sub :
-       {&cl::SubCommand::getTopLevel(), &trainCommand, &benchCommand,
-        &predictCommand, &evaluateCommand})
+  for (cl::SubCommand *sub : {&cl::SubCommand::getTopLevel(), &trainCommand,
+                              &benchCommand, &predictCommand, &evaluateCommand})
     hideLibraryOptions(*sub);
   cl::ParseCommandLineOptions(
       argc, argv,

@@ -358,8 +358,7 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   Trainer trainer(*loaded->model, *training);
   if (resumeState) {
     try {
-      trainer.restoreOptimizerState(resumeState->slots,
-                                    resumeState->iterations,
+      trainer.restoreOptimizerState(resumeState->slots, resumeState->iterations,
                                     resumeState->learningRate);
     } catch (const Error &e) {
       throw Error(config.resume +
@@ -442,9 +441,9 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   }
   if (!config.saveWeights.empty()) {
     saveModel(*loaded, *training, exe, finished, config.saveWeights, true);
-    llvm::outs() << "kcc: saved the weights to " << config.saveWeights
-                 << " (" << sizeText(config.saveWeights) << ", epoch "
-                 << finished << ", " << exe.iterations() << " steps)\n";
+    llvm::outs() << "kcc: saved the weights to " << config.saveWeights << " ("
+                 << sizeText(config.saveWeights) << ", epoch " << finished
+                 << ", " << exe.iterations() << " steps)\n";
   }
   // Class scores against integer labels: the accuracy a Keras user checks,
   // whether or not the model logs it as a metric.
@@ -535,8 +534,7 @@ int driver::runTrain(const TrainConfig &config) {
       (!config.source.input.empty() || !config.source.builtin.empty()))
     return fail("--resume " + config.resume +
                 " is the model: give no model file or --model with it");
-  if (!config.save.empty() &&
-      !llvm::StringRef(config.save).ends_with(".keras"))
+  if (!config.save.empty() && !llvm::StringRef(config.save).ends_with(".keras"))
     return fail("--save " + config.save +
                 ": the file name must end in .keras (as Keras requires)");
   if (!config.saveWeights.empty() &&
