@@ -24,11 +24,19 @@ Keras orders by depth, not by call; their Keras 3 config is generated)
      loads them with Keras's model.load_weights: the same weights;
   7. `kcc evaluate` against Keras's model.evaluate on the same data.
 
+And one model trained by `kcc train --save` itself with AdamW, global
+clipping and a CosineDecay schedule (the optimizers fixture, its schedule
+overridden by --lr-schedule so the rate stays above 0): Keras must load
+the optimizer (its 1 + 2 per weight variables, no learning_rate under a
+schedule) with kcc's values, predict the same, and one more epoch of
+train_on_batch in Keras must equal `kcc train --resume` of that epoch.
+
 Run from the throwaway venv (not needed by the tests):
 
   KERAS_BACKEND=jax JAX_PLATFORMS=cpu /tmp/kerasvenv/bin/python \\
       scripts/keras-roundtrip.py build/bin
 """
+import io
 import json
 import os
 import subprocess
@@ -134,6 +142,49 @@ def check(model_arg, bindir, tmp, data, held_out):
     return ok
 
 
+def check_train_save(bindir, tmp, data):
+    """kcc train --save with AdamW + CosineDecay; Keras loads and resumes."""
+    kcc = os.path.join(bindir, "kcc")
+    spec = os.path.join(ROOT, "tests", "fixtures", "keras", "optimizers",
+                        "adamw_cosine_global_clipnorm.keras")
+    first = os.path.join(tmp, "adamw.keras")
+    second = os.path.join(tmp, "adamw-2.keras")
+    schedule = "CosineDecay(initial_learning_rate=0.01,decay_steps=100,alpha=0.1)"
+    run(kcc, "train", spec, "--data", data, "--batch", BATCH, "--epochs", 1,
+        "--shuffle=false", "--verbose", 0, "--lr-schedule", schedule,
+        "--save", first)
+    run(kcc, "train", "--resume", first, "--data", data, "--batch", BATCH,
+        "--epochs", 2, "--shuffle=false", "--verbose", 0, "--save", second)
+    model = keras.saving.load_model(first)
+    opt = model.optimizer
+    with zipfile.ZipFile(first) as z:
+        with h5py.File(io.BytesIO(z.read("model.weights.h5")), "r") as h:
+            g = h["optimizer/vars"]
+            saved = [g[str(i)][()] for i in range(len(g))]
+    slots = max(float(np.max(np.abs(np.asarray(v.numpy(), np.float64) -
+                                    np.asarray(s, np.float64))))
+                for v, s in zip(opt.variables, saved))
+    d = np.load(data)
+    x, y = d["x"], d["y"]
+    steps = int(opt.iterations.numpy())
+    for i in range(0, len(x), BATCH):
+        model.train_on_batch(x[i:i + BATCH], y[i:i + BATCH])
+    resumed = keras.saving.load_model(second)
+    dw = max(float(np.max(np.abs(a - b)))
+             for a, b in zip(model.get_weights(), resumed.get_weights()))
+    ok = (type(opt).__name__ == "AdamW" and
+          type(opt._learning_rate).__name__ == "CosineDecay" and
+          len(opt.variables) == len(saved) and slots == 0 and dw <= 1e-5 and
+          int(opt.iterations.numpy()) ==
+          int(resumed.optimizer.iterations.numpy()))
+    print(f"kcc train --save (AdamW, CosineDecay, global_clipnorm)  "
+          f"{len(saved)} optimizer variables, {steps} steps  "
+          f"slots max|kcc-keras| {slots:.1e}  after one more epoch "
+          f"(--resume vs train_on_batch) max|dw| {dw:.2e}  "
+          f"{'OK' if ok else 'FAIL'}")
+    return ok
+
+
 def main():
     bindir = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
                              os.path.join(ROOT, "build", "bin"))
@@ -155,6 +206,7 @@ def main():
                                "mlp_keras2.h5"),
                   "builtin:cnn", "builtin:residual", "builtin:branches"]:
             ok = check(m, bindir, tmp, data, held_out) and ok
+        ok = check_train_save(bindir, tmp, data) and ok
     sys.exit(0 if ok else 1)
 
 

@@ -325,19 +325,93 @@ json::Object functionalConfig(Model &model) {
       {"build_config", json::Object{{"input_shape", nullptr}}}};
 }
 
+/// A keras.optimizers.schedules object as Keras 3 serializes it.
+json::Object scheduleConfig(const LearningRateSchedule &s) {
+  using SK = ScheduleKind;
+  json::Object c;
+  std::string cls, name;
+  switch (s.kind) {
+  case SK::ExponentialDecay:
+  case SK::InverseTimeDecay:
+    cls = name = s.kind == SK::ExponentialDecay ? "ExponentialDecay"
+                                                : "InverseTimeDecay";
+    c = json::Object{{"initial_learning_rate", s.initialLearningRate},
+                     {"decay_steps", s.decaySteps},
+                     {"decay_rate", s.decayRate},
+                     {"staircase", s.staircase}};
+    break;
+  case SK::PiecewiseConstantDecay: {
+    cls = "PiecewiseConstantDecay";
+    name = "PiecewiseConstant";
+    json::Array boundaries, values;
+    for (double b : s.boundaries)
+      boundaries.push_back(b);
+    for (double v : s.values)
+      values.push_back(v);
+    c = json::Object{{"boundaries", std::move(boundaries)},
+                     {"values", std::move(values)}};
+    break;
+  }
+  case SK::PolynomialDecay:
+    cls = name = "PolynomialDecay";
+    c = json::Object{{"initial_learning_rate", s.initialLearningRate},
+                     {"decay_steps", s.decaySteps},
+                     {"end_learning_rate", s.endLearningRate},
+                     {"power", s.power},
+                     {"cycle", s.cycle}};
+    break;
+  case SK::CosineDecay:
+    cls = name = "CosineDecay";
+    c = json::Object{{"initial_learning_rate", s.initialLearningRate},
+                     {"decay_steps", s.decaySteps},
+                     {"alpha", s.alpha},
+                     {"warmup_target", s.warmupTarget
+                                           ? json::Value(*s.warmupTarget)
+                                           : json::Value(nullptr)},
+                     {"warmup_steps", s.warmupSteps}};
+    break;
+  case SK::CosineDecayRestarts:
+    cls = "CosineDecayRestarts";
+    name = "SGDRDecay";
+    c = json::Object{{"initial_learning_rate", s.initialLearningRate},
+                     {"first_decay_steps", s.decaySteps},
+                     {"t_mul", s.tMul},
+                     {"m_mul", s.mMul},
+                     {"alpha", s.alpha}};
+    break;
+  }
+  c["name"] = name;
+  return json::Object{{"module", "keras.optimizers.schedules"},
+                      {"class_name", cls},
+                      {"config", std::move(c)},
+                      {"registered_name", nullptr}};
+}
+
+/// Keras 3's optimizer config: the base keys (BaseOptimizer.get_config),
+/// then the class's own, as Keras writes them. Clipping 0 is Keras's None.
 json::Object optimizerConfig(const OptimizerConfig &opt) {
-  json::Object c{{"name", optimizerName(opt.kind).str()},
-                 {"learning_rate", opt.resolvedLearningRate()},
-                 {"weight_decay", nullptr},
-                 {"clipnorm", nullptr},
-                 {"global_clipnorm", nullptr},
-                 {"clipvalue", nullptr},
+  auto orNull = [](double v) {
+    return v != 0 ? json::Value(v) : json::Value(nullptr);
+  };
+  json::Value weightDecay = nullptr;
+  if (opt.weightDecay)
+    weightDecay = *opt.weightDecay;
+  else if (opt.kind == OptimizerKind::AdamW)
+    weightDecay = opt.resolvedWeightDecay();
+  json::Value lr = opt.schedule ? json::Value(scheduleConfig(*opt.schedule))
+                                : json::Value(opt.resolvedLearningRate());
+  json::Object c{{"learning_rate", std::move(lr)},
+                 {"weight_decay", std::move(weightDecay)},
+                 {"clipnorm", orNull(opt.clipnorm)},
+                 {"global_clipnorm", orNull(opt.globalClipnorm)},
+                 {"clipvalue", orNull(opt.clipvalue)},
                  {"use_ema", false},
                  {"ema_momentum", 0.99},
                  {"ema_overwrite_frequency", nullptr},
                  {"loss_scale_factor", nullptr},
                  {"gradient_accumulation_steps", nullptr}};
-  std::string cls;
+  double beta2 = opt.beta2 ? *opt.beta2 : opt.resolvedBeta2();
+  std::string cls, name;
   switch (opt.kind) {
   case OptimizerKind::SGD:
     cls = "SGD";
@@ -345,9 +419,10 @@ json::Object optimizerConfig(const OptimizerConfig &opt) {
     c["nesterov"] = opt.nesterov;
     break;
   case OptimizerKind::Adam:
-    cls = "Adam";
+  case OptimizerKind::AdamW:
+    cls = opt.kind == OptimizerKind::Adam ? "Adam" : "AdamW";
     c["beta_1"] = opt.beta1;
-    c["beta_2"] = opt.beta2;
+    c["beta_2"] = beta2;
     c["epsilon"] = opt.epsilon;
     c["amsgrad"] = false;
     break;
@@ -358,10 +433,29 @@ json::Object optimizerConfig(const OptimizerConfig &opt) {
     c["epsilon"] = opt.epsilon;
     c["centered"] = false;
     break;
-  default:
+  case OptimizerKind::Adagrad:
+    cls = "Adagrad";
+    c["initial_accumulator_value"] = opt.initialAccumulatorValue;
+    c["epsilon"] = opt.epsilon;
+    break;
+  case OptimizerKind::Nadam:
+  case OptimizerKind::Adamax:
+    cls = opt.kind == OptimizerKind::Nadam ? "Nadam" : "Adamax";
+    c["beta_1"] = opt.beta1;
+    c["beta_2"] = beta2;
+    c["epsilon"] = opt.epsilon;
+    break;
+  case OptimizerKind::Lion:
+    cls = "Lion";
+    c["beta_1"] = opt.beta1;
+    c["beta_2"] = beta2;
+    break;
+  }
+  if (cls.empty())
     throw Error("optimizer '" + optimizerName(opt.kind).str() +
                 "' has no Keras config to save");
-  }
+  // Keras's default name: the class in snake case (AdamW: adam_w).
+  c["name"] = toSnakeCase(cls);
   return json::Object{{"module", "keras.optimizers"},
                       {"class_name", cls},
                       {"config", std::move(c)},

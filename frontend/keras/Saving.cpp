@@ -12,6 +12,7 @@
 #include "frontend/keras/Hdf5.h"
 #include "frontend/keras/Hdf5Writer.h"
 #include "frontend/keras/ModelSpec.h"
+#include "passes/Optimizers.h"
 #include "runtime/data/AtomicFile.h"
 #include "runtime/data/ZipWriter.h"
 
@@ -55,7 +56,7 @@ std::string metadataJson(Model &model, const ModelState &state) {
 /// Fails unless `state` fits `model`: one array per weight, each of the
 /// weight's shape and dtype; slots per trainable weight likewise.
 void checkState(Model &model, const ModelState &state,
-                const std::string &source) {
+                const OptimizerConfig *optimizer, const std::string &source) {
   std::vector<Parameter> params = model.parameters();
   if (state.weights.size() != params.size())
     throw Error(source + ": " + std::to_string(state.weights.size()) +
@@ -75,12 +76,16 @@ void checkState(Model &model, const ModelState &state,
   if (!state.optimizer)
     return;
   const std::vector<NDArray> &slots = state.optimizer->slots;
-  if (trainable.empty() ? !slots.empty() : slots.size() % trainable.size())
+  // Optimizer-wide slots (Nadam's u_product) follow the per-weight ones.
+  size_t globals = optimizer ? globalSlotSpecs(*optimizer).size() : 0;
+  size_t perWeightSlots = slots.size() < globals ? 1 : slots.size() - globals;
+  if (trainable.empty() ? perWeightSlots != 0
+                        : perWeightSlots % trainable.size())
     throw Error(source + ": " + std::to_string(slots.size()) +
                 " optimizer slots for " + std::to_string(trainable.size()) +
                 " trainable weights");
-  size_t perWeight = trainable.empty() ? 0 : slots.size() / trainable.size();
-  for (size_t i = 0; i < slots.size(); ++i) {
+  size_t perWeight = trainable.empty() ? 0 : perWeightSlots / trainable.size();
+  for (size_t i = 0; i < perWeightSlots; ++i) {
     const Parameter &p = *trainable[i / perWeight];
     if (slots[i].shape() != p.value.shape())
       throw Error(source + ": optimizer slot " + std::to_string(i) + " of '" +
@@ -116,6 +121,36 @@ std::vector<size_t> kerasTrainableOrder(Model &model,
   return perm;
 }
 
+/// The one mapping from kcc's optimizer state to Keras's variables: for
+/// each of Keras's optimizer variables after `iteration` (and
+/// `learning_rate`, absent under a schedule), the index of the Executable's
+/// slot holding it. kerasStateOrder (passes/Optimizers.h) orders the slots
+/// as Keras's build() adds them (RMSprop's velocities before its momentums,
+/// Nadam's u_product last); `perm` (kerasTrainableOrder) takes Keras's
+/// trainable weights to kcc's. Without a configuration (a weights file
+/// saved with no compile config), the slots interleave per weight.
+std::vector<size_t> kerasSlotOrder(const OptimizerConfig *optimizer,
+                                   const std::vector<size_t> &perm,
+                                   size_t numSlots) {
+  size_t n = perm.size();
+  std::vector<size_t> order;
+  if (!optimizer) {
+    size_t perWeight = n ? numSlots / n : 0;
+    for (size_t t : perm)
+      for (size_t s = 0; s < perWeight; ++s)
+        order.push_back(t * perWeight + s);
+    return order;
+  }
+  size_t perWeight = slotSpecs(*optimizer).size();
+  for (unsigned k : kerasStateOrder(*optimizer, n)) {
+    if (k < n * perWeight)
+      order.push_back(perm[k / perWeight] * perWeight + k % perWeight);
+    else
+      order.push_back(k);
+  }
+  return order;
+}
+
 /// The order Keras numbers `imported`'s layers in: the spec's own for a
 /// Keras 3 config kcc keeps, else the order of the config kcc writes.
 std::vector<std::string> layerOrderOf(const ImportedModel &imported) {
@@ -124,13 +159,17 @@ std::vector<std::string> layerOrderOf(const ImportedModel &imported) {
   return keepText ? imported.specLayerOrder : kerasLayerOrder(*imported.model);
 }
 
+std::string optimizerNameOf(const std::optional<TrainingConfig> &training);
+
 /// model.weights.h5 in Keras 3's layout. `layerOrder`: Keras's
 /// model.layers by name (empty: the model's own order).
 std::string weightsImage(Model &model, const ModelState &state,
                          const std::vector<std::string> &layerOrder,
-                         const std::string &optimizerName,
+                         const std::optional<TrainingConfig> &training,
                          const std::string &source) {
-  checkState(model, state, source);
+  const OptimizerConfig *optimizer = training ? &training->optimizer : nullptr;
+  std::string optimizerName = optimizerNameOf(training);
+  checkState(model, state, optimizer, source);
   // Each layer's first weight in Model::parameters() order.
   llvm::StringMap<size_t> firstWeight;
   llvm::StringMap<const Layer *> byName;
@@ -178,16 +217,16 @@ std::string weightsImage(Model &model, const ModelState &state,
     h5.writeDataset(
         "optimizer/vars/0",
         NDArray::scalar(static_cast<double>(opt->iterations), DType::I64));
-    h5.writeDataset("optimizer/vars/1",
-                    NDArray::scalar(opt->learningRate, DType::F32));
+    // Keras has no learning_rate variable under a schedule.
+    size_t next = 1;
+    if (!optimizer || !optimizer->schedule)
+      h5.writeDataset("optimizer/vars/" + std::to_string(next++),
+                      NDArray::scalar(opt->learningRate, DType::F32));
     // kcc's slots follow Model::parameters(), Keras's its model.layers.
     std::vector<size_t> perm = kerasTrainableOrder(model, order, source);
-    size_t perWeight = perm.empty() ? 0 : opt->slots.size() / perm.size();
-    size_t next = 2;
-    for (size_t t : perm)
-      for (size_t s = 0; s < perWeight; ++s)
-        h5.writeDataset("optimizer/vars/" + std::to_string(next++),
-                        opt->slots[t * perWeight + s]);
+    for (size_t k : kerasSlotOrder(optimizer, perm, opt->slots.size()))
+      h5.writeDataset("optimizer/vars/" + std::to_string(next++),
+                      opt->slots[k]);
   }
   h5.createGroup("vars");
   h5.setStringAttr("vars", "name", model.name());
@@ -210,16 +249,11 @@ void writeArchive(const std::string &path, std::string config,
   });
 }
 
-/// Whether two configurations compile the same step (what compile_config
-/// records).
+/// Whether two configurations compile the same step: what compile_config
+/// records, every optimizer, schedule and clipping field included (the
+/// serialization is the comparison, so nothing it writes is missed).
 bool sameCompile(const TrainingConfig &a, const TrainingConfig &b) {
-  const OptimizerConfig &x = a.optimizer, &y = b.optimizer;
-  return a.loss.kind == b.loss.kind && a.loss.fromLogits == b.loss.fromLogits &&
-         a.metrics == b.metrics && x.kind == y.kind &&
-         x.resolvedLearningRate() == y.resolvedLearningRate() &&
-         x.momentum == y.momentum && x.nesterov == y.nesterov &&
-         x.beta1 == y.beta1 && x.beta2 == y.beta2 && x.epsilon == y.epsilon &&
-         x.rho == y.rho;
+  return json::Value(compileConfigJson(a)) == json::Value(compileConfigJson(b));
 }
 
 /// The imported Keras 3 config text with compile_config replaced when
@@ -247,8 +281,8 @@ void keras::saveKerasArchive(const std::string &path, Model &model,
                              const ModelState &state,
                              const std::optional<TrainingConfig> &training) {
   std::string config = kerasConfigJson(model, training);
-  std::string weights = weightsImage(
-      model, state, {}, optimizerNameOf(training), path + ":model.weights.h5");
+  std::string weights =
+      weightsImage(model, state, {}, training, path + ":model.weights.h5");
   writeArchive(path, std::move(config), metadataJson(model, state),
                std::move(weights));
 }
@@ -264,24 +298,23 @@ void keras::saveKerasArchive(const std::string &path,
       imported.kerasMajorVersion >= 3 && !imported.configJson.empty();
   std::string config = keepText ? updatedConfig(imported, effective, path)
                                 : kerasConfigJson(model, effective);
-  std::string weights =
-      weightsImage(model, state, layerOrderOf(imported),
-                   optimizerNameOf(effective), path + ":model.weights.h5");
+  std::string weights = weightsImage(model, state, layerOrderOf(imported),
+                                     effective, path + ":model.weights.h5");
   writeArchive(path, std::move(config), metadataJson(model, state),
                std::move(weights));
 }
 
 void keras::saveWeightsH5(const std::string &path, Model &model,
                           const ModelState &state) {
-  writeFileAtomically(path, weightsImage(model, state, {}, "optimizer", path));
+  writeFileAtomically(path, weightsImage(model, state, {}, std::nullopt, path));
 }
 
 void keras::saveWeightsH5(const std::string &path,
                           const ImportedModel &imported,
                           const ModelState &state) {
-  std::string name = optimizerNameOf(imported.training);
   writeFileAtomically(path, weightsImage(*imported.model, state,
-                                         layerOrderOf(imported), name, path));
+                                         layerOrderOf(imported),
+                                         imported.training, path));
 }
 
 Checkpoint keras::loadCheckpoint(const std::string &path,
@@ -323,7 +356,11 @@ Checkpoint keras::loadCheckpoint(const std::string &path,
   size_t count = 0;
   while (h5.exists("optimizer/vars/" + std::to_string(count)))
     ++count;
-  if (count < 2)
+  // iteration, learning_rate (none under a schedule), then the slots.
+  const OptimizerConfig *optimizer =
+      ckpt.imported.training ? &ckpt.imported.training->optimizer : nullptr;
+  size_t first = optimizer && optimizer->schedule ? 1 : 2;
+  if (count < first)
     return ckpt; // Built but never used: nothing to resume.
   // The step count is read from kcc's metadata ("kcc": {"iterations": N});
   // an archive Keras wrote loads without optimizer state.
@@ -331,10 +368,15 @@ Checkpoint keras::loadCheckpoint(const std::string &path,
     return ckpt;
   OptimizerState opt;
   opt.iterations = *iterations;
-  NDArray lr = h5.readFloat("optimizer/vars/1");
-  if (lr.numel() != 1)
-    h5.fail("optimizer/vars/1", "the learning rate must be a scalar");
-  opt.learningRate = lr.toVector()[0];
+  if (first == 1) {
+    // No learning_rate variable: the schedule computes it in the step.
+    opt.learningRate = optimizer->schedule->initialValue();
+  } else {
+    NDArray lr = h5.readFloat("optimizer/vars/1");
+    if (lr.numel() != 1)
+      h5.fail("optimizer/vars/1", "the learning rate must be a scalar");
+    opt.learningRate = lr.toVector()[0];
+  }
   // The file holds the slots in Keras's order (its config's layer order);
   // the Executable wants Model::parameters() order.
   Model &model = *ckpt.imported.model;
@@ -345,22 +387,36 @@ Checkpoint keras::loadCheckpoint(const std::string &path,
         trainable.push_back(&w);
   std::vector<size_t> perm =
       kerasTrainableOrder(model, ckpt.imported.specLayerOrder, source);
-  size_t slots = count - 2;
-  if (trainable.empty() ? slots != 0 : slots % trainable.size() != 0)
+  size_t slots = count - first;
+  size_t globals = optimizer ? globalSlotSpecs(*optimizer).size() : 0;
+  size_t perWeight = optimizer
+                         ? slotSpecs(*optimizer).size()
+                         : (trainable.empty() ? 0 : slots / trainable.size());
+  if (slots != trainable.size() * perWeight + globals)
     h5.fail("optimizer/vars",
             std::to_string(slots) + " optimizer slots for a model with " +
-                std::to_string(trainable.size()) + " trainable weights");
-  size_t perWeight = trainable.empty() ? 0 : slots / trainable.size();
+                std::to_string(trainable.size()) + " trainable weights" +
+                (optimizer
+                     ? " and " + optimizerNameOf(ckpt.imported.training) +
+                           " (" + std::to_string(perWeight) + " per weight, " +
+                           std::to_string(globals) + " global)"
+                     : std::string()));
+  std::vector<size_t> order = kerasSlotOrder(optimizer, perm, slots);
   opt.slots.resize(slots);
   for (size_t i = 0; i < slots; ++i) {
-    std::string at = "optimizer/vars/" + std::to_string(i + 2);
-    size_t t = perm[i / perWeight];
-    const Weight &w = *trainable[t];
+    std::string at = "optimizer/vars/" + std::to_string(i + first);
+    size_t k = order[i];
     Shape shape = h5.datasetShape(at);
-    if (shape != w.shape)
-      h5.fail(at, "a slot of weight '" + w.name + "' " +
-                      shapeToString(w.shape) + " is " + shapeToString(shape));
-    opt.slots[t * perWeight + i % perWeight] = h5.readFloat(at);
+    if (k < trainable.size() * perWeight) {
+      const Weight &w = *trainable[k / perWeight];
+      if (shape != w.shape)
+        h5.fail(at, "a slot of weight '" + w.name + "' " +
+                        shapeToString(w.shape) + " is " + shapeToString(shape));
+    } else if (!shape.empty()) {
+      h5.fail(at, "an optimizer-wide slot must be a scalar, found " +
+                      shapeToString(shape));
+    }
+    opt.slots[k] = h5.readFloat(at);
   }
   ckpt.optimizer = std::move(opt);
   return ckpt;

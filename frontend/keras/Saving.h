@@ -19,10 +19,10 @@
 //   model.weights.h5  layers/<snake_case class>[_N]/vars/<i> per layer in
 //                     model.layers order, the "name" attribute on each
 //                     vars/ group; optimizer/vars/<i> in Keras's order
-//                     (iterations, learning_rate, then for each trainable
-//                     weight its slots: Adam's momentum and velocity,
-//                     RMSprop's velocity [and momentum], SGD's momentum),
-//                     which is kcc's Executable::getOptimizerState order.
+//                     (iterations, learning_rate unless a schedule sets
+//                     it, then the slots as Keras's build() adds them:
+//                     kerasStateOrder in passes/Optimizers.h, over the
+//                     trainable weights in Keras's layer order).
 //
 // Every write goes to a temporary file next to the destination, renamed
 // over it when complete (runtime/data/AtomicFile.h): a kill or an error

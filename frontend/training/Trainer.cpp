@@ -72,6 +72,16 @@ int64_t Trainer::iterations() const {
   return active_ ? active_->iterations() : 0;
 }
 
+void Trainer::restoreOptimizerState(const std::vector<NDArray> &slots,
+                                    int64_t iterations, double learningRate) {
+  learningRate_ = learningRate;
+  Executable &exe = stepFor(config_.batch);
+  exe.setWeights(model_.getWeights());
+  exe.setOptimizerState(slots);
+  exe.setIterations(iterations);
+  exe.setLearningRate(learningRate);
+}
+
 ExecStats Trainer::stats() const {
   ExecStats s;
   s.mode = config_.mode;

@@ -34,12 +34,12 @@
 #ifndef KCC_FRONTEND_TRAINING_TRAINER_H
 #define KCC_FRONTEND_TRAINING_TRAINER_H
 
+#include "engine/Executable.h"
 #include "frontend/Model.h"
 #include "frontend/training/Callbacks.h"
 #include "frontend/training/DataSource.h"
 #include "passes/TrainingConfig.h"
 #include "runtime/data/Dataset.h"
-#include "engine/Executable.h"
 
 #include <map>
 #include <memory>
@@ -116,6 +116,12 @@ public:
   std::vector<NDArray> getWeights();
   void setWeights(const std::vector<NDArray> &values);
   int64_t iterations() const;
+  /// Resumes from saved optimizer state (Executable::getOptimizerState()
+  /// order), step count and learning rate: builds the full batch's step
+  /// now and hands them to it; the next fit() continues from them (the
+  /// weights are the model's, as always).
+  void restoreOptimizerState(const std::vector<NDArray> &slots,
+                             int64_t iterations, double learningRate);
   const TrainingConfig &config() const { return config_; }
   /// The input and target every step takes, at `batch` rows.
   TensorSpec inputSpec(int64_t batch);

@@ -154,3 +154,32 @@ driver::parseReduceLROnPlateau(const std::string &value) {
                                                  pythonFloatRepr(o.factor));
   return o;
 }
+
+llvm::Expected<ModelCheckpoint::Options>
+driver::parseModelCheckpoint(const std::string &value) {
+  ModelCheckpoint::Options o;
+  Setters s = {
+      {"filepath", text(o.filepath)},
+      {"monitor", text(o.monitor)},
+      {"verbose", level(o.verbose)},
+      {"save_best_only", boolean(o.saveBestOnly)},
+      {"save_weights_only", boolean(o.saveWeightsOnly)},
+      {"mode", mode(o.mode)},
+      {"initial_value_threshold", optionalReal(o.initialValueThreshold)}};
+  if (llvm::Error e = applyPairs("checkpoint", value, s))
+    return std::move(e);
+  if (o.filepath.empty())
+    return flagError("checkpoint", "needs filepath=PATTERN (e.g. "
+                                   "filepath=ckpt-{epoch:02d}.keras)");
+  llvm::StringRef path(o.filepath);
+  if (o.saveWeightsOnly && !path.ends_with(".weights.h5"))
+    return flagError("checkpoint", "with save_weights_only=true the filepath "
+                                   "must end in .weights.h5, got '" +
+                                       o.filepath + "'");
+  if (!o.saveWeightsOnly && !path.ends_with(".keras"))
+    return flagError("checkpoint", "the filepath must end in .keras (or "
+                                   ".weights.h5 with save_weights_only=true), "
+                                   "got '" +
+                                       o.filepath + "'");
+  return o;
+}

@@ -8,6 +8,9 @@
 //                    start_from_epoch=0,verbose=1
 //   --reduce-lr-on-plateau=monitor=val_loss,factor=0.5,patience=2,
 //                    min_delta=0.0001,cooldown=1,min_lr=1e-5,mode=auto
+//   --checkpoint=filepath=ckpt-{epoch:02d}.keras,monitor=val_loss,
+//                    save_best_only=true,save_weights_only=false,mode=auto,
+//                    initial_value_threshold=0.5,verbose=1
 //
 // An empty value (`--early-stopping`) takes every default. Errors name the
 // flag and the key.
@@ -30,6 +33,10 @@ llvm::Expected<EarlyStopping::Options>
 parseEarlyStopping(const std::string &value);
 llvm::Expected<ReduceLROnPlateau::Options>
 parseReduceLROnPlateau(const std::string &value);
+/// filepath is required (a value holding no comma); the suffix is checked
+/// as Keras checks it (.keras, or .weights.h5 with save_weights_only).
+llvm::Expected<ModelCheckpoint::Options>
+parseModelCheckpoint(const std::string &value);
 
 } // namespace driver
 } // namespace kcc

@@ -2,8 +2,8 @@
 
 #include "ModelLoader.h"
 
-#include "frontend/models/ReferenceModels.h"
 #include "frontend/keras/KerasImporter.h"
+#include "frontend/models/ReferenceModels.h"
 #include "runtime/Error.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -52,12 +52,8 @@ llvm::Expected<LoadedModel> driver::loadModel(const ModelSource &source) {
       if (!llvm::sys::fs::exists(source.input))
         return makeError("cannot open input file '" + source.input +
                          "': No such file or directory");
-      keras::ImportedModel imported =
-          keras::importFile(source.input, source.seed);
-      loaded.model = std::move(imported.model);
-      if (imported.training)
-        loaded.training = std::move(*imported.training);
-      loaded.trainingError = std::move(imported.trainingError);
+      loaded =
+          loadedFromImport(keras::importFile(source.input, source.seed), "");
     }
   } catch (const Error &e) {
     return makeError(e.what());
@@ -65,6 +61,18 @@ llvm::Expected<LoadedModel> driver::loadModel(const ModelSource &source) {
   loaded.name = source.builtin.empty()
                     ? llvm::sys::path::stem(source.input).str()
                     : source.builtin;
+  return loaded;
+}
+
+LoadedModel driver::loadedFromImport(keras::ImportedModel imported,
+                                     const std::string &name) {
+  LoadedModel loaded;
+  loaded.model = std::move(imported.model);
+  if (imported.training)
+    loaded.training = *imported.training;
+  loaded.trainingError = imported.trainingError;
+  loaded.name = name;
+  loaded.imported = std::move(imported);
   return loaded;
 }
 

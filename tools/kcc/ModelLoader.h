@@ -16,6 +16,7 @@
 #include "Options.h"
 
 #include "frontend/Model.h"
+#include "frontend/keras/KerasImporter.h"
 #include "passes/TrainingConfig.h"
 
 #include "llvm/Support/Error.h"
@@ -35,7 +36,15 @@ struct LoadedModel {
   std::string trainingError;
   /// "mlp", or the file name: what diagnostics and headers call it.
   std::string name;
+  /// For a Keras file: what the importer read besides the model (its
+  /// `model` moved into `model` above), so that saving keeps the original
+  /// config (docs/saving.md). Absent for the reference models.
+  std::optional<keras::ImportedModel> imported;
 };
+
+/// The LoadedModel of an imported model (a file or a checkpoint).
+LoadedModel loadedFromImport(keras::ImportedModel imported,
+                             const std::string &name);
 
 /// Whether `source` names a .mlir file (or stdin) rather than a model.
 bool isMlirInput(const ModelSource &source);

@@ -209,11 +209,11 @@ cl::opt<int> workers("workers",
                      cl::desc("Threads reading batches ahead of the step "
                               "(default 1; 0 reads them in the loop)"),
                      cl::init(1), cl::cat(runCategory), cl::sub(trainCommand));
-cl::opt<std::string> csvLog(
-    "csv-log",
-    cl::desc("CSVLogger: one row per epoch (epoch, then the logs' keys "
-             "sorted) to FILE"),
-    cl::value_desc("file"), cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<std::string>
+    csvLog("csv-log",
+           cl::desc("CSVLogger: one row per epoch (epoch, then the logs' keys "
+                    "sorted) to FILE"),
+           cl::value_desc("file"), cl::cat(runCategory), cl::sub(trainCommand));
 cl::opt<bool> csvAppend("csv-append",
                         cl::desc("Append to the --csv-log file (Keras's "
                                  "append=True)"),
@@ -231,6 +231,30 @@ cl::opt<std::string> reduceLrOnPlateau(
              "patience, min_delta, cooldown, min_lr, mode, verbose"),
     cl::value_desc("key=value,..."), cl::ValueOptional, cl::cat(runCategory),
     cl::sub(trainCommand));
+cl::opt<std::string> checkpointFlag(
+    "checkpoint",
+    cl::desc("ModelCheckpoint with Keras's arguments: filepath (required; "
+             "{epoch:02d}, {val_loss:.4f}, ...), monitor, save_best_only, "
+             "save_weights_only, mode, initial_value_threshold, verbose"),
+    cl::value_desc("filepath=PATTERN,key=value,..."), cl::ValueOptional,
+    cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<std::string> saveFlag(
+    "save",
+    cl::desc("After training, save the model, its optimizer state and the "
+             "epoch to a Keras 3 .keras archive"),
+    cl::value_desc("OUT.keras"), cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<std::string> saveWeightsFlag(
+    "save-weights",
+    cl::desc("After training, save the weights (and optimizer variables) as "
+             "Keras 3's model.save_weights() does"),
+    cl::value_desc("OUT.weights.h5"), cl::cat(runCategory),
+    cl::sub(trainCommand));
+cl::opt<std::string> resumeFlag(
+    "resume",
+    cl::desc("Resume training from a .keras checkpoint kcc saved (the "
+             "model, weights, optimizer state, step count; starts at its "
+             "epoch: --epochs is the total, as Keras's epochs)"),
+    cl::value_desc("CKPT.keras"), cl::cat(runCategory), cl::sub(trainCommand));
 cl::opt<std::string>
     dataDir("data-dir",
             cl::desc("Folder of the dataset's files (default: Debian's)"),
@@ -283,14 +307,15 @@ cl::opt<std::string> predictOutput(
              "(one array per output layer name)"),
     cl::value_desc("file"), cl::Required, cl::cat(predictCategory),
     cl::sub(predictCommand));
-cl::opt<kcc::ExecMode> predictMode(
-    "mode", cl::desc("How the model runs"), cl::init(kcc::ExecMode::Compiled),
-    cl::values(clEnumValN(kcc::ExecMode::Compiled, "compiled",
-                          "JIT-compiled (default)"),
-               clEnumValN(kcc::ExecMode::Interpreted, "interpreted",
-                          "op by op")),
-    cl::cat(predictCategory), cl::sub(predictCommand),
-    cl::sub(evaluateCommand));
+cl::opt<kcc::ExecMode>
+    predictMode("mode", cl::desc("How the model runs"),
+                cl::init(kcc::ExecMode::Compiled),
+                cl::values(clEnumValN(kcc::ExecMode::Compiled, "compiled",
+                                      "JIT-compiled (default)"),
+                           clEnumValN(kcc::ExecMode::Interpreted, "interpreted",
+                                      "op by op")),
+                cl::cat(predictCategory), cl::sub(predictCommand),
+                cl::sub(evaluateCommand));
 
 void printVersion(llvm::raw_ostream &os) {
   os << "kcc " KCC_VERSION " (MLIR/LLVM " LLVM_VERSION_STRING ", oneDNN "
@@ -358,7 +383,8 @@ std::optional<std::string> checkNumericFlags() {
     return "--lr must be a positive finite number, got " + value.str();
   }
   if (optLevel > 3)
-    return "-O" + std::to_string(optLevel) + ": the optimization level is 0 to 3";
+    return "-O" + std::to_string(optLevel) +
+           ": the optimization level is 0 to 3";
   return std::nullopt;
 }
 
@@ -395,9 +421,8 @@ Command kcc::driver::parseCommandLine(int argc, char **argv) {
         "pipeline, LLVM's -O<n> and machine-code emission, the JIT link and "
         "the compile cache (every command)");
   }
-  for (cl::SubCommand *sub :
-       {&cl::SubCommand::getTopLevel(), &trainCommand, &benchCommand,
-        &predictCommand, &evaluateCommand})
+  for (cl::SubCommand *sub : {&cl::SubCommand::getTopLevel(), &trainCommand,
+                              &benchCommand, &predictCommand, &evaluateCommand})
     hideLibraryOptions(*sub);
   cl::ParseCommandLineOptions(
       argc, argv,
@@ -480,6 +505,11 @@ TrainConfig kcc::driver::getTrainConfig() {
     c.earlyStopping = earlyStopping.getValue();
   if (reduceLrOnPlateau.getNumOccurrences())
     c.reduceLrOnPlateau = reduceLrOnPlateau.getValue();
+  if (checkpointFlag.getNumOccurrences())
+    c.checkpoint = checkpointFlag.getValue();
+  c.save = saveFlag;
+  c.saveWeights = saveWeightsFlag;
+  c.resume = resumeFlag;
   return c;
 }
 

@@ -81,6 +81,14 @@ struct TrainConfig {
   /// The raw key=value lists of --early-stopping and
   /// --reduce-lr-on-plateau (CallbackFlags.h parses them); unset if absent.
   std::optional<std::string> earlyStopping, reduceLrOnPlateau;
+  /// --checkpoint's key=value list (ModelCheckpoint); unset if absent.
+  std::optional<std::string> checkpoint;
+  /// After training: the .keras archive and the .weights.h5 file to write
+  /// (empty: none).
+  std::string save, saveWeights;
+  /// A .keras checkpoint to resume from (weights, optimizer state, step
+  /// count, and the epoch to start at); it is the model then.
+  std::string resume;
 };
 
 struct BenchConfig {

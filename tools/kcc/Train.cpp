@@ -15,6 +15,12 @@
 // bundled Fashion-MNIST, a .npz archive or a folder of memory-mapped .npy
 // files, checked against the step before anything runs (UserData.h).
 //
+// --save and --save-weights write the trained model (frontend/keras/
+// Saving.h), --checkpoint is ModelCheckpoint over the same writer, and
+// --resume continues from a .keras checkpoint: its weights, optimizer
+// state, step count, and its epoch as Keras's initial_epoch. Every output
+// path is checked writable before anything is loaded or trained.
+//
 // --mode=both trains twice from the same initial weights on the same
 // batches, compiled then interpreted, and compares the runs; one run finite
 // where the other is not is an error.
@@ -28,13 +34,18 @@
 
 #include "engine/NumericsCheck.h"
 #include "frontend/Trace.h"
+#include "frontend/keras/Saving.h"
+#include "frontend/training/Checkpoint.h"
 #include "frontend/training/Jit.h"
 #include "frontend/training/Trainer.h"
 #include "frontend/training/UserData.h"
 #include "runtime/Error.h"
+#include "runtime/data/AtomicFile.h"
 #include "runtime/data/Dataset.h"
 
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Format.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -163,6 +174,70 @@ private:
   std::optional<StepInputs> epochStart_;
 };
 
+/// Writes `exe`'s state (`epoch` epochs finished) to `path`: a .keras
+/// archive, or with `weightsOnly` a .weights.h5 file. An imported model
+/// keeps its original config (its ImportedModel gets the model back for
+/// the write).
+void saveModel(LoadedModel &loaded, const TrainingConfig &training,
+               const Executable &exe, int64_t epoch, const std::string &path,
+               bool weightsOnly) {
+  keras::ModelState state = captureState(exe, epoch);
+  if (!loaded.imported) {
+    if (weightsOnly)
+      keras::saveWeightsH5(path, *loaded.model, state);
+    else
+      keras::saveKerasArchive(path, *loaded.model, state, training);
+    return;
+  }
+  keras::ImportedModel &imported = *loaded.imported;
+  imported.model = std::move(loaded.model);
+  struct Restore {
+    LoadedModel &l;
+    ~Restore() { l.model = std::move(l.imported->model); }
+  } restore{loaded};
+  if (weightsOnly)
+    keras::saveWeightsH5(path, imported, state);
+  else
+    keras::saveKerasArchive(path, imported, state, training);
+}
+
+/// "1.3 MB", "41.2 kB", "812 B".
+std::string sizeText(const std::string &path) {
+  uint64_t bytes = 0;
+  if (llvm::sys::fs::file_size(path, bytes))
+    return "?";
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (bytes >= 1000000)
+    os << llvm::format("%.1f MB", bytes / 1e6);
+  else if (bytes >= 1000)
+    os << llvm::format("%.1f kB", bytes / 1e3);
+  else
+    os << bytes << " B";
+  return text;
+}
+
+/// ModelCheckpoint whose save function knows the epochs finished.
+class FlagCheckpoint : public ModelCheckpoint {
+public:
+  using SaveAt =
+      std::function<void(const std::string &, bool weightsOnly, int64_t)>;
+  FlagCheckpoint(Options o, SaveAt save)
+      : ModelCheckpoint(std::move(o),
+                        [this](const std::string &path, bool weightsOnly) {
+                          saveAt_(path, weightsOnly, finished_);
+                        }),
+        saveAt_(std::move(save)) {}
+  void onEpochEnd(int64_t epoch, Logs &logs) override {
+    finished_ = epoch + 1;
+    ModelCheckpoint::onEpochEnd(epoch, logs);
+  }
+
+private:
+  SaveAt saveAt_;
+  int64_t finished_ = 0;
+};
+
 /// Reads and checks the data of `config` against `spec`.
 TrainData loadData(const TrainConfig &config, const DataSpec &spec) {
   TrainData data;
@@ -238,7 +313,32 @@ llvm::Expected<std::vector<CallbackPtr>> flagCallbacks(const TrainConfig &c) {
 /// initial weights) in `mode`; loads and checks the data on first use.
 llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
                                     std::optional<TrainData> &data) {
-  auto loaded = loadModel(config.source);
+  // A checkpoint is the model when resuming; its optimizer state goes to
+  // the step once the Trainer has one.
+  std::optional<keras::OptimizerState> resumeState;
+  int64_t initialEpoch = 0;
+  llvm::Expected<LoadedModel> loaded = LoadedModel();
+  if (!config.resume.empty()) {
+    keras::Checkpoint ckpt = keras::loadCheckpoint(config.resume);
+    if (!ckpt.optimizer)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          config.resume + ": no optimizer state to resume from (an archive "
+                          "kcc did not write, or saved without training)");
+    if (ckpt.epoch >= config.epochs)
+      return llvm::createStringError(
+          llvm::inconvertibleErrorCode(),
+          config.resume + ": " + std::to_string(ckpt.epoch) +
+              " epochs already trained; --epochs is the total (Keras's "
+              "epochs with initial_epoch): give more than " +
+              std::to_string(ckpt.epoch));
+    resumeState = ckpt.optimizer;
+    initialEpoch = ckpt.epoch;
+    *loaded = loadedFromImport(std::move(ckpt.imported),
+                               llvm::sys::path::stem(config.resume).str());
+  } else {
+    loaded = loadModel(config.source);
+  }
   if (!loaded)
     return loaded.takeError();
   auto training = resolveTrainingConfig(*loaded, config.source,
@@ -256,6 +356,25 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   if (!data)
     data = loadData(config, spec);
   Trainer trainer(*loaded->model, *training);
+  if (resumeState) {
+    try {
+      trainer.restoreOptimizerState(resumeState->slots, resumeState->iterations,
+                                    resumeState->learningRate);
+    } catch (const Error &e) {
+      throw Error(config.resume +
+                  ": the checkpoint does not fit the model: " + e.what());
+    }
+  }
+  if (config.checkpoint) {
+    auto o = parseModelCheckpoint(*config.checkpoint);
+    if (!o)
+      return o.takeError();
+    callbacks->push_back(std::make_shared<FlagCheckpoint>(
+        *o, [&](const std::string &path, bool weightsOnly, int64_t epoch) {
+          saveModel(*loaded, *training, *trainer.executable(), epoch, path,
+                    weightsOnly);
+        }));
+  }
   std::unique_ptr<ArrayDataSource> train = sourceOf(data->train, batch, spec);
   train->setShuffle(config.shuffle, config.source.seed);
   std::unique_ptr<ArrayDataSource> validation;
@@ -272,8 +391,14 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
     llvm::outs() << ", validating on " << data->validation.size();
   llvm::outs() << "\n";
 
+  if (resumeState)
+    llvm::outs() << "kcc: resuming from " << config.resume << " at epoch "
+                 << initialEpoch + 1 << " (" << resumeState->iterations
+                 << " steps done)\n";
+
   FitOptions fit;
   fit.epochs = config.epochs;
+  fit.initialEpoch = initialEpoch;
   fit.batchSize = batch;
   fit.verbose = config.verbose;
   fit.stepsPerEpoch = config.stepsPerEpoch;
@@ -300,8 +425,26 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
     stepsRun += e.steps;
   }
   result.msPerStep = 1e3 * stepSeconds / std::max<int64_t>(1, stepsRun);
-  if (result.terminated)
+  if (result.terminated) {
+    if (!config.save.empty() || !config.saveWeights.empty())
+      llvm::WithColor::warning(llvm::errs(), "kcc")
+          << "training was terminated: the model is not saved\n";
     return result;
+  }
+  int64_t finished = initialEpoch + static_cast<int64_t>(history.epochs.size());
+  const Executable &exe = *trainer.executable();
+  if (!config.save.empty()) {
+    saveModel(*loaded, *training, exe, finished, config.save, false);
+    llvm::outs() << "kcc: saved the model to " << config.save << " ("
+                 << sizeText(config.save) << ", epoch " << finished << ", "
+                 << exe.iterations() << " steps)\n";
+  }
+  if (!config.saveWeights.empty()) {
+    saveModel(*loaded, *training, exe, finished, config.saveWeights, true);
+    llvm::outs() << "kcc: saved the weights to " << config.saveWeights << " ("
+                 << sizeText(config.saveWeights) << ", epoch " << finished
+                 << ", " << exe.iterations() << " steps)\n";
+  }
   // Class scores against integer labels: the accuracy a Keras user checks,
   // whether or not the model logs it as a metric.
   if (spec.sparseLabels) {
@@ -382,7 +525,39 @@ int driver::runTrain(const TrainConfig &config) {
     return fail("--csv-log logs one run: give --mode=compiled or "
                 "--mode=interpreted with it");
 
+  if (config.modes.size() > 1 &&
+      (!config.save.empty() || !config.saveWeights.empty() ||
+       config.checkpoint))
+    return fail("--save, --save-weights and --checkpoint save one run: give "
+                "--mode=compiled or --mode=interpreted with them");
+  if (!config.resume.empty() &&
+      (!config.source.input.empty() || !config.source.builtin.empty()))
+    return fail("--resume " + config.resume +
+                " is the model: give no model file or --model with it");
+  if (!config.save.empty() && !llvm::StringRef(config.save).ends_with(".keras"))
+    return fail("--save " + config.save +
+                ": the file name must end in .keras (as Keras requires)");
+  if (!config.saveWeights.empty() &&
+      !llvm::StringRef(config.saveWeights).ends_with(".weights.h5"))
+    return fail("--save-weights " + config.saveWeights +
+                ": the file name must end in .weights.h5 (as Keras "
+                "requires)");
+
   try {
+    // Outputs are checked before hours of training, not after.
+    if (!config.save.empty())
+      checkWritable(config.save);
+    if (!config.saveWeights.empty())
+      checkWritable(config.saveWeights);
+    if (config.checkpoint) {
+      auto o = parseModelCheckpoint(*config.checkpoint);
+      if (!o)
+        return fail(llvm::toString(o.takeError()));
+      // The folder of the pattern, when it holds no field.
+      if (!llvm::StringRef(llvm::sys::path::parent_path(o->filepath))
+               .contains('{'))
+        checkWritable(o->filepath);
+    }
     std::optional<TrainData> data;
     std::vector<RunResult> results;
     bool terminated = false;
