@@ -328,8 +328,8 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
     if (ckpt.epoch >= config.epochs)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          config.resume + ": " + std::to_string(ckpt.epoch) +
-              " epochs already trained; --epochs is the total (Keras's "
+          config.resume + ": trained for " + std::to_string(ckpt.epoch) +
+              " epoch(s) already; --epochs is the total (Keras's "
               "epochs with initial_epoch): give more than " +
               std::to_string(ckpt.epoch));
     resumeState = ckpt.optimizer;

@@ -85,7 +85,7 @@
 // NODATA: kcc: error: {{.*}}missing.npz
 // MISSING: kcc: error: missing.keras: cannot read: No such file or directory
 // CORRUPT: kcc: error: corrupt.keras: not a .keras archive (zip)
-// DONE: kcc: error: ../one.keras: 1 epochs already trained; --epochs is the total (Keras's epochs with initial_epoch): give more than 1
+// DONE: kcc: error: ../one.keras: trained for 1 epoch(s) already; --epochs is the total (Keras's epochs with initial_epoch): give more than 1
 // TWOMODELS: kcc: error: --resume ../one.keras is the model: give no model file or --model with it
 // NOFILES: .
 // NOFILES-NEXT: ..
