@@ -42,9 +42,11 @@ public:
 
   /// One @train_step on `values` and a checked batch: `values` hold the
   /// updated params, state and counter afterwards; `result` gets the loss
-  /// and the metrics.
+  /// and the metrics. `weight` is the checked %sample_weight of a weighted
+  /// step, undefined for an unweighted one.
   virtual void step(BoundValues &values, const NDArray &x,
-                    const NDArray &target, StepResult &result) = 0;
+                    const NDArray &target, const NDArray &weight,
+                    StepResult &result) = 0;
   /// One batch of @forward on `args` (params, the input, the counter if
   /// any); `out` receives the prediction.
   virtual void forward(const std::vector<NDArray> &args, NDArray &out) = 0;

@@ -1,6 +1,7 @@
 //===- CompiledBackend.cpp - Functions JIT-compiled for the CPU -----------===//
 //
-// Binding: @train_step(params, state, iterations, lr, inputs, target) ->
+// Binding: @train_step(params, state, iterations, lr, inputs, target[,
+// sample_weight]) ->
 // (loss, metrics, params', state', iterations'). The step writes each
 // parameter, optimizer slot and the counter over its own argument where
 // kc-mark-in-place proved that safe (all of them, for the optimizers kcc
@@ -87,7 +88,7 @@ public:
   }
 
   void step(BoundValues &values, const NDArray &x, const NDArray &target,
-            StepResult &result) override {
+            const NDArray &weight, StepResult &result) override {
     const TrainStepLayout &l = *functions_.layout;
     // Each slot's result goes over its argument where the step updates it
     // in place, else into its scratch buffer, copied back below.
@@ -99,6 +100,8 @@ public:
     args_[l.learningRateArg()] = values.lr;
     args_[l.firstInputArg()] = x;
     args_[l.targetArg()] = target;
+    if (l.sampleWeight)
+      args_[l.sampleWeightArg()] = weight;
     train_->runInto(args_, outs_);
     forEachSlot(values, [&](unsigned slot, NDArray &value) {
       if (!inPlace_[slot])
@@ -110,6 +113,8 @@ public:
     // The batch is the caller's: do not keep it alive.
     args_[l.firstInputArg()] = NDArray();
     args_[l.targetArg()] = NDArray();
+    if (l.sampleWeight)
+      args_[l.sampleWeightArg()] = NDArray();
   }
 
   void forward(const std::vector<NDArray> &args, NDArray &out) override {

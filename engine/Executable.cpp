@@ -199,6 +199,15 @@ TensorSpec Executable::targetSpec() const {
 }
 
 StepResult Executable::step(const NDArray &x, const NDArray &y) {
+  return step(x, y, NDArray());
+}
+
+bool Executable::hasSampleWeight() const {
+  return impl_->functions.train && impl_->layout().sampleWeight;
+}
+
+StepResult Executable::step(const NDArray &x, const NDArray &y,
+                            const NDArray &w) {
   Impl &m = *impl_;
   mlir::func::FuncOp train = m.functions.train;
   if (!train)
@@ -211,10 +220,23 @@ StepResult Executable::step(const NDArray &x, const NDArray &y) {
   TensorSpec ySpec = specOf(train.getArgument(l.targetArg()).getType());
   checkMatches(x, xSpec, "step: the input batch");
   NDArray target = withDType(y, ySpec, "step: the target batch");
+  NDArray weight;
+  if (l.sampleWeight) {
+    TensorSpec wSpec = specOf(train.getArgument(l.sampleWeightArg()).getType());
+    if (w.defined()) {
+      weight = withDType(w, wSpec, "step: the sample weights");
+    } else {
+      weight = NDArray::empty(wSpec.shape, wSpec.dtype);
+      std::fill_n(weight.data<float>(), weight.numel(), 1.0f);
+    }
+  } else if (w.defined()) {
+    throw Error("step: @train_step takes no sample weights; build it with "
+                "TrainingConfig::sampleWeight");
+  }
 
   StepResult result;
   result.metrics.resize(l.metrics.size());
-  m.backend->step(m.values, x, target, result);
+  m.backend->step(m.values, x, target, weight, result);
   ++m.steps;
   return result;
 }

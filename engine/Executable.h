@@ -116,8 +116,16 @@ public:
   int64_t batchSize() const;
 
   /// One training step on a batch (shapes and dtypes as @train_step's input
-  /// and target): updates params, state and iterations in place.
+  /// and target): updates params, state and iterations in place. A step
+  /// built with sample weights (TrainingConfig::sampleWeight) takes them
+  /// from the overload below; this one then weighs every example 1.
   StepResult step(const NDArray &x, const NDArray &y);
+  /// One step with per-example weights `w` ([batch], cast to f32), reduced
+  /// as Keras does. Throws kcc::Error when the step takes no weights (build
+  /// it with TrainingConfig::sampleWeight) or `w` has another shape.
+  StepResult step(const NDArray &x, const NDArray &y, const NDArray &w);
+  /// Whether @train_step takes per-example weights.
+  bool hasSampleWeight() const;
   const std::vector<std::string> &metricNames() const;
   /// The input and the target @train_step takes (batch rows first).
   TensorSpec inputSpec() const;

@@ -20,7 +20,7 @@ public:
   ~InterpretedBackend() override { interpreter_.clearConstantCache(); }
 
   void step(BoundValues &values, const NDArray &x, const NDArray &target,
-            StepResult &result) override {
+            const NDArray &weight, StepResult &result) override {
     const TrainStepLayout &l = *functions_.layout;
     std::vector<NDArray> args(functions_.train.getNumArguments());
     // Params and state move in and come back as results: no step copies them.
@@ -32,6 +32,8 @@ public:
     args[l.learningRateArg()] = values.lr;
     args[l.firstInputArg()] = x;
     args[l.targetArg()] = target;
+    if (l.sampleWeight)
+      args[l.sampleWeightArg()] = weight;
     std::vector<NDArray> results = interpreter_.run(functions_.train, args);
     result.loss = results[l.lossResult()].at(0);
     for (unsigned i = 0; i < l.metrics.size(); ++i)

@@ -104,6 +104,10 @@ private:
     return NameLoc::get(StringAttr::get(ctx_, name));
   }
   Value arg(unsigned i) { return step_.getArgument(i); }
+  /// %sample_weight, or null when the step takes none.
+  Value sampleWeight() {
+    return layout_.sampleWeight ? arg(layout_.sampleWeightArg()) : Value();
+  }
   llvm::StringRef optName() const {
     return optimizerName(config_.optimizer.kind);
   }
@@ -185,6 +189,7 @@ LogicalResult TrainStepBuilder::analyzeForward() {
   layout_.metrics = config_.metrics;
   layout_.loss = lossName(loss).str();
   layout_.optimizer = optName().str();
+  layout_.sampleWeight = config_.sampleWeight;
   if (const std::optional<LearningRateSchedule> &s = config_.optimizer.schedule)
     layout_.schedule = s->str();
   for (unsigned k = 0, e = trainable_.size(); k < e; ++k)
@@ -212,7 +217,10 @@ void TrainStepBuilder::createFunction() {
   for (unsigned i : fwdArgs_.inputs)
     argTypes.push_back(typeOf(i));
   argTypes.push_back(targetType_);
-  assert(argTypes.size() == layout_.targetArg() + 1 && "layout mismatch");
+  if (layout_.sampleWeight)
+    argTypes.push_back(RankedTensorType::get({predType_.getDimSize(0)},
+                                             predType_.getElementType()));
+  assert(argTypes.size() == layout_.numArgs() && "layout mismatch");
 
   b_.setInsertionPointAfter(forward_);
   step_ = b_.create<func::FuncOp>(forward_.getLoc(), "train_step",
@@ -244,8 +252,9 @@ Value TrainStepBuilder::cloneForward() {
 
 /// The loss and its gradients with respect to the trainable params.
 LogicalResult TrainStepBuilder::buildLossAndGradients(Value pred) {
-  loss_ = buildLoss(b_, nameLoc("loss"), config_.loss.kind,
-                    config_.loss.fromLogits, pred, arg(layout_.targetArg()));
+  loss_ =
+      buildLoss(b_, nameLoc("loss"), config_.loss.kind, config_.loss.fromLogits,
+                pred, arg(layout_.targetArg()), sampleWeight());
   results_.push_back(loss_);
   if (trainable_.empty())
     return success();
@@ -260,7 +269,7 @@ LogicalResult TrainStepBuilder::buildLossAndGradients(Value pred) {
 }
 
 /// The metrics, built after the gradients so the reverse sweep never sees
-/// them.
+/// them. Unweighted, as Keras 3's compile() metrics are.
 void TrainStepBuilder::buildMetrics(Value pred) {
   assert(results_.size() == layout_.firstMetricResult());
   for (const std::string &name : config_.metrics) {
@@ -353,6 +362,8 @@ void TrainStepBuilder::setArgAndResultNames() {
   argAttrs[layout_.targetArg()] = b_.getDictionaryAttr(
       {b_.getNamedAttr(kc::attr::kName, b_.getStringAttr("target")),
        b_.getNamedAttr(kc::attr::kTarget, b_.getI64IntegerAttr(0))});
+  if (layout_.sampleWeight)
+    argAttrs[layout_.sampleWeightArg()] = named("sample_weight");
 
   resultAttrs[layout_.lossResult()] = named("loss");
   for (auto [k, name] : llvm::enumerate(config_.metrics))
@@ -380,6 +391,8 @@ void TrainStepBuilder::setLayoutAttr() {
   if (!layout_.schedule.empty())
     fields.push_back(
         b_.getNamedAttr("lr_schedule", b_.getStringAttr(layout_.schedule)));
+  if (layout_.sampleWeight)
+    fields.push_back(b_.getNamedAttr("sample_weight", b_.getBoolAttr(true)));
   if (llvm::any_of(layout_.stateInit, [](double v) { return v != 0; }))
     fields.push_back(b_.getNamedAttr(
         "state_init", b_.getDenseF64ArrayAttr(layout_.stateInit)));
@@ -414,6 +427,7 @@ KcBuildTrainStepOptions BuildTrainStepPass::currentOptions() const {
   o.clipvalue = clipvalue;
   o.globalClipnorm = globalClipnorm;
   o.lrSchedule = lrSchedule;
+  o.sampleWeight = sampleWeight;
   o.metrics = metrics;
   return o;
 }
@@ -485,7 +499,13 @@ std::optional<TrainStepLayout> getTrainStepLayout(func::FuncOp f) {
     layout.stateInit.assign(values.asArrayRef().begin(),
                             values.asArrayRef().end());
   }
-  if (f.getNumArguments() != layout.targetArg() + 1 ||
+  if (Attribute weighted = dict.get("sample_weight")) {
+    auto flag = dyn_cast<BoolAttr>(weighted);
+    if (!flag)
+      return std::nullopt;
+    layout.sampleWeight = flag.getValue();
+  }
+  if (f.getNumArguments() != layout.numArgs() ||
       f.getNumResults() != layout.iterationsResult() + 1)
     return std::nullopt;
   return layout;

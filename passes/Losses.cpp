@@ -26,6 +26,25 @@ RankedTensorType targetType(LossKind kind, RankedTensorType pred) {
 
 namespace {
 
+/// The per-example weights `w` ([batch]) broadcast to `like` ([batch, ...]).
+Value weightLike(KcEmitter &e, Value w, Value like) {
+  RankedTensorType t = KcEmitter::typeOf(like);
+  llvm::SmallVector<int64_t> shape(t.getRank(), 1);
+  shape[0] = t.getDimSize(0);
+  auto column = RankedTensorType::get(shape, t.getElementType());
+  if (KcEmitter::typeOf(w) != column)
+    w = e.builder().create<kc::ReshapeOp>(e.location(), column, w);
+  return e.broadcastLike(w, like);
+}
+
+/// Keras's weighted sum_over_batch_size of per-element losses: the mean of
+/// `values * w`, or of `values` without weights.
+Value weightedMean(KcEmitter &e, Value values, Value w) {
+  if (!w)
+    return e.meanAll(values);
+  return e.meanAll(e.mul(values, weightLike(e, w, values)));
+}
+
 /// log(p) of probabilities normalized along the class axis and clipped to
 /// [eps, 1 - eps] (Keras's categorical_crossentropy, from_logits=False).
 Value clippedLogProbs(KcEmitter &e, Value p) {
@@ -35,9 +54,10 @@ Value clippedLogProbs(KcEmitter &e, Value p) {
   return e.log(clipped);
 }
 
-/// -sum(target * log_prob) over the class axis, then the mean.
-Value crossentropy(KcEmitter &e, Value oneHot, Value logProbs) {
-  return e.neg(e.meanAll(e.sumLastAxis(e.mul(oneHot, logProbs), false)));
+/// -sum(target * log_prob) over the class axis, then the (weighted) mean.
+Value crossentropy(KcEmitter &e, Value oneHot, Value logProbs, Value w) {
+  return e.neg(
+      weightedMean(e, e.sumLastAxis(e.mul(oneHot, logProbs), false), w));
 }
 
 Value logProbs(KcEmitter &e, Value pred, bool fromLogits) {
@@ -85,21 +105,22 @@ Value argmaxAsFloat(KcEmitter &e, Value x, Type floatType) {
 } // namespace
 
 Value buildLoss(OpBuilder &b, Location loc, LossKind kind, bool fromLogits,
-                Value pred, Value target) {
+                Value pred, Value target, Value weight) {
   KcEmitter e(b, loc);
   RankedTensorType predType = KcEmitter::typeOf(pred);
   switch (kind) {
   case LossKind::SparseCategoricalCrossentropy: {
     Value oneHot = b.create<kc::OneHotOp>(loc, predType, target);
-    return crossentropy(e, oneHot, logProbs(e, pred, fromLogits));
+    return crossentropy(e, oneHot, logProbs(e, pred, fromLogits), weight);
   }
   case LossKind::CategoricalCrossentropy:
-    return crossentropy(e, target, logProbs(e, pred, fromLogits));
+    return crossentropy(e, target, logProbs(e, pred, fromLogits), weight);
   case LossKind::BinaryCrossentropy:
-    return e.meanAll(binaryCrossentropy(e, pred, target, fromLogits));
+    return weightedMean(e, binaryCrossentropy(e, pred, target, fromLogits),
+                        weight);
   case LossKind::MeanSquaredError: {
     Value d = e.sub(target, pred);
-    return e.meanAll(e.mul(d, d));
+    return weightedMean(e, e.mul(d, d), weight);
   }
   }
   llvm_unreachable("unknown loss");

@@ -27,11 +27,19 @@ mlir::RankedTensorType targetType(LossKind kind, mlir::RankedTensorType pred);
 
 /// The mean loss over the batch as a rank-0 tensor of the prediction's
 /// element type. `target` must have targetType(kind, pred's type).
+///
+/// With per-example weights `weight` (a [batch] tensor of the prediction's
+/// element type), Keras's weighted "sum_over_batch_size": each element's
+/// loss times its example's weight, summed and divided by the number of
+/// elements (not by the weights' sum), as reduce_weighted_values does.
 mlir::Value buildLoss(mlir::OpBuilder &b, mlir::Location loc, LossKind kind,
-                      bool fromLogits, mlir::Value pred, mlir::Value target);
+                      bool fromLogits, mlir::Value pred, mlir::Value target,
+                      mlir::Value weight = {});
 
 /// The metric over the batch as a rank-0 tensor of the prediction's element
-/// type (the fraction of correct examples).
+/// type (the fraction of correct examples). Unweighted even in a weighted
+/// step: Keras 3 applies sample weights to `weighted_metrics` only, never to
+/// compile()'s `metrics` (CompileMetrics.update_state).
 mlir::Value buildMetric(mlir::OpBuilder &b, mlir::Location loc,
                         MetricKind kind, mlir::Value pred, mlir::Value target);
 

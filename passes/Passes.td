@@ -106,6 +106,9 @@ def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
            "a learning-rate schedule computed from %iterations, e.g. "
            "ExponentialDecay(initial_learning_rate=0.1,decay_steps=100,"
            "decay_rate=0.5) (no spaces); empty: the %lr argument">,
+    Option<"sampleWeight", "sample-weight", "bool", /*default=*/"false",
+           "take per-example weights (f32[batch]) after the target and "
+           "reduce the loss and metrics with them as Keras does">,
     ListOption<"metrics", "metrics", "std::string",
                "metrics computed in the step: accuracy (resolved from the "
                "loss as Keras does), sparse_categorical_accuracy, "

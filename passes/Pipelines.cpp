@@ -44,6 +44,7 @@ KcBuildTrainStepOptions toTrainStepOptions(const TrainingConfig &config) {
   o.clipvalue = opt.clipvalue;
   o.globalClipnorm = opt.globalClipnorm;
   o.lrSchedule = opt.schedule ? opt.schedule->str() : "";
+  o.sampleWeight = config.sampleWeight || !config.classWeight.empty();
   return o;
 }
 
@@ -56,6 +57,7 @@ fromTrainStepOptions(const KcBuildTrainStepOptions &options) {
   config.loss.kind = *loss;
   config.loss.fromLogits = options.fromLogits;
   config.metrics.assign(options.metrics.begin(), options.metrics.end());
+  config.sampleWeight = options.sampleWeight;
   llvm::Expected<OptimizerKind> optimizer = parseOptimizer(options.optimizer);
   if (!optimizer)
     return optimizer.takeError();

@@ -3,8 +3,12 @@
 // kc-build-train-step produces
 //
 //   @train_step(params..., opt_state..., %iterations: tensor<i64>,
-//               %lr: tensor<f32>, inputs..., %target)
+//               %lr: tensor<f32>, inputs..., %target[, %sample_weight])
 //     -> (loss, metrics..., new params..., new opt_state..., new iterations)
+//
+// %sample_weight (f32[batch], `sample_weight = true` in the layout) is there
+// only when the step was built with sample-weight: the loss and the metrics
+// are then Keras's weighted reductions.
 //
 // The optimizer state is param-major (each trainable param's slots), then
 // the optimizer-wide slots (Optimizers.h). With a learning-rate schedule the
@@ -43,6 +47,8 @@ struct TrainStepLayout {
   /// The value each optimizer state tensor starts at (numOptimizerState
   /// entries; Adagrad's accumulator 0.1, Nadam's u_product 1, else 0).
   std::vector<double> stateInit;
+  /// The step takes per-example weights after the target.
+  bool sampleWeight = false;
 
   // Argument positions.
   unsigned firstParamArg() const { return 0; }
@@ -51,6 +57,9 @@ struct TrainStepLayout {
   unsigned learningRateArg() const { return iterationsArg() + 1; }
   unsigned firstInputArg() const { return iterationsArg() + 2; }
   unsigned targetArg() const { return firstInputArg() + numInputs; }
+  /// Valid only with sampleWeight.
+  unsigned sampleWeightArg() const { return targetArg() + 1; }
+  unsigned numArgs() const { return targetArg() + 1 + (sampleWeight ? 1 : 0); }
   // Result positions.
   unsigned lossResult() const { return 0; }
   unsigned firstMetricResult() const { return 1; }

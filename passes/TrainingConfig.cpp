@@ -9,6 +9,7 @@
 
 #include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/Twine.h"
+#include "llvm/Support/JSON.h"
 
 #include <cmath>
 #include <cstdio>
@@ -60,6 +61,13 @@ std::optional<MetricKind> accuracyFor(LossKind loss) {
 
 /// Fails unless `value` is finite and in [lo, hi) (or (lo, hi) when
 /// `openLow`).
+/// `value` as %g ("5", "0.25", "nan", "-inf").
+std::string formatNumber(double value) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g", value);
+  return text;
+}
+
 llvm::Error checkRange(llvm::StringRef field, double value, double lo,
                        bool openLow, double hi, llvm::StringRef range) {
   bool ok = std::isfinite(value) && (openLow ? value > lo : value >= lo) &&
@@ -218,6 +226,14 @@ llvm::Error TrainingConfig::validate() const {
       return m.takeError();
   if (batch < 1)
     return makeError("batch must be positive, got " + llvm::Twine(batch));
+  for (auto [cls, weight] : classWeight) {
+    if (cls < 0)
+      return makeError("class_weight: class " + llvm::Twine(cls) +
+                       " is negative");
+    if (!std::isfinite(weight) || weight < 0)
+      return makeError("class_weight: the weight of class " + llvm::Twine(cls) +
+                       " must be finite and >= 0, got " + formatNumber(weight));
+  }
   const OptimizerConfig &o = optimizer;
   double inf = HUGE_VAL;
   // Each parameter is checked whether or not the optimizer uses it: a bad
@@ -261,6 +277,58 @@ llvm::Error TrainingConfig::validate() const {
   if (o.schedule)
     return o.schedule->validate();
   return llvm::Error::success();
+}
+
+llvm::Expected<std::map<int64_t, double>>
+parseClassWeight(llvm::StringRef text) {
+  std::map<int64_t, double> weights;
+  auto add = [&](llvm::StringRef key,
+                 std::optional<double> value) -> llvm::Error {
+    key = key.trim();
+    int64_t cls;
+    if (key.getAsInteger(10, cls) || cls < 0)
+      return makeError("class '" + key +
+                       "' is not a class index (an integer >= 0)");
+    if (!value)
+      return makeError("the weight of class " + llvm::Twine(cls) +
+                       " is not a number");
+    if (!std::isfinite(*value) || *value < 0)
+      return makeError("the weight of class " + llvm::Twine(cls) +
+                       " must be finite and >= 0, got " + formatNumber(*value));
+    if (!weights.emplace(cls, *value).second)
+      return makeError("class " + llvm::Twine(cls) + " is given twice");
+    return llvm::Error::success();
+  };
+  llvm::StringRef trimmed = text.trim();
+  if (trimmed.empty())
+    return makeError("no class weights given");
+  if (trimmed.starts_with("{")) {
+    llvm::Expected<llvm::json::Value> json = llvm::json::parse(trimmed);
+    if (!json)
+      return makeError("not valid JSON: " + llvm::toString(json.takeError()));
+    const llvm::json::Object *object = json->getAsObject();
+    if (!object)
+      return makeError("expected a JSON object of class -> weight");
+    for (const auto &[key, value] : *object)
+      if (llvm::Error e = add(key.str(), value.getAsNumber()))
+        return std::move(e);
+    return weights;
+  }
+  llvm::SmallVector<llvm::StringRef> entries;
+  trimmed.split(entries, ',');
+  for (llvm::StringRef entry : entries) {
+    auto [key, value] = entry.split(':');
+    if (value.empty() && !entry.contains(':'))
+      return makeError("'" + entry.trim() +
+                       "' is not CLASS:WEIGHT (e.g. 0:1,1:5)");
+    double w;
+    std::optional<double> parsed;
+    if (!value.trim().getAsDouble(w))
+      parsed = w;
+    if (llvm::Error e = add(key, parsed))
+      return std::move(e);
+  }
+  return weights;
 }
 
 } // namespace kcc

@@ -18,6 +18,7 @@
 #include "llvm/Support/Error.h"
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -185,12 +186,26 @@ struct TrainingConfig {
   /// The static batch of the traced step.
   int64_t batch = 32;
   ExecMode mode = ExecMode::Compiled;
+  /// The step takes per-example weights ([batch] f32 after the target) and
+  /// reduces the loss and metrics with them as Keras does. Off, the step is
+  /// the unweighted one.
+  bool sampleWeight = false;
+  /// Keras's class_weight: class -> weight, applied on the host as
+  /// per-example weights (an absent class weighs 1). Non-empty implies a
+  /// weighted step.
+  std::map<int64_t, double> classWeight;
 
   /// Checks what the types cannot: metrics resolve against the loss, the
   /// batch is positive, hyper-parameters are finite and in range. The
   /// message names the offending field.
   llvm::Error validate() const;
 };
+
+/// Parses class weights as a JSON object (`{"0": 1, "1": 5}`) or as
+/// `0:1,1:5`. Classes are non-negative integers given once, weights finite
+/// and non-negative; the message says what is wrong and where.
+llvm::Expected<std::map<int64_t, double>>
+parseClassWeight(llvm::StringRef text);
 
 } // namespace kcc
 

@@ -53,6 +53,9 @@ public:
   /// The batch sizes batch() returns, when known in advance (fit() builds
   /// their steps before training, so no compile lands inside an epoch).
   virtual std::vector<int64_t> batchSizes() const { return {}; }
+  /// Whether batches carry per-example weights (fit() then builds the
+  /// weighted step before training).
+  virtual bool hasSampleWeights() const { return false; }
 };
 
 /// Examples in ExampleArrays, batched in order or shuffled per epoch.
@@ -75,6 +78,7 @@ public:
   void onEpochBegin(int64_t epoch) override;
   int64_t numExamples() const override { return x_.rows(); }
   std::vector<int64_t> batchSizes() const override;
+  bool hasSampleWeights() const override { return sampleWeight_.defined(); }
   int64_t batchSize() const { return batchSize_; }
   /// The example order of the current epoch.
   const std::vector<int64_t> &order() const { return order_; }

@@ -37,10 +37,29 @@ private:
 };
 } // namespace
 
+llvm::Error kcc::checkClassWeight(Model &model, const TrainingConfig &config) {
+  if (config.classWeight.empty())
+    return llvm::Error::success();
+  std::vector<Shape> outputs = model.outputShapes();
+  int64_t classes =
+      outputs.size() == 1 && !outputs[0].empty() ? outputs[0].back() : 1;
+  if (classes == 1)
+    classes = 2; // one sigmoid unit: classes 0 and 1
+  for (auto [cls, weight] : config.classWeight)
+    if (cls >= classes)
+      return llvm::createStringError(
+          "class_weight: class " + std::to_string(cls) +
+          " is out of range: the model predicts " + std::to_string(classes) +
+          " classes (0 to " + std::to_string(classes - 1) + ")");
+  return llvm::Error::success();
+}
+
 Trainer::Trainer(Model &model, TrainingConfig config, llvm::raw_ostream *log)
     : model_(model), config_(std::move(config)), log_(log),
       learningRate_(config_.optimizer.resolvedLearningRate()) {
   checkTrainingConfig(config_);
+  if (llvm::Error err = checkClassWeight(model_, config_))
+    throw Error(llvm::toString(std::move(err)));
 }
 
 Trainer::~Trainer() = default;
@@ -109,11 +128,13 @@ std::string Trainer::trainModuleText() const {
   return active_ ? active_->moduleText() : std::string();
 }
 
-Executable &Trainer::stepFor(int64_t batch) {
-  std::unique_ptr<Executable> &slot = steps_[batch];
+Executable &Trainer::stepFor(int64_t batch, bool weighted) {
+  std::unique_ptr<Executable> &slot = steps_[{batch, weighted}];
   if (!slot) {
     TrainingConfig config = config_;
     config.batch = batch;
+    config.sampleWeight = weighted;
+    config.classWeight.clear(); // applied here, on the host
     config.optimizer.learningRate = learningRate_;
     JitOptions options;
     options.log = log_;
@@ -159,11 +180,49 @@ TensorSpec Trainer::targetSpec(int64_t batch) {
 }
 
 StepResult Trainer::trainOnBatch(const NDArray &x, const NDArray &y) {
+  return trainOnBatch(x, y, NDArray());
+}
+
+NDArray Trainer::classWeightsOf(const NDArray &y) const {
+  if (!y.defined() || y.rank() < 1)
+    throw Error("class_weight: the targets must have a batch dimension");
+  int64_t n = y.dim(0);
+  int64_t row = n ? y.numel() / n : 0;
+  std::vector<double> values = y.toVector();
+  std::vector<double> weights(n, 1.0);
+  for (int64_t i = 0; i < n; ++i) {
+    double cls = values[i * row];
+    if (row > 1) { // one-hot or probabilities: argmax, as Keras does
+      int64_t best = 0;
+      for (int64_t k = 1; k < row; ++k)
+        if (values[i * row + k] > values[i * row + best])
+          best = k;
+      cls = static_cast<double>(best);
+    }
+    auto it = config_.classWeight.find(std::llround(cls));
+    if (it != config_.classWeight.end())
+      weights[i] = it->second;
+  }
+  return NDArray::fromVector({n}, weights, DType::F32);
+}
+
+StepResult Trainer::trainOnBatch(const NDArray &x, const NDArray &y,
+                                 const NDArray &sampleWeight) {
   if (!x.defined() || x.rank() < 1 || x.dim(0) < 1)
     throw Error("trainOnBatch: the input batch is empty");
-  Executable &exe = stepFor(x.dim(0));
+  NDArray w = sampleWeight;
+  if (!config_.classWeight.empty()) {
+    if (w.defined())
+      throw Error("trainOnBatch: class_weight and sample_weight cannot be "
+                  "used together (as in Keras)");
+    w = classWeightsOf(y);
+  }
+  if (w.defined() && w.numel() == x.dim(0) && w.rank() != 1)
+    w = w.reshaped({x.dim(0)});
+  Executable &exe = stepFor(x.dim(0), w.defined());
   TensorSpec in = exe.inputSpec();
-  return exe.step(x.dtype() == in.dtype ? x : x.to(in.dtype), y);
+  NDArray input = x.dtype() == in.dtype ? x : x.to(in.dtype);
+  return w.defined() ? exe.step(input, y, w) : exe.step(input, y);
 }
 
 NDArray Trainer::predict(const NDArray &x, int64_t batchSize) {
@@ -255,8 +314,12 @@ History Trainer::fit(DataSource &train, const FitOptions &fit,
   // Build every step the data will need now (the partial batch's too), so
   // no compile runs inside an epoch; the full batch's ends up active.
   std::vector<int64_t> sizes = train.batchSizes();
+  bool weighted = train.hasSampleWeights() || !config_.classWeight.empty();
+  if (train.hasSampleWeights() && !config_.classWeight.empty())
+    throw Error("fit: class_weight and sample_weight cannot be used "
+                "together (as in Keras)");
   for (auto it = sizes.rbegin(); it != sizes.rend(); ++it)
-    stepFor(*it);
+    stepFor(*it, weighted);
   if (validation)
     if (std::vector<int64_t> v = validation->batchSizes(); !v.empty())
       inferenceFor(v.front());
@@ -290,14 +353,11 @@ History Trainer::fit(DataSource &train, const FitOptions &fit,
       Prefetcher ahead(train, steps, fit.workers, fit.prefetchDepth);
       for (int64_t b = 0; b < steps && !stopTraining; ++b) {
         current_ = ahead.next();
-        if (current_.sampleWeight.defined())
-          throw Error("fit: batch " + std::to_string(b) +
-                      " has sample weights, which the training step does "
-                      "not apply yet");
         Logs batchLogs;
         callbacks.each([&](Callback &c) { c.onBatchBegin(b, batchLogs); });
         auto stepStart = Clock::now();
-        StepResult r = trainOnBatch(current_.x, current_.y);
+        StepResult r =
+            trainOnBatch(current_.x, current_.y, current_.sampleWeight);
         stepSeconds += secondsSince(stepStart);
         if (names.empty()) {
           names = active_->metricNames();

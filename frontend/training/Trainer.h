@@ -44,6 +44,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace kcc {
@@ -78,6 +79,11 @@ struct FitOptions {
   llvm::raw_ostream *progress = nullptr;
 };
 
+/// Checks `config.classWeight` against the classes `model` predicts (its
+/// output's last dim; 2 for one sigmoid unit); the message starts
+/// "class_weight: " and names the class.
+llvm::Error checkClassWeight(Model &model, const TrainingConfig &config);
+
 class Trainer {
 public:
   /// Validates `config` (throws kcc::Error naming what is wrong);
@@ -104,7 +110,20 @@ public:
   /// The inference @forward on `x`, any number of rows.
   NDArray predict(const NDArray &x, int64_t batchSize = 500);
   /// One training step on one batch of any size (Keras's train_on_batch).
+  /// With the config's class weights the step weighs each example by its
+  /// class (Keras's class_weight).
   StepResult trainOnBatch(const NDArray &x, const NDArray &y);
+  /// The same with per-example weights `sampleWeight` ([batch]; Keras's
+  /// sample_weight), reduced as Keras does: the loss is
+  /// sum(loss_i * w_i) / batch; the metrics stay unweighted, as Keras 3's
+  /// compile() metrics are (it weighs only `weighted_metrics`).
+  /// Class weights and sample weights together are an error, as in Keras.
+  StepResult trainOnBatch(const NDArray &x, const NDArray &y,
+                          const NDArray &sampleWeight);
+  /// Keras's class_weight_to_sample_weights: the weight of each example's
+  /// class in `y` (labels, or one-hot/probability rows by argmax), 1 for a
+  /// class without one; f32 [batch].
+  NDArray classWeightsOf(const NDArray &y) const;
 
   /// Set by a callback to end fit() after the current batch (Keras's
   /// model.stop_training); fit() clears it when it starts.
@@ -140,16 +159,17 @@ public:
   const Batch &currentBatch() const { return current_; }
 
 private:
-  /// The training Executable for `batch` rows, holding the state of the
-  /// one that ran last.
-  Executable &stepFor(int64_t batch);
+  /// The training Executable for `batch` rows, with a %sample_weight
+  /// argument when `weighted`, holding the state of the one that ran last.
+  Executable &stepFor(int64_t batch, bool weighted = false);
   Executable &inferenceFor(int64_t batch);
 
   Model &model_;
   TrainingConfig config_;
   llvm::raw_ostream *log_;
   double learningRate_;
-  std::map<int64_t, std::unique_ptr<Executable>> steps_;
+  /// By (batch, weighted).
+  std::map<std::pair<int64_t, bool>, std::unique_ptr<Executable>> steps_;
   Executable *active_ = nullptr;
   std::map<int64_t, std::unique_ptr<Executable>> inference_;
   const DataSource *trainData_ = nullptr;

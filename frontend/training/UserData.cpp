@@ -125,9 +125,10 @@ void kcc::checkExamples(const Examples &e, const DataSpec &spec,
     if (w.rows() != e.size())
       throw Error(w.name() + ": " + std::to_string(w.rows()) + " weights for " +
                   std::to_string(e.size()) + " examples");
-    throw Error(w.name() + ": per-example weights are not applied by kcc's "
-                           "training step yet; remove the array to train "
-                           "without them");
+    for (int64_t r = 0; r < w.rows(); ++r)
+      if (double v = w.at(r, 0); !std::isfinite(v))
+        throw Error(w.name() + ": the weight of example " + std::to_string(r) +
+                    " is " + pythonFloatRepr(v) + ", not a finite number");
   }
   if (warnings && e.x.isFloat())
     if (int64_t nans = e.x.countNaN())

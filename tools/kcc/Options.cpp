@@ -96,6 +96,11 @@ cl::opt<std::string> lrSchedule(
              "and arguments, e.g. ExponentialDecay(initial_learning_rate=0.1,"
              "decay_steps=1000,decay_rate=0.5) (overrides --lr)"),
     cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<std::string> classWeight(
+    "class-weight",
+    cl::desc("Keras's class_weight: a JSON object {\"0\": 1, \"1\": 5} or "
+             "0:1,1:5 (classes absent weigh 1)"),
+    cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::opt<double> weightDecay("weight-decay",
                             cl::desc("Weight decay (default: Keras's for the "
                                      "optimizer, adamw 0.004)"),
@@ -560,6 +565,13 @@ llvm::Error kcc::driver::applyTrainingFlags(TrainingConfig &config) {
     if (!s)
       return s.takeError();
     opt.schedule = std::move(*s);
+  }
+  if (classWeight.getNumOccurrences()) {
+    auto weights = parseClassWeight(classWeight);
+    if (!weights)
+      return llvm::createStringError("--class-weight: " +
+                                     llvm::toString(weights.takeError()));
+    config.classWeight = std::move(*weights);
   }
   if (weightDecay.getNumOccurrences())
     opt.weightDecay = weightDecay;

@@ -259,6 +259,10 @@ TrainData loadData(const TrainConfig &config, const DataSpec &spec) {
   }
   if (!config.validationData.empty()) {
     data.validation = loadExamples(config.validationData, spec, &llvm::errs());
+    if (data.validation.sampleWeight.defined())
+      throw Error(data.validation.sampleWeight.name() +
+                  ": validation with per-example weights is not supported "
+                  "(the validation loss is unweighted); remove the array");
   } else if (config.validationSplit > 0) {
     // Keras: split_at = floor(n * (1 - split)); the tail validates.
     int64_t n = data.train.size();
@@ -271,8 +275,12 @@ TrainData loadData(const TrainConfig &config, const DataSpec &spec) {
                   " examples leaves one of the two splits empty");
     data.validation = {
         data.train.x.slice(splitAt, n), data.train.y.slice(splitAt, n), {}};
-    data.train = {
-        data.train.x.slice(0, splitAt), data.train.y.slice(0, splitAt), {}};
+    // The training part keeps its weights; validation is unweighted.
+    ExampleArray weights = data.train.sampleWeight.defined()
+                               ? data.train.sampleWeight.slice(0, splitAt)
+                               : ExampleArray();
+    data.train = {data.train.x.slice(0, splitAt),
+                  data.train.y.slice(0, splitAt), weights};
   }
   return data;
 }
@@ -280,7 +288,7 @@ TrainData loadData(const TrainConfig &config, const DataSpec &spec) {
 std::unique_ptr<ArrayDataSource> sourceOf(const Examples &e, int64_t batch,
                                           const DataSpec &spec) {
   auto source = std::make_unique<ArrayDataSource>(
-      e.x, e.y, batch, spec.inputType, spec.targetType);
+      e.x, e.y, batch, spec.inputType, spec.targetType, e.sampleWeight);
   if (e.y.rowShape() != spec.targetRow)
     source->setTargetRowShape(spec.targetRow);
   return source;
@@ -353,6 +361,9 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   // The data are checked before any step is built: a bad file fails fast.
   int64_t batch = config.source.batch;
   DataSpec spec = dataSpecOf(*loaded->model, *training);
+  if (llvm::Error err = checkClassWeight(*loaded->model, *training))
+    return llvm::createStringError("--class-weight: " +
+                                   llvm::toString(std::move(err)));
   if (!data)
     data = loadData(config, spec);
   Trainer trainer(*loaded->model, *training);

@@ -28,7 +28,6 @@
 // RUN: not kcc train %kcc_src/examples/mlp.json --data %t/rank.npz 2>&1 | FileCheck %s --check-prefix=RANK
 // RUN: not kcc train %kcc_src/examples/mlp.json --data %t/length.npz 2>&1 | FileCheck %s --check-prefix=LENGTH
 // RUN: not kcc train %kcc_src/examples/mlp.json --data %t/label.npz 2>&1 | FileCheck %s --check-prefix=LABEL
-// RUN: not kcc train %kcc_src/examples/mlp.json --data %t/weights.npz 2>&1 | FileCheck %s --check-prefix=WEIGHTS
 // RUN: not kcc train %kcc_src/examples/mlp.json --data %t/notzip.npz 2>&1 | FileCheck %s --check-prefix=NOTZIP
 // RUN: not kcc train %kcc_src/examples/mlp.json --data %t/truncated.npz 2>&1 | FileCheck %s --check-prefix=TRUNC
 // RUN: not kcc train %kcc_src/examples/mlp.json --data %t/good.npz --validation-data %t/rank.npz 2>&1 | FileCheck %s --check-prefix=VALRANK
@@ -73,7 +72,6 @@
 // RANK: kcc: error: {{.*}}rank.npz: array 'x': expected inputs of shape [N, 28, 28, 1], found [64, 784] (float32)
 // LENGTH: kcc: error: {{.*}}length.npz: x has 64 examples ({{.*}}array 'x') but y has 63 ({{.*}}array 'y'): they must have as many
 // LABEL: kcc: error: {{.*}}label.npz: array 'y': label 10 of example 5 is not a class: sparse_categorical_crossentropy takes integers in [0, 10)
-// WEIGHTS: kcc: error: {{.*}}weights.npz: array 'sample_weight': per-example weights are not applied by kcc's training step yet
 // NOTZIP: kcc: error: {{.*}}notzip.npz: not a .npz archive (zip): Not a zip archive
 // TRUNC: kcc: error: {{.*}}truncated.npz: not a .npz archive (zip)
 // VALRANK: kcc: error: {{.*}}rank.npz: array 'x': expected inputs of shape [N, 28, 28, 1], found [64, 784]

@@ -243,10 +243,14 @@ TEST(UserData, FolderErrorsNameTheArray) {
   Examples ok = loadExamples(dir, spec, nullptr);
   EXPECT_EQ(ok.size(), 3);
   write("sample_weight.npy", "<f4", {3}, std::string(12, '\0'));
+  EXPECT_TRUE(loadExamples(dir, spec, nullptr).sampleWeight.defined());
+  // float32 NaN, little-endian, for the second example.
+  write("sample_weight.npy", "<f4", {3},
+        std::string(4, '\0') + std::string("\x00\x00\xc0\x7f", 4) +
+            std::string(4, '\0'));
   EXPECT_EQ(errorOf([&] { loadExamples(dir, spec, nullptr); }),
-            dir + "/sample_weight.npy: per-example weights are not applied by "
-                  "kcc's training step yet; remove the array to train without "
-                  "them");
+            dir + "/sample_weight.npy: the weight of example 1 is nan, not a "
+                  "finite number");
   std::filesystem::remove_all(dir);
 }
 

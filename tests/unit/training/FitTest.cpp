@@ -273,18 +273,45 @@ TEST(Fit, CallbacksStopTrainingAndChangeTheLearningRate) {
   EXPECT_DOUBLE_EQ(trainer.executable()->learningRate(), 0.5);
 }
 
-TEST(Fit, RefusesSampleWeightsItCannotApply) {
+TEST(Fit, AppliesSampleWeights) {
   Dataset data = makeData(64, 11);
   Sequential model = makeClassifier();
+  std::vector<NDArray> initial = model.getWeights();
   Trainer trainer(model, config(), nullptr);
+  // Every weight 0: Keras's weighted loss is 0, so are the gradients, and
+  // Adam leaves the weights where they were; the accuracy is unweighted.
+  ArrayDataSource source(
+      ExampleArray::fromNDArray(data.x, "x"),
+      ExampleArray::fromNDArray(data.y, "y"), 32, DType::F32, DType::I32,
+      ExampleArray::fromNDArray(NDArray::zeros({64}, DType::F32), "w"));
+  History h = trainer.fit(source, quiet(1, 32));
+  EXPECT_EQ(trainer.iterations(), 2);
+  EXPECT_EQ(h.epochs[0].values.at("loss"), 0.0);
+  EXPECT_EQ(h.epochs[0].values.count("accuracy"), 1u);
+  std::vector<NDArray> after = trainer.getWeights();
+  ASSERT_EQ(after.size(), initial.size());
+  for (size_t k = 0; k < after.size(); ++k)
+    EXPECT_EQ(after[k].toVector(), initial[k].toVector()) << k;
+}
+
+TEST(Fit, RefusesClassAndSampleWeightsTogether) {
+  Dataset data = makeData(64, 11);
+  Sequential model = makeClassifier();
+  TrainingConfig c = config();
+  c.classWeight = {{0, 2.0}};
+  Trainer trainer(model, c, nullptr);
   ArrayDataSource source(
       ExampleArray::fromNDArray(data.x, "x"),
       ExampleArray::fromNDArray(data.y, "y"), 32, DType::F32, DType::I32,
       ExampleArray::fromNDArray(NDArray::zeros({64}, DType::F32), "w"));
   EXPECT_EQ(errorOf([&] { trainer.fit(source, quiet(1, 32)); }),
-            "fit: batch 0 has sample weights, which the training step does "
-            "not apply yet");
+            "fit: class_weight and sample_weight cannot be used together "
+            "(as in Keras)");
   EXPECT_EQ(trainer.iterations(), 0);
+  c.classWeight = {{10, 2.0}};
+  EXPECT_EQ(errorOf([&] { Trainer(model, c, nullptr); }),
+            "class_weight: class 10 is out of range: the model predicts "
+            "3 classes (0 to 2)");
 }
 
 } // namespace

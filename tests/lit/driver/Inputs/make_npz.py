@@ -12,7 +12,9 @@ DIR/rank.npz      x [64, 784]
 DIR/length.npz    y [63]
 DIR/label.npz     a label 10 for 10 classes
 DIR/nan.npz       x with 3 NaN values
-DIR/weights.npz   good + sample_weight [64]
+DIR/weights.npz   good + sample_weight [64], all 1
+DIR/ramp.npz      good + sample_weight [64]: 0, 1/32, 2/32, ...
+DIR/nanweight.npz good + sample_weight [64] with a NaN at example 7
 DIR/notzip.npz    text; DIR/truncated.npz: half of good.npz
 DIR/dir/          x.npy and y.npy of good (memory-mapped by --data DIR)
 DIR/ae.json       MLP_JSON turned into an autoencoder: 784 sigmoid outputs,
@@ -64,6 +66,10 @@ def main():
         nan[i] = float("nan")
     npz(os.path.join(out, "nan.npz"), {"x": npy("<f4", (n, 28, 28, 1), floats(nan)), "y": y})
     npz(os.path.join(out, "weights.npz"), {"x": x, "y": y, "sample_weight": npy("<f4", (n,), floats([1.0] * n))})
+    npz(os.path.join(out, "ramp.npz"), {"x": x, "y": y, "sample_weight": npy("<f4", (n,), floats([i / 32 for i in range(n)]))})
+    nanweight = [1.0] * n
+    nanweight[7] = float("nan")
+    npz(os.path.join(out, "nanweight.npz"), {"x": x, "y": y, "sample_weight": npy("<f4", (n,), floats(nanweight))})
     with open(os.path.join(out, "notzip.npz"), "w") as f:
         f.write("x,y\n1,2\n")
     good = open(os.path.join(out, "good.npz"), "rb").read()
