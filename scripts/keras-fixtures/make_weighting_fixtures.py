@@ -13,7 +13,8 @@ images, the same batch each step), once per case:
 weighting.json records, per case, the weights given and each step's loss
 and accuracy (before its update), as Keras reports them: the loss reduced
 with reduce_weighted_values ("sum_over_batch_size": sum(loss_i * w_i) /
-batch), the accuracy a weighted mean (sum(acc_i * w_i) / sum(w_i)).
+batch); the accuracy unweighted, since Keras 3 weights only
+weighted_metrics, not compile()'s metrics.
 
 Run from the throwaway virtualenv make_fixtures.py describes:
 
@@ -28,6 +29,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from make_fixtures import BATCH, OUT, STEPS, batch, fresh_session  # noqa: E402
+from make_optimizer_fixtures import small_mlp  # noqa: E402
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
@@ -39,15 +41,6 @@ CLASS_WEIGHT = {0: 1.0, 1: 5.0, 2: 0.5, 3: 2.0, 9: 0.0}
 # A ramp with two zeros: every example counts differently.
 SAMPLE_WEIGHT = np.linspace(0.1, 3.2, BATCH).astype(np.float32)
 SAMPLE_WEIGHT[[4, 17]] = 0.0
-
-
-def small_mlp():
-    return keras.Sequential([
-        keras.Input((28, 28, 1)),
-        keras.layers.Flatten(),
-        keras.layers.Dense(8, activation="relu"),
-        keras.layers.Dense(10, activation="softmax"),
-    ], name="small_mlp")
 
 
 def record(name, x, y, **weighting):
