@@ -33,10 +33,10 @@ cmake -G Ninja -S "$ROOT" -B "$BUILD" -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_EXE_LINKER_FLAGS="$SAN" -DCMAKE_SHARED_LINKER_FLAGS="$SAN" \
   -DKCC_FUZZ=OFF "${launcher[@]}" >/dev/null
 
-# kcc, kcc-opt and every unit test binary (the lit tests need only the two).
+# kcc, kcc-opt, the example the lit tests run, and every unit test binary.
 mapfile -t UNIT < <(ninja -C "$BUILD" -t targets all |
   sed -n 's|^\(tests/unit/[^:]*/\)\?\(kcc-unit-[A-Za-z0-9_-]*\): .*|\2|p' | sort -u)
-ninja -C "$BUILD" -j "${KCC_JOBS:-2}" kcc kcc-opt "${UNIT[@]}"
+ninja -C "$BUILD" -j "${KCC_JOBS:-2}" kcc kcc-opt kcc-example-checkpoint "${UNIT[@]}"
 built=$(date +%s)
 
 # allow_user_poisoning=0: LLVM headers inlined into instrumented code poison

@@ -1,6 +1,6 @@
 // Hostile input: each is a clear error naming the file (and where in it),
 // never a crash, a hang or more than 4 GB of address space. The inputs are
-// made at test time by Inputs/hostile.py; prlimit caps the address space
+// made at test time by Inputs/hostile.py; %limit-as caps the address space
 // at 4 GB (ulimit -v 4194304).
 // RUN: rm -rf %t && mkdir -p %t/empty %t/huge
 // RUN: python3 %S/Inputs/hostile.py deep-json 35000 %t/deep.json
@@ -12,34 +12,34 @@
 // RUN: mkfifo %t/pipe.mlir
 
 // Nesting: JSON 35,000 deep and .mlir 50,000 deep overflowed the stack.
-// RUN: not prlimit --as=4294967296 kcc --emit=kc %t/deep.json 2>&1 | FileCheck %s --check-prefix=DEEP-JSON
-// RUN: not prlimit --as=4294967296 kcc --emit=kc %t/deep.mlir 2>&1 | FileCheck %s --check-prefix=DEEP-MLIR
-// RUN: not prlimit --as=4294967296 kcc-opt %t/deep.mlir 2>&1 | FileCheck %s --check-prefix=DEEP-MLIR
+// RUN: not %limit-as kcc --emit=kc %t/deep.json 2>&1 | FileCheck %s --check-prefix=DEEP-JSON
+// RUN: not %limit-as kcc --emit=kc %t/deep.mlir 2>&1 | FileCheck %s --check-prefix=DEEP-MLIR
+// RUN: not %limit-as kcc-opt %t/deep.mlir 2>&1 | FileCheck %s --check-prefix=DEEP-MLIR
 // DEEP-JSON: kcc: error: {{.*}}deep.json:1:513: JSON nested deeper than 512 levels
 // DEEP-MLIR: deep.mlir:1:1053: error: brackets nested deeper than 1024 levels
 
 // A functional chain of 100,000 layers imports and compiles to kc.
-// RUN: prlimit --as=4294967296 kcc --emit=kc %t/chain.json -o %t/chain.kc.mlir
+// RUN: %limit-as kcc --emit=kc %t/chain.json -o %t/chain.kc.mlir
 // RUN: grep -c "kc.relu" %t/chain.kc.mlir | FileCheck %s --check-prefix=CHAIN
 // CHAIN: 100000
 
 // Sizes the file declares: a 127-byte .keras whose config.json says 200 MB.
-// RUN: not prlimit --as=4294967296 kcc --emit=kc %t/lie.keras 2>&1 | FileCheck %s --check-prefix=ZIP
+// RUN: not %limit-as kcc --emit=kc %t/lie.keras 2>&1 | FileCheck %s --check-prefix=ZIP
 // ZIP: kcc: error: {{.*}}lie.keras:config.json: declares 209715200 bytes from {{[0-9]+}} compressed ones; the archive is corrupt
 
 // Inputs that never end: a device, stdin from a device, a pipe.
-// RUN: not prlimit --as=4294967296 kcc --emit=kc /dev/zero 2>&1 | FileCheck %s --check-prefix=DEVZERO
-// RUN: not prlimit --as=4294967296 kcc --emit=kc - < /dev/zero 2>&1 | FileCheck %s --check-prefix=STDIN
-// RUN: not prlimit --as=4294967296 kcc --emit=kc %t/pipe.mlir 2>&1 | FileCheck %s --check-prefix=FIFO
-// RUN: not prlimit --as=4294967296 kcc-opt %t/pipe.mlir 2>&1 | FileCheck %s --check-prefix=FIFO
-// RUN: not prlimit --as=4294967296 kcc-opt - < /dev/zero 2>&1 | FileCheck %s --check-prefix=STDIN
+// RUN: not %limit-as kcc --emit=kc /dev/zero 2>&1 | FileCheck %s --check-prefix=DEVZERO
+// RUN: not %limit-as kcc --emit=kc - < /dev/zero 2>&1 | FileCheck %s --check-prefix=STDIN
+// RUN: not %limit-as kcc --emit=kc %t/pipe.mlir 2>&1 | FileCheck %s --check-prefix=FIFO
+// RUN: not %limit-as kcc-opt %t/pipe.mlir 2>&1 | FileCheck %s --check-prefix=FIFO
+// RUN: not %limit-as kcc-opt - < /dev/zero 2>&1 | FileCheck %s --check-prefix=STDIN
 // DEVZERO: kcc: error: /dev/zero: not a regular file
 // STDIN: stdin is larger than 256 MB, the limit for .mlir input
 // FIFO: input file '{{.*}}pipe.mlir' is not a regular file
 
 // Datasets: no examples (a SIGFPE), a header declaring 2^31 x 2^31 x 2.
-// RUN: not prlimit --as=4294967296 kcc train --model=mlp --data-dir=%t/empty 2>&1 | FileCheck %s --check-prefix=EMPTY
-// RUN: not prlimit --as=4294967296 kcc train --model=mlp --data-dir=%t/huge 2>&1 | FileCheck %s --check-prefix=HUGE
+// RUN: not %limit-as kcc train --model=mlp --data-dir=%t/empty 2>&1 | FileCheck %s --check-prefix=EMPTY
+// RUN: not %limit-as kcc train --model=mlp --data-dir=%t/huge 2>&1 | FileCheck %s --check-prefix=HUGE
 // EMPTY: kcc: error: {{.*}}empty/train-images-idx3-ubyte.gz: no examples (images [0, 28, 28])
 // HUGE: kcc: error: {{.*}}huge/train-images-idx3-ubyte.gz: the IDX header declares [2147483648, 2147483648, 2], more bytes than the {{[0-9]+}}-byte file holds
 
