@@ -132,21 +132,11 @@ TEST_P(BatchNormParity, StepsMovingStatsAndPredictMatchKeras) {
   checkFixture(std::get<0>(GetParam()), std::get<1>(GetParam()));
 }
 
-// KNOWN BUG, disabled so that it stays visible: compiled, the frozen model's
-// losses, initial predict and frozen weights match Keras, but the moving
-// statistics of its trainable BatchNormalization layers (after Dense) come
-// out wrong; with kc-cpu-pipeline's fuseElementwise off they are right, so
-// kc-fuse-elementwise mis-fuses something in that step. The ResNet's are
-// right compiled.
-TEST(BatchNormParityKnownBug, DISABLED_FrozenCompiledMovingStatistics) {
-  checkFixture("frozen", ExecMode::Compiled);
-}
-
 INSTANTIATE_TEST_SUITE_P(
     KerasBatchNormFixtures, BatchNormParity,
-    ::testing::Values(Param{"resnet", ExecMode::Compiled},
-                      Param{"resnet", ExecMode::Interpreted},
-                      Param{"frozen", ExecMode::Interpreted}),
+    ::testing::Combine(::testing::Values("resnet", "frozen"),
+                       ::testing::Values(ExecMode::Compiled,
+                                         ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +
              (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"
