@@ -102,6 +102,12 @@ bool shouldFuse(OpOperand *fused, bool multiUse) {
   if (!producerOp || !consumer || !allParallel(producerOp) ||
       !allParallel(consumer) || producer->getBlock() != consumer->getBlock())
     return false;
+  // Read through a broadcast, the producer's values the fused op still
+  // yields would be written once per broadcast iteration; when such a value
+  // later goes in place over an input it was computed from (a moving mean
+  // over the previous one), each iteration would read the last one's write.
+  if (!consumer.getMatchingIndexingMap(fused).isPermutation())
+    return false;
   for (Operation *user : producer->getUsers())
     if (user != consumer.getOperation() &&
         (user->getBlock() != consumer->getBlock() ||

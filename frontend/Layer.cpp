@@ -52,9 +52,16 @@ size_t LayerImpl::addWeight(std::string name, Shape shape,
   w.name = std::move(name);
   w.shape = std::move(shape);
   w.initializer = std::move(initializer);
-  w.trainable = trainable;
+  w.declaredTrainable = trainable;
+  w.trainable = trainable && trainable_;
   weights_.push_back(std::move(w));
   return weights_.size() - 1;
+}
+
+void LayerImpl::setTrainable(bool trainable) {
+  trainable_ = trainable;
+  for (Weight &w : weights_)
+    w.trainable = trainable && w.declaredTrainable;
 }
 
 void LayerImpl::materializeWeights() {
@@ -93,6 +100,21 @@ Tensor LayerImpl::weight(size_t i) {
   if (!w.value.defined())
     materializeWeights();
   return Tensor(w.value);
+}
+
+void LayerImpl::assignWeight(size_t i, const Tensor &value) {
+  Weight &w = weights_[i];
+  if (value.shape() != w.shape || value.dtype() != w.dtype)
+    fail("assigns " + value.describe() + " to weight '" + w.name + "' of " +
+         dtypeName(w.dtype) + shapeToString(w.shape));
+  if (callKind_ == Tensor::Kind::Symbolic)
+    return;
+  if (callKind_ == Tensor::Kind::Traced) {
+    if (TraceContext *tc = TraceContext::current())
+      tc->assignWeight(&w, value);
+    return;
+  }
+  w.value = value.array();
 }
 
 std::string LayerImpl::shapeString(const Shape &shape) const {
@@ -189,6 +211,11 @@ Layer Layer::named(std::string name) const {
 
 Layer Layer::withInputShape(Shape shape) const {
   impl_->setInputShape(std::move(shape));
+  return *this;
+}
+
+Layer Layer::setTrainable(bool trainable) const {
+  impl_->setTrainable(trainable);
   return *this;
 }
 

@@ -34,7 +34,11 @@ struct Weight {
   Shape shape;
   DType dtype = DType::F32;
   std::string initializer;
+  /// Whether the optimizer updates it: declared trainable (not
+  /// BatchNormalization's moving statistics) and its layer not frozen.
   bool trainable = true;
+  /// As the layer declared it, whatever LayerImpl::setTrainable says.
+  bool declaredTrainable = true;
   /// Undefined until materialized.
   NDArray value;
 };
@@ -76,6 +80,15 @@ public:
   void materializeWeights();
   /// Whether the layer draws random numbers when training (needs a step).
   virtual bool usesRandomness() const { return false; }
+  /// Whether a training-mode call computes something else than an inference
+  /// call (Dropout's mask, BatchNormalization's batch statistics), so that
+  /// predict needs a @forward of its own.
+  virtual bool trainingDiffers() const { return usesRandomness(); }
+  /// Keras's layer.trainable. A frozen layer's weights get no gradient and
+  /// no optimizer slot, and a frozen BatchNormalization runs in inference
+  /// mode (Keras 3).
+  bool trainable() const { return trainable_; }
+  void setTrainable(bool trainable);
   /// The layer's hyper-parameters under the keys of Keras's get_config()
   /// ("units", "activation", "kernel_size", ...), with kcc's names for
   /// activations and initializers ("glorot_uniform"); name, dtype and
@@ -100,6 +113,11 @@ protected:
   /// Weight `i` as a tensor of the current call's kind: concrete (its
   /// value), traced (the bound function argument) or symbolic.
   Tensor weight(size_t i);
+  /// Gives weight `i` a new value computed by a training-mode call (a
+  /// non-trainable statistic): eager calls overwrite the value; a trace
+  /// records it (traceForward returns it as the weight's update); symbolic
+  /// calls ignore it.
+  void assignWeight(size_t i, const Tensor &value);
   /// `shape` for messages: "[None, ...]" while called on symbolic tensors.
   std::string shapeString(const Shape &shape) const;
   /// Throws kcc::Error "layer 'NAME' (Class): message".
@@ -114,6 +132,7 @@ private:
   std::optional<Shape> inputShape_;
   uint64_t seed_ = 0;
   bool built_ = false;
+  bool trainable_ = true;
   std::vector<Weight> weights_;
   Tensor::Kind callKind_ = Tensor::Kind::Concrete;
 };
@@ -135,6 +154,10 @@ public:
   Layer named(std::string name) const;
   /// Keras's input_shape (batch excluded); returns the same layer.
   Layer withInputShape(Shape shape) const;
+  /// Keras's `layer.trainable = false` (fine-tuning); returns the same
+  /// layer.
+  Layer setTrainable(bool trainable) const;
+  bool trainable() const { return impl_->trainable(); }
 
   const std::string &name() const { return impl_->name(); }
   const std::string &className() const { return impl_->className(); }

@@ -206,6 +206,23 @@ public:
                         const std::string &interpolation = "nearest");
 };
 
+/// Keras's BatchNormalization over the last axis: training normalizes by
+/// the batch's mean and biased variance and moves the moving statistics
+/// (moving = moving * momentum + batch * (1 - momentum)); inference, or a
+/// frozen layer, normalizes by the moving statistics. Weights, in Keras's
+/// order: gamma (with `scale`), beta (with `center`), moving_mean and
+/// moving_variance (non-trainable).
+class BatchNormalization : public Layer {
+public:
+  explicit BatchNormalization(
+      int64_t axis = -1, double momentum = 0.99, double epsilon = 1e-3,
+      bool center = true, bool scale = true,
+      const std::string &betaInitializer = "zeros",
+      const std::string &gammaInitializer = "ones",
+      const std::string &movingMeanInitializer = "zeros",
+      const std::string &movingVarianceInitializer = "ones");
+};
+
 } // namespace kcc
 
 #endif // KCC_FRONTEND_LAYERS_H

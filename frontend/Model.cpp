@@ -278,6 +278,12 @@ bool Model::usesRandomness() {
   });
 }
 
+bool Model::trainingDiffers() {
+  return llvm::any_of(layers(), [](const Layer &l) {
+    return l.impl()->trainingDiffers();
+  });
+}
+
 std::vector<Parameter> Model::parameters() {
   std::vector<Parameter> params;
   for (const Layer &l : layers()) {

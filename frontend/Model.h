@@ -71,6 +71,10 @@ public:
   size_t numOutputs();
   /// Whether a training-mode call draws random numbers (needs a step).
   bool usesRandomness();
+  /// Whether a training-mode call differs from an inference call (Dropout,
+  /// BatchNormalization's batch statistics): predict then needs its own
+  /// @forward.
+  bool trainingDiffers();
 
   /// Every weight, materialized, in @forward's argument order: layers in
   /// graph order, each layer's weights in declaration order.

@@ -73,6 +73,16 @@ const Tensor *TraceContext::lookupWeight(const Weight *weight) const {
   return it == weights_.end() ? nullptr : &it->second;
 }
 
+void TraceContext::assignWeight(const Weight *weight, const Tensor &value) {
+  if (weights_.count(weight))
+    assignments_[weight] = value;
+}
+
+const Tensor *TraceContext::lookupAssignment(const Weight *weight) const {
+  auto it = assignments_.find(weight);
+  return it == assignments_.end() ? nullptr : &it->second;
+}
+
 //===----------------------------------------------------------------------===//
 // traceForward
 //===----------------------------------------------------------------------===//
@@ -141,6 +151,8 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
 
   SmallVector<Value> results;
   SmallVector<Type> resultTypes;
+  /// (result, parameter argument) of each weight update.
+  SmallVector<std::pair<size_t, size_t>> updated;
   {
     TraceContext trace(b);
     for (auto [i, p] : llvm::enumerate(params))
@@ -163,6 +175,12 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
       results.push_back(out.value());
       resultTypes.push_back(out.value().getType());
     }
+    for (auto [i, p] : llvm::enumerate(params))
+      if (const Tensor *update = trace.lookupAssignment(p.weight)) {
+        updated.push_back({results.size(), i});
+        results.push_back(update->value());
+        resultTypes.push_back(update->value().getType());
+      }
   }
   b.create<func::ReturnOp>(loc, results);
   func.setType(b.getFunctionType(argTypes, resultTypes));
@@ -186,6 +204,8 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
     argAttrs.back() =
         b.getDictionaryAttr({attr(kc::attr::kStep, b.getUnitAttr())});
   func.setAllArgAttrs(argAttrs);
+  for (auto [result, arg] : updated)
+    kc::setUpdatedArg(func, result, arg);
 
   // Verify before handing out: a frontend bug must not surface as a
   // confusing failure in a later pass.

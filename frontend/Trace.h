@@ -8,7 +8,10 @@
 // with one argument per parameter (arg attributes {kc.name = "dense/kernel",
 // kc.trainable = true}), one per model input ({kc.input = i}) and, when
 // training a model with randomness (Dropout), a trailing rank-0 i64 step
-// counter ({kc.step}). The parameters come in the order of
+// counter ({kc.step}). A training-mode trace in which layers assign weights
+// (BatchNormalization's moving statistics) returns each new value after the
+// prediction, marked {kc.updates = i} with i the weight's argument. The
+// parameters come in the order of
 // Model::parameters(), so the interpreter and the compiler can be fed
 // directly from it.
 //
@@ -57,11 +60,19 @@ public:
   void bindWeight(const Weight *weight, const Tensor &value);
   /// The bound tensor, or null.
   const Tensor *lookupWeight(const Weight *weight) const;
+  /// Records `value` as the new value of the bound `weight` (a training-mode
+  /// statistic such as BatchNormalization's moving mean); a later
+  /// assignment of the same weight replaces it. Unbound weights are
+  /// ignored: they are constants of the traced function.
+  void assignWeight(const Weight *weight, const Tensor &value);
+  /// The new value recorded for `weight`, or null.
+  const Tensor *lookupAssignment(const Weight *weight) const;
 
 private:
   mlir::OpBuilder &builder_;
   TraceContext *previous_;
   llvm::DenseMap<const Weight *, Tensor> weights_;
+  llvm::DenseMap<const Weight *, Tensor> assignments_;
 };
 
 struct TraceOptions {

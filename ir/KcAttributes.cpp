@@ -50,6 +50,17 @@ void kc::setTrainableArg(FunctionOpInterface f, unsigned i, bool trainable) {
   f.setArgAttr(i, attr::kTrainable, BoolAttr::get(f.getContext(), trainable));
 }
 
+std::optional<unsigned> kc::getUpdatedArg(FunctionOpInterface f, unsigned i) {
+  if (auto arg = f.getResultAttrOfType<IntegerAttr>(i, attr::kUpdates))
+    return static_cast<unsigned>(arg.getInt());
+  return std::nullopt;
+}
+
+void kc::setUpdatedArg(FunctionOpInterface f, unsigned i, unsigned arg) {
+  f.setResultAttr(i, attr::kUpdates,
+                  IntegerAttr::get(IntegerType::get(f.getContext(), 64), arg));
+}
+
 /// An index attribute (kc.input, kc.target) of argument `i`.
 static std::optional<int64_t> getArgIndex(FunctionOpInterface f, unsigned i,
                                           StringRef name) {

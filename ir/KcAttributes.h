@@ -32,6 +32,7 @@ KC_ATTR_NAME(kInput, InputAttrHelper)
 KC_ATTR_NAME(kTarget, TargetAttrHelper)
 KC_ATTR_NAME(kStep, StepAttrHelper)
 KC_ATTR_NAME(kArena, ArenaAttrHelper)
+KC_ATTR_NAME(kUpdates, UpdatesAttrHelper)
 // Functions.
 KC_ATTR_NAME(kTrainStep, TrainStepAttrHelper)
 KC_ATTR_NAME(kNumInputs, NumInputsAttrHelper)
@@ -69,6 +70,12 @@ mlir::DictionaryAttr getNameDict(mlir::MLIRContext *ctx, llvm::StringRef name);
 /// unmarked).
 bool isTrainableArg(mlir::FunctionOpInterface f, unsigned i);
 void setTrainableArg(mlir::FunctionOpInterface f, unsigned i, bool trainable);
+
+/// `kc.updates`: result `i` is the new value of argument `arg` (a
+/// non-trainable parameter a training-mode call assigns, such as a moving
+/// mean), which @train_step returns in that parameter's place.
+std::optional<unsigned> getUpdatedArg(mlir::FunctionOpInterface f, unsigned i);
+void setUpdatedArg(mlir::FunctionOpInterface f, unsigned i, unsigned arg);
 
 /// `kc.input`: argument `i` is the model input with this index.
 std::optional<int64_t> getInputIndex(mlir::FunctionOpInterface f, unsigned i);

@@ -190,6 +190,8 @@ ArrayRef<AttrRule> attrRules() {
                                 checkNonNegative),
       rule<D::StepAttrHelper>(OnArg, "a unit attribute"),
       rule<D::ArenaAttrHelper>(OnArg, "a unit attribute"),
+      rule<D::UpdatesAttrHelper>(OnResult, "an integer attribute",
+                                 checkNonNegative),
       rule<D::TrainStepAttrHelper>(OnFunction, "a dictionary attribute",
                                    checkTrainStep),
       rule<D::NumInputsAttrHelper>(OnFunction, "an integer attribute",

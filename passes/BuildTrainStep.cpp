@@ -21,6 +21,8 @@
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/IRMapping.h"
 
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Debug.h"
 
 #define DEBUG_TYPE "kc-build-train-step"
@@ -96,6 +98,7 @@ private:
   void buildOptimizerUpdate();
   void setArgAndResultNames();
   void setLayoutAttr();
+  void dropForwardUpdates();
 
   DictionaryAttr named(llvm::StringRef name) {
     return kc::getNameDict(ctx_, name);
@@ -127,6 +130,8 @@ private:
   RankedTensorType predType_, targetType_;
   /// Positions in fwdArgs_.params of the trainable params.
   llvm::SmallVector<unsigned> trainable_;
+  /// (position in fwdArgs_.params, @forward result) of each param update.
+  llvm::SmallVector<std::pair<unsigned, unsigned>> updated_;
   llvm::SmallVector<SlotSpec> slots_;
   /// Optimizer-wide state after the per-param slots (Nadam's u_product).
   llvm::SmallVector<SlotSpec> globals_;
@@ -135,6 +140,8 @@ private:
   // Built.
   func::FuncOp step_;
   Value loss_;
+  /// The cloned new value of each updated param, by position.
+  llvm::DenseMap<unsigned, Value> updates_;
   llvm::SmallVector<Value> grads_;   ///< one per trainable_ entry
   llvm::SmallVector<Value> results_; ///< in layout order
 };
@@ -152,6 +159,7 @@ LogicalResult TrainStepBuilder::build() {
   buildOptimizerUpdate();
   setArgAndResultNames();
   setLayoutAttr();
+  dropForwardUpdates();
   LLVM_DEBUG(llvm::dbgs() << "built @train_step: " << layout_.numParams
                           << " params (" << numTrainable() << " trainable), "
                           << layout_.numOptimizerState << " state tensors\n");
@@ -165,9 +173,23 @@ LogicalResult TrainStepBuilder::analyzeForward() {
   if (failed(args))
     return failure();
   fwdArgs_ = std::move(*args);
-  if (forward_.getNumResults() != 1)
+  // Results after the prediction are new values of non-trainable params
+  // (kc.updates), returned in their place.
+  unsigned numUpdates = 0;
+  for (unsigned r = 0, e = forward_.getNumResults(); r < e; ++r)
+    if (std::optional<unsigned> arg = kc::getUpdatedArg(forward_, r)) {
+      const unsigned *k = llvm::find(fwdArgs_.params, *arg);
+      if (r == 0 || k == fwdArgs_.params.end() || isTrainable(forward_, *arg))
+        return forward_.emitOpError("result ")
+               << r << " updates argument " << *arg
+               << ", which is not a non-trainable parameter";
+      updated_.push_back({static_cast<unsigned>(k - fwdArgs_.params.begin()),
+                          r});
+      ++numUpdates;
+    }
+  if (forward_.getNumResults() - numUpdates != 1)
     return forward_.emitOpError("expects one result (the prediction), got ")
-           << forward_.getNumResults();
+           << forward_.getNumResults() - numUpdates;
   LossKind loss = config_.loss.kind;
   Type result = forward_.getFunctionType().getResult(0);
   predType_ = dyn_cast<RankedTensorType>(result);
@@ -247,7 +269,10 @@ Value TrainStepBuilder::cloneForward() {
   Block &body = forward_.getBody().front();
   for (Operation &op : body.without_terminator())
     b_.clone(op, map);
-  return map.lookupOrDefault(body.getTerminator()->getOperand(0));
+  Operation *ret = body.getTerminator();
+  for (auto [k, r] : updated_)
+    updates_[k] = map.lookupOrDefault(ret->getOperand(r));
+  return map.lookupOrDefault(ret->getOperand(0));
 }
 
 /// The loss and its gradients with respect to the trainable params.
@@ -280,7 +305,8 @@ void TrainStepBuilder::buildMetrics(Value pred) {
   }
 }
 
-/// Clipped gradients, new params (frozen ones passed through), new
+/// Clipped gradients, new params (frozen ones passed through or, when the
+/// forward pass updates them, as it computed them), new
 /// optimizer state and iterations + 1, then the return.
 void TrainStepBuilder::buildOptimizerUpdate() {
   Location optLoc = nameLoc(optName());
@@ -300,7 +326,8 @@ void TrainStepBuilder::buildOptimizerUpdate() {
   for (unsigned k = 0; k < layout_.numParams; ++k) {
     Value param = arg(layout_.firstParamArg() + k);
     if (t == trainable_.size() || trainable_[t] != k) {
-      results_.push_back(param); // frozen: passed through
+      Value update = updates_.lookup(k);
+      results_.push_back(update ? update : param);
       continue;
     }
     ValueRange paramSlots = step_.getArguments().slice(
@@ -397,6 +424,21 @@ void TrainStepBuilder::setLayoutAttr() {
     fields.push_back(b_.getNamedAttr(
         "state_init", b_.getDenseF64ArrayAttr(layout_.stateInit)));
   kc::setTrainStep(step_, b_.getDictionaryAttr(fields));
+}
+
+/// @train_step now returns the params' updates; @forward returns its
+/// prediction alone, as every later consumer of it expects.
+void TrainStepBuilder::dropForwardUpdates() {
+  if (updated_.empty())
+    return;
+  llvm::BitVector drop(forward_.getNumResults());
+  for (auto [k, r] : updated_)
+    drop.set(r);
+  Operation *ret = forward_.getBody().front().getTerminator();
+  for (int r = static_cast<int>(drop.size()) - 1; r >= 0; --r)
+    if (drop.test(r))
+      ret->eraseOperand(r);
+  forward_.eraseResults(drop);
 }
 
 struct BuildTrainStepPass

@@ -88,14 +88,14 @@ json::Value initializer(llvm::StringRef name) {
 json::Object layerConfig(const Layer &layer) {
   LayerImpl &impl = *layer.impl();
   const std::string &cls = layer.className();
-  bool trainable = true;
-  for (const Weight &w : impl.weights())
-    trainable = trainable && w.trainable;
   json::Object c{{"name", layer.name()},
-                 {"trainable", trainable},
+                 {"trainable", impl.trainable()},
                  {"dtype", dtypePolicy()}};
   json::Object own = impl.kerasConfig();
-  for (const char *key : {"kernel_initializer", "bias_initializer"})
+  for (const char *key :
+       {"kernel_initializer", "bias_initializer", "beta_initializer",
+        "gamma_initializer", "moving_mean_initializer",
+        "moving_variance_initializer"})
     if (std::optional<llvm::StringRef> init = own.getString(key))
       own[key] = initializer(*init);
   for (auto &kv : own)
@@ -112,6 +112,11 @@ json::Object layerConfig(const Layer &layer) {
       c["groups"] = 1;
       c["activity_regularizer"] = nullptr;
     }
+  } else if (cls == "BatchNormalization") {
+    for (const char *key : {"beta_regularizer", "gamma_regularizer",
+                            "beta_constraint", "gamma_constraint"})
+      c[key] = nullptr;
+    c["synchronized"] = false;
   } else if (cls == "MaxPooling2D" || cls == "AveragePooling2D" ||
              cls == "Flatten") {
     c["data_format"] = "channels_last";

@@ -334,6 +334,38 @@ Layer buildGlobalPool(const ObjectView &c, bool isMax) {
   return GlobalAveragePooling2D(keepdims);
 }
 
+/// Keras 3 writes axis as an int (-1), Keras 2 after build as a list of
+/// one positive axis ([3]); the layer checks it against the input's rank.
+Layer buildBatchNormalization(const ObjectView &c) {
+  checkNull(c, {"beta_regularizer", "gamma_regularizer", "beta_constraint",
+                "gamma_constraint", "virtual_batch_size", "adjustment"});
+  if (c.getBool("renorm", false))
+    c.failField("renorm", "batch renormalization (renorm) is not supported");
+  int64_t axis = -1;
+  if (const json::Value *v = c.get("axis")) {
+    const json::Array *list = v->getAsArray();
+    std::optional<int64_t> one =
+        list ? (list->size() == 1 ? (*list)[0].getAsInteger() : std::nullopt)
+             : v->getAsInteger();
+    if (!one || *one < -1 || *one > (int64_t(1) << 31))
+      c.failField("axis", "'axis' must be one axis (kcc normalizes over the "
+                          "last axis only)");
+    axis = *one;
+  }
+  double momentum = c.getNumber("momentum", 0.99);
+  double epsilon = c.getNumber("epsilon", 1e-3);
+  if (!std::isfinite(momentum))
+    c.failField("momentum", "'momentum' must be finite");
+  if (!(std::isfinite(epsilon) && epsilon > 0))
+    c.failField("epsilon", "'epsilon' must be finite and > 0");
+  return BatchNormalization(
+      axis, momentum, epsilon, c.getBool("center", true),
+      c.getBool("scale", true), readInitializer(c, "beta_initializer", "zeros"),
+      readInitializer(c, "gamma_initializer", "ones"),
+      readInitializer(c, "moving_mean_initializer", "zeros"),
+      readInitializer(c, "moving_variance_initializer", "ones"));
+}
+
 } // namespace
 
 std::optional<Shape> keras::readBatchInputShape(const ObjectView &config) {
@@ -445,6 +477,8 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
       layer = Cropping2D(readSides(c, "cropping", 0));
     } else if (cls == "UpSampling2D")
       layer = buildUpSampling2D(c);
+    else if (cls == "BatchNormalization")
+      layer = buildBatchNormalization(c);
   } catch (const Error &e) {
     // The layer API's own checks, located at this config.
     std::string msg = e.what();
@@ -457,7 +491,8 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
            "' is not supported (kcc imports InputLayer, Dense, Conv2D, "
            "MaxPooling2D, AveragePooling2D, GlobalAveragePooling2D, "
            "GlobalMaxPooling2D, Flatten, Reshape, ZeroPadding2D, "
-           "Cropping2D, UpSampling2D, Dropout, Activation, Softmax, ReLU, "
+           "Cropping2D, UpSampling2D, BatchNormalization, Dropout, "
+           "Activation, Softmax, ReLU, "
            "LeakyReLU, PReLU, ELU, Add, Subtract, Multiply, Average, "
            "Maximum, Minimum and Concatenate)");
   if (!name.empty())

@@ -62,8 +62,7 @@ Entry readEntry(SpecReader &reader, const json::Value &v, JsonPath path,
 
 void freezeIfNeeded(const BuiltLayer &b) {
   if (!b.trainable)
-    for (Weight &w : b.layer.impl()->weights())
-      w.trainable = false;
+    b.layer.setTrainable(false);
 }
 
 //===----------------------------------------------------------------------===//

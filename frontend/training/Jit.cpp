@@ -60,8 +60,9 @@ buildTrainModule(mlir::MLIRContext &ctx, Model &model,
   }
 
   // The pipeline keeps the training-mode @forward; predict wants Keras's
-  // inference call (Dropout off, no step argument).
-  if (model.usesRandomness()) {
+  // inference call (Dropout off, no step argument, BatchNormalization on its
+  // moving statistics).
+  if (model.trainingDiffers()) {
     TraceOptions inference;
     inference.batch = config.batch;
     mlir::OwningOpRef<mlir::ModuleOp> fwd = traceForward(ctx, model, inference);

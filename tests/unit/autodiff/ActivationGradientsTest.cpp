@@ -187,4 +187,32 @@ TEST(ActivationGradients, MergeLayers) {
   EXPECT_GRADIENTS_MATCH(checkLayer(Minimum(), {s, s}, s));
 }
 
+/// BatchNormalization's training-mode composition (frontend/layers/
+/// Normalization.cpp), op for op: the gradient flows through the batch
+/// statistics too, into x, gamma and beta.
+TEST(ActivationGradients, BatchNormalizationTraining) {
+  for (const Shape &shape : {Shape{6, 3}, Shape{2, 3, 2, 4}}) {
+    Shape channels{shape.back()};
+    EXPECT_GRADIENTS_MATCH(checkTraced(
+        {shape, channels, channels},
+        [&](const std::vector<Tensor> &in) {
+          const Tensor &x = in[0];
+          std::vector<int64_t> axes;
+          for (int64_t d = 0; d + 1 < x.rank(); ++d)
+            axes.push_back(d);
+          Tensor mean = ops::reduceMean(x, axes);
+          Tensor centred = ops::sub(x, mean);
+          Tensor variance = ops::reduceMean(ops::mul(centred, centred), axes);
+          Tensor inv = ops::mul(
+              ops::rsqrt(ops::add(variance, ops::scalar(1e-3, DType::F64))),
+              in[1]);
+          Tensor shift = ops::add(ops::mul(ops::neg(mean), inv), in[2]);
+          return ops::add(ops::mul(x, inv), shift);
+        },
+        {uniform(shape, -2, 2, 21), uniform(channels, 0.5, 1.5, 22),
+         uniform(channels, -0.5, 0.5, 23)},
+        shape));
+  }
+}
+
 } // namespace

@@ -143,15 +143,46 @@ TEST(KerasLayerImport, ValuesKccCannotHonourAreErrors) {
                         "must be a finite number >= 0"));
 }
 
+TEST(KerasLayerImport, Keras2BatchNormalizationFrozenWithAxisList) {
+  // Keras 2 writes the built axis as a list; trainable false freezes the
+  // layer (no trainable weight, inference mode).
+  std::string text = keras2MlpWith(json::Object{
+      {"class_name", "BatchNormalization"},
+      {"config", json::Object{{"name", "batch_normalization"},
+                              {"trainable", false},
+                              {"axis", json::Array{1}},
+                              {"momentum", 0.9},
+                              {"epsilon", 0.01},
+                              {"center", true},
+                              {"scale", false}}}});
+  keras::ImportedModel m = keras::importModelJson(text, "keras2.json");
+  Layer bn = m.model->getLayer("batch_normalization");
+  EXPECT_FALSE(bn.trainable());
+  std::vector<std::string> names;
+  for (const Weight &w : bn.impl()->weights()) {
+    names.push_back(w.name);
+    EXPECT_FALSE(w.trainable) << w.name;
+  }
+  EXPECT_EQ(names, (std::vector<std::string>{"beta", "moving_mean",
+                                             "moving_variance"}));
+  EXPECT_FALSE(m.model->trainingDiffers());
+  std::string bad = keras2MlpWith(json::Object{
+      {"class_name", "BatchNormalization"},
+      {"config", json::Object{{"name", "batch_normalization"},
+                              {"renorm", true}}}});
+  EXPECT_THAT(importError(bad),
+              HasSubstr("batch renormalization (renorm) is not supported"));
+}
+
 TEST(KerasLayerImport, UnsupportedClassesListWhatIsSupported) {
   std::string text = keras2MlpWith(
-      json::Object{{"class_name", "BatchNormalization"},
-                   {"config", json::Object{{"name", "batch_normalization"}}}});
+      json::Object{{"class_name", "LayerNormalization"},
+                   {"config", json::Object{{"name", "layer_normalization"}}}});
   std::string msg = importError(text);
-  EXPECT_THAT(msg, HasSubstr("layer class 'BatchNormalization' is not "
+  EXPECT_THAT(msg, HasSubstr("layer class 'LayerNormalization' is not "
                              "supported (kcc imports InputLayer, Dense"));
   for (const char *cls : {"GlobalAveragePooling2D", "ZeroPadding2D", "PReLU",
-                          "Concatenate", "Minimum"})
+                          "Concatenate", "Minimum", "BatchNormalization"})
     EXPECT_THAT(msg, HasSubstr(cls));
 }
 

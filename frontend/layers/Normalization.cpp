@@ -1,0 +1,137 @@
+//===- Normalization.cpp - BatchNormalization -----------------------------===//
+//
+// BatchNormalization as Keras 3 computes it (keras.ops.batch_normalization
+// on the JAX backend), composed of kc ops: the statistics are reduce_mean
+// over every axis but the last, the normalization and scale-shift are
+// elementwise ops on [C] vectors broadcast to the input, so autodiff, the
+// interpreter and the compiler (which fuses the elementwise chain and the
+// following activation) need nothing of their own.
+//
+// Training (and the layer trainable): the batch's mean and biased variance
+// normalize, and the moving statistics are assigned
+//   moving = moving * momentum + batch * (1 - momentum);
+// traced, the assignments become results of @forward marked kc.updates,
+// which @train_step returns as the new values of these non-trainable
+// parameters (written in place like the optimizer slots). Inference, or a
+// frozen layer (trainable false, as in Keras 3): the moving statistics.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Layers.h"
+#include "frontend/Ops.h"
+
+#include <cmath>
+#include <numeric>
+
+using namespace kcc;
+
+namespace {
+
+class BatchNormalizationImpl : public LayerImpl {
+public:
+  BatchNormalizationImpl(int64_t axis, double momentum, double epsilon,
+                         bool center, bool scale, std::string betaInit,
+                         std::string gammaInit, std::string movingMeanInit,
+                         std::string movingVarianceInit)
+      : LayerImpl("BatchNormalization"), axis_(axis), momentum_(momentum),
+        epsilon_(epsilon), center_(center), scale_(scale),
+        betaInit_(std::move(betaInit)), gammaInit_(std::move(gammaInit)),
+        movingMeanInit_(std::move(movingMeanInit)),
+        movingVarianceInit_(std::move(movingVarianceInit)) {
+    if (!std::isfinite(momentum))
+      throw Error("BatchNormalization: momentum must be finite, got " +
+                  std::to_string(momentum));
+    if (!(std::isfinite(epsilon) && epsilon > 0))
+      throw Error("BatchNormalization: epsilon must be finite and > 0, got " +
+                  std::to_string(epsilon));
+  }
+
+  bool trainingDiffers() const override { return trainable(); }
+
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"axis", axis_},
+            {"momentum", momentum_},
+            {"epsilon", epsilon_},
+            {"center", center_},
+            {"scale", scale_},
+            {"beta_initializer", betaInit_},
+            {"gamma_initializer", gammaInit_},
+            {"moving_mean_initializer", movingMeanInit_},
+            {"moving_variance_initializer", movingVarianceInit_}};
+  }
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    if (shapes.size() != 1 || shapes[0].size() < 2)
+      fail("expects one batched input of rank >= 2, got " +
+           (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
+    int64_t rank = static_cast<int64_t>(shapes[0].size());
+    if (axis_ != -1 && axis_ != rank - 1)
+      fail("axis " + std::to_string(axis_) +
+           " is not supported (only the last axis, -1, of an input of rank " +
+           std::to_string(rank) + ")");
+    Shape channels{shapes[0].back()};
+    // Keras's order: gamma, beta, moving_mean, moving_variance.
+    if (scale_)
+      gamma_ = addWeight("gamma", channels, gammaInit_);
+    if (center_)
+      beta_ = addWeight("beta", channels, betaInit_);
+    movingMean_ =
+        addWeight("moving_mean", channels, movingMeanInit_, /*trainable=*/false);
+    movingVariance_ = addWeight("moving_variance", channels,
+                                movingVarianceInit_, /*trainable=*/false);
+  }
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    DType dt = x.dtype();
+    Tensor mean = weight(movingMean_);
+    Tensor variance = weight(movingVariance_);
+    if (ctx.training && trainable()) {
+      std::vector<int64_t> axes(x.rank() - 1);
+      std::iota(axes.begin(), axes.end(), 0);
+      // jnp.mean and jnp.var: the variance of the centred input, biased.
+      Tensor batchMean = ops::reduceMean(x, axes);
+      Tensor centred = ops::sub(x, batchMean);
+      Tensor batchVariance = ops::reduceMean(ops::mul(centred, centred), axes);
+      Tensor keep = ops::scalar(momentum_, dt);
+      Tensor take = ops::scalar(1.0 - momentum_, dt);
+      assignWeight(movingMean_, ops::add(ops::mul(mean, keep),
+                                         ops::mul(batchMean, take)));
+      assignWeight(movingVariance_, ops::add(ops::mul(variance, keep),
+                                             ops::mul(batchVariance, take)));
+      mean = batchMean;
+      variance = batchVariance;
+    }
+    // x * inv + (beta - mean * inv), inv = rsqrt(variance + epsilon) * gamma.
+    Tensor inv = ops::rsqrt(ops::add(variance, ops::scalar(epsilon_, dt)));
+    if (scale_)
+      inv = ops::mul(inv, weight(*gamma_));
+    Tensor shift = ops::mul(ops::neg(mean), inv);
+    if (center_)
+      shift = ops::add(shift, weight(*beta_));
+    return {ops::add(ops::mul(x, inv), shift)};
+  }
+
+private:
+  int64_t axis_;
+  double momentum_, epsilon_;
+  bool center_, scale_;
+  std::string betaInit_, gammaInit_, movingMeanInit_, movingVarianceInit_;
+  std::optional<size_t> gamma_, beta_;
+  size_t movingMean_ = 0, movingVariance_ = 0;
+};
+
+} // namespace
+
+BatchNormalization::BatchNormalization(
+    int64_t axis, double momentum, double epsilon, bool center, bool scale,
+    const std::string &betaInitializer, const std::string &gammaInitializer,
+    const std::string &movingMeanInitializer,
+    const std::string &movingVarianceInitializer)
+    : Layer(std::make_shared<BatchNormalizationImpl>(
+          axis, momentum, epsilon, center, scale, betaInitializer,
+          gammaInitializer, movingMeanInitializer, movingVarianceInitializer)) {
+}

@@ -1,0 +1,146 @@
+//===- BatchNormParityTest.cpp - BatchNormalization trains as Keras's -----===//
+//
+// The fixtures of scripts/keras-fixtures/make_batchnorm_fixtures.py, written
+// by Keras 3: a small ResNet (strided Conv2D, BatchNormalization, ReLU, Add,
+// GlobalAveragePooling2D) and an MLP with a frozen block (a trainable=False
+// Dense and BatchNormalization). From Keras's weights on Keras's batch,
+// compiled and interpreted, kcc must reproduce:
+//
+//  - Keras's predict (inference: the moving statistics) before training:
+//    1e-5;
+//  - the loss of each of 5 Adam steps (batch statistics): 1e-4 relative;
+//  - every BatchNormalization's moving mean and variance after the steps,
+//    updated inside the step, and Keras's predict after the steps: 1e-4
+//    (Adam turns f32 rounding in near-zero gradients into steps of the
+//    learning rate's size, so values after training drift by 1e-5 ... 3e-5;
+//    the test prints the worst errors);
+//  - the frozen layers' weights unchanged, bit for bit.
+//
+//===----------------------------------------------------------------------===//
+
+#include "KerasFixtureUtil.h"
+
+#include "frontend/keras/KerasImporter.h"
+
+#include "llvm/Support/JSON.h"
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
+using namespace kcc;
+namespace json = llvm::json;
+
+namespace {
+
+using e2e::kerasFixture;
+
+const json::Value &batchnormJson() {
+  static const json::Value value = e2e::readFixtureJson("batchnorm.json");
+  return value;
+}
+
+/// Worst |kcc - keras| over `keras`'s numbers (rows flattened, the first of
+/// kcc's), checked against `tolerance`.
+double compare(const NDArray &kcc, const std::vector<double> &keras,
+               double tolerance, const std::string &what) {
+  EXPECT_GE(kcc.numel(), static_cast<int64_t>(keras.size())) << what;
+  double worst = 0;
+  for (size_t i = 0; i < keras.size() && i < size_t(kcc.numel()); ++i) {
+    double err = std::abs(kcc.at(i) - keras[i]);
+    worst = std::max(worst, err);
+    EXPECT_LE(err, tolerance) << what << " [" << i << "]: Keras " << keras[i]
+                              << ", kcc " << kcc.at(i);
+  }
+  return worst;
+}
+
+std::vector<double> flatten(const json::Array &rows) {
+  std::vector<double> out;
+  for (const json::Value &row : rows)
+    for (double v : e2e::numbers(*row.getAsArray()))
+      out.push_back(v);
+  return out;
+}
+
+using Param = std::tuple<std::string, ExecMode>;
+
+void checkFixture(const std::string &name, ExecMode mode) {
+  const json::Object &root = *batchnormJson().getAsObject();
+  ASSERT_EQ(*root.getInteger("steps"), 5);
+  const json::Object &record = *root.getObject(name);
+
+  keras::ImportedModel imported =
+      keras::importKerasArchive(kerasFixture(name + ".keras"));
+  ASSERT_TRUE(imported.weightsLoaded);
+  Model &model = *imported.model;
+  std::vector<Parameter> params = model.parameters();
+
+  NDArray x, y;
+  e2e::kerasBatch(x, y);
+  Executable exe = e2e::jitQuietly(model, e2e::kerasAdamConfig(record, mode));
+
+  double worstInitial =
+      compare(exe.predict(x), flatten(*record.getArray("initial_predict")),
+              1e-5, name + " initial predict");
+  std::vector<double> expected = e2e::numbers(*record.getArray("step_losses"));
+  ASSERT_EQ(expected.size(), 5u);
+  double worstLoss = e2e::expectKerasLosses(exe, x, y, expected, name).relative;
+
+  // The moving statistics, in Model::parameters() order ("layer/weight").
+  std::vector<NDArray> after = exe.getWeights();
+  ASSERT_EQ(after.size(), params.size());
+  double worstStats = 0;
+  int checkedStats = 0, frozen = 0;
+  const json::Object &stats = *record.getObject("moving_stats");
+  for (size_t i = 0; i < params.size(); ++i) {
+    llvm::StringRef layer, weight;
+    std::tie(layer, weight) = llvm::StringRef(params[i].name).rsplit('/');
+    if (weight == "moving_mean" || weight == "moving_variance") {
+      const json::Object *s = stats.getObject(layer);
+      ASSERT_TRUE(s) << layer.str();
+      ASSERT_NE(s->getArray(weight), nullptr);
+      worstStats = std::max(
+          worstStats, compare(after[i], e2e::numbers(*s->getArray(weight)),
+                              1e-4, params[i].name));
+      ++checkedStats;
+    } else if (!params[i].trainable) {
+      // A frozen layer's weight: passed through.
+      for (int64_t j = 0; j < after[i].numel(); ++j)
+        ASSERT_EQ(after[i].at(j), params[i].value.at(j)) << params[i].name;
+      ++frozen;
+    }
+  }
+  EXPECT_EQ(checkedStats, 2 * static_cast<int>(stats.size()));
+
+  double worstFinal =
+      compare(exe.predict(x), flatten(*record.getArray("final_predict")),
+              1e-4, name + " final predict");
+  std::printf("[ keras ] %s (%s): worst loss relative error %.2e, moving "
+              "statistics error %.2e (%d), frozen weights %d unchanged, "
+              "predict error %.2e initial, %.2e after 5 steps\n",
+              name.c_str(),
+              mode == ExecMode::Compiled ? "compiled" : "interpreted",
+              worstLoss, worstStats, checkedStats, frozen, worstInitial,
+              worstFinal);
+}
+
+class BatchNormParity : public ::testing::TestWithParam<Param> {};
+
+TEST_P(BatchNormParity, StepsMovingStatsAndPredictMatchKeras) {
+  checkFixture(std::get<0>(GetParam()), std::get<1>(GetParam()));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    KerasBatchNormFixtures, BatchNormParity,
+    ::testing::Combine(::testing::Values("resnet", "frozen"),
+                       ::testing::Values(ExecMode::Compiled,
+                                         ExecMode::Interpreted)),
+    [](const auto &info) {
+      return std::get<0>(info.param) +
+             (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"
+                                                            : "_interpreted");
+    });
+
+} // namespace
