@@ -5,7 +5,7 @@
 // check compares, on every rank, the data-parallel run against the one
 // process it must reproduce: for the MLP and the CNN, compiled and
 // interpreted, 20 Adam steps on the same global batches agree on the loss
-// (the ranks' mean) and on every weight within 1e-5; summation order is the
+// (the ranks' mean, relative) and on every weight within 1e-5 (absolute); summation order is the
 // only difference. Through the Trainer, ranks that start from different
 // weights end with rank 0's training, and a batch that does not split over
 // the ranks is an error.
@@ -132,20 +132,25 @@ TEST_P(TwentySteps, LossesAndEveryWeightMatchOneProcess) {
   std::vector<NDArray> expected = one.getWeights(), actual = dp.getWeights();
   std::vector<std::string> names = one.weightNames();
   ASSERT_EQ(expected.size(), actual.size());
-  double worstWeight = 0, moved = 0;
+  // Absolute: Adam divides by sqrt(v) + 1e-7, so a gradient near zero
+  // turns a last-bit difference of the sum into one of lr * g / eps, which
+  // is large relative to a bias that started at zero, not to 1e-5.
+  double worstWeight = 0, worstRel = 0, moved = 0;
   for (size_t i = 0; i < expected.size(); ++i) {
-    double e = maxRelError(expected[i], actual[i]);
+    double e = maxAbsDiff(expected[i], actual[i]);
     EXPECT_LE(e, kTol) << names[i];
     worstWeight = std::max(worstWeight, e);
+    worstRel = std::max(worstRel, maxRelError(expected[i], actual[i]));
     moved = std::max(moved, maxAbsDiff(initial[i], expected[i]));
   }
   // The comparison means something only if training moved the weights.
   EXPECT_GT(moved, 1e-3);
   if (rank == 0)
     std::printf("[%s %s] %d ranks, %d steps of %lld: max loss error %.2e, "
-                "max weight error %.2e\n",
+                "max weight error %.2e (%.2e of the tensor's scale)\n",
                 c.model.c_str(), execModeName(c.mode), n, kSteps,
-                static_cast<long long>(global), worstLoss, worstWeight);
+                static_cast<long long>(global), worstLoss, worstWeight,
+                worstRel);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -182,7 +187,7 @@ TEST(TrainerDataParallel, FitMatchesOneProcessFromRankZerosWeights) {
               kTol);
   std::vector<NDArray> expected = ref->getWeights(), actual = model->getWeights();
   for (size_t i = 0; i < expected.size(); ++i)
-    EXPECT_LE(maxRelError(expected[i], actual[i]), kTol) << i;
+    EXPECT_LE(maxAbsDiff(expected[i], actual[i]), kTol) << i;
 }
 
 TEST(TrainerDataParallel, UnevenBatchIsAnError) {
