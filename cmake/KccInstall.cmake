@@ -32,7 +32,7 @@ install(FILES ${PROJECT_SOURCE_DIR}/include/kcc/kcc.h
 set(KCC_RUNTIME_LIBS KCCLibraryCalls KCCKernels KCCData)
 set(KCC_JIT_LIBS KCCTraining KCCKeras KCCReferenceModels KCCFrontend
   KCCEngine KCCInterpreter KCCAot KCCCodegen KCCPasses KCCTrainingConfig
-  KCCIR ${KCC_RUNTIME_LIBS})
+  KCCIR KCCCollectives ${KCC_RUNTIME_LIBS})
 set(KCC_INCLUDE_INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>

@@ -38,6 +38,9 @@ struct CallSpec {
   std::string name;               ///< without prefix and dtype suffix
   SmallVector<Value> inputs;      ///< tensors, in ABI order
   SmallVector<int64_t> attrs;     ///< trailing i64 arguments
+  /// Elementwise calls of any rank take the output's element count alone
+  /// instead of every array's dims, so one declaration serves all shapes.
+  bool flat = false;
 };
 
 /// Declares `name` (private, external) in the module unless it exists.
@@ -73,14 +76,18 @@ LogicalResult emitCall(Operation *op, const CallSpec &spec,
     Value m = rewriter.create<bufferization::ToMemrefOp>(loc, mt, in,
                                                          /*read_only=*/true);
     args.push_back(dataPointer(rewriter, loc, m));
-    llvm::append_range(dims, t.getShape());
+    if (!spec.flat)
+      llvm::append_range(dims, t.getShape());
   }
   auto outMemType = MemRefType::get(outType.getShape(), elt);
   // 64-byte alignment, as NDArray: full vectors for oneDNN.
   Value out = rewriter.create<memref::AllocOp>(loc, outMemType,
                                                rewriter.getI64IntegerAttr(64));
   args.push_back(dataPointer(rewriter, loc, out));
-  llvm::append_range(dims, outType.getShape());
+  if (spec.flat)
+    dims.push_back(outType.getNumElements());
+  else
+    llvm::append_range(dims, outType.getShape());
   for (int64_t v : llvm::concat<const int64_t>(dims, spec.attrs))
     args.push_back(rewriter.create<arith::ConstantOp>(
         loc, rewriter.getI64IntegerAttr(v)));
@@ -202,10 +209,25 @@ struct AvgPoolGradLowering : OpConversionPattern<kc::AvgPool2DGradOp> {
   }
 };
 
+/// kcc_rt_all_reduce_*(in, out, n, mean): MPI_Allreduce into a fresh
+/// buffer, so the gradient it reads stays untouched.
+struct AllReduceLowering : OpConversionPattern<kc::AllReduceOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kc::AllReduceOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    CallSpec spec{"all_reduce",
+                  {adaptor.getX()},
+                  {op.getReduction() == "mean" ? 1 : 0}};
+    spec.flat = true;
+    return emitCall(op, spec, rewriter);
+  }
+};
+
 } // namespace
 
 void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
-  patterns.add<MatmulLowering, Conv2DLowering, Conv2DBackpropInputLowering,
+  patterns.add<AllReduceLowering, MatmulLowering, Conv2DLowering, Conv2DBackpropInputLowering,
                Conv2DBackpropFilterLowering, PoolLowering<kc::MaxPool2DOp>,
                PoolLowering<kc::AvgPool2DOp>, MaxPoolGradLowering,
                AvgPoolGradLowering>(patterns.getContext());

@@ -14,6 +14,7 @@
 #include "engine/CompileTiming.h"
 #include "engine/interpreter/Interpreter.h" // dtypeOf
 #include "ir/KcAttributes.h"
+#include "runtime/Collectives.h"
 #include "runtime/Error.h"
 #include "runtime/FlushDenormals.h"
 #include "runtime/LibraryCalls.h"
@@ -360,6 +361,13 @@ CompiledFunction CompiledFunction::load(const CompiledArtifact &artifact) {
   for (auto &[symbol, ptr] : jit::libraryCallSymbols())
     library[interner(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(ptr),
                                  llvm::JITSymbolFlags::Exported};
+  // kc.all_reduce's entry points live with MPI, outside the AOT runtime.
+  library[interner("kcc_rt_all_reduce_f32")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&kcc_rt_all_reduce_f32),
+      llvm::JITSymbolFlags::Exported};
+  library[interner("kcc_rt_all_reduce_f64")] = {
+      llvm::orc::ExecutorAddr::fromPtr(&kcc_rt_all_reduce_f64),
+      llvm::JITSymbolFlags::Exported};
   if (llvm::Error err = main.define(llvm::orc::absoluteSymbols(library)))
     throw Error("compile @" + name + ": " + errorText(std::move(err)));
   if (llvm::Error err =

@@ -208,4 +208,24 @@ def Kc_RandomUniformOp : Kc_Op<"random_uniform"> {
   let assemblyFormat = "$counter attr-dict `:` type($counter) `->` type($result)";
 }
 
+def Kc_AllReduceOp : Kc_Op<"all_reduce", [SameOperandsAndResultType]> {
+  let summary = "sum or mean of a tensor over the ranks of a data-parallel job";
+  let description = [{
+    Every rank passes its own `x` and gets the elementwise sum (or mean) of
+    all ranks' `x`: kc-build-train-step's `data-parallel` option puts one on
+    each gradient, between the reverse sweep and the optimizer, so every
+    rank applies the same update. In a single process it is the identity.
+    Compiled code calls `kcc_rt_all_reduce_*` (MPI_Allreduce), and so does
+    the interpreter, so both reduce in the same order.
+
+    ```mlir
+    %g = kc.all_reduce "mean" %dw : tensor<784x128xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$x, StrAttr:$reduction);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = "$reduction $x attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
 #endif // KC_NN_OPS_TD

@@ -203,6 +203,13 @@ LogicalResult Conv2DBackpropFilterOp::verify() {
 LogicalResult MaxPool2DOp::verify() { return verifyPool(*this); }
 LogicalResult AvgPool2DOp::verify() { return verifyPool(*this); }
 
+LogicalResult AllReduceOp::verify() {
+  if (getReduction() != "sum" && getReduction() != "mean")
+    return emitOpError("expects reduction \"sum\" or \"mean\", got \"")
+           << getReduction() << "\"";
+  return success();
+}
+
 LogicalResult MaxPool2DGradOp::verify() {
   if (failed(checkResultShape(*this, shapes::Dims(shapeOf(getX())),
                               shapeOf(getResult()))))

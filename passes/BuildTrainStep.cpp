@@ -317,6 +317,12 @@ void TrainStepBuilder::buildOptimizerUpdate() {
       b_, optLoc, config_.optimizer, iterations, arg(layout_.learningRateArg()),
       predType_.getElementType(),
       step_.getArguments().slice(firstGlobal, globals_.size()));
+  // Data-parallel: the mean over the ranks, before clipping, as Keras's
+  // distribution strategies aggregate before apply_gradients.
+  if (config_.dataParallel)
+    for (Value &g : grads_)
+      g = b_.create<kc::AllReduceOp>(nameLoc("all_reduce"), g.getType(), g,
+                                     b_.getStringAttr("mean"));
   llvm::SmallVector<Value> grads =
       buildClippedGradients(b_, optLoc, config_.optimizer, grads_);
   assert(results_.size() == layout_.firstParamResult());
@@ -470,6 +476,7 @@ KcBuildTrainStepOptions BuildTrainStepPass::currentOptions() const {
   o.globalClipnorm = globalClipnorm;
   o.lrSchedule = lrSchedule;
   o.sampleWeight = sampleWeight;
+  o.dataParallel = dataParallel;
   o.metrics = metrics;
   return o;
 }

@@ -109,6 +109,9 @@ def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
     Option<"sampleWeight", "sample-weight", "bool", /*default=*/"false",
            "take per-example weights (f32[batch]) after the target and "
            "reduce the loss and metrics with them as Keras does">,
+    Option<"dataParallel", "data-parallel", "bool", /*default=*/"false",
+           "average every gradient over the ranks of a data-parallel job "
+           "(a kc.all_reduce mean) before the optimizer uses it">,
     ListOption<"metrics", "metrics", "std::string",
                "metrics computed in the step: accuracy (resolved from the "
                "loss as Keras does), sparse_categorical_accuracy, "

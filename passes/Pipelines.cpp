@@ -45,6 +45,7 @@ KcBuildTrainStepOptions toTrainStepOptions(const TrainingConfig &config) {
   o.globalClipnorm = opt.globalClipnorm;
   o.lrSchedule = opt.schedule ? opt.schedule->str() : "";
   o.sampleWeight = config.sampleWeight || !config.classWeight.empty();
+  o.dataParallel = config.dataParallel;
   return o;
 }
 
@@ -58,6 +59,7 @@ fromTrainStepOptions(const KcBuildTrainStepOptions &options) {
   config.loss.fromLogits = options.fromLogits;
   config.metrics.assign(options.metrics.begin(), options.metrics.end());
   config.sampleWeight = options.sampleWeight;
+  config.dataParallel = options.dataParallel;
   llvm::Expected<OptimizerKind> optimizer = parseOptimizer(options.optimizer);
   if (!optimizer)
     return optimizer.takeError();

@@ -194,6 +194,10 @@ struct TrainingConfig {
   /// per-example weights (an absent class weighs 1). Non-empty implies a
   /// weighted step.
   std::map<int64_t, double> classWeight;
+  /// The step averages its gradients over the ranks of an MPI job
+  /// (kc.all_reduce) before the optimizer: each rank then trains on its own
+  /// `batch` examples and all apply the same update.
+  bool dataParallel = false;
 
   /// Checks what the types cannot: metrics resolve against the loss, the
   /// batch is positive, hyper-parameters are finite and in range. The

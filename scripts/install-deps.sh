@@ -13,6 +13,8 @@ PACKAGES=(
   dataset-fashion-mnist
   # cpack -G DEB (the debian_package test): dpkg-shlibdeps, file, objdump.
   dpkg-dev file binutils
+  # Data-parallel training (kcc train under mpirun, the MPI tests).
+  openmpi-bin libopenmpi-dev
 )
 
 missing=()

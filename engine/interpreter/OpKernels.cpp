@@ -12,6 +12,7 @@
 #include "engine/interpreter/OpKernels.h"
 
 #include "ir/KcDialect.h"
+#include "runtime/Collectives.h"
 #include "runtime/Error.h"
 #include "runtime/kernels/Kernels.h"
 
@@ -263,6 +264,17 @@ void addNN(KernelTable &t) {
         return out;
       });
 
+  add<kc::AllReduceOp>(t, [](kc::AllReduceOp op, Operands in, OpEnv &env) {
+    NDArray out = env.allocate(op.getResult());
+    bool mean = op.getReduction() == "mean";
+    if (in[0]->dtype() == DType::F64)
+      kcc_rt_all_reduce_f64(in[0]->data<double>(), out.data<double>(),
+                            out.numel(), mean);
+    else
+      kcc_rt_all_reduce_f32(in[0]->data<float>(), out.data<float>(),
+                            out.numel(), mean);
+    return out;
+  });
   add<kc::RandomUniformOp>(
       t, [](kc::RandomUniformOp op, Operands in, OpEnv &env) {
         const NDArray &counter = *in[0];

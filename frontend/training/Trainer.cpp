@@ -2,9 +2,11 @@
 
 #include "frontend/training/Trainer.h"
 
+#include "frontend/training/Distributed.h"
 #include "frontend/training/HostMetrics.h"
 #include "frontend/training/Jit.h"
 #include "frontend/training/Prefetcher.h"
+#include "runtime/Collectives.h"
 #include "runtime/Error.h"
 
 #include "llvm/Support/raw_ostream.h"
@@ -58,6 +60,8 @@ Trainer::Trainer(Model &model, TrainingConfig config, llvm::raw_ostream *log)
     : model_(model), config_(std::move(config)), log_(log),
       learningRate_(config_.optimizer.resolvedLearningRate()) {
   checkTrainingConfig(config_);
+  if (config_.dataParallel)
+    Distributed::fromEnvironment(); // MPI up before the first collective
   if (llvm::Error err = checkClassWeight(model_, config_))
     throw Error(llvm::toString(std::move(err)));
 }
@@ -179,6 +183,16 @@ TensorSpec Trainer::targetSpec(int64_t batch) {
   return s;
 }
 
+void Trainer::averageOverRanks(StepResult &r) {
+  if (collectives::size() == 1)
+    return;
+  std::vector<double> values = {r.loss};
+  values.insert(values.end(), r.metrics.begin(), r.metrics.end());
+  values = Distributed::fromEnvironment().mean(std::move(values));
+  r.loss = values[0];
+  std::copy(values.begin() + 1, values.end(), r.metrics.begin());
+}
+
 StepResult Trainer::trainOnBatch(const NDArray &x, const NDArray &y) {
   return trainOnBatch(x, y, NDArray());
 }
@@ -293,8 +307,36 @@ History Trainer::fit(const Dataset &train, const FitOptions &fit,
   return this->fit(source, fit, val.get());
 }
 
+/// The ranks' shared state before the first data-parallel step: rank 0's
+/// weights, optimizer state and step count (a resumed run's included).
+static void broadcastFromRoot(Executable &exe) {
+  Distributed dist = Distributed::fromEnvironment();
+  std::vector<NDArray> weights = exe.getWeights();
+  std::vector<NDArray> state = exe.getOptimizerState();
+  dist.broadcast(weights);
+  dist.broadcast(state);
+  std::vector<NDArray> iterations = {
+      NDArray::scalar(static_cast<double>(exe.iterations()), DType::I64)};
+  dist.broadcast(iterations);
+  exe.setWeights(weights);
+  exe.setOptimizerState(state);
+  exe.setIterations(static_cast<int64_t>(iterations[0].at(0)));
+}
+
 History Trainer::fit(DataSource &train, const FitOptions &fit,
                      DataSource *validation) {
+  if (!config_.dataParallel || collectives::size() == 1)
+    return fitShard(train, fit, validation);
+  // Each rank steps on its slice of every global batch.
+  ShardedDataSource shard(train, collectives::rank(), collectives::size());
+  FitOptions local = fit;
+  if (collectives::rank() != 0)
+    local.verbose = 0;
+  return fitShard(shard, local, validation);
+}
+
+History Trainer::fitShard(DataSource &train, const FitOptions &fit,
+                          DataSource *validation) {
   if (fit.epochs < 1 || fit.initialEpoch < 0 || fit.initialEpoch >= fit.epochs)
     throw Error("fit: epochs " + std::to_string(fit.epochs) +
                 " and initial epoch " + std::to_string(fit.initialEpoch) +
@@ -320,6 +362,8 @@ History Trainer::fit(DataSource &train, const FitOptions &fit,
                 "together (as in Keras)");
   for (auto it = sizes.rbegin(); it != sizes.rend(); ++it)
     stepFor(*it, weighted);
+  if (config_.dataParallel && active_ && collectives::size() > 1)
+    broadcastFromRoot(*active_);
   if (validation)
     if (std::vector<int64_t> v = validation->batchSizes(); !v.empty())
       inferenceFor(v.front());
@@ -359,6 +403,8 @@ History Trainer::fit(DataSource &train, const FitOptions &fit,
         StepResult r =
             trainOnBatch(current_.x, current_.y, current_.sampleWeight);
         stepSeconds += secondsSince(stepStart);
+        if (config_.dataParallel)
+          averageOverRanks(r);
         if (names.empty()) {
           names = active_->metricNames();
           sums.assign(names.size(), 0.0);

@@ -18,6 +18,11 @@
 // validation at each epoch's end ("val_loss", "val_<metric>") and a
 // History returned.
 //
+// With TrainingConfig::dataParallel under an MPI launcher, fit()'s batch is
+// the global batch: each rank trains on its slice (Distributed.h), starts
+// from rank 0's weights and optimizer state, logs the ranks' mean loss and
+// metrics, and only rank 0 shows the progress bar.
+//
 // Steps have a static batch, so the Trainer keeps one training Executable
 // per batch size it meets: the full batches run on one, the last partial
 // batch of an epoch (trained, as Keras does) on another compiled for its
@@ -163,6 +168,11 @@ private:
   /// argument when `weighted`, holding the state of the one that ran last.
   Executable &stepFor(int64_t batch, bool weighted = false);
   Executable &inferenceFor(int64_t batch);
+  /// fit() on this rank's batches (all of them in one process).
+  History fitShard(DataSource &train, const FitOptions &fit,
+                   DataSource *validation);
+  /// Data-parallel: the step's loss and metrics as the ranks' mean.
+  void averageOverRanks(StepResult &r);
 
   Model &model_;
   TrainingConfig config_;

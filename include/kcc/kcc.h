@@ -29,6 +29,7 @@
 #include "frontend/Ops.h"
 #include "frontend/Tensor.h"
 #include "frontend/Trace.h"
+#include "frontend/training/Distributed.h"
 #include "frontend/training/Jit.h"
 #include "frontend/training/Trainer.h"
 #include "passes/TrainingConfig.h"

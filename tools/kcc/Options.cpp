@@ -101,6 +101,12 @@ cl::opt<std::string> classWeight(
     cl::desc("Keras's class_weight: a JSON object {\"0\": 1, \"1\": 5} or "
              "0:1,1:5 (classes absent weigh 1)"),
     cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<bool> dataParallel(
+    "data-parallel",
+    cl::desc("Build the step data-parallel: the gradients averaged over the "
+             "ranks (kc.all_reduce) before the optimizer (kcc train does it "
+             "under mpirun)"),
+    cl::cat(trainStepCategory), cl::sub(cl::SubCommand::getTopLevel()));
 cl::opt<double> weightDecay("weight-decay",
                             cl::desc("Weight decay (default: Keras's for the "
                                      "optimizer, adamw 0.004)"),
@@ -260,6 +266,17 @@ cl::opt<std::string> resumeFlag(
              "model, weights, optimizer state, step count; starts at its "
              "epoch: --epochs is the total, as Keras's epochs)"),
     cl::value_desc("CKPT.keras"), cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<bool> distributedFlag(
+    "distributed",
+    cl::desc("Under mpirun (or srun), train one model data-parallel over "
+             "the ranks, --batch being the global batch (default); false: "
+             "every process trains alone"),
+    cl::init(true), cl::cat(runCategory), cl::sub(trainCommand));
+cl::opt<std::string> faultExitFlag(
+    "fault-exit",
+    cl::desc("Testing: RANK:STEP makes that rank exit after that step, as a "
+             "crashed process would"),
+    cl::value_desc("RANK:STEP"), cl::Hidden, cl::sub(trainCommand));
 cl::opt<std::string>
     dataDir("data-dir",
             cl::desc("Folder of the dataset's files (default: Debian's)"),
@@ -515,6 +532,19 @@ TrainConfig kcc::driver::getTrainConfig() {
   c.save = saveFlag;
   c.saveWeights = saveWeightsFlag;
   c.resume = resumeFlag;
+  c.distributed = distributedFlag;
+  if (!faultExitFlag.empty()) {
+    auto [rank, step] = llvm::StringRef(faultExitFlag).split(':');
+    int r = 0;
+    int64_t s = 0;
+    if (rank.getAsInteger(10, r) || step.getAsInteger(10, s) || r < 0 ||
+        s < 1) {
+      llvm::errs() << "kcc: --fault-exit expects RANK:STEP, got '"
+                   << faultExitFlag << "'\n";
+      std::exit(1);
+    }
+    c.faultExit = std::make_pair(r, s);
+  }
   return c;
 }
 
@@ -573,6 +603,8 @@ llvm::Error kcc::driver::applyTrainingFlags(TrainingConfig &config) {
                                      llvm::toString(weights.takeError()));
     config.classWeight = std::move(*weights);
   }
+  if (dataParallel)
+    config.dataParallel = true;
   if (weightDecay.getNumOccurrences())
     opt.weightDecay = weightDecay;
   // One clipping flag replaces whatever clipping the spec asked for.

@@ -89,6 +89,12 @@ struct TrainConfig {
   /// A .keras checkpoint to resume from (weights, optimizer state, step
   /// count, and the epoch to start at); it is the model then.
   std::string resume;
+  /// Train data-parallel when an MPI launcher started the process (off:
+  /// each process trains alone).
+  bool distributed = true;
+  /// Testing faults: rank `first` exits (without MPI_Finalize) after step
+  /// `second` of the run.
+  std::optional<std::pair<int, int64_t>> faultExit;
 };
 
 struct BenchConfig {

@@ -21,6 +21,11 @@
 // state, step count, and its epoch as Keras's initial_epoch. Every output
 // path is checked writable before anything is loaded or trained.
 //
+// Under mpirun (or srun) the run is data-parallel (frontend/training/
+// Distributed.h): --batch is the global batch, rank 0 alone prints, logs,
+// checkpoints and saves, and the other ranks print nothing but errors. A
+// rank that fails exits without MPI_Finalize, so the launcher ends the job.
+//
 // --mode=both trains twice from the same initial weights on the same
 // batches, compiled then interpreted, and compares the runs; one run finite
 // where the other is not is an error.
@@ -36,9 +41,11 @@
 #include "frontend/Trace.h"
 #include "frontend/keras/Saving.h"
 #include "frontend/training/Checkpoint.h"
+#include "frontend/training/Distributed.h"
 #include "frontend/training/Jit.h"
 #include "frontend/training/Trainer.h"
 #include "frontend/training/UserData.h"
+#include "runtime/Collectives.h"
 #include "runtime/Error.h"
 #include "runtime/data/AtomicFile.h"
 #include "runtime/data/Dataset.h"
@@ -50,7 +57,10 @@
 #include "llvm/Support/raw_ostream.h"
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <optional>
+#include <unistd.h>
 
 using namespace kcc;
 using namespace kcc::driver;
@@ -294,6 +304,28 @@ std::unique_ptr<ArrayDataSource> sourceOf(const Examples &e, int64_t batch,
   return source;
 }
 
+/// Rank 0 of a data-parallel run, or the one process: the one that writes.
+bool isRootRank() { return collectives::rank() == 0; }
+
+/// --fault-exit: the rank ends as a crashed process would, without
+/// MPI_Finalize, after the given step of the run.
+class FaultExit : public Callback {
+public:
+  FaultExit(int rank, int64_t step) : rank_(rank), step_(step) {}
+  void onBatchEnd(int64_t, Logs &) override {
+    if (++done_ == step_ && collectives::rank() == rank_) {
+      llvm::errs() << "kcc: rank " << rank_ << ": exiting after step " << done_
+                   << " (--fault-exit)\n";
+      llvm::errs().flush();
+      std::_Exit(3);
+    }
+  }
+
+private:
+  int rank_;
+  int64_t step_, done_ = 0;
+};
+
 /// The callbacks the flags ask for, after TerminateOnNaN, in Keras's
 /// usual order: ReduceLROnPlateau (it adds learning_rate to the logs) and
 /// EarlyStopping, then CSVLogger, which logs what the others added.
@@ -311,7 +343,7 @@ llvm::Expected<std::vector<CallbackPtr>> flagCallbacks(const TrainConfig &c) {
       return o.takeError();
     callbacks.push_back(std::make_shared<EarlyStopping>(*o));
   }
-  if (!c.csvLog.empty())
+  if (!c.csvLog.empty() && isRootRank())
     callbacks.push_back(
         std::make_shared<CSVLogger>(c.csvLog, ',', c.csvAppend));
   return callbacks;
@@ -354,6 +386,7 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   if (!training)
     return training.takeError();
   training->mode = mode;
+  training->dataParallel = collectives::size() > 1;
   auto callbacks = flagCallbacks(config);
   if (!callbacks)
     return callbacks.takeError();
@@ -366,7 +399,8 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
                                    llvm::toString(std::move(err)));
   if (!data)
     data = loadData(config, spec);
-  Trainer trainer(*loaded->model, *training);
+  Trainer trainer(*loaded->model, *training,
+                  isRootRank() ? &llvm::errs() : nullptr);
   if (resumeState) {
     try {
       trainer.restoreOptimizerState(resumeState->slots, resumeState->iterations,
@@ -376,7 +410,7 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
                   ": the checkpoint does not fit the model: " + e.what());
     }
   }
-  if (config.checkpoint) {
+  if (config.checkpoint && isRootRank()) {
     auto o = parseModelCheckpoint(*config.checkpoint);
     if (!o)
       return o.takeError();
@@ -400,6 +434,9 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
                << (data->train.x.mapped() ? " (memory-mapped)" : "");
   if (validation)
     llvm::outs() << ", validating on " << data->validation.size();
+  if (training->dataParallel)
+    llvm::outs() << ", data-parallel over " << collectives::size()
+                 << " ranks";
   llvm::outs() << "\n";
 
   if (resumeState)
@@ -424,6 +461,9 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   }
   fit.callbacks.insert(fit.callbacks.end(), callbacks->begin(),
                        callbacks->end());
+  if (config.faultExit)
+    fit.callbacks.push_back(std::make_shared<FaultExit>(
+        config.faultExit->first, config.faultExit->second));
   History history = trainer.fit(*train, fit, validation.get());
 
   RunResult result;
@@ -436,6 +476,11 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
     stepsRun += e.steps;
   }
   result.msPerStep = 1e3 * stepSeconds / std::max<int64_t>(1, stepsRun);
+  if (training->dataParallel && config.verbose)
+    llvm::outs() << llvm::format(
+        "kcc: %.3f ms/step, %.1f%% of it in the gradients' all-reduce\n",
+        result.msPerStep,
+        100 * collectives::allReduceSeconds() / std::max(stepSeconds, 1e-9));
   if (result.terminated) {
     if (!config.save.empty() || !config.saveWeights.empty())
       llvm::WithColor::warning(llvm::errs(), "kcc")
@@ -444,13 +489,13 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   }
   int64_t finished = initialEpoch + static_cast<int64_t>(history.epochs.size());
   const Executable &exe = *trainer.executable();
-  if (!config.save.empty()) {
+  if (!config.save.empty() && isRootRank()) {
     saveModel(*loaded, *training, exe, finished, config.save, false);
     llvm::outs() << "kcc: saved the model to " << config.save << " ("
                  << sizeText(config.save) << ", epoch " << finished << ", "
                  << exe.iterations() << " steps)\n";
   }
-  if (!config.saveWeights.empty()) {
+  if (!config.saveWeights.empty() && isRootRank()) {
     saveModel(*loaded, *training, exe, finished, config.saveWeights, true);
     llvm::outs() << "kcc: saved the weights to " << config.saveWeights << " ("
                  << sizeText(config.saveWeights) << ", epoch " << finished
@@ -555,6 +600,12 @@ int driver::runTrain(const TrainConfig &config) {
                 "requires)");
 
   try {
+    Distributed dist = config.distributed ? Distributed::fromEnvironment()
+                                          : Distributed::singleProcess();
+    // The other ranks' stdout would repeat rank 0's; their errors still
+    // go to stderr.
+    if (!dist.isRoot() && std::freopen("/dev/null", "w", stdout))
+      ::dup2(::fileno(stdout), STDOUT_FILENO);
     // Outputs are checked before hours of training, not after.
     if (!config.save.empty())
       checkWritable(config.save);
@@ -582,6 +633,9 @@ int driver::runTrain(const TrainConfig &config) {
     int status = terminated ? 1 : 0;
     if (results.size() == 2 && !compareRuns(config, results))
       status = 1;
+    // Every rank got here: a rank that failed returned through fail()
+    // without finalizing, and the launcher ended the job.
+    dist.finalize();
     return status;
   } catch (const Error &e) {
     return fail(e.what());

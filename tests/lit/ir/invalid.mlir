@@ -309,3 +309,11 @@ func.func @elementwise_dtype(%a: tensor<4xi32>) {
   %0 = kc.relu %a : tensor<4xi32>
   return
 }
+
+// -----
+
+func.func @all_reduce_kind(%g: tensor<3x2xf32>) {
+  // expected-error @+1 {{'kc.all_reduce' op expects reduction "sum" or "mean", got "max"}}
+  %0 = kc.all_reduce "max" %g : tensor<3x2xf32>
+  return
+}

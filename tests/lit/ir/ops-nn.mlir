@@ -54,3 +54,12 @@ func.func @random(%step: tensor<i64>) -> tensor<32x128xf32> {
   %u = kc.random_uniform %step {seed = 7 : i64} : tensor<i64> -> tensor<32x128xf32>
   return %u : tensor<32x128xf32>
 }
+
+// CHECK-LABEL: func.func @all_reduce
+func.func @all_reduce(%g: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>) {
+  // CHECK: kc.all_reduce "mean" %{{.*}} : tensor<3x2xf32>
+  %m = kc.all_reduce "mean" %g : tensor<3x2xf32>
+  // CHECK: kc.all_reduce "sum" %{{.*}} : tensor<3x2xf32>
+  %s = kc.all_reduce "sum" %g : tensor<3x2xf32>
+  return %m, %s : tensor<3x2xf32>, tensor<3x2xf32>
+}

@@ -1,0 +1,19 @@
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: kcc --emit=obj --data-parallel --dump-dir=%t/dump %S/Inputs/dense.mlir -o %t/step.o
+// RUN: FileCheck %s --check-prefix=TRAIN < %t/dump/02-train.mlir
+// RUN: FileCheck %s --check-prefix=LINALG < %t/dump/03-linalg.mlir
+// RUN: FileCheck %s --check-prefix=LL < %t/dump/06-llvm.ll
+// RUN: kcc --emit=train %S/Inputs/dense.mlir | FileCheck %s --check-prefix=ONE
+
+// --data-parallel (what kcc train does under mpirun): each gradient is
+// averaged over the ranks between the reverse sweep and Adam, and the
+// collective stays visible down to the runtime call.
+
+// TRAIN-LABEL: func.func @train_step
+// TRAIN-COUNT-2: kc.all_reduce "mean"
+// TRAIN: return
+
+// LINALG-COUNT-2: call @kcc_rt_all_reduce_f32(
+// LL: call void @kcc_rt_all_reduce_f32(
+
+// ONE-NOT: kc.all_reduce

@@ -1,0 +1,74 @@
+#!/usr/bin/env python3
+"""kcc train under mpirun, end to end (run by ctest).
+
+  train_under_mpirun.py accuracy KCC MPIRUN... : two ranks train the MLP one
+      epoch of Fashion-MNIST to the single-process accuracy (>= 0.83); rank 0
+      alone prints one progress bar.
+  train_under_mpirun.py fault KCC MPIRUN...    : rank 1 exits mid-epoch; the
+      job fails with a message within 60 s, and the checkpoint of the last
+      finished epoch loads and resumes, on one process.
+"""
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+
+mode, kcc, mpirun = sys.argv[1], sys.argv[2], sys.argv[3:]
+src = os.path.join(os.path.dirname(__file__), "..", "..")
+mlp = os.path.join(src, "examples", "mlp.json")
+
+
+def run(cmd, timeout):
+    start = time.monotonic()
+    p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+    return p, time.monotonic() - start
+
+
+def fail(msg, p=None):
+    print("FAIL:", msg)
+    if p is not None:
+        print("--- stdout\n" + p.stdout[-4000:] + "\n--- stderr\n" + p.stderr[-4000:])
+    sys.exit(1)
+
+
+if mode == "accuracy":
+    p, secs = run(mpirun + [kcc, "train", mlp, "--data", "fashion-mnist",
+                            "--epochs", "1"], 900)
+    if p.returncode != 0:
+        fail("exit %d" % p.returncode, p)
+    acc = re.search(r"test accuracy: ([0-9.]+)", p.stdout)
+    bars = p.stdout.count("Epoch 1/1")
+    print("2 ranks: %d progress bar(s), test accuracy %s, %.1f s" %
+          (bars, acc.group(1) if acc else "?", secs))
+    if bars != 1 or "data-parallel over 2 ranks" not in p.stdout:
+        fail("expected one progress bar of a 2-rank run", p)
+    if not acc or float(acc.group(1)) < 0.83:
+        fail("accuracy below 0.83", p)
+elif mode == "fault":
+    with tempfile.TemporaryDirectory() as tmp:
+        ckpt = os.path.join(tmp, "ck.keras")
+        common = ["--data", "fashion-mnist", "--batch", "32",
+                  "--steps-per-epoch", "40", "--verbose", "0"]
+        p, secs = run(mpirun + [kcc, "train", mlp, "--epochs", "3",
+                                "--checkpoint=filepath=" + ckpt,
+                                "--fault-exit", "1:60"] + common, 120)
+        print("rank 1 exited at step 60: job exit %d after %.1f s" %
+              (p.returncode, secs))
+        if p.returncode == 0:
+            fail("the job succeeded although a rank died", p)
+        if secs > 60:
+            fail("the job took %.0f s to fail (over 60 s)" % secs, p)
+        if "rank 1: exiting after step 60" not in p.stderr:
+            fail("no message naming the rank", p)
+        if not os.path.exists(ckpt):
+            fail("no checkpoint of epoch 1", p)
+        # The checkpoint of epoch 1 is whole: one process resumes from it.
+        r, _ = run([kcc, "train", "--resume", ckpt, "--epochs", "2"] + common,
+                   300)
+        if r.returncode != 0 or "resuming from" not in r.stdout:
+            fail("resuming the last checkpoint failed", r)
+        print("the epoch-1 checkpoint resumes on 1 process")
+else:
+    fail("unknown mode " + mode)
