@@ -262,7 +262,18 @@ NDArray Trainer::predict(const NDArray &x, int64_t batchSize) {
   return inferenceFor(std::min(batchSize, x.dim(0))).predict(x);
 }
 
+/// Host metrics and DataSource batches cover one input and one output.
+static void requireOneInputAndOutput(Model &model, const char *what) {
+  if (model.inputShapes().size() != 1 || model.numOutputs() != 1)
+    throw Error(std::string(what) + ": the model has " +
+                std::to_string(model.inputShapes().size()) + " inputs and " +
+                std::to_string(model.numOutputs()) +
+                " outputs; this feeds one of each (several: trainOnBatch "
+                "and predict with one array per input and output)");
+}
+
 Logs Trainer::evaluate(const DataSource &data) {
+  requireOneInputAndOutput(model_, "evaluate");
   int64_t n = data.numBatches();
   if (n == 0)
     throw Error("evaluate: the data has no batches");
@@ -333,6 +344,7 @@ History Trainer::fit(DataSource &train, const FitOptions &fit,
   if (fit.verbose < 0 || fit.verbose > 2)
     throw Error("fit: verbose must be 0, 1 or 2, got " +
                 std::to_string(fit.verbose));
+  requireOneInputAndOutput(model_, "fit");
   int64_t steps = train.numBatches();
   if (steps < 1)
     throw Error("fit: the training data has no batches");
