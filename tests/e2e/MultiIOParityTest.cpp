@@ -15,6 +15,7 @@
 
 #include "frontend/keras/KerasImporter.h"
 #include "frontend/keras/Saving.h"
+#include "frontend/training/Trainer.h"
 
 #include "llvm/Support/JSON.h"
 #include "gtest/gtest.h"
@@ -159,6 +160,39 @@ INSTANTIATE_TEST_SUITE_P(
              (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"
                                                             : "_interpreted");
     });
+
+/// The Trainer's step and predict of several arrays are the Executable's:
+/// Keras's losses again, and fit/evaluate, which feed one input and one
+/// output, refuse before any step runs.
+TEST(MultiIO, TrainerTakesOneArrayPerInputAndOutput) {
+  const json::Object &record = *multiJson().getObject("multi_output");
+  keras::ImportedModel imported = keras::importKerasArchive(
+      e2e::kerasFixture("multi/multi_output.keras"));
+  TrainingConfig config = *imported.training;
+  config.batch = 32;
+  Trainer trainer(*imported.model, config, /*log=*/nullptr);
+  Case c = caseOf("multi_output");
+  const json::Array &steps = *record.getArray("steps");
+  for (size_t s = 0; s < steps.size(); ++s) {
+    double want = *steps[s].getAsObject()->getNumber("loss");
+    StepResult r = trainer.trainOnBatch(c.inputs, c.targets);
+    EXPECT_LE(std::abs(r.loss - want) / want, 1e-4) << "step " << s;
+  }
+  EXPECT_EQ(trainer.iterations(), 5);
+  ASSERT_NE(trainer.executable(), nullptr);
+  EXPECT_EQ(trainer.executable()->metricNames(),
+            (std::vector<std::string>{"class_loss", "value_loss",
+                                      "class_accuracy"}));
+  comparePredicts(trainer.predict(firstRows(c.inputs)),
+                  *record.get("final_predict"), "trainer final predict");
+
+  Dataset data{c.inputs[0], c.targets[0]};
+  EXPECT_THROW(trainer.evaluate(data), Error);
+  FitOptions quiet;
+  quiet.verbose = 0;
+  EXPECT_THROW(trainer.fit(data, quiet), Error);
+  EXPECT_EQ(trainer.iterations(), 5);
+}
 
 /// The compile_config's dicts land per output, in the model's output order,
 /// and the step's results carry Keras 3's log names.
