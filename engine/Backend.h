@@ -40,16 +40,18 @@ class Backend {
 public:
   virtual ~Backend();
 
-  /// One @train_step on `values` and a checked batch: `values` hold the
-  /// updated params, state and counter afterwards; `result` gets the loss
-  /// and the metrics. `weight` is the checked %sample_weight of a weighted
-  /// step, undefined for an unweighted one.
-  virtual void step(BoundValues &values, const NDArray &x,
-                    const NDArray &target, const NDArray &weight,
+  /// One @train_step on `values` and a checked batch (one array per input
+  /// and per target): `values` hold the updated params, state and counter
+  /// afterwards; `result` gets the loss and the metrics. `weight` is the
+  /// checked %sample_weight of a weighted step, undefined for an unweighted
+  /// one.
+  virtual void step(BoundValues &values, const std::vector<NDArray> &inputs,
+                    const std::vector<NDArray> &targets, const NDArray &weight,
                     StepResult &result) = 0;
-  /// One batch of @forward on `args` (params, the input, the counter if
-  /// any); `out` receives the prediction.
-  virtual void forward(const std::vector<NDArray> &args, NDArray &out) = 0;
+  /// One batch of @forward on `args` (params, the inputs, the counter if
+  /// any); `outs` (one per result, allocated) receive the predictions.
+  virtual void forward(const std::vector<NDArray> &args,
+                       std::vector<NDArray> &outs) = 0;
   /// Adds what this backend measured to `stats` (mode and steps are set).
   virtual void addStats(ExecStats &stats, const BoundValues &values) const = 0;
 };

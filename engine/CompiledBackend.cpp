@@ -1,6 +1,6 @@
 //===- CompiledBackend.cpp - Functions JIT-compiled for the CPU -----------===//
 //
-// Binding: @train_step(params, state, iterations, lr, inputs, target[,
+// Binding: @train_step(params, state, iterations, lr, inputs, targets[,
 // sample_weight]) ->
 // (loss, metrics, params', state', iterations'). The step writes each
 // parameter, optimizer slot and the counter over its own argument where
@@ -87,8 +87,9 @@ public:
       outs_[i] = NDArray::empty(results[i].shape, results[i].dtype);
   }
 
-  void step(BoundValues &values, const NDArray &x, const NDArray &target,
-            const NDArray &weight, StepResult &result) override {
+  void step(BoundValues &values, const std::vector<NDArray> &inputs,
+            const std::vector<NDArray> &targets, const NDArray &weight,
+            StepResult &result) override {
     const TrainStepLayout &l = *functions_.layout;
     // Each slot's result goes over its argument where the step updates it
     // in place, else into its scratch buffer, copied back below.
@@ -98,8 +99,10 @@ public:
     };
     forEachSlot(values, bind);
     args_[l.learningRateArg()] = values.lr;
-    args_[l.firstInputArg()] = x;
-    args_[l.targetArg()] = target;
+    for (unsigned i = 0; i < l.numInputs; ++i)
+      args_[l.firstInputArg() + i] = inputs[i];
+    for (unsigned i = 0; i < l.numTargets; ++i)
+      args_[l.targetArg() + i] = targets[i];
     if (l.sampleWeight)
       args_[l.sampleWeightArg()] = weight;
     train_->runInto(args_, outs_);
@@ -111,16 +114,18 @@ public:
     for (unsigned i = 0; i < l.metrics.size(); ++i)
       result.metrics[i] = outs_[l.firstMetricResult() + i].at(0);
     // The batch is the caller's: do not keep it alive.
-    args_[l.firstInputArg()] = NDArray();
-    args_[l.targetArg()] = NDArray();
+    for (unsigned i = 0; i < l.numInputs; ++i)
+      args_[l.firstInputArg() + i] = NDArray();
+    for (unsigned i = 0; i < l.numTargets; ++i)
+      args_[l.targetArg() + i] = NDArray();
     if (l.sampleWeight)
       args_[l.sampleWeightArg()] = NDArray();
   }
 
-  void forward(const std::vector<NDArray> &args, NDArray &out) override {
+  void forward(const std::vector<NDArray> &args,
+               std::vector<NDArray> &outs) override {
     if (!forward_)
       forward_ = compile("forward").function;
-    std::vector<NDArray> outs = {out};
     forward_->runInto(args, outs);
   }
 

@@ -69,8 +69,8 @@ struct Executable::Impl {
   std::vector<TensorSpec> paramSpecs;
   BoundValues values;
   std::unique_ptr<Backend> backend;
-  // predict's padded batch and output, reused.
-  NDArray predictIn, predictOut;
+  // predict's padded batches and outputs, reused.
+  std::vector<NDArray> predictIn, predictOut;
   int64_t steps = 0;
 
   const TrainStepLayout &layout() const { return *functions.layout; }
@@ -198,6 +198,28 @@ TensorSpec Executable::targetSpec() const {
   return specOf(train.getArgument(impl_->layout().targetArg()).getType());
 }
 
+std::vector<TensorSpec> Executable::inputSpecs() const {
+  mlir::func::FuncOp train = impl_->functions.train;
+  if (!train)
+    throw Error("inputSpecs: the executable has no @train_step");
+  const TrainStepLayout &l = impl_->layout();
+  std::vector<TensorSpec> specs;
+  for (unsigned i = 0; i < l.numInputs; ++i)
+    specs.push_back(specOf(train.getArgument(l.firstInputArg() + i).getType()));
+  return specs;
+}
+
+std::vector<TensorSpec> Executable::targetSpecs() const {
+  mlir::func::FuncOp train = impl_->functions.train;
+  if (!train)
+    throw Error("targetSpecs: the executable has no @train_step");
+  const TrainStepLayout &l = impl_->layout();
+  std::vector<TensorSpec> specs;
+  for (unsigned i = 0; i < l.numTargets; ++i)
+    specs.push_back(specOf(train.getArgument(l.targetArg() + i).getType()));
+  return specs;
+}
+
 StepResult Executable::step(const NDArray &x, const NDArray &y) {
   return step(x, y, NDArray());
 }
@@ -208,18 +230,44 @@ bool Executable::hasSampleWeight() const {
 
 StepResult Executable::step(const NDArray &x, const NDArray &y,
                             const NDArray &w) {
+  mlir::func::FuncOp train = impl_->functions.train;
+  if (train && impl_->layout().numInputs != 1)
+    throw Error("step: @train_step takes " +
+                std::to_string(impl_->layout().numInputs) +
+                " inputs; step(x, y) feeds one (pass one array per input)");
+  if (train && impl_->layout().numTargets != 1)
+    throw Error("step: @train_step takes " +
+                std::to_string(impl_->layout().numTargets) +
+                " targets; step(x, y) feeds one (pass one array per output)");
+  return step(std::vector<NDArray>{x}, std::vector<NDArray>{y}, w);
+}
+
+StepResult Executable::step(const std::vector<NDArray> &inputs,
+                            const std::vector<NDArray> &targets,
+                            const NDArray &w) {
   Impl &m = *impl_;
   mlir::func::FuncOp train = m.functions.train;
   if (!train)
     throw Error("step: the executable has no @train_step");
   const TrainStepLayout &l = m.layout();
-  if (l.numInputs != 1)
+  if (inputs.size() != l.numInputs || targets.size() != l.numTargets)
     throw Error("step: @train_step takes " + std::to_string(l.numInputs) +
-                " inputs; step(x, y) feeds one");
-  TensorSpec xSpec = specOf(train.getArgument(l.firstInputArg()).getType());
-  TensorSpec ySpec = specOf(train.getArgument(l.targetArg()).getType());
-  checkMatches(x, xSpec, "step: the input batch");
-  NDArray target = withDType(y, ySpec, "step: the target batch");
+                " inputs and " + std::to_string(l.numTargets) +
+                " targets, got " + std::to_string(inputs.size()) + " and " +
+                std::to_string(targets.size()));
+  auto nth = [](const char *what, unsigned i, unsigned n) {
+    return std::string("step: the ") + what + " batch" +
+           (n == 1 ? std::string() : " " + std::to_string(i));
+  };
+  for (unsigned i = 0; i < l.numInputs; ++i)
+    checkMatches(inputs[i],
+                 specOf(train.getArgument(l.firstInputArg() + i).getType()),
+                 nth("input", i, l.numInputs));
+  std::vector<NDArray> checkedTargets;
+  for (unsigned i = 0; i < l.numTargets; ++i)
+    checkedTargets.push_back(withDType(
+        targets[i], specOf(train.getArgument(l.targetArg() + i).getType()),
+        nth("target", i, l.numTargets)));
   NDArray weight;
   if (l.sampleWeight) {
     TensorSpec wSpec = specOf(train.getArgument(l.sampleWeightArg()).getType());
@@ -236,12 +284,21 @@ StepResult Executable::step(const NDArray &x, const NDArray &y,
 
   StepResult result;
   result.metrics.resize(l.metrics.size());
-  m.backend->step(m.values, x, target, weight, result);
+  m.backend->step(m.values, inputs, checkedTargets, weight, result);
   ++m.steps;
   return result;
 }
 
 NDArray Executable::predict(const NDArray &x) {
+  mlir::func::FuncOp forward = impl_->functions.forward;
+  if (forward && forward.getNumResults() != 1)
+    throw Error("predict: @forward returns " +
+                std::to_string(forward.getNumResults()) +
+                " results; predict(x) returns one (pass a list of inputs)");
+  return predict(std::vector<NDArray>{x}).front();
+}
+
+std::vector<NDArray> Executable::predict(const std::vector<NDArray> &inputs) {
   Impl &m = *impl_;
   mlir::func::FuncOp forward = m.functions.forward;
   if (!forward)
@@ -250,64 +307,103 @@ NDArray Executable::predict(const NDArray &x) {
   for (unsigned i = 0; i < forward.getNumArguments(); ++i)
     if (kc::isInputArg(forward, i))
       inputArgs.push_back(i);
-  if (inputArgs.size() != 1 || forward.getNumResults() != 1)
-    throw Error("predict: @forward must take one input and return one result");
-  TensorSpec inSpec = specOf(forward.getArgument(inputArgs[0]).getType());
-  TensorSpec outSpec = specOf(forward.getResultTypes()[0]);
-  int64_t batch = inSpec.shape[0];
-  Shape rowShape(inSpec.shape.begin() + 1, inSpec.shape.end());
-  if (x.rank() < 1 ||
-      Shape(x.shape().begin() + 1, x.shape().end()) != rowShape ||
-      x.dtype() != inSpec.dtype)
-    throw Error("predict: @forward takes rows of " +
-                std::string(dtypeName(inSpec.dtype)) + " " +
-                shapeToString(rowShape) + ", got " + describe(x));
+  // kc.input orders the inputs; the arguments may come in another order.
+  std::sort(inputArgs.begin(), inputArgs.end(), [&](unsigned a, unsigned b) {
+    return *kc::getInputIndex(forward, a) < *kc::getInputIndex(forward, b);
+  });
+  if (inputs.size() != inputArgs.size())
+    throw Error("predict: @forward takes " + std::to_string(inputArgs.size()) +
+                " inputs, got " + std::to_string(inputs.size()));
+  std::vector<TensorSpec> inSpecs, outSpecs;
+  for (unsigned a : inputArgs)
+    inSpecs.push_back(specOf(forward.getArgument(a).getType()));
+  for (mlir::Type t : forward.getResultTypes())
+    outSpecs.push_back(specOf(t));
+  int64_t batch = inSpecs[0].shape[0];
+  int64_t n = inputs[0].rank() >= 1 ? inputs[0].dim(0) : 0;
+  for (size_t k = 0; k < inputs.size(); ++k) {
+    const NDArray &x = inputs[k];
+    Shape rowShape(inSpecs[k].shape.begin() + 1, inSpecs[k].shape.end());
+    std::string which =
+        inputs.size() == 1 ? std::string() : " input " + std::to_string(k);
+    if (!x.defined() || x.rank() < 1 ||
+        Shape(x.shape().begin() + 1, x.shape().end()) != rowShape ||
+        x.dtype() != inSpecs[k].dtype)
+      throw Error("predict: @forward takes" + which + " rows of " +
+                  std::string(dtypeName(inSpecs[k].dtype)) + " " +
+                  shapeToString(rowShape) + ", got " + describe(x));
+    if (x.dim(0) != n)
+      throw Error("predict: input " + std::to_string(k) + " has " +
+                  std::to_string(x.dim(0)) + " rows, input 0 has " +
+                  std::to_string(n));
+  }
 
-  int64_t n = x.dim(0);
-  Shape resultShape = outSpec.shape;
-  resultShape[0] = n;
-  // The result, and on the first call the padded batch and its output.
-  std::optional<int64_t> bytes = tensorBytes(resultShape, outSpec.dtype);
-  if (!m.predictIn.defined())
-    for (const TensorSpec &s : {inSpec, outSpec})
-      if (bytes)
-        bytes = addChecked(*bytes, tensorBytes(s.shape, s.dtype));
+  // The results, and on the first call the padded batches and outputs.
+  std::optional<int64_t> bytes = 0;
+  for (const TensorSpec &s : outSpecs) {
+    Shape resultShape = s.shape;
+    resultShape[0] = n;
+    if (bytes)
+      bytes = addChecked(*bytes, tensorBytes(resultShape, s.dtype));
+  }
+  if (m.predictIn.empty())
+    for (const std::vector<TensorSpec> *specs : {&inSpecs, &outSpecs})
+      for (const TensorSpec &s : *specs)
+        if (bytes)
+          bytes = addChecked(*bytes, tensorBytes(s.shape, s.dtype));
   if (!bytes)
     throw Error("predict: the batches and the result need more than 2^63-1 "
                 "bytes");
   requireMemory(*bytes, "predict: the batch of " + std::to_string(batch) +
                             " rows and the result of " + std::to_string(n));
-  NDArray result = NDArray::empty(resultShape, outSpec.dtype);
-  size_t inRow = x.bytes() / std::max<int64_t>(n, 1);
-  size_t outRow = static_cast<size_t>(numElements(outSpec.shape) / batch) *
-                  dtypeSize(outSpec.dtype);
-  if (!m.predictIn.defined()) {
-    m.predictIn = NDArray::empty(inSpec.shape, inSpec.dtype);
-    m.predictOut = NDArray::empty(outSpec.shape, outSpec.dtype);
+  std::vector<NDArray> results;
+  for (const TensorSpec &s : outSpecs) {
+    Shape resultShape = s.shape;
+    resultShape[0] = n;
+    results.push_back(NDArray::empty(resultShape, s.dtype));
+  }
+  if (m.predictIn.empty()) {
+    for (const TensorSpec &s : inSpecs)
+      m.predictIn.push_back(NDArray::empty(s.shape, s.dtype));
+    for (const TensorSpec &s : outSpecs)
+      m.predictOut.push_back(NDArray::empty(s.shape, s.dtype));
   }
   std::vector<NDArray> args(forward.getNumArguments());
   unsigned p = 0;
   for (unsigned i = 0; i < args.size(); ++i) {
-    if (i == inputArgs[0])
-      args[i] = m.predictIn;
+    auto in = std::find(inputArgs.begin(), inputArgs.end(), i);
+    if (in != inputArgs.end())
+      args[i] = m.predictIn[in - inputArgs.begin()];
     else if (kc::isStepArg(forward, i))
       args[i] = m.values.iterations.defined() ? m.values.iterations
                                               : NDArray::scalar(0, DType::I64);
     else
       args[i] = m.values.params[p++];
   }
+  auto rowBytes = [&](const TensorSpec &s) {
+    return static_cast<size_t>(numElements(s.shape) / batch) *
+           dtypeSize(s.dtype);
+  };
   for (int64_t start = 0; start < n; start += batch) {
     int64_t rows = std::min(batch, n - start);
-    auto *dst = static_cast<char *>(m.predictIn.rawData());
-    std::memcpy(dst, static_cast<const char *>(x.rawData()) + start * inRow,
-                rows * inRow);
-    if (rows < batch)
-      std::memset(dst + rows * inRow, 0, (batch - rows) * inRow);
+    for (size_t k = 0; k < inputs.size(); ++k) {
+      size_t inRow = rowBytes(inSpecs[k]);
+      auto *dst = static_cast<char *>(m.predictIn[k].rawData());
+      std::memcpy(dst,
+                  static_cast<const char *>(inputs[k].rawData()) +
+                      start * inRow,
+                  rows * inRow);
+      if (rows < batch)
+        std::memset(dst + rows * inRow, 0, (batch - rows) * inRow);
+    }
     m.backend->forward(args, m.predictOut);
-    std::memcpy(static_cast<char *>(result.rawData()) + start * outRow,
-                m.predictOut.rawData(), rows * outRow);
+    for (size_t k = 0; k < outSpecs.size(); ++k) {
+      size_t outRow = rowBytes(outSpecs[k]);
+      std::memcpy(static_cast<char *>(results[k].rawData()) + start * outRow,
+                  m.predictOut[k].rawData(), rows * outRow);
+    }
   }
-  return result;
+  return results;
 }
 
 std::vector<NDArray> Executable::getWeights() const {

@@ -124,16 +124,29 @@ public:
   /// as Keras does. Throws kcc::Error when the step takes no weights (build
   /// it with TrainingConfig::sampleWeight) or `w` has another shape.
   StepResult step(const NDArray &x, const NDArray &y, const NDArray &w);
+  /// A step of a model with several inputs or outputs: one array per
+  /// input (@forward's input order) and per target (its result order),
+  /// checked like the single ones; `w` as above (undefined: none).
+  StepResult step(const std::vector<NDArray> &inputs,
+                  const std::vector<NDArray> &targets,
+                  const NDArray &w = NDArray());
   /// Whether @train_step takes per-example weights.
   bool hasSampleWeight() const;
   const std::vector<std::string> &metricNames() const;
-  /// The input and the target @train_step takes (batch rows first).
+  /// The input and the target @train_step takes (batch rows first); the
+  /// first of each when it takes several.
   TensorSpec inputSpec() const;
   TensorSpec targetSpec() const;
+  /// Every input and every target, in order.
+  std::vector<TensorSpec> inputSpecs() const;
+  std::vector<TensorSpec> targetSpecs() const;
 
   /// @forward on `x` of any number of rows: runs full batches and pads the
   /// last one with zeros (padded rows are dropped from the result).
   NDArray predict(const NDArray &x);
+  /// @forward with several inputs (one array each, of the same rows) and
+  /// outputs: one prediction per output, in @forward's result order.
+  std::vector<NDArray> predict(const std::vector<NDArray> &inputs);
 
   /// Parameter names ("dense/kernel"), in binding order.
   const std::vector<std::string> &weightNames() const;

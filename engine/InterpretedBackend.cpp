@@ -19,8 +19,9 @@ public:
       : functions_(functions) {}
   ~InterpretedBackend() override { interpreter_.clearConstantCache(); }
 
-  void step(BoundValues &values, const NDArray &x, const NDArray &target,
-            const NDArray &weight, StepResult &result) override {
+  void step(BoundValues &values, const std::vector<NDArray> &inputs,
+            const std::vector<NDArray> &targets, const NDArray &weight,
+            StepResult &result) override {
     const TrainStepLayout &l = *functions_.layout;
     std::vector<NDArray> args(functions_.train.getNumArguments());
     // Params and state move in and come back as results: no step copies them.
@@ -30,8 +31,10 @@ public:
       args[l.numParams + i] = std::move(values.state[i]);
     args[l.iterationsArg()] = values.iterations;
     args[l.learningRateArg()] = values.lr;
-    args[l.firstInputArg()] = x;
-    args[l.targetArg()] = target;
+    for (unsigned i = 0; i < l.numInputs; ++i)
+      args[l.firstInputArg() + i] = inputs[i];
+    for (unsigned i = 0; i < l.numTargets; ++i)
+      args[l.targetArg() + i] = targets[i];
     if (l.sampleWeight)
       args[l.sampleWeightArg()] = weight;
     std::vector<NDArray> results = interpreter_.run(functions_.train, args);
@@ -45,8 +48,11 @@ public:
     values.iterations = std::move(results[l.iterationsResult()]);
   }
 
-  void forward(const std::vector<NDArray> &args, NDArray &out) override {
-    out = interpreter_.run(functions_.forward, args).at(0);
+  void forward(const std::vector<NDArray> &args,
+               std::vector<NDArray> &outs) override {
+    std::vector<NDArray> results = interpreter_.run(functions_.forward, args);
+    for (size_t i = 0; i < outs.size(); ++i)
+      outs[i] = std::move(results.at(i));
   }
 
   void addStats(ExecStats &s, const BoundValues &) const override {

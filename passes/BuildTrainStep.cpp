@@ -92,9 +92,9 @@ public:
 private:
   LogicalResult analyzeForward();
   void createFunction();
-  Value cloneForward();
-  LogicalResult buildLossAndGradients(Value pred);
-  void buildMetrics(Value pred);
+  llvm::SmallVector<Value> cloneForward();
+  LogicalResult buildLossAndGradients(ValueRange preds);
+  void buildMetrics(ValueRange preds);
   void buildOptimizerUpdate();
   void setArgAndResultNames();
   void setLayoutAttr();
@@ -107,6 +107,8 @@ private:
     return NameLoc::get(StringAttr::get(ctx_, name));
   }
   Value arg(unsigned i) { return step_.getArgument(i); }
+  /// The target of output `k`.
+  Value target(unsigned k) { return arg(layout_.targetArg() + k); }
   /// %sample_weight, or null when the step takes none.
   Value sampleWeight() {
     return layout_.sampleWeight ? arg(layout_.sampleWeightArg()) : Value();
@@ -127,7 +129,10 @@ private:
 
   // From analyzeForward().
   ForwardArgs fwdArgs_;
-  RankedTensorType predType_, targetType_;
+  /// The first prediction's type (the batch and the float type), and one
+  /// target type per output.
+  RankedTensorType predType_;
+  llvm::SmallVector<RankedTensorType> targetTypes_;
   /// Positions in fwdArgs_.params of the trainable params.
   llvm::SmallVector<unsigned> trainable_;
   /// (position in fwdArgs_.params, @forward result) of each param update.
@@ -150,12 +155,12 @@ LogicalResult TrainStepBuilder::build() {
   if (failed(analyzeForward()))
     return failure();
   createFunction();
-  Value pred = cloneForward();
-  if (failed(buildLossAndGradients(pred))) {
+  llvm::SmallVector<Value> preds = cloneForward();
+  if (failed(buildLossAndGradients(preds))) {
     step_.erase();
     return forward_.emitOpError("could not be differentiated");
   }
-  buildMetrics(pred);
+  buildMetrics(preds);
   buildOptimizerUpdate();
   setArgAndResultNames();
   setLayoutAttr();
@@ -173,31 +178,56 @@ LogicalResult TrainStepBuilder::analyzeForward() {
   if (failed(args))
     return failure();
   fwdArgs_ = std::move(*args);
-  // Results after the prediction are new values of non-trainable params
-  // (kc.updates), returned in their place.
-  unsigned numUpdates = 0;
-  for (unsigned r = 0, e = forward_.getNumResults(); r < e; ++r)
+  // Results marked kc.updates are new values of non-trainable params,
+  // returned in their place after the predictions (one per output).
+  unsigned numResults = forward_.getNumResults(), numUpdates = 0;
+  for (unsigned r = 0; r < numResults; ++r)
+    if (kc::getUpdatedArg(forward_, r))
+      ++numUpdates;
+  unsigned numPreds = numResults - numUpdates;
+  for (unsigned r = 0; r < numResults; ++r)
     if (std::optional<unsigned> arg = kc::getUpdatedArg(forward_, r)) {
       const unsigned *k = llvm::find(fwdArgs_.params, *arg);
-      if (r == 0 || k == fwdArgs_.params.end() || isTrainable(forward_, *arg))
+      if (r < numPreds || k == fwdArgs_.params.end() ||
+          isTrainable(forward_, *arg))
         return forward_.emitOpError("result ")
                << r << " updates argument " << *arg
-               << ", which is not a non-trainable parameter";
+               << ", which is not a non-trainable parameter after the "
+                  "predictions";
       updated_.push_back({static_cast<unsigned>(k - fwdArgs_.params.begin()),
                           r});
-      ++numUpdates;
     }
-  if (forward_.getNumResults() - numUpdates != 1)
-    return forward_.emitOpError("expects one result (the prediction), got ")
-           << forward_.getNumResults() - numUpdates;
-  LossKind loss = config_.loss.kind;
-  Type result = forward_.getFunctionType().getResult(0);
-  predType_ = dyn_cast<RankedTensorType>(result);
-  targetType_ = targetType(loss, predType_);
-  if (!targetType_)
-    return forward_.emitOpError("result ")
-           << result << " cannot take the " << lossName(loss)
-           << " loss (expects a float tensor of rank >= 1)";
+  const std::vector<OutputTraining> &outputs = config_.outputs;
+  unsigned numOutputs = outputs.empty() ? 1 : outputs.size();
+  if (numPreds != numOutputs) {
+    if (outputs.empty())
+      return forward_.emitOpError("expects one result (the prediction), got ")
+             << numPreds
+             << " (train several outputs with one loss each: the `outputs` "
+                "option)";
+    return forward_.emitOpError("has ")
+           << numPreds << " predictions but " << numOutputs
+           << " outputs are configured";
+  }
+  for (unsigned k = 0; k < numOutputs; ++k) {
+    LossKind loss = outputs.empty() ? config_.loss.kind : outputs[k].loss.kind;
+    Type result = forward_.getFunctionType().getResult(k);
+    auto pred = dyn_cast<RankedTensorType>(result);
+    RankedTensorType target = targetType(loss, pred);
+    if (!target)
+      return forward_.emitOpError("result ")
+             << k << " " << result << " cannot take the " << lossName(loss)
+             << " loss (expects a float tensor of rank >= 1)";
+    if (k == 0)
+      predType_ = pred;
+    else if (pred.getElementType() != predType_.getElementType() ||
+             pred.getDimSize(0) != predType_.getDimSize(0))
+      return forward_.emitOpError("result ")
+             << k << " " << result
+             << " must have the batch and float type of result 0 "
+             << predType_;
+    targetTypes_.push_back(target);
+  }
 
   for (auto [k, i] : llvm::enumerate(fwdArgs_.params))
     if (isTrainable(forward_, i))
@@ -208,8 +238,9 @@ LogicalResult TrainStepBuilder::analyzeForward() {
   layout_.numOptimizerState =
       trainable_.size() * slots_.size() + globals_.size();
   layout_.numInputs = fwdArgs_.inputs.size();
-  layout_.metrics = config_.metrics;
-  layout_.loss = lossName(loss).str();
+  layout_.numTargets = numOutputs;
+  layout_.metrics = config_.resultNames();
+  layout_.loss = lossName(config_.loss.kind).str();
   layout_.optimizer = optName().str();
   layout_.sampleWeight = config_.sampleWeight;
   if (const std::optional<LearningRateSchedule> &s = config_.optimizer.schedule)
@@ -224,7 +255,7 @@ LogicalResult TrainStepBuilder::analyzeForward() {
 
 /// Creates @train_step with the layout's arguments and an empty body:
 /// params, optimizer state (param-major, then the global slots),
-/// iterations, learning rate, inputs, target.
+/// iterations, learning rate, inputs, targets.
 void TrainStepBuilder::createFunction() {
   llvm::SmallVector<Type> argTypes;
   auto typeOf = [&](unsigned i) { return forward_.getArgument(i).getType(); };
@@ -238,7 +269,7 @@ void TrainStepBuilder::createFunction() {
   argTypes.push_back(RankedTensorType::get({}, b_.getF32Type()));
   for (unsigned i : fwdArgs_.inputs)
     argTypes.push_back(typeOf(i));
-  argTypes.push_back(targetType_);
+  argTypes.append(targetTypes_.begin(), targetTypes_.end());
   if (layout_.sampleWeight)
     argTypes.push_back(RankedTensorType::get({predType_.getDimSize(0)},
                                              predType_.getElementType()));
@@ -250,9 +281,9 @@ void TrainStepBuilder::createFunction() {
   b_.setInsertionPointToStart(step_.addEntryBlock());
 }
 
-/// Clones @forward's body into @train_step; returns the prediction. The
+/// Clones @forward's body into @train_step; returns the predictions. The
 /// dropout counter, if any, is fed by `iterations`.
-Value TrainStepBuilder::cloneForward() {
+llvm::SmallVector<Value> TrainStepBuilder::cloneForward() {
   IRMapping map;
   for (auto [k, i] : llvm::enumerate(fwdArgs_.params))
     map.map(forward_.getArgument(i), arg(layout_.firstParamArg() + k));
@@ -272,15 +303,36 @@ Value TrainStepBuilder::cloneForward() {
   Operation *ret = body.getTerminator();
   for (auto [k, r] : updated_)
     updates_[k] = map.lookupOrDefault(ret->getOperand(r));
-  return map.lookupOrDefault(ret->getOperand(0));
+  llvm::SmallVector<Value> preds;
+  for (unsigned r = 0, e = ret->getNumOperands() - updated_.size(); r < e; ++r)
+    preds.push_back(map.lookupOrDefault(ret->getOperand(r)));
+  return preds;
 }
 
-/// The loss and its gradients with respect to the trainable params.
-LogicalResult TrainStepBuilder::buildLossAndGradients(Value pred) {
-  loss_ =
-      buildLoss(b_, nameLoc("loss"), config_.loss.kind, config_.loss.fromLogits,
-                pred, arg(layout_.targetArg()), sampleWeight());
-  results_.push_back(loss_);
+/// The loss and its gradients with respect to the trainable params. With
+/// several outputs, Keras's total: each output's loss (the same sample
+/// weights for all) times its loss weight, summed; the output losses
+/// follow the total among the results.
+LogicalResult TrainStepBuilder::buildLossAndGradients(ValueRange preds) {
+  if (config_.outputs.empty()) {
+    loss_ = buildLoss(b_, nameLoc("loss"), config_.loss.kind,
+                      config_.loss.fromLogits, preds[0], target(0),
+                      sampleWeight());
+    results_.push_back(loss_);
+  } else {
+    llvm::SmallVector<Value> outputLosses;
+    KcEmitter e(b_, nameLoc("loss"));
+    for (auto [k, out] : llvm::enumerate(config_.outputs)) {
+      Value l = buildLoss(b_, nameLoc(out.name + "_loss"), out.loss.kind,
+                          out.loss.fromLogits, preds[k], target(k),
+                          sampleWeight());
+      outputLosses.push_back(l);
+      Value weighted = out.lossWeight == 1.0 ? l : e.mul(l, out.lossWeight);
+      loss_ = loss_ ? e.add(loss_, weighted) : weighted;
+    }
+    results_.push_back(loss_);
+    results_.append(outputLosses);
+  }
   if (trainable_.empty())
     return success();
   llvm::SmallVector<Value> wrt;
@@ -295,14 +347,24 @@ LogicalResult TrainStepBuilder::buildLossAndGradients(Value pred) {
 
 /// The metrics, built after the gradients so the reverse sweep never sees
 /// them. Unweighted, as Keras 3's compile() metrics are.
-void TrainStepBuilder::buildMetrics(Value pred) {
-  assert(results_.size() == layout_.firstMetricResult());
-  for (const std::string &name : config_.metrics) {
-    // TrainingConfig::validate() resolved every metric already.
-    MetricKind kind = llvm::cantFail(parseMetric(name, config_.loss.kind));
-    results_.push_back(
-        buildMetric(b_, nameLoc(name), kind, pred, arg(layout_.targetArg())));
+void TrainStepBuilder::buildMetrics(ValueRange preds) {
+  // TrainingConfig::validate() resolved every metric already.
+  if (config_.outputs.empty()) {
+    assert(results_.size() == layout_.firstMetricResult());
+    for (const std::string &name : config_.metrics) {
+      MetricKind kind = llvm::cantFail(parseMetric(name, config_.loss.kind));
+      results_.push_back(
+          buildMetric(b_, nameLoc(name), kind, preds[0], target(0)));
+    }
+    return;
   }
+  for (auto [k, out] : llvm::enumerate(config_.outputs))
+    for (const std::string &name : out.metrics) {
+      MetricKind kind = llvm::cantFail(parseMetric(name, out.loss.kind));
+      results_.push_back(buildMetric(b_, nameLoc(out.name + "_" + name), kind,
+                                     preds[k], target(k)));
+    }
+  assert(results_.size() == layout_.firstParamResult());
 }
 
 /// Clipped gradients, new params (frozen ones passed through or, when the
@@ -392,14 +454,19 @@ void TrainStepBuilder::setArgAndResultNames() {
   argAttrs[layout_.learningRateArg()] = named("learning_rate");
   for (auto [k, i] : llvm::enumerate(fwdArgs_.inputs))
     argAttrs[layout_.firstInputArg() + k] = forward_.getArgAttrDict(i);
-  argAttrs[layout_.targetArg()] = b_.getDictionaryAttr(
-      {b_.getNamedAttr(kc::attr::kName, b_.getStringAttr("target")),
-       b_.getNamedAttr(kc::attr::kTarget, b_.getI64IntegerAttr(0))});
+  for (unsigned k = 0; k < layout_.numTargets; ++k) {
+    std::string name = config_.outputs.empty()
+                           ? std::string("target")
+                           : "target/" + config_.outputs[k].name;
+    argAttrs[layout_.targetArg() + k] = b_.getDictionaryAttr(
+        {b_.getNamedAttr(kc::attr::kName, b_.getStringAttr(name)),
+         b_.getNamedAttr(kc::attr::kTarget, b_.getI64IntegerAttr(k))});
+  }
   if (layout_.sampleWeight)
     argAttrs[layout_.sampleWeightArg()] = named("sample_weight");
 
   resultAttrs[layout_.lossResult()] = named("loss");
-  for (auto [k, name] : llvm::enumerate(config_.metrics))
+  for (auto [k, name] : llvm::enumerate(layout_.metrics))
     resultAttrs[layout_.firstMetricResult() + k] = named(name);
   resultAttrs[layout_.iterationsResult()] = named("iterations");
   step_.setAllArgAttrs(argAttrs);
@@ -426,6 +493,8 @@ void TrainStepBuilder::setLayoutAttr() {
         b_.getNamedAttr("lr_schedule", b_.getStringAttr(layout_.schedule)));
   if (layout_.sampleWeight)
     fields.push_back(b_.getNamedAttr("sample_weight", b_.getBoolAttr(true)));
+  if (layout_.numTargets != 1)
+    fields.push_back(b_.getNamedAttr("targets", i64(layout_.numTargets)));
   if (llvm::any_of(layout_.stateInit, [](double v) { return v != 0; }))
     fields.push_back(b_.getNamedAttr(
         "state_init", b_.getDenseF64ArrayAttr(layout_.stateInit)));
@@ -478,6 +547,7 @@ KcBuildTrainStepOptions BuildTrainStepPass::currentOptions() const {
   o.sampleWeight = sampleWeight;
   o.dataParallel = dataParallel;
   o.metrics = metrics;
+  o.outputs = outputs;
   return o;
 }
 
@@ -547,6 +617,12 @@ std::optional<TrainStepLayout> getTrainStepLayout(func::FuncOp f) {
       return std::nullopt;
     layout.stateInit.assign(values.asArrayRef().begin(),
                             values.asArrayRef().end());
+  }
+  if (Attribute targets = dict.get("targets")) {
+    auto count = dyn_cast<IntegerAttr>(targets);
+    if (!count || count.getInt() < 1)
+      return std::nullopt;
+    layout.numTargets = count.getInt();
   }
   if (Attribute weighted = dict.get("sample_weight")) {
     auto flag = dyn_cast<BoolAttr>(weighted);

@@ -116,6 +116,12 @@ def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
                "metrics computed in the step: accuracy (resolved from the "
                "loss as Keras does), sparse_categorical_accuracy, "
                "categorical_accuracy, binary_accuracy">,
+    ListOption<"outputs", "outputs", "std::string",
+               "a model with several outputs: one NAME:LOSS:WEIGHT:"
+               "FROM_LOGITS[:METRIC...] per @forward result, in order "
+               "(loss, from-logits and metrics are then unused); the step "
+               "takes one target per output and returns the weighted sum "
+               "of their losses, each output's loss and its metrics">,
   ];
 }
 

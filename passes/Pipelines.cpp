@@ -26,10 +26,23 @@ void addTrainPipeline(mlir::OpPassManager &pm,
 } // namespace
 
 KcBuildTrainStepOptions toTrainStepOptions(const TrainingConfig &config) {
+  assert(config.outputs.empty() &&
+         "several outputs need storage for their option text");
+  std::vector<std::string> none;
+  return toTrainStepOptions(config, none);
+}
+
+KcBuildTrainStepOptions
+toTrainStepOptions(const TrainingConfig &config,
+                   std::vector<std::string> &outputStorage) {
   KcBuildTrainStepOptions o;
   o.loss = lossName(config.loss.kind).str();
   o.fromLogits = config.loss.fromLogits;
   o.metrics = config.metrics;
+  outputStorage.clear();
+  for (const OutputTraining &out : config.outputs)
+    outputStorage.push_back(out.str());
+  o.outputs = outputStorage;
   const OptimizerConfig &opt = config.optimizer;
   o.optimizer = optimizerName(opt.kind).str();
   o.momentum = opt.momentum;
@@ -58,6 +71,12 @@ fromTrainStepOptions(const KcBuildTrainStepOptions &options) {
   config.loss.kind = *loss;
   config.loss.fromLogits = options.fromLogits;
   config.metrics.assign(options.metrics.begin(), options.metrics.end());
+  for (const std::string &text : options.outputs) {
+    llvm::Expected<OutputTraining> out = OutputTraining::parse(text);
+    if (!out)
+      return out.takeError();
+    config.outputs.push_back(std::move(*out));
+  }
   config.sampleWeight = options.sampleWeight;
   config.dataParallel = options.dataParallel;
   llvm::Expected<OptimizerKind> optimizer = parseOptimizer(options.optimizer);
@@ -97,7 +116,10 @@ void buildImportPipeline(mlir::OpPassManager &pm) {
 }
 
 void buildTrainPipeline(mlir::OpPassManager &pm, const TrainingConfig &config) {
-  addTrainPipeline(pm, createKcBuildTrainStep(toTrainStepOptions(config)));
+  // The pass copies its options: the storage may go after this call.
+  std::vector<std::string> outputs;
+  addTrainPipeline(pm,
+                   createKcBuildTrainStep(toTrainStepOptions(config, outputs)));
 }
 
 void registerPasses() {

@@ -3,8 +3,13 @@
 // kc-build-train-step produces
 //
 //   @train_step(params..., opt_state..., %iterations: tensor<i64>,
-//               %lr: tensor<f32>, inputs..., %target[, %sample_weight])
+//               %lr: tensor<f32>, inputs..., targets...[, %sample_weight])
 //     -> (loss, metrics..., new params..., new opt_state..., new iterations)
+//
+// One target per @forward result. With several outputs the loss is Keras's
+// total, sum(loss_weight * output loss), and the "metrics" are each output's
+// loss, then each output's metrics, named as Keras logs them ("class_loss",
+// "class_accuracy"; TrainingConfig::resultNames).
 //
 // %sample_weight (f32[batch], `sample_weight = true` in the layout) is there
 // only when the step was built with sample-weight: the loss and the metrics
@@ -39,6 +44,9 @@ struct TrainStepLayout {
   unsigned numParams = 0;
   unsigned numOptimizerState = 0;
   unsigned numInputs = 0;
+  /// One target per output of @forward.
+  unsigned numTargets = 1;
+  /// The scalar results after the loss, by name.
   std::vector<std::string> metrics;
   std::string loss, optimizer;
   /// The learning-rate schedule the step computes from %iterations
@@ -56,10 +64,13 @@ struct TrainStepLayout {
   unsigned iterationsArg() const { return numParams + numOptimizerState; }
   unsigned learningRateArg() const { return iterationsArg() + 1; }
   unsigned firstInputArg() const { return iterationsArg() + 2; }
+  /// The first target (the only one of a single-output model).
   unsigned targetArg() const { return firstInputArg() + numInputs; }
   /// Valid only with sampleWeight.
-  unsigned sampleWeightArg() const { return targetArg() + 1; }
-  unsigned numArgs() const { return targetArg() + 1 + (sampleWeight ? 1 : 0); }
+  unsigned sampleWeightArg() const { return targetArg() + numTargets; }
+  unsigned numArgs() const {
+    return targetArg() + numTargets + (sampleWeight ? 1 : 0);
+  }
   // Result positions.
   unsigned lossResult() const { return 0; }
   unsigned firstMetricResult() const { return 1; }
@@ -79,6 +90,11 @@ std::optional<TrainStepLayout> getTrainStepLayout(mlir::func::FuncOp f);
 /// so `config` must outlive it. How the step runs (batch, mode, learning
 /// rate) is not the pass's concern and is left out.
 KcBuildTrainStepOptions toTrainStepOptions(const TrainingConfig &config);
+/// The same for any config: the `outputs` option views `outputStorage`
+/// (OutputTraining::str() of each output), which must outlive the result.
+KcBuildTrainStepOptions
+toTrainStepOptions(const TrainingConfig &config,
+                   std::vector<std::string> &outputStorage);
 
 /// The TrainingConfig kc-build-train-step's options describe, names parsed
 /// and values validated (TrainingConfig::validate).

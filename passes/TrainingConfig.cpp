@@ -220,10 +220,78 @@ double OptimizerConfig::resolvedWeightDecay() const {
   return kind == OptimizerKind::AdamW ? 0.004 : 0.0;
 }
 
+std::string OutputTraining::str() const {
+  // Every digit: the weight must survive the option round trip exactly.
+  char weight[32];
+  std::snprintf(weight, sizeof(weight), "%.17g", lossWeight);
+  std::string out = name + ":" + lossName(loss.kind).str() + ":" + weight + ":" +
+                    (loss.fromLogits ? "1" : "0");
+  for (const std::string &m : metrics)
+    out += ":" + m;
+  return out;
+}
+
+llvm::Expected<OutputTraining> OutputTraining::parse(llvm::StringRef text) {
+  llvm::SmallVector<llvm::StringRef> fields;
+  text.split(fields, ':');
+  if (fields.size() < 4 || fields[0].empty())
+    return makeError("output '" + text +
+                     "' is not NAME:LOSS:WEIGHT:FROM_LOGITS[:METRIC...]");
+  OutputTraining out;
+  out.name = fields[0].str();
+  llvm::Expected<LossKind> kind = parseLoss(fields[1]);
+  if (!kind)
+    return kind.takeError();
+  out.loss.kind = *kind;
+  if (fields[2].getAsDouble(out.lossWeight))
+    return makeError("output '" + fields[0] + "': loss weight '" + fields[2] +
+                     "' is not a number");
+  if (fields[3] != "0" && fields[3] != "1")
+    return makeError("output '" + fields[0] + "': from_logits must be 0 or 1");
+  out.loss.fromLogits = fields[3] == "1";
+  for (llvm::StringRef m : llvm::ArrayRef(fields).drop_front(4))
+    out.metrics.push_back(m.str());
+  return out;
+}
+
+std::vector<std::string> TrainingConfig::resultNames() const {
+  if (outputs.empty())
+    return metrics;
+  std::vector<std::string> names;
+  for (const OutputTraining &o : outputs)
+    names.push_back(o.name + "_loss");
+  for (const OutputTraining &o : outputs)
+    for (const std::string &m : o.metrics)
+      names.push_back(o.name + "_" + m);
+  return names;
+}
+
 llvm::Error TrainingConfig::validate() const {
   for (const std::string &name : metrics)
     if (llvm::Expected<MetricKind> m = parseMetric(name, loss.kind); !m)
       return m.takeError();
+  if (outputs.size() == 1)
+    return makeError("outputs: one output trains with `loss` and `metrics`; "
+                     "per-output entries are for models with several");
+  for (const OutputTraining &o : outputs) {
+    if (o.name.empty() || llvm::StringRef(o.name).contains(':'))
+      return makeError("outputs: output name '" + o.name +
+                       "' must be non-empty and contain no ':'");
+    if (llvm::count_if(outputs, [&](const OutputTraining &other) {
+          return other.name == o.name;
+        }) > 1)
+      return makeError("outputs: output '" + o.name + "' is given twice");
+    if (!std::isfinite(o.lossWeight))
+      return makeError("loss_weights: the weight of output '" + o.name +
+                       "' must be finite, got " + formatNumber(o.lossWeight));
+    for (const std::string &name : o.metrics)
+      if (llvm::Expected<MetricKind> m = parseMetric(name, o.loss.kind); !m)
+        return makeError("output '" + o.name +
+                         "': " + llvm::toString(m.takeError()));
+  }
+  if (!outputs.empty() && !classWeight.empty())
+    return makeError("class_weight is not supported for a model with several "
+                     "outputs (as in Keras); give sample weights instead");
   if (batch < 1)
     return makeError("batch must be positive, got " + llvm::Twine(batch));
   for (auto [cls, weight] : classWeight) {

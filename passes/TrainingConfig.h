@@ -172,6 +172,25 @@ struct LossConfig {
   bool fromLogits = false;
 };
 
+/// The training of one output of a model with several (Keras's per-output
+/// compile arguments: loss, loss_weights and metrics by output name).
+struct OutputTraining {
+  /// The output layer's name: Keras's log prefix ("class" logs
+  /// "class_loss", "class_accuracy").
+  std::string name;
+  LossConfig loss;
+  /// Keras's loss_weights entry: the total loss is sum(weight * loss).
+  double lossWeight = 1.0;
+  /// As the user named them; logged as "<name>_<metric>".
+  std::vector<std::string> metrics;
+
+  /// The one-line form kc-build-train-step's `outputs` option carries:
+  /// `NAME:LOSS:WEIGHT:FROM_LOGITS[:METRIC...]`, e.g.
+  /// `class:sparse_categorical_crossentropy:1:0:accuracy`.
+  std::string str() const;
+  static llvm::Expected<OutputTraining> parse(llvm::StringRef text);
+};
+
 /// Everything a training step is built and run from.
 ///
 /// Later features extend this struct rather than adding parallel ones:
@@ -182,6 +201,10 @@ struct TrainingConfig {
   LossConfig loss;
   /// As the user named them ("accuracy", "acc", ...): Keras's log names.
   std::vector<std::string> metrics;
+  /// A model with several outputs: one entry per output, in the model's
+  /// output order; `loss` and `metrics` are then unused. Empty: the model
+  /// has one output, trained with `loss` and `metrics`.
+  std::vector<OutputTraining> outputs;
   OptimizerConfig optimizer;
   /// The static batch of the traced step.
   int64_t batch = 32;
@@ -198,6 +221,12 @@ struct TrainingConfig {
   /// (kc.all_reduce) before the optimizer: each rank then trains on its own
   /// `batch` examples and all apply the same update.
   bool dataParallel = false;
+
+  /// The names of the step's scalar results after the total loss, in order
+  /// (Executable::metricNames): `metrics`, or with several outputs each
+  /// output's "<name>_loss", then each output's "<name>_<metric>", as
+  /// Keras 3 logs them.
+  std::vector<std::string> resultNames() const;
 
   /// Checks what the types cannot: metrics resolve against the loss, the
   /// batch is positive, hyper-parameters are finite and in range. The

@@ -23,13 +23,12 @@ namespace {
 
 /// The snake_case name of a serialized Keras object or a bare name, and its
 /// config object if it has one.
-std::string objectName(const ObjectView &parent, llvm::StringRef key,
+std::string objectName(const ObjectView &parent, const json::Value *v,
+                       const JsonPath &path,
                        std::optional<ObjectView> &config) {
-  const json::Value *v = parent.get(key);
   if (std::optional<llvm::StringRef> s = v->getAsString())
     return s->str();
-  ObjectView obj = ObjectView::of(parent.reader(), *v,
-                                  parent.path().field(key), parent.context(),
+  ObjectView obj = ObjectView::of(parent.reader(), *v, path, parent.context(),
                                   "a name or a Keras object");
   std::string cls = obj.getString("class_name");
   if (cls == "function") {
@@ -49,12 +48,22 @@ std::string objectName(const ObjectView &parent, llvm::StringRef key,
   return toSnakeCase(cls);
 }
 
+std::string objectName(const ObjectView &parent, llvm::StringRef key,
+                       std::optional<ObjectView> &config) {
+  return objectName(parent, parent.get(key), parent.path().field(key), config);
+}
+
 /// Keeps the first error: the one a user fixes first.
-void deferError(const ObjectView &view, llvm::StringRef key, llvm::Error err,
-                std::string &error) {
+void deferErrorAt(const ObjectView &view, const JsonPath &path,
+                  llvm::Error err, std::string &error) {
   std::string msg = llvm::toString(std::move(err));
   if (error.empty())
-    error = view.reader().message(view.path().field(key), view.context(), msg);
+    error = view.reader().message(path, view.context(), msg);
+}
+
+void deferError(const ObjectView &view, llvm::StringRef key, llvm::Error err,
+                std::string &error) {
+  deferErrorAt(view, view.path().field(key), std::move(err), error);
 }
 
 llvm::Error unsupported(const llvm::Twine &what) {
@@ -178,7 +187,7 @@ void readMetrics(const ObjectView &cc, const json::Value &v,
     return;
   }
   if (const json::Array *a = v.getAsArray()) {
-    // Per-output lists flatten: kcc models have one loss.
+    // A list of metrics (per-output lists are split by readOutputs).
     for (auto [i, m] : llvm::enumerate(*a))
       readMetrics(cc, m, path.index(i), out);
     return;
@@ -200,6 +209,126 @@ void readMetrics(const ObjectView &cc, const json::Value &v,
                                 : toSnakeCase(cls));
 }
 
+/// One loss, a name or a Keras object, at `path`.
+void readLoss(const ObjectView &cc, const json::Value *v, const JsonPath &path,
+              LossConfig &loss, std::string &error) {
+  std::optional<ObjectView> c;
+  std::string name = objectName(cc, v, path, c);
+  if (c) {
+    name = c->getString("name", name);
+    loss.fromLogits = c->getBool("from_logits", false);
+    if (c->has("label_smoothing") && c->getNumber("label_smoothing") != 0)
+      c->failField("label_smoothing", "label smoothing is not supported");
+    if (c->has("ignore_class"))
+      c->failField("ignore_class", "ignore_class is not supported");
+  }
+  if (llvm::Expected<LossKind> kind = parseLoss(name))
+    loss.kind = *kind;
+  else
+    deferErrorAt(cc, path, kind.takeError(), error);
+}
+
+/// A dict by output name (not a serialized Keras object) or a list of one
+/// entry per output: Keras's per-output form of loss, loss_weights and
+/// metrics. Calls `each(k, value, path)` for output k's entry (a dict may
+/// leave an output out); a key naming no output, or a list of another
+/// length, is an error listing the outputs.
+template <typename Fn>
+bool forEachOutput(const ObjectView &cc, llvm::StringRef key,
+                   llvm::ArrayRef<std::string> outputs, Fn each) {
+  const json::Value *v = cc.get(key);
+  JsonPath path = cc.path().field(key);
+  std::string names;
+  for (const std::string &n : outputs)
+    names += (names.empty() ? "'" : ", '") + n + "'";
+  if (const json::Object *dict = v->getAsObject()) {
+    if (dict->get("class_name"))
+      return false;
+    for (const auto &[name, entry] : *dict) {
+      auto it = llvm::find(outputs, name.str());
+      if (it == outputs.end())
+        cc.failField(key, "names no output '" + name.str() +
+                              "' (the model's outputs are " + names + ")");
+      each(it - outputs.begin(), entry, path.field(name));
+    }
+    return true;
+  }
+  const json::Array *list = v->getAsArray();
+  if (!list)
+    return false;
+  if (list->size() != outputs.size())
+    cc.failField(key, "has " + std::to_string(list->size()) +
+                          " entries for the model's " +
+                          std::to_string(outputs.size()) + " outputs (" +
+                          names + ")");
+  for (auto [k, entry] : llvm::enumerate(*list))
+    each(k, entry, path.index(k));
+  return true;
+}
+
+/// loss, loss_weights and metrics of a model with the outputs `outputs`.
+/// A single loss or metric list applies to every output, as in Keras 3.
+void readOutputs(const ObjectView &cc, llvm::ArrayRef<std::string> outputs,
+                 std::vector<OutputTraining> &out, std::string &error) {
+  out.assign(outputs.size(), OutputTraining());
+  for (size_t k = 0; k < outputs.size(); ++k)
+    out[k].name = outputs[k];
+  if (cc.has("loss")) {
+    std::vector<bool> given(outputs.size(), false);
+    bool perOutput = forEachOutput(
+        cc, "loss", outputs,
+        [&](size_t k, const json::Value &v, const JsonPath &path) {
+          readLoss(cc, &v, path, out[k].loss, error);
+          given[k] = true;
+        });
+    if (!perOutput) {
+      for (OutputTraining &o : out)
+        readLoss(cc, cc.get("loss"), cc.path().field("loss"), o.loss, error);
+    } else {
+      for (size_t k = 0; k < outputs.size(); ++k)
+        if (!given[k])
+          cc.failField("loss", "gives no loss for output '" + outputs[k] +
+                                   "' (kcc trains every output)");
+    }
+  }
+  if (const json::Value *w = cc.get("loss_weights"); w && *w != nullptr) {
+    bool perOutput = forEachOutput(
+        cc, "loss_weights", outputs,
+        [&](size_t k, const json::Value &v, const JsonPath &) {
+          std::optional<double> n = v.getAsNumber();
+          if (!n)
+            cc.failField("loss_weights", "the weight of output '" +
+                                             outputs[k] +
+                                             "' must be a number");
+          out[k].lossWeight = *n;
+        });
+    if (!perOutput)
+      cc.failField("loss_weights", "expects a dict by output name or a list "
+                                   "of one number per output");
+  }
+  if (const json::Value *m = cc.get("metrics"); m && *m != nullptr) {
+    // A list of lists, one per output, is per output; a flat list applies
+    // to every output.
+    const json::Array *list = m->getAsArray();
+    bool nested = list && list->size() == outputs.size() &&
+                  llvm::all_of(*list, [](const json::Value &e) {
+                    return e.getAsArray() != nullptr || e == nullptr;
+                  });
+    bool perOutput =
+        (!list || nested) &&
+        forEachOutput(cc, "metrics", outputs,
+                      [&](size_t k, const json::Value &v,
+                          const JsonPath &path) {
+                        if (v != nullptr)
+                          readMetrics(cc, v, path, out[k].metrics);
+                      });
+    if (!perOutput) {
+      for (OutputTraining &o : out)
+        readMetrics(cc, *m, cc.path().field("metrics"), o.metrics);
+    }
+  }
+}
+
 } // namespace
 
 void keras::readCompileConfig(const ObjectView &in, ImportedModel &out) {
@@ -210,29 +339,21 @@ void keras::readCompileConfig(const ObjectView &in, ImportedModel &out) {
     readOptimizer(cc, "optimizer", config.optimizer, out.trainingError);
   else if (cc.has("optimizer_config"))
     readOptimizer(cc, "optimizer_config", config.optimizer, out.trainingError);
-  if (cc.has("loss")) {
-    const json::Value *loss = cc.get("loss");
-    if (loss->getAsArray() || (loss->getAsObject() &&
-                               !loss->getAsObject()->get("class_name")))
-      cc.failField("loss", "one loss per output is not supported (kcc "
-                           "models have a single loss)");
-    std::optional<ObjectView> c;
-    std::string name = objectName(cc, "loss", c);
-    if (c) {
-      name = c->getString("name", name);
-      config.loss.fromLogits = c->getBool("from_logits", false);
-      if (c->has("label_smoothing") && c->getNumber("label_smoothing") != 0)
-        c->failField("label_smoothing", "label smoothing is not supported");
-      if (c->has("ignore_class"))
-        c->failField("ignore_class", "ignore_class is not supported");
-    }
-    if (llvm::Expected<LossKind> kind = parseLoss(name))
-      config.loss.kind = *kind;
-    else
-      deferError(cc, "loss", kind.takeError(), out.trainingError);
+  std::vector<std::string> outputs;
+  if (out.model)
+    outputs = out.model->outputNames();
+  if (outputs.size() > 1) {
+    readOutputs(cc, outputs, config.outputs, out.trainingError);
+    return;
   }
-  if (const json::Value *m = cc.get("metrics"))
-    readMetrics(cc, *m, cc.path().field("metrics"), config.metrics);
-  if (cc.has("loss_weights"))
-    cc.failField("loss_weights", "loss_weights are not supported");
+  // One output: a per-output form of one entry is the plain one.
+  if (outputs.empty())
+    outputs.push_back("output");
+  std::vector<OutputTraining> one;
+  readOutputs(cc, outputs, one, out.trainingError);
+  config.loss = one[0].loss;
+  config.metrics = one[0].metrics;
+  if (one[0].lossWeight != 1.0)
+    cc.failField("loss_weights", "a loss weight other than 1 on a model "
+                                 "with one output is not supported");
 }

@@ -529,13 +529,36 @@ std::vector<std::string> keras::inputLayerNames(Model &model) {
   return names;
 }
 
-json::Object keras::compileConfigJson(const TrainingConfig &training) {
+namespace {
+json::Array metricList(const std::vector<std::string> &names) {
   json::Array metrics;
-  for (const std::string &m : training.metrics)
+  for (const std::string &m : names)
     metrics.push_back(m);
+  return metrics;
+}
+} // namespace
+
+json::Object keras::compileConfigJson(const TrainingConfig &training) {
+  json::Value loss = nullptr, lossWeights = nullptr, metrics = nullptr;
+  if (training.outputs.empty()) {
+    loss = lossConfig(training.loss);
+    metrics = metricList(training.metrics);
+  } else {
+    // Keras's dicts by output name, as compile(loss={...}) records them.
+    json::Object losses, weights, perOutput;
+    for (const OutputTraining &o : training.outputs) {
+      losses[o.name] = lossConfig(o.loss);
+      weights[o.name] = o.lossWeight;
+      if (!o.metrics.empty())
+        perOutput[o.name] = metricList(o.metrics);
+    }
+    loss = std::move(losses);
+    lossWeights = std::move(weights);
+    metrics = std::move(perOutput);
+  }
   return json::Object{{"optimizer", optimizerConfig(training.optimizer)},
-                      {"loss", lossConfig(training.loss)},
-                      {"loss_weights", nullptr},
+                      {"loss", std::move(loss)},
+                      {"loss_weights", std::move(lossWeights)},
                       {"metrics", std::move(metrics)},
                       {"weighted_metrics", nullptr},
                       {"run_eagerly", false},

@@ -239,13 +239,55 @@ StepResult Trainer::trainOnBatch(const NDArray &x, const NDArray &y,
   return w.defined() ? exe.step(input, y, w) : exe.step(input, y);
 }
 
+StepResult Trainer::trainOnBatch(const std::vector<NDArray> &inputs,
+                                 const std::vector<NDArray> &targets,
+                                 const NDArray &sampleWeight) {
+  if (inputs.empty() || !inputs[0].defined() || inputs[0].rank() < 1 ||
+      inputs[0].dim(0) < 1)
+    throw Error("trainOnBatch: the input batch is empty");
+  if (!config_.classWeight.empty())
+    throw Error("trainOnBatch: class_weight needs a model of one output");
+  int64_t rows = inputs[0].dim(0);
+  NDArray w = sampleWeight;
+  if (w.defined() && w.numel() == rows && w.rank() != 1)
+    w = w.reshaped({rows});
+  Executable &exe = stepFor(rows, w.defined());
+  std::vector<TensorSpec> specs = exe.inputSpecs();
+  std::vector<NDArray> cast;
+  for (size_t i = 0; i < inputs.size(); ++i)
+    cast.push_back(i < specs.size() && inputs[i].defined() &&
+                           inputs[i].dtype() != specs[i].dtype
+                       ? inputs[i].to(specs[i].dtype)
+                       : inputs[i]);
+  return exe.step(cast, targets, w);
+}
+
+std::vector<NDArray> Trainer::predict(const std::vector<NDArray> &inputs,
+                                      int64_t batchSize) {
+  if (inputs.empty() || !inputs[0].defined() || inputs[0].rank() < 1 ||
+      inputs[0].dim(0) == 0)
+    throw Error("predict: no examples");
+  return inferenceFor(std::min(batchSize, inputs[0].dim(0))).predict(inputs);
+}
+
 NDArray Trainer::predict(const NDArray &x, int64_t batchSize) {
   if (!x.defined() || x.rank() < 1 || x.dim(0) == 0)
     throw Error("predict: no examples");
   return inferenceFor(std::min(batchSize, x.dim(0))).predict(x);
 }
 
+/// Host metrics and DataSource batches cover one input and one output.
+static void requireOneInputAndOutput(Model &model, const char *what) {
+  if (model.inputShapes().size() != 1 || model.numOutputs() != 1)
+    throw Error(std::string(what) + ": the model has " +
+                std::to_string(model.inputShapes().size()) + " inputs and " +
+                std::to_string(model.numOutputs()) +
+                " outputs; this feeds one of each (several: trainOnBatch "
+                "and predict with one array per input and output)");
+}
+
 Logs Trainer::evaluate(const DataSource &data) {
+  requireOneInputAndOutput(model_, "evaluate");
   int64_t n = data.numBatches();
   if (n == 0)
     throw Error("evaluate: the data has no batches");
@@ -344,6 +386,7 @@ History Trainer::fitShard(DataSource &train, const FitOptions &fit,
   if (fit.verbose < 0 || fit.verbose > 2)
     throw Error("fit: verbose must be 0, 1 or 2, got " +
                 std::to_string(fit.verbose));
+  requireOneInputAndOutput(model_, "fit");
   int64_t steps = train.numBatches();
   if (steps < 1)
     throw Error("fit: the training data has no batches");

@@ -114,6 +114,9 @@ public:
   Logs evaluate(const Dataset &data, int64_t batchSize = 500);
   /// The inference @forward on `x`, any number of rows.
   NDArray predict(const NDArray &x, int64_t batchSize = 500);
+  /// The same for several inputs (one array each): one array per output.
+  std::vector<NDArray> predict(const std::vector<NDArray> &inputs,
+                               int64_t batchSize = 500);
   /// One training step on one batch of any size (Keras's train_on_batch).
   /// With the config's class weights the step weighs each example by its
   /// class (Keras's class_weight).
@@ -125,6 +128,12 @@ public:
   /// Class weights and sample weights together are an error, as in Keras.
   StepResult trainOnBatch(const NDArray &x, const NDArray &y,
                           const NDArray &sampleWeight);
+  /// A step of a model with several inputs or outputs: one array per
+  /// input and per output, in the model's order (inputs cast to their
+  /// dtypes), each output's loss weighed by `sampleWeight` if given.
+  StepResult trainOnBatch(const std::vector<NDArray> &inputs,
+                          const std::vector<NDArray> &targets,
+                          const NDArray &sampleWeight = NDArray());
   /// Keras's class_weight_to_sample_weights: the weight of each example's
   /// class in `y` (labels, or one-hot/probability rows by argmax), 1 for a
   /// class without one; f32 [batch].

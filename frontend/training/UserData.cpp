@@ -56,10 +56,23 @@ void checkRows(const ExampleArray &a, const Shape &expected,
 } // namespace
 
 DataSpec kcc::dataSpecOf(Model &model, const TrainingConfig &config) {
-  if (model.inputShapes().size() != 1 || model.numOutputs() != 1)
-    throw Error("the model has " + std::to_string(model.inputShapes().size()) +
-                " inputs and " + std::to_string(model.numOutputs()) +
-                " outputs; kcc's training step feeds one of each");
+  if (model.inputShapes().size() != 1 || model.numOutputs() != 1) {
+    auto list = [](const std::vector<std::string> &names) {
+      std::string out;
+      for (const std::string &n : names)
+        out += (out.empty() ? "'" : ", '") + n + "'";
+      return out;
+    };
+    size_t ins = model.inputShapes().size(), outs = model.numOutputs();
+    throw Error("the model has " + std::to_string(ins) +
+                (ins == 1 ? " input (" : " inputs (") +
+                list(model.inputNames()) + ") and " + std::to_string(outs) +
+                (outs == 1 ? " output (" : " outputs (") +
+                list(model.outputNames()) +
+                "); data files feed one input and one output (a model of "
+                "several trains from C++: Executable::step and "
+                "Trainer::trainOnBatch take one array per input and output)");
+  }
   DataSpec spec;
   spec.inputName = model.inputNames()[0];
   spec.outputName = model.outputNames()[0];

@@ -51,8 +51,8 @@ struct DataSpec {
 /// compiled: data are checked before any step is built). The target is
 /// the prediction's shape and dtype, or for a sparse loss its shape less
 /// the class axis, of int32 (passes/Losses.h: targetType). Throws
-/// kcc::Error when the model has several inputs or outputs: the step
-/// feeds one of each.
+/// kcc::Error naming them when the model has several inputs or outputs:
+/// data files feed one of each.
 DataSpec dataSpecOf(Model &model, const TrainingConfig &config);
 
 /// The examples of one data file or folder.

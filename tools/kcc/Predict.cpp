@@ -22,6 +22,8 @@
 
 #include "llvm/Support/Path.h"
 
+#include <map>
+
 using namespace kcc;
 using namespace kcc::driver;
 
@@ -38,25 +40,33 @@ int driver::runPredict(const PredictConfig &config) {
   if (!loaded)
     return fail(loaded.takeError());
   Model &model = *loaded->model;
-  if (model.numOutputs() != 1)
-    return fail("model '" + model.name() + "' has " +
-                std::to_string(model.numOutputs()) +
-                " outputs; kcc predict runs models with one");
-  NDArray x = modelInput(model, readDataFile(config.data), config.data);
-  int64_t rows = x.shape()[0];
+  size_t numOutputs = model.numOutputs();
+  if (numOutputs != 1 && ext != ".npz")
+    return fail("-o " + config.output + ": model '" + model.name() + "' has " +
+                std::to_string(numOutputs) +
+                " outputs; write them to a .npz (one array per output)");
+  std::vector<NDArray> inputs =
+      modelInputs(model, readDataFile(config.data), config.data);
+  int64_t rows = inputs[0].shape()[0];
   Executable exe =
       jitInference(model, std::min(config.source.batch, rows), config.mode);
-  NDArray predictions = exe.predict(x);
-  const Tensor &out = model.graphOutputs()[0];
-  std::string name =
-      out.node()->layer ? Layer(out.node()->layer).name() : "output";
+  std::vector<NDArray> outputs = exe.predict(inputs);
+  std::vector<std::string> names = model.outputNames();
+  std::map<std::string, NDArray> arrays;
+  for (size_t k = 0; k < numOutputs; ++k) {
+    if (names[k].empty())
+      names[k] = "output";
+    arrays[names[k]] = outputs[k];
+  }
   if (ext == ".npz")
-    writeNpz(config.output, {{name, predictions}});
+    writeNpz(config.output, arrays);
   else
-    writeNpy(config.output, predictions);
-  llvm::outs() << "kcc: wrote " << config.output << ": '" << name << "' "
-               << dtypeName(predictions.dtype())
-               << shapeToString(predictions.shape()) << " for " << rows
-               << " examples of " << config.data << "\n";
+    writeNpy(config.output, outputs[0]);
+  llvm::outs() << "kcc: wrote " << config.output << ": ";
+  for (size_t k = 0; k < numOutputs; ++k)
+    llvm::outs() << (k ? ", '" : "'") << names[k] << "' "
+                 << dtypeName(outputs[k].dtype())
+                 << shapeToString(outputs[k].shape());
+  llvm::outs() << " for " << rows << " examples of " << config.data << "\n";
   return 0;
 }

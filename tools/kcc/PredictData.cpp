@@ -51,31 +51,36 @@ NDArray driver::castTo(const NDArray &array, DType dtype) {
   return out;
 }
 
-NDArray driver::modelInput(Model &model,
-                           const std::map<std::string, NDArray> &arrays,
-                           const std::string &path) {
+namespace {
+/// Input `k` of `model` from `arrays`: "x" (a model of one input) or the
+/// input layer's name, checked and cast.
+NDArray oneInput(Model &model, size_t k,
+                 const std::map<std::string, NDArray> &arrays,
+                 const std::string &path) {
   const std::vector<Tensor> &inputs = model.graphInputs();
-  if (inputs.size() != 1)
-    throw Error("model '" + model.name() + "' has " +
-                std::to_string(inputs.size()) +
-                " inputs; kcc predict and evaluate run models with one");
-  const std::string &inputName = inputs[0].node()->inputName;
-  auto it = arrays.find("x");
-  std::string name = "x";
-  if (it == arrays.end()) {
+  const std::string &inputName = inputs[k].node()->inputName;
+  bool single = inputs.size() == 1;
+  auto it = arrays.end();
+  std::string name = inputName;
+  if (single && arrays.count("x")) {
+    it = arrays.find("x");
+    name = "x";
+  } else {
     it = arrays.find(inputName);
-    name = inputName;
   }
   if (it == arrays.end()) {
     std::string present;
     for (const auto &kv : arrays)
       present += (present.empty() ? "" : ", ") + kv.first;
-    throw Error(path + ": no array 'x' (or '" + inputName +
-                "', the input layer's name); the file has " +
+    throw Error(path + ": no array " +
+                (single ? "'x' (or '" + inputName + "', the input layer's name)"
+                        : "'" + inputName + "' for the model's input layer '" +
+                              inputName + "' (one array per input, by name)") +
+                "; the file has " +
                 (present.empty() ? std::string("none") : present));
   }
   const NDArray &x = it->second;
-  Shape expected = model.inputShapes()[0];
+  Shape expected = model.inputShapes()[k];
   Shape features(x.shape().begin() + std::min<size_t>(1, x.shape().size()),
                  x.shape().end());
   if (x.rank() != static_cast<int64_t>(expected.size()) + 1 ||
@@ -92,6 +97,33 @@ NDArray driver::modelInput(Model &model,
     throw Error(path + ": array '" + name + "' holds no examples");
   if (x.dtype() == DType::I1)
     throw Error(path + ": array '" + name + "' is bool; the model's input is " +
-                dtypeName(inputs[0].dtype()));
-  return castTo(x, inputs[0].dtype());
+                dtypeName(inputs[k].dtype()));
+  return castTo(x, inputs[k].dtype());
+}
+} // namespace
+
+NDArray driver::modelInput(Model &model,
+                           const std::map<std::string, NDArray> &arrays,
+                           const std::string &path) {
+  size_t n = model.graphInputs().size();
+  if (n != 1)
+    throw Error("model '" + model.name() + "' has " + std::to_string(n) +
+                " inputs; kcc evaluate runs models with one");
+  return oneInput(model, 0, arrays, path);
+}
+
+std::vector<NDArray>
+driver::modelInputs(Model &model, const std::map<std::string, NDArray> &arrays,
+                    const std::string &path) {
+  std::vector<NDArray> out;
+  for (size_t k = 0, n = model.graphInputs().size(); k < n; ++k) {
+    out.push_back(oneInput(model, k, arrays, path));
+    if (out[k].shape()[0] != out[0].shape()[0])
+      throw Error(path + ": array '" + model.graphInputs()[k].node()->inputName +
+                  "' has " + std::to_string(out[k].shape()[0]) +
+                  " examples but '" + model.graphInputs()[0].node()->inputName +
+                  "' has " + std::to_string(out[0].shape()[0]) +
+                  ": every input needs as many");
+  }
+  return out;
 }

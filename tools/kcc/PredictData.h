@@ -16,6 +16,7 @@
 
 #include <map>
 #include <string>
+#include <vector>
 
 namespace kcc {
 namespace driver {
@@ -27,6 +28,12 @@ std::map<std::string, NDArray> readDataFile(const std::string &path);
 /// model's single input and cast to its dtype. Throws kcc::Error.
 NDArray modelInput(Model &model, const std::map<std::string, NDArray> &arrays,
                    const std::string &path);
+
+/// One array per input of `model`, by its input layer's name ("x" too for
+/// a model of one input), checked like modelInput; all of as many rows.
+std::vector<NDArray>
+modelInputs(Model &model, const std::map<std::string, NDArray> &arrays,
+            const std::string &path);
 
 /// `array` converted to `dtype` (float or integer types).
 NDArray castTo(const NDArray &array, DType dtype);

@@ -213,4 +213,71 @@ TEST(TrainingConfig, ScheduleAndClippingTravelThroughTheTrainStepOptions) {
   EXPECT_EQ(back.optimizer.schedule->str(), s.str());
 }
 
+TEST(TrainingConfig, OutputsTravelThroughTheTrainStepOptions) {
+  TrainingConfig c;
+  OutputTraining label, value;
+  label.name = "class";
+  label.loss.kind = LossKind::CategoricalCrossentropy;
+  label.loss.fromLogits = true;
+  label.metrics = {"accuracy", "categorical_accuracy"};
+  value.name = "value";
+  value.loss.kind = LossKind::MeanSquaredError;
+  value.lossWeight = 1.0 / 3.0; // every digit must survive
+  c.outputs = {label, value};
+  EXPECT_EQ(c.resultNames(),
+            (std::vector<std::string>{"class_loss", "value_loss",
+                                      "class_accuracy",
+                                      "class_categorical_accuracy"}));
+  std::vector<std::string> storage;
+  KcBuildTrainStepOptions options = toTrainStepOptions(c, storage);
+  TrainingConfig back = llvm::cantFail(fromTrainStepOptions(options));
+  ASSERT_EQ(back.outputs.size(), 2u);
+  for (size_t k = 0; k < 2; ++k) {
+    EXPECT_EQ(back.outputs[k].name, c.outputs[k].name);
+    EXPECT_EQ(back.outputs[k].loss.kind, c.outputs[k].loss.kind);
+    EXPECT_EQ(back.outputs[k].loss.fromLogits, c.outputs[k].loss.fromLogits);
+    EXPECT_EQ(back.outputs[k].lossWeight, c.outputs[k].lossWeight);
+    EXPECT_EQ(back.outputs[k].metrics, c.outputs[k].metrics);
+  }
+}
+
+TEST(TrainingConfig, OutputsAreValidated) {
+  auto errorWith = [](std::vector<OutputTraining> outputs) {
+    TrainingConfig c;
+    c.outputs = std::move(outputs);
+    return errorOf(c.validate());
+  };
+  OutputTraining a, b;
+  a.name = "a";
+  b.name = "b";
+  EXPECT_EQ(errorWith({a, b}), "");
+  EXPECT_EQ(errorWith({a}), "outputs: one output trains with `loss` and "
+                            "`metrics`; per-output entries are for models "
+                            "with several");
+  EXPECT_EQ(errorWith({a, a}), "outputs: output 'a' is given twice");
+  OutputTraining bad = b;
+  bad.name = "b:c";
+  EXPECT_EQ(errorWith({a, bad}),
+            "outputs: output name 'b:c' must be non-empty and contain no ':'");
+  bad = b;
+  bad.lossWeight = NAN;
+  EXPECT_EQ(errorWith({a, bad}),
+            "loss_weights: the weight of output 'b' must be finite, got nan");
+  bad = b;
+  bad.loss.kind = LossKind::MeanSquaredError;
+  bad.metrics = {"accuracy"};
+  EXPECT_EQ(errorWith({a, bad}).substr(0, 40),
+            "output 'b': unknown metric 'accuracy' fo");
+  TrainingConfig weighted;
+  weighted.outputs = {a, b};
+  weighted.classWeight = {{0, 2.0}};
+  EXPECT_EQ(errorOf(weighted.validate()),
+            "class_weight is not supported for a model with several outputs "
+            "(as in Keras); give sample weights instead");
+  EXPECT_EQ(errorOf(OutputTraining::parse("a:mse")),
+            "output 'a:mse' is not NAME:LOSS:WEIGHT:FROM_LOGITS[:METRIC...]");
+  EXPECT_EQ(errorOf(OutputTraining::parse("a:mse:1:2")),
+            "output 'a': from_logits must be 0 or 1");
+}
+
 } // namespace
