@@ -18,7 +18,7 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--kcc", required=True)
     p.add_argument("--source", required=True)
-    p.add_argument("--epochs", type=int, default=4)
+    p.add_argument("--epochs", type=int, default=2)
     p.add_argument("--mode", default="compiled")
     p.add_argument("--min-accuracy", type=float, default=0.95)
     a = p.parse_args()
