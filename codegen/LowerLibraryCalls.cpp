@@ -224,11 +224,89 @@ struct AllReduceLowering : OpConversionPattern<kc::AllReduceOp> {
   }
 };
 
+/// `v` as a tensor of `shape` (row-major), through kc.reshape, which the
+/// conversion lowers in turn; `v` itself when it has that shape.
+Value reshapeTo(ConversionPatternRewriter &rewriter, Location loc, Value v,
+                ArrayRef<int64_t> shape) {
+  auto t = cast<RankedTensorType>(v.getType());
+  if (t.getShape() == shape)
+    return v;
+  return rewriter.create<kc::ReshapeOp>(
+      loc, RankedTensorType::get(shape, t.getElementType()), v);
+}
+
+/// "gather_i32" / "gather_grad_i64": the index type is part of the name.
+std::string gatherName(StringRef base, Value indices) {
+  auto t = cast<RankedTensorType>(indices.getType());
+  return (base + (t.getElementType().isInteger(32) ? "_i32" : "_i64")).str();
+}
+
+/// The calls take a [rows, width] table and flat indices; other ranks are
+/// reshaped around a 2-D gather (row-major, so no data moves).
+struct GatherLowering : OpConversionPattern<kc::GatherOp> {
+  GatherLowering(MLIRContext *ctx) : OpConversionPattern(ctx) {
+    // The reshaped form is the same op in the direct case: one recursion.
+    setHasBoundedRewriteRecursion();
+  }
+  LogicalResult
+  matchAndRewrite(kc::GatherOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto table = cast<RankedTensorType>(op.getTable().getType());
+    auto indices = cast<RankedTensorType>(op.getIndices().getType());
+    auto outType = cast<RankedTensorType>(op.getType());
+    int64_t rows = table.getDimSize(0), width = table.getNumElements() / rows;
+    int64_t n = indices.getNumElements();
+    if (table.getRank() == 2 && indices.getRank() == 1)
+      return emitCall(op,
+                      {gatherName("gather", adaptor.getIndices()),
+                       {adaptor.getTable(), adaptor.getIndices()},
+                       {}},
+                      rewriter);
+    Location loc = op.getLoc();
+    Value flat = rewriter.create<kc::GatherOp>(
+        loc, RankedTensorType::get({n, width}, outType.getElementType()),
+        reshapeTo(rewriter, loc, adaptor.getTable(), {rows, width}),
+        reshapeTo(rewriter, loc, adaptor.getIndices(), {n}));
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, flat, outType.getShape()));
+    return success();
+  }
+};
+
+struct GatherGradLowering : OpConversionPattern<kc::GatherGradOp> {
+  GatherGradLowering(MLIRContext *ctx) : OpConversionPattern(ctx) {
+    // The reshaped form is the same op in the direct case: one recursion.
+    setHasBoundedRewriteRecursion();
+  }
+  LogicalResult
+  matchAndRewrite(kc::GatherGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    auto indices = cast<RankedTensorType>(op.getIndices().getType());
+    auto outType = cast<RankedTensorType>(op.getType());
+    int64_t rows = outType.getDimSize(0),
+            width = outType.getNumElements() / rows;
+    int64_t n = indices.getNumElements();
+    if (outType.getRank() == 2 && indices.getRank() == 1)
+      return emitCall(op,
+                      {gatherName("gather_grad", adaptor.getIndices()),
+                       {adaptor.getIndices(), adaptor.getGradOutput()},
+                       {}},
+                      rewriter);
+    Location loc = op.getLoc();
+    Value flat = rewriter.create<kc::GatherGradOp>(
+        loc, RankedTensorType::get({rows, width}, outType.getElementType()),
+        reshapeTo(rewriter, loc, adaptor.getIndices(), {n}),
+        reshapeTo(rewriter, loc, adaptor.getGradOutput(), {n, width}));
+    rewriter.replaceOp(op, reshapeTo(rewriter, loc, flat, outType.getShape()));
+    return success();
+  }
+};
+
 } // namespace
 
 void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
-  patterns.add<AllReduceLowering, MatmulLowering, Conv2DLowering, Conv2DBackpropInputLowering,
-               Conv2DBackpropFilterLowering, PoolLowering<kc::MaxPool2DOp>,
+  patterns.add<AllReduceLowering, MatmulLowering, Conv2DLowering,
+               Conv2DBackpropInputLowering, Conv2DBackpropFilterLowering, PoolLowering<kc::MaxPool2DOp>,
                PoolLowering<kc::AvgPool2DOp>, MaxPoolGradLowering,
                AvgPoolGradLowering>(patterns.getContext());
+  patterns.add<GatherLowering, GatherGradLowering>(patterns.getContext());
 }

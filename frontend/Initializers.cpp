@@ -16,8 +16,8 @@ namespace {
 constexpr double kTruncatedStddev = 0.87962566103423978;
 
 struct Spec {
-  enum Dist { Uniform, Normal, Constant } dist;
-  /// VarianceScaling scale and mode, or the constant.
+  enum Dist { Uniform, Normal, Constant, FixedUniform } dist;
+  /// VarianceScaling scale and mode, the constant, or FixedUniform's limit.
   double scale;
   enum Mode { FanIn, FanAvg } mode;
 };
@@ -39,6 +39,9 @@ bool lookup(const std::string &name, Spec &spec) {
     spec = {Spec::Constant, 0.0, Spec::FanIn};
   else if (name == "ones")
     spec = {Spec::Constant, 1.0, Spec::FanIn};
+  else if (name == "uniform" || name == "random_uniform")
+    // Keras's RandomUniform defaults (Embedding's "uniform"): [-0.05, 0.05).
+    spec = {Spec::FixedUniform, 0.05, Spec::FanIn};
   else
     return false;
   return true;
@@ -102,7 +105,8 @@ NDArray init::initialize(const std::string &name, const Shape &shape,
   if (!lookup(name, spec))
     throw Error("unknown initializer '" + name + "' for " + stream +
                 " (expected glorot_uniform, glorot_normal, he_uniform, "
-                "he_normal, lecun_uniform, lecun_normal, zeros or ones)");
+                "he_normal, lecun_uniform, lecun_normal, uniform, zeros or "
+                "ones)");
   if (!isFloat(dtype))
     throw Error("initializer '" + name + "' for " + stream +
                 " needs a float dtype, got " + dtypeName(dtype));
@@ -111,6 +115,12 @@ NDArray init::initialize(const std::string &name, const Shape &shape,
   if (spec.dist == Spec::Constant) {
     for (int64_t i = 0; i < n; ++i)
       out.set(i, spec.scale);
+    return out;
+  }
+  if (spec.dist == Spec::FixedUniform) {
+    std::mt19937_64 gen(deriveSeed(seed, stream));
+    for (int64_t i = 0; i < n; ++i)
+      out.set(i, (2.0 * uniform01(gen) - 1.0) * spec.scale);
     return out;
   }
   Fans fans = computeFans(shape);

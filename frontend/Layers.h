@@ -23,7 +23,7 @@ struct Size2 {
 };
 
 /// y = activation(x . kernel + bias), kernel [in, units]. Applies to the
-/// last axis; inputs must be rank 2 ([batch, features]).
+/// last axis of an input of rank >= 2 ([batch, ..., features]), as Keras.
 class Dense : public Layer {
 public:
   Dense(int64_t units, const std::string &activation = "linear",
@@ -221,6 +221,67 @@ public:
       const std::string &gammaInitializer = "ones",
       const std::string &movingMeanInitializer = "zeros",
       const std::string &movingVarianceInitializer = "ones");
+};
+
+// Sequences (frontend/layers/Sequence.cpp): [batch, steps, channels].
+
+/// Rows of a trainable [inputDim, outputDim] table at integer ids (int32 or
+/// int64 inputs; other dtypes are cast to int32 as Keras does). Ids in
+/// [-inputDim, 0) count from the end, others outside [0, inputDim) give NaN
+/// rows (JAX's take). Keras's mask_zero is not supported.
+class Embedding : public Layer {
+public:
+  Embedding(int64_t inputDim, int64_t outputDim,
+            const std::string &embeddingsInitializer = "uniform");
+};
+
+/// 1-D convolution, kernel [kernelSize, channels, filters]; padding
+/// "valid", "same" or "causal" (zeros before the steps only).
+class Conv1D : public Layer {
+public:
+  Conv1D(int64_t filters, int64_t kernelSize, int64_t strides = 1,
+         const std::string &padding = "valid", int64_t dilationRate = 1,
+         const std::string &activation = "linear", bool useBias = true,
+         const std::string &kernelInitializer = "glorot_uniform",
+         const std::string &biasInitializer = "zeros");
+};
+
+/// Strides default to the pool size (Keras's strides=None).
+class MaxPooling1D : public Layer {
+public:
+  MaxPooling1D(int64_t poolSize = 2,
+               std::optional<int64_t> strides = std::nullopt,
+               const std::string &padding = "valid");
+};
+class AveragePooling1D : public Layer {
+public:
+  AveragePooling1D(int64_t poolSize = 2,
+                   std::optional<int64_t> strides = std::nullopt,
+                   const std::string &padding = "valid");
+};
+
+/// The mean over the steps: [N, C], or [N, 1, C] with `keepdims`.
+class GlobalAveragePooling1D : public Layer {
+public:
+  explicit GlobalAveragePooling1D(bool keepdims = false);
+};
+/// The maximum over the steps (NaN propagates).
+class GlobalMaxPooling1D : public Layer {
+public:
+  explicit GlobalMaxPooling1D(bool keepdims = false);
+};
+
+/// Zeros added before and after the steps.
+class ZeroPadding1D : public Layer {
+public:
+  explicit ZeroPadding1D(int64_t padding = 1);
+  ZeroPadding1D(int64_t before, int64_t after);
+};
+
+/// Repeats each step `size` times.
+class UpSampling1D : public Layer {
+public:
+  explicit UpSampling1D(int64_t size = 2);
 };
 
 } // namespace kcc

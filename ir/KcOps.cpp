@@ -227,5 +227,26 @@ LogicalResult AvgPool2DGradOp::verify() {
                           shapeOf(getGradOutput()), "grad_output");
 }
 
+//===----------------------------------------------------------------------===//
+// Gather ops
+//===----------------------------------------------------------------------===//
+
+LogicalResult GatherOp::verify() {
+  if (failed(checkSameElementType(*this, getTable(), getResult())))
+    return failure();
+  return checkResultShape(
+      *this, shapes::gather(shapeOf(getTable()), shapeOf(getIndices())),
+      shapeOf(getResult()));
+}
+
+LogicalResult GatherGradOp::verify() {
+  if (failed(checkSameElementType(*this, getGradOutput(), getResult())))
+    return failure();
+  // The result is the table: gathering from it must give grad_output.
+  return checkResultShape(
+      *this, shapes::gather(shapeOf(getResult()), shapeOf(getIndices())),
+      shapeOf(getGradOutput()), "grad_output");
+}
+
 #define GET_OP_CLASSES
 #include "ir/KcOps.cpp.inc"

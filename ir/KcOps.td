@@ -11,5 +11,6 @@ include "ir/KcBase.td"
 include "ir/KcElementwiseOps.td"
 include "ir/KcShapeOps.td"
 include "ir/KcNNOps.td"
+include "ir/KcGatherOps.td"
 
 #endif // KC_OPS_TD

@@ -301,5 +301,14 @@ Expected<Dims> pool2d(ArrayRef<int64_t> x, ArrayRef<int64_t> window,
   return windowed(x, window[0], window[1], x[3], strides, ones, samePadding);
 }
 
+Expected<Dims> gather(ArrayRef<int64_t> table, ArrayRef<int64_t> indices) {
+  if (table.empty() || table[0] < 1)
+    return fail("gather: expects a table of rank >= 1 with at least one row, "
+                "got " + str(table));
+  Dims out(indices.begin(), indices.end());
+  out.append(table.begin() + 1, table.end());
+  return checked(std::move(out));
+}
+
 } // namespace shapes
 } // namespace kcc

@@ -73,6 +73,9 @@ llvm::Expected<Dims> conv2d(llvm::ArrayRef<int64_t> input,
 llvm::Expected<Dims> pool2d(llvm::ArrayRef<int64_t> x,
                             llvm::ArrayRef<int64_t> window,
                             llvm::ArrayRef<int64_t> strides, bool samePadding);
+/// Rows of a [V, D...] table by [I...] indices -> [I..., D...].
+llvm::Expected<Dims> gather(llvm::ArrayRef<int64_t> table,
+                            llvm::ArrayRef<int64_t> indices);
 
 } // namespace shapes
 } // namespace kcc

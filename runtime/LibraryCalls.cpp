@@ -270,6 +270,53 @@ KCC_RT_DEFINE(double, f64)
 
 namespace {
 
+template <typename T, typename I>
+void gatherCall(const T *table, const I *indices, T *out, int64_t t0,
+                int64_t t1, int64_t i0, int64_t o0, int64_t o1) {
+  guarded("gather", [&] {
+    NDArray t = view(table, {t0, t1});
+    NDArray i = NDArray::borrow(const_cast<I *>(indices), {i0},
+                                sizeof(I) == 4 ? DType::I32 : DType::I64);
+    NDArray o = NDArray::borrow(out, {o0, o1}, dtypeFor<T>());
+    kernels::gather(t, i, o);
+  });
+}
+
+template <typename T, typename I>
+void gatherGradCall(const I *indices, const T *grad, T *out, int64_t i0,
+                    int64_t g0, int64_t g1, int64_t o0, int64_t o1) {
+  guarded("gather_grad", [&] {
+    NDArray i = NDArray::borrow(const_cast<I *>(indices), {i0},
+                                sizeof(I) == 4 ? DType::I32 : DType::I64);
+    NDArray g = view(grad, {g0, g1});
+    NDArray o = NDArray::borrow(out, {o0, o1}, dtypeFor<T>());
+    kernels::gatherGrad(i, g, o);
+  });
+}
+
+} // namespace
+
+#define KCC_RT_DEFINE_GATHER(T, S, I, IS)                                      \
+  void kcc_rt_gather_##IS##_##S(const T *table, const I *indices, T *out,      \
+                                int64_t t0, int64_t t1, int64_t i0,            \
+                                int64_t o0, int64_t o1) {                      \
+    gatherCall(table, indices, out, t0, t1, i0, o0, o1);                       \
+  }                                                                            \
+  void kcc_rt_gather_grad_##IS##_##S(const I *indices, const T *grad,          \
+                                     T *out, int64_t i0, int64_t g0,           \
+                                     int64_t g1, int64_t o0, int64_t o1) {     \
+    gatherGradCall(indices, grad, out, i0, g0, g1, o0, o1);                    \
+  }
+
+extern "C" {
+KCC_RT_DEFINE_GATHER(float, f32, int32_t, i32)
+KCC_RT_DEFINE_GATHER(float, f32, int64_t, i64)
+KCC_RT_DEFINE_GATHER(double, f64, int32_t, i32)
+KCC_RT_DEFINE_GATHER(double, f64, int64_t, i64)
+}
+
+namespace {
+
 /// The LLVM OpenMP runtime entry points MLIR's OpenMP translation emits
 /// (parallel regions, static worksharing loops, their barriers).
 constexpr const char *kOpenMPEntryPoints[] = {
@@ -320,6 +367,10 @@ std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
   KCC_RT_SYM(max_pool2d_grad)
   KCC_RT_SYM(max_pool2d_grad_relu)
   KCC_RT_SYM(avg_pool2d_grad)
+  KCC_RT_SYM(gather_i32)
+  KCC_RT_SYM(gather_i64)
+  KCC_RT_SYM(gather_grad_i32)
+  KCC_RT_SYM(gather_grad_i64)
 #undef KCC_RT_SYM
   for (auto &entry : openMPRuntimeSymbols())
     symbols.push_back(entry);

@@ -66,6 +66,17 @@ extern "C" {
                            int64_t o1, int64_t o2, int64_t o3, int64_t wh,     \
                            int64_t ww, int64_t sh, int64_t sw, int64_t pad);
 
+/// gather with the table as [t0, t1] rows, indices flattened to [i0] of
+/// index type I (suffix IS: i32 or i64), output [o0, o1]; gather_grad takes
+/// indices [i0] and grad_output [g0, g1] into the table gradient [o0, o1].
+#define KCC_RT_GATHER(T, S, I, IS)                                             \
+  void kcc_rt_gather_##IS##_##S(const T *table, const I *indices, T *out,      \
+                                int64_t t0, int64_t t1, int64_t i0,            \
+                                int64_t o0, int64_t o1);                       \
+  void kcc_rt_gather_grad_##IS##_##S(const I *indices, const T *grad,          \
+                                     T *out, int64_t i0, int64_t g0,           \
+                                     int64_t g1, int64_t o0, int64_t o1);
+
 #define KCC_RT_ALL(T, S)                                                       \
   KCC_RT_MATMUL(T, S)                                                          \
   KCC_RT_MATMUL_EPILOGUE(T, S)                                                 \
@@ -81,8 +92,13 @@ extern "C" {
 
 KCC_RT_ALL(float, f32)
 KCC_RT_ALL(double, f64)
+KCC_RT_GATHER(float, f32, int32_t, i32)
+KCC_RT_GATHER(float, f32, int64_t, i64)
+KCC_RT_GATHER(double, f64, int32_t, i32)
+KCC_RT_GATHER(double, f64, int64_t, i64)
 
 #undef KCC_RT_ALL
+#undef KCC_RT_GATHER
 #undef KCC_RT_POOL2
 #undef KCC_RT_POOL1
 #undef KCC_RT_CONV

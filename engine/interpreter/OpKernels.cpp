@@ -275,6 +275,17 @@ void addNN(KernelTable &t) {
                             out.numel(), mean);
     return out;
   });
+  add<kc::GatherOp>(t, [](kc::GatherOp op, Operands in, OpEnv &env) {
+    NDArray out = env.allocate(op.getResult());
+    kk::gather(*in[0], *in[1], out);
+    return out;
+  });
+  add<kc::GatherGradOp>(t, [](kc::GatherGradOp op, Operands in, OpEnv &env) {
+    NDArray out = env.allocate(op.getResult());
+    kk::gatherGrad(*in[0], *in[1], out);
+    return out;
+  });
+
   add<kc::RandomUniformOp>(
       t, [](kc::RandomUniformOp op, Operands in, OpEnv &env) {
         const NDArray &counter = *in[0];

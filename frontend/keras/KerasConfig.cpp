@@ -70,12 +70,16 @@ json::Value initializer(llvm::StringRef name) {
                         .Case("lecun_normal", "LecunNormal")
                         .Case("zeros", "Zeros")
                         .Case("ones", "Ones")
+                        .Case("uniform", "RandomUniform")
+                        .Case("random_uniform", "RandomUniform")
                         .Default("");
   if (cls.empty())
     throw Error("initializer '" + name.str() +
                 "' has no Keras counterpart to save");
   json::Object config;
-  if (cls != "Zeros" && cls != "Ones")
+  if (cls == "RandomUniform")
+    config = json::Object{{"minval", -0.05}, {"maxval", 0.05}, {"seed", nullptr}};
+  else if (cls != "Zeros" && cls != "Ones")
     config = json::Object{
         {"seed", nullptr}, {"input_axes", nullptr}, {"output_axes", nullptr}};
   return json::Object{{"module", "keras.initializers"},
@@ -95,7 +99,7 @@ json::Object layerConfig(const Layer &layer) {
   for (const char *key :
        {"kernel_initializer", "bias_initializer", "beta_initializer",
         "gamma_initializer", "moving_mean_initializer",
-        "moving_variance_initializer"})
+        "moving_variance_initializer", "embeddings_initializer"})
     if (std::optional<llvm::StringRef> init = own.getString(key))
       own[key] = initializer(*init);
   for (auto &kv : own)
@@ -117,6 +121,21 @@ json::Object layerConfig(const Layer &layer) {
                             "beta_constraint", "gamma_constraint"})
       c[key] = nullptr;
     c["synchronized"] = false;
+  } else if (cls == "Conv1D") {
+    for (const char *key : {"kernel_regularizer", "bias_regularizer",
+                            "kernel_constraint", "bias_constraint",
+                            "activity_regularizer"})
+      c[key] = nullptr;
+    c["data_format"] = "channels_last";
+    c["groups"] = 1;
+  } else if (cls == "Embedding") {
+    for (const char *key : {"embeddings_regularizer", "activity_regularizer",
+                            "embeddings_constraint"})
+      c[key] = nullptr;
+  } else if (cls == "MaxPooling1D" || cls == "AveragePooling1D" ||
+             cls == "GlobalAveragePooling1D" || cls == "GlobalMaxPooling1D") {
+    c["data_format"] = "channels_last";
+  } else if (cls == "ZeroPadding1D" || cls == "UpSampling1D") {
   } else if (cls == "MaxPooling2D" || cls == "AveragePooling2D" ||
              cls == "Flatten") {
     c["data_format"] = "channels_last";

@@ -74,6 +74,22 @@ DType readDType(const ObjectView &config, llvm::StringRef key = "dtype") {
   return DType::F32;
 }
 
+/// An InputLayer's dtype: float32, or int32 / int64 ids (Embedding).
+DType readInputDType(const ObjectView &config) {
+  if (const json::Value *v = config.get("dtype"))
+    if (std::optional<llvm::StringRef> s = v->getAsString()) {
+      if (*s == "int32")
+        return DType::I32;
+      if (*s == "int64")
+        return DType::I64;
+      if (*s != "float32")
+        config.failField("dtype", "dtype '" + s->str() +
+                                      "' is not supported (kcc imports "
+                                      "float32, int32 and int64 inputs)");
+    }
+  return readDType(config);
+}
+
 void checkChannelsLast(const ObjectView &config) {
   std::string fmt = config.getString("data_format", "channels_last");
   if (fmt != "channels_last")
@@ -135,13 +151,22 @@ std::string readInitializer(const ObjectView &config, llvm::StringRef key,
                .Case("LecunNormal", "lecun_normal")
                .Case("Zeros", "zeros")
                .Case("Ones", "ones")
+               .Case("RandomUniform", "uniform")
                .Default(cls);
+    if (cls == "RandomUniform" && init.has("config")) {
+      ObjectView cfg = init.child("config");
+      if (cfg.getNumber("minval", -0.05) != -0.05 ||
+          cfg.getNumber("maxval", 0.05) != 0.05)
+        init.fail("RandomUniform is supported with its default range "
+                  "[-0.05, 0.05) only");
+    }
   } else {
     config.failField(key, "'" + key + "' must be a name or an initializer");
   }
   static const char *const known[] = {
       "glorot_uniform", "glorot_normal", "he_uniform", "he_normal",
-      "lecun_uniform",  "lecun_normal",  "zeros",      "ones"};
+      "lecun_uniform",  "lecun_normal",  "zeros",      "ones",
+      "uniform",        "random_uniform"};
   if (!llvm::is_contained(known, name))
     config.failField(key, "initializer '" + name + "' is not supported");
   return name;
@@ -366,6 +391,100 @@ Layer buildBatchNormalization(const ObjectView &c) {
       readInitializer(c, "moving_variance_initializer", "ones"));
 }
 
+/// A 1-D window field (kernel_size, strides, pool_size, dilation_rate,
+/// size): an int or a one-element list, in [1, 2^31-1].
+int64_t readSize1(const ObjectView &c, llvm::StringRef key,
+                  std::optional<int64_t> dflt) {
+  const json::Value *v = c.get(key);
+  if (!v) {
+    if (!dflt)
+      c.failField(key, "missing required field '" + key + "'");
+    return *dflt;
+  }
+  std::optional<int64_t> n = v->getAsInteger();
+  if (!n) {
+    Shape list = c.getShape(key);
+    if (list.size() != 1)
+      c.failField(key, "'" + key + "' must be an int or a list of one int");
+    n = list[0];
+  }
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  if (*n <= 0 || *n > kMax)
+    c.failField(key, "'" + key + "' " + std::to_string(*n) +
+                         " must be in [1, 2^31-1]");
+  return *n;
+}
+
+Layer buildEmbedding(const ObjectView &c) {
+  checkNull(c, {"embeddings_regularizer", "activity_regularizer",
+                "embeddings_constraint", "lora_rank"});
+  if (c.getBool("mask_zero", false))
+    c.failField("mask_zero", "mask_zero: true is not supported (kcc has no "
+                             "masks; pad with ids the model can learn)");
+  if (c.has("weights"))
+    c.failField("weights", "'weights' in the config is not supported");
+  return Embedding(readWidth(c, "input_dim"), readWidth(c, "output_dim"),
+                   readInitializer(c, "embeddings_initializer", "uniform"));
+}
+
+Layer buildConv1D(const ObjectView &c) {
+  checkNull(c, {"kernel_regularizer", "bias_regularizer",
+                "activity_regularizer", "kernel_constraint", "bias_constraint",
+                "lora_rank"});
+  checkChannelsLast(c);
+  if (c.getInt("groups", 1) != 1)
+    c.failField("groups", "grouped convolutions are not supported");
+  std::string padding = llvm::StringRef(c.getString("padding", "valid")).lower();
+  if (padding != "valid" && padding != "same" && padding != "causal")
+    c.failField("padding", "padding '" + padding +
+                               "' is not supported (valid, same or causal)");
+  int64_t filters = readWidth(c, "filters");
+  return Conv1D(filters, readSize1(c, "kernel_size", std::nullopt),
+                readSize1(c, "strides", 1), padding,
+                readSize1(c, "dilation_rate", 1), readActivation(c),
+                c.getBool("use_bias", true),
+                readInitializer(c, "kernel_initializer", "glorot_uniform"),
+                readInitializer(c, "bias_initializer", "zeros"));
+}
+
+Layer buildPool1D(const ObjectView &c, bool isMax) {
+  checkChannelsLast(c);
+  int64_t pool = readSize1(c, "pool_size", 2);
+  std::optional<int64_t> strides;
+  if (c.has("strides"))
+    strides = readSize1(c, "strides", std::nullopt);
+  if (isMax)
+    return MaxPooling1D(pool, strides, readPadding(c));
+  return AveragePooling1D(pool, strides, readPadding(c));
+}
+
+Layer buildGlobalPool1D(const ObjectView &c, bool isMax) {
+  checkChannelsLast(c);
+  bool keepdims = c.getBool("keepdims", false);
+  if (isMax)
+    return GlobalMaxPooling1D(keepdims);
+  return GlobalAveragePooling1D(keepdims);
+}
+
+/// An int (both sides) or [before, after].
+Layer buildZeroPadding1D(const ObjectView &c) {
+  const json::Value *v = c.get("padding");
+  if (!v)
+    return ZeroPadding1D(1);
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  auto check = [&](int64_t n) {
+    if (n < 0 || n > kMax)
+      c.failField("padding", "'padding' entries must be in [0, 2^31-1]");
+    return n;
+  };
+  if (std::optional<int64_t> n = v->getAsInteger())
+    return ZeroPadding1D(check(*n));
+  Shape p = c.getShape("padding");
+  if (p.size() != 2)
+    c.failField("padding", "'padding' must be an int or [before, after]");
+  return ZeroPadding1D(check(p[0]), check(p[1]));
+}
+
 } // namespace
 
 std::optional<Shape> keras::readBatchInputShape(const ObjectView &config) {
@@ -402,7 +521,7 @@ InputSpec keras::readInputLayer(const ObjectView &config) {
                   " must be static (only the batch dimension may be None)");
   if (config.getBool("sparse", false) || config.getBool("ragged", false))
     config.fail("sparse and ragged inputs are not supported");
-  in.dtype = readDType(config);
+  in.dtype = readInputDType(config);
   // One example must be a tensor kcc can hold; the batch is checked when
   // the model is traced.
   Shape example{1};
@@ -479,6 +598,22 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
       layer = buildUpSampling2D(c);
     else if (cls == "BatchNormalization")
       layer = buildBatchNormalization(c);
+    else if (cls == "Embedding")
+      layer = buildEmbedding(c);
+    else if (cls == "Conv1D")
+      layer = buildConv1D(c);
+    else if (cls == "MaxPooling1D")
+      layer = buildPool1D(c, /*isMax=*/true);
+    else if (cls == "AveragePooling1D")
+      layer = buildPool1D(c, /*isMax=*/false);
+    else if (cls == "GlobalAveragePooling1D")
+      layer = buildGlobalPool1D(c, /*isMax=*/false);
+    else if (cls == "GlobalMaxPooling1D")
+      layer = buildGlobalPool1D(c, /*isMax=*/true);
+    else if (cls == "ZeroPadding1D")
+      layer = buildZeroPadding1D(c);
+    else if (cls == "UpSampling1D")
+      layer = UpSampling1D(readSize1(c, "size", 2));
   } catch (const Error &e) {
     // The layer API's own checks, located at this config.
     std::string msg = e.what();
@@ -494,7 +629,9 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
            "Cropping2D, UpSampling2D, BatchNormalization, Dropout, "
            "Activation, Softmax, ReLU, "
            "LeakyReLU, PReLU, ELU, Add, Subtract, Multiply, Average, "
-           "Maximum, Minimum and Concatenate)");
+           "Maximum, Minimum, Concatenate, Embedding, Conv1D, MaxPooling1D, "
+           "AveragePooling1D, GlobalAveragePooling1D, GlobalMaxPooling1D, "
+           "ZeroPadding1D and UpSampling1D)");
   if (!name.empty())
     layer->named(name);
   return {*layer, c.getBool("trainable", true)};

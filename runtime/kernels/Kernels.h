@@ -92,6 +92,13 @@ void copy(const NDArray &x, NDArray &out);
 void cast(const NDArray &x, NDArray &out);
 /// out[..., depth] (float) = 1 where labels (I32/I64) == class index.
 void oneHot(const NDArray &labels, NDArray &out);
+/// Rows of `table` [V, D...] by integer `indices` [I...] into out
+/// [I..., D...]: an index in [-V, 0) counts from the end, any other one
+/// outside [0, V) gives a NaN row (jnp.take, Keras's Embedding on JAX).
+void gather(const NDArray &table, const NDArray &indices, NDArray &out);
+/// gather's table gradient: out [V, D...] zeroed, then each gradOut row
+/// added to the row its index names (indices gather maps to NaN add none).
+void gatherGrad(const NDArray &indices, const NDArray &gradOut, NDArray &out);
 /// Counter-based uniform [0,1) numbers: a pure function of (seed, counter,
 /// element index), so every backend produces the same stream.
 void randomUniform(uint64_t seed, uint64_t counter, NDArray &out);

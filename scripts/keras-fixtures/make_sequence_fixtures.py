@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Regenerates kcc's sequence fixtures (tests/fixtures/keras/sequence).
+
+Keras itself builds two text classifiers on integer token ids, saves each
+as .keras (initial weights) and trains 5 Adam(1e-3) train_on_batch steps on
+one seeded batch of 32 sequences:
+
+  seq_bag   ids [32, 48] -> Embedding(50, 8) -> Dense(8, relu) on the rank-3
+            embeddings -> GlobalAveragePooling1D -> Dense(1, sigmoid);
+            binary_crossentropy on the sigmoid output.
+  seq_conv  ids [32, 80] -> Embedding(50, 8) -> ZeroPadding1D((1, 2))
+            -> Conv1D(12, 5, causal, dilation 2, relu) -> MaxPooling1D(2)
+            -> Conv1D(8, 3, same, strides 2, relu) -> UpSampling1D(2)
+            -> AveragePooling1D(3, strides 2) -> GlobalMaxPooling1D
+            -> Dense(4); sparse_categorical_crossentropy from logits.
+
+The ids are drawn from [0, 50) (seed 17); the labels say whether token 7
+occurs (seq_bag) and the count of token 3 modulo 4 (seq_conv). NAME.npz
+holds x (int32) and y; sequence.json per model: the loss of each step
+(before its update), Keras's predict on the first 8 sequences before and
+after the steps.
+
+It also writes seq_task.keras, the model `kcc train` learns the task of
+scripts/make-sequence-task.py with (tests/e2e: the sequence_task test):
+ids [40] -> Embedding(20, 16) -> Conv1D(16, 2, relu) -> GlobalMaxPooling1D
+-> Dense(1, sigmoid), compiled with Adam(1e-2), binary_crossentropy and
+binary_accuracy.
+
+    KERAS_BACKEND=jax JAX_PLATFORMS=cpu /tmp/kerasvenv/bin/python \\
+        scripts/keras-fixtures/make_sequence_fixtures.py
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from make_fixtures import OUT, STEPS, fresh_session  # noqa: E402
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+from keras import layers as L  # noqa: E402
+
+SEQ_OUT = os.path.join(OUT, "sequence")
+VOCAB, BATCH, PREDICT = 50, 32, 8
+
+
+def seq_bag():
+    ids = keras.Input((48,), dtype="int32")
+    h = L.Embedding(VOCAB, 8)(ids)
+    h = L.Dense(8, activation="relu")(h)
+    h = L.GlobalAveragePooling1D()(h)
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="seq_bag")
+
+
+def seq_conv():
+    ids = keras.Input((80,), dtype="int32")
+    h = L.Embedding(VOCAB, 8)(ids)
+    h = L.ZeroPadding1D((1, 2))(h)
+    h = L.Conv1D(12, 5, padding="causal", dilation_rate=2,
+                 activation="relu")(h)
+    h = L.MaxPooling1D(2)(h)
+    h = L.Conv1D(8, 3, strides=2, padding="same", activation="relu")(h)
+    h = L.UpSampling1D(2)(h)
+    h = L.AveragePooling1D(3, strides=2)(h)
+    h = L.GlobalMaxPooling1D()(h)
+    return keras.Model(ids, L.Dense(4)(h), name="seq_conv")
+
+
+def seq_task():
+    ids = keras.Input((40,), dtype="int32")
+    h = L.Embedding(20, 16)(ids)
+    h = L.Conv1D(16, 2, activation="relu")(h)
+    h = L.GlobalMaxPooling1D()(h)
+    model = keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                        name="seq_task")
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate=1e-2),
+                  loss="binary_crossentropy", metrics=["binary_accuracy"])
+    return model
+
+
+def data(steps, label):
+    rng = np.random.default_rng(17)
+    x = rng.integers(0, VOCAB, size=(BATCH, steps)).astype(np.int32)
+    return x, label(x)
+
+
+def record(model, loss, loss_name, from_logits, x, y):
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate=1e-3),
+                  loss=loss)
+    rec = {"optimizer": {"name": "adam", "learning_rate": 1e-3,
+                         "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7},
+           "loss": loss_name, "from_logits": from_logits,
+           "initial_predict": np.asarray(model.predict(
+               x[:PREDICT], verbose=0)).astype(np.float64).tolist()}
+    losses, direct = [], []
+    for _ in range(STEPS):
+        direct.append(float(loss(y, model(x, training=True))))
+        model.reset_metrics()
+        logs = model.train_on_batch(x, y, return_dict=True)
+        losses.append(float(logs["loss"]))
+    if not np.allclose(losses, direct, rtol=1e-5, atol=1e-6):
+        sys.exit(f"train_on_batch losses {losses} != direct {direct}")
+    rec["step_losses"] = losses
+    rec["final_predict"] = np.asarray(model.predict(
+        x[:PREDICT], verbose=0)).astype(np.float64).tolist()
+    return rec
+
+
+def main():
+    os.makedirs(SEQ_OUT, exist_ok=True)
+    result = {"keras_version": keras.__version__,
+              "backend": keras.backend.backend(), "steps": STEPS,
+              "predict_examples": PREDICT}
+    cases = (
+        ("seq_bag", seq_bag, 48,
+         lambda x: (x == 7).any(axis=1).astype(np.float32)[:, None],
+         keras.losses.BinaryCrossentropy(), "binary_crossentropy", False),
+        ("seq_conv", seq_conv, 80,
+         lambda x: ((x == 3).sum(axis=1) % 4).astype(np.int32),
+         keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+         "sparse_categorical_crossentropy", True),
+    )
+    for name, build, steps, label, loss, loss_name, logits in cases:
+        fresh_session()
+        model = build()
+        model.save(os.path.join(SEQ_OUT, name + ".keras"))
+        x, y = data(steps, label)
+        np.savez(os.path.join(SEQ_OUT, name + ".npz"), x=x, y=y)
+        result[name] = record(model, loss, loss_name, logits, x, y)
+        print(name, "losses", result[name]["step_losses"])
+    fresh_session()
+    seq_task().save(os.path.join(SEQ_OUT, "seq_task.keras"))
+    with open(os.path.join(SEQ_OUT, "sequence.json"), "w") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
