@@ -1,6 +1,7 @@
 // kcc train --save writes a model with BatchNormalization, ReLU layers, Add
-// and GlobalAveragePooling2D (the ResNet fixture): two epochs in one run
-// predict, bit for bit, what one saved epoch resumed for a second predicts,
+// and GlobalAveragePooling2D (the ResNet fixture, its Keras 3 config kept as
+// imported; the generated configs of these classes are in KerasConfig.cpp):
+// two epochs in one run predict, bit for bit, what one saved epoch resumed for a second predicts,
 // and the saved config keeps every layer. (Keras loads the saved file and
 // predicts the same within 1e-7, checked by hand with Keras 3.)
 // RUN: rm -rf %t && mkdir -p %t
