@@ -137,10 +137,12 @@ json::Object layerConfig(const Layer &layer) {
     c["data_format"] = "channels_last";
   } else if (cls == "ZeroPadding1D" || cls == "UpSampling1D") {
   } else if (cls == "MaxPooling2D" || cls == "AveragePooling2D" ||
+             cls == "GlobalAveragePooling2D" || cls == "GlobalMaxPooling2D" ||
              cls == "Flatten") {
     c["data_format"] = "channels_last";
   } else if (cls != "Dropout" && cls != "Reshape" && cls != "Activation" &&
-             cls != "Softmax" && cls != "Add") {
+             cls != "Softmax" && cls != "Add" && cls != "ReLU" &&
+             cls != "LeakyReLU") {
     throw Error("layer '" + layer.name() + "' (" + cls +
                 "): no Keras config is known for this class");
   }

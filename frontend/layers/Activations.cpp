@@ -33,6 +33,14 @@ public:
     checkNonNegative("ReLU", "negative_slope", negativeSlope);
     checkNonNegative("ReLU", "threshold", threshold);
   }
+  llvm::json::Object kerasConfig() const override {
+    llvm::json::Value maxValue = nullptr;
+    if (maxValue_)
+      maxValue = *maxValue_;
+    return llvm::json::Object{{"max_value", std::move(maxValue)},
+                              {"negative_slope", negativeSlope_},
+                              {"threshold", threshold_}};
+  }
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
@@ -51,6 +59,9 @@ public:
   explicit LeakyReLUImpl(double negativeSlope)
       : LayerImpl("LeakyReLU"), negativeSlope_(negativeSlope) {
     checkNonNegative("LeakyReLU", "negative_slope", negativeSlope);
+  }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"negative_slope", negativeSlope_}};
   }
 
 protected:

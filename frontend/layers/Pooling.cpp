@@ -18,6 +18,9 @@ public:
   GlobalPool2DImpl(std::string className, bool isMax, bool keepdims)
       : NhwcLayerImpl(std::move(className)), isMax_(isMax),
         keepdims_(keepdims) {}
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"keepdims", keepdims_}};
+  }
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
