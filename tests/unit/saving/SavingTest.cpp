@@ -105,6 +105,49 @@ TEST(Saving, TrainedCnnReloadsWithIdenticalPredictions) {
   EXPECT_EQ(meta.getAsObject()->getString("keras_version"), "3.15.1");
 }
 
+// Layers whose config kcc generates (no imported config text to keep):
+// BatchNormalization, ReLU with its three arguments, LeakyReLU and global
+// pooling reload into the same model and the same predictions.
+TEST(Saving, GeneratedConfigsOfNormalizationActivationAndPoolingReload) {
+  std::string dir = tempDir();
+  std::string path = dir + "/vision.keras";
+  Sequential model({Input({6, 6, 2}), Conv2D(4, 3, 1, "same"),
+                    BatchNormalization(), ReLU(6.0, 0.1, 0.05),
+                    Conv2D(3, 3, 1, "same"), LeakyReLU(0.2),
+                    GlobalAveragePooling2D(/*keepdims=*/false),
+                    Dense(3, "softmax")},
+                   "vision", 5);
+  TrainingConfig config = adam(4);
+  Executable exe = trainSteps(model, config, 3);
+  keras::saveKerasArchive(path, model, captureState(exe, /*epoch=*/1), config);
+
+  NDArray x = randomImages({5, 6, 6, 2}, 11);
+  NDArray expected = exe.predict(x);
+  keras::Checkpoint ckpt = keras::loadCheckpoint(path);
+  ASSERT_TRUE(ckpt.imported.weightsLoaded);
+  expectIdentical(expected, predictWith(*ckpt.imported.model, x),
+                  "predictions after reload");
+
+  json::Value saved = archiveJson(path, "config.json");
+  const json::Array &layers =
+      *saved.getAsObject()->getObject("config")->getArray("layers");
+  ASSERT_EQ(layers.size(), 8u);
+  auto layerConfig = [&](size_t i, llvm::StringRef cls) {
+    const json::Object &entry = *layers[i].getAsObject();
+    EXPECT_EQ(entry.getString("class_name"), cls);
+    return *entry.getObject("config");
+  };
+  json::Object relu = layerConfig(3, "ReLU");
+  EXPECT_EQ(relu.getNumber("max_value"), 6.0);
+  EXPECT_EQ(relu.getNumber("negative_slope"), 0.1);
+  EXPECT_EQ(relu.getNumber("threshold"), 0.05);
+  EXPECT_EQ(layerConfig(5, "LeakyReLU").getNumber("negative_slope"), 0.2);
+  json::Object pool = layerConfig(6, "GlobalAveragePooling2D");
+  EXPECT_EQ(pool.getBoolean("keepdims"), false);
+  EXPECT_EQ(pool.getString("data_format"), "channels_last");
+  EXPECT_EQ(layerConfig(2, "BatchNormalization").getNumber("momentum"), 0.99);
+}
+
 TEST(Saving, FunctionalModelRoundTripsInKerasLayerOrder) {
   std::string dir = tempDir();
   std::string path = dir + "/branches.keras";
