@@ -181,3 +181,31 @@ bool kc::isParallelLoop(Operation *loop) {
 void kc::setParallelLoop(Operation *loop) {
   loop->setAttr(attr::kParallel, UnitAttr::get(loop->getContext()));
 }
+
+//===----------------------------------------------------------------------===//
+// Parsed input
+//===----------------------------------------------------------------------===//
+
+LogicalResult kc::checkDenseArrayStorage(Operation *root) {
+  WalkResult result = root->walk([](Operation *op) {
+    WalkResult inner = op->getAttrDictionary().walk([&](DenseArrayAttr a) {
+      Type element = a.getElementType();
+      // Storage is one byte per i1, the type's bytes otherwise.
+      int64_t bytes =
+          element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8
+                                 : 0;
+      if (bytes == 0 ||
+          static_cast<int64_t>(a.getRawData().size()) != a.getSize() * bytes) {
+        mlir::emitError(op->getLoc())
+            << "malformed dense array attribute in '" << op->getName()
+            << "' (its storage does not match " << a.getSize()
+            << " elements)";
+        return WalkResult::interrupt();
+      }
+      return WalkResult::advance();
+    });
+    return inner.wasInterrupted() ? WalkResult::interrupt()
+                                  : WalkResult::advance();
+  });
+  return failure(result.wasInterrupted());
+}

@@ -132,6 +132,17 @@ void setFusion(mlir::Operation *loop, mlir::DictionaryAttr group);
 bool isParallelLoop(mlir::Operation *loop);
 void setParallelLoop(mlir::Operation *loop);
 
+//===----------------------------------------------------------------------===//
+// Parsed input
+//===----------------------------------------------------------------------===//
+
+/// Fails, with an error at the op, if an attribute of `root` or of an op
+/// nested in it is a dense array whose storage does not hold its elements.
+/// MLIR 19's parser builds one from `array<i01: 1>` and its printer then
+/// reads past the storage, so a verifier's diagnostic (which prints the op)
+/// crashes: parse without verifying, run this, then verify.
+mlir::LogicalResult checkDenseArrayStorage(mlir::Operation *root);
+
 } // namespace kcc::kc
 
 #endif // KCC_IR_KCATTRIBUTES_H

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/KcAttributes.h"
 #include "ir/KcDialect.h"
 
 #include "mlir/IR/BuiltinOps.h"
@@ -48,8 +49,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   mlir::ScopedDiagnosticHandler quiet(
       &ctx, [](mlir::Diagnostic &) { return mlir::success(); });
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      mlir::parseSourceString<mlir::ModuleOp>(text, &ctx, "fuzz.mlir");
-  if (module)
+      mlir::parseSourceString<mlir::ModuleOp>(
+          text, mlir::ParserConfig(&ctx, /*verifyAfterParse=*/false),
+          "fuzz.mlir");
+  // As kcc reads .mlir input (tools/kcc/Compile.cpp).
+  if (module && mlir::succeeded(kcc::kc::checkDenseArrayStorage(*module)))
     (void)mlir::verify(*module);
   return 0;
 }

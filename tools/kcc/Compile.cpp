@@ -18,6 +18,7 @@
 #include "codegen/aot/OutputFiles.h"
 #include "engine/CompileTiming.h"
 #include "frontend/Trace.h"
+#include "ir/KcAttributes.h"
 #include "ir/KcDialect.h"
 #include "passes/TrainStep.h"
 #include "runtime/Error.h"
@@ -26,6 +27,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/SymbolTable.h"
+#include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Pass/PassManager.h"
 #include "mlir/Support/FileUtilities.h"
@@ -194,7 +196,13 @@ LogicalResult Compilation::load() {
       return failure();
     sourceDiagnostics_ =
         std::make_unique<SourceMgrDiagnosticHandler>(sourceMgr_, &context_);
-    module_ = parseSourceFile<ModuleOp>(sourceMgr_, &context_);
+    // Verified after kc::checkDenseArrayStorage: a verifier's diagnostic
+    // prints the op, which a malformed dense array crashes.
+    module_ = parseSourceFile<ModuleOp>(
+        sourceMgr_, ParserConfig(&context_, /*verifyAfterParse=*/false));
+    if (module_ && (failed(kc::checkDenseArrayStorage(*module_)) ||
+                    failed(verify(*module_))))
+      module_ = nullptr;
     return success(static_cast<bool>(module_));
   }
   auto loaded = loadModel(source);
