@@ -113,6 +113,28 @@ inline LossErrors expectKerasLosses(Executable &exe, const NDArray &x,
   return worst;
 }
 
+/// Worst |kcc - keras| over Keras's rows of predictions; expects each
+/// element within 1e-5 (failures name `what`, the row and the column).
+inline double comparePredict(const NDArray &kcc,
+                             const llvm::json::Array &keras,
+                             const std::string &what) {
+  double worst = 0;
+  int64_t cols = kcc.shape().back();
+  for (size_t r = 0; r < keras.size(); ++r) {
+    const llvm::json::Array &row = *keras[r].getAsArray();
+    EXPECT_EQ(static_cast<int64_t>(row.size()), cols);
+    for (size_t c = 0; c < row.size(); ++c) {
+      double want = *row[c].getAsNumber();
+      double got = kcc.at(static_cast<int64_t>(r) * cols + c);
+      double err = std::abs(got - want);
+      worst = std::max(worst, err);
+      EXPECT_LE(err, 1e-5) << what << " row " << r << " col " << c << ": Keras "
+                           << want << ", kcc " << got;
+    }
+  }
+  return worst;
+}
+
 } // namespace e2e
 } // namespace kcc
 

@@ -47,26 +47,6 @@ const json::Value &layersJson() {
   return value;
 }
 
-/// Worst |kcc - keras| over Keras's rows of predictions, with the check.
-double comparePredict(const NDArray &kcc, const json::Array &keras,
-                      const std::string &what) {
-  double worst = 0;
-  int64_t cols = kcc.shape().back();
-  for (size_t r = 0; r < keras.size(); ++r) {
-    const json::Array &row = *keras[r].getAsArray();
-    EXPECT_EQ(static_cast<int64_t>(row.size()), cols);
-    for (size_t c = 0; c < row.size(); ++c) {
-      double want = *row[c].getAsNumber();
-      double got = kcc.at(static_cast<int64_t>(r) * cols + c);
-      double err = std::abs(got - want);
-      worst = std::max(worst, err);
-      EXPECT_LE(err, 1e-5) << what << " row " << r << " col " << c << ": Keras "
-                           << want << ", kcc " << got;
-    }
-  }
-  return worst;
-}
-
 using Param = std::tuple<std::string, ExecMode>;
 
 class LayerParity : public ::testing::TestWithParam<Param> {};
@@ -86,14 +66,14 @@ TEST_P(LayerParity, StepsAndPredictMatchKeras) {
   Executable exe =
       e2e::jitQuietly(*imported.model, e2e::kerasAdamConfig(record, mode));
 
-  double worstInitial = comparePredict(
+  double worstInitial = e2e::comparePredict(
       exe.predict(x), *record.getArray("initial_predict"), name + " initial");
 
   std::vector<double> expected = e2e::numbers(*record.getArray("step_losses"));
   ASSERT_EQ(expected.size(), 5u);
   double worstLoss = e2e::expectKerasLosses(exe, x, y, expected, name).relative;
 
-  double worstFinal = comparePredict(
+  double worstFinal = e2e::comparePredict(
       exe.predict(x), *record.getArray("final_predict"), name + " final");
   std::printf("[ keras ] %s (%s): worst loss relative error %.2e, predict "
               "error %.2e initial, %.2e after 5 steps\n",
@@ -130,7 +110,7 @@ TEST(LayerTwoInputs, ForwardMatchesKerasPredictInEveryMode) {
       {Tensor(x), Tensor(x.reshaped({32, 784}))}, CallContext{});
   ASSERT_EQ(out.size(), 1u);
   double worst =
-      comparePredict(out[0].array(), *record.getArray("predict"), "two_inputs");
+      e2e::comparePredict(out[0].array(), *record.getArray("predict"), "two_inputs");
   std::printf("[ keras ] two_inputs (eager): predict error %.2e\n", worst);
 
   mlir::MLIRContext ctx;
@@ -150,11 +130,11 @@ TEST(LayerTwoInputs, ForwardMatchesKerasPredictInEveryMode) {
   args.push_back(x.reshaped({32, 784}));
   Interpreter interpreter;
   double worstInterpreted =
-      comparePredict(interpreter.run(forward, args)[0],
+      e2e::comparePredict(interpreter.run(forward, args)[0],
                      *record.getArray("predict"), "two_inputs interpreted");
   CompiledFunction compiled = CompiledFunction::compile(*module, "forward");
   double worstCompiled =
-      comparePredict(compiled.run(args)[0], *record.getArray("predict"),
+      e2e::comparePredict(compiled.run(args)[0], *record.getArray("predict"),
                      "two_inputs compiled");
   std::printf("[ keras ] two_inputs (@forward): predict error %.2e "
               "interpreted, %.2e compiled\n",

@@ -34,23 +34,6 @@ const json::Object &multiJson() {
   return *root.getAsObject();
 }
 
-/// Worst |kcc - keras| over Keras's rows of one output's predictions.
-double comparePredict(const NDArray &kcc, const json::Array &keras,
-                      const std::string &what) {
-  double worst = 0;
-  int64_t cols = kcc.shape().back();
-  for (size_t r = 0; r < keras.size(); ++r) {
-    const json::Array &row = *keras[r].getAsArray();
-    EXPECT_EQ(static_cast<int64_t>(row.size()), cols) << what;
-    for (size_t c = 0; c < row.size(); ++c) {
-      double got = kcc.at(static_cast<int64_t>(r) * cols + c);
-      worst = std::max(worst, std::abs(got - *row[c].getAsNumber()));
-    }
-  }
-  EXPECT_LE(worst, 1e-5) << what;
-  return worst;
-}
-
 /// The model's first 4 examples of each input.
 std::vector<NDArray> firstRows(const std::vector<NDArray> &inputs) {
   std::vector<NDArray> out;
@@ -73,7 +56,7 @@ double comparePredicts(const std::vector<NDArray> &kcc, const json::Value &v,
   double worst = 0;
   for (size_t k = 0; k < kcc.size(); ++k)
     worst = std::max(
-        worst, comparePredict(kcc[k], several ? *keras[k].getAsArray() : keras,
+        worst, e2e::comparePredict(kcc[k], several ? *keras[k].getAsArray() : keras,
                               what + " output " + std::to_string(k)));
   return worst;
 }
