@@ -99,7 +99,8 @@ json::Object layerConfig(const Layer &layer) {
   for (const char *key :
        {"kernel_initializer", "bias_initializer", "beta_initializer",
         "gamma_initializer", "moving_mean_initializer",
-        "moving_variance_initializer", "embeddings_initializer"})
+        "moving_variance_initializer", "embeddings_initializer",
+        "alpha_initializer"})
     if (std::optional<llvm::StringRef> init = own.getString(key))
       own[key] = initializer(*init);
   for (auto &kv : own)
@@ -136,13 +137,19 @@ json::Object layerConfig(const Layer &layer) {
              cls == "GlobalAveragePooling1D" || cls == "GlobalMaxPooling1D") {
     c["data_format"] = "channels_last";
   } else if (cls == "ZeroPadding1D" || cls == "UpSampling1D") {
+  } else if (cls == "ZeroPadding2D" || cls == "Cropping2D" ||
+             cls == "UpSampling2D") {
+    c["data_format"] = "channels_last";
   } else if (cls == "MaxPooling2D" || cls == "AveragePooling2D" ||
              cls == "GlobalAveragePooling2D" || cls == "GlobalMaxPooling2D" ||
              cls == "Flatten") {
     c["data_format"] = "channels_last";
   } else if (cls != "Dropout" && cls != "Reshape" && cls != "Activation" &&
              cls != "Softmax" && cls != "Add" && cls != "ReLU" &&
-             cls != "LeakyReLU") {
+             cls != "LeakyReLU" && cls != "Concatenate" &&
+             cls != "Multiply" && cls != "Subtract" && cls != "Average" &&
+             cls != "Maximum" && cls != "Minimum" && cls != "PReLU" &&
+             cls != "ELU") {
     throw Error("layer '" + layer.name() + "' (" + cls +
                 "): no Keras config is known for this class");
   }

@@ -80,6 +80,15 @@ public:
   PReLUImpl(std::string alphaInit, std::vector<int64_t> sharedAxes)
       : LayerImpl("PReLU"), alphaInit_(std::move(alphaInit)),
         sharedAxes_(std::move(sharedAxes)) {}
+  llvm::json::Object kerasConfig() const override {
+    llvm::json::Value shared = nullptr;
+    if (!sharedAxes_.empty())
+      shared = llvm::json::Array(sharedAxes_);
+    return llvm::json::Object{{"alpha_initializer", alphaInit_},
+                              {"alpha_regularizer", nullptr},
+                              {"alpha_constraint", nullptr},
+                              {"shared_axes", std::move(shared)}};
+  }
 
 protected:
   void build(const std::vector<Shape> &shapes) override {
@@ -118,6 +127,11 @@ public:
   explicit ELUImpl(double alpha) : LayerImpl("ELU"), alpha_(alpha) {
     if (!std::isfinite(alpha))
       throw Error("ELU: alpha must be finite, got " + std::to_string(alpha));
+  }
+  /// Keras 3's ELU.get_config() drops alpha (its __init__ takes it, so
+  /// writing it loses nothing on reload).
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"alpha", alpha_}};
   }
 
 protected:

@@ -104,6 +104,9 @@ class ConcatenateImpl : public MergeImpl {
 public:
   explicit ConcatenateImpl(int64_t axis)
       : MergeImpl("Concatenate"), axis_(axis) {}
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"axis", axis_}};
+  }
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,

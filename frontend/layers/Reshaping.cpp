@@ -17,6 +17,12 @@ using namespace kcc;
 
 namespace {
 
+/// ((top, bottom), (left, right)), as Keras 3 stores padding and cropping.
+llvm::json::Value sidesConfig(const Sides2 &s) {
+  return llvm::json::Array{llvm::json::Array{s.top, s.bottom},
+                           llvm::json::Array{s.left, s.right}};
+}
+
 class FlattenImpl : public LayerImpl {
 public:
   FlattenImpl() : LayerImpl("Flatten") {}
@@ -72,6 +78,9 @@ public:
                   "), (" + std::to_string(p.left) + ", " +
                   std::to_string(p.right) + "))");
   }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"padding", sidesConfig(p_)}};
+  }
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
@@ -107,6 +116,9 @@ public:
     if (c.top < 0 || c.bottom < 0 || c.left < 0 || c.right < 0)
       throw Error("Cropping2D: cropping must be >= 0");
   }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"cropping", sidesConfig(c_)}};
+  }
 
 protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
@@ -137,6 +149,10 @@ public:
     if (interpolation != "nearest")
       throw Error("UpSampling2D: interpolation '" + interpolation +
                   "' is not supported (only nearest)");
+  }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"size", llvm::json::Array{size_.h, size_.w}},
+                              {"interpolation", "nearest"}};
   }
 
 protected:
