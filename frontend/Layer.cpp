@@ -6,7 +6,10 @@
 #include "frontend/Trace.h"
 #include "runtime/MemoryBudget.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <cctype>
+#include <cmath>
 #include <regex>
 
 using namespace kcc;
@@ -54,8 +57,68 @@ size_t LayerImpl::addWeight(std::string name, Shape shape,
   w.initializer = std::move(initializer);
   w.declaredTrainable = trainable;
   w.trainable = trainable && trainable_;
+  w.regularizer = weightRegularizer(w.name);
   weights_.push_back(std::move(w));
   return weights_.size() - 1;
+}
+
+void LayerImpl::setWeightRegularizer(const std::string &weight,
+                                     Regularizer r) {
+  std::vector<std::string> names = regularizableWeights();
+  if (!llvm::is_contained(names, weight)) {
+    std::string takes;
+    for (const std::string &n : names)
+      takes += (takes.empty() ? "" : ", ") + n + "_regularizer";
+    fail("has no " + weight + "_regularizer (" +
+         (takes.empty() ? std::string("it regularizes no weight")
+                        : "it takes " + takes) +
+         ")");
+  }
+  if (!(r.l1 >= 0) || !(r.l2 >= 0) || !std::isfinite(r.l1) ||
+      !std::isfinite(r.l2))
+    fail(weight + "_regularizer: l1 and l2 must be finite values >= 0");
+  auto it = llvm::find_if(regularizers_,
+                          [&](const auto &e) { return e.first == weight; });
+  if (it != regularizers_.end())
+    it->second = r;
+  else
+    regularizers_.push_back({weight, r});
+  for (Weight &w : weights_)
+    if (w.name == weight)
+      w.regularizer = r;
+}
+
+std::optional<Regularizer>
+LayerImpl::weightRegularizer(const std::string &weight) const {
+  for (const auto &[name, r] : regularizers_)
+    if (name == weight)
+      return r;
+  return std::nullopt;
+}
+
+void LayerImpl::setActivityRegularizer(std::optional<Regularizer> r) {
+  if (r && (!(r->l1 >= 0) || !(r->l2 >= 0) || !std::isfinite(r->l1) ||
+            !std::isfinite(r->l2)))
+    fail("activity_regularizer: l1 and l2 must be finite values >= 0");
+  activity_ = r;
+}
+
+Tensor kcc::regularizationPenalty(const Tensor &x, const Regularizer &r) {
+  std::vector<int64_t> all(x.rank());
+  for (int64_t d = 0; d < x.rank(); ++d)
+    all[d] = d;
+  // Keras starts from 0.0 and adds each nonzero term: 0 + t is t exactly.
+  Tensor penalty;
+  auto add = [&](double factor, const Tensor &values) {
+    Tensor term = ops::mul(ops::fillLike(x, {}, factor),
+                           ops::reduceSum(values, all));
+    penalty = penalty.defined() ? ops::add(penalty, term) : term;
+  };
+  if (r.l1 != 0)
+    add(r.l1, ops::abs(x));
+  if (r.l2 != 0)
+    add(r.l2, ops::mul(x, x));
+  return penalty.defined() ? penalty : ops::fillLike(x, {}, 0.0);
 }
 
 void LayerImpl::setTrainable(bool trainable) {
@@ -160,7 +223,20 @@ std::vector<Tensor> LayerImpl::call(const std::vector<Tensor> &inputs,
     build(shapes);
     built_ = true;
   }
-  return forward(inputs, ctx);
+  std::vector<Tensor> outputs = forward(inputs, ctx);
+  // Keras 3's Layer.__call__: each output's activity penalty over its
+  // batch size, added to the loss (traced training calls; kcc has no
+  // eager `model.losses`).
+  if (activity_ && ctx.training && kind == Tensor::Kind::Traced)
+    if (TraceContext *trace = TraceContext::current())
+      for (const Tensor &out : outputs) {
+        Tensor penalty = regularizationPenalty(out, *activity_);
+        if (out.rank() > 0)
+          penalty = ops::div(
+              penalty, ops::fillLike(out, {}, static_cast<double>(out.dim(0))));
+        trace->addLoss(penalty);
+      }
+  return outputs;
 }
 
 //===----------------------------------------------------------------------===//
@@ -216,6 +292,16 @@ Layer Layer::withInputShape(Shape shape) const {
 
 Layer Layer::setTrainable(bool trainable) const {
   impl_->setTrainable(trainable);
+  return *this;
+}
+
+Layer Layer::withRegularizer(const std::string &weight, Regularizer r) const {
+  impl_->setWeightRegularizer(weight, r);
+  return *this;
+}
+
+Layer Layer::withActivityRegularizer(Regularizer r) const {
+  impl_->setActivityRegularizer(r);
   return *this;
 }
 

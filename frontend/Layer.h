@@ -28,6 +28,21 @@
 
 namespace kcc {
 
+/// Keras's L1, L2 and L1L2 regularizers: the penalty
+/// l1 * sum(|w|) + l2 * sum(w^2), each term only when its factor is not 0.
+struct Regularizer {
+  double l1 = 0;
+  double l2 = 0;
+  /// keras.regularizers.L1 and L2 with Keras's default factor.
+  static Regularizer L1(double l1 = 0.01) { return {l1, 0}; }
+  static Regularizer L2(double l2 = 0.01) { return {0, l2}; }
+  static Regularizer L1L2(double l1 = 0, double l2 = 0) { return {l1, l2}; }
+};
+
+/// `r`'s penalty of `x` as a rank-0 tensor of x's kind and dtype, summed
+/// as Keras's L1L2.__call__ does.
+Tensor regularizationPenalty(const Tensor &x, const Regularizer &r);
+
 /// One weight of a layer ("kernel", "bias").
 struct Weight {
   std::string name;
@@ -39,6 +54,10 @@ struct Weight {
   bool trainable = true;
   /// As the layer declared it, whatever LayerImpl::setTrainable says.
   bool declaredTrainable = true;
+  /// Keras's `<name>_regularizer`: its penalty joins the training loss
+  /// while the weight is trainable (Keras 3 regularizes trainable weights
+  /// only).
+  std::optional<Regularizer> regularizer;
   /// Undefined until materialized.
   NDArray value;
 };
@@ -96,6 +115,22 @@ public:
   /// records for a model built in C++.
   virtual llvm::json::Object kerasConfig() const { return {}; }
 
+  /// The weights Keras lets this class regularize ("kernel", "bias" for
+  /// Dense: its `kernel_regularizer` and `bias_regularizer` arguments).
+  virtual std::vector<std::string> regularizableWeights() const { return {}; }
+  /// Regularizes weight `weight` (one of regularizableWeights(), declared
+  /// or not yet); throws kcc::Error naming the choices otherwise.
+  void setWeightRegularizer(const std::string &weight, Regularizer r);
+  /// The regularizer set for `weight`, if any.
+  std::optional<Regularizer> weightRegularizer(const std::string &weight) const;
+  /// Keras's activity_regularizer: the penalty of each output of a
+  /// training call, divided by its batch size as Keras 3 does, joins the
+  /// loss (frozen layers included).
+  void setActivityRegularizer(std::optional<Regularizer> r);
+  const std::optional<Regularizer> &activityRegularizer() const {
+    return activity_;
+  }
+
   /// Runs the layer on tensors of one kind, building it on the first call;
   /// ops inside report errors and locations under the layer's name.
   std::vector<Tensor> call(const std::vector<Tensor> &inputs,
@@ -134,6 +169,8 @@ private:
   bool built_ = false;
   bool trainable_ = true;
   std::vector<Weight> weights_;
+  std::vector<std::pair<std::string, Regularizer>> regularizers_;
+  std::optional<Regularizer> activity_;
   Tensor::Kind callKind_ = Tensor::Kind::Concrete;
 };
 
@@ -157,6 +194,11 @@ public:
   /// Keras's `layer.trainable = false` (fine-tuning); returns the same
   /// layer.
   Layer setTrainable(bool trainable) const;
+  /// Keras's `<weight>_regularizer=` ("kernel", "bias", "embeddings",
+  /// "beta", "gamma"); returns the same layer.
+  Layer withRegularizer(const std::string &weight, Regularizer r) const;
+  /// Keras's `activity_regularizer=`; returns the same layer.
+  Layer withActivityRegularizer(Regularizer r) const;
   bool trainable() const { return impl_->trainable(); }
 
   const std::string &name() const { return impl_->name(); }

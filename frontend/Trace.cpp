@@ -153,6 +153,8 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
   SmallVector<Type> resultTypes;
   /// (result, parameter argument) of each weight update.
   SmallVector<std::pair<size_t, size_t>> updated;
+  /// The kc.added_loss result, if any.
+  std::optional<size_t> addedLoss;
   {
     TraceContext trace(b);
     for (auto [i, p] : llvm::enumerate(params))
@@ -181,6 +183,25 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
         results.push_back(update->value());
         resultTypes.push_back(update->value().getType());
       }
+    if (options.training) {
+      // Keras's sum(model.losses): the activity penalties the calls
+      // recorded, then each trainable weight's penalty.
+      std::vector<Tensor> terms = trace.addedLosses();
+      for (auto [i, p] : llvm::enumerate(params))
+        if (p.weight->trainable && p.weight->regularizer) {
+          LayerScope scope(p.name.substr(0, p.name.rfind('/')));
+          terms.push_back(regularizationPenalty(
+              *trace.lookupWeight(p.weight), *p.weight->regularizer));
+        }
+      if (!terms.empty()) {
+        Tensor total = terms[0];
+        for (size_t i = 1; i < terms.size(); ++i)
+          total = ops::add(total, terms[i]);
+        addedLoss = results.size();
+        results.push_back(total.value());
+        resultTypes.push_back(total.value().getType());
+      }
+    }
   }
   b.create<func::ReturnOp>(loc, results);
   func.setType(b.getFunctionType(argTypes, resultTypes));
@@ -206,6 +227,8 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
   func.setAllArgAttrs(argAttrs);
   for (auto [result, arg] : updated)
     kc::setUpdatedArg(func, result, arg);
+  if (addedLoss)
+    kc::setAddedLoss(func, *addedLoss);
 
   // Verify before handing out: a frontend bug must not surface as a
   // confusing failure in a later pass.

@@ -11,6 +11,10 @@
 // counter ({kc.step}). A training-mode trace in which layers assign weights
 // (BatchNormalization's moving statistics) returns each new value after the
 // prediction, marked {kc.updates = i} with i the weight's argument. The
+// A training-mode trace of a model with regularizers returns, last, the
+// sum of the weight penalties (trainable weights only) and activity
+// penalties, marked {kc.added_loss}; kc-build-train-step adds it to the
+// loss. The
 // parameters come in the order of
 // Model::parameters(), so the interpreter and the compiler can be fed
 // directly from it.
@@ -67,12 +71,16 @@ public:
   void assignWeight(const Weight *weight, const Tensor &value);
   /// The new value recorded for `weight`, or null.
   const Tensor *lookupAssignment(const Weight *weight) const;
+  /// Records a rank-0 term of the training loss (an activity penalty).
+  void addLoss(const Tensor &term) { losses_.push_back(term); }
+  const std::vector<Tensor> &addedLosses() const { return losses_; }
 
 private:
   mlir::OpBuilder &builder_;
   TraceContext *previous_;
   llvm::DenseMap<const Weight *, Tensor> weights_;
   llvm::DenseMap<const Weight *, Tensor> assignments_;
+  std::vector<Tensor> losses_;
 };
 
 struct TraceOptions {

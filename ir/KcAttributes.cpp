@@ -61,6 +61,14 @@ void kc::setUpdatedArg(FunctionOpInterface f, unsigned i, unsigned arg) {
                   IntegerAttr::get(IntegerType::get(f.getContext(), 64), arg));
 }
 
+bool kc::isAddedLoss(FunctionOpInterface f, unsigned i) {
+  return static_cast<bool>(f.getResultAttr(i, attr::kAddedLoss));
+}
+
+void kc::setAddedLoss(FunctionOpInterface f, unsigned i) {
+  f.setResultAttr(i, attr::kAddedLoss, UnitAttr::get(f.getContext()));
+}
+
 /// An index attribute (kc.input, kc.target) of argument `i`.
 static std::optional<int64_t> getArgIndex(FunctionOpInterface f, unsigned i,
                                           StringRef name) {

@@ -33,6 +33,7 @@ KC_ATTR_NAME(kTarget, TargetAttrHelper)
 KC_ATTR_NAME(kStep, StepAttrHelper)
 KC_ATTR_NAME(kArena, ArenaAttrHelper)
 KC_ATTR_NAME(kUpdates, UpdatesAttrHelper)
+KC_ATTR_NAME(kAddedLoss, AddedLossAttrHelper)
 // Functions.
 KC_ATTR_NAME(kTrainStep, TrainStepAttrHelper)
 KC_ATTR_NAME(kNumInputs, NumInputsAttrHelper)
@@ -76,6 +77,12 @@ void setTrainableArg(mlir::FunctionOpInterface f, unsigned i, bool trainable);
 /// mean), which @train_step returns in that parameter's place.
 std::optional<unsigned> getUpdatedArg(mlir::FunctionOpInterface f, unsigned i);
 void setUpdatedArg(mlir::FunctionOpInterface f, unsigned i, unsigned arg);
+
+/// `kc.added_loss`: result `i` is a scalar that training adds to the loss
+/// (Keras's sum(model.losses): weight and activity regularizers), returned
+/// after the predictions and the updates.
+bool isAddedLoss(mlir::FunctionOpInterface f, unsigned i);
+void setAddedLoss(mlir::FunctionOpInterface f, unsigned i);
 
 /// `kc.input`: argument `i` is the model input with this index.
 std::optional<int64_t> getInputIndex(mlir::FunctionOpInterface f, unsigned i);

@@ -41,6 +41,7 @@ def Kc_Dialect : Dialect {
     | `kc.input`, `kc.target` | argument | index of the model input / target |
     | `kc.step`, `kc.arena` | argument | unit: step counter / memory arena |
     | `kc.updates` | result | integer: the argument (a non-trainable parameter) this result is the new value of |
+    | `kc.added_loss` | result | unit: a scalar the training loss adds (Keras's `model.losses`: regularizers) |
     | `kc.train_step` | function | dictionary: loss, optimizer, params, ... |
     | `kc.num_inputs` | function | integer: arguments before out-params |
     | `kc.update_candidates`, `kc.in_place` | function | i64 array of (result, argument) pairs |
@@ -65,6 +66,7 @@ def Kc_Dialect : Dialect {
     "::mlir::UnitAttr":$step,          // arg: the dropout step counter
     "::mlir::UnitAttr":$arena,         // arg: the planned memory arena
     "::mlir::IntegerAttr":$updates,    // result: new value of this argument
+    "::mlir::UnitAttr":$added_loss,    // result: a term of the training loss
     // Functions.
     "::mlir::DictionaryAttr":$train_step,  // the train step's layout
     "::mlir::IntegerAttr":$num_inputs,     // arguments before the out-params

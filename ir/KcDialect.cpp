@@ -192,6 +192,7 @@ ArrayRef<AttrRule> attrRules() {
       rule<D::ArenaAttrHelper>(OnArg, "a unit attribute"),
       rule<D::UpdatesAttrHelper>(OnResult, "an integer attribute",
                                  checkNonNegative),
+      rule<D::AddedLossAttrHelper>(OnResult, "a unit attribute"),
       rule<D::TrainStepAttrHelper>(OnFunction, "a dictionary attribute",
                                    checkTrainStep),
       rule<D::NumInputsAttrHelper>(OnFunction, "an integer attribute",

@@ -137,6 +137,8 @@ private:
   llvm::SmallVector<unsigned> trainable_;
   /// (position in fwdArgs_.params, @forward result) of each param update.
   llvm::SmallVector<std::pair<unsigned, unsigned>> updated_;
+  /// The @forward result marked kc.added_loss (the regularizers), if any.
+  std::optional<unsigned> addedLossResult_;
   llvm::SmallVector<SlotSpec> slots_;
   /// Optimizer-wide state after the per-param slots (Nadam's u_product).
   llvm::SmallVector<SlotSpec> globals_;
@@ -147,6 +149,8 @@ private:
   Value loss_;
   /// The cloned new value of each updated param, by position.
   llvm::DenseMap<unsigned, Value> updates_;
+  /// The cloned kc.added_loss result, or null.
+  Value addedLoss_;
   llvm::SmallVector<Value> grads_;   ///< one per trainable_ entry
   llvm::SmallVector<Value> results_; ///< in layout order
 };
@@ -184,7 +188,19 @@ LogicalResult TrainStepBuilder::analyzeForward() {
   for (unsigned r = 0; r < numResults; ++r)
     if (kc::getUpdatedArg(forward_, r))
       ++numUpdates;
-  unsigned numPreds = numResults - numUpdates;
+  // A kc.added_loss result (Keras's model.losses) comes last.
+  for (unsigned r = 0; r < numResults; ++r)
+    if (kc::isAddedLoss(forward_, r)) {
+      auto type = dyn_cast<RankedTensorType>(
+          forward_.getFunctionType().getResult(r));
+      if (r + 1 != numResults || addedLossResult_ || !type ||
+          type.getRank() != 0 || !isa<FloatType>(type.getElementType()))
+        return forward_.emitOpError("result ")
+               << r << " is marked kc.added_loss but is not a single float "
+                  "scalar after every other result";
+      addedLossResult_ = r;
+    }
+  unsigned numPreds = numResults - numUpdates - (addedLossResult_ ? 1 : 0);
   for (unsigned r = 0; r < numResults; ++r)
     if (std::optional<unsigned> arg = kc::getUpdatedArg(forward_, r)) {
       const unsigned *k = llvm::find(fwdArgs_.params, *arg);
@@ -303,8 +319,12 @@ llvm::SmallVector<Value> TrainStepBuilder::cloneForward() {
   Operation *ret = body.getTerminator();
   for (auto [k, r] : updated_)
     updates_[k] = map.lookupOrDefault(ret->getOperand(r));
+  if (addedLossResult_)
+    addedLoss_ = map.lookupOrDefault(ret->getOperand(*addedLossResult_));
   llvm::SmallVector<Value> preds;
-  for (unsigned r = 0, e = ret->getNumOperands() - updated_.size(); r < e; ++r)
+  for (unsigned r = 0, e = ret->getNumOperands() - updated_.size() -
+                           (addedLossResult_ ? 1 : 0);
+       r < e; ++r)
     preds.push_back(map.lookupOrDefault(ret->getOperand(r)));
   return preds;
 }
@@ -332,6 +352,15 @@ LogicalResult TrainStepBuilder::buildLossAndGradients(ValueRange preds) {
     }
     results_.push_back(loss_);
     results_.append(outputLosses);
+  }
+  // Keras 3's compute_loss: the compiled loss plus sum(model.losses); the
+  // logged loss is the total.
+  if (addedLoss_) {
+    KcEmitter e(b_, nameLoc("regularization"));
+    if (addedLoss_.getType() != loss_.getType())
+      addedLoss_ = e.cast(addedLoss_, getElementTypeOrSelf(loss_.getType()));
+    loss_ = e.add(loss_, addedLoss_);
+    results_[0] = loss_;
   }
   if (trainable_.empty())
     return success();
@@ -504,11 +533,13 @@ void TrainStepBuilder::setLayoutAttr() {
 /// @train_step now returns the params' updates; @forward returns its
 /// prediction alone, as every later consumer of it expects.
 void TrainStepBuilder::dropForwardUpdates() {
-  if (updated_.empty())
+  if (updated_.empty() && !addedLossResult_)
     return;
   llvm::BitVector drop(forward_.getNumResults());
   for (auto [k, r] : updated_)
     drop.set(r);
+  if (addedLossResult_)
+    drop.set(*addedLossResult_);
   Operation *ret = forward_.getBody().front().getTerminator();
   for (int r = static_cast<int>(drop.size()) - 1; r >= 0; --r)
     if (drop.test(r))

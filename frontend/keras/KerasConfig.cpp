@@ -88,6 +88,25 @@ json::Value initializer(llvm::StringRef name) {
                       {"registered_name", nullptr}};
 }
 
+/// keras.regularizers.serialize(): L1 or L2 when one factor is set, else
+/// L1L2; null for none.
+json::Value regularizerJson(const std::optional<Regularizer> &r) {
+  if (!r)
+    return nullptr;
+  std::string cls = r->l2 == 0 && r->l1 != 0   ? "L1"
+                    : r->l1 == 0 && r->l2 != 0 ? "L2"
+                                               : "L1L2";
+  json::Object config;
+  if (cls != "L2")
+    config["l1"] = r->l1;
+  if (cls != "L1")
+    config["l2"] = r->l2;
+  return json::Object{{"module", "keras.regularizers"},
+                      {"class_name", cls},
+                      {"config", std::move(config)},
+                      {"registered_name", nullptr}};
+}
+
 /// A layer's get_config(), Keras 3's keys and defaults.
 json::Object layerConfig(const Layer &layer) {
   LayerImpl &impl = *layer.impl();
@@ -153,6 +172,13 @@ json::Object layerConfig(const Layer &layer) {
     throw Error("layer '" + layer.name() + "' (" + cls +
                 "): no Keras config is known for this class");
   }
+  // `<weight>_regularizer` keys the branches above wrote as null.
+  for (llvm::StringRef weight : impl.regularizableWeights())
+    if (std::optional<Regularizer> r = impl.weightRegularizer(weight.str()))
+      c[(weight + "_regularizer").str()] = regularizerJson(r);
+  // Keras's base Layer writes activity_regularizer only when set.
+  if (impl.activityRegularizer())
+    c["activity_regularizer"] = regularizerJson(impl.activityRegularizer());
   return c;
 }
 

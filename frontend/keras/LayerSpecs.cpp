@@ -3,7 +3,7 @@
 // Keras 2 and Keras 3 write the same config keys for the layers kcc has, so
 // one reader per class serves both. Keys kcc does not model are ignored when
 // they cannot change the result (names of regularizer-free fields, "sparse",
-// build_config, ...) and rejected when they would (a regularizer, dilation,
+// build_config, ...) and rejected when they would (a constraint, dilation,
 // channels_first): silently computing something else than Keras would is
 // the one thing an importer must not do.
 //
@@ -105,6 +105,68 @@ void checkNull(const ObjectView &config,
   for (llvm::StringRef key : keys)
     if (config.has(key))
       config.failField(key, "'" + key + "' is not supported (must be null)");
+}
+
+/// A `<weight>_regularizer` / `activity_regularizer` field: null, Keras's
+/// names ("l1", "l2": factor 0.01; "l1_l2": Keras 3's L1L2(), no penalty,
+/// Keras 2's l1_l2(), 0.01 each) or a serialized L1, L2 or L1L2.
+std::optional<Regularizer> readRegularizer(const ObjectView &config,
+                                           llvm::StringRef key) {
+  const json::Value *v = config.get(key);
+  if (!v || v->kind() == json::Value::Null)
+    return std::nullopt;
+  auto check = [&](double f, llvm::StringRef what) {
+    if (!std::isfinite(f) || f < 0)
+      config.failField(key, "'" + key + "' " + what +
+                                " must be a finite value >= 0");
+    return f;
+  };
+  if (std::optional<llvm::StringRef> s = v->getAsString()) {
+    if (*s == "l1" || *s == "L1")
+      return Regularizer::L1();
+    if (*s == "l2" || *s == "L2")
+      return Regularizer::L2();
+    if (*s == "l1_l2" || *s == "L1L2")
+      return config.reader().kerasMajorVersion() == 2
+                 ? Regularizer::L1L2(0.01, 0.01)
+                 : Regularizer::L1L2();
+    config.failField(key, "regularizer '" + *s +
+                              "' is not supported (l1, l2 or l1_l2)");
+  }
+  if (!v->getAsObject())
+    config.failField(key, "'" + key + "' must be a name or a regularizer");
+  ObjectView reg = ObjectView::of(config.reader(), *v, config.path().field(key),
+                                  config.context(), "a regularizer");
+  std::string cls = reg.getString("class_name");
+  checkBuiltin(reg, cls);
+  if (cls != "L1" && cls != "L2" && cls != "L1L2")
+    reg.failField("class_name", "regularizer '" + cls +
+                                    "' is not supported (L1, L2 or L1L2)");
+  double dl1 = cls == "L1" ? 0.01 : 0, dl2 = cls == "L2" ? 0.01 : 0;
+  if (!reg.has("config"))
+    return Regularizer{dl1, dl2};
+  ObjectView cfg = reg.child("config");
+  // L1 has no l2 and L2 no l1: Keras's constructors would refuse them.
+  if (cls == "L1" && cfg.has("l2"))
+    cfg.failField("l2", "L1 takes no 'l2'");
+  if (cls == "L2" && cfg.has("l1"))
+    cfg.failField("l1", "L2 takes no 'l1'");
+  return Regularizer{check(cfg.getNumber("l1", dl1), "l1"),
+                     check(cfg.getNumber("l2", dl2), "l2")};
+}
+
+/// Sets the regularizers of `weights` ("kernel" reads kernel_regularizer)
+/// and the activity regularizer the config names on `layer`.
+Layer withRegularizers(const ObjectView &config, Layer layer,
+                       std::initializer_list<const char *> weights) {
+  for (const char *w : weights)
+    if (std::optional<Regularizer> r =
+            readRegularizer(config, std::string(w) + "_regularizer"))
+      layer.withRegularizer(w, *r);
+  if (std::optional<Regularizer> r =
+          readRegularizer(config, "activity_regularizer"))
+    layer.withActivityRegularizer(*r);
+  return layer;
 }
 
 std::string readActivation(const ObjectView &config, bool required = false) {
@@ -215,19 +277,18 @@ std::string readPadding(const ObjectView &config) {
 }
 
 Layer buildDense(const ObjectView &c) {
-  checkNull(c, {"kernel_regularizer", "bias_regularizer",
-                "activity_regularizer", "kernel_constraint", "bias_constraint",
-                "lora_rank"});
+  checkNull(c, {"kernel_constraint", "bias_constraint", "lora_rank"});
   int64_t units = readWidth(c, "units");
-  return Dense(units, readActivation(c), c.getBool("use_bias", true),
-               readInitializer(c, "kernel_initializer", "glorot_uniform"),
-               readInitializer(c, "bias_initializer", "zeros"));
+  return withRegularizers(
+      c,
+      Dense(units, readActivation(c), c.getBool("use_bias", true),
+            readInitializer(c, "kernel_initializer", "glorot_uniform"),
+            readInitializer(c, "bias_initializer", "zeros")),
+      {"kernel", "bias"});
 }
 
 Layer buildConv2D(const ObjectView &c) {
-  checkNull(c, {"kernel_regularizer", "bias_regularizer",
-                "activity_regularizer", "kernel_constraint", "bias_constraint",
-                "lora_rank"});
+  checkNull(c, {"kernel_constraint", "bias_constraint", "lora_rank"});
   checkChannelsLast(c);
   checkUnitSize(c, "dilation_rate");
   if (c.getInt("groups", 1) != 1)
@@ -236,10 +297,11 @@ Layer buildConv2D(const ObjectView &c) {
   Size2 kernel =
       checkedSize2(c, "kernel_size", c.getSize2("kernel_size", std::nullopt));
   Size2 strides = checkedSize2(c, "strides", c.getSize2("strides", Size2(1)));
-  return Conv2D(filters, kernel, strides, readPadding(c), readActivation(c),
-                c.getBool("use_bias", true),
-                readInitializer(c, "kernel_initializer", "glorot_uniform"),
-                readInitializer(c, "bias_initializer", "zeros"));
+  Layer conv = Conv2D(filters, kernel, strides, readPadding(c),
+                      readActivation(c), c.getBool("use_bias", true),
+                      readInitializer(c, "kernel_initializer", "glorot_uniform"),
+                      readInitializer(c, "bias_initializer", "zeros"));
+  return withRegularizers(c, conv, {"kernel", "bias"});
 }
 
 Layer buildPool(const ObjectView &c, bool isMax) {
@@ -362,8 +424,8 @@ Layer buildGlobalPool(const ObjectView &c, bool isMax) {
 /// Keras 3 writes axis as an int (-1), Keras 2 after build as a list of
 /// one positive axis ([3]); the layer checks it against the input's rank.
 Layer buildBatchNormalization(const ObjectView &c) {
-  checkNull(c, {"beta_regularizer", "gamma_regularizer", "beta_constraint",
-                "gamma_constraint", "virtual_batch_size", "adjustment"});
+  checkNull(c, {"beta_constraint", "gamma_constraint", "virtual_batch_size",
+                "adjustment"});
   if (c.getBool("renorm", false))
     c.failField("renorm", "batch renormalization (renorm) is not supported");
   int64_t axis = -1;
@@ -383,12 +445,13 @@ Layer buildBatchNormalization(const ObjectView &c) {
     c.failField("momentum", "'momentum' must be finite");
   if (!(std::isfinite(epsilon) && epsilon > 0))
     c.failField("epsilon", "'epsilon' must be finite and > 0");
-  return BatchNormalization(
+  Layer bn = BatchNormalization(
       axis, momentum, epsilon, c.getBool("center", true),
       c.getBool("scale", true), readInitializer(c, "beta_initializer", "zeros"),
       readInitializer(c, "gamma_initializer", "ones"),
       readInitializer(c, "moving_mean_initializer", "zeros"),
       readInitializer(c, "moving_variance_initializer", "ones"));
+  return withRegularizers(c, bn, {"beta", "gamma"});
 }
 
 /// A 1-D window field (kernel_size, strides, pool_size, dilation_rate,
@@ -416,21 +479,21 @@ int64_t readSize1(const ObjectView &c, llvm::StringRef key,
 }
 
 Layer buildEmbedding(const ObjectView &c) {
-  checkNull(c, {"embeddings_regularizer", "activity_regularizer",
-                "embeddings_constraint", "lora_rank"});
+  checkNull(c, {"embeddings_constraint", "lora_rank"});
   if (c.getBool("mask_zero", false))
     c.failField("mask_zero", "mask_zero: true is not supported (kcc has no "
                              "masks; pad with ids the model can learn)");
   if (c.has("weights"))
     c.failField("weights", "'weights' in the config is not supported");
-  return Embedding(readWidth(c, "input_dim"), readWidth(c, "output_dim"),
-                   readInitializer(c, "embeddings_initializer", "uniform"));
+  return withRegularizers(
+      c,
+      Embedding(readWidth(c, "input_dim"), readWidth(c, "output_dim"),
+                readInitializer(c, "embeddings_initializer", "uniform")),
+      {"embeddings"});
 }
 
 Layer buildConv1D(const ObjectView &c) {
-  checkNull(c, {"kernel_regularizer", "bias_regularizer",
-                "activity_regularizer", "kernel_constraint", "bias_constraint",
-                "lora_rank"});
+  checkNull(c, {"kernel_constraint", "bias_constraint", "lora_rank"});
   checkChannelsLast(c);
   if (c.getInt("groups", 1) != 1)
     c.failField("groups", "grouped convolutions are not supported");
@@ -439,12 +502,13 @@ Layer buildConv1D(const ObjectView &c) {
     c.failField("padding", "padding '" + padding +
                                "' is not supported (valid, same or causal)");
   int64_t filters = readWidth(c, "filters");
-  return Conv1D(filters, readSize1(c, "kernel_size", std::nullopt),
-                readSize1(c, "strides", 1), padding,
-                readSize1(c, "dilation_rate", 1), readActivation(c),
-                c.getBool("use_bias", true),
-                readInitializer(c, "kernel_initializer", "glorot_uniform"),
-                readInitializer(c, "bias_initializer", "zeros"));
+  Layer conv = Conv1D(filters, readSize1(c, "kernel_size", std::nullopt),
+                      readSize1(c, "strides", 1), padding,
+                      readSize1(c, "dilation_rate", 1), readActivation(c),
+                      c.getBool("use_bias", true),
+                      readInitializer(c, "kernel_initializer", "glorot_uniform"),
+                      readInitializer(c, "bias_initializer", "zeros"));
+  return withRegularizers(c, conv, {"kernel", "bias"});
 }
 
 Layer buildPool1D(const ObjectView &c, bool isMax) {

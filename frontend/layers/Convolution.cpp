@@ -49,6 +49,9 @@ public:
     if (!ops::isActivation(activation_))
       throw Error("Conv2D: unknown activation '" + activation_ + "'");
   }
+  std::vector<std::string> regularizableWeights() const override {
+    return {"kernel", "bias"};
+  }
   llvm::json::Object kerasConfig() const override {
     return llvm::json::Object{{"filters", filters_},
             {"kernel_size", llvm::json::Array{kernel_.h, kernel_.w}},

@@ -31,6 +31,9 @@ public:
     checkActivation("Dense", activation_);
   }
 
+  std::vector<std::string> regularizableWeights() const override {
+    return {"kernel", "bias"};
+  }
   llvm::json::Object kerasConfig() const override {
     return llvm::json::Object{{"units", units_},
             {"activation", activation_},

@@ -48,6 +48,9 @@ public:
 
   bool trainingDiffers() const override { return trainable(); }
 
+  std::vector<std::string> regularizableWeights() const override {
+    return {"beta", "gamma"};
+  }
   llvm::json::Object kerasConfig() const override {
     return llvm::json::Object{{"axis", axis_},
             {"momentum", momentum_},

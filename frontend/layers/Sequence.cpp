@@ -78,6 +78,9 @@ public:
                   std::to_string(outputDim) + "] is too large: " +
                   table.error);
   }
+  std::vector<std::string> regularizableWeights() const override {
+    return {"embeddings"};
+  }
   llvm::json::Object kerasConfig() const override {
     return llvm::json::Object{{"input_dim", inputDim_},
                               {"output_dim", outputDim_},
@@ -130,6 +133,9 @@ public:
                   "supported (as in Keras)");
     if (!ops::isActivation(activation_))
       throw Error("Conv1D: unknown activation '" + activation_ + "'");
+  }
+  std::vector<std::string> regularizableWeights() const override {
+    return {"kernel", "bias"};
   }
   llvm::json::Object kerasConfig() const override {
     return llvm::json::Object{{"filters", filters_},

@@ -16,6 +16,10 @@
 //    the test prints the worst errors);
 //  - the frozen layers' weights unchanged, bit for bit.
 //
+// make_regularizer_fixtures.py's model (regularizers.json) is checked the
+// same way: its Keras losses include sum(model.losses), the weight and
+// activity regularizers, which kcc's step must add and differentiate.
+//
 //===----------------------------------------------------------------------===//
 
 #include "KerasFixtureUtil.h"
@@ -27,6 +31,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <tuple>
 
 using namespace kcc;
@@ -36,9 +41,13 @@ namespace {
 
 using e2e::kerasFixture;
 
-const json::Value &batchnormJson() {
-  static const json::Value value = e2e::readFixtureJson("batchnorm.json");
-  return value;
+/// The fixture JSON `file`, read once.
+const json::Value &fixtureJson(const std::string &file) {
+  static std::map<std::string, json::Value> cache;
+  auto it = cache.find(file);
+  if (it == cache.end())
+    it = cache.emplace(file, e2e::readFixtureJson(file)).first;
+  return it->second;
 }
 
 /// Worst |kcc - keras| over `keras`'s numbers (rows flattened, the first of
@@ -66,8 +75,9 @@ std::vector<double> flatten(const json::Array &rows) {
 
 using Param = std::tuple<std::string, ExecMode>;
 
-void checkFixture(const std::string &name, ExecMode mode) {
-  const json::Object &root = *batchnormJson().getAsObject();
+void checkFixture(const std::string &name, ExecMode mode,
+                  const std::string &file = "batchnorm.json") {
+  const json::Object &root = *fixtureJson(file).getAsObject();
   ASSERT_EQ(*root.getInteger("steps"), 5);
   const json::Object &record = *root.getObject(name);
 
@@ -141,6 +151,20 @@ INSTANTIATE_TEST_SUITE_P(
       return std::get<0>(info.param) +
              (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"
                                                             : "_interpreted");
+    });
+
+class RegularizerParity : public ::testing::TestWithParam<ExecMode> {};
+
+TEST_P(RegularizerParity, StepsWithRegularizersMatchKeras) {
+  checkFixture("regularized", GetParam(), "regularizers.json");
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    KerasRegularizerFixture, RegularizerParity,
+    ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted),
+    [](const auto &info) {
+      return std::string(info.param == ExecMode::Compiled ? "compiled"
+                                                          : "interpreted");
     });
 
 } // namespace

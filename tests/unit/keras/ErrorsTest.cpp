@@ -143,10 +143,12 @@ TEST(KerasErrors, UnsupportedSemanticValues) {
                         "(Dense): activation 'celu' is not supported"));
   std::string reg = replaceOnce(readText("mlp_keras3.json"),
                                 "\"kernel_regularizer\": null",
-                                "\"kernel_regularizer\": \"l2\"");
+                                "\"kernel_regularizer\": "
+                                "\"orthogonal_regularizer\"");
   EXPECT_THAT(importError(reg),
               HasSubstr("config.kernel_regularizer: layer 'dense' (Dense): "
-                        "'kernel_regularizer' is not supported"));
+                        "regularizer 'orthogonal_regularizer' is not "
+                        "supported (l1, l2 or l1_l2)"));
 }
 
 TEST(KerasErrors, ArchiveWithoutConfigJson) {

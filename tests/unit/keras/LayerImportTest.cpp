@@ -187,3 +187,80 @@ TEST(KerasLayerImport, UnsupportedClassesListWhatIsSupported) {
 }
 
 } // namespace
+
+namespace {
+
+/// mlp_keras2.json with the first Dense's `key` set to `value`.
+std::string keras2MlpDenseWith(llvm::StringRef key, json::Value value) {
+  json::Value spec = readJson("mlp_keras2.json");
+  json::Array &layers =
+      *spec.getAsObject()->getObject("config")->getArray("layers");
+  for (json::Value &l : layers)
+    if (l.getAsObject()->getString("class_name") == "Dense") {
+      (*l.getAsObject()->getObject("config"))[key] = std::move(value);
+      break;
+    }
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << spec;
+  return text;
+}
+
+json::Value kerasRegularizer(const char *cls, json::Object config) {
+  return json::Object{{"module", "keras.regularizers"},
+                      {"class_name", cls},
+                      {"config", std::move(config)},
+                      {"registered_name", nullptr}};
+}
+
+TEST(KerasLayerImport, RegularizersInEveryForm) {
+  struct Case {
+    const char *key;
+    json::Value value;
+    double l1, l2;
+  };
+  Case cases[] = {
+      {"kernel_regularizer", "l1", 0.01, 0},
+      {"kernel_regularizer", "l2", 0, 0.01},
+      // Keras 2's l1_l2() defaults to 0.01 each (Keras 3's L1L2() to 0).
+      {"kernel_regularizer", "l1_l2", 0.01, 0.01},
+      {"bias_regularizer",
+       kerasRegularizer("L2", json::Object{{"l2", 0.25}}), 0, 0.25},
+      {"kernel_regularizer",
+       json::Object{{"class_name", "L1L2"},
+                    {"config", json::Object{{"l1", 0.5}, {"l2", 0.0}}}},
+       0.5, 0},
+  };
+  for (Case &c : cases) {
+    keras::ImportedModel m = keras::importModelJson(
+        keras2MlpDenseWith(c.key, std::move(c.value)), "keras2.json");
+    llvm::StringRef weight = llvm::StringRef(c.key).split('_').first;
+    std::optional<Regularizer> r =
+        m.model->getLayer("dense").impl()->weightRegularizer(weight.str());
+    ASSERT_TRUE(r) << c.key;
+    EXPECT_EQ(r->l1, c.l1) << c.key;
+    EXPECT_EQ(r->l2, c.l2) << c.key;
+  }
+  keras::ImportedModel a = keras::importModelJson(
+      keras2MlpDenseWith("activity_regularizer",
+                         kerasRegularizer("L1", json::Object{{"l1", 0.125}})),
+      "keras2.json");
+  ASSERT_TRUE(a.model->getLayer("dense").impl()->activityRegularizer());
+  EXPECT_EQ(a.model->getLayer("dense").impl()->activityRegularizer()->l1, 0.125);
+
+  EXPECT_THAT(importError(keras2MlpDenseWith(
+                  "kernel_regularizer",
+                  kerasRegularizer("OrthogonalRegularizer", json::Object{}))),
+              HasSubstr("regularizer 'OrthogonalRegularizer' is not supported "
+                        "(L1, L2 or L1L2)"));
+  EXPECT_THAT(importError(keras2MlpDenseWith(
+                  "kernel_regularizer",
+                  kerasRegularizer("L2", json::Object{{"l2", -1.0}}))),
+              HasSubstr("'kernel_regularizer' l2 must be a finite value >= 0"));
+  // A regularizer on a weight the class does not have.
+  EXPECT_THAT(errorOf([] { Dense(3).withRegularizer("gamma", {0, 1}); }),
+              HasSubstr("(Dense): has no gamma_regularizer (it takes "
+                        "kernel_regularizer, bias_regularizer)"));
+}
+
+} // namespace

@@ -3,7 +3,7 @@
 // Each .keras fixture under tests/fixtures/keras (recursively) is imported,
 // saved as a Keras 3 archive from the config kcc generates for the model it
 // built (not the imported config text), and read back: the reloaded model
-// must predict the same bits. A fixture kcc cannot import is skipped only
+// must predict the same bits and keep every regularizer. A fixture kcc cannot import is skipped only
 // when it is listed below with the reason.
 //
 //===----------------------------------------------------------------------===//
@@ -67,6 +67,16 @@ std::vector<NDArray> sampleInputs(Model &model, int64_t batch) {
   return xs;
 }
 
+void expectSameRegularizer(const std::optional<Regularizer> &a,
+                           const std::optional<Regularizer> &b,
+                           const std::string &what) {
+  ASSERT_EQ(a.has_value(), b.has_value()) << what;
+  if (a) {
+    EXPECT_EQ(a->l1, b->l1) << what;
+    EXPECT_EQ(a->l2, b->l2) << what;
+  }
+}
+
 std::vector<NDArray> predictInterpreted(Model &model,
                                         const std::vector<NDArray> &xs) {
   Executable exe =
@@ -79,7 +89,7 @@ TEST(FixtureRoundTrip, EveryKerasFixtureReloadsFromKccsOwnConfig) {
   ASSERT_GE(fixtures.size(), 10u) << "fixtures not found under "
                                   << KCC_KERAS_FIXTURES;
   std::string dir = tempDir();
-  int roundTripped = 0;
+  int roundTripped = 0, regularizers = 0;
   for (const std::string &path : fixtures) {
     std::string file = llvm::sys::path::filename(path).str();
     SCOPED_TRACE(path);
@@ -102,6 +112,21 @@ TEST(FixtureRoundTrip, EveryKerasFixtureReloadsFromKccsOwnConfig) {
     keras::ImportedModel back = keras::importFile(saved);
     ASSERT_TRUE(back.weightsLoaded) << file;
     EXPECT_EQ(back.specLayerOrder, keras::kerasLayerOrder(model)) << file;
+    // What predictions cannot show: the regularizers training adds.
+    for (const Layer &layer : model.layers()) {
+      LayerImpl &was = *layer.impl();
+      LayerImpl &now = *back.model->getLayer(layer.name()).impl();
+      regularizers += was.activityRegularizer().has_value();
+      for (const std::string &w : was.regularizableWeights()) {
+        regularizers += was.weightRegularizer(w).has_value();
+        expectSameRegularizer(was.weightRegularizer(w),
+                              now.weightRegularizer(w),
+                              file + " " + layer.name() + "/" + w);
+      }
+      expectSameRegularizer(was.activityRegularizer(),
+                            now.activityRegularizer(),
+                            file + " " + layer.name() + " activity");
+    }
 
     std::vector<NDArray> xs = sampleInputs(model, 4);
     std::vector<NDArray> expected = predictInterpreted(model, xs);
@@ -112,6 +137,7 @@ TEST(FixtureRoundTrip, EveryKerasFixtureReloadsFromKccsOwnConfig) {
                       file + " output " + std::to_string(k));
     ++roundTripped;
   }
+  EXPECT_GE(regularizers, 8) << "regularized.keras's regularizers";
   EXPECT_EQ(roundTripped + static_cast<int>(notImportable().size()),
             static_cast<int>(fixtures.size()));
 }
