@@ -216,3 +216,20 @@ TEST(ActivationGradients, BatchNormalizationTraining) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(ActivationGradients, RegularizationPenalties) {
+  // l1 * sum(|w|) + l2 * sum(w^2), as the train step adds it to the loss.
+  NDArray w = awayFromZero(kShape, 0.1, 2, 21);
+  for (Regularizer r : {Regularizer::L1(0.3), Regularizer::L2(0.7),
+                        Regularizer::L1L2(0.3, 0.7)})
+    EXPECT_GRADIENTS_MATCH(checkTraced(
+        {kShape},
+        [&](const std::vector<Tensor> &in) {
+          return regularizationPenalty(in[0], r);
+        },
+        {w}, {}));
+}
+
+} // namespace
