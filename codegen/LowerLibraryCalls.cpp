@@ -1,6 +1,7 @@
 //===- LowerLibraryCalls.cpp - GEMM, convolution, pooling to kcc_rt_* -----===//
 //
-// matmul, conv2d (and both backprops) and pooling (and grads) run the kernel
+// matmul, batch_matmul, conv2d (and both backprops) and pooling (and grads)
+// run the kernel
 // library (oneDNN for GEMM and convolution) through the C entry points of
 // runtime/LibraryCalls.h, so compiled code and the interpreter share
 // kernels. The ABI is deliberately plain: data pointers (inputs, then the
@@ -113,6 +114,19 @@ struct MatmulLowering : OpConversionPattern<kc::MatmulOp> {
                   ConversionPatternRewriter &rewriter) const override {
     return emitCall(op,
                     {"matmul",
+                     {adaptor.getLhs(), adaptor.getRhs()},
+                     {op.getTransposeLhs(), op.getTransposeRhs()}},
+                    rewriter);
+  }
+};
+
+struct BatchMatmulLowering : OpConversionPattern<kc::BatchMatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kc::BatchMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return emitCall(op,
+                    {"batch_matmul",
                      {adaptor.getLhs(), adaptor.getRhs()},
                      {op.getTransposeLhs(), op.getTransposeRhs()}},
                     rewriter);
@@ -304,7 +318,8 @@ struct GatherGradLowering : OpConversionPattern<kc::GatherGradOp> {
 } // namespace
 
 void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
-  patterns.add<AllReduceLowering, MatmulLowering, Conv2DLowering,
+  patterns.add<AllReduceLowering, MatmulLowering, BatchMatmulLowering,
+               Conv2DLowering,
                Conv2DBackpropInputLowering, Conv2DBackpropFilterLowering, PoolLowering<kc::MaxPool2DOp>,
                PoolLowering<kc::AvgPool2DOp>, MaxPoolGradLowering,
                AvgPoolGradLowering>(patterns.getContext());

@@ -223,7 +223,58 @@ public:
       const std::string &movingVarianceInitializer = "ones");
 };
 
+/// Keras's LayerNormalization over the last axis, as Keras 3 computes it
+/// (rms_scaling false): per position, the mean and biased variance of the
+/// features normalize, x * inv + (beta - mean * inv) with inv =
+/// rsqrt(variance + epsilon) * gamma. Weights, in Keras's order: gamma
+/// (with `scale`), beta (with `center`).
+class LayerNormalization : public Layer {
+public:
+  explicit LayerNormalization(int64_t axis = -1, double epsilon = 1e-3,
+                              bool center = true, bool scale = true,
+                              const std::string &betaInitializer = "zeros",
+                              const std::string &gammaInitializer = "ones");
+};
+
 // Sequences (frontend/layers/Sequence.cpp): [batch, steps, channels].
+
+// Attention (frontend/layers/Attention.cpp).
+
+/// Keras's EinsumDense for equations "INPUT,KERNEL->OUTPUT" whose input is
+/// free dims then contracted dims, kernel the contracted then output dims
+/// and output the free then output dims ("abc,cd->abd", "abc,cde->abde",
+/// "abcd,cde->abe"); others are refused. `outputShape` excludes the batch,
+/// as Keras's; `biasAxes` (output letters, "" for none) gives a bias of
+/// Keras's shape.
+class EinsumDense : public Layer {
+public:
+  EinsumDense(const std::string &equation, const Shape &outputShape,
+              const std::string &biasAxes = "",
+              const std::string &activation = "linear",
+              const std::string &kernelInitializer = "glorot_uniform",
+              const std::string &biasInitializer = "zeros");
+};
+
+/// Keras's MultiHeadAttention on rank-3 inputs, called on {query, value}
+/// or {query, value, key}: softmax(q k^T / sqrt(keyDim)) v per head, with
+/// Keras's causal mask when `useCausalMask` (a call argument in Keras, a
+/// property of the layer here). `valueDim` 0 means keyDim; an empty
+/// `outputShape` means the query's features. No dropout, no masks beyond
+/// the causal one. Weights, as Keras names them: query/kernel [E, H, keyDim]
+/// and query/bias [H, keyDim], key/..., value/... [E, H, valueDim],
+/// attention_output/kernel [H, valueDim, out...] and its bias [out...].
+class MultiHeadAttention : public Layer {
+public:
+  MultiHeadAttention(int64_t numHeads, int64_t keyDim, int64_t valueDim = 0,
+                     bool useBias = true, const Shape &outputShape = {},
+                     bool useCausalMask = false,
+                     const std::string &kernelInitializer = "glorot_uniform",
+                     const std::string &biasInitializer = "zeros");
+};
+
+/// Whether `layer` is a MultiHeadAttention applying the causal mask (what
+/// a saved config records as the call's use_causal_mask).
+bool usesCausalMask(const Layer &layer);
 
 /// Rows of a trainable [inputDim, outputDim] table at integer ids (int32 or
 /// int64 inputs; other dtypes are cast to int32 as Keras does). Ids in

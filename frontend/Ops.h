@@ -138,6 +138,9 @@ Tensor randomUniform(const Shape &shape, uint64_t seed, const Tensor &counter,
 // Linear algebra and normalization.
 Tensor matmul(const Tensor &a, const Tensor &b, bool transposeA = false,
               bool transposeB = false);
+/// [B, M, K] x [B, K, N] -> [B, M, N], one matmul per leading index.
+Tensor batchMatmul(const Tensor &a, const Tensor &b, bool transposeA = false,
+                   bool transposeB = false);
 Tensor softmax(const Tensor &x, int64_t axis = -1);
 Tensor logSoftmax(const Tensor &x, int64_t axis = -1);
 

@@ -34,6 +34,30 @@ def Kc_MatmulOp : Kc_Op<"matmul", [SameOperandsAndResultElementType,
   let hasVerifier = 1;
 }
 
+def Kc_BatchMatmulOp : Kc_Op<"batch_matmul", [SameOperandsAndResultElementType,
+                                  DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
+  let summary = "batched 3-D matrix product with optional transposes";
+  let description = [{
+    For each `b` of the leading (batch) dim, which both operands share,
+    `result[b] = op(lhs[b]) x op(rhs[b])` as in `kc.matmul`: `op(lhs[b])`
+    is MxK, `op(rhs[b])` KxN, the result `[B, M, N]`. Attention's scores
+    (`q k^T` per batch and head) and its weighted sum of values; the
+    transposes make the gradients batch_matmuls again.
+
+    ```mlir
+    %s = kc.batch_matmul %q, %k {transpose_rhs = true} : tensor<64x40x8xf32>, tensor<64x40x8xf32> -> tensor<64x40x40xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$lhs, Kc_FloatTensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_lhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_rhs);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 class Kc_SoftmaxLikeOp<string mnemonic, string formula>
     : Kc_Op<mnemonic, [SameOperandsAndResultType,
                         DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {

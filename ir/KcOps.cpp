@@ -169,6 +169,15 @@ LogicalResult MatmulOp::verify() {
                           shapeOf(getResult()));
 }
 
+LogicalResult BatchMatmulOp::verify() {
+  return checkResultShape(*this,
+                          shapes::batchMatmul(shapeOf(getLhs()),
+                                              shapeOf(getRhs()),
+                                              getTransposeLhs(),
+                                              getTransposeRhs()),
+                          shapeOf(getResult()));
+}
+
 LogicalResult SoftmaxOp::verify() { return verifySoftmax(*this); }
 LogicalResult LogSoftmaxOp::verify() { return verifySoftmax(*this); }
 

@@ -89,6 +89,22 @@ Expected<Dims> matmul(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
   return checked(Dims{m, n});
 }
 
+Expected<Dims> batchMatmul(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
+                           bool transposeLhs, bool transposeRhs) {
+  if (lhs.size() != 3 || rhs.size() != 3)
+    return fail(formatv("expects 3-D operands [batch, rows, cols], got lhs "
+                        "{0} and rhs {1}",
+                        str(lhs), str(rhs)));
+  if (lhs[0] != rhs[0])
+    return fail(formatv("expects the batch dims to match: lhs {0}, rhs {1}",
+                        str(lhs), str(rhs)));
+  Expected<Dims> mn = matmul(lhs.drop_front(), rhs.drop_front(), transposeLhs,
+                             transposeRhs);
+  if (!mn)
+    return mn.takeError();
+  return checked(Dims{lhs[0], (*mn)[0], (*mn)[1]});
+}
+
 Expected<Dims> reshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
   Dims out(to.begin(), to.end());
   int64_t known = 1, inferred = -1;

@@ -41,6 +41,10 @@ llvm::Expected<Dims> broadcastTo(llvm::ArrayRef<int64_t> from,
 llvm::Expected<Dims> matmul(llvm::ArrayRef<int64_t> lhs,
                             llvm::ArrayRef<int64_t> rhs, bool transposeLhs,
                             bool transposeRhs);
+/// [B, M, K] x [B, K, N] -> [B, M, N], transposes per batch as matmul's.
+llvm::Expected<Dims> batchMatmul(llvm::ArrayRef<int64_t> lhs,
+                                 llvm::ArrayRef<int64_t> rhs,
+                                 bool transposeLhs, bool transposeRhs);
 /// `to` may hold one -1, inferred from the element count.
 llvm::Expected<Dims> reshape(llvm::ArrayRef<int64_t> from,
                              llvm::ArrayRef<int64_t> to);

@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 using namespace kcc;
 
@@ -70,6 +71,23 @@ void matmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1, int64_t b0,
     NDArray A = view(a, {a0, a1}), B = view(b, {b0, b1});
     NDArray O = view(out, {o0, o1});
     kernels::matmul(A, B, ta != 0, tb != 0, O);
+  });
+}
+
+template <typename T>
+void batchMatmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1,
+                 int64_t a2, int64_t b0, int64_t b1, int64_t b2, int64_t o0,
+                 int64_t o1, int64_t o2, int64_t ta, int64_t tb) {
+  int64_t k = ta ? a1 : a2;
+  if constexpr (std::is_same_v<T, float>)
+    if (o0 > 0 && o1 > 0 && o2 > 0 && k > 0)
+      return guarded("batch_matmul", [&] {
+        kernels::batchMatmulF32(a, b, out, o0, o1, o2, k, ta != 0, tb != 0);
+      });
+  guarded("batch_matmul", [&] {
+    NDArray A = view(a, {a0, a1, a2}), B = view(b, {b0, b1, b2});
+    NDArray O = view(out, {o0, o1, o2});
+    kernels::batchMatmul(A, B, ta != 0, tb != 0, O);
   });
 }
 
@@ -183,6 +201,12 @@ void maxPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
                          int64_t a1, int64_t b0, int64_t b1, int64_t o0,       \
                          int64_t o1, int64_t ta, int64_t tb) {                 \
     matmul(a, b, out, a0, a1, b0, b1, o0, o1, ta, tb);                         \
+  }                                                                            \
+  void kcc_rt_batch_matmul_##S(const T *a, const T *b, T *out, int64_t a0,     \
+                               int64_t a1, int64_t a2, int64_t b0, int64_t b1, \
+                               int64_t b2, int64_t o0, int64_t o1, int64_t o2, \
+                               int64_t ta, int64_t tb) {                       \
+    batchMatmul(a, b, out, a0, a1, a2, b0, b1, b2, o0, o1, o2, ta, tb);        \
   }                                                                            \
   void kcc_rt_matmul_epilogue_##S(                                             \
       const T *a, const T *b, const T *bias, T *out, int64_t a0, int64_t a1,   \
@@ -358,6 +382,7 @@ std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
                        reinterpret_cast<void *>(&kcc_rt_##NAME##_f64));
   KCC_RT_SYM(matmul)
   KCC_RT_SYM(matmul_epilogue)
+  KCC_RT_SYM(batch_matmul)
   KCC_RT_SYM(conv2d)
   KCC_RT_SYM(conv2d_epilogue)
   KCC_RT_SYM(conv2d_backprop_input)

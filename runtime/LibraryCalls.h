@@ -26,6 +26,12 @@ extern "C" {
   void kcc_rt_matmul_##S(const T *a, const T *b, T *out, int64_t a0,           \
                          int64_t a1, int64_t b0, int64_t b1, int64_t o0,       \
                          int64_t o1, int64_t transposeA, int64_t transposeB);
+/// [B, M, K] x [B, K, N] per batch, operands and output as 3 dims each.
+#define KCC_RT_BATCH_MATMUL(T, S)                                              \
+  void kcc_rt_batch_matmul_##S(const T *a, const T *b, T *out, int64_t a0,     \
+                               int64_t a1, int64_t a2, int64_t b0, int64_t b1, \
+                               int64_t b2, int64_t o0, int64_t o1, int64_t o2, \
+                               int64_t transposeA, int64_t transposeB);
 /// The GEMM with its epilogue fused (codegen/FuseEpilogues.cpp): a bias
 /// pointer before the output, and after the transposes `hasBias` and `act`
 /// (0: none, 1: relu). The bias spans the output's last dim.
@@ -79,6 +85,7 @@ extern "C" {
 
 #define KCC_RT_ALL(T, S)                                                       \
   KCC_RT_MATMUL(T, S)                                                          \
+  KCC_RT_BATCH_MATMUL(T, S)                                                    \
   KCC_RT_MATMUL_EPILOGUE(T, S)                                                 \
   KCC_RT_CONV_EPILOGUE(T, S)                                                   \
   KCC_RT_CONV(conv2d, T, S)                                                    \
@@ -103,6 +110,7 @@ KCC_RT_GATHER(double, f64, int64_t, i64)
 #undef KCC_RT_POOL1
 #undef KCC_RT_CONV
 #undef KCC_RT_MATMUL
+#undef KCC_RT_BATCH_MATMUL
 #undef KCC_RT_MATMUL_EPILOGUE
 #undef KCC_RT_CONV_EPILOGUE
 }

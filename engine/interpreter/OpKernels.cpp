@@ -212,6 +212,13 @@ void addNN(KernelTable &t) {
     kk::matmul(*in[0], *in[1], op.getTransposeLhs(), op.getTransposeRhs(), out);
     return out;
   });
+  add<kc::BatchMatmulOp>(t, [](kc::BatchMatmulOp op, Operands in,
+                               OpEnv &env) {
+    NDArray out = env.allocate(op.getResult());
+    kk::batchMatmul(*in[0], *in[1], op.getTransposeLhs(), op.getTransposeRhs(),
+                    out);
+    return out;
+  });
   add<kc::SoftmaxOp>(t, [](kc::SoftmaxOp op, Operands in, OpEnv &env) {
     NDArray out = env.allocate(op.getResult());
     kk::softmax(*in[0], normalizeAxis(op.getAxis(), in[0]->rank()), out);

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "frontend/Layers.h"
 #include "frontend/keras/Saving.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -121,6 +122,10 @@ json::Object layerConfig(const Layer &layer) {
                             "beta_constraint", "gamma_constraint"})
       c[key] = nullptr;
     c["synchronized"] = false;
+  } else if (cls == "LayerNormalization") {
+    for (const char *key : {"beta_regularizer", "gamma_regularizer",
+                            "beta_constraint", "gamma_constraint"})
+      c[key] = nullptr;
   } else if (cls == "Conv1D") {
     for (const char *key : {"kernel_regularizer", "bias_regularizer",
                             "kernel_constraint", "bias_constraint",
@@ -128,6 +133,18 @@ json::Object layerConfig(const Layer &layer) {
       c[key] = nullptr;
     c["data_format"] = "channels_last";
     c["groups"] = 1;
+  } else if (cls == "EinsumDense" || cls == "MultiHeadAttention") {
+    for (const char *key : {"kernel_regularizer", "bias_regularizer",
+                            "activity_regularizer", "kernel_constraint",
+                            "bias_constraint"})
+      c[key] = nullptr;
+    if (cls == "EinsumDense") {
+      c["lora_rank"] = nullptr;
+    } else {
+      c["use_gate"] = false;
+      c["sliding_window"] = nullptr;
+      c["seed"] = nullptr;
+    }
   } else if (cls == "Embedding") {
     for (const char *key : {"embeddings_regularizer", "activity_regularizer",
                             "embeddings_constraint"})
@@ -150,13 +167,22 @@ json::Object layerConfig(const Layer &layer) {
 }
 
 json::Object layerEntry(const Layer &layer, json::Value buildInputShape) {
-  return json::Object{
-      {"module", "keras.layers"},
-      {"class_name", layer.className()},
-      {"config", layerConfig(layer)},
-      {"registered_name", nullptr},
-      {"build_config",
-       json::Object{{"input_shape", std::move(buildInputShape)}}}};
+  json::Object build{{"input_shape", std::move(buildInputShape)}};
+  // MultiHeadAttention builds from named shapes (build(query_shape,
+  // value_shape, key_shape)).
+  if (layer.className() == "MultiHeadAttention") {
+    json::Array *shapes = build.getArray("input_shape");
+    json::Object dict;
+    const char *names[] = {"query_shape", "value_shape", "key_shape"};
+    for (size_t i = 0; shapes && i < shapes->size() && i < 3; ++i)
+      dict[names[i]] = std::move((*shapes)[i]);
+    build = json::Object{{"shapes_dict", std::move(dict)}};
+  }
+  return json::Object{{"module", "keras.layers"},
+                      {"class_name", layer.className()},
+                      {"config", layerConfig(layer)},
+                      {"registered_name", nullptr},
+                      {"build_config", std::move(build)}};
 }
 
 json::Object inputLayerEntry(const Tensor &input, const std::string &name) {
@@ -322,10 +348,18 @@ json::Object functionalConfig(Model &model) {
     json::Array args;
     for (const Tensor &t : node->inputs)
       args.push_back(kerasTensor(t, order));
-    json::Object call{{"args", node->inputs.size() == 1
-                                   ? json::Array{std::move(args[0])}
+    // MultiHeadAttention takes query, value (, key) as positional
+    // arguments, the merge layers one list.
+    bool attention = layer.className() == "MultiHeadAttention";
+    json::Object kwargs;
+    if (attention && usesCausalMask(layer))
+      kwargs["use_causal_mask"] = true;
+    json::Object call{{"args", node->inputs.size() == 1 || attention
+                                   ? (node->inputs.size() == 1
+                                          ? json::Array{std::move(args[0])}
+                                          : std::move(args))
                                    : json::Array{json::Value(std::move(args))}},
-                      {"kwargs", json::Object{}}};
+                      {"kwargs", std::move(kwargs)}};
     auto it = entryOf.find(layer.name());
     if (it == entryOf.end()) {
       json::Object e = layerEntry(layer, nodeShapes(*node));

@@ -391,6 +391,34 @@ Layer buildBatchNormalization(const ObjectView &c) {
       readInitializer(c, "moving_variance_initializer", "ones"));
 }
 
+/// Keras 3 writes axis as a list ([-1]), Keras 2 after build as a list of
+/// positive axes ([2]), either may be a bare int; one axis only, which the
+/// layer checks is the last.
+Layer buildLayerNormalization(const ObjectView &c) {
+  checkNull(c, {"beta_regularizer", "gamma_regularizer", "beta_constraint",
+                "gamma_constraint"});
+  if (c.getBool("rms_scaling", false))
+    c.failField("rms_scaling", "rms_scaling: true is not supported");
+  int64_t axis = -1;
+  if (const json::Value *v = c.get("axis")) {
+    const json::Array *list = v->getAsArray();
+    std::optional<int64_t> one =
+        list ? (list->size() == 1 ? (*list)[0].getAsInteger() : std::nullopt)
+             : v->getAsInteger();
+    if (!one || *one < -1 || *one > (int64_t(1) << 31))
+      c.failField("axis", "'axis' must be one axis (kcc normalizes over the "
+                          "last axis only)");
+    axis = *one;
+  }
+  double epsilon = c.getNumber("epsilon", 1e-3);
+  if (!(std::isfinite(epsilon) && epsilon > 0))
+    c.failField("epsilon", "'epsilon' must be finite and > 0");
+  return LayerNormalization(
+      axis, epsilon, c.getBool("center", true), c.getBool("scale", true),
+      readInitializer(c, "beta_initializer", "zeros"),
+      readInitializer(c, "gamma_initializer", "ones"));
+}
+
 /// A 1-D window field (kernel_size, strides, pool_size, dilation_rate,
 /// size): an int or a one-element list, in [1, 2^31-1].
 int64_t readSize1(const ObjectView &c, llvm::StringRef key,
@@ -485,7 +513,68 @@ Layer buildZeroPadding1D(const ObjectView &c) {
   return ZeroPadding1D(check(p[0]), check(p[1]));
 }
 
+/// An int or a list of ints (null entries, Keras's None, read as -1);
+/// empty when absent.
+Shape readIntOrShape(const ObjectView &c, llvm::StringRef key) {
+  const json::Value *v = c.get(key);
+  if (!v)
+    return {};
+  if (std::optional<int64_t> n = v->getAsInteger())
+    return {*n};
+  return c.getShape(key);
+}
+
+Layer buildEinsumDense(const ObjectView &c) {
+  checkNull(c, {"kernel_regularizer", "bias_regularizer",
+                "activity_regularizer", "kernel_constraint", "bias_constraint",
+                "lora_rank", "quantization_config"});
+  Shape outputShape = readIntOrShape(c, "output_shape");
+  if (outputShape.empty())
+    c.failField("output_shape", "missing required field 'output_shape'");
+  return EinsumDense(c.getString("equation"), outputShape,
+                     c.getString("bias_axes", ""), readActivation(c),
+                     readInitializer(c, "kernel_initializer", "glorot_uniform"),
+                     readInitializer(c, "bias_initializer", "zeros"));
+}
+
+Layer buildMultiHeadAttention(const ObjectView &c, const CallOptions &call) {
+  checkNull(c, {"kernel_regularizer", "bias_regularizer",
+                "activity_regularizer", "kernel_constraint", "bias_constraint",
+                "sliding_window"});
+  if (c.getNumber("dropout", 0.0) != 0.0)
+    c.failField("dropout", "dropout on the attention scores is not supported "
+                           "(must be 0)");
+  if (c.getBool("use_gate", false))
+    c.failField("use_gate", "use_gate: true is not supported");
+  if (c.has("attention_axes")) {
+    Shape axes = readIntOrShape(c, "attention_axes");
+    if (axes.size() != 1 || (axes[0] != 1 && axes[0] != -2))
+      c.failField("attention_axes", "attention over axes " +
+                                        shapeToString(axes) +
+                                        " is not supported (only [1], the "
+                                        "steps of a rank-3 input)");
+  }
+  int64_t heads = readWidth(c, "num_heads");
+  int64_t keyDim = readWidth(c, "key_dim");
+  int64_t valueDim = c.has("value_dim") ? readWidth(c, "value_dim") : keyDim;
+  Shape outputShape = readIntOrShape(c, "output_shape");
+  for (int64_t d : outputShape)
+    if (d <= 0)
+      c.failField("output_shape", "'output_shape' must hold positive sizes");
+  return MultiHeadAttention(
+      heads, keyDim, valueDim, c.getBool("use_bias", true), outputShape,
+      call.useCausalMask,
+      readInitializer(c, "kernel_initializer", "glorot_uniform"),
+      readInitializer(c, "bias_initializer", "zeros"));
+}
+
 } // namespace
+
+std::string keras::sublayerGroup(llvm::StringRef sublayer) {
+  if (sublayer == "attention_output")
+    return "output_dense";
+  return (sublayer + "_dense").str();
+}
 
 std::optional<Shape> keras::readBatchInputShape(const ObjectView &config) {
   if (!config.has("batch_input_shape"))
@@ -535,7 +624,8 @@ InputSpec keras::readInputLayer(const ObjectView &config) {
 }
 
 BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
-                             const std::string &name) {
+                             const std::string &name,
+                             const CallOptions &call) {
   if (cls == "Lambda")
     c.fail("Lambda layers hold Python code and cannot be imported");
   if (cls == "Sequential" || cls == "Functional" || cls == "Model")
@@ -598,6 +688,12 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
       layer = buildUpSampling2D(c);
     else if (cls == "BatchNormalization")
       layer = buildBatchNormalization(c);
+    else if (cls == "LayerNormalization")
+      layer = buildLayerNormalization(c);
+    else if (cls == "EinsumDense")
+      layer = buildEinsumDense(c);
+    else if (cls == "MultiHeadAttention")
+      layer = buildMultiHeadAttention(c, call);
     else if (cls == "Embedding")
       layer = buildEmbedding(c);
     else if (cls == "Conv1D")
@@ -626,12 +722,13 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
            "' is not supported (kcc imports InputLayer, Dense, Conv2D, "
            "MaxPooling2D, AveragePooling2D, GlobalAveragePooling2D, "
            "GlobalMaxPooling2D, Flatten, Reshape, ZeroPadding2D, "
-           "Cropping2D, UpSampling2D, BatchNormalization, Dropout, "
+           "Cropping2D, UpSampling2D, BatchNormalization, LayerNormalization, "
+           "Dropout, "
            "Activation, Softmax, ReLU, "
            "LeakyReLU, PReLU, ELU, Add, Subtract, Multiply, Average, "
            "Maximum, Minimum, Concatenate, Embedding, Conv1D, MaxPooling1D, "
            "AveragePooling1D, GlobalAveragePooling1D, GlobalMaxPooling1D, "
-           "ZeroPadding1D and UpSampling1D)");
+           "ZeroPadding1D, UpSampling1D, EinsumDense and MultiHeadAttention)");
   if (!name.empty())
     layer->named(name);
   return {*layer, c.getBool("trainable", true)};

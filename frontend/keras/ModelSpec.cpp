@@ -331,7 +331,8 @@ private:
                        "' has " + std::to_string(list->size()) + " node(s))");
     if (!slot.built)
       slot.built = buildLayer(*slot.entry.config, slot.entry.cls,
-                              slot.entry.name);
+                              slot.entry.name,
+                              readCallOptions(slot, *list, nodesPath));
     JsonPath nodePath = nodesPath.index(ref.node);
     std::vector<TensorRef> args;
     collectArgs((*list)[ref.node], nodePath, args);
@@ -357,6 +358,35 @@ private:
     slot.nodes[ref.node] = outs;
   }
 
+  /// The call arguments kcc fixes per layer, from the kwargs of every
+  /// Keras 3 node (they must agree: the layer is built once).
+  CallOptions readCallOptions(const Slot &slot, const json::Array &nodes,
+                              const JsonPath &nodesPath) const {
+    CallOptions options;
+    std::optional<bool> causal;
+    for (auto [i, node] : llvm::enumerate(nodes)) {
+      const json::Object *o = node.getAsObject();
+      const json::Object *kwargs = o ? o->getObject("kwargs") : nullptr;
+      if (!kwargs)
+        continue;
+      ObjectView view(reader_, *kwargs, nodesPath.index(i).field("kwargs"),
+                      slot.entry.view.context());
+      if (view.getBool("return_attention_scores", false))
+        view.failField("return_attention_scores",
+                       "return_attention_scores: true is not supported");
+      bool c = view.getBool("use_causal_mask", false);
+      if (c && slot.entry.cls != "MultiHeadAttention")
+        view.failField("use_causal_mask", "use_causal_mask is a "
+                                          "MultiHeadAttention argument");
+      if (causal && *causal != c)
+        view.failField("use_causal_mask",
+                       "the calls of one layer must agree on use_causal_mask");
+      causal = c;
+    }
+    options.useCausalMask = causal.value_or(false);
+    return options;
+  }
+
   /// The input tensors of one inbound node, in order.
   void collectArgs(const json::Value &node, const JsonPath &path,
                    std::vector<TensorRef> &out) const {
@@ -368,6 +398,24 @@ private:
       if (!args)
         view.failField("args", "missing required field 'args'");
       collectTensors(*args, path.field("args"), out);
+      // MultiHeadAttention's value and key may be keyword arguments; they
+      // follow the query in that order. No other tensor kwarg is modelled
+      // (masks), so one is an error rather than ignored.
+      if (const json::Object *kwargs = o->getObject("kwargs")) {
+        ObjectView kw(reader_, *kwargs, path.field("kwargs"), modelContext());
+        for (const char *key : {"value", "key"})
+          if (const json::Value *t = kw.get(key))
+            collectTensors(*t, kw.path().field(key), out);
+        for (const auto &kv : *kwargs) {
+          llvm::StringRef key = kv.first;
+          const json::Object *t = kv.second.getAsObject();
+          if (key != "value" && key != "key" && t &&
+              t->getString("class_name") == "__keras_tensor__")
+            kw.failField(key, "tensor argument '" + key.str() +
+                                  "' is not supported (kcc models no "
+                                  "masks)");
+        }
+      }
       return;
     }
     const json::Array *a = node.getAsArray();

@@ -11,6 +11,7 @@
 #include "frontend/keras/Saving.h"
 #include "frontend/keras/Hdf5.h"
 #include "frontend/keras/Hdf5Writer.h"
+#include "frontend/keras/LayerSpecs.h"
 #include "frontend/keras/ModelSpec.h"
 #include "passes/Optimizers.h"
 #include "runtime/data/AtomicFile.h"
@@ -208,8 +209,28 @@ std::string weightsImage(Model &model, const ModelState &state,
     const Layer &layer = *l;
     std::string vars = group(layer.className(), layer.name());
     size_t first = firstWeight.lookup(layer.name());
-    for (size_t i = 0; i < layer.impl()->weights().size(); ++i)
-      h5.writeDataset(vars + "/" + std::to_string(i), state.weights[first + i]);
+    // Weights of sublayers ("query/kernel") go to the sublayer's group,
+    // numbered per sublayer, as Keras writes MultiHeadAttention.
+    std::string layerGroup = vars.substr(0, vars.size() - 5);
+    llvm::StringMap<size_t> perSublayer;
+    const std::vector<Weight> &ws = layer.impl()->weights();
+    for (size_t i = 0; i < ws.size(); ++i) {
+      size_t slash = ws[i].name.find('/');
+      if (slash == std::string::npos) {
+        h5.writeDataset(vars + "/" + std::to_string(i),
+                        state.weights[first + i]);
+        continue;
+      }
+      std::string sub = ws[i].name.substr(0, slash);
+      std::string subVars = layerGroup + "/" + sublayerGroup(sub) + "/vars";
+      size_t &n = perSublayer[sub];
+      if (n == 0) {
+        h5.createGroup(subVars);
+        h5.setStringAttr(subVars, "name", sub);
+      }
+      h5.writeDataset(subVars + "/" + std::to_string(n++),
+                      state.weights[first + i]);
+    }
   }
   if (const std::optional<OptimizerState> &opt = state.optimizer) {
     h5.createGroup("optimizer/vars");

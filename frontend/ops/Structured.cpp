@@ -30,6 +30,25 @@ Tensor ops::matmul(const Tensor &a, const Tensor &b, bool transposeA,
   return Tensor(out);
 }
 
+Tensor ops::batchMatmul(const Tensor &a, const Tensor &b, bool transposeA,
+                        bool transposeB) {
+  Mode mode = modeOf("batch_matmul", {&a, &b});
+  DType dt = commonDType("batch_matmul", {&a, &b});
+  Shape shape =
+      unwrap("batch_matmul", shapes::batchMatmul(a.shape(), b.shape(),
+                                                 transposeA, transposeB));
+  if (mode == Mode::Symbolic)
+    return Tensor::symbolic(shape, dt);
+  if (mode == Mode::Traced)
+    return emit<kc::BatchMatmulOp>(shape, dt, valueOf(a), valueOf(b),
+                                   transposeA, transposeB);
+  NDArray out = allocate(shape, dt);
+  runKernel("batch_matmul", [&] {
+    kernels::batchMatmul(a.array(), b.array(), transposeA, transposeB, out);
+  });
+  return Tensor(out);
+}
+
 namespace {
 template <typename KcOp, typename Kernel>
 Tensor softmaxLike(llvm::StringRef name, const Tensor &x, int64_t axis,

@@ -38,6 +38,25 @@ Grads MatmulOp::buildGradients(OpBuilder &builder, Value g) {
   return {mm(aType, b, g, true, true), mm(bType, g, a, true, true)};
 }
 
+Grads BatchMatmulOp::buildGradients(OpBuilder &builder, Value g) {
+  // Per batch, matmul's four cases.
+  GradientBuilder gb(builder, *this);
+  Location loc = gb.location();
+  Value a = getLhs(), b = getRhs();
+  Type aType = a.getType(), bType = b.getType();
+  bool ta = getTransposeLhs(), tb = getTransposeRhs();
+  auto mm = [&](Type type, Value l, Value r, bool tl, bool tr) -> Value {
+    return builder.create<BatchMatmulOp>(loc, type, l, r, tl, tr);
+  };
+  if (!ta && !tb)
+    return {mm(aType, g, b, false, true), mm(bType, a, g, true, false)};
+  if (!ta && tb)
+    return {mm(aType, g, b, false, false), mm(bType, g, a, true, false)};
+  if (ta && !tb)
+    return {mm(aType, b, g, false, true), mm(bType, a, g, false, false)};
+  return {mm(aType, b, g, true, true), mm(bType, g, a, true, true)};
+}
+
 namespace {
 int64_t normalizedAxis(int64_t axis, Value x) {
   return axis < 0 ? axis + GradientBuilder::typeOf(x).getRank() : axis;

@@ -71,6 +71,15 @@ void matmulF32(const float *a, const float *b, const float *bias, float *out,
                int64_t m, int64_t n, int64_t k, bool transposeA,
                bool transposeB, bool relu);
 
+/// out[B,M,N] = op(a[b]) * op(b[b]) for each b of the shared leading dim;
+/// a is [B,M,K] (or [B,K,M] transposed), b is [B,K,N] (or [B,N,K]).
+void batchMatmul(const NDArray &a, const NDArray &b, bool transposeA,
+                 bool transposeB, NDArray &out);
+/// The f32 batched GEMM on raw pointers (compiled code); all dims > 0.
+void batchMatmulF32(const float *a, const float *b, float *out, int64_t batch,
+                    int64_t m, int64_t n, int64_t k, bool transposeA,
+                    bool transposeB);
+
 void softmax(const NDArray &x, int64_t axis, NDArray &out);
 void logSoftmax(const NDArray &x, int64_t axis, NDArray &out);
 /// Reduce over `axes` (sorted, unique, non-negative). `out` has the kept or

@@ -129,6 +129,29 @@ TEST(NNGradients, Pooling) {
   }
 }
 
+TEST(NNGradients, BatchMatmulAllTransposeCombinations) {
+  mlir::MLIRContext ctx;
+  const int64_t batch = 3, m = 2, k = 4, n = 5;
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      Shape a = ta ? Shape{batch, k, m} : Shape{batch, m, k};
+      Shape b = tb ? Shape{batch, n, k} : Shape{batch, k, n};
+      std::ostringstream body;
+      body << "  %y = kc.batch_matmul %x0, %x1 {transpose_lhs = "
+           << (ta ? "true" : "false")
+           << ", transpose_rhs = " << (tb ? "true" : "false") << "} : "
+           << f64Tensor(a) << ", " << f64Tensor(b) << " -> "
+           << f64Tensor({batch, m, n});
+      SCOPED_TRACE(body.str());
+      EXPECT_GRADIENTS_MATCH(
+          checkOp(ctx, body.str(), {f64Tensor(a), f64Tensor(b)},
+                  f64Tensor({batch, m, n}),
+                  {uniform(a, -1, 1, 31 + 2 * ta + tb),
+                   uniform(b, -1, 1, 35 + 2 * ta + tb)}));
+    }
+  }
+}
+
 TEST(NNGradients, BroadcastAddAndResidualFanOut) {
   // h = tanh(x w + b) + x: x feeds the matmul and the residual add, the
   // broadcast bias feeds every row, so gradients must be summed.

@@ -182,6 +182,50 @@ TEST(Saving, FunctionalModelRoundTripsInKerasLayerOrder) {
                     "slot " + std::to_string(i));
 }
 
+// A transformer block built in C++: MultiHeadAttention's weights go to its
+// sublayers' groups and its causal mask to the node's kwargs, the
+// LayerNormalization config is generated, and all reload into the same
+// predictions.
+TEST(Saving, AttentionAndLayerNormalizationReload) {
+  std::string dir = tempDir();
+  std::string path = dir + "/block.keras";
+  Tensor in = Input({5, 6}, DType::F32, "steps");
+  Tensor a = MultiHeadAttention(2, 3, 0, true, {}, /*useCausalMask=*/true)
+                 .named("attention")({in, in});
+  Tensor h = LayerNormalization(-1, 1e-6).named("norm")(Add()({in, a}));
+  Tensor out = Dense(3, "softmax")(GlobalAveragePooling1D()(h));
+  Model model(in, out, "block", 7);
+  TrainingConfig config = adam(4);
+  Executable exe = trainSteps(model, config, 3);
+  keras::saveKerasArchive(path, model, captureState(exe), config);
+
+  NDArray x = randomImages({3, 5, 6}, 12);
+  keras::Checkpoint ckpt = keras::loadCheckpoint(path);
+  ASSERT_TRUE(ckpt.imported.weightsLoaded);
+  expectIdentical(exe.predict(x), predictWith(*ckpt.imported.model, x),
+                  "attention predictions after reload");
+  EXPECT_TRUE(usesCausalMask(ckpt.imported.model->getLayer("attention")));
+
+  json::Value cfg = archiveJson(path, "config.json");
+  bool sawAttention = false;
+  for (const json::Value &l :
+       *cfg.getAsObject()->getObject("config")->getArray("layers")) {
+    const json::Object &entry = *l.getAsObject();
+    if (entry.getString("class_name") == "LayerNormalization") {
+      EXPECT_EQ(entry.getObject("config")->getNumber("epsilon"), 1e-6);
+    }
+    if (entry.getString("class_name") != "MultiHeadAttention")
+      continue;
+    sawAttention = true;
+    const json::Object &node =
+        *(*entry.getArray("inbound_nodes"))[0].getAsObject();
+    EXPECT_EQ(node.getArray("args")->size(), 2u);
+    EXPECT_EQ(node.getObject("kwargs")->getBoolean("use_causal_mask"), true);
+    EXPECT_EQ(entry.getObject("config")->getInteger("num_heads"), 2);
+  }
+  EXPECT_TRUE(sawAttention);
+}
+
 TEST(Saving, KerasThreeImportKeepsItsConfigText) {
   std::string dir = tempDir();
   keras::ImportedModel imported =
