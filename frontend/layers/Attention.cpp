@@ -11,7 +11,7 @@
 // MultiHeadAttention as Keras 3 computes it for rank-3 query/value/key and
 // no dropout: the four projections above, then per batch and head
 // softmax(q k^T / sqrt(key_dim)) v as two kc.batch_matmuls over [B*H, T, D]
-// with the causal mask a kc.select of the scaled scores before the softmax.
+// with the causal mask a constant added to the scores before the softmax.
 // Its weights are Keras's: query/key/value/attention_output, each a kernel
 // and (with use_bias) a bias, in the EinsumDense shapes.
 //
@@ -294,25 +294,26 @@ protected:
       return ops::reshape(ops::transpose(p, {0, 2, 1, 3}),
                           {b * heads_, steps, dim});
     };
-    Tensor q = heads(query, keyDim_);
+    // The query is scaled before its product (Keras's own einsum path):
+    // a [B, T, H*D] multiply instead of one over every score, whose
+    // gradient would keep a [B*H, T, S] broadcast of the scale.
+    DType dt = query.dtype();
+    Tensor q = ops::mul(heads(query, keyDim_),
+                        ops::scalar(1.0 / std::sqrt(double(keyDim_)), dt));
     Tensor k = heads(key, keyDim_);
     Tensor v = heads(value, valueDim_);
-    DType dt = q.dtype();
-    Tensor scores = ops::mul(ops::batchMatmul(q, k, false, true),
-                             ops::scalar(1.0 / std::sqrt(double(keyDim_)), dt));
+    Tensor scores = ops::batchMatmul(q, k, false, true); // [B*H, T, S]
     if (causal_) {
-      // Keras's mask: query step i sees key steps j <= i; the masked scores
-      // take jax.nn.dot_product_attention's large negative, so a row's
-      // softmax gives them exactly 0.
-      std::vector<double> rows(t), cols(s);
-      std::iota(rows.begin(), rows.end(), 0.0);
-      std::iota(cols.begin(), cols.end(), 0.0);
-      Tensor mask = ops::compare(
-          ops::CompareKind::GE,
-          Tensor(NDArray::fromVector({t, 1}, rows, DType::F32)),
-          Tensor(NDArray::fromVector({1, s}, cols, DType::F32)));
-      scores = ops::select(mask, scores,
-                           ops::scalar(-0.7 * double(FLT_MAX), dt));
+      // Keras's mask: query step i sees key steps j <= i. The others get
+      // jax.nn.dot_product_attention's large negative, added rather than
+      // selected: step i always sees step 0, so a row's maximum is a real
+      // score and the softmax gives the masked ones exactly 0 either way,
+      // and an add's gradient needs no [B*H, T, S] mask kept for backward.
+      std::vector<double> bias(t * s, 0.0);
+      for (int64_t i = 0; i < t; ++i)
+        for (int64_t j = i + 1; j < s; ++j)
+          bias[i * s + j] = -0.7 * double(FLT_MAX);
+      scores = ops::add(scores, Tensor(NDArray::fromVector({t, s}, bias, dt)));
     }
     Tensor probs = ops::softmax(scores, -1);
     Tensor o = ops::batchMatmul(probs, v); // [B*H, T, Dv]
