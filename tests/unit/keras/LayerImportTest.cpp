@@ -176,14 +176,63 @@ TEST(KerasLayerImport, Keras2BatchNormalizationFrozenWithAxisList) {
 
 TEST(KerasLayerImport, UnsupportedClassesListWhatIsSupported) {
   std::string text = keras2MlpWith(
-      json::Object{{"class_name", "LayerNormalization"},
-                   {"config", json::Object{{"name", "layer_normalization"}}}});
+      json::Object{{"class_name", "Conv3D"},
+                   {"config", json::Object{{"name", "conv3d"}}}});
   std::string msg = importError(text);
-  EXPECT_THAT(msg, HasSubstr("layer class 'LayerNormalization' is not "
+  EXPECT_THAT(msg, HasSubstr("layer class 'Conv3D' is not "
                              "supported (kcc imports InputLayer, Dense"));
   for (const char *cls : {"GlobalAveragePooling2D", "ZeroPadding2D", "PReLU",
-                          "Concatenate", "Minimum", "BatchNormalization"})
+                          "Concatenate", "Minimum", "BatchNormalization",
+                          "LayerNormalization", "EinsumDense",
+                          "MultiHeadAttention"})
     EXPECT_THAT(msg, HasSubstr(cls));
+}
+
+TEST(KerasLayerImport, Keras2LayerNormalizationWithAxisList) {
+  // Keras 2 writes the built axis as a list of positive axes.
+  std::string text = keras2MlpWith(json::Object{
+      {"class_name", "LayerNormalization"},
+      {"config", json::Object{{"name", "layer_normalization"},
+                              {"axis", json::Array{1}},
+                              {"epsilon", 1e-5},
+                              {"center", false},
+                              {"scale", true}}}});
+  keras::ImportedModel m = keras::importModelJson(text, "keras2.json");
+  Layer ln = m.model->getLayer("layer_normalization");
+  ASSERT_EQ(ln.impl()->weights().size(), 1u);
+  EXPECT_EQ(ln.impl()->weights()[0].name, "gamma");
+  EXPECT_EQ(ln.impl()->kerasConfig().getNumber("epsilon"), 1e-5);
+  std::string rms = keras2MlpWith(json::Object{
+      {"class_name", "LayerNormalization"},
+      {"config", json::Object{{"name", "ln"}, {"rms_scaling", true}}}});
+  EXPECT_THAT(importError(rms),
+              HasSubstr("layer 'ln' (LayerNormalization): rms_scaling: true "
+                        "is not supported"));
+}
+
+TEST(KerasLayerImport, AttentionValuesKccCannotHonourAreErrors) {
+  std::string transposed = keras2MlpWith(json::Object{
+      {"class_name", "EinsumDense"},
+      {"config", json::Object{{"name", "ed"},
+                              {"equation", "ab,cb->ac"},
+                              {"output_shape", json::Array{4}}}}});
+  EXPECT_THAT(importError(transposed),
+              HasSubstr("equation 'ab,cb->ac' is not supported"));
+  auto mha = [](json::Object extra) {
+    json::Object config{{"name", "mha"}, {"num_heads", 2}, {"key_dim", 4}};
+    for (auto &kv : extra)
+      config[kv.first] = std::move(kv.second);
+    return keras2MlpWith(json::Object{{"class_name", "MultiHeadAttention"},
+                                      {"config", std::move(config)}});
+  };
+  EXPECT_THAT(importError(mha(json::Object{{"dropout", 0.1}})),
+              HasSubstr("layer 'mha' (MultiHeadAttention): dropout on the "
+                        "attention scores is not supported"));
+  EXPECT_THAT(importError(mha(json::Object{{"attention_axes",
+                                             json::Array{1, 2}}})),
+              HasSubstr("attention over axes [1, 2] is not supported"));
+  EXPECT_THAT(importError(mha(json::Object{{"use_gate", true}})),
+              HasSubstr("use_gate: true is not supported"));
 }
 
 } // namespace
