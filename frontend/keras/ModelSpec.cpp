@@ -365,12 +365,15 @@ private:
     CallOptions options;
     std::optional<bool> causal;
     for (auto [i, node] : llvm::enumerate(nodes)) {
-      const json::Object *o = node.getAsObject();
-      const json::Object *kwargs = o ? o->getObject("kwargs") : nullptr;
+      JsonPath at = nodesPath.index(i);
+      const json::Object *kwargs = keras2CallKwargs(node, at);
+      if (const json::Object *o = node.getAsObject()) {
+        kwargs = o->getObject("kwargs");
+        at = at.field("kwargs");
+      }
       if (!kwargs)
         continue;
-      ObjectView view(reader_, *kwargs, nodesPath.index(i).field("kwargs"),
-                      slot.entry.view.context());
+      ObjectView view(reader_, *kwargs, at, slot.entry.view.context());
       if (view.getBool("return_attention_scores", false))
         view.failField("return_attention_scores",
                        "return_attention_scores: true is not supported");
@@ -385,6 +388,19 @@ private:
     }
     options.useCausalMask = causal.value_or(false);
     return options;
+  }
+
+  /// Keras 2's call kwargs: the 4th element of a node's first reference
+  /// ([[name, node, tensor, {kwargs}], ...]); `at` becomes their path.
+  static const json::Object *keras2CallKwargs(const json::Value &node,
+                                              JsonPath &at) {
+    const json::Array *refs = node.getAsArray();
+    const json::Array *first =
+        refs && !refs->empty() ? (*refs)[0].getAsArray() : nullptr;
+    if (!first || first->size() < 4)
+      return nullptr;
+    at = at.index(0).index(3);
+    return (*first)[3].getAsObject();
   }
 
   /// The input tensors of one inbound node, in order.
@@ -422,9 +438,26 @@ private:
     if (!a)
       reader_.fail(path, modelContext(),
                    "an inbound node must be an object or a list");
-    // Keras 2: [[name, node, tensor, kwargs], ...].
+    // Keras 2: [[name, node, tensor, kwargs], ...]; MultiHeadAttention's
+    // value and key are references in the first one's kwargs.
     for (auto [i, r] : llvm::enumerate(*a))
       out.push_back(readRef(r, path.index(i)));
+    JsonPath at = path;
+    const json::Object *kwargs = keras2CallKwargs(node, at);
+    if (!kwargs)
+      return;
+    for (const char *key : {"value", "key"})
+      if (const json::Value *t = kwargs->get(key))
+        out.push_back(readRef(*t, at.field(key)));
+    for (const auto &kv : *kwargs) {
+      llvm::StringRef key = kv.first;
+      const json::Array *ref = kv.second.getAsArray();
+      if (key != "value" && key != "key" && ref && !ref->empty() &&
+          (*ref)[0].getAsString())
+        reader_.fail(at.field(key), modelContext(),
+                     "tensor argument '" + key.str() +
+                         "' is not supported (kcc models no masks)");
+    }
   }
 
   void collectTensors(const json::Value &v, const JsonPath &path,

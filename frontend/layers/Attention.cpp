@@ -294,9 +294,9 @@ protected:
       return ops::reshape(ops::transpose(p, {0, 2, 1, 3}),
                           {b * heads_, steps, dim});
     };
-    // The query is scaled before its product (Keras's own einsum path):
-    // a [B, T, H*D] multiply instead of one over every score, whose
-    // gradient would keep a [B*H, T, S] broadcast of the scale.
+    // The queries are scaled before the product (Keras's own einsum path):
+    // a multiply over [B*H, T, key_dim] instead of one over every score,
+    // whose gradient would keep a [B*H, T, S] broadcast of the scale.
     DType dt = query.dtype();
     Tensor q = ops::mul(heads(query, keyDim_),
                         ops::scalar(1.0 / std::sqrt(double(keyDim_)), dt));

@@ -235,4 +235,37 @@ TEST(KerasLayerImport, AttentionValuesKccCannotHonourAreErrors) {
               HasSubstr("use_gate: true is not supported"));
 }
 
+TEST(KerasLayerImport, Keras2AttentionTakesValueAndCausalMaskFromKwargs) {
+  // tf.keras 2 writes mha(x, x, use_causal_mask=True) as one reference whose
+  // kwargs hold the value reference and the flag.
+  std::string text = R"json({"class_name": "Functional", "config": {
+    "name": "attend", "layers": [
+      {"class_name": "InputLayer", "name": "x", "inbound_nodes": [],
+       "config": {"batch_input_shape": [null, 5, 6], "dtype": "float32",
+                  "name": "x"}},
+      {"class_name": "MultiHeadAttention", "name": "mha",
+       "config": {"name": "mha", "num_heads": 2, "key_dim": 3,
+                  "value_dim": null, "dropout": 0.0, "use_bias": true,
+                  "output_shape": null, "attention_axes": null},
+       "inbound_nodes": [[["x", 0, 0, {"value": ["x", 0, 0],
+                                       "use_causal_mask": true}]]]}],
+    "input_layers": [["x", 0, 0]], "output_layers": [["mha", 0, 0]]},
+    "keras_version": "2.15.0", "backend": "tensorflow"})json";
+  keras::ImportedModel m = keras::importModelJson(text, "keras2.json");
+  Layer mha = m.model->getLayer("mha");
+  EXPECT_TRUE(usesCausalMask(mha));
+  std::vector<std::string> names;
+  for (const Weight &w : mha.impl()->weights())
+    names.push_back(w.name);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "query/kernel", "query/bias", "key/kernel", "key/bias",
+                       "value/kernel", "value/bias", "attention_output/kernel",
+                       "attention_output/bias"}));
+  std::string masked = text;
+  masked = replaceOnce(masked, "\"use_causal_mask\": true",
+                       "\"attention_mask\": [\"x\", 0, 0]");
+  EXPECT_THAT(errorOf([&] { keras::importModelJson(masked, "m.json"); }),
+              HasSubstr("tensor argument 'attention_mask' is not supported"));
+}
+
 } // namespace
