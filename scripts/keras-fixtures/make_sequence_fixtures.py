@@ -18,6 +18,12 @@ one seeded batch of 32 sequences:
             (x, x, use_causal_mask=True)); h = LayerNormalization(h +
             Dense(16)(Dense(32, relu)(h))) -> GlobalAveragePooling1D
             -> Dense(1, sigmoid); binary_crossentropy.
+  seq_cross ids [32, 40] -> Embedding(50, 16) -> x; cross-attention of
+            Conv1D(12, 3, strides 2)(x) over value x and key=Dense(10)(x)
+            (3 heads, key_dim 4, no biases, output_shape 6; Keras 3.15 on JAX
+            fails on value_dim != key_dim itself)
+            -> GlobalAveragePooling1D -> Dense(1, sigmoid);
+            binary_crossentropy.
 
 The ids are drawn from [0, 50) (seed 17); the labels say whether token 7
 occurs (seq_bag) and the count of token 3 modulo 4 (seq_conv), whether token 7 follows a
@@ -89,6 +95,18 @@ def seq_transformer():
                        name="seq_transformer")
 
 
+def seq_cross():
+    ids = keras.Input((40,), dtype="int32")
+    x = L.Embedding(VOCAB, 16)(ids)
+    q = L.Conv1D(12, 3, strides=2)(x)
+    k = L.Dense(10)(x)
+    a = L.MultiHeadAttention(num_heads=3, key_dim=4,
+                             use_bias=False, output_shape=6)(q, x, key=k)
+    h = L.GlobalAveragePooling1D()(a)
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="seq_cross")
+
+
 def follows(x, first, then):
     seen = np.cumsum(x == first, axis=1) > 0
     later = np.concatenate([np.zeros_like(seen[:, :1]), seen[:, :-1]], axis=1)
@@ -149,6 +167,8 @@ def main():
          keras.losses.SparseCategoricalCrossentropy(from_logits=True),
          "sparse_categorical_crossentropy", True),
         ("seq_transformer", seq_transformer, 40, lambda x: follows(x, 3, 7),
+         keras.losses.BinaryCrossentropy(), "binary_crossentropy", False),
+        ("seq_cross", seq_cross, 40, lambda x: follows(x, 7, 3),
          keras.losses.BinaryCrossentropy(), "binary_crossentropy", False),
     )
     for name, build, steps, label, loss, loss_name, logits in cases:

@@ -8,7 +8,9 @@
 // GlobalMaxPooling1D, sparse categorical crossentropy from logits) and a
 // transformer block (Embedding, causal MultiHeadAttention, residual Adds,
 // LayerNormalization, a Dense feed-forward on rank 3, GlobalAveragePooling1D,
-// binary crossentropy), on int32 token ids. From Keras's initial weights, on Keras's batch, kcc must
+// binary crossentropy) and a cross-attention (query, value and a key=
+// keyword argument of their own, no biases, output_shape), on int32 token
+// ids. From Keras's initial weights, on Keras's batch, kcc must
 // reproduce, compiled and interpreted, Keras's predict before and after 5
 // Adam steps (1e-5) and the loss of each step (1e-4 relative).
 //
@@ -73,7 +75,8 @@ TEST_P(SequenceParity, StepsAndPredictMatchKeras) {
 INSTANTIATE_TEST_SUITE_P(
     KerasSequenceFixtures, SequenceParity,
     ::testing::Combine(::testing::Values("seq_bag", "seq_conv",
-                                                         "seq_transformer"),
+                                                         "seq_transformer",
+                                                         "seq_cross"),
                        ::testing::Values(ExecMode::Compiled,
                                          ExecMode::Interpreted)),
     [](const auto &info) {
