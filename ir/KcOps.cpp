@@ -177,7 +177,7 @@ LogicalResult Conv2DOp::verify() {
                           shapes::conv2d(shapeOf(getInput()),
                                          shapeOf(getFilter()), getStrides(),
                                          getDilations(),
-                                         isSame(getPadding())),
+                                         isSame(getPadding()), getGroups()),
                           shapeOf(getResult()));
 }
 
@@ -187,7 +187,7 @@ LogicalResult Conv2DBackpropInputOp::verify() {
                           shapes::conv2d(shapeOf(getResult()),
                                          shapeOf(getFilter()), getStrides(),
                                          getDilations(),
-                                         isSame(getPadding())),
+                                         isSame(getPadding()), getGroups()),
                           shapeOf(getGradOutput()), "grad_output");
 }
 
@@ -196,7 +196,7 @@ LogicalResult Conv2DBackpropFilterOp::verify() {
                           shapes::conv2d(shapeOf(getInput()),
                                          shapeOf(getResult()), getStrides(),
                                          getDilations(),
-                                         isSame(getPadding())),
+                                         isSame(getPadding()), getGroups()),
                           shapeOf(getGradOutput()), "grad_output");
 }
 

@@ -60,6 +60,68 @@ TEST(KerasLayerImport, VisionArchiveTracesToTheCppModel) {
   EXPECT_NE(imported.find("kc.reduce_mean"), std::string::npos);
 }
 
+std::unique_ptr<Model> mobilenetInCpp() {
+  int relus = 0;
+  auto relu6 = [&](Tensor t) {
+    std::string name = relus ? "re_lu_" + std::to_string(relus) : "re_lu";
+    ++relus;
+    return ReLU(6.0).named(name)(t);
+  };
+  Tensor x = Input({28, 28, 1});
+  Tensor h = relu6(Conv2D(16, 3, 2, "same").named("conv2d")(x));
+  h = relu6(DepthwiseConv2D(3, 1, "same").named("depthwise_conv2d")(h));
+  h = relu6(Conv2D(32, 1).named("conv2d_1")(h));
+  h = relu6(DepthwiseConv2D(3, 2, "same").named("depthwise_conv2d_1")(h));
+  h = relu6(Conv2D(64, 1).named("conv2d_2")(h));
+  h = relu6(SeparableConv2D(64, 3, 1, "same").named("separable_conv2d")(h));
+  h = relu6(SeparableConv2D(64, 3, 2, "same").named("separable_conv2d_1")(h));
+  Tensor y = Dense(10, "softmax")
+                 .named("dense")(GlobalAveragePooling2D().named(
+                     "global_average_pooling2d")(h));
+  return std::make_unique<Model>(x, y, "mobilenet");
+}
+
+TEST(KerasLayerImport, MobileNetArchiveTracesToTheCppModel) {
+  keras::ImportedModel m =
+      keras::importKerasArchive(fixture("mobilenet.keras"));
+  EXPECT_TRUE(m.weightsLoaded);
+  std::string imported = traceText(*m.model);
+  EXPECT_EQ(imported, traceText(*mobilenetInCpp()));
+  // Depthwise is conv2d with groups = channels; no op of its own.
+  EXPECT_NE(imported.find("groups = 16"), std::string::npos);
+  EXPECT_NE(imported.find("groups = 32"), std::string::npos);
+}
+
+TEST(KerasLayerImport, Keras2ConvolutionVariantsImport) {
+  // cnn_keras2.json's two Conv2D (32 and 64 filters, 3x3) as a
+  // SeparableConv2D and a Conv2DTranspose: tf.keras 2 writes their keys as
+  // Keras 3 does; the kernels take Keras's layouts.
+  std::string text = replaceOnce(readText("cnn_keras2.json"),
+                                 "\"class_name\": \"Conv2D\"",
+                                 "\"class_name\": \"SeparableConv2D\"");
+  text = replaceOnce(text, "\"class_name\": \"Conv2D\"",
+                     "\"class_name\": \"Conv2DTranspose\"");
+  keras::ImportedModel m = keras::importModelJson(text, "cnn_keras2.json");
+  std::vector<Shape> shapes;
+  for (const Layer &layer : m.model->layers())
+    for (const Weight &w : layer.impl()->weights())
+      shapes.push_back(w.shape);
+  ASSERT_GE(shapes.size(), 5u);
+  EXPECT_EQ(shapes[0], (Shape{3, 3, 1, 1}));  // depthwise_kernel
+  EXPECT_EQ(shapes[1], (Shape{1, 1, 1, 32})); // pointwise_kernel
+  EXPECT_EQ(shapes[2], (Shape{32}));
+  EXPECT_EQ(shapes[3], (Shape{3, 3, 64, 32})); // [kh, kw, out, in]
+  EXPECT_EQ(shapes[4], (Shape{64}));
+  // The transpose's (the second conv's) groups key as an output_padding.
+  std::string padded = text;
+  const std::string groups = "\"groups\": 1";
+  padded.replace(padded.rfind(groups), groups.size(),
+                 "\"output_padding\": [1, 1]");
+  EXPECT_THAT(importError(padded),
+              HasSubstr("(Conv2DTranspose): 'output_padding' is not "
+                        "supported (must be null)"));
+}
+
 TEST(KerasLayerImport, ActivationAndMergeArchivesImportWithTheirWeights) {
   keras::ImportedModel a =
       keras::importKerasArchive(fixture("activations.keras"));

@@ -1,0 +1,98 @@
+//===- ConvParityTest.cpp - kcc's convolution layers train as Keras's do --===//
+//
+// The fixtures of scripts/keras-fixtures/make_conv_fixtures.py, written by
+// Keras 3 itself: strided, dilated and grouped Conv2D; DepthwiseConv2D and
+// SeparableConv2D (depth multipliers, strides, dilation); Conv2DTranspose;
+// a MobileNet-style model. From Keras's initial weights, on Keras's batch,
+// kcc must reproduce, compiled and interpreted: Keras's predict before and
+// after 5 Adam steps (1e-5) and each step's loss (1e-4 relative).
+//
+//===----------------------------------------------------------------------===//
+
+#include "KerasFixtureUtil.h"
+
+#include "frontend/keras/KerasImporter.h"
+
+#include "llvm/Support/JSON.h"
+#include "gtest/gtest.h"
+
+#include <cmath>
+#include <cstdio>
+#include <tuple>
+
+using namespace kcc;
+namespace json = llvm::json;
+
+namespace {
+
+const json::Value &convJson() {
+  static const json::Value value = e2e::readFixtureJson("conv.json");
+  return value;
+}
+
+/// Worst |kcc - keras| over Keras's rows of predictions, with the check.
+double comparePredict(const NDArray &kcc, const json::Array &keras,
+                      const std::string &what) {
+  double worst = 0;
+  int64_t cols = kcc.shape().back();
+  for (size_t r = 0; r < keras.size(); ++r) {
+    const json::Array &row = *keras[r].getAsArray();
+    EXPECT_EQ(static_cast<int64_t>(row.size()), cols);
+    for (size_t c = 0; c < row.size(); ++c) {
+      double want = *row[c].getAsNumber();
+      double got = kcc.at(static_cast<int64_t>(r) * cols + c);
+      double err = std::abs(got - want);
+      worst = std::max(worst, err);
+      EXPECT_LE(err, 1e-5) << what << " row " << r << " col " << c << ": Keras "
+                           << want << ", kcc " << got;
+    }
+  }
+  return worst;
+}
+
+using Param = std::tuple<std::string, ExecMode>;
+
+class ConvParity : public ::testing::TestWithParam<Param> {};
+
+TEST_P(ConvParity, StepsAndPredictMatchKeras) {
+  const auto &[name, mode] = GetParam();
+  const json::Object &root = *convJson().getAsObject();
+  ASSERT_EQ(*root.getInteger("steps"), 5);
+  const json::Object &record = *root.getObject(name);
+
+  keras::ImportedModel imported =
+      keras::importKerasArchive(e2e::kerasFixture(name + ".keras"));
+  ASSERT_TRUE(imported.weightsLoaded);
+
+  NDArray x, y;
+  e2e::kerasBatch(x, y);
+  Executable exe =
+      e2e::jitQuietly(*imported.model, e2e::kerasAdamConfig(record, mode));
+
+  double worstInitial = comparePredict(
+      exe.predict(x), *record.getArray("initial_predict"), name + " initial");
+  std::vector<double> expected = e2e::numbers(*record.getArray("step_losses"));
+  ASSERT_EQ(expected.size(), 5u);
+  double worstLoss = e2e::expectKerasLosses(exe, x, y, expected, name).relative;
+  double worstFinal = comparePredict(
+      exe.predict(x), *record.getArray("final_predict"), name + " final");
+  std::printf("[ keras ] %s (%s): worst loss relative error %.2e, predict "
+              "error %.2e initial, %.2e after 5 steps\n",
+              name.c_str(),
+              mode == ExecMode::Compiled ? "compiled" : "interpreted",
+              worstLoss, worstInitial, worstFinal);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    KerasConvFixtures, ConvParity,
+    ::testing::Combine(::testing::Values("conv_windows", "conv_depthwise",
+                                         "conv_transpose", "mobilenet"),
+                       ::testing::Values(ExecMode::Compiled,
+                                         ExecMode::Interpreted)),
+    [](const auto &info) {
+      return std::get<0>(info.param) +
+             (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"
+                                                            : "_interpreted");
+    });
+
+} // namespace
