@@ -174,7 +174,7 @@ def Kc_MaxPool2DGradOp : Kc_Op<"max_pool2d_grad",
   }];
   let arguments = (ins Kc_FloatTensor:$x, Kc_FloatTensor:$grad_output,
                        DenseI64ArrayAttr:$window, DenseI64ArrayAttr:$strides,
-                       Kc_PaddingDefault:$padding, Kc_Groups:$groups);
+                       Kc_PaddingDefault:$padding);
   let results = (outs Kc_FloatTensor:$result);
   let assemblyFormat = [{
     $x `,` $grad_output attr-dict `:` type($x) `,` type($grad_output) `->` type($result)

@@ -30,26 +30,6 @@ const json::Value &convJson() {
   return value;
 }
 
-/// Worst |kcc - keras| over Keras's rows of predictions, with the check.
-double comparePredict(const NDArray &kcc, const json::Array &keras,
-                      const std::string &what) {
-  double worst = 0;
-  int64_t cols = kcc.shape().back();
-  for (size_t r = 0; r < keras.size(); ++r) {
-    const json::Array &row = *keras[r].getAsArray();
-    EXPECT_EQ(static_cast<int64_t>(row.size()), cols);
-    for (size_t c = 0; c < row.size(); ++c) {
-      double want = *row[c].getAsNumber();
-      double got = kcc.at(static_cast<int64_t>(r) * cols + c);
-      double err = std::abs(got - want);
-      worst = std::max(worst, err);
-      EXPECT_LE(err, 1e-5) << what << " row " << r << " col " << c << ": Keras "
-                           << want << ", kcc " << got;
-    }
-  }
-  return worst;
-}
-
 using Param = std::tuple<std::string, ExecMode>;
 
 class ConvParity : public ::testing::TestWithParam<Param> {};
@@ -69,12 +49,12 @@ TEST_P(ConvParity, StepsAndPredictMatchKeras) {
   Executable exe =
       e2e::jitQuietly(*imported.model, e2e::kerasAdamConfig(record, mode));
 
-  double worstInitial = comparePredict(
+  double worstInitial = e2e::comparePredict(
       exe.predict(x), *record.getArray("initial_predict"), name + " initial");
   std::vector<double> expected = e2e::numbers(*record.getArray("step_losses"));
   ASSERT_EQ(expected.size(), 5u);
   double worstLoss = e2e::expectKerasLosses(exe, x, y, expected, name).relative;
-  double worstFinal = comparePredict(
+  double worstFinal = e2e::comparePredict(
       exe.predict(x), *record.getArray("final_predict"), name + " final");
   std::printf("[ keras ] %s (%s): worst loss relative error %.2e, predict "
               "error %.2e initial, %.2e after 5 steps\n",
