@@ -9,12 +9,15 @@
   conv_transpose.keras  Conv2DTranspose, same (stride 2) and valid (strides
                         2x1, a 3x2 kernel; a dilated one);
   mobilenet.keras       a MobileNet-style model on 28x28x1: strided Conv2D,
-                        DepthwiseConv2D, 1x1 Conv2D, SeparableConv2D, the
+                        DepthwiseConv2D (depth_multiplier 2), 1x1 Conv2D,
+                        SeparableConv2D, each without bias and followed by
+                        BatchNormalization (perturbed statistics) and the
                         ReLU(max_value=6) layer, GlobalAveragePooling2D;
 
 and conv.json in layers.json's format (make_layer_fixtures.py): per model
 the loss of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's
-batch, and Keras's predict on the first 4 examples before and after them.
+batch, Keras's predict on the first 4 examples before and after them, and
+(mobilenet) the moving statistics after them.
 Run as make_fixtures.py (KERAS_BACKEND=jax).
 """
 
@@ -24,6 +27,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_fixtures as mf  # noqa: E402  (sets KERAS_BACKEND=jax first)
+import make_batchnorm_fixtures as bnf  # noqa: E402
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
@@ -71,19 +75,28 @@ def conv_transpose():
 
 
 def mobilenet():
-    def relu6(t):
+    def block(layer, t):
+        # MobileNet's unit: convolution without bias, BatchNormalization,
+        # ReLU(6).
+        t = L.BatchNormalization()(layer(t))
         return L.ReLU(max_value=6.0)(t)
 
     x = keras.Input((28, 28, 1))
-    h = relu6(L.Conv2D(16, 3, strides=2, padding="same")(x))             # 14
-    h = relu6(L.DepthwiseConv2D(3, padding="same")(h))
-    h = relu6(L.Conv2D(32, 1)(h))
-    h = relu6(L.DepthwiseConv2D(3, strides=2, padding="same")(h))        # 7
-    h = relu6(L.Conv2D(64, 1)(h))
-    h = relu6(L.SeparableConv2D(64, 3, padding="same")(h))
-    h = relu6(L.SeparableConv2D(64, 3, strides=2, padding="same")(h))    # 4
+    h = block(L.Conv2D(16, 3, strides=2, padding="same", use_bias=False),
+              x)                                                         # 14
+    h = block(L.DepthwiseConv2D(3, padding="same", use_bias=False), h)
+    h = block(L.Conv2D(32, 1, use_bias=False), h)
+    h = block(L.DepthwiseConv2D(3, strides=2, padding="same",
+                                depth_multiplier=2, use_bias=False), h)  # 7
+    h = block(L.Conv2D(64, 1, use_bias=False), h)
+    h = block(L.SeparableConv2D(64, 3, padding="same", use_bias=False), h)
+    h = relu_6(L.SeparableConv2D(64, 3, strides=2, padding="same")(h))   # 4
     y = L.Dense(10, activation="softmax")(L.GlobalAveragePooling2D()(h))
     return keras.Model(x, y, name="mobilenet")
+
+
+def relu_6(t):
+    return L.ReLU(max_value=6.0)(t)
 
 
 def main():
@@ -99,13 +112,22 @@ def main():
                                      ("mobilenet", mobilenet, False)):
         mf.fresh_session()
         model = build()
+        has_bn = any(isinstance(layer, L.BatchNormalization)
+                     for layer in model.layers)
+        if has_bn:
+            bnf.perturb_batchnorm(model, np.random.default_rng(7))
         model.save(os.path.join(mf.OUT, name + ".keras"))
         initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
-        rec = mf.train_record(model, from_logits, x, y)
+        # make_fixtures.train_record runs an extra training-mode call, which
+        # would move the moving statistics once more.
+        rec = (bnf.train_record(model, x, y) if has_bn
+               else mf.train_record(model, from_logits, x, y))
         rec["initial_predict"] = initial.astype(np.float64).tolist()
         rec["final_predict"] = np.asarray(
             model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
         rec.pop("initial_outputs_first2", None)
+        if has_bn:
+            rec["moving_stats"] = bnf.moving_stats(model)
         result[name] = rec
         print(name, "losses", rec["step_losses"])
     with open(os.path.join(mf.OUT, "conv.json"), "w") as f:
