@@ -61,19 +61,35 @@ TEST(KerasLayerImport, VisionArchiveTracesToTheCppModel) {
 }
 
 std::unique_ptr<Model> mobilenetInCpp() {
-  int relus = 0;
-  auto relu6 = [&](Tensor t) {
-    std::string name = relus ? "re_lu_" + std::to_string(relus) : "re_lu";
-    ++relus;
-    return ReLU(6.0).named(name)(t);
+  int blocks = 0;
+  // Keras's automatic names: layer, layer_1, layer_2, ...
+  auto nth = [](const std::string &base, int i) {
+    return i ? base + "_" + std::to_string(i) : base;
   };
+  auto relu6 = [&](Tensor t) {
+    return ReLU(6.0).named(nth("re_lu", blocks++))(t);
+  };
+  // Convolution (no bias), BatchNormalization, ReLU(6).
+  auto block = [&](Layer conv, Tensor t) {
+    t = BatchNormalization().named(nth("batch_normalization", blocks))(
+        conv(t));
+    return relu6(t);
+  };
+  const bool noBias = false;
   Tensor x = Input({28, 28, 1});
-  Tensor h = relu6(Conv2D(16, 3, 2, "same").named("conv2d")(x));
-  h = relu6(DepthwiseConv2D(3, 1, "same").named("depthwise_conv2d")(h));
-  h = relu6(Conv2D(32, 1).named("conv2d_1")(h));
-  h = relu6(DepthwiseConv2D(3, 2, "same").named("depthwise_conv2d_1")(h));
-  h = relu6(Conv2D(64, 1).named("conv2d_2")(h));
-  h = relu6(SeparableConv2D(64, 3, 1, "same").named("separable_conv2d")(h));
+  Tensor h = block(
+      Conv2D(16, 3, 2, "same", "linear", noBias).named("conv2d"), x);
+  h = block(DepthwiseConv2D(3, 1, "same", 1, 1, "linear", noBias)
+                .named("depthwise_conv2d"),
+            h);
+  h = block(Conv2D(32, 1, 1, "valid", "linear", noBias).named("conv2d_1"), h);
+  h = block(DepthwiseConv2D(3, 2, "same", 2, 1, "linear", noBias)
+                .named("depthwise_conv2d_1"),
+            h);
+  h = block(Conv2D(64, 1, 1, "valid", "linear", noBias).named("conv2d_2"), h);
+  h = block(SeparableConv2D(64, 3, 1, "same", 1, 1, "linear", noBias)
+                .named("separable_conv2d"),
+            h);
   h = relu6(SeparableConv2D(64, 3, 2, "same").named("separable_conv2d_1")(h));
   Tensor y = Dense(10, "softmax")
                  .named("dense")(GlobalAveragePooling2D().named(
@@ -90,6 +106,7 @@ TEST(KerasLayerImport, MobileNetArchiveTracesToTheCppModel) {
   // Depthwise is conv2d with groups = channels; no op of its own.
   EXPECT_NE(imported.find("groups = 16"), std::string::npos);
   EXPECT_NE(imported.find("groups = 32"), std::string::npos);
+  EXPECT_NE(imported.find("groups = 64"), std::string::npos);
 }
 
 TEST(KerasLayerImport, Keras2ConvolutionVariantsImport) {
