@@ -132,6 +132,42 @@ TEST(NNGradients, Conv2DBackpropInput) {
   }
 }
 
+/// SeparableConv2D as the layer traces it: DepthwiseConv2D's kernel
+/// [kh, kw, C, M] reshaped to a grouped filter, then a 1x1 convolution;
+/// depth multipliers 2 and 1, strided same and dilated valid.
+TEST(NNGradients, SeparableConvolution) {
+  mlir::MLIRContext ctx;
+  struct Case {
+    Shape input, depthwise, pointwise, mid, output;
+    const char *attrs;
+  };
+  const Case cases[] = {
+      {{2, 6, 6, 3}, {3, 3, 3, 2}, {1, 1, 6, 4}, {2, 3, 3, 6}, {2, 3, 3, 4},
+       "padding = #kc<padding same>, strides = array<i64: 2, 2>"},
+      {{1, 7, 7, 2}, {2, 2, 2, 1}, {1, 1, 2, 3}, {1, 5, 5, 2}, {1, 5, 5, 3},
+       "dilations = array<i64: 2, 2>"},
+  };
+  unsigned seed = 80;
+  for (const Case &c : cases) {
+    Shape grouped{c.depthwise[0], c.depthwise[1], 1,
+                  c.depthwise[2] * c.depthwise[3]};
+    std::string in = f64Tensor(c.input), dw = f64Tensor(c.depthwise),
+                pw = f64Tensor(c.pointwise), mid = f64Tensor(c.mid),
+                out = f64Tensor(c.output), g = f64Tensor(grouped);
+    std::string body =
+        "  %f = kc.reshape %x1 : " + dw + " -> " + g + "\n" +
+        "  %d = kc.conv2d %x0, %f {groups = " + std::to_string(c.input[3]) +
+        " : i64, " + c.attrs + "} : " + in + ", " + g + " -> " + mid + "\n" +
+        "  %y = kc.conv2d %d, %x2 : " + mid + ", " + pw + " -> " + out;
+    SCOPED_TRACE(body);
+    EXPECT_GRADIENTS_MATCH(checkOp(ctx, body, {in, dw, pw}, out,
+                                   {uniform(c.input, -1, 1, seed),
+                                    uniform(c.depthwise, -1, 1, seed + 1),
+                                    uniform(c.pointwise, -1, 1, seed + 2)}));
+    seed += 3;
+  }
+}
+
 struct PoolCase {
   Shape input, output;
   const char *attrs;
