@@ -216,9 +216,9 @@ func.func @conv_groups(%x: tensor<8x28x28x6xf32>, %w: tensor<3x3x2x8xf32>) {
 
 // -----
 
-func.func @conv_group_channels(%x: tensor<8x28x28x6xf32>, %w: tensor<3x3x3x8xf32>) {
-  // expected-error @+1 {{expects input channels (6) / groups (2) to match filter input channels (3)}}
-  %0 = kc.conv2d %x, %w {groups = 2} : tensor<8x28x28x6xf32>, tensor<3x3x3x8xf32> -> tensor<8x26x26x8xf32>
+func.func @conv_group_channels(%x: tensor<8x28x28x6xf32>, %w: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{expects input channels (6) / groups (2) to match filter input channels (2)}}
+  %0 = kc.conv2d %x, %w {groups = 2} : tensor<8x28x28x6xf32>, tensor<3x3x2x8xf32> -> tensor<8x26x26x8xf32>
   return
 }
 
