@@ -699,7 +699,8 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
   if (!layer)
     c.fail("layer class '" + cls +
            "' is not supported (kcc imports InputLayer, Dense, Conv2D, "
-           "DepthwiseConv2D, SeparableConv2D, Conv2DTranspose, MaxPooling2D, AveragePooling2D, GlobalAveragePooling2D, "
+           "DepthwiseConv2D, SeparableConv2D, Conv2DTranspose, MaxPooling2D, "
+           "AveragePooling2D, GlobalAveragePooling2D, "
            "GlobalMaxPooling2D, Flatten, Reshape, ZeroPadding2D, "
            "Cropping2D, UpSampling2D, BatchNormalization, Dropout, "
            "Activation, Softmax, ReLU, "
