@@ -136,7 +136,8 @@ struct BatchMatmulLowering : OpConversionPattern<kc::BatchMatmulOp> {
 template <typename OpTy>
 SmallVector<int64_t> convAttrs(OpTy op) {
   ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations();
-  return {s[0], s[1], d[0], d[1], padCode(op.getPadding())};
+  return {s[0], s[1], d[0], d[1], padCode(op.getPadding()),
+          static_cast<int64_t>(op.getGroups())};
 }
 
 template <typename OpTy>

@@ -32,7 +32,9 @@ public:
         const std::string &biasInitializer = "zeros");
 };
 
-/// NHWC convolution with an HWIO kernel [kh, kw, cin, filters].
+/// NHWC convolution with an HWIO kernel [kh, kw, cin / groups, filters].
+/// The second constructor takes Keras's full argument list (dilation_rate
+/// and groups before activation); the first leaves both 1.
 class Conv2D : public Layer {
 public:
   Conv2D(int64_t filters, Size2 kernelSize, Size2 strides = 1,
@@ -40,6 +42,47 @@ public:
          const std::string &activation = "linear", bool useBias = true,
          const std::string &kernelInitializer = "glorot_uniform",
          const std::string &biasInitializer = "zeros");
+  Conv2D(int64_t filters, Size2 kernelSize, Size2 strides,
+         const std::string &padding, Size2 dilationRate, int64_t groups,
+         const std::string &activation = "linear", bool useBias = true,
+         const std::string &kernelInitializer = "glorot_uniform",
+         const std::string &biasInitializer = "zeros");
+};
+
+/// One filter per input channel (times depth_multiplier M): kernel
+/// [kh, kw, cin, M], output channels cin * M (channel c * M + m).
+class DepthwiseConv2D : public Layer {
+public:
+  DepthwiseConv2D(Size2 kernelSize, Size2 strides = 1,
+                  const std::string &padding = "valid",
+                  int64_t depthMultiplier = 1, Size2 dilationRate = 1,
+                  const std::string &activation = "linear", bool useBias = true,
+                  const std::string &depthwiseInitializer = "glorot_uniform",
+                  const std::string &biasInitializer = "zeros");
+};
+
+/// A depthwise convolution (strides, padding and dilation apply to it)
+/// followed by a 1x1 one: kernels [kh, kw, cin, M] and [1, 1, cin*M, filters].
+class SeparableConv2D : public Layer {
+public:
+  SeparableConv2D(int64_t filters, Size2 kernelSize, Size2 strides = 1,
+                  const std::string &padding = "valid", Size2 dilationRate = 1,
+                  int64_t depthMultiplier = 1,
+                  const std::string &activation = "linear", bool useBias = true,
+                  const std::string &depthwiseInitializer = "glorot_uniform",
+                  const std::string &pointwiseInitializer = "glorot_uniform",
+                  const std::string &biasInitializer = "zeros");
+};
+
+/// The transposed convolution, kernel [kh, kw, filters, cin] as Keras's;
+/// output size Keras's with output_padding None (same: in * stride).
+class Conv2DTranspose : public Layer {
+public:
+  Conv2DTranspose(int64_t filters, Size2 kernelSize, Size2 strides = 1,
+                  const std::string &padding = "valid", Size2 dilationRate = 1,
+                  const std::string &activation = "linear", bool useBias = true,
+                  const std::string &kernelInitializer = "glorot_uniform",
+                  const std::string &biasInitializer = "zeros");
 };
 
 /// Strides default to the pool size (Keras's strides=None).

@@ -169,7 +169,15 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &start,
 Tensor conv2d(const Tensor &x, const Tensor &filter,
               const std::vector<int64_t> &strides = {1, 1},
               Padding padding = Padding::Valid,
-              const std::vector<int64_t> &dilations = {1, 1});
+              const std::vector<int64_t> &dilations = {1, 1},
+              int64_t groups = 1);
+/// The transposed convolution (the gradient of conv2d with respect to its
+/// input): `filter` is [KH, KW, out channels, in channels], as Keras's
+/// Conv2DTranspose kernel; the output size is Keras's (output_padding None).
+Tensor conv2dTranspose(const Tensor &x, const Tensor &filter,
+                       const std::vector<int64_t> &strides = {1, 1},
+                       Padding padding = Padding::Valid,
+                       const std::vector<int64_t> &dilations = {1, 1});
 Tensor maxPool2d(const Tensor &x, const std::vector<int64_t> &window,
                  const std::vector<int64_t> &strides,
                  Padding padding = Padding::Valid);

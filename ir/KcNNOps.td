@@ -85,6 +85,9 @@ defvar Kc_Strides = DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">;
 defvar Kc_Dilations = DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">;
 defvar Kc_PaddingDefault =
     DefaultValuedAttr<Kc_PaddingAttr, "::kcc::kc::Padding::Valid">;
+// Grouped convolution: the channels split into `groups` independent
+// convolutions (depthwise: groups = input channels).
+defvar Kc_Groups = DefaultValuedAttr<I64Attr, "1">;
 
 def Kc_Conv2DOp : Kc_Op<"conv2d", [SameOperandsAndResultElementType,
                                   DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
@@ -94,6 +97,9 @@ def Kc_Conv2DOp : Kc_Op<"conv2d", [SameOperandsAndResultElementType,
     `[KH,KW,C,F]`, result `[N,OH,OW,F]`. `padding = same` gives
     `OH = ceil(H / stride)` with the odd padding row at the bottom (TF rule);
     `valid` gives `OH = (H - (KH-1)*dilation - 1) / stride + 1`.
+    With `groups = G` the filter is `[KH,KW,C/G,F]`: output channel `f`
+    reads input channels `[g*C/G, (g+1)*C/G)` of its group `g = f / (F/G)`
+    (Keras's `groups`; a depthwise convolution is `G = C`).
 
     ```mlir
     %y = kc.conv2d %x, %w {padding = #kc<padding same>, strides = array<i64: 2, 2>} : tensor<8x28x28x1xf32>, tensor<3x3x1x32xf32> -> tensor<8x14x14x32xf32>
@@ -101,7 +107,7 @@ def Kc_Conv2DOp : Kc_Op<"conv2d", [SameOperandsAndResultElementType,
   }];
   let arguments = (ins Kc_FloatTensor:$input, Kc_FloatTensor:$filter,
                        Kc_Strides:$strides, Kc_Dilations:$dilations,
-                       Kc_PaddingDefault:$padding);
+                       Kc_PaddingDefault:$padding, Kc_Groups:$groups);
   let results = (outs Kc_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $filter attr-dict `:` type($input) `,` type($filter) `->` type($result)
@@ -110,12 +116,16 @@ def Kc_Conv2DOp : Kc_Op<"conv2d", [SameOperandsAndResultElementType,
 }
 
 def Kc_Conv2DBackpropInputOp : Kc_Op<"conv2d_backprop_input",
-    [SameOperandsAndResultElementType]> {
+    [SameOperandsAndResultElementType,
+     DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "gradient of conv2d with respect to its input";
   let description = [{
     Given the gradient of a conv2d result and its filter, the gradient of its
     input (the result type names the input's shape, which the output shape
     alone does not determine).
+
+    It is also the transposed convolution (Keras's Conv2DTranspose, whose
+    kernel `[KH,KW,out,in]` is this op's filter as it stands).
 
     ```mlir
     %dx = kc.conv2d_backprop_input %dy, %w {padding = #kc<padding same>} : tensor<8x28x28x32xf32>, tensor<3x3x1x32xf32> -> tensor<8x28x28x1xf32>
@@ -123,7 +133,7 @@ def Kc_Conv2DBackpropInputOp : Kc_Op<"conv2d_backprop_input",
   }];
   let arguments = (ins Kc_FloatTensor:$grad_output, Kc_FloatTensor:$filter,
                        Kc_Strides:$strides, Kc_Dilations:$dilations,
-                       Kc_PaddingDefault:$padding);
+                       Kc_PaddingDefault:$padding, Kc_Groups:$groups);
   let results = (outs Kc_FloatTensor:$result);
   let assemblyFormat = [{
     $grad_output `,` $filter attr-dict `:` type($grad_output) `,` type($filter) `->` type($result)
@@ -144,7 +154,7 @@ def Kc_Conv2DBackpropFilterOp : Kc_Op<"conv2d_backprop_filter",
   }];
   let arguments = (ins Kc_FloatTensor:$input, Kc_FloatTensor:$grad_output,
                        Kc_Strides:$strides, Kc_Dilations:$dilations,
-                       Kc_PaddingDefault:$padding);
+                       Kc_PaddingDefault:$padding, Kc_Groups:$groups);
   let results = (outs Kc_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $grad_output attr-dict `:` type($input) `,` type($grad_output) `->` type($result)

@@ -186,7 +186,7 @@ LogicalResult Conv2DOp::verify() {
                           shapes::conv2d(shapeOf(getInput()),
                                          shapeOf(getFilter()), getStrides(),
                                          getDilations(),
-                                         isSame(getPadding())),
+                                         isSame(getPadding()), getGroups()),
                           shapeOf(getResult()));
 }
 
@@ -196,7 +196,7 @@ LogicalResult Conv2DBackpropInputOp::verify() {
                           shapes::conv2d(shapeOf(getResult()),
                                          shapeOf(getFilter()), getStrides(),
                                          getDilations(),
-                                         isSame(getPadding())),
+                                         isSame(getPadding()), getGroups()),
                           shapeOf(getGradOutput()), "grad_output");
 }
 
@@ -205,7 +205,7 @@ LogicalResult Conv2DBackpropFilterOp::verify() {
                           shapes::conv2d(shapeOf(getInput()),
                                          shapeOf(getResult()), getStrides(),
                                          getDilations(),
-                                         isSame(getPadding())),
+                                         isSame(getPadding()), getGroups()),
                           shapeOf(getGradOutput()), "grad_output");
 }
 

@@ -46,15 +46,17 @@ extern "C" {
       const T *x, const T *y, const T *bias, T *out, int64_t x0, int64_t x1,   \
       int64_t x2, int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3,  \
       int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw,  \
-      int64_t dh, int64_t dw, int64_t pad, int64_t hasBias, int64_t act);
+      int64_t dh, int64_t dw, int64_t pad, int64_t groups, int64_t hasBias,    \
+      int64_t act);
 /// 4-D arrays x 3 (input, filter or grad, output), then strides, dilations,
-/// padding.
+/// padding, groups.
 #define KCC_RT_CONV(NAME, T, S)                                                \
   void kcc_rt_##NAME##_##S(const T *x, const T *y, T *out, int64_t x0,         \
                            int64_t x1, int64_t x2, int64_t x3, int64_t y0,     \
                            int64_t y1, int64_t y2, int64_t y3, int64_t o0,     \
                            int64_t o1, int64_t o2, int64_t o3, int64_t sh,     \
-                           int64_t sw, int64_t dh, int64_t dw, int64_t pad);
+                           int64_t sw, int64_t dh, int64_t dw, int64_t pad,    \
+                           int64_t groups);
 /// One 4-D input, then window, strides, padding.
 #define KCC_RT_POOL1(NAME, T, S)                                               \
   void kcc_rt_##NAME##_##S(const T *x, T *out, int64_t x0, int64_t x1,         \

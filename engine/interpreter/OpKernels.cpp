@@ -80,6 +80,7 @@ template <typename OpT> kk::Conv2DParams convParams(OpT op) {
   std::tie(p.strideH, p.strideW) = hw(op.getStrides(), "strides");
   std::tie(p.dilationH, p.dilationW) = hw(op.getDilations(), "dilations");
   p.padding = toKernel(op.getPadding());
+  p.groups = op.getGroups();
   return p;
 }
 

@@ -100,7 +100,8 @@ json::Object layerConfig(const Layer &layer) {
   for (const char *key :
        {"kernel_initializer", "bias_initializer", "beta_initializer",
         "gamma_initializer", "moving_mean_initializer",
-        "moving_variance_initializer", "embeddings_initializer"})
+        "moving_variance_initializer", "embeddings_initializer",
+        "depthwise_initializer", "pointwise_initializer"})
     if (std::optional<llvm::StringRef> init = own.getString(key))
       own[key] = initializer(*init);
   for (auto &kv : own)
@@ -113,8 +114,6 @@ json::Object layerConfig(const Layer &layer) {
       c["quantization_config"] = nullptr;
     } else {
       c["data_format"] = "channels_last";
-      c["dilation_rate"] = json::Array{1, 1};
-      c["groups"] = 1;
       c["activity_regularizer"] = nullptr;
     }
   } else if (cls == "BatchNormalization") {
@@ -153,6 +152,22 @@ json::Object layerConfig(const Layer &layer) {
              cls == "GlobalAveragePooling1D" || cls == "GlobalMaxPooling1D") {
     c["data_format"] = "channels_last";
   } else if (cls == "ZeroPadding1D" || cls == "UpSampling1D") {
+  } else if (cls == "DepthwiseConv2D" || cls == "SeparableConv2D" ||
+             cls == "Conv2DTranspose") {
+    // Their own keys come from kerasConfig(); the rest as Keras writes them.
+    c["data_format"] = "channels_last";
+    std::vector<std::string> kernels{"kernel"};
+    if (cls == "DepthwiseConv2D")
+      kernels = {"depthwise"};
+    else if (cls == "SeparableConv2D")
+      kernels = {"depthwise", "pointwise"};
+    for (const std::string &k : kernels) {
+      c[k + "_regularizer"] = nullptr;
+      c[k + "_constraint"] = nullptr;
+    }
+    for (const char *key :
+         {"bias_regularizer", "activity_regularizer", "bias_constraint"})
+      c[key] = nullptr;
   } else if (cls == "MaxPooling2D" || cls == "AveragePooling2D" ||
              cls == "GlobalAveragePooling2D" || cls == "GlobalMaxPooling2D" ||
              cls == "Flatten") {

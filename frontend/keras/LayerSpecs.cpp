@@ -3,7 +3,7 @@
 // Keras 2 and Keras 3 write the same config keys for the layers kcc has, so
 // one reader per class serves both. Keys kcc does not model are ignored when
 // they cannot change the result (names of regularizer-free fields, "sparse",
-// build_config, ...) and rejected when they would (a regularizer, dilation,
+// build_config, ...) and rejected when they would (a regularizer, output_padding,
 // channels_first): silently computing something else than Keras would is
 // the one thing an importer must not do.
 //
@@ -224,22 +224,91 @@ Layer buildDense(const ObjectView &c) {
                readInitializer(c, "bias_initializer", "zeros"));
 }
 
-Layer buildConv2D(const ObjectView &c) {
-  checkNull(c, {"kernel_regularizer", "bias_regularizer",
-                "activity_regularizer", "kernel_constraint", "bias_constraint",
-                "lora_rank"});
+/// What every convolution class reads the same way: channels_last, no
+/// regularizer or constraint on `kernels` (Keras's names for its kernels)
+/// or the bias, and the window options.
+struct ConvSpec {
+  Size2 kernel = 1, strides = 1, dilation = 1;
+  std::string padding, activation;
+  bool useBias;
+};
+
+ConvSpec readConvSpec(const ObjectView &c,
+                      std::initializer_list<llvm::StringRef> kernels) {
+  std::vector<llvm::StringRef> nullKeys{"bias_regularizer",
+                                        "activity_regularizer",
+                                        "bias_constraint", "lora_rank"};
+  std::vector<std::string> owned;
+  for (llvm::StringRef k : kernels)
+    for (const char *what : {"_regularizer", "_constraint"})
+      owned.push_back(k.str() + what);
+  for (const std::string &k : owned)
+    nullKeys.push_back(k);
+  for (llvm::StringRef k : nullKeys)
+    checkNull(c, {k});
   checkChannelsLast(c);
-  checkUnitSize(c, "dilation_rate");
-  if (c.getInt("groups", 1) != 1)
-    c.failField("groups", "grouped convolutions are not supported");
-  int64_t filters = readWidth(c, "filters");
-  Size2 kernel =
+  ConvSpec s;
+  s.kernel =
       checkedSize2(c, "kernel_size", c.getSize2("kernel_size", std::nullopt));
-  Size2 strides = checkedSize2(c, "strides", c.getSize2("strides", Size2(1)));
-  return Conv2D(filters, kernel, strides, readPadding(c), readActivation(c),
-                c.getBool("use_bias", true),
+  s.strides = checkedSize2(c, "strides", c.getSize2("strides", Size2(1)));
+  s.dilation =
+      checkedSize2(c, "dilation_rate", c.getSize2("dilation_rate", Size2(1)));
+  s.padding = readPadding(c);
+  s.activation = readActivation(c);
+  s.useBias = c.getBool("use_bias", true);
+  return s;
+}
+
+Layer buildConv2D(const ObjectView &c) {
+  ConvSpec s = readConvSpec(c, {"kernel"});
+  int64_t filters = readWidth(c, "filters");
+  int64_t groups = c.getInt("groups", 1);
+  if (groups < 1 || filters % groups != 0)
+    c.failField("groups", "groups (" + std::to_string(groups) +
+                              ") must be positive and divide filters (" +
+                              std::to_string(filters) + ")");
+  return Conv2D(filters, s.kernel, s.strides, s.padding, s.dilation, groups,
+                s.activation, s.useBias,
                 readInitializer(c, "kernel_initializer", "glorot_uniform"),
                 readInitializer(c, "bias_initializer", "zeros"));
+}
+
+int64_t readDepthMultiplier(const ObjectView &c) {
+  int64_t m = c.getInt("depth_multiplier", 1);
+  if (m < 1)
+    c.failField("depth_multiplier",
+                "depth_multiplier must be positive, got " + std::to_string(m));
+  return m;
+}
+
+Layer buildDepthwiseConv2D(const ObjectView &c) {
+  ConvSpec s = readConvSpec(c, {"depthwise"});
+  return DepthwiseConv2D(
+      s.kernel, s.strides, s.padding, readDepthMultiplier(c), s.dilation,
+      s.activation, s.useBias,
+      readInitializer(c, "depthwise_initializer", "glorot_uniform"),
+      readInitializer(c, "bias_initializer", "zeros"));
+}
+
+Layer buildSeparableConv2D(const ObjectView &c) {
+  ConvSpec s = readConvSpec(c, {"depthwise", "pointwise"});
+  int64_t filters = readWidth(c, "filters");
+  return SeparableConv2D(
+      filters, s.kernel, s.strides, s.padding, s.dilation,
+      readDepthMultiplier(c), s.activation, s.useBias,
+      readInitializer(c, "depthwise_initializer", "glorot_uniform"),
+      readInitializer(c, "pointwise_initializer", "glorot_uniform"),
+      readInitializer(c, "bias_initializer", "zeros"));
+}
+
+Layer buildConv2DTranspose(const ObjectView &c) {
+  ConvSpec s = readConvSpec(c, {"kernel"});
+  checkNull(c, {"output_padding"});
+  int64_t filters = readWidth(c, "filters");
+  return Conv2DTranspose(
+      filters, s.kernel, s.strides, s.padding, s.dilation, s.activation,
+      s.useBias, readInitializer(c, "kernel_initializer", "glorot_uniform"),
+      readInitializer(c, "bias_initializer", "zeros"));
 }
 
 Layer buildPool(const ObjectView &c, bool isMax) {
@@ -637,6 +706,12 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
       layer = buildDense(c);
     else if (cls == "Conv2D")
       layer = buildConv2D(c);
+    else if (cls == "DepthwiseConv2D")
+      layer = buildDepthwiseConv2D(c);
+    else if (cls == "SeparableConv2D")
+      layer = buildSeparableConv2D(c);
+    else if (cls == "Conv2DTranspose")
+      layer = buildConv2DTranspose(c);
     else if (cls == "MaxPooling2D")
       layer = buildPool(c, /*isMax=*/true);
     else if (cls == "AveragePooling2D")
@@ -720,7 +795,8 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
   if (!layer)
     c.fail("layer class '" + cls +
            "' is not supported (kcc imports InputLayer, Dense, Conv2D, "
-           "MaxPooling2D, AveragePooling2D, GlobalAveragePooling2D, "
+           "DepthwiseConv2D, SeparableConv2D, Conv2DTranspose, MaxPooling2D, "
+           "AveragePooling2D, GlobalAveragePooling2D, "
            "GlobalMaxPooling2D, Flatten, Reshape, ZeroPadding2D, "
            "Cropping2D, UpSampling2D, BatchNormalization, LayerNormalization, "
            "Dropout, "

@@ -86,11 +86,26 @@ Grads Conv2DOp::buildGradients(OpBuilder &builder, Value g) {
   Location loc = gb.location();
   Value dInput = builder.create<Conv2DBackpropInputOp>(
       loc, getInput().getType(), g, getFilter(), getStridesAttr(),
-      getDilationsAttr(), getPaddingAttr());
+      getDilationsAttr(), getPaddingAttr(), getGroupsAttr());
   Value dFilter = builder.create<Conv2DBackpropFilterOp>(
       loc, getFilter().getType(), getInput(), g, getStridesAttr(),
-      getDilationsAttr(), getPaddingAttr());
+      getDilationsAttr(), getPaddingAttr(), getGroupsAttr());
   return {dInput, dFilter};
+}
+
+Grads Conv2DBackpropInputOp::buildGradients(OpBuilder &builder, Value g) {
+  // dx = conv2d^T(dy, w) is linear in both: <dx, g> = <dy, conv2d(g, w)>, so
+  // d(dy) = conv2d(g, w) and d(w) = conv2d_backprop_filter(g, dy). This is
+  // the transposed convolution's (Conv2DTranspose's) gradient.
+  GradientBuilder gb(builder, *this);
+  Location loc = gb.location();
+  Value dGradOutput = builder.create<Conv2DOp>(
+      loc, getGradOutput().getType(), g, getFilter(), getStridesAttr(),
+      getDilationsAttr(), getPaddingAttr(), getGroupsAttr());
+  Value dFilter = builder.create<Conv2DBackpropFilterOp>(
+      loc, getFilter().getType(), g, getGradOutput(), getStridesAttr(),
+      getDilationsAttr(), getPaddingAttr(), getGroupsAttr());
+  return {dGradOutput, dFilter};
 }
 
 Grads MaxPool2DOp::buildGradients(OpBuilder &builder, Value g) {

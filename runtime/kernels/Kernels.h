@@ -114,10 +114,13 @@ void randomUniform(uint64_t seed, uint64_t counter, NDArray &out);
 
 /// NHWC input, HWIO filter, NHWC output. `padding` Same follows TF/Keras:
 /// out = ceil(in / stride), the extra padding row/col goes at the bottom/right.
+/// With `groups` G the filter is [KH, KW, C/G, F]: output channel f reads the
+/// input channels of its group f / (F/G).
 struct Conv2DParams {
   int64_t strideH = 1, strideW = 1;
   int64_t dilationH = 1, dilationW = 1;
   Padding padding = Padding::Valid;
+  int64_t groups = 1;
 };
 void conv2d(const NDArray &input, const NDArray &filter, const Conv2DParams &p,
             NDArray &out, const Epilogue &epilogue = {});

@@ -208,6 +208,22 @@ func.func @conv_channels(%x: tensor<8x28x28x3xf32>, %w: tensor<3x3x1x32xf32>) {
 
 // -----
 
+func.func @conv_groups(%x: tensor<8x28x28x6xf32>, %w: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{expects input channels (6) and filters (8) to be multiples of groups (3)}}
+  %0 = kc.conv2d %x, %w {groups = 3} : tensor<8x28x28x6xf32>, tensor<3x3x2x8xf32> -> tensor<8x26x26x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_group_channels(%x: tensor<8x28x28x6xf32>, %w: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{expects input channels (6) / groups (2) to match filter input channels (2)}}
+  %0 = kc.conv2d %x, %w {groups = 2} : tensor<8x28x28x6xf32>, tensor<3x3x2x8xf32> -> tensor<8x26x26x8xf32>
+  return
+}
+
+// -----
+
 func.func @conv_rank(%x: tensor<28x28x1xf32>, %w: tensor<3x3x1x32xf32>) {
   // expected-error @+1 {{expects a 4-D NHWC input and a 4-D HWIO filter, got [28, 28, 1] and [3, 3, 1, 32]}}
   %0 = kc.conv2d %x, %w : tensor<28x28x1xf32>, tensor<3x3x1x32xf32> -> tensor<8x26x26x32xf32>

@@ -60,6 +60,85 @@ TEST(KerasLayerImport, VisionArchiveTracesToTheCppModel) {
   EXPECT_NE(imported.find("kc.reduce_mean"), std::string::npos);
 }
 
+std::unique_ptr<Model> mobilenetInCpp() {
+  int blocks = 0;
+  // Keras's automatic names: layer, layer_1, layer_2, ...
+  auto nth = [](const std::string &base, int i) {
+    return i ? base + "_" + std::to_string(i) : base;
+  };
+  auto relu6 = [&](Tensor t) {
+    return ReLU(6.0).named(nth("re_lu", blocks++))(t);
+  };
+  // Convolution (no bias), BatchNormalization, ReLU(6).
+  auto block = [&](Layer conv, Tensor t) {
+    t = BatchNormalization().named(nth("batch_normalization", blocks))(
+        conv(t));
+    return relu6(t);
+  };
+  const bool noBias = false;
+  Tensor x = Input({28, 28, 1});
+  Tensor h = block(
+      Conv2D(16, 3, 2, "same", "linear", noBias).named("conv2d"), x);
+  h = block(DepthwiseConv2D(3, 1, "same", 1, 1, "linear", noBias)
+                .named("depthwise_conv2d"),
+            h);
+  h = block(Conv2D(32, 1, 1, "valid", "linear", noBias).named("conv2d_1"), h);
+  h = block(DepthwiseConv2D(3, 2, "same", 2, 1, "linear", noBias)
+                .named("depthwise_conv2d_1"),
+            h);
+  h = block(Conv2D(64, 1, 1, "valid", "linear", noBias).named("conv2d_2"), h);
+  h = block(SeparableConv2D(64, 3, 1, "same", 1, 1, "linear", noBias)
+                .named("separable_conv2d"),
+            h);
+  h = relu6(SeparableConv2D(64, 3, 2, "same").named("separable_conv2d_1")(h));
+  Tensor y = Dense(10, "softmax")
+                 .named("dense")(GlobalAveragePooling2D().named(
+                     "global_average_pooling2d")(h));
+  return std::make_unique<Model>(x, y, "mobilenet");
+}
+
+TEST(KerasLayerImport, MobileNetArchiveTracesToTheCppModel) {
+  keras::ImportedModel m =
+      keras::importKerasArchive(fixture("mobilenet.keras"));
+  EXPECT_TRUE(m.weightsLoaded);
+  std::string imported = traceText(*m.model);
+  EXPECT_EQ(imported, traceText(*mobilenetInCpp()));
+  // Depthwise is conv2d with groups = channels; no op of its own.
+  EXPECT_NE(imported.find("groups = 16"), std::string::npos);
+  EXPECT_NE(imported.find("groups = 32"), std::string::npos);
+  EXPECT_NE(imported.find("groups = 64"), std::string::npos);
+}
+
+TEST(KerasLayerImport, Keras2ConvolutionVariantsImport) {
+  // cnn_keras2.json's two Conv2D (32 and 64 filters, 3x3) as a
+  // SeparableConv2D and a Conv2DTranspose: tf.keras 2 writes their keys as
+  // Keras 3 does; the kernels take Keras's layouts.
+  std::string text = replaceOnce(readText("cnn_keras2.json"),
+                                 "\"class_name\": \"Conv2D\"",
+                                 "\"class_name\": \"SeparableConv2D\"");
+  text = replaceOnce(text, "\"class_name\": \"Conv2D\"",
+                     "\"class_name\": \"Conv2DTranspose\"");
+  keras::ImportedModel m = keras::importModelJson(text, "cnn_keras2.json");
+  std::vector<Shape> shapes;
+  for (const Layer &layer : m.model->layers())
+    for (const Weight &w : layer.impl()->weights())
+      shapes.push_back(w.shape);
+  ASSERT_GE(shapes.size(), 5u);
+  EXPECT_EQ(shapes[0], (Shape{3, 3, 1, 1}));  // depthwise_kernel
+  EXPECT_EQ(shapes[1], (Shape{1, 1, 1, 32})); // pointwise_kernel
+  EXPECT_EQ(shapes[2], (Shape{32}));
+  EXPECT_EQ(shapes[3], (Shape{3, 3, 64, 32})); // [kh, kw, out, in]
+  EXPECT_EQ(shapes[4], (Shape{64}));
+  // The transpose's (the second conv's) groups key as an output_padding.
+  std::string padded = text;
+  const std::string groups = "\"groups\": 1";
+  padded.replace(padded.rfind(groups), groups.size(),
+                 "\"output_padding\": [1, 1]");
+  EXPECT_THAT(importError(padded),
+              HasSubstr("(Conv2DTranspose): 'output_padding' is not "
+                        "supported (must be null)"));
+}
+
 TEST(KerasLayerImport, ActivationAndMergeArchivesImportWithTheirWeights) {
   keras::ImportedModel a =
       keras::importKerasArchive(fixture("activations.keras"));

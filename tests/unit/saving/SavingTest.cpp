@@ -148,6 +148,66 @@ TEST(Saving, GeneratedConfigsOfNormalizationActivationAndPoolingReload) {
   EXPECT_EQ(layerConfig(2, "BatchNormalization").getNumber("momentum"), 0.99);
 }
 
+// The convolution layers' generated configs (Keras 3's get_config keys)
+// reload into the same model and the same predictions.
+TEST(Saving, GeneratedConfigsOfConvolutionLayersReload) {
+  std::string dir = tempDir();
+  std::string path = dir + "/convs.keras";
+  Sequential model({Input({9, 9, 2}), Conv2D(4, 3, 2, "same", 1, 2, "relu"),
+                    Conv2D(4, 2, 1, "same", 2, 1),
+                    DepthwiseConv2D(3, 1, "valid", 2, 1, "relu"),
+                    SeparableConv2D(4, 2, 1, "same", 2, 2),
+                    Conv2DTranspose(3, 3, 2, "valid", 1, "relu", false),
+                    Flatten(), Dense(3, "softmax")},
+                   "convs", 5);
+  TrainingConfig config = adam(4);
+  Executable exe = trainSteps(model, config, 3);
+  keras::saveKerasArchive(path, model, captureState(exe, /*epoch=*/1), config);
+
+  NDArray x = randomImages({5, 9, 9, 2}, 12);
+  NDArray expected = exe.predict(x);
+  keras::Checkpoint ckpt = keras::loadCheckpoint(path);
+  ASSERT_TRUE(ckpt.imported.weightsLoaded);
+  expectIdentical(expected, predictWith(*ckpt.imported.model, x),
+                  "predictions after reload");
+
+  json::Value saved = archiveJson(path, "config.json");
+  const json::Array &layers =
+      *saved.getAsObject()->getObject("config")->getArray("layers");
+  ASSERT_EQ(layers.size(), 8u);
+  auto layerConfig = [&](size_t i, llvm::StringRef cls) {
+    const json::Object &entry = *layers[i].getAsObject();
+    EXPECT_EQ(entry.getString("class_name"), cls);
+    return *entry.getObject("config");
+  };
+  auto pair = [](const json::Object &c, llvm::StringRef key) {
+    const json::Array *a = c.getArray(key);
+    return a && a->size() == 2 ? std::make_pair(*(*a)[0].getAsInteger(),
+                                                *(*a)[1].getAsInteger())
+                               : std::make_pair(int64_t(-1), int64_t(-1));
+  };
+  json::Object grouped = layerConfig(1, "Conv2D");
+  EXPECT_EQ(grouped.getInteger("groups"), 2);
+  EXPECT_EQ(pair(grouped, "strides"), std::make_pair(int64_t(2), int64_t(2)));
+  EXPECT_EQ(pair(layerConfig(2, "Conv2D"), "dilation_rate"),
+            std::make_pair(int64_t(2), int64_t(2)));
+  json::Object depthwise = layerConfig(3, "DepthwiseConv2D");
+  EXPECT_EQ(depthwise.getInteger("depth_multiplier"), 2);
+  EXPECT_TRUE(depthwise.getObject("depthwise_initializer"));
+  EXPECT_FALSE(depthwise.get("kernel_initializer"));
+  json::Object separable = layerConfig(4, "SeparableConv2D");
+  EXPECT_EQ(separable.getInteger("filters"), 4);
+  EXPECT_EQ(separable.getInteger("depth_multiplier"), 2);
+  EXPECT_EQ(pair(separable, "dilation_rate"),
+            std::make_pair(int64_t(2), int64_t(2)));
+  EXPECT_TRUE(separable.getObject("pointwise_initializer"));
+  json::Object transpose = layerConfig(5, "Conv2DTranspose");
+  EXPECT_EQ(transpose.getBoolean("use_bias"), false);
+  EXPECT_EQ(transpose.getString("padding"), "valid");
+  ASSERT_TRUE(transpose.get("output_padding"));
+  EXPECT_EQ(*transpose.get("output_padding"), json::Value(nullptr));
+}
+
 TEST(Saving, FunctionalModelRoundTripsInKerasLayerOrder) {
   std::string dir = tempDir();
   std::string path = dir + "/branches.keras";
