@@ -200,8 +200,10 @@ Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
   Examples e;
   // Finds one array under the first of `keys` present: a .npy file of the
   // folder, or a member of the archive.
-  std::function<ExampleArray(const std::vector<std::string> &, const std::string &,
-                             bool)>
+  // In errors: "no <role> array 'y'<note>".
+  std::function<ExampleArray(const std::vector<std::string> &keys,
+                             const std::string &role, const std::string &note,
+                             bool required)>
       find;
   std::map<std::string, NDArray> arrays;
   std::string present;
@@ -212,8 +214,8 @@ Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
       if (llvm::sys::path::extension(it->path()) == ".npy")
         present += (present.empty() ? "" : ", ") +
                    llvm::sys::path::filename(it->path()).str();
-    find = [&](const std::vector<std::string> &keys, const std::string &what,
-               bool required) -> ExampleArray {
+    find = [&](const std::vector<std::string> &keys, const std::string &role,
+               const std::string &note, bool required) -> ExampleArray {
       for (const std::string &name : keys) {
         llvm::SmallString<256> file(path);
         llvm::sys::path::append(file, name + ".npy");
@@ -225,8 +227,8 @@ Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
       std::string files = "'" + keys[0] + ".npy'";
       for (size_t i = 1; i < keys.size(); ++i)
         files += " (or '" + keys[i] + ".npy')";
-      throw Error(path + ": no " + what + " file " + files +
-                  " in the folder; it holds: " +
+      throw Error(path + ": no " + role + (role.empty() ? "" : " ") +
+                  "file " + files + note + " in the folder; it holds: " +
                   (present.empty() ? "no .npy files" : present));
     };
   } else {
@@ -235,16 +237,16 @@ Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
     arrays = readNpz(path);
     for (const auto &[name, a] : arrays)
       present += (present.empty() ? "" : ", ") + name;
-    find = [&](const std::vector<std::string> &keys, const std::string &what,
-               bool required) -> ExampleArray {
+    find = [&](const std::vector<std::string> &keys, const std::string &role,
+               const std::string &note, bool required) -> ExampleArray {
       for (const std::string &key : keys)
         if (auto it = arrays.find(key); it != arrays.end())
           return ExampleArray::fromNDArray(it->second,
                                            path + ": array '" + key + "'");
       if (!required)
         return ExampleArray();
-      throw Error(path + ": no " + what + " array " + keyList(keys) +
-                  "; the archive holds: " +
+      throw Error(path + ": no " + role + (role.empty() ? "" : " ") +
+                  "array " + keyList(keys) + note + "; the archive holds: " +
                   (present.empty() ? "no arrays" : present));
     };
   }
@@ -254,23 +256,33 @@ Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
       names.push_back(s.name);
     return quotedList(names);
   };
+  // One of each: "no target array 'y' (or 'dense_2')"; several: "no array
+  // 'class' for output 'class' (the model's outputs are 'class', 'value')".
+  auto note = [&](const char *role, const std::vector<ArraySpec> &specs,
+                  size_t k) {
+    return specs.size() == 1 ? std::string()
+                             : " for " + roleOf(role, specs, k) +
+                                   " (the model's " + role + "s are " +
+                                   expected(specs) + ")";
+  };
+  bool severalIn = spec.inputs.size() > 1, severalOut = spec.targets.size() > 1;
   for (size_t k = 0; k < spec.inputs.size(); ++k)
-    e.x.push_back(find(
-        keysOf(spec.inputs, k, "x"),
-        spec.inputs.size() == 1
-            ? "input"
-            : roleOf("input", spec.inputs, k) + " (the model's inputs are " +
-                  expected(spec.inputs) + ")",
-        true));
+    e.x.push_back(find(keysOf(spec.inputs, k, "x"), severalIn ? "" : "input",
+                       note("input", spec.inputs, k), true));
   for (size_t k = 0; k < spec.targets.size(); ++k)
-    e.y.push_back(find(
-        keysOf(spec.targets, k, "y"),
-        spec.targets.size() == 1
-            ? "target"
-            : "target of " + roleOf("output", spec.targets, k) +
-                  " (the model's outputs are " + expected(spec.targets) + ")",
-        true));
-  e.sampleWeight = find({"sample_weight"}, "", false);
+    e.y.push_back(find(keysOf(spec.targets, k, "y"),
+                       severalOut ? "" : "target",
+                       note("output", spec.targets, k), true));
+  e.sampleWeight = find({"sample_weight"}, "", "", false);
+  // Keras's sample_weight dict (one array per output) needs a step that
+  // weighs each output's loss by its own weights, which kcc does not build.
+  for (const auto &[name, a] : arrays)
+    if (llvm::StringRef(name).starts_with("sample_weight") &&
+        name != "sample_weight")
+      throw Error(path + ": array '" + name +
+                  "': per-output sample weights are not supported yet; give "
+                  "one 'sample_weight' array [N], which weighs every "
+                  "output's loss as a single Keras sample_weight does");
   checkExamples(e, spec, path, warnings);
   return e;
 }

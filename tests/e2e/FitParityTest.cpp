@@ -190,9 +190,9 @@ TEST(FitParity, MissingArraysNameTheLayers) {
     ADD_FAILURE() << "no error";
   } catch (const Error &e) {
     EXPECT_EQ(std::string(e.what()),
-              file + ": no target of output 'class' (the model's outputs "
-                     "are 'class', 'value') array 'class'; the archive "
-                     "holds: image, label, pixels");
+              file + ": no array 'class' for output 'class' (the model's "
+                     "outputs are 'class', 'value'); the archive holds: "
+                     "image, label, pixels");
   }
 }
 
