@@ -361,8 +361,8 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
     if (!ckpt.optimizer)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          config.resume + ": no optimizer state to resume from (an archive "
-                          "kcc did not write, or saved without training)");
+          config.resume + ": no optimizer state to resume from (saved "
+                          "before any training step)");
     if (ckpt.epoch >= config.epochs)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),

@@ -24,6 +24,10 @@
 // RUN: python3 %S/Inputs/npy.py write %t/perhead.npz image=f4:12,28,28,1 class=i4:12:labels:10 value=f4:12,1 sample_weight_class=f4:12
 // RUN: kcc train %kcc_src/tests/fixtures/keras/multi/multi_output.keras --data %t/heads.npz --validation-split 0.25 --batch 4 --epochs 2 --verbose 2 --shuffle=false --save %t/heads.keras | FileCheck %s --check-prefix=FIT
 // RUN: kcc evaluate %t/heads.keras --data %t/heads.npz --batch 5 | FileCheck %s --check-prefix=EVAL
+// A folder of per-name .npy files (memory-mapped) trains the same way.
+// RUN: mkdir -p %t/heads && python3 -c "import sys, zipfile; zipfile.ZipFile(sys.argv[1]).extractall(sys.argv[2])" %t/heads.npz %t/heads
+// RUN: kcc train %kcc_src/tests/fixtures/keras/multi/multi_output.keras --data %t/heads --batch 4 --epochs 1 --verbose 2 --shuffle=false | FileCheck %s --check-prefix=DIR
+// RUN: rm %t/heads/value.npy && not kcc train %kcc_src/tests/fixtures/keras/multi/multi_output.keras --data %t/heads 2>&1 | FileCheck %s --check-prefix=NOVALUE
 // RUN: not kcc train %kcc_src/tests/fixtures/keras/multi/multi_output.keras --data %t/perhead.npz 2>&1 | FileCheck %s --check-prefix=PERHEAD
 
 // TWO: kcc: wrote {{.*}}p.npz: 'label' f32[5, 10] for 5 examples of {{.*}}two.npz
@@ -39,4 +43,7 @@
 // FIT: kcc: saved the model to {{.*}}heads.keras
 // EVAL: 12 examples of {{.*}}heads.npz (weighted by sample_weight)
 // EVAL-NEXT: loss: {{[0-9.]+}} - class_accuracy: {{[0-9.]+}} - class_loss: {{[0-9.]+}} - value_loss: {{[0-9.]+}}
+// DIR: on 12 examples (memory-mapped)
+// DIR: 3/3 - {{.*}} - loss: {{[0-9.]+}} - class_accuracy: {{[0-9.]+}} - class_loss: {{[0-9.]+}} - value_loss: {{[0-9.]+}}
+// NOVALUE: kcc: error: {{.*}}heads: no file 'value.npy' for output 'value' (the model's outputs are 'class', 'value') in the folder; it holds: {{.*}}class.npy
 // PERHEAD: kcc: error: {{.*}}perhead.npz: array 'sample_weight_class': per-output sample weights are not supported yet; give one 'sample_weight' array [N], which weighs every output's loss as a single Keras sample_weight does
