@@ -19,6 +19,7 @@
 
 #include "llvm/ADT/StringMap.h"
 
+#include <cmath>
 #include <ctime>
 
 using namespace kcc;
@@ -383,9 +384,24 @@ Checkpoint keras::loadCheckpoint(const std::string &path,
   size_t first = optimizer && optimizer->schedule ? 1 : 2;
   if (count < first)
     return ckpt; // Built but never used: nothing to resume.
-  // The step count is read from kcc's metadata ("kcc": {"iterations": N});
-  // an archive Keras wrote loads without optimizer state.
-  if (!iterations || *iterations < 0)
+  // The step count: kcc's metadata ("kcc": {"iterations": N}), else (an
+  // archive Keras wrote after fit) Keras's own `iterations` variable.
+  if (!iterations) {
+    NDArray counter = h5.readFloat("optimizer/vars/0");
+    if (counter.numel() != 1)
+      h5.fail("optimizer/vars/0", "the iteration count must be a scalar");
+    double n = counter.toVector()[0];
+    if (!(n >= 0) || n != std::floor(n))
+      h5.fail("optimizer/vars/0", "the iteration count must be a "
+                                  "non-negative integer, found " +
+                                      std::to_string(n));
+    iterations = static_cast<int64_t>(n);
+  }
+  // Built but never stepped (Keras saves a compiled model's iteration 0
+  // and learning rate): nothing to resume.
+  if (*iterations <= 0 && count == first)
+    return ckpt;
+  if (*iterations < 0)
     return ckpt;
   OptimizerState opt;
   opt.iterations = *iterations;

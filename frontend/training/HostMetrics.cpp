@@ -53,11 +53,24 @@ MetricAccumulator::MetricAccumulator(const TrainingConfig &config)
 }
 
 void MetricAccumulator::add(const NDArray &predArray,
-                            const NDArray &targetArray) {
+                            const NDArray &targetArray,
+                            const NDArray &sampleWeight) {
   std::vector<double> pred = predArray.toVector();
   std::vector<double> target = targetArray.toVector();
   int64_t classes = predArray.rank() > 0 ? predArray.shape().back() : 1;
   int64_t rows = classes ? static_cast<int64_t>(pred.size()) / classes : 0;
+  // The weight of element i's example (1 unweighted).
+  std::vector<double> weights =
+      sampleWeight.defined() ? sampleWeight.toVector() : std::vector<double>();
+  int64_t examples = predArray.rank() > 0 ? predArray.dim(0) : 1;
+  if (!weights.empty() && static_cast<int64_t>(weights.size()) != examples)
+    throw Error("evaluate: " + std::to_string(weights.size()) +
+                " sample weights for " + std::to_string(examples) +
+                " examples");
+  int64_t perExample = examples ? pred.size() / examples : 0;
+  auto weightOf = [&](size_t element) {
+    return weights.empty() ? 1.0 : weights[element / perExample];
+  };
   bool sparse = loss_.kind == LossKind::SparseCategoricalCrossentropy;
   if (sparse ? static_cast<int64_t>(target.size()) != rows
              : target.size() != pred.size())
@@ -83,7 +96,7 @@ void MetricAccumulator::add(const NDArray &predArray,
         for (int64_t j = 0; j < classes; ++j)
           l -= target[r * classes + j] * lp[j];
       }
-      lossSum_ += l;
+      lossSum_ += weightOf(r * classes) * l;
     }
     lossCount_ += rows;
     break;
@@ -91,18 +104,18 @@ void MetricAccumulator::add(const NDArray &predArray,
     for (size_t i = 0; i < pred.size(); ++i) {
       double x = pred[i], z = target[i];
       if (loss_.fromLogits) {
-        lossSum_ +=
-            std::max(x, 0.0) - x * z + std::log1p(std::exp(-std::fabs(x)));
+        lossSum_ += weightOf(i) * (std::max(x, 0.0) - x * z +
+                                   std::log1p(std::exp(-std::fabs(x))));
       } else {
         double p = std::clamp(x, kEpsilon, 1.0 - kEpsilon);
-        lossSum_ -= z * std::log(p) + (1 - z) * std::log(1 - p);
+        lossSum_ -= weightOf(i) * (z * std::log(p) + (1 - z) * std::log(1 - p));
       }
     }
     lossCount_ += pred.size();
     break;
   case LossKind::MeanSquaredError:
     for (size_t i = 0; i < pred.size(); ++i)
-      lossSum_ += (target[i] - pred[i]) * (target[i] - pred[i]);
+      lossSum_ += weightOf(i) * (target[i] - pred[i]) * (target[i] - pred[i]);
     lossCount_ += pred.size();
     break;
   }
