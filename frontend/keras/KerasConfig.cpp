@@ -120,7 +120,6 @@ json::Object layerConfig(const Layer &layer) {
     for (const char *key : {"beta_regularizer", "gamma_regularizer",
                             "beta_constraint", "gamma_constraint"})
       c[key] = nullptr;
-    c["synchronized"] = false;
   } else if (cls == "Conv1D") {
     for (const char *key : {"kernel_regularizer", "bias_regularizer",
                             "kernel_constraint", "bias_constraint",

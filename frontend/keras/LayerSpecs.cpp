@@ -388,7 +388,8 @@ Layer buildBatchNormalization(const ObjectView &c) {
       c.getBool("scale", true), readInitializer(c, "beta_initializer", "zeros"),
       readInitializer(c, "gamma_initializer", "ones"),
       readInitializer(c, "moving_mean_initializer", "zeros"),
-      readInitializer(c, "moving_variance_initializer", "ones"));
+      readInitializer(c, "moving_variance_initializer", "ones"),
+      c.getBool("synchronized", false));
 }
 
 /// A 1-D window field (kernel_size, strides, pool_size, dilation_rate,
