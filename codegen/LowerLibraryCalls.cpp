@@ -239,6 +239,25 @@ struct AllReduceLowering : OpConversionPattern<kc::AllReduceOp> {
   }
 };
 
+/// kcc_rt_all_reduce_{start,wait}_*(in, out, n, mean): the start copies
+/// the packed gradients into its own buffer, which MPI reduces in place
+/// until the wait copies the result out; the memory planner keeps that
+/// buffer alive from the start to the wait, its one user.
+template <typename OpTy>
+struct BucketLowering : OpConversionPattern<OpTy> {
+  using OpConversionPattern<OpTy>::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    constexpr bool isStart = std::is_same_v<OpTy, kc::AllReduceStartOp>;
+    CallSpec spec{isStart ? "all_reduce_start" : "all_reduce_wait",
+                  {adaptor.getBucket()},
+                  {op.getReduction() == "mean" ? 1 : 0}};
+    spec.flat = true;
+    return emitCall(op, spec, rewriter);
+  }
+};
+
 /// `v` as a tensor of `shape` (row-major), through kc.reshape, which the
 /// conversion lowers in turn; `v` itself when it has that shape.
 Value reshapeTo(ConversionPatternRewriter &rewriter, Location loc, Value v,
@@ -319,8 +338,9 @@ struct GatherGradLowering : OpConversionPattern<kc::GatherGradOp> {
 } // namespace
 
 void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
-  patterns.add<AllReduceLowering, MatmulLowering, BatchMatmulLowering,
-               Conv2DLowering,
+  patterns.add<AllReduceLowering, BucketLowering<kc::AllReduceStartOp>,
+               BucketLowering<kc::AllReduceWaitOp>, MatmulLowering,
+               BatchMatmulLowering, Conv2DLowering,
                Conv2DBackpropInputLowering, Conv2DBackpropFilterLowering, PoolLowering<kc::MaxPool2DOp>,
                PoolLowering<kc::AvgPool2DOp>, MaxPoolGradLowering,
                AvgPoolGradLowering>(patterns.getContext());

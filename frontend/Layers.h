@@ -254,7 +254,9 @@ public:
 /// (moving = moving * momentum + batch * (1 - momentum)); inference, or a
 /// frozen layer, normalizes by the moving statistics. Weights, in Keras's
 /// order: gamma (with `scale`), beta (with `center`), moving_mean and
-/// moving_variance (non-trainable).
+/// moving_variance (non-trainable). `synchronized`: in a data-parallel step
+/// the batch statistics are those of the global batch (kc.all_reduce over
+/// the ranks) instead of each rank's own.
 class BatchNormalization : public Layer {
 public:
   explicit BatchNormalization(
@@ -263,7 +265,8 @@ public:
       const std::string &betaInitializer = "zeros",
       const std::string &gammaInitializer = "ones",
       const std::string &movingMeanInitializer = "zeros",
-      const std::string &movingVarianceInitializer = "ones");
+      const std::string &movingVarianceInitializer = "ones",
+      bool synchronized = false);
 };
 
 /// Keras's LayerNormalization over the last axis, as Keras 3 computes it

@@ -156,6 +156,10 @@ Tensor argmax(const Tensor &x, int64_t axis = -1);
 /// [I..., D...]. An index in [-V, 0) counts from the end; any other index
 /// outside [0, V) gives a NaN row (jnp.take, as Keras's Embedding on JAX).
 Tensor gather(const Tensor &table, const Tensor &indices);
+/// The sum (mean: the mean) of `x` over the ranks of a data-parallel job
+/// (kc.all_reduce); `x` itself in a single process. Its gradient is the same
+/// reduction of the ranks' gradients.
+Tensor allReduce(const Tensor &x, bool mean);
 
 // Layout. `reshape` accepts one -1 dim.
 Tensor reshape(const Tensor &x, const Shape &shape);

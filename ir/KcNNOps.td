@@ -242,13 +242,18 @@ def Kc_RandomUniformOp : Kc_Op<"random_uniform"> {
   let assemblyFormat = "$counter attr-dict `:` type($counter) `->` type($result)";
 }
 
-def Kc_AllReduceOp : Kc_Op<"all_reduce", [SameOperandsAndResultType]> {
+def Kc_AllReduceOp : Kc_Op<"all_reduce", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "sum or mean of a tensor over the ranks of a data-parallel job";
   let description = [{
     Every rank passes its own `x` and gets the elementwise sum (or mean) of
     all ranks' `x`: kc-build-train-step's `data-parallel` option puts one on
     each gradient, between the reverse sweep and the optimizer, so every
-    rank applies the same update. In a single process it is the identity.
+    rank applies the same update; a synchronized BatchNormalization takes
+    the global batch's statistics with it. In a single process it is the
+    identity. Each rank differentiates its own loss, and every rank's result
+    depends on every rank's `x`, so the gradient of `x` is the same
+    reduction of the ranks' result gradients.
     Compiled code calls `kcc_rt_all_reduce_*` (MPI_Allreduce), and so does
     the interpreter, so both reduce in the same order.
 
@@ -259,6 +264,47 @@ def Kc_AllReduceOp : Kc_Op<"all_reduce", [SameOperandsAndResultType]> {
   let arguments = (ins Kc_FloatTensor:$x, StrAttr:$reduction);
   let results = (outs Kc_FloatTensor:$result);
   let assemblyFormat = "$reduction $x attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kc_AllReduceStartOp : Kc_Op<"all_reduce_start", [SameOperandsAndResultType]> {
+  let summary = "starts the sum or mean of a gradient bucket over the ranks";
+  let description = [{
+    Starts a non-blocking all-reduce of `bucket`, a rank-1 tensor that packs
+    several gradients (kc.concat of their flattened values), and returns the
+    buffer being reduced: its contents are defined only once
+    `kc.all_reduce_wait` on it returns. kc-build-train-step emits one as soon
+    as the backward has produced the bucket's last gradient, so the exchange
+    overlaps the rest of the backward (Horovod's tensor fusion, PyTorch DDP's
+    buckets). Compiled code and the interpreter both call
+    `kcc_rt_all_reduce_start_*` (MPI_Iallreduce in place); in a single
+    process it is a copy.
+
+    ```mlir
+    %b = kc.all_reduce_start "mean" %packed : tensor<1290xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$bucket, StrAttr:$reduction);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = "$reduction $bucket attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kc_AllReduceWaitOp : Kc_Op<"all_reduce_wait", [SameOperandsAndResultType]> {
+  let summary = "waits for a bucket's all-reduce and returns the reduced values";
+  let description = [{
+    `bucket` must be the result of a `kc.all_reduce_start` with the same
+    reduction; the wait returns the reduced bucket (divided by the number of
+    ranks for "mean"). kc-build-train-step places the waits just before the
+    optimizer and slices each gradient back out of the result.
+
+    ```mlir
+    %r = kc.all_reduce_wait "mean" %b : tensor<1290xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$bucket, StrAttr:$reduction);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = "$reduction $bucket attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 

@@ -219,6 +219,36 @@ LogicalResult AllReduceOp::verify() {
   return success();
 }
 
+/// The bucket ops: a known reduction over a rank-1 bucket; the wait's
+/// bucket comes from a start with the same reduction.
+static LogicalResult verifyBucketOp(Operation *op, Value bucket,
+                                    StringRef reduction) {
+  if (reduction != "sum" && reduction != "mean")
+    return op->emitOpError("expects reduction \"sum\" or \"mean\", got \"")
+           << reduction << "\"";
+  if (cast<RankedTensorType>(bucket.getType()).getRank() != 1)
+    return op->emitOpError("expects a rank-1 bucket, got ")
+           << bucket.getType();
+  return success();
+}
+
+LogicalResult AllReduceStartOp::verify() {
+  return verifyBucketOp(*this, getBucket(), getReduction());
+}
+
+LogicalResult AllReduceWaitOp::verify() {
+  if (failed(verifyBucketOp(*this, getBucket(), getReduction())))
+    return failure();
+  auto start = getBucket().getDefiningOp<AllReduceStartOp>();
+  if (!start)
+    return emitOpError("expects its bucket to come from kc.all_reduce_start");
+  if (start.getReduction() != getReduction())
+    return emitOpError("reduction \"")
+           << getReduction() << "\" differs from its start's \""
+           << start.getReduction() << "\"";
+  return success();
+}
+
 LogicalResult MaxPool2DGradOp::verify() {
   if (failed(checkResultShape(*this, shapes::Dims(shapeOf(getX())),
                               shapeOf(getResult()))))

@@ -221,6 +221,11 @@ struct TrainingConfig {
   /// (kc.all_reduce) before the optimizer: each rank then trains on its own
   /// `batch` examples and all apply the same update.
   bool dataParallel = false;
+  /// Data-parallel: the gradients are packed, in the order the backward
+  /// produces them, into buckets of at most this many bytes (a larger
+  /// gradient is a bucket of its own); each bucket's all-reduce starts once
+  /// its last gradient exists and overlaps the rest of the backward.
+  int64_t bucketBytes = int64_t(1) << 20;
 
   /// The names of the step's scalar results after the total loss, in order
   /// (Executable::metricNames): `metrics`, or with several outputs each

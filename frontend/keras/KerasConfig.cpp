@@ -120,7 +120,6 @@ json::Object layerConfig(const Layer &layer) {
     for (const char *key : {"beta_regularizer", "gamma_regularizer",
                             "beta_constraint", "gamma_constraint"})
       c[key] = nullptr;
-    c["synchronized"] = false;
   } else if (cls == "LayerNormalization") {
     for (const char *key : {"beta_regularizer", "gamma_regularizer",
                             "beta_constraint", "gamma_constraint"})

@@ -457,7 +457,8 @@ Layer buildBatchNormalization(const ObjectView &c) {
       c.getBool("scale", true), readInitializer(c, "beta_initializer", "zeros"),
       readInitializer(c, "gamma_initializer", "ones"),
       readInitializer(c, "moving_mean_initializer", "zeros"),
-      readInitializer(c, "moving_variance_initializer", "ones"));
+      readInitializer(c, "moving_variance_initializer", "ones"),
+      c.getBool("synchronized", false));
 }
 
 /// Keras 3 writes axis as a list ([-1]), Keras 2 after build as a list of

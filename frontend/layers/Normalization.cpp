@@ -32,9 +32,10 @@ public:
   BatchNormalizationImpl(int64_t axis, double momentum, double epsilon,
                          bool center, bool scale, std::string betaInit,
                          std::string gammaInit, std::string movingMeanInit,
-                         std::string movingVarianceInit)
+                         std::string movingVarianceInit, bool synchronized)
       : LayerImpl("BatchNormalization"), axis_(axis), momentum_(momentum),
         epsilon_(epsilon), center_(center), scale_(scale),
+        synchronized_(synchronized),
         betaInit_(std::move(betaInit)), gammaInit_(std::move(gammaInit)),
         movingMeanInit_(std::move(movingMeanInit)),
         movingVarianceInit_(std::move(movingVarianceInit)) {
@@ -57,7 +58,8 @@ public:
             {"beta_initializer", betaInit_},
             {"gamma_initializer", gammaInit_},
             {"moving_mean_initializer", movingMeanInit_},
-            {"moving_variance_initializer", movingVarianceInit_}};
+            {"moving_variance_initializer", movingVarianceInit_},
+            {"synchronized", synchronized_}};
   }
 
 protected:
@@ -93,9 +95,15 @@ protected:
       std::vector<int64_t> axes(x.rank() - 1);
       std::iota(axes.begin(), axes.end(), 0);
       // jnp.mean and jnp.var: the variance of the centred input, biased.
-      Tensor batchMean = ops::reduceMean(x, axes);
+      // Synchronized, each is the mean of the ranks' (equal-sized) batches,
+      // so N ranks get the global batch's statistics.
+      auto statistic = [&](const Tensor &t) {
+        Tensor m = ops::reduceMean(t, axes);
+        return synchronized_ ? ops::allReduce(m, /*mean=*/true) : m;
+      };
+      Tensor batchMean = statistic(x);
       Tensor centred = ops::sub(x, batchMean);
-      Tensor batchVariance = ops::reduceMean(ops::mul(centred, centred), axes);
+      Tensor batchVariance = statistic(ops::mul(centred, centred));
       Tensor keep = ops::scalar(momentum_, dt);
       Tensor take = ops::scalar(1.0 - momentum_, dt);
       assignWeight(movingMean_, ops::add(ops::mul(mean, keep),
@@ -118,7 +126,7 @@ protected:
 private:
   int64_t axis_;
   double momentum_, epsilon_;
-  bool center_, scale_;
+  bool center_, scale_, synchronized_;
   std::string betaInit_, gammaInit_, movingMeanInit_, movingVarianceInit_;
   std::optional<size_t> gamma_, beta_;
   size_t movingMean_ = 0, movingVariance_ = 0;
@@ -212,8 +220,9 @@ BatchNormalization::BatchNormalization(
     int64_t axis, double momentum, double epsilon, bool center, bool scale,
     const std::string &betaInitializer, const std::string &gammaInitializer,
     const std::string &movingMeanInitializer,
-    const std::string &movingVarianceInitializer)
+    const std::string &movingVarianceInitializer, bool synchronized)
     : Layer(std::make_shared<BatchNormalizationImpl>(
           axis, momentum, epsilon, center, scale, betaInitializer,
-          gammaInitializer, movingMeanInitializer, movingVarianceInitializer)) {
+          gammaInitializer, movingMeanInitializer, movingVarianceInitializer,
+          synchronized)) {
 }

@@ -121,3 +121,8 @@ Grads AvgPool2DOp::buildGradients(OpBuilder &builder, Value g) {
                                           getWindowAttr(), getStridesAttr(),
                                           getPaddingAttr())};
 }
+
+Grads AllReduceOp::buildGradients(OpBuilder &builder, Value g) {
+  return {builder.create<AllReduceOp>(gradientLoc(*this), g.getType(), g,
+                                      getReductionAttr())};
+}

@@ -333,3 +333,28 @@ func.func @all_reduce_kind(%g: tensor<3x2xf32>) {
   %0 = kc.all_reduce "max" %g : tensor<3x2xf32>
   return
 }
+
+// -----
+
+func.func @all_reduce_start_rank(%g: tensor<3x2xf32>) {
+  // expected-error @+1 {{'kc.all_reduce_start' op expects a rank-1 bucket, got 'tensor<3x2xf32>'}}
+  %0 = kc.all_reduce_start "mean" %g : tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_wait_unstarted(%g: tensor<6xf32>) {
+  // expected-error @+1 {{'kc.all_reduce_wait' op expects its bucket to come from kc.all_reduce_start}}
+  %0 = kc.all_reduce_wait "mean" %g : tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_wait_reduction(%g: tensor<6xf32>) {
+  %0 = kc.all_reduce_start "sum" %g : tensor<6xf32>
+  // expected-error @+1 {{'kc.all_reduce_wait' op reduction "mean" differs from its start's "sum"}}
+  %1 = kc.all_reduce_wait "mean" %0 : tensor<6xf32>
+  return
+}

@@ -71,3 +71,12 @@ func.func @all_reduce(%g: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>)
   %s = kc.all_reduce "sum" %g : tensor<3x2xf32>
   return %m, %s : tensor<3x2xf32>, tensor<3x2xf32>
 }
+
+// CHECK-LABEL: func.func @all_reduce_bucket
+func.func @all_reduce_bucket(%b: tensor<6xf32>) -> tensor<6xf32> {
+  // CHECK: %[[S:.*]] = kc.all_reduce_start "mean" %{{.*}} : tensor<6xf32>
+  %s = kc.all_reduce_start "mean" %b : tensor<6xf32>
+  // CHECK: kc.all_reduce_wait "mean" %[[S]] : tensor<6xf32>
+  %r = kc.all_reduce_wait "mean" %s : tensor<6xf32>
+  return %r : tensor<6xf32>
+}
