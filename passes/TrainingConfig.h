@@ -36,7 +36,17 @@ enum class MetricKind {
   SparseCategoricalAccuracy,
   CategoricalAccuracy,
   BinaryAccuracy,
+  /// Keras's top_k metrics with its default k = 5: the target class scores
+  /// at least the k-th highest prediction (ties count as hits, as in
+  /// keras.ops.in_top_k).
+  TopKCategoricalAccuracy,
+  SparseTopKCategoricalAccuracy,
+  MeanAbsoluteError,
+  MeanSquaredError,
 };
+
+/// k of the top_k metrics: Keras's default.
+constexpr int64_t kTopK = 5;
 
 enum class OptimizerKind {
   SGD,
@@ -77,7 +87,9 @@ llvm::Expected<ScheduleKind> parseScheduleKind(llvm::StringRef name);
 llvm::StringRef scheduleName(ScheduleKind kind);
 
 /// Resolves a metric name against the loss: "accuracy"/"acc" picks the
-/// accuracy matching it, as Keras's compile() does.
+/// accuracy matching it, as Keras's compile() does. A metric whose target
+/// the loss does not take (a sparse one without a sparse loss, mae/mse or a
+/// one-hot one with it) is an error.
 llvm::Expected<MetricKind> parseMetric(llvm::StringRef name, LossKind loss);
 
 /// "compiled" or "interpreted".

@@ -38,6 +38,13 @@ void logProbs(const double *row, int64_t n, bool fromLogits, double *out) {
   for (int64_t j = 0; j < n; ++j)
     out[j] = std::log(std::clamp(row[j] / s, kEpsilon, 1.0 - kEpsilon));
 }
+/// Keras's in_top_k: fewer than k classes score strictly more than `cls`.
+bool inTopK(const double *row, int64_t n, int64_t cls) {
+  int64_t above = 0;
+  for (int64_t j = 0; j < n; ++j)
+    above += row[j] > row[cls];
+  return above < kTopK;
+}
 } // namespace
 
 MetricAccumulator::MetricAccumulator(const TrainingConfig &config)
@@ -138,6 +145,28 @@ void MetricAccumulator::add(const NDArray &predArray,
     case MetricKind::BinaryAccuracy:
       for (size_t i = 0; i < pred.size(); ++i)
         metricSums_[m] += (pred[i] > 0.5 ? 1.0 : 0.0) == target[i];
+      metricCounts_[m] += pred.size();
+      break;
+    case MetricKind::SparseTopKCategoricalAccuracy:
+      for (int64_t r = 0; r < rows; ++r)
+        metricSums_[m] += inTopK(&pred[r * classes], classes,
+                                 static_cast<int64_t>(target[r]));
+      metricCounts_[m] += rows;
+      break;
+    case MetricKind::TopKCategoricalAccuracy:
+      for (int64_t r = 0; r < rows; ++r)
+        metricSums_[m] += inTopK(&pred[r * classes], classes,
+                                 argmax(&target[r * classes], classes));
+      metricCounts_[m] += rows;
+      break;
+    case MetricKind::MeanAbsoluteError:
+      for (size_t i = 0; i < pred.size(); ++i)
+        metricSums_[m] += std::fabs(target[i] - pred[i]);
+      metricCounts_[m] += pred.size();
+      break;
+    case MetricKind::MeanSquaredError:
+      for (size_t i = 0; i < pred.size(); ++i)
+        metricSums_[m] += (target[i] - pred[i]) * (target[i] - pred[i]);
       metricCounts_[m] += pred.size();
       break;
     }

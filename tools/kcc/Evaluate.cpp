@@ -174,6 +174,27 @@ Totals evaluate(const NDArray &pred, const NDArray &y,
         }
         hit /= k;
         break;
+      case MetricKind::SparseTopKCategoricalAccuracy:
+      case MetricKind::TopKCategoricalAccuracy: {
+        // Keras's in_top_k: fewer than k classes score more than the target.
+        int64_t cls = metrics[m] == MetricKind::TopKCategoricalAccuracy
+                          ? argmax(y, i, k)
+                          : static_cast<int64_t>(y.at(i));
+        int64_t above = 0;
+        for (int64_t j = 0; j < k; ++j)
+          above += pred.at(i * k + j) > pred.at(i * k + cls);
+        hit = above < kTopK;
+        break;
+      }
+      case MetricKind::MeanAbsoluteError:
+      case MetricKind::MeanSquaredError:
+        for (int64_t j = 0; j < k; ++j) {
+          double d = y.at(i * k + j) - pred.at(i * k + j);
+          hit += metrics[m] == MetricKind::MeanSquaredError ? d * d
+                                                            : std::fabs(d);
+        }
+        hit /= k;
+        break;
       default:
         throw Error("kcc evaluate: this metric is not computed yet");
       }

@@ -573,6 +573,8 @@ PredictConfig kcc::driver::getPredictConfig() {
   return c;
 }
 
+bool kcc::driver::lossFlagGiven() { return loss.getNumOccurrences() > 0; }
+
 llvm::Error kcc::driver::applyTrainingFlags(TrainingConfig &config) {
   if (loss.getNumOccurrences()) {
     llvm::Expected<LossKind> kind = parseLoss(loss);
