@@ -81,6 +81,26 @@ double maxAbsDiff(const NDArray &a, const NDArray &b) {
   return worst;
 }
 
+/// kSteps steps of `one` on each global batch of `global` rows and of `dp`
+/// on this rank's `local` rows of it; the worst error of the ranks' mean
+/// loss against `one`'s, relative to max(1, |loss|).
+double stepBoth(Executable &one, Executable &dp, int64_t global,
+                int64_t local) {
+  const FashionMnist &data = fashionMnist();
+  double worstLoss = 0;
+  for (int s = 0; s < kSteps; ++s) {
+    int64_t begin = s * global, mine = begin + job().rank() * local;
+    StepResult ref = one.step(rows(data.train.x, begin, begin + global),
+                              rows(data.train.y, begin, begin + global));
+    StepResult r = dp.step(rows(data.train.x, mine, mine + local),
+                           rows(data.train.y, mine, mine + local));
+    double loss = job().mean({r.loss})[0];
+    worstLoss = std::max(worstLoss, std::abs(loss - ref.loss) /
+                                        std::max(1.0, std::abs(ref.loss)));
+  }
+  return worstLoss;
+}
+
 TrainingConfig configFor(const std::string &model, ExecMode mode,
                          int64_t batch, bool dataParallel) {
   TrainingConfig c;
@@ -105,7 +125,6 @@ TEST_P(TwentySteps, LossesAndEveryWeightMatchOneProcess) {
   ASSERT_GT(n, 1) << "run under mpirun -np 2 (or more)";
   const int64_t global = c.model == "mlp" ? 32 : 8, local = global / n;
   ASSERT_EQ(global % n, 0);
-  const FashionMnist &data = fashionMnist();
   std::unique_ptr<Model> model = buildModel(c.model, /*seed=*/5);
   JitOptions quiet;
   quiet.log = nullptr;
@@ -116,18 +135,7 @@ TEST_P(TwentySteps, LossesAndEveryWeightMatchOneProcess) {
   std::vector<NDArray> initial = one.getWeights();
   dp.setWeights(initial);
 
-  double worstLoss = 0;
-  for (int s = 0; s < kSteps; ++s) {
-    int64_t begin = s * global;
-    StepResult ref = one.step(rows(data.train.x, begin, begin + global),
-                              rows(data.train.y, begin, begin + global));
-    int64_t mine = begin + rank * local;
-    StepResult r = dp.step(rows(data.train.x, mine, mine + local),
-                           rows(data.train.y, mine, mine + local));
-    double loss = job().mean({r.loss})[0];
-    worstLoss = std::max(worstLoss, std::abs(loss - ref.loss) /
-                                        std::max(1.0, std::abs(ref.loss)));
-  }
+  double worstLoss = stepBoth(one, dp, global, local);
   EXPECT_LE(worstLoss, kTol);
   std::vector<NDArray> expected = one.getWeights(), actual = dp.getWeights();
   std::vector<std::string> names = one.weightNames();
@@ -219,7 +227,6 @@ class BatchNormSteps : public ::testing::TestWithParam<ExecMode> {};
 TEST_P(BatchNormSteps, SynchronizedMatchesOneProcess) {
   int n = job().size(), rank = job().rank();
   const int64_t global = 32, local = global / n;
-  const FashionMnist &data = fashionMnist();
   std::unique_ptr<Model> model = buildBatchNormMlp(/*synchronized=*/true);
   JitOptions quiet;
   quiet.log = nullptr;
@@ -228,17 +235,7 @@ TEST_P(BatchNormSteps, SynchronizedMatchesOneProcess) {
   Executable dp = jit(*model, configFor("mlp", GetParam(), local, true), quiet);
   std::vector<NDArray> initial = one.getWeights();
   dp.setWeights(initial);
-  double worstLoss = 0;
-  for (int s = 0; s < kSteps; ++s) {
-    int64_t begin = s * global, mine = begin + rank * local;
-    StepResult ref = one.step(rows(data.train.x, begin, begin + global),
-                              rows(data.train.y, begin, begin + global));
-    StepResult r = dp.step(rows(data.train.x, mine, mine + local),
-                           rows(data.train.y, mine, mine + local));
-    double loss = job().mean({r.loss})[0];
-    worstLoss = std::max(worstLoss, std::abs(loss - ref.loss) /
-                                        std::max(1.0, std::abs(ref.loss)));
-  }
+  double worstLoss = stepBoth(one, dp, global, local);
   EXPECT_LE(worstLoss, kTol);
   std::vector<NDArray> expected = one.getWeights(), actual = dp.getWeights();
   std::vector<std::string> names = one.weightNames();
