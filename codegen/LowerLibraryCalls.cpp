@@ -224,38 +224,26 @@ struct AvgPoolGradLowering : OpConversionPattern<kc::AvgPool2DGradOp> {
   }
 };
 
-/// kcc_rt_all_reduce_*(in, out, n, mean): MPI_Allreduce into a fresh
-/// buffer, so the gradient it reads stays untouched.
-struct AllReduceLowering : OpConversionPattern<kc::AllReduceOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(kc::AllReduceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    CallSpec spec{"all_reduce",
-                  {adaptor.getX()},
-                  {op.getReduction() == "mean" ? 1 : 0}};
-    spec.flat = true;
-    return emitCall(op, spec, rewriter);
-  }
-};
-
-/// kcc_rt_all_reduce_{start,wait}_*(in, out, n, mean): the start copies
-/// the packed gradients into its own buffer, which MPI reduces in place
-/// until the wait copies the result out; the memory planner keeps that
-/// buffer alive from the start to the wait, its one user.
+/// The collectives: kcc_rt_<name>_*(in, out, n, mean), all flat.
+/// all_reduce is MPI_Allreduce into a fresh buffer, so the gradient it
+/// reads stays untouched. all_reduce_start copies the packed gradients into
+/// its own buffer, which MPI reduces in place until all_reduce_wait copies
+/// the result out; the memory planner keeps that buffer alive from the
+/// start to the wait, its one user.
 template <typename OpTy>
-struct BucketLowering : OpConversionPattern<OpTy> {
-  using OpConversionPattern<OpTy>::OpConversionPattern;
+struct CollectiveLowering : OpConversionPattern<OpTy> {
+  CollectiveLowering(MLIRContext *ctx, StringRef name)
+      : OpConversionPattern<OpTy>(ctx), name(name.str()) {}
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    constexpr bool isStart = std::is_same_v<OpTy, kc::AllReduceStartOp>;
-    CallSpec spec{isStart ? "all_reduce_start" : "all_reduce_wait",
-                  {adaptor.getBucket()},
+    CallSpec spec{name,
+                  {adaptor.getOperands()[0]},
                   {op.getReduction() == "mean" ? 1 : 0}};
     spec.flat = true;
     return emitCall(op, spec, rewriter);
   }
+  std::string name;
 };
 
 /// `v` as a tensor of `shape` (row-major), through kc.reshape, which the
@@ -338,9 +326,12 @@ struct GatherGradLowering : OpConversionPattern<kc::GatherGradOp> {
 } // namespace
 
 void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
-  patterns.add<AllReduceLowering, BucketLowering<kc::AllReduceStartOp>,
-               BucketLowering<kc::AllReduceWaitOp>, MatmulLowering,
-               BatchMatmulLowering, Conv2DLowering,
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<CollectiveLowering<kc::AllReduceOp>>(ctx, "all_reduce");
+  patterns.add<CollectiveLowering<kc::AllReduceStartOp>>(ctx,
+                                                         "all_reduce_start");
+  patterns.add<CollectiveLowering<kc::AllReduceWaitOp>>(ctx, "all_reduce_wait");
+  patterns.add<MatmulLowering, BatchMatmulLowering, Conv2DLowering,
                Conv2DBackpropInputLowering, Conv2DBackpropFilterLowering, PoolLowering<kc::MaxPool2DOp>,
                PoolLowering<kc::AvgPool2DOp>, MaxPoolGradLowering,
                AvgPoolGradLowering>(patterns.getContext());
