@@ -17,6 +17,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -411,12 +412,78 @@ void addReshapeExpansionPatterns(RewritePatternSet &patterns,
   }
 }
 
+/// Whether `op` only moves values: a linalg.fill, or an elementwise
+/// linalg.generic that reads no tensor in full (each input broadcast or a
+/// scalar) and whose body computes nothing (yields its inputs or values
+/// defined outside). Reading its inputs from each consumer costs nothing
+/// more than reading its result.
+bool isCheapProducer(Operation *op) {
+  if (isa<linalg::FillOp>(op))
+    return true;
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  if (!generic || !generic.hasPureTensorSemantics() || !allParallel(generic) ||
+      generic.hasIndexSemantics() || generic.getNumDpsInits() != 1)
+    return false;
+  for (OpOperand *in : generic.getDpsInputOperands())
+    if (generic.getMatchingIndexingMap(in).getNumResults() >=
+        generic.getNumLoops())
+      return false;
+  return llvm::all_of(generic.getBody()->without_terminator(),
+                      [](Operation &o) {
+    return isa<arith::ConstantOp>(o);
+  });
+}
+
+/// Gives each elementwise consumer of a cheap producer (a broadcast, a fill)
+/// its own copy, which single-use fusion then folds into it. Shared, such a
+/// producer ties its consumers together: the learning-rate broadcast that the
+/// optimizer update of every same-shaped parameter reads would make
+/// multi-use fusion merge all those independent updates into one op, one
+/// layer at a time (time quadratic in the model, one basic block that grows
+/// with it). Cloned, each update stays its own loop nest, as IREE clones
+/// such producers into each dispatch region. Consumers that cannot fuse it
+/// keep reading the original.
+void cloneCheapProducers(func::FuncOp func) {
+  SmallVector<Operation *> cheap;
+  func.walk([&](Operation *op) {
+    if (!op->hasOneUse() && !op->use_empty() && isCheapProducer(op))
+      cheap.push_back(op);
+  });
+  OpBuilder builder(func.getContext());
+  for (Operation *producer : cheap) {
+    Value result = producer->getResult(0);
+    SmallVector<Operation *> users;
+    for (OpOperand &use : result.getUses())
+      if (isa<linalg::GenericOp>(use.getOwner()) &&
+          allParallel(cast<linalg::GenericOp>(use.getOwner())) &&
+          !llvm::is_contained(users, use.getOwner()))
+        users.push_back(use.getOwner());
+    // The first user can take the original when no other reads it.
+    bool keepForOthers =
+        llvm::any_of(result.getUsers(), [&](Operation *u) {
+          return !llvm::is_contained(users, u);
+        });
+    for (Operation *user : llvm::drop_begin(users, keepForOthers ? 0 : 1)) {
+      builder.setInsertionPoint(user);
+      Operation *copy = builder.clone(*producer);
+      // Its init (a tensor.empty) is cloned too: a shared init would be one
+      // buffer that bufferization has to copy for every writer.
+      if (auto dps = dyn_cast<DestinationStyleOpInterface>(copy))
+        for (OpOperand &init : dps.getDpsInitsMutable())
+          if (Operation *def = init.get().getDefiningOp<tensor::EmptyOp>())
+            init.set(builder.clone(*def)->getResult(0));
+      user->replaceUsesOfWith(result, copy->getResult(0));
+    }
+  }
+}
+
 struct KcFuseElementwisePass
     : public kcc::impl::KcFuseElementwiseBase<KcFuseElementwisePass> {
   using KcFuseElementwiseBase::KcFuseElementwiseBase;
 
   void runOnOperation() override {
     MLIRContext *ctx = &getContext();
+    getOperation()->walk(cloneCheapProducers);
     RewritePatternSet patterns(ctx);
     bool multi = multiUse;
     linalg::ControlFusionFn singleUse = [](OpOperand *fused) {

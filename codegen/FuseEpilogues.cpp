@@ -48,7 +48,7 @@ struct FusableCall {
   unsigned numTrailing; ///< dims + attributes after the pointers
 };
 constexpr FusableCall kFusable[] = {{"kcc_rt_matmul", 2, 8},
-                                    {"kcc_rt_conv2d", 2, 17}};
+                                    {"kcc_rt_conv2d", 2, 18}};
 
 /// What a matched generic computes.
 struct Epilogue {

@@ -1,6 +1,7 @@
 //===- LowerLibraryCalls.cpp - GEMM, convolution, pooling to kcc_rt_* -----===//
 //
-// matmul, conv2d (and both backprops) and pooling (and grads) run the kernel
+// matmul, batch_matmul, conv2d (and both backprops) and pooling (and grads)
+// run the kernel
 // library (oneDNN for GEMM and convolution) through the C entry points of
 // runtime/LibraryCalls.h, so compiled code and the interpreter share
 // kernels. The ABI is deliberately plain: data pointers (inputs, then the
@@ -119,10 +120,24 @@ struct MatmulLowering : OpConversionPattern<kc::MatmulOp> {
   }
 };
 
+struct BatchMatmulLowering : OpConversionPattern<kc::BatchMatmulOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kc::BatchMatmulOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return emitCall(op,
+                    {"batch_matmul",
+                     {adaptor.getLhs(), adaptor.getRhs()},
+                     {op.getTransposeLhs(), op.getTransposeRhs()}},
+                    rewriter);
+  }
+};
+
 template <typename OpTy>
 SmallVector<int64_t> convAttrs(OpTy op) {
   ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations();
-  return {s[0], s[1], d[0], d[1], padCode(op.getPadding())};
+  return {s[0], s[1], d[0], d[1], padCode(op.getPadding()),
+          static_cast<int64_t>(op.getGroups())};
 }
 
 template <typename OpTy>
@@ -209,19 +224,26 @@ struct AvgPoolGradLowering : OpConversionPattern<kc::AvgPool2DGradOp> {
   }
 };
 
-/// kcc_rt_all_reduce_*(in, out, n, mean): MPI_Allreduce into a fresh
-/// buffer, so the gradient it reads stays untouched.
-struct AllReduceLowering : OpConversionPattern<kc::AllReduceOp> {
-  using OpConversionPattern::OpConversionPattern;
+/// The collectives: kcc_rt_<name>_*(in, out, n, mean), all flat.
+/// all_reduce is MPI_Allreduce into a fresh buffer, so the gradient it
+/// reads stays untouched. all_reduce_start copies the packed gradients into
+/// its own buffer, which MPI reduces in place until all_reduce_wait copies
+/// the result out; the memory planner keeps that buffer alive from the
+/// start to the wait, its one user.
+template <typename OpTy>
+struct CollectiveLowering : OpConversionPattern<OpTy> {
+  CollectiveLowering(MLIRContext *ctx, StringRef name)
+      : OpConversionPattern<OpTy>(ctx), name(name.str()) {}
   LogicalResult
-  matchAndRewrite(kc::AllReduceOp op, OpAdaptor adaptor,
+  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    CallSpec spec{"all_reduce",
-                  {adaptor.getX()},
+    CallSpec spec{name,
+                  {adaptor.getOperands()[0]},
                   {op.getReduction() == "mean" ? 1 : 0}};
     spec.flat = true;
     return emitCall(op, spec, rewriter);
   }
+  std::string name;
 };
 
 /// `v` as a tensor of `shape` (row-major), through kc.reshape, which the
@@ -304,7 +326,12 @@ struct GatherGradLowering : OpConversionPattern<kc::GatherGradOp> {
 } // namespace
 
 void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
-  patterns.add<AllReduceLowering, MatmulLowering, Conv2DLowering,
+  MLIRContext *ctx = patterns.getContext();
+  patterns.add<CollectiveLowering<kc::AllReduceOp>>(ctx, "all_reduce");
+  patterns.add<CollectiveLowering<kc::AllReduceStartOp>>(ctx,
+                                                         "all_reduce_start");
+  patterns.add<CollectiveLowering<kc::AllReduceWaitOp>>(ctx, "all_reduce_wait");
+  patterns.add<MatmulLowering, BatchMatmulLowering, Conv2DLowering,
                Conv2DBackpropInputLowering, Conv2DBackpropFilterLowering, PoolLowering<kc::MaxPool2DOp>,
                PoolLowering<kc::AvgPool2DOp>, MaxPoolGradLowering,
                AvgPoolGradLowering>(patterns.getContext());

@@ -361,13 +361,17 @@ CompiledFunction CompiledFunction::load(const CompiledArtifact &artifact) {
   for (auto &[symbol, ptr] : jit::libraryCallSymbols())
     library[interner(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(ptr),
                                  llvm::JITSymbolFlags::Exported};
-  // kc.all_reduce's entry points live with MPI, outside the AOT runtime.
-  library[interner("kcc_rt_all_reduce_f32")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&kcc_rt_all_reduce_f32),
-      llvm::JITSymbolFlags::Exported};
-  library[interner("kcc_rt_all_reduce_f64")] = {
-      llvm::orc::ExecutorAddr::fromPtr(&kcc_rt_all_reduce_f64),
-      llvm::JITSymbolFlags::Exported};
+  // The collectives' entry points live with MPI, outside the AOT runtime.
+  auto collective = [&](const char *symbol, auto *fn) {
+    library[interner(symbol)] = {llvm::orc::ExecutorAddr::fromPtr(fn),
+                                 llvm::JITSymbolFlags::Exported};
+  };
+  collective("kcc_rt_all_reduce_f32", &kcc_rt_all_reduce_f32);
+  collective("kcc_rt_all_reduce_f64", &kcc_rt_all_reduce_f64);
+  collective("kcc_rt_all_reduce_start_f32", &kcc_rt_all_reduce_start_f32);
+  collective("kcc_rt_all_reduce_start_f64", &kcc_rt_all_reduce_start_f64);
+  collective("kcc_rt_all_reduce_wait_f32", &kcc_rt_all_reduce_wait_f32);
+  collective("kcc_rt_all_reduce_wait_f64", &kcc_rt_all_reduce_wait_f64);
   if (llvm::Error err = main.define(llvm::orc::absoluteSymbols(library)))
     throw Error("compile @" + name + ": " + errorText(std::move(err)));
   if (llvm::Error err =

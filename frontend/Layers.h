@@ -32,7 +32,9 @@ public:
         const std::string &biasInitializer = "zeros");
 };
 
-/// NHWC convolution with an HWIO kernel [kh, kw, cin, filters].
+/// NHWC convolution with an HWIO kernel [kh, kw, cin / groups, filters].
+/// The second constructor takes Keras's full argument list (dilation_rate
+/// and groups before activation); the first leaves both 1.
 class Conv2D : public Layer {
 public:
   Conv2D(int64_t filters, Size2 kernelSize, Size2 strides = 1,
@@ -40,6 +42,47 @@ public:
          const std::string &activation = "linear", bool useBias = true,
          const std::string &kernelInitializer = "glorot_uniform",
          const std::string &biasInitializer = "zeros");
+  Conv2D(int64_t filters, Size2 kernelSize, Size2 strides,
+         const std::string &padding, Size2 dilationRate, int64_t groups,
+         const std::string &activation = "linear", bool useBias = true,
+         const std::string &kernelInitializer = "glorot_uniform",
+         const std::string &biasInitializer = "zeros");
+};
+
+/// One filter per input channel (times depth_multiplier M): kernel
+/// [kh, kw, cin, M], output channels cin * M (channel c * M + m).
+class DepthwiseConv2D : public Layer {
+public:
+  DepthwiseConv2D(Size2 kernelSize, Size2 strides = 1,
+                  const std::string &padding = "valid",
+                  int64_t depthMultiplier = 1, Size2 dilationRate = 1,
+                  const std::string &activation = "linear", bool useBias = true,
+                  const std::string &depthwiseInitializer = "glorot_uniform",
+                  const std::string &biasInitializer = "zeros");
+};
+
+/// A depthwise convolution (strides, padding and dilation apply to it)
+/// followed by a 1x1 one: kernels [kh, kw, cin, M] and [1, 1, cin*M, filters].
+class SeparableConv2D : public Layer {
+public:
+  SeparableConv2D(int64_t filters, Size2 kernelSize, Size2 strides = 1,
+                  const std::string &padding = "valid", Size2 dilationRate = 1,
+                  int64_t depthMultiplier = 1,
+                  const std::string &activation = "linear", bool useBias = true,
+                  const std::string &depthwiseInitializer = "glorot_uniform",
+                  const std::string &pointwiseInitializer = "glorot_uniform",
+                  const std::string &biasInitializer = "zeros");
+};
+
+/// The transposed convolution, kernel [kh, kw, filters, cin] as Keras's;
+/// output size Keras's with output_padding None (same: in * stride).
+class Conv2DTranspose : public Layer {
+public:
+  Conv2DTranspose(int64_t filters, Size2 kernelSize, Size2 strides = 1,
+                  const std::string &padding = "valid", Size2 dilationRate = 1,
+                  const std::string &activation = "linear", bool useBias = true,
+                  const std::string &kernelInitializer = "glorot_uniform",
+                  const std::string &biasInitializer = "zeros");
 };
 
 /// Strides default to the pool size (Keras's strides=None).
@@ -211,7 +254,9 @@ public:
 /// (moving = moving * momentum + batch * (1 - momentum)); inference, or a
 /// frozen layer, normalizes by the moving statistics. Weights, in Keras's
 /// order: gamma (with `scale`), beta (with `center`), moving_mean and
-/// moving_variance (non-trainable).
+/// moving_variance (non-trainable). `synchronized`: in a data-parallel step
+/// the batch statistics are those of the global batch (kc.all_reduce over
+/// the ranks) instead of each rank's own.
 class BatchNormalization : public Layer {
 public:
   explicit BatchNormalization(
@@ -220,10 +265,62 @@ public:
       const std::string &betaInitializer = "zeros",
       const std::string &gammaInitializer = "ones",
       const std::string &movingMeanInitializer = "zeros",
-      const std::string &movingVarianceInitializer = "ones");
+      const std::string &movingVarianceInitializer = "ones",
+      bool synchronized = false);
+};
+
+/// Keras's LayerNormalization over the last axis, as Keras 3 computes it
+/// (rms_scaling false): per position, the mean and biased variance of the
+/// features normalize, x * inv + (beta - mean * inv) with inv =
+/// rsqrt(variance + epsilon) * gamma. Weights, in Keras's order: gamma
+/// (with `scale`), beta (with `center`).
+class LayerNormalization : public Layer {
+public:
+  explicit LayerNormalization(int64_t axis = -1, double epsilon = 1e-3,
+                              bool center = true, bool scale = true,
+                              const std::string &betaInitializer = "zeros",
+                              const std::string &gammaInitializer = "ones");
 };
 
 // Sequences (frontend/layers/Sequence.cpp): [batch, steps, channels].
+
+// Attention (frontend/layers/Attention.cpp).
+
+/// Keras's EinsumDense for equations "INPUT,KERNEL->OUTPUT" whose input is
+/// free dims then contracted dims, kernel the contracted then output dims
+/// and output the free then output dims ("abc,cd->abd", "abc,cde->abde",
+/// "abcd,cde->abe"); others are refused. `outputShape` excludes the batch,
+/// as Keras's; `biasAxes` (output letters, "" for none) gives a bias of
+/// Keras's shape.
+class EinsumDense : public Layer {
+public:
+  EinsumDense(const std::string &equation, const Shape &outputShape,
+              const std::string &biasAxes = "",
+              const std::string &activation = "linear",
+              const std::string &kernelInitializer = "glorot_uniform",
+              const std::string &biasInitializer = "zeros");
+};
+
+/// Keras's MultiHeadAttention on rank-3 inputs, called on {query, value}
+/// or {query, value, key}: softmax(q k^T / sqrt(keyDim)) v per head, with
+/// Keras's causal mask when `useCausalMask` (a call argument in Keras, a
+/// property of the layer here). `valueDim` 0 means keyDim; an empty
+/// `outputShape` means the query's features. No dropout, no masks beyond
+/// the causal one. Weights, as Keras names them: query/kernel [E, H, keyDim]
+/// and query/bias [H, keyDim], key/..., value/... [E, H, valueDim],
+/// attention_output/kernel [H, valueDim, out...] and its bias [out...].
+class MultiHeadAttention : public Layer {
+public:
+  MultiHeadAttention(int64_t numHeads, int64_t keyDim, int64_t valueDim = 0,
+                     bool useBias = true, const Shape &outputShape = {},
+                     bool useCausalMask = false,
+                     const std::string &kernelInitializer = "glorot_uniform",
+                     const std::string &biasInitializer = "zeros");
+};
+
+/// Whether `layer` is a MultiHeadAttention applying the causal mask (what
+/// a saved config records as the call's use_causal_mask).
+bool usesCausalMask(const Layer &layer);
 
 /// Rows of a trainable [inputDim, outputDim] table at integer ids (int32 or
 /// int64 inputs; other dtypes are cast to int32 as Keras does). Ids in

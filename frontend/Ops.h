@@ -138,6 +138,9 @@ Tensor randomUniform(const Shape &shape, uint64_t seed, const Tensor &counter,
 // Linear algebra and normalization.
 Tensor matmul(const Tensor &a, const Tensor &b, bool transposeA = false,
               bool transposeB = false);
+/// [B, M, K] x [B, K, N] -> [B, M, N], one matmul per leading index.
+Tensor batchMatmul(const Tensor &a, const Tensor &b, bool transposeA = false,
+                   bool transposeB = false);
 Tensor softmax(const Tensor &x, int64_t axis = -1);
 Tensor logSoftmax(const Tensor &x, int64_t axis = -1);
 
@@ -153,6 +156,10 @@ Tensor argmax(const Tensor &x, int64_t axis = -1);
 /// [I..., D...]. An index in [-V, 0) counts from the end; any other index
 /// outside [0, V) gives a NaN row (jnp.take, as Keras's Embedding on JAX).
 Tensor gather(const Tensor &table, const Tensor &indices);
+/// The sum (mean: the mean) of `x` over the ranks of a data-parallel job
+/// (kc.all_reduce); `x` itself in a single process. Its gradient is the same
+/// reduction of the ranks' gradients.
+Tensor allReduce(const Tensor &x, bool mean);
 
 // Layout. `reshape` accepts one -1 dim.
 Tensor reshape(const Tensor &x, const Shape &shape);
@@ -166,7 +173,15 @@ Tensor slice(const Tensor &x, const std::vector<int64_t> &start,
 Tensor conv2d(const Tensor &x, const Tensor &filter,
               const std::vector<int64_t> &strides = {1, 1},
               Padding padding = Padding::Valid,
-              const std::vector<int64_t> &dilations = {1, 1});
+              const std::vector<int64_t> &dilations = {1, 1},
+              int64_t groups = 1);
+/// The transposed convolution (the gradient of conv2d with respect to its
+/// input): `filter` is [KH, KW, out channels, in channels], as Keras's
+/// Conv2DTranspose kernel; the output size is Keras's (output_padding None).
+Tensor conv2dTranspose(const Tensor &x, const Tensor &filter,
+                       const std::vector<int64_t> &strides = {1, 1},
+                       Padding padding = Padding::Valid,
+                       const std::vector<int64_t> &dilations = {1, 1});
 Tensor maxPool2d(const Tensor &x, const std::vector<int64_t> &window,
                  const std::vector<int64_t> &strides,
                  Padding padding = Padding::Valid);

@@ -34,6 +34,30 @@ def Kc_MatmulOp : Kc_Op<"matmul", [SameOperandsAndResultElementType,
   let hasVerifier = 1;
 }
 
+def Kc_BatchMatmulOp : Kc_Op<"batch_matmul", [SameOperandsAndResultElementType,
+                                  DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
+  let summary = "batched 3-D matrix product with optional transposes";
+  let description = [{
+    For each `b` of the leading (batch) dim, which both operands share,
+    `result[b] = op(lhs[b]) x op(rhs[b])` as in `kc.matmul`: `op(lhs[b])`
+    is MxK, `op(rhs[b])` KxN, the result `[B, M, N]`. Attention's scores
+    (`q k^T` per batch and head) and its weighted sum of values; the
+    transposes make the gradients batch_matmuls again.
+
+    ```mlir
+    %s = kc.batch_matmul %q, %k {transpose_rhs = true} : tensor<64x40x8xf32>, tensor<64x40x8xf32> -> tensor<64x40x40xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$lhs, Kc_FloatTensor:$rhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_lhs,
+                       DefaultValuedAttr<BoolAttr, "false">:$transpose_rhs);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = [{
+    $lhs `,` $rhs attr-dict `:` type($lhs) `,` type($rhs) `->` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 class Kc_SoftmaxLikeOp<string mnemonic, string formula>
     : Kc_Op<mnemonic, [SameOperandsAndResultType,
                         DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
@@ -61,6 +85,9 @@ defvar Kc_Strides = DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">;
 defvar Kc_Dilations = DefaultValuedAttr<DenseI64ArrayAttr, "{1, 1}">;
 defvar Kc_PaddingDefault =
     DefaultValuedAttr<Kc_PaddingAttr, "::kcc::kc::Padding::Valid">;
+// Grouped convolution: the channels split into `groups` independent
+// convolutions (depthwise: groups = input channels).
+defvar Kc_Groups = DefaultValuedAttr<I64Attr, "1">;
 
 def Kc_Conv2DOp : Kc_Op<"conv2d", [SameOperandsAndResultElementType,
                                   DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
@@ -70,6 +97,9 @@ def Kc_Conv2DOp : Kc_Op<"conv2d", [SameOperandsAndResultElementType,
     `[KH,KW,C,F]`, result `[N,OH,OW,F]`. `padding = same` gives
     `OH = ceil(H / stride)` with the odd padding row at the bottom (TF rule);
     `valid` gives `OH = (H - (KH-1)*dilation - 1) / stride + 1`.
+    With `groups = G` the filter is `[KH,KW,C/G,F]`: output channel `f`
+    reads input channels `[g*C/G, (g+1)*C/G)` of its group `g = f / (F/G)`
+    (Keras's `groups`; a depthwise convolution is `G = C`).
 
     ```mlir
     %y = kc.conv2d %x, %w {padding = #kc<padding same>, strides = array<i64: 2, 2>} : tensor<8x28x28x1xf32>, tensor<3x3x1x32xf32> -> tensor<8x14x14x32xf32>
@@ -77,7 +107,7 @@ def Kc_Conv2DOp : Kc_Op<"conv2d", [SameOperandsAndResultElementType,
   }];
   let arguments = (ins Kc_FloatTensor:$input, Kc_FloatTensor:$filter,
                        Kc_Strides:$strides, Kc_Dilations:$dilations,
-                       Kc_PaddingDefault:$padding);
+                       Kc_PaddingDefault:$padding, Kc_Groups:$groups);
   let results = (outs Kc_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $filter attr-dict `:` type($input) `,` type($filter) `->` type($result)
@@ -86,12 +116,16 @@ def Kc_Conv2DOp : Kc_Op<"conv2d", [SameOperandsAndResultElementType,
 }
 
 def Kc_Conv2DBackpropInputOp : Kc_Op<"conv2d_backprop_input",
-    [SameOperandsAndResultElementType]> {
+    [SameOperandsAndResultElementType,
+     DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "gradient of conv2d with respect to its input";
   let description = [{
     Given the gradient of a conv2d result and its filter, the gradient of its
     input (the result type names the input's shape, which the output shape
     alone does not determine).
+
+    It is also the transposed convolution (Keras's Conv2DTranspose, whose
+    kernel `[KH,KW,out,in]` is this op's filter as it stands).
 
     ```mlir
     %dx = kc.conv2d_backprop_input %dy, %w {padding = #kc<padding same>} : tensor<8x28x28x32xf32>, tensor<3x3x1x32xf32> -> tensor<8x28x28x1xf32>
@@ -99,7 +133,7 @@ def Kc_Conv2DBackpropInputOp : Kc_Op<"conv2d_backprop_input",
   }];
   let arguments = (ins Kc_FloatTensor:$grad_output, Kc_FloatTensor:$filter,
                        Kc_Strides:$strides, Kc_Dilations:$dilations,
-                       Kc_PaddingDefault:$padding);
+                       Kc_PaddingDefault:$padding, Kc_Groups:$groups);
   let results = (outs Kc_FloatTensor:$result);
   let assemblyFormat = [{
     $grad_output `,` $filter attr-dict `:` type($grad_output) `,` type($filter) `->` type($result)
@@ -120,7 +154,7 @@ def Kc_Conv2DBackpropFilterOp : Kc_Op<"conv2d_backprop_filter",
   }];
   let arguments = (ins Kc_FloatTensor:$input, Kc_FloatTensor:$grad_output,
                        Kc_Strides:$strides, Kc_Dilations:$dilations,
-                       Kc_PaddingDefault:$padding);
+                       Kc_PaddingDefault:$padding, Kc_Groups:$groups);
   let results = (outs Kc_FloatTensor:$result);
   let assemblyFormat = [{
     $input `,` $grad_output attr-dict `:` type($input) `,` type($grad_output) `->` type($result)
@@ -208,13 +242,18 @@ def Kc_RandomUniformOp : Kc_Op<"random_uniform"> {
   let assemblyFormat = "$counter attr-dict `:` type($counter) `->` type($result)";
 }
 
-def Kc_AllReduceOp : Kc_Op<"all_reduce", [SameOperandsAndResultType]> {
+def Kc_AllReduceOp : Kc_Op<"all_reduce", [SameOperandsAndResultType,
+    DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "sum or mean of a tensor over the ranks of a data-parallel job";
   let description = [{
     Every rank passes its own `x` and gets the elementwise sum (or mean) of
     all ranks' `x`: kc-build-train-step's `data-parallel` option puts one on
     each gradient, between the reverse sweep and the optimizer, so every
-    rank applies the same update. In a single process it is the identity.
+    rank applies the same update; a synchronized BatchNormalization takes
+    the global batch's statistics with it. In a single process it is the
+    identity. Each rank differentiates its own loss, and every rank's result
+    depends on every rank's `x`, so the gradient of `x` is the same
+    reduction of the ranks' result gradients.
     Compiled code calls `kcc_rt_all_reduce_*` (MPI_Allreduce), and so does
     the interpreter, so both reduce in the same order.
 
@@ -225,6 +264,47 @@ def Kc_AllReduceOp : Kc_Op<"all_reduce", [SameOperandsAndResultType]> {
   let arguments = (ins Kc_FloatTensor:$x, StrAttr:$reduction);
   let results = (outs Kc_FloatTensor:$result);
   let assemblyFormat = "$reduction $x attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kc_AllReduceStartOp : Kc_Op<"all_reduce_start", [SameOperandsAndResultType]> {
+  let summary = "starts the sum or mean of a gradient bucket over the ranks";
+  let description = [{
+    Starts a non-blocking all-reduce of `bucket`, a rank-1 tensor that packs
+    several gradients (kc.concat of their flattened values), and returns the
+    buffer being reduced: its contents are defined only once
+    `kc.all_reduce_wait` on it returns. kc-build-train-step emits one as soon
+    as the backward has produced the bucket's last gradient, so the exchange
+    overlaps the rest of the backward (Horovod's tensor fusion, PyTorch DDP's
+    buckets). Compiled code and the interpreter both call
+    `kcc_rt_all_reduce_start_*` (MPI_Iallreduce in place); in a single
+    process it is a copy.
+
+    ```mlir
+    %b = kc.all_reduce_start "mean" %packed : tensor<1290xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$bucket, StrAttr:$reduction);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = "$reduction $bucket attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Kc_AllReduceWaitOp : Kc_Op<"all_reduce_wait", [SameOperandsAndResultType]> {
+  let summary = "waits for a bucket's all-reduce and returns the reduced values";
+  let description = [{
+    `bucket` must be the result of a `kc.all_reduce_start` with the same
+    reduction; the wait returns the reduced bucket (divided by the number of
+    ranks for "mean"). kc-build-train-step places the waits just before the
+    optimizer and slices each gradient back out of the result.
+
+    ```mlir
+    %r = kc.all_reduce_wait "mean" %b : tensor<1290xf32>
+    ```
+  }];
+  let arguments = (ins Kc_FloatTensor:$bucket, StrAttr:$reduction);
+  let results = (outs Kc_FloatTensor:$result);
+  let assemblyFormat = "$reduction $bucket attr-dict `:` type($result)";
   let hasVerifier = 1;
 }
 

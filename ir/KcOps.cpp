@@ -169,6 +169,15 @@ LogicalResult MatmulOp::verify() {
                           shapeOf(getResult()));
 }
 
+LogicalResult BatchMatmulOp::verify() {
+  return checkResultShape(*this,
+                          shapes::batchMatmul(shapeOf(getLhs()),
+                                              shapeOf(getRhs()),
+                                              getTransposeLhs(),
+                                              getTransposeRhs()),
+                          shapeOf(getResult()));
+}
+
 LogicalResult SoftmaxOp::verify() { return verifySoftmax(*this); }
 LogicalResult LogSoftmaxOp::verify() { return verifySoftmax(*this); }
 
@@ -177,7 +186,7 @@ LogicalResult Conv2DOp::verify() {
                           shapes::conv2d(shapeOf(getInput()),
                                          shapeOf(getFilter()), getStrides(),
                                          getDilations(),
-                                         isSame(getPadding())),
+                                         isSame(getPadding()), getGroups()),
                           shapeOf(getResult()));
 }
 
@@ -187,7 +196,7 @@ LogicalResult Conv2DBackpropInputOp::verify() {
                           shapes::conv2d(shapeOf(getResult()),
                                          shapeOf(getFilter()), getStrides(),
                                          getDilations(),
-                                         isSame(getPadding())),
+                                         isSame(getPadding()), getGroups()),
                           shapeOf(getGradOutput()), "grad_output");
 }
 
@@ -196,7 +205,7 @@ LogicalResult Conv2DBackpropFilterOp::verify() {
                           shapes::conv2d(shapeOf(getInput()),
                                          shapeOf(getResult()), getStrides(),
                                          getDilations(),
-                                         isSame(getPadding())),
+                                         isSame(getPadding()), getGroups()),
                           shapeOf(getGradOutput()), "grad_output");
 }
 
@@ -207,6 +216,36 @@ LogicalResult AllReduceOp::verify() {
   if (getReduction() != "sum" && getReduction() != "mean")
     return emitOpError("expects reduction \"sum\" or \"mean\", got \"")
            << getReduction() << "\"";
+  return success();
+}
+
+/// The bucket ops: a known reduction over a rank-1 bucket; the wait's
+/// bucket comes from a start with the same reduction.
+static LogicalResult verifyBucketOp(Operation *op, Value bucket,
+                                    StringRef reduction) {
+  if (reduction != "sum" && reduction != "mean")
+    return op->emitOpError("expects reduction \"sum\" or \"mean\", got \"")
+           << reduction << "\"";
+  if (cast<RankedTensorType>(bucket.getType()).getRank() != 1)
+    return op->emitOpError("expects a rank-1 bucket, got ")
+           << bucket.getType();
+  return success();
+}
+
+LogicalResult AllReduceStartOp::verify() {
+  return verifyBucketOp(*this, getBucket(), getReduction());
+}
+
+LogicalResult AllReduceWaitOp::verify() {
+  if (failed(verifyBucketOp(*this, getBucket(), getReduction())))
+    return failure();
+  auto start = getBucket().getDefiningOp<AllReduceStartOp>();
+  if (!start)
+    return emitOpError("expects its bucket to come from kc.all_reduce_start");
+  if (start.getReduction() != getReduction())
+    return emitOpError("reduction \"")
+           << getReduction() << "\" differs from its start's \""
+           << start.getReduction() << "\"";
   return success();
 }
 

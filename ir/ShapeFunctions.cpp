@@ -89,6 +89,22 @@ Expected<Dims> matmul(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
   return checked(Dims{m, n});
 }
 
+Expected<Dims> batchMatmul(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
+                           bool transposeLhs, bool transposeRhs) {
+  if (lhs.size() != 3 || rhs.size() != 3)
+    return fail(formatv("expects 3-D operands [batch, rows, cols], got lhs "
+                        "{0} and rhs {1}",
+                        str(lhs), str(rhs)));
+  if (lhs[0] != rhs[0])
+    return fail(formatv("expects the batch dims to match: lhs {0}, rhs {1}",
+                        str(lhs), str(rhs)));
+  Expected<Dims> mn = matmul(lhs.drop_front(), rhs.drop_front(), transposeLhs,
+                             transposeRhs);
+  if (!mn)
+    return mn.takeError();
+  return checked(Dims{lhs[0], (*mn)[0], (*mn)[1]});
+}
+
 Expected<Dims> reshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
   Dims out(to.begin(), to.end());
   int64_t known = 1, inferred = -1;
@@ -273,17 +289,27 @@ Expected<Dims> windowed(ArrayRef<int64_t> x, int64_t kh, int64_t kw,
 
 Expected<Dims> conv2d(ArrayRef<int64_t> input, ArrayRef<int64_t> filter,
                       ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
-                      bool samePadding) {
+                      bool samePadding, int64_t groups) {
   if (input.size() != 4 || filter.size() != 4)
     return fail(formatv("expects a 4-D NHWC input and a 4-D HWIO filter, got "
                         "{0} and {1}",
                         str(input), str(filter)));
   if (Error e = checkWindowAttrs(strides, dilations))
     return e;
-  if (input[3] != filter[2])
+  if (groups < 1)
+    return fail(formatv("groups ({0}) must be positive", groups));
+  if (input[3] % groups != 0 || filter[3] % groups != 0)
+    return fail(formatv("expects input channels ({0}) and filters ({1}) to be "
+                        "multiples of groups ({2})",
+                        input[3], filter[3], groups));
+  if (groups == 1 && input[3] != filter[2])
     return fail(formatv("expects input channels ({0}) to match filter input "
                         "channels ({1}): input {2}, filter {3}",
                         input[3], filter[2], str(input), str(filter)));
+  if (input[3] / groups != filter[2])
+    return fail(formatv("expects input channels ({0}) / groups ({1}) to match "
+                        "filter input channels ({2}): input {3}, filter {4}",
+                        input[3], groups, filter[2], str(input), str(filter)));
   return windowed(input, filter[0], filter[1], filter[3], strides, dilations,
                   samePadding);
 }

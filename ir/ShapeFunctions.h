@@ -41,6 +41,10 @@ llvm::Expected<Dims> broadcastTo(llvm::ArrayRef<int64_t> from,
 llvm::Expected<Dims> matmul(llvm::ArrayRef<int64_t> lhs,
                             llvm::ArrayRef<int64_t> rhs, bool transposeLhs,
                             bool transposeRhs);
+/// [B, M, K] x [B, K, N] -> [B, M, N], transposes per batch as matmul's.
+llvm::Expected<Dims> batchMatmul(llvm::ArrayRef<int64_t> lhs,
+                                 llvm::ArrayRef<int64_t> rhs,
+                                 bool transposeLhs, bool transposeRhs);
 /// `to` may hold one -1, inferred from the element count.
 llvm::Expected<Dims> reshape(llvm::ArrayRef<int64_t> from,
                              llvm::ArrayRef<int64_t> to);
@@ -64,11 +68,13 @@ llvm::Expected<Dims> argmax(llvm::ArrayRef<int64_t> x, int64_t axis);
 /// window whose extent overflows int64 is larger than any input (0).
 int64_t windowOutputSize(int64_t in, int64_t window, int64_t stride,
                          int64_t dilation, bool samePadding);
-/// NHWC input, HWIO filter -> NHWC result.
+/// NHWC input, HWIO filter -> NHWC result. With `groups` the filter is
+/// [KH, KW, C / groups, F] and F a multiple of groups.
 llvm::Expected<Dims> conv2d(llvm::ArrayRef<int64_t> input,
                             llvm::ArrayRef<int64_t> filter,
                             llvm::ArrayRef<int64_t> strides,
-                            llvm::ArrayRef<int64_t> dilations, bool samePadding);
+                            llvm::ArrayRef<int64_t> dilations, bool samePadding,
+                            int64_t groups = 1);
 /// NHWC pooling.
 llvm::Expected<Dims> pool2d(llvm::ArrayRef<int64_t> x,
                             llvm::ArrayRef<int64_t> window,

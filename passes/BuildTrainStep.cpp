@@ -11,6 +11,7 @@
 #include "ir/KcAttributes.h"
 #include "ir/KcDialect.h"
 #include "passes/Autodiff.h"
+#include "passes/GradientBuckets.h"
 #include "passes/KcEmitter.h"
 #include "passes/Losses.h"
 #include "passes/Optimizers.h"
@@ -411,9 +412,8 @@ void TrainStepBuilder::buildOptimizerUpdate() {
   // Data-parallel: the mean over the ranks, before clipping, as Keras's
   // distribution strategies aggregate before apply_gradients.
   if (config_.dataParallel)
-    for (Value &g : grads_)
-      g = b_.create<kc::AllReduceOp>(nameLoc("all_reduce"), g.getType(), g,
-                                     b_.getStringAttr("mean"));
+    reduceGradientsInBuckets(b_, nameLoc("all_reduce"), grads_,
+                             config_.bucketBytes);
   llvm::SmallVector<Value> grads =
       buildClippedGradients(b_, optLoc, config_.optimizer, grads_);
   assert(results_.size() == layout_.firstParamResult());
@@ -424,6 +424,13 @@ void TrainStepBuilder::buildOptimizerUpdate() {
     Value param = arg(layout_.firstParamArg() + k);
     if (t == trainable_.size() || trainable_[t] != k) {
       Value update = updates_.lookup(k);
+      // Data-parallel: the ranks' mean of what each computed from its own
+      // batch (BatchNormalization's moving statistics), so every rank keeps
+      // the same state, as tf.keras's MirroredStrategy aggregates them.
+      if (update && config_.dataParallel)
+        update = b_.create<kc::AllReduceOp>(nameLoc("all_reduce"),
+                                            update.getType(), update,
+                                            b_.getStringAttr("mean"));
       results_.push_back(update ? update : param);
       continue;
     }
@@ -577,6 +584,7 @@ KcBuildTrainStepOptions BuildTrainStepPass::currentOptions() const {
   o.lrSchedule = lrSchedule;
   o.sampleWeight = sampleWeight;
   o.dataParallel = dataParallel;
+  o.bucketBytes = bucketBytes;
   o.metrics = metrics;
   o.outputs = outputs;
   return o;

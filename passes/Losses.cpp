@@ -102,6 +102,24 @@ Value argmaxAsFloat(KcEmitter &e, Value x, Type floatType) {
   return e.cast(idx, floatType);
 }
 
+/// Keras's in_top_k: the fraction of rows whose target class scores at
+/// least the k-th highest prediction, i.e. fewer than k classes score
+/// strictly more (ties count as hits). `oneHot` marks the target class.
+Value meanInTopK(KcEmitter &e, Value pred, Value oneHot) {
+  RankedTensorType t = KcEmitter::typeOf(pred);
+  Type ft = t.getElementType();
+  Value targetScore =
+      e.broadcastLike(e.sumLastAxis(e.mul(oneHot, pred), true), pred);
+  Value above = e.builder().create<kc::CompareOp>(
+      e.location(), t.clone(e.builder().getI1Type()), kc::CompareDirection::GT,
+      pred, targetScore);
+  Value count = e.sumLastAxis(e.cast(above, ft), /*keepdims=*/false);
+  Value hit = e.builder().create<kc::CompareOp>(
+      e.location(), KcEmitter::typeOf(count).clone(e.builder().getI1Type()),
+      kc::CompareDirection::LT, count, e.splatLike(count, kTopK - 0.5));
+  return e.meanAll(e.cast(hit, ft));
+}
+
 } // namespace
 
 Value buildLoss(OpBuilder &b, Location loc, LossKind kind, bool fromLogits,
@@ -142,6 +160,22 @@ Value buildMetric(OpBuilder &b, Location loc, MetricKind kind, Value pred,
                                        kc::CompareDirection::GT, pred,
                                        e.splatLike(pred, 0.5));
     return meanEqual(e, e.cast(gt, ft), target);
+  }
+  case MetricKind::SparseTopKCategoricalAccuracy:
+    return meanInTopK(e, pred, b.create<kc::OneHotOp>(loc, predType, target));
+  case MetricKind::TopKCategoricalAccuracy: {
+    // Keras takes argmax(y_true) as the class.
+    Value cls = b.create<kc::ArgmaxOp>(
+        loc,
+        RankedTensorType::get(predType.getShape().drop_back(), b.getI64Type()),
+        target, b.getI64IntegerAttr(predType.getRank() - 1));
+    return meanInTopK(e, pred, b.create<kc::OneHotOp>(loc, predType, cls));
+  }
+  case MetricKind::MeanAbsoluteError:
+    return e.meanAll(e.abs(e.sub(target, pred)));
+  case MetricKind::MeanSquaredError: {
+    Value d = e.sub(target, pred);
+    return e.meanAll(e.mul(d, d));
   }
   }
   llvm_unreachable("unknown metric");

@@ -37,7 +37,8 @@ mlir::Value buildLoss(mlir::OpBuilder &b, mlir::Location loc, LossKind kind,
                       mlir::Value weight = {});
 
 /// The metric over the batch as a rank-0 tensor of the prediction's element
-/// type (the fraction of correct examples). Unweighted even in a weighted
+/// type (the fraction of correct examples; the mean absolute or squared
+/// error of every element for mae and mse). Unweighted even in a weighted
 /// step: Keras 3 applies sample weights to `weighted_metrics` only, never to
 /// compile()'s `metrics` (CompileMetrics.update_state).
 mlir::Value buildMetric(mlir::OpBuilder &b, mlir::Location loc,

@@ -111,7 +111,12 @@ def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
            "reduce the loss and metrics with them as Keras does">,
     Option<"dataParallel", "data-parallel", "bool", /*default=*/"false",
            "average every gradient over the ranks of a data-parallel job "
-           "(a kc.all_reduce mean) before the optimizer uses it">,
+           "(kc.all_reduce_start/wait in buckets) before the optimizer "
+           "uses it">,
+    Option<"bucketBytes", "bucket-bytes", "int64_t",
+           /*default=*/"::kcc::TrainingConfig().bucketBytes",
+           "data-parallel: the most bytes of gradients one all-reduce "
+           "carries; each bucket starts as soon as the backward produced it">,
     ListOption<"metrics", "metrics", "std::string",
                "metrics computed in the step: accuracy (resolved from the "
                "loss as Keras does), sparse_categorical_accuracy, "

@@ -59,6 +59,7 @@ toTrainStepOptions(const TrainingConfig &config,
   o.lrSchedule = opt.schedule ? opt.schedule->str() : "";
   o.sampleWeight = config.sampleWeight || !config.classWeight.empty();
   o.dataParallel = config.dataParallel;
+  o.bucketBytes = config.bucketBytes;
   return o;
 }
 
@@ -79,6 +80,7 @@ fromTrainStepOptions(const KcBuildTrainStepOptions &options) {
   }
   config.sampleWeight = options.sampleWeight;
   config.dataParallel = options.dataParallel;
+  config.bucketBytes = options.bucketBytes;
   llvm::Expected<OptimizerKind> optimizer = parseOptimizer(options.optimizer);
   if (!optimizer)
     return optimizer.takeError();

@@ -179,13 +179,46 @@ llvm::Expected<MetricKind> parseMetric(llvm::StringRef name, LossKind loss) {
                 MetricKind::SparseCategoricalAccuracy)
           .Case("categorical_accuracy", MetricKind::CategoricalAccuracy)
           .Case("binary_accuracy", MetricKind::BinaryAccuracy)
+          .Case("top_k_categorical_accuracy",
+                MetricKind::TopKCategoricalAccuracy)
+          .Case("sparse_top_k_categorical_accuracy",
+                MetricKind::SparseTopKCategoricalAccuracy)
+          .Cases("mae", "mean_absolute_error", MetricKind::MeanAbsoluteError)
+          .Cases("mse", "mean_squared_error", MetricKind::MeanSquaredError)
           .Default(std::nullopt);
-  if (kind)
-    return *kind;
-  return makeError("unknown metric '" + name + "' for loss " + lossName(loss) +
-                   " (expected " + (accuracy ? "accuracy, acc, " : "") +
-                   "sparse_categorical_accuracy, categorical_accuracy, "
-                   "binary_accuracy)");
+  if (!kind) {
+    std::string list = std::string(accuracy ? "accuracy, acc, " : "") +
+                       "sparse_categorical_accuracy, categorical_accuracy, "
+                       "binary_accuracy, top_k_categorical_accuracy, "
+                       "sparse_top_k_categorical_accuracy, mae, "
+                       "mean_absolute_error, mse, mean_squared_error";
+    // A registered Python function or class ("MyPackage>my_metric").
+    if (name.contains('>'))
+      return makeError("custom metric '" + name +
+                       "' is Python code, which kcc cannot run; give "
+                       "built-in ones with --metrics or "
+                       "TrainingConfig::metrics from C++ (for loss " +
+                       lossName(loss) + ": " + list + ")");
+    std::string what = name == "auc" ? "metric 'auc' is not supported yet"
+                                     : "unknown metric '" + name.str() + "'";
+    return makeError(what + " for loss " + lossName(loss) + " (expected " +
+                     list + ")");
+  }
+  // The target's form: class indices for the sparse loss, the prediction's
+  // shape otherwise.
+  bool sparseLoss = loss == LossKind::SparseCategoricalCrossentropy;
+  bool sparseMetric = *kind == MetricKind::SparseCategoricalAccuracy ||
+                      *kind == MetricKind::SparseTopKCategoricalAccuracy;
+  bool newMetric = *kind == MetricKind::TopKCategoricalAccuracy ||
+                   *kind == MetricKind::SparseTopKCategoricalAccuracy ||
+                   *kind == MetricKind::MeanAbsoluteError ||
+                   *kind == MetricKind::MeanSquaredError;
+  if (newMetric && sparseMetric != sparseLoss)
+    return makeError("metric '" + name + "' needs " +
+                     (sparseMetric ? "class-index targets"
+                                   : "targets of the prediction's shape") +
+                     ", which loss " + lossName(loss) + " does not take");
+  return *kind;
 }
 
 llvm::Expected<ExecMode> parseExecMode(llvm::StringRef name) {

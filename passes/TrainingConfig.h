@@ -36,7 +36,17 @@ enum class MetricKind {
   SparseCategoricalAccuracy,
   CategoricalAccuracy,
   BinaryAccuracy,
+  /// Keras's top_k metrics with its default k = 5: the target class scores
+  /// at least the k-th highest prediction (ties count as hits, as in
+  /// keras.ops.in_top_k).
+  TopKCategoricalAccuracy,
+  SparseTopKCategoricalAccuracy,
+  MeanAbsoluteError,
+  MeanSquaredError,
 };
+
+/// k of the top_k metrics: Keras's default.
+constexpr int64_t kTopK = 5;
 
 enum class OptimizerKind {
   SGD,
@@ -77,7 +87,9 @@ llvm::Expected<ScheduleKind> parseScheduleKind(llvm::StringRef name);
 llvm::StringRef scheduleName(ScheduleKind kind);
 
 /// Resolves a metric name against the loss: "accuracy"/"acc" picks the
-/// accuracy matching it, as Keras's compile() does.
+/// accuracy matching it, as Keras's compile() does. A metric whose target
+/// the loss does not take (a sparse one without a sparse loss, mae/mse or a
+/// one-hot one with it) is an error.
 llvm::Expected<MetricKind> parseMetric(llvm::StringRef name, LossKind loss);
 
 /// "compiled" or "interpreted".
@@ -221,6 +233,11 @@ struct TrainingConfig {
   /// (kc.all_reduce) before the optimizer: each rank then trains on its own
   /// `batch` examples and all apply the same update.
   bool dataParallel = false;
+  /// Data-parallel: the gradients are packed, in the order the backward
+  /// produces them, into buckets of at most this many bytes (a larger
+  /// gradient is a bucket of its own); each bucket's all-reduce starts once
+  /// its last gradient exists and overlaps the rest of the backward.
+  int64_t bucketBytes = int64_t(1) << 20;
 
   /// The names of the step's scalar results after the total loss, in order
   /// (Executable::metricNames): `metrics`, or with several outputs each

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <string>
+#include <vector>
 
 namespace {
 
@@ -63,7 +64,97 @@ void allReduceImpl(const T *in, T *out, int64_t n, bool mean,
   }
 }
 
+/// A bucket in flight: MPI counts are int, so a huge bucket is several
+/// requests over consecutive chunks.
+struct Pending {
+  const void *bucket;
+  bool mean;
+  std::vector<MPI_Request> requests;
+};
+/// In start order. The waits come in the same order (the optimizer's), but
+/// are looked up by address so that a mismatch is an error, not a hang.
+std::vector<Pending> gPending;
+
+/// MPI_Testall on every bucket in flight: Open MPI progresses non-blocking
+/// collectives only inside MPI calls.
+void progressPending() {
+  for (Pending &p : gPending) {
+    int done = 0;
+    check(MPI_Testall(static_cast<int>(p.requests.size()), p.requests.data(),
+                      &done, MPI_STATUSES_IGNORE),
+          "MPI_Testall");
+  }
+}
+
+template <typename T>
+void startImpl(const T *in, T *bucket, int64_t n, bool mean,
+               MPI_Datatype type) {
+  if (in != bucket)
+    std::copy(in, in + n, bucket);
+  if (!gActive)
+    return;
+  progressPending();
+  Pending p{bucket, mean, {}};
+  constexpr int64_t kChunk = int64_t(1) << 30;
+  for (int64_t off = 0; off < n; off += kChunk) {
+    p.requests.emplace_back();
+    check(MPI_Iallreduce(MPI_IN_PLACE, bucket + off,
+                         static_cast<int>(std::min(kChunk, n - off)), type,
+                         MPI_SUM, MPI_COMM_WORLD, &p.requests.back()),
+          "MPI_Iallreduce");
+  }
+  gPending.push_back(std::move(p));
+}
+
+template <typename T>
+void waitImpl(const T *bucket, T *out, int64_t n, bool mean) {
+  T scale = T(1);
+  if (gActive) {
+    auto it = std::find_if(gPending.begin(), gPending.end(),
+                           [&](const Pending &p) { return p.bucket == bucket; });
+    if (it == gPending.end() || it->mean != mean) {
+      std::fprintf(stderr,
+                   "kcc: rank %d: kc.all_reduce_wait on a bucket that no "
+                   "matching kc.all_reduce_start began\n",
+                   gRank);
+      kcc::collectives::abortJob(1);
+    }
+    auto start = std::chrono::steady_clock::now();
+    check(MPI_Waitall(static_cast<int>(it->requests.size()),
+                      it->requests.data(), MPI_STATUSES_IGNORE),
+          "MPI_Waitall");
+    gAllReduceSeconds += std::chrono::duration<double>(
+                             std::chrono::steady_clock::now() - start)
+                             .count();
+    gPending.erase(it);
+    if (mean)
+      scale = T(1) / T(gSize);
+  }
+  for (int64_t i = 0; i < n; ++i)
+    out[i] = bucket[i] * scale;
+}
+
 } // namespace
+
+extern "C" void kcc_rt_all_reduce_start_f32(const float *in, float *bucket,
+                                            int64_t n, int64_t mean) {
+  startImpl(in, bucket, n, mean != 0, MPI_FLOAT);
+}
+
+extern "C" void kcc_rt_all_reduce_start_f64(const double *in, double *bucket,
+                                            int64_t n, int64_t mean) {
+  startImpl(in, bucket, n, mean != 0, MPI_DOUBLE);
+}
+
+extern "C" void kcc_rt_all_reduce_wait_f32(const float *bucket, float *out,
+                                           int64_t n, int64_t mean) {
+  waitImpl(bucket, out, n, mean != 0);
+}
+
+extern "C" void kcc_rt_all_reduce_wait_f64(const double *bucket, double *out,
+                                           int64_t n, int64_t mean) {
+  waitImpl(bucket, out, n, mean != 0);
+}
 
 extern "C" void kcc_rt_all_reduce_f32(const float *in, float *out, int64_t n,
                                       int64_t mean) {

@@ -25,6 +25,21 @@ void kcc_rt_all_reduce_f32(const float *in, float *out, int64_t n,
                            int64_t mean);
 void kcc_rt_all_reduce_f64(const double *in, double *out, int64_t n,
                            int64_t mean);
+
+/// kc.all_reduce_start: copies `in` into `bucket` and starts an in-place
+/// MPI_Iallreduce (sum) of it; earlier buckets still in flight are tested,
+/// which lets MPI progress them. `bucket` must stay untouched until the
+/// matching wait. `mean` is checked against the wait's.
+void kcc_rt_all_reduce_start_f32(const float *in, float *bucket, int64_t n,
+                                 int64_t mean);
+void kcc_rt_all_reduce_start_f64(const double *in, double *bucket, int64_t n,
+                                 int64_t mean);
+/// kc.all_reduce_wait: waits for `bucket`'s all-reduce (started above) and
+/// writes the result into `out`, divided by the number of ranks for mean.
+void kcc_rt_all_reduce_wait_f32(const float *bucket, float *out, int64_t n,
+                                int64_t mean);
+void kcc_rt_all_reduce_wait_f64(const double *bucket, double *out, int64_t n,
+                                int64_t mean);
 }
 
 namespace kcc {
@@ -44,7 +59,9 @@ int rank();
 int size();
 
 /// Seconds this rank has spent in the steps' all-reduces so far (the wait
-/// for the slowest rank included; allReduceSum's logging is left out).
+/// for the slowest rank included; allReduceSum's logging is left out): the
+/// blocking calls, and for buckets the time from the wait's call to its
+/// return, i.e. the communication the backward did not hide.
 double allReduceSeconds();
 
 /// In-place reductions over the ranks (identity when not active).

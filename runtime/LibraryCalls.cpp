@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <type_traits>
 
 using namespace kcc;
 
@@ -73,6 +74,23 @@ void matmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1, int64_t b0,
   });
 }
 
+template <typename T>
+void batchMatmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1,
+                 int64_t a2, int64_t b0, int64_t b1, int64_t b2, int64_t o0,
+                 int64_t o1, int64_t o2, int64_t ta, int64_t tb) {
+  int64_t k = ta ? a1 : a2;
+  if constexpr (std::is_same_v<T, float>)
+    if (o0 > 0 && o1 > 0 && o2 > 0 && k > 0)
+      return guarded("batch_matmul", [&] {
+        kernels::batchMatmulF32(a, b, out, o0, o1, o2, k, ta != 0, tb != 0);
+      });
+  guarded("batch_matmul", [&] {
+    NDArray A = view(a, {a0, a1, a2}), B = view(b, {b0, b1, b2});
+    NDArray O = view(out, {o0, o1, o2});
+    kernels::batchMatmul(A, B, ta != 0, tb != 0, O);
+  });
+}
+
 /// The epilogue a fused library call applies: bias when `hasBias`, relu
 /// when `act` is 1.
 kernels::Epilogue epilogue(const NDArray *bias, int64_t act) {
@@ -102,13 +120,15 @@ void conv2dEpilogue(const T *x, const T *y, const T *bias, T *out, int64_t x0,
                     int64_t x1, int64_t x2, int64_t x3, int64_t y0, int64_t y1,
                     int64_t y2, int64_t y3, int64_t o0, int64_t o1, int64_t o2,
                     int64_t o3, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
-                    int64_t pad, int64_t hasBias, int64_t act) {
+                    int64_t pad, int64_t groups, int64_t hasBias,
+                    int64_t act) {
   guarded("conv2d", [&] {
     NDArray X = view(x, {x0, x1, x2, x3}), Y = view(y, {y0, y1, y2, y3});
     NDArray O = view(out, {o0, o1, o2, o3}), Bias = view(bias, {o3});
     kernels::Conv2DParams p;
     p.strideH = sh, p.strideW = sw, p.dilationH = dh, p.dilationW = dw;
     p.padding = padding(pad);
+    p.groups = groups;
     kernels::conv2d(X, Y, p, O, epilogue(hasBias ? &Bias : nullptr, act));
   });
 }
@@ -119,13 +139,14 @@ template <typename T, ConvKind K>
 void conv(const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,
           int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3,
           int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh,
-          int64_t sw, int64_t dh, int64_t dw, int64_t pad) {
+          int64_t sw, int64_t dh, int64_t dw, int64_t pad, int64_t groups) {
   guarded("conv2d", [&] {
     NDArray X = view(x, {x0, x1, x2, x3}), Y = view(y, {y0, y1, y2, y3});
     NDArray O = view(out, {o0, o1, o2, o3});
     kernels::Conv2DParams p;
     p.strideH = sh, p.strideW = sw, p.dilationH = dh, p.dilationW = dw;
     p.padding = padding(pad);
+    p.groups = groups;
     if constexpr (K == ConvKind::Forward)
       kernels::conv2d(X, Y, p, O);
     else if constexpr (K == ConvKind::BackpropInput)
@@ -184,6 +205,12 @@ void maxPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
                          int64_t o1, int64_t ta, int64_t tb) {                 \
     matmul(a, b, out, a0, a1, b0, b1, o0, o1, ta, tb);                         \
   }                                                                            \
+  void kcc_rt_batch_matmul_##S(const T *a, const T *b, T *out, int64_t a0,     \
+                               int64_t a1, int64_t a2, int64_t b0, int64_t b1, \
+                               int64_t b2, int64_t o0, int64_t o1, int64_t o2, \
+                               int64_t ta, int64_t tb) {                       \
+    batchMatmul(a, b, out, a0, a1, a2, b0, b1, b2, o0, o1, o2, ta, tb);        \
+  }                                                                            \
   void kcc_rt_matmul_epilogue_##S(                                             \
       const T *a, const T *b, const T *bias, T *out, int64_t a0, int64_t a1,   \
       int64_t b0, int64_t b1, int64_t o0, int64_t o1, int64_t ta, int64_t tb,  \
@@ -195,34 +222,37 @@ void maxPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
       const T *x, const T *y, const T *bias, T *out, int64_t x0, int64_t x1,   \
       int64_t x2, int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3,  \
       int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw,  \
-      int64_t dh, int64_t dw, int64_t pad, int64_t hasBias, int64_t act) {     \
+      int64_t dh, int64_t dw, int64_t pad, int64_t groups, int64_t hasBias,    \
+      int64_t act) {                                                           \
     conv2dEpilogue(x, y, bias, out, x0, x1, x2, x3, y0, y1, y2, y3, o0, o1,    \
-                   o2, o3, sh, sw, dh, dw, pad, hasBias, act);                 \
+                   o2, o3, sh, sw, dh, dw, pad, groups, hasBias, act);         \
   }                                                                            \
   void kcc_rt_conv2d_##S(const T *x, const T *y, T *out, int64_t x0,           \
                          int64_t x1, int64_t x2, int64_t x3, int64_t y0,       \
                          int64_t y1, int64_t y2, int64_t y3, int64_t o0,       \
                          int64_t o1, int64_t o2, int64_t o3, int64_t sh,       \
-                         int64_t sw, int64_t dh, int64_t dw, int64_t pad) {    \
+                         int64_t sw, int64_t dh, int64_t dw, int64_t pad,      \
+                         int64_t groups) {                                     \
     conv<T, ConvKind::Forward>(x, y, out, x0, x1, x2, x3, y0, y1, y2, y3, o0,  \
-                               o1, o2, o3, sh, sw, dh, dw, pad);               \
+                               o1, o2, o3, sh, sw, dh, dw, pad, groups);       \
   }                                                                            \
   void kcc_rt_conv2d_backprop_input_##S(                                       \
       const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
       int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
       int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw, int64_t dh,  \
-      int64_t dw, int64_t pad) {                                               \
+      int64_t dw, int64_t pad, int64_t groups) {                               \
     conv<T, ConvKind::BackpropInput>(x, y, out, x0, x1, x2, x3, y0, y1, y2,    \
-                                     y3, o0, o1, o2, o3, sh, sw, dh, dw, pad); \
+                                     y3, o0, o1, o2, o3, sh, sw, dh, dw, pad,  \
+                                     groups);                                  \
   }                                                                            \
   void kcc_rt_conv2d_backprop_filter_##S(                                      \
       const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
       int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
       int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw, int64_t dh,  \
-      int64_t dw, int64_t pad) {                                               \
+      int64_t dw, int64_t pad, int64_t groups) {                               \
     conv<T, ConvKind::BackpropFilter>(x, y, out, x0, x1, x2, x3, y0, y1, y2,   \
-                                      y3, o0, o1, o2, o3, sh, sw, dh, dw,      \
-                                      pad);                                    \
+                                      y3, o0, o1, o2, o3, sh, sw, dh, dw, pad, \
+                                      groups);                                 \
   }                                                                            \
   void kcc_rt_max_pool2d_##S(const T *x, T *out, int64_t x0, int64_t x1,       \
                              int64_t x2, int64_t x3, int64_t o0, int64_t o1,   \
@@ -358,6 +388,7 @@ std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
                        reinterpret_cast<void *>(&kcc_rt_##NAME##_f64));
   KCC_RT_SYM(matmul)
   KCC_RT_SYM(matmul_epilogue)
+  KCC_RT_SYM(batch_matmul)
   KCC_RT_SYM(conv2d)
   KCC_RT_SYM(conv2d_epilogue)
   KCC_RT_SYM(conv2d_backprop_input)

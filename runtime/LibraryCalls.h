@@ -26,6 +26,12 @@ extern "C" {
   void kcc_rt_matmul_##S(const T *a, const T *b, T *out, int64_t a0,           \
                          int64_t a1, int64_t b0, int64_t b1, int64_t o0,       \
                          int64_t o1, int64_t transposeA, int64_t transposeB);
+/// [B, M, K] x [B, K, N] per batch, operands and output as 3 dims each.
+#define KCC_RT_BATCH_MATMUL(T, S)                                              \
+  void kcc_rt_batch_matmul_##S(const T *a, const T *b, T *out, int64_t a0,     \
+                               int64_t a1, int64_t a2, int64_t b0, int64_t b1, \
+                               int64_t b2, int64_t o0, int64_t o1, int64_t o2, \
+                               int64_t transposeA, int64_t transposeB);
 /// The GEMM with its epilogue fused (codegen/FuseEpilogues.cpp): a bias
 /// pointer before the output, and after the transposes `hasBias` and `act`
 /// (0: none, 1: relu). The bias spans the output's last dim.
@@ -40,15 +46,17 @@ extern "C" {
       const T *x, const T *y, const T *bias, T *out, int64_t x0, int64_t x1,   \
       int64_t x2, int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3,  \
       int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw,  \
-      int64_t dh, int64_t dw, int64_t pad, int64_t hasBias, int64_t act);
+      int64_t dh, int64_t dw, int64_t pad, int64_t groups, int64_t hasBias,    \
+      int64_t act);
 /// 4-D arrays x 3 (input, filter or grad, output), then strides, dilations,
-/// padding.
+/// padding, groups.
 #define KCC_RT_CONV(NAME, T, S)                                                \
   void kcc_rt_##NAME##_##S(const T *x, const T *y, T *out, int64_t x0,         \
                            int64_t x1, int64_t x2, int64_t x3, int64_t y0,     \
                            int64_t y1, int64_t y2, int64_t y3, int64_t o0,     \
                            int64_t o1, int64_t o2, int64_t o3, int64_t sh,     \
-                           int64_t sw, int64_t dh, int64_t dw, int64_t pad);
+                           int64_t sw, int64_t dh, int64_t dw, int64_t pad,    \
+                           int64_t groups);
 /// One 4-D input, then window, strides, padding.
 #define KCC_RT_POOL1(NAME, T, S)                                               \
   void kcc_rt_##NAME##_##S(const T *x, T *out, int64_t x0, int64_t x1,         \
@@ -79,6 +87,7 @@ extern "C" {
 
 #define KCC_RT_ALL(T, S)                                                       \
   KCC_RT_MATMUL(T, S)                                                          \
+  KCC_RT_BATCH_MATMUL(T, S)                                                    \
   KCC_RT_MATMUL_EPILOGUE(T, S)                                                 \
   KCC_RT_CONV_EPILOGUE(T, S)                                                   \
   KCC_RT_CONV(conv2d, T, S)                                                    \
@@ -103,6 +112,7 @@ KCC_RT_GATHER(double, f64, int64_t, i64)
 #undef KCC_RT_POOL1
 #undef KCC_RT_CONV
 #undef KCC_RT_MATMUL
+#undef KCC_RT_BATCH_MATMUL
 #undef KCC_RT_MATMUL_EPILOGUE
 #undef KCC_RT_CONV_EPILOGUE
 }

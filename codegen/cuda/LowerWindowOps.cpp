@@ -158,6 +158,9 @@ struct ConvLowering : OpConversionPattern<OpTy> {
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &b) const override {
+    if (op.getGroups() != 1)
+      return op.emitOpError("groups = ")
+             << op.getGroups() << " has no CUDA lowering (only groups = 1)";
     Location loc = op.getLoc();
     MLIRContext *ctx = b.getContext();
     auto outType = cast<RankedTensorType>(op.getType());

@@ -80,6 +80,7 @@ template <typename OpT> kk::Conv2DParams convParams(OpT op) {
   std::tie(p.strideH, p.strideW) = hw(op.getStrides(), "strides");
   std::tie(p.dilationH, p.dilationW) = hw(op.getDilations(), "dilations");
   p.padding = toKernel(op.getPadding());
+  p.groups = op.getGroups();
   return p;
 }
 
@@ -212,6 +213,13 @@ void addNN(KernelTable &t) {
     kk::matmul(*in[0], *in[1], op.getTransposeLhs(), op.getTransposeRhs(), out);
     return out;
   });
+  add<kc::BatchMatmulOp>(t, [](kc::BatchMatmulOp op, Operands in,
+                               OpEnv &env) {
+    NDArray out = env.allocate(op.getResult());
+    kk::batchMatmul(*in[0], *in[1], op.getTransposeLhs(), op.getTransposeRhs(),
+                    out);
+    return out;
+  });
   add<kc::SoftmaxOp>(t, [](kc::SoftmaxOp op, Operands in, OpEnv &env) {
     NDArray out = env.allocate(op.getResult());
     kk::softmax(*in[0], normalizeAxis(op.getAxis(), in[0]->rank()), out);
@@ -275,6 +283,30 @@ void addNN(KernelTable &t) {
                             out.numel(), mean);
     return out;
   });
+  add<kc::AllReduceStartOp>(
+      t, [](kc::AllReduceStartOp op, Operands in, OpEnv &env) {
+        NDArray out = env.allocate(op.getResult());
+        bool mean = op.getReduction() == "mean";
+        if (in[0]->dtype() == DType::F64)
+          kcc_rt_all_reduce_start_f64(in[0]->data<double>(),
+                                      out.data<double>(), out.numel(), mean);
+        else
+          kcc_rt_all_reduce_start_f32(in[0]->data<float>(), out.data<float>(),
+                                      out.numel(), mean);
+        return out;
+      });
+  add<kc::AllReduceWaitOp>(
+      t, [](kc::AllReduceWaitOp op, Operands in, OpEnv &env) {
+        NDArray out = env.allocate(op.getResult());
+        bool mean = op.getReduction() == "mean";
+        if (in[0]->dtype() == DType::F64)
+          kcc_rt_all_reduce_wait_f64(in[0]->data<double>(),
+                                     out.data<double>(), out.numel(), mean);
+        else
+          kcc_rt_all_reduce_wait_f32(in[0]->data<float>(), out.data<float>(),
+                                     out.numel(), mean);
+        return out;
+      });
   add<kc::GatherOp>(t, [](kc::GatherOp op, Operands in, OpEnv &env) {
     NDArray out = env.allocate(op.getResult());
     kk::gather(*in[0], *in[1], out);

@@ -10,7 +10,7 @@
 //   kcc-example-checkpoint resume CKPT.keras DATA.npz STEPS BATCH OUT.keras
 //
 // MODEL is a Keras spec (.json, .keras, .h5) or
-// builtin:mlp|cnn|residual|branches.
+// builtin:mlp|cnn|residual|branches|convs.
 // An OUT ending in .weights.h5 gets the weights alone, as Keras's
 // model.save_weights() writes them (with the optimizer's variables).
 //
@@ -74,6 +74,20 @@ std::unique_ptr<Model> buildBranches() {
   return std::make_unique<Model>(in, Dense(10)(sum), "branches", 0);
 }
 
+/// Every convolution layer kcc has, with the options Keras's config names:
+/// strided, dilated and grouped Conv2D, DepthwiseConv2D (depth_multiplier 2),
+/// a dilated SeparableConv2D and a strided Conv2DTranspose.
+std::unique_ptr<Sequential> buildConvs() {
+  return std::make_unique<Sequential>(
+      std::vector<SequentialEntry>{
+          Input({28, 28, 1}), Conv2D(8, 3, 2, "same", 1, 1, "relu"),
+          Conv2D(8, 3, 1, "same", 2, 2, "relu"),
+          DepthwiseConv2D(3, 2, "same", 2, 1, "relu"),
+          SeparableConv2D(8, 3, 1, "same", 2, 1, "relu"),
+          Conv2DTranspose(4, 3, 2, "valid", 1, "relu"), Flatten(), Dense(10)},
+      "convs", 0);
+}
+
 keras::ImportedModel loadModel(const std::string &what) {
   keras::ImportedModel imported;
   std::string builtin = what.rfind("builtin:", 0) == 0 ? what.substr(8) : "";
@@ -87,6 +101,8 @@ keras::ImportedModel loadModel(const std::string &what) {
     imported.model = models::buildResidual(0);
   else if (builtin == "branches")
     imported.model = buildBranches();
+  else if (builtin == "convs")
+    imported.model = buildConvs();
   else
     throw Error("unknown builtin model '" + builtin + "'");
   TrainingConfig &config = imported.training.emplace();

@@ -53,6 +53,45 @@ std::string objectName(const ObjectView &parent, llvm::StringRef key,
   return objectName(parent, parent.get(key), parent.path().field(key), config);
 }
 
+/// The registered name of a loss or metric that is Python code rather than
+/// one of Keras's: a registered function (Keras 3 writes {"class_name":
+/// "function", "config": "MyPackage>my_loss"}), or a class from a module
+/// other than keras's ({"module": null, "class_name": "MyLoss",
+/// "registered_name": "MyLoss"}). Nothing for bare names and Keras's own.
+std::optional<std::string> customObjectName(const json::Value &v) {
+  const json::Object *o = v.getAsObject();
+  std::optional<llvm::StringRef> cls = o ? o->getString("class_name")
+                                         : std::nullopt;
+  if (!cls)
+    return std::nullopt;
+  if (*cls == "function" || *cls == "__lambda__") {
+    std::optional<llvm::StringRef> fn = o->getString("config");
+    if (*cls == "__lambda__")
+      return fn ? fn->str() : std::string("<lambda>");
+    if (fn && fn->contains('>'))
+      return fn->str();
+    return std::nullopt;
+  }
+  std::optional<llvm::StringRef> reg = o->getString("registered_name");
+  const json::Value *module = o->get("module");
+  std::optional<llvm::StringRef> m =
+      module ? module->getAsString() : std::nullopt;
+  bool kerasModule = m && (*m == "keras" || m->starts_with("keras."));
+  // tf.keras writes no module; its registered_name of a built-in is the
+  // class name (or null).
+  if ((module && !kerasModule) || (reg && *reg != *cls))
+    return (reg ? *reg : *cls).str();
+  return std::nullopt;
+}
+
+/// The error for a custom loss or metric: kcc cannot run Python.
+std::string customObjectError(llvm::StringRef what, llvm::StringRef name,
+                              llvm::StringRef replacement) {
+  return ("custom " + what + " '" + name +
+          "' is Python code, which kcc cannot run; " + replacement)
+      .str();
+}
+
 /// Keeps the first error: the one a user fixes first.
 void deferErrorAt(const ObjectView &view, const JsonPath &path,
                   llvm::Error err, std::string &error) {
@@ -182,6 +221,12 @@ void readOptimizer(const ObjectView &cc, llvm::StringRef key,
 
 void readMetrics(const ObjectView &cc, const json::Value &v,
                  const JsonPath &path, std::vector<std::string> &out) {
+  // Kept under its registered name: TrainingConfig::validate() names it
+  // and what replaces it, so --metrics (TrainingConfig::metrics) can.
+  if (std::optional<std::string> custom = customObjectName(v)) {
+    out.push_back(*custom);
+    return;
+  }
   if (std::optional<llvm::StringRef> s = v.getAsString()) {
     out.push_back(s->str());
     return;
@@ -204,14 +249,40 @@ void readMetrics(const ObjectView &cc, const json::Value &v,
     return;
   }
   checkBuiltin(m, cls);
+  if ((cls == "TopKCategoricalAccuracy" ||
+       cls == "SparseTopKCategoricalAccuracy") &&
+      m.has("config")) {
+    ObjectView c = m.child("config");
+    if (c.has("k") && c.getNumber("k") != kTopK)
+      c.failField("k", "k other than Keras's default " +
+                           std::to_string(kTopK) + " is not supported");
+  }
   out.push_back(m.has("config") ? m.child("config").getString(
                                       "name", toSnakeCase(cls))
                                 : toSnakeCase(cls));
 }
 
-/// One loss, a name or a Keras object, at `path`.
+/// One loss, a name or a Keras object, at `path`. Sets `customFirst` when
+/// the loss is custom and its error is the first (`error` was empty).
 void readLoss(const ObjectView &cc, const json::Value *v, const JsonPath &path,
-              LossConfig &loss, std::string &error) {
+              LossConfig &loss, std::string &error, bool &customFirst) {
+  if (std::optional<std::string> custom = customObjectName(*v)) {
+    customFirst = customFirst || error.empty();
+    std::string builtins;
+    for (LossKind k :
+         {LossKind::SparseCategoricalCrossentropy,
+          LossKind::CategoricalCrossentropy, LossKind::BinaryCrossentropy,
+          LossKind::MeanSquaredError})
+      builtins += (builtins.empty() ? "" : ", ") + lossName(k).str();
+    return deferErrorAt(
+        cc, path,
+        llvm::createStringError(
+            llvm::inconvertibleErrorCode(),
+            customObjectError("loss", *custom,
+                              "give a built-in loss with --loss (" + builtins +
+                                  "), or set TrainingConfig::loss from C++")),
+        error);
+  }
   std::optional<ObjectView> c;
   std::string name = objectName(cc, v, path, c);
   if (c) {
@@ -269,7 +340,8 @@ bool forEachOutput(const ObjectView &cc, llvm::StringRef key,
 /// loss, loss_weights and metrics of a model with the outputs `outputs`.
 /// A single loss or metric list applies to every output, as in Keras 3.
 void readOutputs(const ObjectView &cc, llvm::ArrayRef<std::string> outputs,
-                 std::vector<OutputTraining> &out, std::string &error) {
+                 std::vector<OutputTraining> &out, std::string &error,
+                 bool &customLoss) {
   out.assign(outputs.size(), OutputTraining());
   for (size_t k = 0; k < outputs.size(); ++k)
     out[k].name = outputs[k];
@@ -278,12 +350,13 @@ void readOutputs(const ObjectView &cc, llvm::ArrayRef<std::string> outputs,
     bool perOutput = forEachOutput(
         cc, "loss", outputs,
         [&](size_t k, const json::Value &v, const JsonPath &path) {
-          readLoss(cc, &v, path, out[k].loss, error);
+          readLoss(cc, &v, path, out[k].loss, error, customLoss);
           given[k] = true;
         });
     if (!perOutput) {
       for (OutputTraining &o : out)
-        readLoss(cc, cc.get("loss"), cc.path().field("loss"), o.loss, error);
+        readLoss(cc, cc.get("loss"), cc.path().field("loss"), o.loss, error,
+                 customLoss);
     } else {
       for (size_t k = 0; k < outputs.size(); ++k)
         if (!given[k])
@@ -343,14 +416,16 @@ void keras::readCompileConfig(const ObjectView &in, ImportedModel &out) {
   if (out.model)
     outputs = out.model->outputNames();
   if (outputs.size() > 1) {
-    readOutputs(cc, outputs, config.outputs, out.trainingError);
+    readOutputs(cc, outputs, config.outputs, out.trainingError,
+                out.trainingErrorIsCustomLoss);
     return;
   }
   // One output: a per-output form of one entry is the plain one.
   if (outputs.empty())
     outputs.push_back("output");
   std::vector<OutputTraining> one;
-  readOutputs(cc, outputs, one, out.trainingError);
+  readOutputs(cc, outputs, one, out.trainingError,
+              out.trainingErrorIsCustomLoss);
   config.loss = one[0].loss;
   config.metrics = one[0].metrics;
   if (one[0].lossWeight != 1.0)

@@ -237,11 +237,14 @@ NDArray Hdf5Reader::readFloat(const std::string &path) const {
   Shape shape = datasetShape(path);
   Handle ds(H5Dopen2(file_, path.c_str(), H5P_DEFAULT), H5Dclose);
   Handle type(H5Dget_type(ds.get()), H5Tclose);
-  if (H5Tget_class(type.get()) != H5T_FLOAT)
+  // Integers too: Keras's optimizer `iterations` counter is an int64.
+  H5T_class_t cls = H5Tget_class(type.get());
+  if (cls != H5T_FLOAT && cls != H5T_INTEGER)
     fail(path, "expected a float dataset");
   checkStorage(ds.get(), type.get(), shape, path);
   NDArray out = NDArray::empty(shape, DType::F32);
-  // HDF5 converts f64 (or big-endian) storage to native f32 while reading.
+  // HDF5 converts f64, integer (or big-endian) storage to native f32 while
+  // reading.
   if (out.numel() > 0 && H5Dread(ds.get(), H5T_NATIVE_FLOAT, H5S_ALL, H5S_ALL,
                                  H5P_DEFAULT, out.rawData()) < 0)
     fail(path, "unreadable dataset");

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "frontend/Layers.h"
 #include "frontend/keras/Saving.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -119,7 +120,8 @@ json::Object layerConfig(const Layer &layer) {
        {"kernel_initializer", "bias_initializer", "beta_initializer",
         "gamma_initializer", "moving_mean_initializer",
         "moving_variance_initializer", "embeddings_initializer",
-        "alpha_initializer"})
+        "alpha_initializer", "depthwise_initializer",
+        "pointwise_initializer"})
     if (std::optional<llvm::StringRef> init = own.getString(key))
       own[key] = initializer(*init);
   for (auto &kv : own)
@@ -132,15 +134,16 @@ json::Object layerConfig(const Layer &layer) {
       c["quantization_config"] = nullptr;
     } else {
       c["data_format"] = "channels_last";
-      c["dilation_rate"] = json::Array{1, 1};
-      c["groups"] = 1;
       c["activity_regularizer"] = nullptr;
     }
   } else if (cls == "BatchNormalization") {
     for (const char *key : {"beta_regularizer", "gamma_regularizer",
                             "beta_constraint", "gamma_constraint"})
       c[key] = nullptr;
-    c["synchronized"] = false;
+  } else if (cls == "LayerNormalization") {
+    for (const char *key : {"beta_regularizer", "gamma_regularizer",
+                            "beta_constraint", "gamma_constraint"})
+      c[key] = nullptr;
   } else if (cls == "Conv1D") {
     for (const char *key : {"kernel_regularizer", "bias_regularizer",
                             "kernel_constraint", "bias_constraint",
@@ -148,6 +151,18 @@ json::Object layerConfig(const Layer &layer) {
       c[key] = nullptr;
     c["data_format"] = "channels_last";
     c["groups"] = 1;
+  } else if (cls == "EinsumDense" || cls == "MultiHeadAttention") {
+    for (const char *key : {"kernel_regularizer", "bias_regularizer",
+                            "activity_regularizer", "kernel_constraint",
+                            "bias_constraint"})
+      c[key] = nullptr;
+    if (cls == "EinsumDense") {
+      c["lora_rank"] = nullptr;
+    } else {
+      c["use_gate"] = false;
+      c["sliding_window"] = nullptr;
+      c["seed"] = nullptr;
+    }
   } else if (cls == "Embedding") {
     for (const char *key : {"embeddings_regularizer", "activity_regularizer",
                             "embeddings_constraint"})
@@ -159,6 +174,22 @@ json::Object layerConfig(const Layer &layer) {
   } else if (cls == "ZeroPadding2D" || cls == "Cropping2D" ||
              cls == "UpSampling2D") {
     c["data_format"] = "channels_last";
+  } else if (cls == "DepthwiseConv2D" || cls == "SeparableConv2D" ||
+             cls == "Conv2DTranspose") {
+    // Their own keys come from kerasConfig(); the rest as Keras writes them.
+    c["data_format"] = "channels_last";
+    std::vector<std::string> kernels{"kernel"};
+    if (cls == "DepthwiseConv2D")
+      kernels = {"depthwise"};
+    else if (cls == "SeparableConv2D")
+      kernels = {"depthwise", "pointwise"};
+    for (const std::string &k : kernels) {
+      c[k + "_regularizer"] = nullptr;
+      c[k + "_constraint"] = nullptr;
+    }
+    for (const char *key :
+         {"bias_regularizer", "activity_regularizer", "bias_constraint"})
+      c[key] = nullptr;
   } else if (cls == "MaxPooling2D" || cls == "AveragePooling2D" ||
              cls == "GlobalAveragePooling2D" || cls == "GlobalMaxPooling2D" ||
              cls == "Flatten") {
@@ -183,13 +214,22 @@ json::Object layerConfig(const Layer &layer) {
 }
 
 json::Object layerEntry(const Layer &layer, json::Value buildInputShape) {
-  return json::Object{
-      {"module", "keras.layers"},
-      {"class_name", layer.className()},
-      {"config", layerConfig(layer)},
-      {"registered_name", nullptr},
-      {"build_config",
-       json::Object{{"input_shape", std::move(buildInputShape)}}}};
+  json::Object build{{"input_shape", std::move(buildInputShape)}};
+  // MultiHeadAttention builds from named shapes (build(query_shape,
+  // value_shape, key_shape)).
+  if (layer.className() == "MultiHeadAttention") {
+    json::Array *shapes = build.getArray("input_shape");
+    json::Object dict;
+    const char *names[] = {"query_shape", "value_shape", "key_shape"};
+    for (size_t i = 0; shapes && i < shapes->size() && i < 3; ++i)
+      dict[names[i]] = std::move((*shapes)[i]);
+    build = json::Object{{"shapes_dict", std::move(dict)}};
+  }
+  return json::Object{{"module", "keras.layers"},
+                      {"class_name", layer.className()},
+                      {"config", layerConfig(layer)},
+                      {"registered_name", nullptr},
+                      {"build_config", std::move(build)}};
 }
 
 json::Object inputLayerEntry(const Tensor &input, const std::string &name) {
@@ -355,10 +395,18 @@ json::Object functionalConfig(Model &model) {
     json::Array args;
     for (const Tensor &t : node->inputs)
       args.push_back(kerasTensor(t, order));
-    json::Object call{{"args", node->inputs.size() == 1
-                                   ? json::Array{std::move(args[0])}
+    // MultiHeadAttention takes query, value (, key) as positional
+    // arguments, the merge layers one list.
+    bool attention = layer.className() == "MultiHeadAttention";
+    json::Object kwargs;
+    if (attention && usesCausalMask(layer))
+      kwargs["use_causal_mask"] = true;
+    json::Object call{{"args", node->inputs.size() == 1 || attention
+                                   ? (node->inputs.size() == 1
+                                          ? json::Array{std::move(args[0])}
+                                          : std::move(args))
                                    : json::Array{json::Value(std::move(args))}},
-                      {"kwargs", json::Object{}}};
+                      {"kwargs", std::move(kwargs)}};
     auto it = entryOf.find(layer.name());
     if (it == entryOf.end()) {
       json::Object e = layerEntry(layer, nodeShapes(*node));

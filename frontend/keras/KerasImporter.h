@@ -48,6 +48,9 @@ struct ImportedModel {
   /// the model still imports (it can be compiled for inference), and this
   /// is the error to report when a training step is requested.
   std::string trainingError;
+  /// trainingError is a custom loss's (Python code kcc cannot run): a
+  /// built-in loss given in its place (kcc's --loss) lifts it.
+  bool trainingErrorIsCustomLoss = false;
   /// 2 for tf.keras specs, 3 for Keras 3.
   int kerasMajorVersion = 3;
   /// "3.15.1" when the spec or archive says so, else empty.

@@ -3,7 +3,7 @@
 // Keras 2 and Keras 3 write the same config keys for the layers kcc has, so
 // one reader per class serves both. Keys kcc does not model are ignored when
 // they cannot change the result (names of regularizer-free fields, "sparse",
-// build_config, ...) and rejected when they would (a constraint, dilation,
+// build_config, ...) and rejected when they would (a constraint, output_padding,
 // channels_first): silently computing something else than Keras would is
 // the one thing an importer must not do.
 //
@@ -287,21 +287,98 @@ Layer buildDense(const ObjectView &c) {
       {"kernel", "bias"});
 }
 
-Layer buildConv2D(const ObjectView &c) {
-  checkNull(c, {"kernel_constraint", "bias_constraint", "lora_rank"});
+/// What every convolution class reads the same way: channels_last, no
+/// constraint on `kernels` (Keras's names for its kernels) or the bias, no
+/// regularizer unless the class is `regularizable` (withRegularizers reads
+/// them then), and the window options.
+struct ConvSpec {
+  Size2 kernel = 1, strides = 1, dilation = 1;
+  std::string padding, activation;
+  bool useBias;
+};
+
+ConvSpec readConvSpec(const ObjectView &c,
+                      std::initializer_list<llvm::StringRef> kernels,
+                      bool regularizable = false) {
+  std::vector<llvm::StringRef> nullKeys{"bias_constraint", "lora_rank"};
+  if (!regularizable)
+    nullKeys.insert(nullKeys.end(),
+                    {"bias_regularizer", "activity_regularizer"});
+  std::vector<std::string> owned;
+  for (llvm::StringRef k : kernels) {
+    owned.push_back(k.str() + "_constraint");
+    if (!regularizable)
+      owned.push_back(k.str() + "_regularizer");
+  }
+  for (const std::string &k : owned)
+    nullKeys.push_back(k);
+  for (llvm::StringRef k : nullKeys)
+    checkNull(c, {k});
   checkChannelsLast(c);
-  checkUnitSize(c, "dilation_rate");
-  if (c.getInt("groups", 1) != 1)
-    c.failField("groups", "grouped convolutions are not supported");
-  int64_t filters = readWidth(c, "filters");
-  Size2 kernel =
+  ConvSpec s;
+  s.kernel =
       checkedSize2(c, "kernel_size", c.getSize2("kernel_size", std::nullopt));
-  Size2 strides = checkedSize2(c, "strides", c.getSize2("strides", Size2(1)));
-  Layer conv = Conv2D(filters, kernel, strides, readPadding(c),
-                      readActivation(c), c.getBool("use_bias", true),
-                      readInitializer(c, "kernel_initializer", "glorot_uniform"),
-                      readInitializer(c, "bias_initializer", "zeros"));
+  s.strides = checkedSize2(c, "strides", c.getSize2("strides", Size2(1)));
+  s.dilation =
+      checkedSize2(c, "dilation_rate", c.getSize2("dilation_rate", Size2(1)));
+  s.padding = readPadding(c);
+  s.activation = readActivation(c);
+  s.useBias = c.getBool("use_bias", true);
+  return s;
+}
+
+Layer buildConv2D(const ObjectView &c) {
+  ConvSpec s = readConvSpec(c, {"kernel"}, /*regularizable=*/true);
+  int64_t filters = readWidth(c, "filters");
+  int64_t groups = c.getInt("groups", 1);
+  if (groups < 1 || filters % groups != 0)
+    c.failField("groups", "groups (" + std::to_string(groups) +
+                              ") must be positive and divide filters (" +
+                              std::to_string(filters) + ")");
+  Layer conv =
+      Conv2D(filters, s.kernel, s.strides, s.padding, s.dilation, groups,
+             s.activation, s.useBias,
+             readInitializer(c, "kernel_initializer", "glorot_uniform"),
+             readInitializer(c, "bias_initializer", "zeros"));
   return withRegularizers(c, conv, {"kernel", "bias"});
+}
+
+int64_t readDepthMultiplier(const ObjectView &c) {
+  int64_t m = c.getInt("depth_multiplier", 1);
+  if (m < 1)
+    c.failField("depth_multiplier",
+                "depth_multiplier must be positive, got " + std::to_string(m));
+  return m;
+}
+
+Layer buildDepthwiseConv2D(const ObjectView &c) {
+  ConvSpec s = readConvSpec(c, {"depthwise"});
+  return DepthwiseConv2D(
+      s.kernel, s.strides, s.padding, readDepthMultiplier(c), s.dilation,
+      s.activation, s.useBias,
+      readInitializer(c, "depthwise_initializer", "glorot_uniform"),
+      readInitializer(c, "bias_initializer", "zeros"));
+}
+
+Layer buildSeparableConv2D(const ObjectView &c) {
+  ConvSpec s = readConvSpec(c, {"depthwise", "pointwise"});
+  int64_t filters = readWidth(c, "filters");
+  return SeparableConv2D(
+      filters, s.kernel, s.strides, s.padding, s.dilation,
+      readDepthMultiplier(c), s.activation, s.useBias,
+      readInitializer(c, "depthwise_initializer", "glorot_uniform"),
+      readInitializer(c, "pointwise_initializer", "glorot_uniform"),
+      readInitializer(c, "bias_initializer", "zeros"));
+}
+
+Layer buildConv2DTranspose(const ObjectView &c) {
+  ConvSpec s = readConvSpec(c, {"kernel"});
+  checkNull(c, {"output_padding"});
+  int64_t filters = readWidth(c, "filters");
+  return Conv2DTranspose(
+      filters, s.kernel, s.strides, s.padding, s.dilation, s.activation,
+      s.useBias, readInitializer(c, "kernel_initializer", "glorot_uniform"),
+      readInitializer(c, "bias_initializer", "zeros"));
 }
 
 Layer buildPool(const ObjectView &c, bool isMax) {
@@ -450,8 +527,37 @@ Layer buildBatchNormalization(const ObjectView &c) {
       c.getBool("scale", true), readInitializer(c, "beta_initializer", "zeros"),
       readInitializer(c, "gamma_initializer", "ones"),
       readInitializer(c, "moving_mean_initializer", "zeros"),
-      readInitializer(c, "moving_variance_initializer", "ones"));
+      readInitializer(c, "moving_variance_initializer", "ones"),
+      c.getBool("synchronized", false));
   return withRegularizers(c, bn, {"beta", "gamma"});
+}
+
+/// Keras 3 writes axis as a list ([-1]), Keras 2 after build as a list of
+/// positive axes ([2]), either may be a bare int; one axis only, which the
+/// layer checks is the last.
+Layer buildLayerNormalization(const ObjectView &c) {
+  checkNull(c, {"beta_regularizer", "gamma_regularizer", "beta_constraint",
+                "gamma_constraint"});
+  if (c.getBool("rms_scaling", false))
+    c.failField("rms_scaling", "rms_scaling: true is not supported");
+  int64_t axis = -1;
+  if (const json::Value *v = c.get("axis")) {
+    const json::Array *list = v->getAsArray();
+    std::optional<int64_t> one =
+        list ? (list->size() == 1 ? (*list)[0].getAsInteger() : std::nullopt)
+             : v->getAsInteger();
+    if (!one || *one < -1 || *one > (int64_t(1) << 31))
+      c.failField("axis", "'axis' must be one axis (kcc normalizes over the "
+                          "last axis only)");
+    axis = *one;
+  }
+  double epsilon = c.getNumber("epsilon", 1e-3);
+  if (!(std::isfinite(epsilon) && epsilon > 0))
+    c.failField("epsilon", "'epsilon' must be finite and > 0");
+  return LayerNormalization(
+      axis, epsilon, c.getBool("center", true), c.getBool("scale", true),
+      readInitializer(c, "beta_initializer", "zeros"),
+      readInitializer(c, "gamma_initializer", "ones"));
 }
 
 /// A 1-D window field (kernel_size, strides, pool_size, dilation_rate,
@@ -549,7 +655,68 @@ Layer buildZeroPadding1D(const ObjectView &c) {
   return ZeroPadding1D(check(p[0]), check(p[1]));
 }
 
+/// An int or a list of ints (null entries, Keras's None, read as -1);
+/// empty when absent.
+Shape readIntOrShape(const ObjectView &c, llvm::StringRef key) {
+  const json::Value *v = c.get(key);
+  if (!v)
+    return {};
+  if (std::optional<int64_t> n = v->getAsInteger())
+    return {*n};
+  return c.getShape(key);
+}
+
+Layer buildEinsumDense(const ObjectView &c) {
+  checkNull(c, {"kernel_regularizer", "bias_regularizer",
+                "activity_regularizer", "kernel_constraint", "bias_constraint",
+                "lora_rank", "quantization_config"});
+  Shape outputShape = readIntOrShape(c, "output_shape");
+  if (outputShape.empty())
+    c.failField("output_shape", "missing required field 'output_shape'");
+  return EinsumDense(c.getString("equation"), outputShape,
+                     c.getString("bias_axes", ""), readActivation(c),
+                     readInitializer(c, "kernel_initializer", "glorot_uniform"),
+                     readInitializer(c, "bias_initializer", "zeros"));
+}
+
+Layer buildMultiHeadAttention(const ObjectView &c, const CallOptions &call) {
+  checkNull(c, {"kernel_regularizer", "bias_regularizer",
+                "activity_regularizer", "kernel_constraint", "bias_constraint",
+                "sliding_window"});
+  if (c.getNumber("dropout", 0.0) != 0.0)
+    c.failField("dropout", "dropout on the attention scores is not supported "
+                           "(must be 0)");
+  if (c.getBool("use_gate", false))
+    c.failField("use_gate", "use_gate: true is not supported");
+  if (c.has("attention_axes")) {
+    Shape axes = readIntOrShape(c, "attention_axes");
+    if (axes.size() != 1 || (axes[0] != 1 && axes[0] != -2))
+      c.failField("attention_axes", "attention over axes " +
+                                        shapeToString(axes) +
+                                        " is not supported (only [1], the "
+                                        "steps of a rank-3 input)");
+  }
+  int64_t heads = readWidth(c, "num_heads");
+  int64_t keyDim = readWidth(c, "key_dim");
+  int64_t valueDim = c.has("value_dim") ? readWidth(c, "value_dim") : keyDim;
+  Shape outputShape = readIntOrShape(c, "output_shape");
+  for (int64_t d : outputShape)
+    if (d <= 0)
+      c.failField("output_shape", "'output_shape' must hold positive sizes");
+  return MultiHeadAttention(
+      heads, keyDim, valueDim, c.getBool("use_bias", true), outputShape,
+      call.useCausalMask,
+      readInitializer(c, "kernel_initializer", "glorot_uniform"),
+      readInitializer(c, "bias_initializer", "zeros"));
+}
+
 } // namespace
+
+std::string keras::sublayerGroup(llvm::StringRef sublayer) {
+  if (sublayer == "attention_output")
+    return "output_dense";
+  return (sublayer + "_dense").str();
+}
 
 std::optional<Shape> keras::readBatchInputShape(const ObjectView &config) {
   if (!config.has("batch_input_shape"))
@@ -599,7 +766,8 @@ InputSpec keras::readInputLayer(const ObjectView &config) {
 }
 
 BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
-                             const std::string &name) {
+                             const std::string &name,
+                             const CallOptions &call) {
   if (cls == "Lambda")
     c.fail("Lambda layers hold Python code and cannot be imported");
   if (cls == "Sequential" || cls == "Functional" || cls == "Model")
@@ -611,6 +779,12 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
       layer = buildDense(c);
     else if (cls == "Conv2D")
       layer = buildConv2D(c);
+    else if (cls == "DepthwiseConv2D")
+      layer = buildDepthwiseConv2D(c);
+    else if (cls == "SeparableConv2D")
+      layer = buildSeparableConv2D(c);
+    else if (cls == "Conv2DTranspose")
+      layer = buildConv2DTranspose(c);
     else if (cls == "MaxPooling2D")
       layer = buildPool(c, /*isMax=*/true);
     else if (cls == "AveragePooling2D")
@@ -662,6 +836,12 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
       layer = buildUpSampling2D(c);
     else if (cls == "BatchNormalization")
       layer = buildBatchNormalization(c);
+    else if (cls == "LayerNormalization")
+      layer = buildLayerNormalization(c);
+    else if (cls == "EinsumDense")
+      layer = buildEinsumDense(c);
+    else if (cls == "MultiHeadAttention")
+      layer = buildMultiHeadAttention(c, call);
     else if (cls == "Embedding")
       layer = buildEmbedding(c);
     else if (cls == "Conv1D")
@@ -688,14 +868,16 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
   if (!layer)
     c.fail("layer class '" + cls +
            "' is not supported (kcc imports InputLayer, Dense, Conv2D, "
-           "MaxPooling2D, AveragePooling2D, GlobalAveragePooling2D, "
+           "DepthwiseConv2D, SeparableConv2D, Conv2DTranspose, MaxPooling2D, "
+           "AveragePooling2D, GlobalAveragePooling2D, "
            "GlobalMaxPooling2D, Flatten, Reshape, ZeroPadding2D, "
-           "Cropping2D, UpSampling2D, BatchNormalization, Dropout, "
+           "Cropping2D, UpSampling2D, BatchNormalization, LayerNormalization, "
+           "Dropout, "
            "Activation, Softmax, ReLU, "
            "LeakyReLU, PReLU, ELU, Add, Subtract, Multiply, Average, "
            "Maximum, Minimum, Concatenate, Embedding, Conv1D, MaxPooling1D, "
            "AveragePooling1D, GlobalAveragePooling1D, GlobalMaxPooling1D, "
-           "ZeroPadding1D and UpSampling1D)");
+           "ZeroPadding1D, UpSampling1D, EinsumDense and MultiHeadAttention)");
   if (!name.empty())
     layer->named(name);
   return {*layer, c.getBool("trainable", true)};

@@ -40,8 +40,18 @@ struct BuiltLayer {
   Layer layer;
   bool trainable = true;
 };
+/// What the calls of a layer (its inbound nodes' kwargs) set that kcc
+/// fixes per layer.
+struct CallOptions {
+  bool useCausalMask = false; ///< MultiHeadAttention
+};
 BuiltLayer buildLayer(const ObjectView &config, const std::string &className,
-                      const std::string &name);
+                      const std::string &name, const CallOptions &call = {});
+
+/// The h5 group under a layer's group holding the weights named
+/// "SUBLAYER/..." (MultiHeadAttention's "query/kernel"): Keras names it by
+/// the sublayer's attribute (query_dense, ..., output_dense).
+std::string sublayerGroup(llvm::StringRef sublayer);
 
 } // namespace keras
 } // namespace kcc

@@ -331,7 +331,8 @@ private:
                        "' has " + std::to_string(list->size()) + " node(s))");
     if (!slot.built)
       slot.built = buildLayer(*slot.entry.config, slot.entry.cls,
-                              slot.entry.name);
+                              slot.entry.name,
+                              readCallOptions(slot, *list, nodesPath));
     JsonPath nodePath = nodesPath.index(ref.node);
     std::vector<TensorRef> args;
     collectArgs((*list)[ref.node], nodePath, args);
@@ -357,6 +358,51 @@ private:
     slot.nodes[ref.node] = outs;
   }
 
+  /// The call arguments kcc fixes per layer, from the kwargs of every
+  /// Keras 3 node (they must agree: the layer is built once).
+  CallOptions readCallOptions(const Slot &slot, const json::Array &nodes,
+                              const JsonPath &nodesPath) const {
+    CallOptions options;
+    std::optional<bool> causal;
+    for (auto [i, node] : llvm::enumerate(nodes)) {
+      JsonPath at = nodesPath.index(i);
+      const json::Object *kwargs = keras2CallKwargs(node, at);
+      if (const json::Object *o = node.getAsObject()) {
+        kwargs = o->getObject("kwargs");
+        at = at.field("kwargs");
+      }
+      if (!kwargs)
+        continue;
+      ObjectView view(reader_, *kwargs, at, slot.entry.view.context());
+      if (view.getBool("return_attention_scores", false))
+        view.failField("return_attention_scores",
+                       "return_attention_scores: true is not supported");
+      bool c = view.getBool("use_causal_mask", false);
+      if (c && slot.entry.cls != "MultiHeadAttention")
+        view.failField("use_causal_mask", "use_causal_mask is a "
+                                          "MultiHeadAttention argument");
+      if (causal && *causal != c)
+        view.failField("use_causal_mask",
+                       "the calls of one layer must agree on use_causal_mask");
+      causal = c;
+    }
+    options.useCausalMask = causal.value_or(false);
+    return options;
+  }
+
+  /// Keras 2's call kwargs: the 4th element of a node's first reference
+  /// ([[name, node, tensor, {kwargs}], ...]); `at` becomes their path.
+  static const json::Object *keras2CallKwargs(const json::Value &node,
+                                              JsonPath &at) {
+    const json::Array *refs = node.getAsArray();
+    const json::Array *first =
+        refs && !refs->empty() ? (*refs)[0].getAsArray() : nullptr;
+    if (!first || first->size() < 4)
+      return nullptr;
+    at = at.index(0).index(3);
+    return (*first)[3].getAsObject();
+  }
+
   /// The input tensors of one inbound node, in order.
   void collectArgs(const json::Value &node, const JsonPath &path,
                    std::vector<TensorRef> &out) const {
@@ -368,15 +414,50 @@ private:
       if (!args)
         view.failField("args", "missing required field 'args'");
       collectTensors(*args, path.field("args"), out);
+      // MultiHeadAttention's value and key may be keyword arguments; they
+      // follow the query in that order. No other tensor kwarg is modelled
+      // (masks), so one is an error rather than ignored.
+      if (const json::Object *kwargs = o->getObject("kwargs")) {
+        ObjectView kw(reader_, *kwargs, path.field("kwargs"), modelContext());
+        for (const char *key : {"value", "key"})
+          if (const json::Value *t = kw.get(key))
+            collectTensors(*t, kw.path().field(key), out);
+        for (const auto &kv : *kwargs) {
+          llvm::StringRef key = kv.first;
+          const json::Object *t = kv.second.getAsObject();
+          if (key != "value" && key != "key" && t &&
+              t->getString("class_name") == "__keras_tensor__")
+            kw.failField(key, "tensor argument '" + key.str() +
+                                  "' is not supported (kcc models no "
+                                  "masks)");
+        }
+      }
       return;
     }
     const json::Array *a = node.getAsArray();
     if (!a)
       reader_.fail(path, modelContext(),
                    "an inbound node must be an object or a list");
-    // Keras 2: [[name, node, tensor, kwargs], ...].
+    // Keras 2: [[name, node, tensor, kwargs], ...]; MultiHeadAttention's
+    // value and key are references in the first one's kwargs.
     for (auto [i, r] : llvm::enumerate(*a))
       out.push_back(readRef(r, path.index(i)));
+    JsonPath at = path;
+    const json::Object *kwargs = keras2CallKwargs(node, at);
+    if (!kwargs)
+      return;
+    for (const char *key : {"value", "key"})
+      if (const json::Value *t = kwargs->get(key))
+        out.push_back(readRef(*t, at.field(key)));
+    for (const auto &kv : *kwargs) {
+      llvm::StringRef key = kv.first;
+      const json::Array *ref = kv.second.getAsArray();
+      if (key != "value" && key != "key" && ref && !ref->empty() &&
+          (*ref)[0].getAsString())
+        reader_.fail(at.field(key), modelContext(),
+                     "tensor argument '" + key.str() +
+                         "' is not supported (kcc models no masks)");
+    }
   }
 
   void collectTensors(const json::Value &v, const JsonPath &path,

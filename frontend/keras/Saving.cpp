@@ -11,6 +11,7 @@
 #include "frontend/keras/Saving.h"
 #include "frontend/keras/Hdf5.h"
 #include "frontend/keras/Hdf5Writer.h"
+#include "frontend/keras/LayerSpecs.h"
 #include "frontend/keras/ModelSpec.h"
 #include "passes/Optimizers.h"
 #include "runtime/data/AtomicFile.h"
@@ -18,6 +19,7 @@
 
 #include "llvm/ADT/StringMap.h"
 
+#include <cmath>
 #include <ctime>
 
 using namespace kcc;
@@ -208,8 +210,28 @@ std::string weightsImage(Model &model, const ModelState &state,
     const Layer &layer = *l;
     std::string vars = group(layer.className(), layer.name());
     size_t first = firstWeight.lookup(layer.name());
-    for (size_t i = 0; i < layer.impl()->weights().size(); ++i)
-      h5.writeDataset(vars + "/" + std::to_string(i), state.weights[first + i]);
+    // Weights of sublayers ("query/kernel") go to the sublayer's group,
+    // numbered per sublayer, as Keras writes MultiHeadAttention.
+    std::string layerGroup = vars.substr(0, vars.size() - 5);
+    llvm::StringMap<size_t> perSublayer;
+    const std::vector<Weight> &ws = layer.impl()->weights();
+    for (size_t i = 0; i < ws.size(); ++i) {
+      size_t slash = ws[i].name.find('/');
+      if (slash == std::string::npos) {
+        h5.writeDataset(vars + "/" + std::to_string(i),
+                        state.weights[first + i]);
+        continue;
+      }
+      std::string sub = ws[i].name.substr(0, slash);
+      std::string subVars = layerGroup + "/" + sublayerGroup(sub) + "/vars";
+      size_t &n = perSublayer[sub];
+      if (n == 0) {
+        h5.createGroup(subVars);
+        h5.setStringAttr(subVars, "name", sub);
+      }
+      h5.writeDataset(subVars + "/" + std::to_string(n++),
+                      state.weights[first + i]);
+    }
   }
   if (const std::optional<OptimizerState> &opt = state.optimizer) {
     h5.createGroup("optimizer/vars");
@@ -362,9 +384,24 @@ Checkpoint keras::loadCheckpoint(const std::string &path,
   size_t first = optimizer && optimizer->schedule ? 1 : 2;
   if (count < first)
     return ckpt; // Built but never used: nothing to resume.
-  // The step count is read from kcc's metadata ("kcc": {"iterations": N});
-  // an archive Keras wrote loads without optimizer state.
-  if (!iterations || *iterations < 0)
+  // The step count: kcc's metadata ("kcc": {"iterations": N}), else (an
+  // archive Keras wrote after fit) Keras's own `iterations` variable.
+  if (!iterations) {
+    NDArray counter = h5.readFloat("optimizer/vars/0");
+    if (counter.numel() != 1)
+      h5.fail("optimizer/vars/0", "the iteration count must be a scalar");
+    double n = counter.toVector()[0];
+    if (!(n >= 0) || n != std::floor(n))
+      h5.fail("optimizer/vars/0", "the iteration count must be a "
+                                  "non-negative integer, found " +
+                                      std::to_string(n));
+    iterations = static_cast<int64_t>(n);
+  }
+  // Built but never stepped (Keras saves a compiled model's iteration 0
+  // and learning rate): nothing to resume.
+  if (*iterations <= 0 && count == first)
+    return ckpt;
+  if (*iterations < 0)
     return ckpt;
   OptimizerState opt;
   opt.iterations = *iterations;

@@ -121,8 +121,9 @@ void saveWeightsH5(const std::string &path, const ImportedModel &imported,
 struct Checkpoint {
   /// The model, its saved weights loaded, and its compile config.
   ImportedModel imported;
-  /// Present when the archive holds optimizer variables and kcc's
-  /// metadata block with the step count (archives kcc wrote).
+  /// Present when the archive holds optimizer variables of a trained
+  /// optimizer: the step count from kcc's metadata block, or in an archive
+  /// Keras wrote, from Keras's `iterations` variable.
   std::optional<OptimizerState> optimizer;
   /// Epochs finished (0 for archives Keras wrote).
   int64_t epoch = 0;

@@ -48,6 +48,49 @@ void assign(const Hdf5File &file, const Layer &layer,
   layer.setWeights(values);
 }
 
+/// The datasets of a layer whose weights belong to sublayers
+/// ("query/kernel": MultiHeadAttention's EinsumDenses), in the layer's
+/// order: SUBGROUP/vars/<i>, SUBGROUP the member of the layer's group whose
+/// vars/ "name" attribute is the sublayer (else sublayerGroup's name), <i>
+/// counting that sublayer's weights. Empty for a layer without them.
+std::vector<std::string> sublayerPaths(const Hdf5File &file,
+                                       const Layer &layer,
+                                       const std::string &group) {
+  std::vector<std::string> paths;
+  std::string base = "layers/" + group;
+  llvm::StringMap<std::string> byName;
+  llvm::StringMap<size_t> counts;
+  for (const Weight &w : layer.impl()->weights()) {
+    size_t slash = w.name.find('/');
+    if (slash == std::string::npos)
+      return {};
+    std::string sub = w.name.substr(0, slash);
+    if (byName.empty() && file.isGroup(base))
+      for (const std::string &m : file.members(base))
+        if (std::optional<std::string> n =
+                file.stringAttr(base + "/" + m + "/vars", "name"))
+          byName[*n] = m;
+    std::string member = byName.lookup(sub);
+    if (member.empty())
+      member = keras::sublayerGroup(sub);
+    paths.push_back(base + "/" + member + "/vars/" +
+                    std::to_string(counts[sub]++));
+  }
+  for (const auto &kv : counts) {
+    std::string member = byName.lookup(kv.first());
+    std::string vars = base + "/" +
+                       (member.empty() ? keras::sublayerGroup(kv.first())
+                                       : member) +
+                       "/vars";
+    if (file.exists(vars + "/" + std::to_string(kv.second)))
+      file.fail(vars, layerContext(layer.name(), layer.className()) +
+                          ": the file has more than the " +
+                          std::to_string(kv.second) + " weight(s) of '" +
+                          kv.first().str() + "'");
+  }
+  return paths;
+}
+
 void loadKeras3(const Hdf5File &file, ImportedModel &imported) {
   Model &model = *imported.model;
   // Group per layer name: the vars/ "name" attribute, else the class
@@ -74,8 +117,8 @@ void loadKeras3(const Hdf5File &file, ImportedModel &imported) {
       file.fail("layers", layerContext(layer.name(), layer.className()) +
                               ": no weights for this layer in the file");
     std::string vars = "layers/" + it->second + "/vars";
-    std::vector<std::string> paths;
-    if (file.isGroup(vars))
+    std::vector<std::string> paths = sublayerPaths(file, layer, it->second);
+    if (paths.empty() && file.isGroup(vars))
       for (size_t i = 0; file.exists(vars + "/" + std::to_string(i)); ++i)
         paths.push_back(vars + "/" + std::to_string(i));
     assign(file, layer, paths, vars);

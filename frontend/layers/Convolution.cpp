@@ -1,4 +1,11 @@
-//===- Convolution.cpp - Conv2D, MaxPooling2D, AveragePooling2D -----------===//
+//===- Convolution.cpp - Conv2D and its variants, 2-D pooling -------------===//
+//
+// Every convolution layer is kc.conv2d (a `groups` attribute covers grouped
+// and depthwise convolutions) or, for Conv2DTranspose, its input gradient
+// kc.conv2d_backprop_input, so all of them share one set of kernels,
+// gradient rules and oneDNN primitives.
+//
+//===----------------------------------------------------------------------===//
 
 #include "frontend/Layers.h"
 #include "frontend/Ops.h"
@@ -28,51 +35,77 @@ void checkPositive(const std::string &layer, const std::string &what,
                 shapeToString({s.h, s.w}));
 }
 
-class Conv2DImpl : public LayerImpl {
+/// The options all convolution layers share, as Keras names them.
+struct ConvOptions {
+  Size2 kernel, strides, dilation;
+  ops::Padding padding;
+  std::string activation;
+  bool useBias;
+};
+
+/// Validates the shared options; `layer` names the class in errors.
+ConvOptions convOptions(const std::string &layer, Size2 kernel, Size2 strides,
+                        const std::string &padding, Size2 dilation,
+                        std::string activation, bool useBias) {
+  checkPositive(layer, "kernel_size", kernel);
+  checkPositive(layer, "strides", strides);
+  checkPositive(layer, "dilation_rate", dilation);
+  if (!ops::isActivation(activation))
+    throw Error(layer + ": unknown activation '" + activation + "'");
+  return {kernel,  strides, dilation, parsePadding(layer, padding),
+          std::move(activation), useBias};
+}
+
+void checkWidth(const std::string &layer, const std::string &what, int64_t n) {
+  if (n <= 0)
+    throw Error(layer + ": " + what + " must be positive, got " +
+                std::to_string(n));
+  // The bias, and each pixel of the output, hold n floats.
+  if (TensorSize pixel = tensorSize({n}, sizeof(float), "f32"); !pixel)
+    throw Error(layer + ": " + what + " " + std::to_string(n) +
+                " is too large: a pixel of the output, " + pixel.error);
+}
+
+llvm::json::Array pair(Size2 s) { return llvm::json::Array{s.h, s.w}; }
+
+/// Conv2D, DepthwiseConv2D, SeparableConv2D and Conv2DTranspose: one NHWC
+/// input, the shared options, a bias and an activation after the
+/// class-specific convolution (convolve()).
+class ConvLayerImpl : public LayerImpl {
 public:
-  Conv2DImpl(int64_t filters, Size2 kernel, Size2 strides,
-             const std::string &padding, std::string activation, bool useBias,
-             std::string kernelInit, std::string biasInit)
-      : LayerImpl("Conv2D"), filters_(filters), kernel_(kernel),
-        strides_(strides), padding_(parsePadding("Conv2D", padding)),
-        activation_(std::move(activation)), useBias_(useBias),
-        kernelInit_(std::move(kernelInit)), biasInit_(std::move(biasInit)) {
-    if (filters <= 0)
-      throw Error("Conv2D: filters must be positive, got " +
-                  std::to_string(filters));
-    // The bias, and each pixel of the output, hold `filters` floats.
-    if (TensorSize pixel = tensorSize({filters}, sizeof(float), "f32"); !pixel)
-      throw Error("Conv2D: filters " + std::to_string(filters) +
-                  " is too large: a pixel of the output, " + pixel.error);
-    checkPositive("Conv2D", "kernel_size", kernel);
-    checkPositive("Conv2D", "strides", strides);
-    if (!ops::isActivation(activation_))
-      throw Error("Conv2D: unknown activation '" + activation_ + "'");
-  }
-  std::vector<std::string> regularizableWeights() const override {
-    return {"kernel", "bias"};
-  }
+  ConvLayerImpl(std::string className, ConvOptions o, std::string biasInit)
+      : LayerImpl(className), o_(std::move(o)), biasInit_(std::move(biasInit)) {}
+
   llvm::json::Object kerasConfig() const override {
-    return llvm::json::Object{{"filters", filters_},
-            {"kernel_size", llvm::json::Array{kernel_.h, kernel_.w}},
-            {"strides", llvm::json::Array{strides_.h, strides_.w}},
-            {"padding", paddingName(padding_)},
-            {"activation", activation_},
-            {"use_bias", useBias_},
-            {"kernel_initializer", kernelInit_},
-            {"bias_initializer", biasInit_}};
+    llvm::json::Object c{{"kernel_size", pair(o_.kernel)},
+                         {"strides", pair(o_.strides)},
+                         {"padding", paddingName(o_.padding)},
+                         {"dilation_rate", pair(o_.dilation)},
+                         {"activation", o_.activation},
+                         {"use_bias", o_.useBias},
+                         {"bias_initializer", biasInit_}};
+    for (auto &kv : ownConfig())
+      c[kv.first] = std::move(kv.second);
+    return c;
   }
 
 protected:
+  /// The class's own config keys (filters, groups, initializers, ...).
+  virtual llvm::json::Object ownConfig() const = 0;
+  /// Adds the kernels for `channels` input channels.
+  virtual void addKernels(int64_t channels) = 0;
+  /// The output channels (the bias's length).
+  virtual int64_t outChannels() const = 0;
+  virtual Tensor convolve(const Tensor &x) = 0;
+
   void build(const std::vector<Shape> &shapes) override {
     if (shapes.size() != 1 || shapes[0].size() != 4)
       fail("expects one NHWC input of rank 4, got " +
            (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
     channels_ = shapes[0][3];
-    addWeight("kernel", {kernel_.h, kernel_.w, channels_, filters_},
-              kernelInit_);
-    if (useBias_)
-      addWeight("bias", {filters_}, biasInit_);
+    addKernels(channels_);
+    if (o_.useBias)
+      addWeight("bias", {outChannels()}, biasInit_);
   }
 
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
@@ -82,20 +115,175 @@ protected:
     if (x.rank() != 4 || x.dim(3) != channels_)
       fail("was built for NHWC inputs with " + std::to_string(channels_) +
            " channels but is called on " + x.shapeString());
-    Tensor y = ops::conv2d(x, weight(0), {strides_.h, strides_.w}, padding_);
-    if (useBias_)
-      y = ops::add(y, weight(1));
-    return {ops::activation(y, activation_)};
+    Tensor y = convolve(x);
+    if (o_.useBias)
+      y = ops::add(y, weight(weights().size() - 1));
+    return {ops::activation(y, o_.activation)};
+  }
+
+  std::vector<int64_t> strides() const { return {o_.strides.h, o_.strides.w}; }
+  std::vector<int64_t> dilations() const {
+    return {o_.dilation.h, o_.dilation.w};
+  }
+
+  ConvOptions o_;
+  std::string biasInit_;
+  int64_t channels_ = 0;
+};
+
+class Conv2DImpl : public ConvLayerImpl {
+public:
+  Conv2DImpl(int64_t filters, int64_t groups, ConvOptions o,
+             std::string kernelInit, std::string biasInit)
+      : ConvLayerImpl("Conv2D", std::move(o), std::move(biasInit)),
+        filters_(filters), groups_(groups), kernelInit_(std::move(kernelInit)) {
+    checkWidth("Conv2D", "filters", filters);
+    if (groups <= 0 || filters % groups != 0)
+      throw Error("Conv2D: groups (" + std::to_string(groups) +
+                  ") must be positive and divide filters (" +
+                  std::to_string(filters) + ")");
+  }
+  std::vector<std::string> regularizableWeights() const override {
+    return {"kernel", "bias"};
+  }
+
+protected:
+  llvm::json::Object ownConfig() const override {
+    return llvm::json::Object{{"filters", filters_},
+            {"groups", groups_},
+            {"kernel_initializer", kernelInit_}};
+  }
+  void addKernels(int64_t channels) override {
+    if (channels % groups_ != 0)
+      fail("input channels (" + std::to_string(channels) +
+           ") must be a multiple of groups (" + std::to_string(groups_) + ")");
+    addWeight("kernel",
+              {o_.kernel.h, o_.kernel.w, channels / groups_, filters_},
+              kernelInit_);
+  }
+  int64_t outChannels() const override { return filters_; }
+  Tensor convolve(const Tensor &x) override {
+    return ops::conv2d(x, weight(0), strides(), o_.padding, dilations(),
+                       groups_);
+  }
+
+private:
+  int64_t filters_, groups_;
+  std::string kernelInit_;
+};
+
+/// The depthwise step: kernel [kh, kw, C, M] as Keras stores it is, read in
+/// row-major order, the HWIO filter [kh, kw, 1, C*M] of a convolution with
+/// C groups (output channel c*M + m, as Keras orders them).
+Tensor depthwise(const Tensor &x, const Tensor &kernel,
+                 const std::vector<int64_t> &strides, ops::Padding padding,
+                 const std::vector<int64_t> &dilations) {
+  const Shape &k = kernel.shape();
+  Tensor filter = ops::reshape(kernel, {k[0], k[1], 1, k[2] * k[3]});
+  return ops::conv2d(x, filter, strides, padding, dilations, k[2]);
+}
+
+class DepthwiseConv2DImpl : public ConvLayerImpl {
+public:
+  DepthwiseConv2DImpl(int64_t multiplier, ConvOptions o, std::string init,
+                      std::string biasInit)
+      : ConvLayerImpl("DepthwiseConv2D", std::move(o), std::move(biasInit)),
+        multiplier_(multiplier), init_(std::move(init)) {
+    checkWidth("DepthwiseConv2D", "depth_multiplier", multiplier);
+  }
+
+protected:
+  llvm::json::Object ownConfig() const override {
+    return llvm::json::Object{{"depth_multiplier", multiplier_},
+            {"depthwise_initializer", init_}};
+  }
+  void addKernels(int64_t channels) override {
+    checkWidth("DepthwiseConv2D", "input channels x depth_multiplier",
+               channels * multiplier_);
+    addWeight("kernel", {o_.kernel.h, o_.kernel.w, channels, multiplier_},
+              init_);
+  }
+  int64_t outChannels() const override { return channels_ * multiplier_; }
+  Tensor convolve(const Tensor &x) override {
+    return depthwise(x, weight(0), strides(), o_.padding, dilations());
+  }
+
+private:
+  int64_t multiplier_;
+  std::string init_;
+};
+
+class SeparableConv2DImpl : public ConvLayerImpl {
+public:
+  SeparableConv2DImpl(int64_t filters, int64_t multiplier, ConvOptions o,
+                      std::string depthwiseInit, std::string pointwiseInit,
+                      std::string biasInit)
+      : ConvLayerImpl("SeparableConv2D", std::move(o), std::move(biasInit)),
+        filters_(filters), multiplier_(multiplier),
+        depthwiseInit_(std::move(depthwiseInit)),
+        pointwiseInit_(std::move(pointwiseInit)) {
+    checkWidth("SeparableConv2D", "filters", filters);
+    checkWidth("SeparableConv2D", "depth_multiplier", multiplier);
+  }
+
+protected:
+  llvm::json::Object ownConfig() const override {
+    return llvm::json::Object{{"filters", filters_},
+            {"depth_multiplier", multiplier_},
+            {"depthwise_initializer", depthwiseInit_},
+            {"pointwise_initializer", pointwiseInit_}};
+  }
+  void addKernels(int64_t channels) override {
+    checkWidth("SeparableConv2D", "input channels x depth_multiplier",
+               channels * multiplier_);
+    addWeight("depthwise_kernel",
+              {o_.kernel.h, o_.kernel.w, channels, multiplier_},
+              depthwiseInit_);
+    addWeight("pointwise_kernel", {1, 1, channels * multiplier_, filters_},
+              pointwiseInit_);
+  }
+  int64_t outChannels() const override { return filters_; }
+  Tensor convolve(const Tensor &x) override {
+    // Keras: the depthwise step takes strides, padding and dilation; the
+    // pointwise 1x1 step none.
+    Tensor d = depthwise(x, weight(0), strides(), o_.padding, dilations());
+    return ops::conv2d(d, weight(1));
+  }
+
+private:
+  int64_t filters_, multiplier_;
+  std::string depthwiseInit_, pointwiseInit_;
+};
+
+class Conv2DTransposeImpl : public ConvLayerImpl {
+public:
+  Conv2DTransposeImpl(int64_t filters, ConvOptions o, std::string kernelInit,
+                      std::string biasInit)
+      : ConvLayerImpl("Conv2DTranspose", std::move(o), std::move(biasInit)),
+        filters_(filters), kernelInit_(std::move(kernelInit)) {
+    checkWidth("Conv2DTranspose", "filters", filters);
+  }
+
+protected:
+  llvm::json::Object ownConfig() const override {
+    return llvm::json::Object{{"filters", filters_},
+            {"output_padding", nullptr},
+            {"kernel_initializer", kernelInit_}};
+  }
+  void addKernels(int64_t channels) override {
+    // Keras's layout: [kh, kw, out, in].
+    addWeight("kernel", {o_.kernel.h, o_.kernel.w, filters_, channels},
+              kernelInit_);
+  }
+  int64_t outChannels() const override { return filters_; }
+  Tensor convolve(const Tensor &x) override {
+    return ops::conv2dTranspose(x, weight(0), strides(), o_.padding,
+                                dilations());
   }
 
 private:
   int64_t filters_;
-  Size2 kernel_, strides_;
-  ops::Padding padding_;
-  std::string activation_;
-  bool useBias_;
-  std::string kernelInit_, biasInit_;
-  int64_t channels_ = 0;
+  std::string kernelInit_;
 };
 
 class Pool2DImpl : public LayerImpl {
@@ -138,9 +326,57 @@ Conv2D::Conv2D(int64_t filters, Size2 kernelSize, Size2 strides,
                const std::string &padding, const std::string &activation,
                bool useBias, const std::string &kernelInitializer,
                const std::string &biasInitializer)
-    : Layer(std::make_shared<Conv2DImpl>(filters, kernelSize, strides, padding,
-                                         activation, useBias,
-                                         kernelInitializer, biasInitializer)) {}
+    : Conv2D(filters, kernelSize, strides, padding, /*dilationRate=*/1,
+             /*groups=*/1, activation, useBias, kernelInitializer,
+             biasInitializer) {}
+
+Conv2D::Conv2D(int64_t filters, Size2 kernelSize, Size2 strides,
+               const std::string &padding, Size2 dilationRate, int64_t groups,
+               const std::string &activation, bool useBias,
+               const std::string &kernelInitializer,
+               const std::string &biasInitializer)
+    : Layer(std::make_shared<Conv2DImpl>(
+          filters, groups,
+          convOptions("Conv2D", kernelSize, strides, padding, dilationRate,
+                      activation, useBias),
+          kernelInitializer, biasInitializer)) {}
+
+DepthwiseConv2D::DepthwiseConv2D(Size2 kernelSize, Size2 strides,
+                                 const std::string &padding,
+                                 int64_t depthMultiplier, Size2 dilationRate,
+                                 const std::string &activation, bool useBias,
+                                 const std::string &depthwiseInitializer,
+                                 const std::string &biasInitializer)
+    : Layer(std::make_shared<DepthwiseConv2DImpl>(
+          depthMultiplier,
+          convOptions("DepthwiseConv2D", kernelSize, strides, padding,
+                      dilationRate, activation, useBias),
+          depthwiseInitializer, biasInitializer)) {}
+
+SeparableConv2D::SeparableConv2D(int64_t filters, Size2 kernelSize,
+                                 Size2 strides, const std::string &padding,
+                                 Size2 dilationRate, int64_t depthMultiplier,
+                                 const std::string &activation, bool useBias,
+                                 const std::string &depthwiseInitializer,
+                                 const std::string &pointwiseInitializer,
+                                 const std::string &biasInitializer)
+    : Layer(std::make_shared<SeparableConv2DImpl>(
+          filters, depthMultiplier,
+          convOptions("SeparableConv2D", kernelSize, strides, padding,
+                      dilationRate, activation, useBias),
+          depthwiseInitializer, pointwiseInitializer, biasInitializer)) {}
+
+Conv2DTranspose::Conv2DTranspose(int64_t filters, Size2 kernelSize,
+                                 Size2 strides, const std::string &padding,
+                                 Size2 dilationRate,
+                                 const std::string &activation, bool useBias,
+                                 const std::string &kernelInitializer,
+                                 const std::string &biasInitializer)
+    : Layer(std::make_shared<Conv2DTransposeImpl>(
+          filters,
+          convOptions("Conv2DTranspose", kernelSize, strides, padding,
+                      dilationRate, activation, useBias),
+          kernelInitializer, biasInitializer)) {}
 
 MaxPooling2D::MaxPooling2D(Size2 poolSize, std::optional<Size2> strides,
                            const std::string &padding)

@@ -1,4 +1,4 @@
-//===- Normalization.cpp - BatchNormalization -----------------------------===//
+//===- Normalization.cpp - BatchNormalization, LayerNormalization ---------===//
 //
 // BatchNormalization as Keras 3 computes it (keras.ops.batch_normalization
 // on the JAX backend), composed of kc ops: the statistics are reduce_mean
@@ -32,9 +32,10 @@ public:
   BatchNormalizationImpl(int64_t axis, double momentum, double epsilon,
                          bool center, bool scale, std::string betaInit,
                          std::string gammaInit, std::string movingMeanInit,
-                         std::string movingVarianceInit)
+                         std::string movingVarianceInit, bool synchronized)
       : LayerImpl("BatchNormalization"), axis_(axis), momentum_(momentum),
         epsilon_(epsilon), center_(center), scale_(scale),
+        synchronized_(synchronized),
         betaInit_(std::move(betaInit)), gammaInit_(std::move(gammaInit)),
         movingMeanInit_(std::move(movingMeanInit)),
         movingVarianceInit_(std::move(movingVarianceInit)) {
@@ -60,7 +61,8 @@ public:
             {"beta_initializer", betaInit_},
             {"gamma_initializer", gammaInit_},
             {"moving_mean_initializer", movingMeanInit_},
-            {"moving_variance_initializer", movingVarianceInit_}};
+            {"moving_variance_initializer", movingVarianceInit_},
+            {"synchronized", synchronized_}};
   }
 
 protected:
@@ -96,9 +98,15 @@ protected:
       std::vector<int64_t> axes(x.rank() - 1);
       std::iota(axes.begin(), axes.end(), 0);
       // jnp.mean and jnp.var: the variance of the centred input, biased.
-      Tensor batchMean = ops::reduceMean(x, axes);
+      // Synchronized, each is the mean of the ranks' (equal-sized) batches,
+      // so N ranks get the global batch's statistics.
+      auto statistic = [&](const Tensor &t) {
+        Tensor m = ops::reduceMean(t, axes);
+        return synchronized_ ? ops::allReduce(m, /*mean=*/true) : m;
+      };
+      Tensor batchMean = statistic(x);
       Tensor centred = ops::sub(x, batchMean);
-      Tensor batchVariance = ops::reduceMean(ops::mul(centred, centred), axes);
+      Tensor batchVariance = statistic(ops::mul(centred, centred));
       Tensor keep = ops::scalar(momentum_, dt);
       Tensor take = ops::scalar(1.0 - momentum_, dt);
       assignWeight(movingMean_, ops::add(ops::mul(mean, keep),
@@ -121,20 +129,103 @@ protected:
 private:
   int64_t axis_;
   double momentum_, epsilon_;
-  bool center_, scale_;
+  bool center_, scale_, synchronized_;
   std::string betaInit_, gammaInit_, movingMeanInit_, movingVarianceInit_;
   std::optional<size_t> gamma_, beta_;
   size_t movingMean_ = 0, movingVariance_ = 0;
 };
 
+/// LayerNormalization composes the same way over the last axis, the
+/// statistics kept as [..., 1] so they broadcast back: the reduction and
+/// the elementwise chain fuse in compiled code, and autodiff derives the
+/// backward (the mean and variance gradients included) from kc's rules.
+class LayerNormalizationImpl : public LayerImpl {
+public:
+  LayerNormalizationImpl(int64_t axis, double epsilon, bool center,
+                         bool scale, std::string betaInit,
+                         std::string gammaInit)
+      : LayerImpl("LayerNormalization"), axis_(axis), epsilon_(epsilon),
+        center_(center), scale_(scale), betaInit_(std::move(betaInit)),
+        gammaInit_(std::move(gammaInit)) {
+    if (!(std::isfinite(epsilon) && epsilon > 0))
+      throw Error("LayerNormalization: epsilon must be finite and > 0, got " +
+                  std::to_string(epsilon));
+  }
+
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"axis", llvm::json::Array{axis_}},
+                              {"epsilon", epsilon_},
+                              {"center", center_},
+                              {"scale", scale_},
+                              {"rms_scaling", false},
+                              {"beta_initializer", betaInit_},
+                              {"gamma_initializer", gammaInit_}};
+  }
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    if (shapes.size() != 1 || shapes[0].size() < 2)
+      fail("expects one batched input of rank >= 2, got " +
+           (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
+    int64_t rank = static_cast<int64_t>(shapes[0].size());
+    if (axis_ != -1 && axis_ != rank - 1)
+      fail("axis " + std::to_string(axis_) +
+           " is not supported (only the last axis, -1, of an input of rank " +
+           std::to_string(rank) + ")");
+    Shape features{shapes[0].back()};
+    if (scale_)
+      gamma_ = addWeight("gamma", features, gammaInit_);
+    if (center_)
+      beta_ = addWeight("beta", features, betaInit_);
+  }
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (!isFloat(x.dtype()))
+      fail("expects a float input, got " + std::string(dtypeName(x.dtype())));
+    DType dt = x.dtype();
+    // keras.ops.layer_normalization: moments with keepdims (jnp.var is the
+    // mean of the squared centred input), then the same scale-shift as
+    // BatchNormalization.
+    Tensor mean = ops::reduceMean(x, {-1}, /*keepdims=*/true);
+    Tensor centred = ops::sub(x, mean);
+    Tensor variance =
+        ops::reduceMean(ops::mul(centred, centred), {-1}, /*keepdims=*/true);
+    Tensor inv = ops::rsqrt(ops::add(variance, ops::scalar(epsilon_, dt)));
+    if (scale_)
+      inv = ops::mul(inv, weight(*gamma_));
+    Tensor shift = ops::mul(ops::neg(mean), inv);
+    if (center_)
+      shift = ops::add(shift, weight(*beta_));
+    return {ops::add(ops::mul(x, inv), shift)};
+  }
+
+private:
+  int64_t axis_;
+  double epsilon_;
+  bool center_, scale_;
+  std::string betaInit_, gammaInit_;
+  std::optional<size_t> gamma_, beta_;
+};
+
 } // namespace
+
+LayerNormalization::LayerNormalization(int64_t axis, double epsilon,
+                                       bool center, bool scale,
+                                       const std::string &betaInitializer,
+                                       const std::string &gammaInitializer)
+    : Layer(std::make_shared<LayerNormalizationImpl>(
+          axis, epsilon, center, scale, betaInitializer, gammaInitializer)) {}
 
 BatchNormalization::BatchNormalization(
     int64_t axis, double momentum, double epsilon, bool center, bool scale,
     const std::string &betaInitializer, const std::string &gammaInitializer,
     const std::string &movingMeanInitializer,
-    const std::string &movingVarianceInitializer)
+    const std::string &movingVarianceInitializer, bool synchronized)
     : Layer(std::make_shared<BatchNormalizationImpl>(
           axis, momentum, epsilon, center, scale, betaInitializer,
-          gammaInitializer, movingMeanInitializer, movingVarianceInitializer)) {
+          gammaInitializer, movingMeanInitializer, movingVarianceInitializer,
+          synchronized)) {
 }

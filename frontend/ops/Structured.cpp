@@ -30,6 +30,25 @@ Tensor ops::matmul(const Tensor &a, const Tensor &b, bool transposeA,
   return Tensor(out);
 }
 
+Tensor ops::batchMatmul(const Tensor &a, const Tensor &b, bool transposeA,
+                        bool transposeB) {
+  Mode mode = modeOf("batch_matmul", {&a, &b});
+  DType dt = commonDType("batch_matmul", {&a, &b});
+  Shape shape =
+      unwrap("batch_matmul", shapes::batchMatmul(a.shape(), b.shape(),
+                                                 transposeA, transposeB));
+  if (mode == Mode::Symbolic)
+    return Tensor::symbolic(shape, dt);
+  if (mode == Mode::Traced)
+    return emit<kc::BatchMatmulOp>(shape, dt, valueOf(a), valueOf(b),
+                                   transposeA, transposeB);
+  NDArray out = allocate(shape, dt);
+  runKernel("batch_matmul", [&] {
+    kernels::batchMatmul(a.array(), b.array(), transposeA, transposeB, out);
+  });
+  return Tensor(out);
+}
+
 namespace {
 template <typename KcOp, typename Kernel>
 Tensor softmaxLike(llvm::StringRef name, const Tensor &x, int64_t axis,
@@ -209,30 +228,87 @@ void expectPair(llvm::StringRef op, llvm::StringRef what,
 }
 } // namespace
 
-Tensor ops::conv2d(const Tensor &x, const Tensor &filter,
-                   const std::vector<int64_t> &strides, Padding padding,
-                   const std::vector<int64_t> &dilations) {
-  Mode mode = modeOf("conv2d", {&x, &filter});
-  DType dt = commonDType("conv2d", {&x, &filter});
-  bool same = padding == Padding::Same;
-  Shape shape = unwrap("conv2d", shapes::conv2d(x.shape(), filter.shape(),
-                                                strides, dilations, same));
-  if (mode == Mode::Symbolic)
-    return Tensor::symbolic(shape, dt);
-  if (mode == Mode::Traced)
-    return emit<kc::Conv2DOp>(shape, dt, valueOf(x), valueOf(filter),
-                              llvm::ArrayRef<int64_t>(strides),
-                              llvm::ArrayRef<int64_t>(dilations),
-                              toKc(padding));
+namespace {
+kernels::Conv2DParams convParams(const std::vector<int64_t> &strides,
+                                 Padding padding,
+                                 const std::vector<int64_t> &dilations,
+                                 int64_t groups) {
   kernels::Conv2DParams p;
   p.strideH = strides[0];
   p.strideW = strides[1];
   p.dilationH = dilations[0];
   p.dilationW = dilations[1];
   p.padding = padding;
+  p.groups = groups;
+  return p;
+}
+} // namespace
+
+Tensor ops::conv2d(const Tensor &x, const Tensor &filter,
+                   const std::vector<int64_t> &strides, Padding padding,
+                   const std::vector<int64_t> &dilations, int64_t groups) {
+  Mode mode = modeOf("conv2d", {&x, &filter});
+  DType dt = commonDType("conv2d", {&x, &filter});
+  bool same = padding == Padding::Same;
+  Shape shape = unwrap("conv2d", shapes::conv2d(x.shape(), filter.shape(),
+                                                strides, dilations, same,
+                                                groups));
+  if (mode == Mode::Symbolic)
+    return Tensor::symbolic(shape, dt);
+  if (mode == Mode::Traced)
+    return emit<kc::Conv2DOp>(shape, dt, valueOf(x), valueOf(filter),
+                              llvm::ArrayRef<int64_t>(strides),
+                              llvm::ArrayRef<int64_t>(dilations),
+                              toKc(padding), groups);
+  kernels::Conv2DParams p = convParams(strides, padding, dilations, groups);
   NDArray out = allocate(shape, dt);
   runKernel("conv2d",
             [&] { kernels::conv2d(x.array(), filter.array(), p, out); });
+  return Tensor(out);
+}
+
+Tensor ops::conv2dTranspose(const Tensor &x, const Tensor &filter,
+                            const std::vector<int64_t> &strides,
+                            Padding padding,
+                            const std::vector<int64_t> &dilations) {
+  const char *op = "conv2d_transpose";
+  Mode mode = modeOf(op, {&x, &filter});
+  DType dt = commonDType(op, {&x, &filter});
+  expectPair(op, "strides", strides);
+  expectPair(op, "dilations", dilations);
+  const Shape &in = x.shape(), &w = filter.shape();
+  if (in.size() != 4 || w.size() != 4)
+    fail(op, "expects a 4-D NHWC input and a 4-D [KH, KW, out, in] filter, "
+             "got " + shapes::str(in) + " and " + shapes::str(w));
+  if (in[3] != w[3])
+    fail(op, "expects input channels (" + std::to_string(in[3]) +
+                 ") to match the filter's last dim: filter " + shapes::str(w));
+  // Keras's deconv_output_length with output_padding None.
+  Shape shape{in[0], 0, 0, w[2]};
+  for (int d = 0; d < 2; ++d) {
+    int64_t k = (w[d] - 1) * dilations[d] + 1, s = strides[d];
+    shape[1 + d] = padding == Padding::Same
+                       ? in[1 + d] * s
+                       : in[1 + d] * s + std::max<int64_t>(k - s, 0);
+  }
+  // The forward convolution of the result must give x back.
+  Shape check = unwrap(op, shapes::conv2d(shape, w, strides, dilations,
+                                          padding == Padding::Same));
+  if (check != Shape{in[0], in[1], in[2], w[3]})
+    fail(op, "no convolution of " + shapes::str(shape) + " gives " +
+                 shapes::str(in));
+  if (mode == Mode::Symbolic)
+    return Tensor::symbolic(shape, dt);
+  if (mode == Mode::Traced)
+    return emit<kc::Conv2DBackpropInputOp>(
+        shape, dt, valueOf(x), valueOf(filter),
+        llvm::ArrayRef<int64_t>(strides), llvm::ArrayRef<int64_t>(dilations),
+        toKc(padding), int64_t(1));
+  kernels::Conv2DParams p = convParams(strides, padding, dilations, 1);
+  NDArray out = allocate(shape, dt);
+  runKernel(op, [&] {
+    kernels::conv2dBackpropInput(x.array(), filter.array(), p, out);
+  });
   return Tensor(out);
 }
 

@@ -31,10 +31,16 @@
 namespace kcc {
 
 /// One batch: inputs, targets and (optionally) per-example weights. The
-/// rows of a batch may be fewer than the others' (the last one).
+/// rows of a batch may be fewer than the others' (the last one). A model of
+/// several inputs or outputs gets one array per input and per output in
+/// `inputs` and `targets` (model order; x and y are then their first).
 struct Batch {
   NDArray x, y, sampleWeight;
+  std::vector<NDArray> inputs, targets;
   int64_t size() const { return x.defined() ? x.dim(0) : 0; }
+  /// `inputs`, or {x} for a batch of one input; the same for the targets.
+  std::vector<NDArray> allInputs() const;
+  std::vector<NDArray> allTargets() const;
 };
 
 class DataSource {
@@ -66,17 +72,24 @@ public:
   ArrayDataSource(ExampleArray x, ExampleArray y, int64_t batchSize,
                   DType xType, DType yType,
                   ExampleArray sampleWeight = ExampleArray());
+  /// Several inputs or outputs: one array (and dtype) per input and per
+  /// output, all of as many rows; batches fill Batch::inputs/targets.
+  ArrayDataSource(std::vector<ExampleArray> inputs,
+                  std::vector<ExampleArray> targets, int64_t batchSize,
+                  std::vector<DType> inputTypes, std::vector<DType> targetTypes,
+                  ExampleArray sampleWeight = ExampleArray());
 
   /// Shuffle the examples anew each epoch, from (seed, epoch).
   void setShuffle(bool shuffle, uint64_t seed);
   /// Reshapes each target batch to [n, row...] (labels stored [N, 1] for a
   /// step that takes [N]).
-  void setTargetRowShape(Shape row) { yRow_ = std::move(row); }
+  void setTargetRowShape(Shape row) { setTargetRowShape(0, std::move(row)); }
+  void setTargetRowShape(size_t output, Shape row);
 
   int64_t numBatches() const override;
   Batch batch(int64_t i) const override;
   void onEpochBegin(int64_t epoch) override;
-  int64_t numExamples() const override { return x_.rows(); }
+  int64_t numExamples() const override { return xs_[0].rows(); }
   std::vector<int64_t> batchSizes() const override;
   bool hasSampleWeights() const override { return sampleWeight_.defined(); }
   int64_t batchSize() const { return batchSize_; }
@@ -84,13 +97,14 @@ public:
   const std::vector<int64_t> &order() const { return order_; }
 
 private:
-  ExampleArray x_, y_, sampleWeight_;
+  std::vector<ExampleArray> xs_, ys_;
+  ExampleArray sampleWeight_;
   int64_t batchSize_;
-  DType xType_, yType_;
+  std::vector<DType> xTypes_, yTypes_;
   bool shuffle_ = false;
   uint64_t seed_ = 0;
   std::vector<int64_t> order_;
-  std::optional<Shape> yRow_;
+  std::vector<std::optional<Shape>> yRows_;
 };
 
 /// The example order of epoch `epoch` over `n` examples: a permutation

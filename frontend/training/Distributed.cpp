@@ -80,8 +80,15 @@ Batch ShardedDataSource::batch(int64_t i) const {
     throw Error(unevenBatch(n, size_) + " (batch " + std::to_string(i + 1) +
                 ")");
   int64_t share = n / size_, begin = rank_ * share, end = begin + share;
-  return {rows(global.x, begin, end), rows(global.y, begin, end),
-          rows(global.sampleWeight, begin, end)};
+  Batch local;
+  local.x = rows(global.x, begin, end);
+  local.y = rows(global.y, begin, end);
+  local.sampleWeight = rows(global.sampleWeight, begin, end);
+  for (const NDArray &a : global.inputs)
+    local.inputs.push_back(rows(a, begin, end));
+  for (const NDArray &a : global.targets)
+    local.targets.push_back(rows(a, begin, end));
+  return local;
 }
 
 int64_t ShardedDataSource::numExamples() const {

@@ -38,6 +38,13 @@ void logProbs(const double *row, int64_t n, bool fromLogits, double *out) {
   for (int64_t j = 0; j < n; ++j)
     out[j] = std::log(std::clamp(row[j] / s, kEpsilon, 1.0 - kEpsilon));
 }
+/// Keras's in_top_k: fewer than k classes score strictly more than `cls`.
+bool inTopK(const double *row, int64_t n, int64_t cls) {
+  int64_t above = 0;
+  for (int64_t j = 0; j < n; ++j)
+    above += row[j] > row[cls];
+  return above < kTopK;
+}
 } // namespace
 
 MetricAccumulator::MetricAccumulator(const TrainingConfig &config)
@@ -53,11 +60,24 @@ MetricAccumulator::MetricAccumulator(const TrainingConfig &config)
 }
 
 void MetricAccumulator::add(const NDArray &predArray,
-                            const NDArray &targetArray) {
+                            const NDArray &targetArray,
+                            const NDArray &sampleWeight) {
   std::vector<double> pred = predArray.toVector();
   std::vector<double> target = targetArray.toVector();
   int64_t classes = predArray.rank() > 0 ? predArray.shape().back() : 1;
   int64_t rows = classes ? static_cast<int64_t>(pred.size()) / classes : 0;
+  // The weight of element i's example (1 unweighted).
+  std::vector<double> weights =
+      sampleWeight.defined() ? sampleWeight.toVector() : std::vector<double>();
+  int64_t examples = predArray.rank() > 0 ? predArray.dim(0) : 1;
+  if (!weights.empty() && static_cast<int64_t>(weights.size()) != examples)
+    throw Error("evaluate: " + std::to_string(weights.size()) +
+                " sample weights for " + std::to_string(examples) +
+                " examples");
+  int64_t perExample = examples ? pred.size() / examples : 0;
+  auto weightOf = [&](size_t element) {
+    return weights.empty() ? 1.0 : weights[element / perExample];
+  };
   bool sparse = loss_.kind == LossKind::SparseCategoricalCrossentropy;
   if (sparse ? static_cast<int64_t>(target.size()) != rows
              : target.size() != pred.size())
@@ -83,7 +103,7 @@ void MetricAccumulator::add(const NDArray &predArray,
         for (int64_t j = 0; j < classes; ++j)
           l -= target[r * classes + j] * lp[j];
       }
-      lossSum_ += l;
+      lossSum_ += weightOf(r * classes) * l;
     }
     lossCount_ += rows;
     break;
@@ -91,18 +111,18 @@ void MetricAccumulator::add(const NDArray &predArray,
     for (size_t i = 0; i < pred.size(); ++i) {
       double x = pred[i], z = target[i];
       if (loss_.fromLogits) {
-        lossSum_ +=
-            std::max(x, 0.0) - x * z + std::log1p(std::exp(-std::fabs(x)));
+        lossSum_ += weightOf(i) * (std::max(x, 0.0) - x * z +
+                                   std::log1p(std::exp(-std::fabs(x))));
       } else {
         double p = std::clamp(x, kEpsilon, 1.0 - kEpsilon);
-        lossSum_ -= z * std::log(p) + (1 - z) * std::log(1 - p);
+        lossSum_ -= weightOf(i) * (z * std::log(p) + (1 - z) * std::log(1 - p));
       }
     }
     lossCount_ += pred.size();
     break;
   case LossKind::MeanSquaredError:
     for (size_t i = 0; i < pred.size(); ++i)
-      lossSum_ += (target[i] - pred[i]) * (target[i] - pred[i]);
+      lossSum_ += weightOf(i) * (target[i] - pred[i]) * (target[i] - pred[i]);
     lossCount_ += pred.size();
     break;
   }
@@ -125,6 +145,28 @@ void MetricAccumulator::add(const NDArray &predArray,
     case MetricKind::BinaryAccuracy:
       for (size_t i = 0; i < pred.size(); ++i)
         metricSums_[m] += (pred[i] > 0.5 ? 1.0 : 0.0) == target[i];
+      metricCounts_[m] += pred.size();
+      break;
+    case MetricKind::SparseTopKCategoricalAccuracy:
+      for (int64_t r = 0; r < rows; ++r)
+        metricSums_[m] += inTopK(&pred[r * classes], classes,
+                                 static_cast<int64_t>(target[r]));
+      metricCounts_[m] += rows;
+      break;
+    case MetricKind::TopKCategoricalAccuracy:
+      for (int64_t r = 0; r < rows; ++r)
+        metricSums_[m] += inTopK(&pred[r * classes], classes,
+                                 argmax(&target[r * classes], classes));
+      metricCounts_[m] += rows;
+      break;
+    case MetricKind::MeanAbsoluteError:
+      for (size_t i = 0; i < pred.size(); ++i)
+        metricSums_[m] += std::fabs(target[i] - pred[i]);
+      metricCounts_[m] += pred.size();
+      break;
+    case MetricKind::MeanSquaredError:
+      for (size_t i = 0; i < pred.size(); ++i)
+        metricSums_[m] += (target[i] - pred[i]) * (target[i] - pred[i]);
       metricCounts_[m] += pred.size();
       break;
     }

@@ -28,7 +28,11 @@ public:
   explicit MetricAccumulator(const TrainingConfig &config);
   /// Adds a batch: `pred` [n, ...] as @forward returns it, `target` as the
   /// step takes it (labels [n, ...] for sparse losses, else pred's shape).
-  void add(const NDArray &pred, const NDArray &target);
+  /// With per-example weights `sampleWeight` ([n]) the loss is Keras's
+  /// weighted one, sum(w_i * loss_i) / n over all examples; the metrics stay
+  /// unweighted, as Keras's compile() metrics are.
+  void add(const NDArray &pred, const NDArray &target,
+           const NDArray &sampleWeight = NDArray());
   /// "loss" and each metric by the name the config gives it.
   Logs result() const;
 

@@ -3,7 +3,7 @@
 #include "frontend/training/Trainer.h"
 
 #include "frontend/training/Distributed.h"
-#include "frontend/training/HostMetrics.h"
+#include "frontend/training/ModelMetrics.h"
 #include "frontend/training/Jit.h"
 #include "frontend/training/Prefetcher.h"
 #include "runtime/Collectives.h"
@@ -276,28 +276,21 @@ NDArray Trainer::predict(const NDArray &x, int64_t batchSize) {
   return inferenceFor(std::min(batchSize, x.dim(0))).predict(x);
 }
 
-/// Host metrics and DataSource batches cover one input and one output.
-static void requireOneInputAndOutput(Model &model, const char *what) {
-  if (model.inputShapes().size() != 1 || model.numOutputs() != 1)
-    throw Error(std::string(what) + ": the model has " +
-                std::to_string(model.inputShapes().size()) + " inputs and " +
-                std::to_string(model.numOutputs()) +
-                " outputs; this feeds one of each (several: trainOnBatch "
-                "and predict with one array per input and output)");
-}
-
 Logs Trainer::evaluate(const DataSource &data) {
-  requireOneInputAndOutput(model_, "evaluate");
   int64_t n = data.numBatches();
   if (n == 0)
     throw Error("evaluate: the data has no batches");
-  MetricAccumulator acc(config_);
+  ModelMetrics acc(config_);
+  bool several = model_.inputShapes().size() != 1 || model_.numOutputs() != 1;
   Executable *exe = nullptr;
   for (int64_t i = 0; i < n; ++i) {
     Batch b = data.batch(i);
     if (!exe)
       exe = &inferenceFor(b.size());
-    acc.add(exe->predict(b.x), b.y);
+    std::vector<NDArray> preds = several
+                                     ? exe->predict(b.allInputs())
+                                     : std::vector<NDArray>{exe->predict(b.x)};
+    acc.add(preds, b.allTargets(), b.sampleWeight);
   }
   return acc.result();
 }
@@ -386,7 +379,6 @@ History Trainer::fitShard(DataSource &train, const FitOptions &fit,
   if (fit.verbose < 0 || fit.verbose > 2)
     throw Error("fit: verbose must be 0, 1 or 2, got " +
                 std::to_string(fit.verbose));
-  requireOneInputAndOutput(model_, "fit");
   int64_t steps = train.numBatches();
   if (steps < 1)
     throw Error("fit: the training data has no batches");
@@ -443,8 +435,11 @@ History Trainer::fitShard(DataSource &train, const FitOptions &fit,
         Logs batchLogs;
         callbacks.each([&](Callback &c) { c.onBatchBegin(b, batchLogs); });
         auto stepStart = Clock::now();
-        StepResult r =
-            trainOnBatch(current_.x, current_.y, current_.sampleWeight);
+        StepResult r = current_.inputs.empty() && current_.targets.empty()
+                           ? trainOnBatch(current_.x, current_.y,
+                                          current_.sampleWeight)
+                           : trainOnBatch(current_.inputs, current_.targets,
+                                          current_.sampleWeight);
         stepSeconds += secondsSince(stepStart);
         if (config_.dataParallel)
           averageOverRanks(r);

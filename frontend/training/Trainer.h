@@ -109,7 +109,12 @@ public:
               const Dataset *validation = nullptr);
 
   /// The loss and every metric of the model over all of `data`, computed
-  /// from the inference @forward's predictions ("loss", "accuracy", ...).
+  /// from the inference @forward's predictions ("loss", "accuracy", ...;
+  /// with several outputs "<output>_loss", "<output>_<metric>" too, as
+  /// Keras logs them). The batches' sample weights weigh the loss as
+  /// Keras's evaluate(x, y, sample_weight) does.
+  /// A model of several inputs or outputs reads Batch::inputs/targets (an
+  /// ArrayDataSource of one array per input and output); fit() as well.
   Logs evaluate(const DataSource &data);
   Logs evaluate(const Dataset &data, int64_t batchSize = 500);
   /// The inference @forward on `x`, any number of rows.

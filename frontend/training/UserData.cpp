@@ -12,6 +12,7 @@
 #include "llvm/Support/WithColor.h"
 
 #include <cmath>
+#include <functional>
 #include <map>
 
 using namespace kcc;
@@ -26,22 +27,37 @@ std::string rowDescription(const Shape &row) {
   return "[N" + text.substr(3);
 }
 
-/// The array of `arrays` under `primary` or `alternative`.
-const NDArray *findArray(const std::map<std::string, NDArray> &arrays,
-                         const std::string &primary,
-                         const std::string &alternative) {
-  if (auto it = arrays.find(primary); it != arrays.end())
-    return &it->second;
-  if (!alternative.empty())
-    if (auto it = arrays.find(alternative); it != arrays.end())
-      return &it->second;
-  return nullptr;
+std::string quotedList(const std::vector<std::string> &names) {
+  std::string out;
+  for (const std::string &n : names)
+    out += (out.empty() ? "'" : ", '") + n + "'";
+  return out;
 }
 
-std::string keyList(const std::string &primary,
-                    const std::string &alternative) {
-  return "'" + primary + "'" +
-         (alternative.empty() ? "" : " (or '" + alternative + "')");
+/// The keys array `k` of `specs` may be stored under: "x" or "y" (only
+/// when there is one), then the layer's name.
+std::vector<std::string> keysOf(const std::vector<ArraySpec> &specs, size_t k,
+                                const char *plain) {
+  std::vector<std::string> keys;
+  if (specs.size() == 1)
+    keys.push_back(plain);
+  if (!specs[k].name.empty() && specs[k].name != plain)
+    keys.push_back(specs[k].name);
+  return keys;
+}
+
+std::string keyList(const std::vector<std::string> &keys) {
+  std::string out = "'" + keys[0] + "'";
+  for (size_t i = 1; i < keys.size(); ++i)
+    out += " (or '" + keys[i] + "')";
+  return out;
+}
+
+/// "input 'image'" for a model of several, else "input".
+std::string roleOf(const char *role, const std::vector<ArraySpec> &specs,
+                   size_t k) {
+  return specs.size() == 1 ? std::string(role)
+                           : std::string(role) + " '" + specs[k].name + "'";
 }
 
 void checkRows(const ExampleArray &a, const Shape &expected,
@@ -56,76 +72,103 @@ void checkRows(const ExampleArray &a, const Shape &expected,
 } // namespace
 
 DataSpec kcc::dataSpecOf(Model &model, const TrainingConfig &config) {
-  if (model.inputShapes().size() != 1 || model.numOutputs() != 1) {
-    auto list = [](const std::vector<std::string> &names) {
-      std::string out;
-      for (const std::string &n : names)
-        out += (out.empty() ? "'" : ", '") + n + "'";
-      return out;
-    };
-    size_t ins = model.inputShapes().size(), outs = model.numOutputs();
-    throw Error("the model has " + std::to_string(ins) +
-                (ins == 1 ? " input (" : " inputs (") +
-                list(model.inputNames()) + ") and " + std::to_string(outs) +
-                (outs == 1 ? " output (" : " outputs (") +
-                list(model.outputNames()) +
-                "); data files feed one input and one output (a model of "
-                "several trains from C++: Executable::step and "
-                "Trainer::trainOnBatch take one array per input and output)");
-  }
   DataSpec spec;
-  spec.inputName = model.inputNames()[0];
-  spec.outputName = model.outputNames()[0];
-  spec.inputRow = model.inputShapes()[0];
-  spec.inputType = model.inputDTypes()[0];
-  spec.targetRow = model.outputShapes()[0];
-  spec.targetType = DType::F32;
-  spec.sparseLabels =
-      config.loss.kind == LossKind::SparseCategoricalCrossentropy;
-  if (spec.sparseLabels) {
-    // The prediction has one more axis than the labels: the classes.
-    spec.classes = spec.targetRow.empty() ? 1 : spec.targetRow.back();
-    if (!spec.targetRow.empty())
-      spec.targetRow.pop_back();
-    spec.targetType = DType::I32;
+  std::vector<std::string> inputNames = model.inputNames();
+  std::vector<Shape> inputShapes = model.inputShapes();
+  std::vector<DType> inputTypes = model.inputDTypes();
+  for (size_t k = 0; k < inputShapes.size(); ++k)
+    spec.inputs.push_back(
+        {k < inputNames.size() ? inputNames[k] : "", inputShapes[k],
+         inputTypes[k]});
+  std::vector<std::string> outputNames = model.outputNames();
+  std::vector<Shape> outputShapes = model.outputShapes();
+  for (size_t k = 0; k < outputShapes.size(); ++k) {
+    ArraySpec t;
+    t.name = k < outputNames.size() ? outputNames[k] : "";
+    t.row = outputShapes[k];
+    const LossConfig &loss = k < config.outputs.size()
+                                 ? config.outputs[k].loss
+                                 : config.loss;
+    t.sparseLabels = loss.kind == LossKind::SparseCategoricalCrossentropy;
+    if (t.sparseLabels) {
+      // The prediction has one more axis than the labels: the classes.
+      t.classes = t.row.empty() ? 1 : t.row.back();
+      if (!t.row.empty())
+        t.row.pop_back();
+      t.type = DType::I32;
+    }
+    spec.targets.push_back(std::move(t));
   }
   return spec;
+}
+
+Examples Examples::slice(int64_t begin, int64_t end) const {
+  Examples e;
+  for (const ExampleArray &a : x)
+    e.x.push_back(a.slice(begin, end));
+  for (const ExampleArray &a : y)
+    e.y.push_back(a.slice(begin, end));
+  if (sampleWeight.defined())
+    e.sampleWeight = sampleWeight.slice(begin, end);
+  return e;
 }
 
 void kcc::checkExamples(const Examples &e, const DataSpec &spec,
                         const std::string &source,
                         llvm::raw_ostream *warnings) {
-  checkRows(e.x, spec.inputRow, "inputs");
-  // Keras takes sparse labels as [N] or [N, 1].
-  bool labelColumn =
-      spec.sparseLabels && e.y.rowShape() == Shape{1} && spec.targetRow.empty();
-  if (!labelColumn)
-    checkRows(e.y, spec.targetRow, spec.sparseLabels ? "labels" : "targets",
-              spec.sparseLabels ? ""
-              : e.y.rowShape().size() + 1 == spec.targetRow.size()
-                  ? "; integer class labels need "
-                    "loss=sparse_categorical_crossentropy"
-                  : "");
-  if (e.x.rows() != e.y.rows())
-    throw Error(source + ": x has " + std::to_string(e.x.rows()) +
-                " examples (" + e.x.name() + ") but y has " +
-                std::to_string(e.y.rows()) + " (" + e.y.name() +
+  if (e.x.size() != spec.inputs.size() || e.y.size() != spec.targets.size())
+    throw Error(source + ": " + std::to_string(e.x.size()) + " inputs and " +
+                std::to_string(e.y.size()) + " targets for a model of " +
+                std::to_string(spec.inputs.size()) + " and " +
+                std::to_string(spec.targets.size()));
+  for (size_t k = 0; k < e.x.size(); ++k)
+    checkRows(e.x[k], spec.inputs[k].row, "inputs");
+  for (size_t k = 0; k < e.y.size(); ++k) {
+    const ArraySpec &t = spec.targets[k];
+    const ExampleArray &y = e.y[k];
+    // Keras takes sparse labels as [N] or [N, 1].
+    bool labelColumn =
+        t.sparseLabels && y.rowShape() == Shape{1} && t.row.empty();
+    if (!labelColumn)
+      checkRows(y, t.row, t.sparseLabels ? "labels" : "targets",
+                t.sparseLabels ? ""
+                : y.rowShape().size() + 1 == t.row.size()
+                    ? "; integer class labels need "
+                      "loss=sparse_categorical_crossentropy"
+                    : "");
+  }
+  const ExampleArray &x = e.x[0];
+  if (!spec.several() && x.rows() != e.y[0].rows())
+    throw Error(source + ": x has " + std::to_string(x.rows()) +
+                " examples (" + x.name() + ") but y has " +
+                std::to_string(e.y[0].rows()) + " (" + e.y[0].name() +
                 "): they must have as many");
+  for (const std::vector<ExampleArray> *arrays : {&e.x, &e.y})
+    for (const ExampleArray &a : *arrays)
+      if (a.rows() != x.rows())
+        throw Error(source + ": " + x.name() + " has " +
+                    std::to_string(x.rows()) + " examples but " + a.name() +
+                    " has " + std::to_string(a.rows()) +
+                    ": every input and target must have as many");
   if (e.size() == 0)
-    throw Error(e.x.name() + ": no examples");
-  if (spec.sparseLabels) {
-    for (int64_t r = 0; r < e.y.rows(); ++r) {
-      double label = e.y.at(r, 0);
-      if (!(label >= 0 && label < spec.classes) ||
+    throw Error(x.name() + ": no examples");
+  for (size_t k = 0; k < e.y.size(); ++k) {
+    const ArraySpec &t = spec.targets[k];
+    if (!t.sparseLabels)
+      continue;
+    const ExampleArray &y = e.y[k];
+    for (int64_t r = 0; r < y.rows(); ++r) {
+      double label = y.at(r, 0);
+      if (!(label >= 0 && label < t.classes) ||
           label != static_cast<double>(static_cast<int64_t>(label)))
-        throw Error(e.y.name() + ": label " +
+        throw Error(y.name() + ": label " +
                     (label == std::floor(label) && std::fabs(label) < 1e15
                          ? std::to_string(static_cast<int64_t>(label))
                          : pythonFloatRepr(label)) +
                     " of example " + std::to_string(r) +
                     " is not a class: sparse_categorical_crossentropy "
                     "takes integers in [0, " +
-                    std::to_string(spec.classes) + ")");
+                    std::to_string(t.classes) + ")");
     }
   }
   if (e.sampleWeight.defined()) {
@@ -143,61 +186,119 @@ void kcc::checkExamples(const Examples &e, const DataSpec &spec,
         throw Error(w.name() + ": the weight of example " + std::to_string(r) +
                     " is " + pythonFloatRepr(v) + ", not a finite number");
   }
-  if (warnings && e.x.isFloat())
-    if (int64_t nans = e.x.countNaN())
-      llvm::WithColor::warning(*warnings, "kcc")
-          << e.x.name() << ": " << nans
-          << " NaN values in the inputs; the loss will be NaN\n";
+  if (warnings)
+    for (const ExampleArray &in : e.x)
+      if (in.isFloat())
+        if (int64_t nans = in.countNaN())
+          llvm::WithColor::warning(*warnings, "kcc")
+              << in.name() << ": " << nans
+              << " NaN values in the inputs; the loss will be NaN\n";
 }
 
 Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
                            llvm::raw_ostream *warnings) {
   Examples e;
+  // Finds one array under the first of `keys` present: a .npy file of the
+  // folder, or a member of the archive.
+  // In errors: "no <role> array 'y'<note>".
+  std::function<ExampleArray(const std::vector<std::string> &keys,
+                             const std::string &role, const std::string &note,
+                             bool required)>
+      find;
+  std::map<std::string, NDArray> arrays;
+  std::string present;
   if (llvm::sys::fs::is_directory(path)) {
-    auto find = [&](const std::string &primary, const std::string &alternative,
-                    bool required) -> ExampleArray {
-      for (const std::string &name : {primary, alternative}) {
-        if (name.empty())
-          continue;
+    std::error_code ec;
+    for (llvm::sys::fs::directory_iterator it(path, ec), end; it != end && !ec;
+         it.increment(ec))
+      if (llvm::sys::path::extension(it->path()) == ".npy")
+        present += (present.empty() ? "" : ", ") +
+                   llvm::sys::path::filename(it->path()).str();
+    find = [&](const std::vector<std::string> &keys, const std::string &role,
+               const std::string &note, bool required) -> ExampleArray {
+      for (const std::string &name : keys) {
         llvm::SmallString<256> file(path);
         llvm::sys::path::append(file, name + ".npy");
         if (llvm::sys::fs::exists(file))
           return ExampleArray::mapNpy(file.str().str(), file.str().str());
       }
-      if (required)
-        throw Error(
-            path + ": no " + primary + ".npy" +
-            (alternative.empty() ? "" : " (or " + alternative + ".npy)") +
-            " in the folder");
-      return ExampleArray();
+      if (!required)
+        return ExampleArray();
+      std::string files = "'" + keys[0] + ".npy'";
+      for (size_t i = 1; i < keys.size(); ++i)
+        files += " (or '" + keys[i] + ".npy')";
+      throw Error(path + ": no " + role + (role.empty() ? "" : " ") +
+                  "file " + files + note + " in the folder; it holds: " +
+                  (present.empty() ? "no .npy files" : present));
     };
-    e.x = find("x", spec.inputName, true);
-    e.y = find("y", spec.outputName, true);
-    e.sampleWeight = find("sample_weight", "", false);
   } else {
     if (!llvm::sys::fs::exists(path))
       throw Error(path + ": no such file or directory");
-    std::map<std::string, NDArray> arrays = readNpz(path);
-    std::string present;
+    arrays = readNpz(path);
     for (const auto &[name, a] : arrays)
       present += (present.empty() ? "" : ", ") + name;
-    auto take = [&](const std::string &primary, const std::string &alternative,
-                    const char *what) -> ExampleArray {
-      const NDArray *a = findArray(arrays, primary, alternative);
-      if (!a) {
-        if (!what)
-          return ExampleArray();
-        throw Error(path + ": no " + what + " array " +
-                    keyList(primary, alternative) + "; the archive holds: " +
-                    (present.empty() ? "no arrays" : present));
-      }
-      std::string key = arrays.count(primary) ? primary : alternative;
-      return ExampleArray::fromNDArray(*a, path + ": array '" + key + "'");
+    find = [&](const std::vector<std::string> &keys, const std::string &role,
+               const std::string &note, bool required) -> ExampleArray {
+      for (const std::string &key : keys)
+        if (auto it = arrays.find(key); it != arrays.end())
+          return ExampleArray::fromNDArray(it->second,
+                                           path + ": array '" + key + "'");
+      if (!required)
+        return ExampleArray();
+      throw Error(path + ": no " + role + (role.empty() ? "" : " ") +
+                  "array " + keyList(keys) + note + "; the archive holds: " +
+                  (present.empty() ? "no arrays" : present));
     };
-    e.x = take("x", spec.inputName, "input");
-    e.y = take("y", spec.outputName, "target");
-    e.sampleWeight = take("sample_weight", "", nullptr);
   }
+  auto expected = [](const std::vector<ArraySpec> &specs) {
+    std::vector<std::string> names;
+    for (const ArraySpec &s : specs)
+      names.push_back(s.name);
+    return quotedList(names);
+  };
+  // One of each: "no target array 'y' (or 'dense_2')"; several: "no array
+  // 'class' for output 'class' (the model's outputs are 'class', 'value')".
+  auto note = [&](const char *role, const std::vector<ArraySpec> &specs,
+                  size_t k) {
+    return specs.size() == 1 ? std::string()
+                             : " for " + roleOf(role, specs, k) +
+                                   " (the model's " + role + "s are " +
+                                   expected(specs) + ")";
+  };
+  bool severalIn = spec.inputs.size() > 1, severalOut = spec.targets.size() > 1;
+  for (size_t k = 0; k < spec.inputs.size(); ++k)
+    e.x.push_back(find(keysOf(spec.inputs, k, "x"), severalIn ? "" : "input",
+                       note("input", spec.inputs, k), true));
+  for (size_t k = 0; k < spec.targets.size(); ++k)
+    e.y.push_back(find(keysOf(spec.targets, k, "y"),
+                       severalOut ? "" : "target",
+                       note("output", spec.targets, k), true));
+  e.sampleWeight = find({"sample_weight"}, "", "", false);
+  // Keras's sample_weight dict (one array per output) needs a step that
+  // weighs each output's loss by its own weights, which kcc does not build.
+  for (const auto &[name, a] : arrays)
+    if (llvm::StringRef(name).starts_with("sample_weight") &&
+        name != "sample_weight")
+      throw Error(path + ": array '" + name +
+                  "': per-output sample weights are not supported yet; give "
+                  "one 'sample_weight' array [N], which weighs every "
+                  "output's loss as a single Keras sample_weight does");
   checkExamples(e, spec, path, warnings);
   return e;
+}
+
+std::unique_ptr<ArrayDataSource> kcc::dataSourceOf(const Examples &e,
+                                                   const DataSpec &spec,
+                                                   int64_t batchSize) {
+  std::vector<DType> inputTypes, targetTypes;
+  for (const ArraySpec &in : spec.inputs)
+    inputTypes.push_back(in.type);
+  for (const ArraySpec &t : spec.targets)
+    targetTypes.push_back(t.type);
+  auto source = std::make_unique<ArrayDataSource>(
+      e.x, e.y, batchSize, inputTypes, targetTypes, e.sampleWeight);
+  for (size_t k = 0; k < e.y.size() && k < spec.targets.size(); ++k)
+    if (e.y[k].rowShape() != spec.targets[k].row)
+      source->setTargetRowShape(k, spec.targets[k].row);
+  return source;
 }

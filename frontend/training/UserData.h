@@ -6,9 +6,12 @@
 // what the training step takes before anything runs:
 //
 //   x             the input: "x", or the model's input name (Keras's dict
-//                 form: {"input_layer": ...})
-//   y             the target: "y", or the name of the model's output layer
-//   sample_weight per-example weights [N] (optional)
+//                 form: {"input_layer": ...}); with several inputs, one
+//                 array per input layer name
+//   y             the target: "y", or the name of the model's output layer;
+//                 with several outputs, one array per output layer name
+//   sample_weight per-example weights [N] (optional), applied to every
+//                 output as Keras applies a single sample_weight
 //
 // Every mismatch is a kcc::Error naming the file, the array, what was
 // expected and what was found: a missing array (listing those present), a
@@ -22,43 +25,53 @@
 #ifndef KCC_FRONTEND_TRAINING_USERDATA_H
 #define KCC_FRONTEND_TRAINING_USERDATA_H
 
+#include "frontend/training/DataSource.h"
 #include "passes/TrainingConfig.h"
 #include "runtime/NDArray.h"
 #include "runtime/data/ExampleArray.h"
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <memory>
 #include <string>
 
 namespace kcc {
 
 class Model;
 
-/// What the step takes: the shape of one example and of one target.
-struct DataSpec {
-  /// Keras's dict keys for x and y (empty when the model has none).
-  std::string inputName, outputName;
-  Shape inputRow;
-  DType inputType = DType::F32;
-  Shape targetRow;
-  DType targetType = DType::F32;
-  /// Sparse labels: integers in [0, classes).
+/// What the step takes of one input or one output: one example's shape.
+struct ArraySpec {
+  /// Keras's dict key: the input or output layer's name.
+  std::string name;
+  Shape row;
+  DType type = DType::F32;
+  /// A target of a sparse loss: integers in [0, classes).
   bool sparseLabels = false;
   int64_t classes = 0;
 };
 
+/// What the step takes: one ArraySpec per input and per output, in the
+/// model's order.
+struct DataSpec {
+  std::vector<ArraySpec> inputs, targets;
+  bool several() const { return inputs.size() > 1 || targets.size() > 1; }
+};
+
 /// What the step built from `model` and `config` takes (nothing is
-/// compiled: data are checked before any step is built). The target is
-/// the prediction's shape and dtype, or for a sparse loss its shape less
-/// the class axis, of int32 (passes/Losses.h: targetType). Throws
-/// kcc::Error naming them when the model has several inputs or outputs:
-/// data files feed one of each.
+/// compiled: data are checked before any step is built). A target is its
+/// prediction's shape and dtype, or for a sparse loss its shape less the
+/// class axis, of int32 (passes/Losses.h: targetType); each output's loss
+/// comes from config.outputs when the model has several.
 DataSpec dataSpecOf(Model &model, const TrainingConfig &config);
 
-/// The examples of one data file or folder.
+/// The examples of one data file or folder: one array per input and per
+/// output (DataSpec's order), and optional per-example weights.
 struct Examples {
-  ExampleArray x, y, sampleWeight;
-  int64_t size() const { return x.rows(); }
+  std::vector<ExampleArray> x, y;
+  ExampleArray sampleWeight;
+  int64_t size() const { return x.empty() ? 0 : x[0].rows(); }
+  /// Rows [begin, end) of every array.
+  Examples slice(int64_t begin, int64_t end) const;
 };
 
 /// Reads `path` (a .npz archive or a folder of .npy files) and checks it
@@ -70,6 +83,12 @@ Examples loadExamples(const std::string &path, const DataSpec &spec,
 /// `spec`; `source` names them in errors.
 void checkExamples(const Examples &examples, const DataSpec &spec,
                    const std::string &source, llvm::raw_ostream *warnings);
+
+/// Batches of `examples` for the step `spec` describes: each array cast to
+/// its input's or target's dtype, labels stored [N, 1] reshaped to [N].
+std::unique_ptr<ArrayDataSource> dataSourceOf(const Examples &examples,
+                                              const DataSpec &spec,
+                                              int64_t batchSize);
 
 } // namespace kcc
 

@@ -38,6 +38,25 @@ Grads MatmulOp::buildGradients(OpBuilder &builder, Value g) {
   return {mm(aType, b, g, true, true), mm(bType, g, a, true, true)};
 }
 
+Grads BatchMatmulOp::buildGradients(OpBuilder &builder, Value g) {
+  // Per batch, matmul's four cases.
+  GradientBuilder gb(builder, *this);
+  Location loc = gb.location();
+  Value a = getLhs(), b = getRhs();
+  Type aType = a.getType(), bType = b.getType();
+  bool ta = getTransposeLhs(), tb = getTransposeRhs();
+  auto mm = [&](Type type, Value l, Value r, bool tl, bool tr) -> Value {
+    return builder.create<BatchMatmulOp>(loc, type, l, r, tl, tr);
+  };
+  if (!ta && !tb)
+    return {mm(aType, g, b, false, true), mm(bType, a, g, true, false)};
+  if (!ta && tb)
+    return {mm(aType, g, b, false, false), mm(bType, g, a, true, false)};
+  if (ta && !tb)
+    return {mm(aType, b, g, false, true), mm(bType, a, g, false, false)};
+  return {mm(aType, b, g, true, true), mm(bType, g, a, true, true)};
+}
+
 namespace {
 int64_t normalizedAxis(int64_t axis, Value x) {
   return axis < 0 ? axis + GradientBuilder::typeOf(x).getRank() : axis;
@@ -67,11 +86,26 @@ Grads Conv2DOp::buildGradients(OpBuilder &builder, Value g) {
   Location loc = gb.location();
   Value dInput = builder.create<Conv2DBackpropInputOp>(
       loc, getInput().getType(), g, getFilter(), getStridesAttr(),
-      getDilationsAttr(), getPaddingAttr());
+      getDilationsAttr(), getPaddingAttr(), getGroupsAttr());
   Value dFilter = builder.create<Conv2DBackpropFilterOp>(
       loc, getFilter().getType(), getInput(), g, getStridesAttr(),
-      getDilationsAttr(), getPaddingAttr());
+      getDilationsAttr(), getPaddingAttr(), getGroupsAttr());
   return {dInput, dFilter};
+}
+
+Grads Conv2DBackpropInputOp::buildGradients(OpBuilder &builder, Value g) {
+  // dx = conv2d^T(dy, w) is linear in both: <dx, g> = <dy, conv2d(g, w)>, so
+  // d(dy) = conv2d(g, w) and d(w) = conv2d_backprop_filter(g, dy). This is
+  // the transposed convolution's (Conv2DTranspose's) gradient.
+  GradientBuilder gb(builder, *this);
+  Location loc = gb.location();
+  Value dGradOutput = builder.create<Conv2DOp>(
+      loc, getGradOutput().getType(), g, getFilter(), getStridesAttr(),
+      getDilationsAttr(), getPaddingAttr(), getGroupsAttr());
+  Value dFilter = builder.create<Conv2DBackpropFilterOp>(
+      loc, getFilter().getType(), g, getGradOutput(), getStridesAttr(),
+      getDilationsAttr(), getPaddingAttr(), getGroupsAttr());
+  return {dGradOutput, dFilter};
 }
 
 Grads MaxPool2DOp::buildGradients(OpBuilder &builder, Value g) {
@@ -86,4 +120,9 @@ Grads AvgPool2DOp::buildGradients(OpBuilder &builder, Value g) {
   return {builder.create<AvgPool2DGradOp>(gb.location(), getX().getType(), g,
                                           getWindowAttr(), getStridesAttr(),
                                           getPaddingAttr())};
+}
+
+Grads AllReduceOp::buildGradients(OpBuilder &builder, Value g) {
+  return {builder.create<AllReduceOp>(gradientLoc(*this), g.getType(), g,
+                                      getReductionAttr())};
 }

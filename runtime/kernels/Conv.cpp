@@ -33,14 +33,18 @@ namespace {
 /// Convolution geometry, validated against the array shapes.
 struct Geom {
   int64_t n, h, w, c; // input NHWC
-  int64_t kh, kw, o;  // filter HWIO (I == c)
+  int64_t kh, kw, o;  // filter HWIO (I == c / grp)
   int64_t oh, ow;     // output NHWC (channels o)
   int64_t sh, sw, dh, dw;
   int64_t padT, padL, padB, padR;
+  int64_t grp = 1;
 
-  std::array<int64_t, 17> key() const {
+  int64_t groupIn() const { return c / grp; }
+  int64_t groupOut() const { return o / grp; }
+
+  std::array<int64_t, 18> key() const {
     return {n,  h,  w,  c,  kh,   kw,   o,    oh,  ow,
-            sh, sw, dh, dw, padT, padL, padB, padR};
+            sh, sw, dh, dw, padT, padL, padB, padR, grp};
   }
 };
 
@@ -53,11 +57,14 @@ Geom makeGeom(const char *op, const Shape &in, const Shape &filter,
   };
   if (in.size() != 4 || filter.size() != 4 || out.size() != 4)
     mismatch("expects NHWC input/output and an HWIO filter");
-  if (filter[2] != in[3])
+  if (p.groups < 1 || in[3] % p.groups != 0 || filter[3] % p.groups != 0)
+    mismatch("channels are not multiples of groups (" +
+             std::to_string(p.groups) + ")");
+  if (filter[2] * p.groups != in[3])
     mismatch("filter input channels do not match the input");
   Geom g{in[0],       in[1], in[2], in[3],     filter[0], filter[1],
          filter[3],   0,     0,     p.strideH, p.strideW, p.dilationH,
-         p.dilationW, 0,     0,     0,         0};
+         p.dilationW, 0,     0,     0,         0,         p.groups};
   g.oh = windowOutputSize(g.h, g.kh, g.sh, g.dh, p.padding);
   g.ow = windowOutputSize(g.w, g.kw, g.sw, g.dw, p.padding);
   g.padT = windowPadBefore(g.h, g.kh, g.sh, g.dh, p.padding);
@@ -113,6 +120,25 @@ struct ConvEntry {
   std::map<int, std::pair<dnnl::convolution_forward, Filter>> fused;
 };
 
+/// The filter's logical dims for oneDNN: OIHW, or GOIHW when grouped.
+dnnl::memory::dims weiDims(const Geom &g) {
+  if (g.grp == 1)
+    return {g.o, g.c, g.kh, g.kw};
+  return {g.grp, g.groupOut(), g.groupIn(), g.kh, g.kw};
+}
+
+/// The filter as kcc stores it, HWIO ([KH, KW, C/G, F], F = G x F/G).
+dnnl::memory::desc hwioDesc(const Geom &g) {
+  using dt = dnnl::memory::data_type;
+  if (g.grp == 1)
+    return dnnl::memory::desc(weiDims(g), dt::f32,
+                              dnnl::memory::format_tag::hwio);
+  int64_t gi = g.groupIn();
+  return dnnl::memory::desc(
+      weiDims(g), dt::f32,
+      dnnl::memory::dims{g.groupOut(), 1, g.o, g.kw * gi * g.o, gi * g.o});
+}
+
 /// The Filter for a primitive wanting `want`; `gradient`: the primitive
 /// writes the filter (reorder back to HWIO after it runs).
 Filter makeFilter(const dnnl::memory::desc &want,
@@ -164,7 +190,7 @@ fusedForward(ConvEntry &e, const Geom &g, const Epilogue &epilogue) {
   memory::dims padL{g.padT, g.padL}, padR{g.padB, g.padR};
   primitive_attr attr;
   memory::desc bias({g.o}, memory::data_type::f32, memory::format_tag::a);
-  memory::desc anyWei({g.o, g.c, g.kh, g.kw}, memory::data_type::f32,
+  memory::desc anyWei(weiDims(g), memory::data_type::f32,
                       memory::format_tag::any);
   auto d = epilogue.bias
                ? convolution_forward::desc(
@@ -186,7 +212,7 @@ enum class Pass { Forward, BackwardData, BackwardWeights };
 /// thread, as the GEMM cache (Matmul.cpp): a primitive executed by two
 /// threads at once would share its scratch memory.
 ConvEntry &getConv(const Geom &g, Pass pass) {
-  thread_local std::map<std::array<int64_t, 17>, ConvEntry> cache;
+  thread_local std::map<std::array<int64_t, 18>, ConvEntry> cache;
   using tag = dnnl::memory::format_tag;
   using dt = dnnl::memory::data_type;
   using namespace dnnl;
@@ -194,11 +220,11 @@ ConvEntry &getConv(const Geom &g, Pass pass) {
   ConvEntry &e = it->second;
   memory::dims strides{g.sh, g.sw}, dilates{g.dh - 1, g.dw - 1};
   memory::dims padL{g.padT, g.padL}, padR{g.padB, g.padR};
-  memory::desc anyWei({g.o, g.c, g.kh, g.kw}, dt::f32, tag::any);
+  memory::desc anyWei(weiDims(g), dt::f32, tag::any);
   try {
     if (inserted) {
       e.src = memory::desc({g.n, g.c, g.h, g.w}, dt::f32, tag::nhwc);
-      e.wei = memory::desc({g.o, g.c, g.kh, g.kw}, dt::f32, tag::hwio);
+      e.wei = hwioDesc(g);
       e.dst = memory::desc({g.n, g.o, g.oh, g.ow}, dt::f32, tag::nhwc);
       convolution_forward::desc d(prop_kind::forward_training,
                                   algorithm::convolution_direct, e.src, anyWei,
@@ -292,7 +318,7 @@ void runDnnl(const Geom &g, Pass pass, const void *src, const void *wei,
 //===----------------------------------------------------------------------===//
 
 int64_t work(const Geom &g) {
-  return g.n * g.oh * g.ow * g.kh * g.kw * g.c * g.o;
+  return g.n * g.oh * g.ow * g.kh * g.kw * g.groupIn() * g.o;
 }
 
 /// The input row/col read by output position `out` and filter tap `k`, or -1
@@ -314,6 +340,7 @@ inline int64_t outputPos(int64_t in, int64_t k, int64_t stride, int64_t dil,
 
 template <typename T>
 void convForward(const Geom &g, const T *x, const T *w, T *y) {
+  int64_t gi = g.groupIn(), go = g.groupOut();
   runTasks(g.n * g.oh, work(g), [&](int64_t t) {
     int64_t b = t / g.oh, oy = t % g.oh;
     for (int64_t ox = 0; ox < g.ow; ++ox) {
@@ -326,11 +353,12 @@ void convForward(const Geom &g, const T *x, const T *w, T *y) {
           if (ix < 0)
             continue;
           const T *in = x + ((b * g.h + iy) * g.w + ix) * g.c;
-          const T *tap = w + (ky * g.kw + kx) * g.c * g.o;
+          const T *tap = w + (ky * g.kw + kx) * gi * g.o;
           for (int64_t ic = 0; ic < g.c; ++ic) {
             T v = in[ic];
-            const T *__restrict row = tap + ic * g.o;
-            for (int64_t oc = 0; oc < g.o; ++oc)
+            const T *__restrict row = tap + (ic % gi) * g.o;
+            int64_t first = ic / gi * go;
+            for (int64_t oc = first; oc < first + go; ++oc)
               out[oc] += v * row[oc];
           }
         }
@@ -341,6 +369,7 @@ void convForward(const Geom &g, const T *x, const T *w, T *y) {
 
 template <typename T>
 void convBackwardData(const Geom &g, const T *dy, const T *w, T *dx) {
+  int64_t gi = g.groupIn(), go = g.groupOut();
   runTasks(g.n * g.h, work(g), [&](int64_t t) {
     int64_t b = t / g.h, iy = t % g.h;
     for (int64_t ix = 0; ix < g.w; ++ix) {
@@ -353,11 +382,12 @@ void convBackwardData(const Geom &g, const T *dy, const T *w, T *dx) {
           if (ox < 0)
             continue;
           const T *__restrict grad = dy + ((b * g.oh + oy) * g.ow + ox) * g.o;
-          const T *tap = w + (ky * g.kw + kx) * g.c * g.o;
+          const T *tap = w + (ky * g.kw + kx) * gi * g.o;
           for (int64_t ic = 0; ic < g.c; ++ic) {
-            const T *__restrict row = tap + ic * g.o;
+            const T *__restrict row = tap + (ic % gi) * g.o;
+            int64_t first = ic / gi * go;
             T s = 0;
-            for (int64_t oc = 0; oc < g.o; ++oc)
+            for (int64_t oc = first; oc < first + go; ++oc)
               s += grad[oc] * row[oc];
             gin[ic] += s;
           }
@@ -369,10 +399,11 @@ void convBackwardData(const Geom &g, const T *dy, const T *w, T *dx) {
 
 template <typename T>
 void convBackwardFilter(const Geom &g, const T *x, const T *dy, T *dw) {
+  int64_t gi = g.groupIn(), go = g.groupOut();
   runTasks(g.kh * g.kw, work(g), [&](int64_t t) {
     int64_t ky = t / g.kw, kx = t % g.kw;
-    T *tap = dw + t * g.c * g.o;
-    std::fill(tap, tap + g.c * g.o, T(0));
+    T *tap = dw + t * gi * g.o;
+    std::fill(tap, tap + gi * g.o, T(0));
     for (int64_t b = 0; b < g.n; ++b)
       for (int64_t oy = 0; oy < g.oh; ++oy) {
         int64_t iy = inputPos(oy, ky, g.sh, g.dh, g.padT, g.h);
@@ -384,8 +415,9 @@ void convBackwardFilter(const Geom &g, const T *x, const T *dy, T *dw) {
           const T *__restrict grad = dy + ((b * g.oh + oy) * g.ow + ox) * g.o;
           for (int64_t ic = 0; ic < g.c; ++ic) {
             T v = in[ic];
-            T *__restrict row = tap + ic * g.o;
-            for (int64_t oc = 0; oc < g.o; ++oc)
+            T *__restrict row = tap + (ic % gi) * g.o;
+            int64_t first = ic / gi * go;
+            for (int64_t oc = first; oc < first + go; ++oc)
               row[oc] += v * grad[oc];
           }
         }

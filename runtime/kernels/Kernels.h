@@ -71,6 +71,15 @@ void matmulF32(const float *a, const float *b, const float *bias, float *out,
                int64_t m, int64_t n, int64_t k, bool transposeA,
                bool transposeB, bool relu);
 
+/// out[B,M,N] = op(a[b]) * op(b[b]) for each b of the shared leading dim;
+/// a is [B,M,K] (or [B,K,M] transposed), b is [B,K,N] (or [B,N,K]).
+void batchMatmul(const NDArray &a, const NDArray &b, bool transposeA,
+                 bool transposeB, NDArray &out);
+/// The f32 batched GEMM on raw pointers (compiled code); all dims > 0.
+void batchMatmulF32(const float *a, const float *b, float *out, int64_t batch,
+                    int64_t m, int64_t n, int64_t k, bool transposeA,
+                    bool transposeB);
+
 void softmax(const NDArray &x, int64_t axis, NDArray &out);
 void logSoftmax(const NDArray &x, int64_t axis, NDArray &out);
 /// Reduce over `axes` (sorted, unique, non-negative). `out` has the kept or
@@ -105,10 +114,13 @@ void randomUniform(uint64_t seed, uint64_t counter, NDArray &out);
 
 /// NHWC input, HWIO filter, NHWC output. `padding` Same follows TF/Keras:
 /// out = ceil(in / stride), the extra padding row/col goes at the bottom/right.
+/// With `groups` G the filter is [KH, KW, C/G, F]: output channel f reads the
+/// input channels of its group f / (F/G).
 struct Conv2DParams {
   int64_t strideH = 1, strideW = 1;
   int64_t dilationH = 1, dilationW = 1;
   Padding padding = Padding::Valid;
+  int64_t groups = 1;
 };
 void conv2d(const NDArray &input, const NDArray &filter, const Conv2DParams &p,
             NDArray &out, const Epilogue &epilogue = {});

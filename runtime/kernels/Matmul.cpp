@@ -3,7 +3,9 @@
 // f32 GEMMs run oneDNN's matmul primitive. Creating a primitive costs far more
 // than running a small one, so primitives are cached by (M, N, K, transA,
 // transB) and reused, per thread. Transposed operands are described to oneDNN as strided
-// memory (format tag `ba`), so no transpose is ever materialized.
+// memory (format tag `ba`), so no transpose is ever materialized. A batched
+// GEMM ([B, M, K] x [B, K, N]) is one primitive with a batch dim (tags
+// abc / acb), keyed by its batch count too.
 //
 // f64 (the numerics oracle path) uses a cache-blocked loop nest.
 //
@@ -30,16 +32,18 @@ struct GemmKey {
   int64_t m, n, k;
   bool transA, transB;
   bool bias = false, relu = false; ///< the epilogue
+  int64_t batch = 0;               ///< 0: a 2-D GEMM; else [batch, M, N]
   bool operator==(const GemmKey &o) const {
     return m == o.m && n == o.n && k == o.k && transA == o.transA &&
-           transB == o.transB && bias == o.bias && relu == o.relu;
+           transB == o.transB && bias == o.bias && relu == o.relu &&
+           batch == o.batch;
   }
 };
 
 struct GemmKeyHash {
   size_t operator()(const GemmKey &key) const {
     size_t h = std::hash<int64_t>()(key.m);
-    for (int64_t v : {key.n, key.k,
+    for (int64_t v : {key.n, key.k, key.batch,
                       int64_t(key.transA) * 8 + key.transB * 4 + key.bias * 2 +
                           key.relu})
       h = h * 0x9E3779B97F4A7C15ull + std::hash<int64_t>()(v);
@@ -64,11 +68,19 @@ const GemmEntry &getGemm(const GemmKey &key) {
   using tag = dnnl::memory::format_tag;
   using dt = dnnl::memory::data_type;
   GemmEntry e;
-  e.a = dnnl::memory::desc({key.m, key.k}, dt::f32,
-                           key.transA ? tag::ba : tag::ab);
-  e.b = dnnl::memory::desc({key.k, key.n}, dt::f32,
-                           key.transB ? tag::ba : tag::ab);
-  e.c = dnnl::memory::desc({key.m, key.n}, dt::f32, tag::ab);
+  if (key.batch) {
+    e.a = dnnl::memory::desc({key.batch, key.m, key.k}, dt::f32,
+                             key.transA ? tag::acb : tag::abc);
+    e.b = dnnl::memory::desc({key.batch, key.k, key.n}, dt::f32,
+                             key.transB ? tag::acb : tag::abc);
+    e.c = dnnl::memory::desc({key.batch, key.m, key.n}, dt::f32, tag::abc);
+  } else {
+    e.a = dnnl::memory::desc({key.m, key.k}, dt::f32,
+                             key.transA ? tag::ba : tag::ab);
+    e.b = dnnl::memory::desc({key.k, key.n}, dt::f32,
+                             key.transB ? tag::ba : tag::ab);
+    e.c = dnnl::memory::desc({key.m, key.n}, dt::f32, tag::ab);
+  }
   try {
     // The epilogue: oneDNN adds the bias (broadcast over rows) inside the
     // GEMM; relu runs after it (reluInPlace: oneDNN's relu eats NaN).
@@ -149,7 +161,8 @@ void gemmF32(const float *a, const float *b, const float *bias, float *c,
   m.c.set_data_handle(c);
   // oneDNN opens a parallel region for every GEMM; waking the team costs
   // more than a small GEMM itself, so those run on the calling thread.
-  SerialBelow serial(key.m * key.n * key.k, kSmallGemmMacs);
+  SerialBelow serial(std::max<int64_t>(key.batch, 1) * key.m * key.n * key.k,
+                     kSmallGemmMacs);
   if (key.bias)
     m.bias.set_data_handle(const_cast<float *>(bias));
   e.prim.execute(cpuStream(), m.args);
@@ -267,6 +280,60 @@ void kernels::matmul(const NDArray &a, const NDArray &b, bool transposeA,
     return;
   default:
     throw KernelError(std::string("matmul: unsupported dtype ") +
+                      dtypeName(a.dtype()));
+  }
+}
+
+void kernels::batchMatmulF32(const float *a, const float *b, float *out,
+                             int64_t batch, int64_t m, int64_t n, int64_t k,
+                             bool transposeA, bool transposeB) {
+  GemmKey key{m, n, k, transposeA, transposeB};
+  key.batch = batch;
+  gemmF32(a, b, nullptr, out, key);
+}
+
+void kernels::batchMatmul(const NDArray &a, const NDArray &b, bool transposeA,
+                          bool transposeB, NDArray &out) {
+  auto mismatch = [&] {
+    throw KernelError("batch_matmul: incompatible shapes " +
+                      shapeToString(a.shape()) + (transposeA ? "^T" : "") +
+                      " x " + shapeToString(b.shape()) +
+                      (transposeB ? "^T" : "") + " -> " +
+                      shapeToString(out.shape()));
+  };
+  if (a.rank() != 3 || b.rank() != 3 || out.rank() != 3)
+    mismatch();
+  int64_t batch = a.dim(0);
+  int64_t m = transposeA ? a.dim(2) : a.dim(1);
+  int64_t k = transposeA ? a.dim(1) : a.dim(2);
+  int64_t kb = transposeB ? b.dim(2) : b.dim(1);
+  int64_t n = transposeB ? b.dim(1) : b.dim(2);
+  if (b.dim(0) != batch || out.dim(0) != batch || k != kb ||
+      out.dim(1) != m || out.dim(2) != n)
+    mismatch();
+  if (a.dtype() != b.dtype() || a.dtype() != out.dtype())
+    throw KernelError(std::string("batch_matmul: dtype mismatch ") +
+                      dtypeName(a.dtype()) + ", " + dtypeName(b.dtype()) +
+                      " -> " + dtypeName(out.dtype()));
+  if (batch == 0 || m == 0 || n == 0)
+    return;
+  if (k == 0) {
+    std::memset(out.rawData(), 0, out.bytes());
+    return;
+  }
+  switch (a.dtype()) {
+  case DType::F32:
+    return batchMatmulF32(a.data<float>(), b.data<float>(), out.data<float>(),
+                          batch, m, n, k, transposeA, transposeB);
+  case DType::F64: {
+    GemmKey key{m, n, k, transposeA, transposeB};
+    for (int64_t i = 0; i < batch; ++i)
+      gemmF64(a.data<double>() + i * m * k, b.data<double>() + i * k * n,
+              out.data<double>() + i * m * n, key);
+    return;
+  }
+  default:
+    throw KernelError(std::string("batch_matmul: unsupported dtype ") +
                       dtypeName(a.dtype()));
   }
 }

@@ -13,9 +13,21 @@ one seeded batch of 32 sequences:
             -> Conv1D(8, 3, same, strides 2, relu) -> UpSampling1D(2)
             -> AveragePooling1D(3, strides 2) -> GlobalMaxPooling1D
             -> Dense(4); sparse_categorical_crossentropy from logits.
+  seq_transformer  ids [32, 40] -> Embedding(50, 16) -> x;
+            h = LayerNormalization(x + MultiHeadAttention(2 heads, key_dim 8)
+            (x, x, use_causal_mask=True)); h = LayerNormalization(h +
+            Dense(16)(Dense(32, relu)(h))) -> GlobalAveragePooling1D
+            -> Dense(1, sigmoid); binary_crossentropy.
+  seq_cross ids [32, 40] -> Embedding(50, 16) -> x; cross-attention of
+            Conv1D(12, 3, strides 2)(x) over value x and key=Dense(10)(x)
+            (3 heads, key_dim 4, no biases, output_shape 6; Keras 3.15 on JAX
+            fails on value_dim != key_dim itself)
+            -> GlobalAveragePooling1D -> Dense(1, sigmoid);
+            binary_crossentropy.
 
 The ids are drawn from [0, 50) (seed 17); the labels say whether token 7
-occurs (seq_bag) and the count of token 3 modulo 4 (seq_conv). NAME.npz
+occurs (seq_bag) and the count of token 3 modulo 4 (seq_conv), whether token 7 follows a
+token 3 anywhere later (seq_transformer). NAME.npz
 holds x (int32) and y; sequence.json per model: the loss of each step
 (before its update), Keras's predict on the first 8 sequences before and
 after the steps.
@@ -67,6 +79,38 @@ def seq_conv():
     h = L.AveragePooling1D(3, strides=2)(h)
     h = L.GlobalMaxPooling1D()(h)
     return keras.Model(ids, L.Dense(4)(h), name="seq_conv")
+
+
+def seq_transformer():
+    ids = keras.Input((40,), dtype="int32")
+    x = L.Embedding(VOCAB, 16)(ids)
+    a = L.MultiHeadAttention(num_heads=2, key_dim=8)(x, x,
+                                                     use_causal_mask=True)
+    h = L.LayerNormalization(epsilon=1e-6)(L.Add()([x, a]))
+    f = L.Dense(32, activation="relu")(h)
+    f = L.Dense(16)(f)
+    h = L.LayerNormalization()(L.Add()([h, f]))
+    h = L.GlobalAveragePooling1D()(h)
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="seq_transformer")
+
+
+def seq_cross():
+    ids = keras.Input((40,), dtype="int32")
+    x = L.Embedding(VOCAB, 16)(ids)
+    q = L.Conv1D(12, 3, strides=2)(x)
+    k = L.Dense(10)(x)
+    a = L.MultiHeadAttention(num_heads=3, key_dim=4,
+                             use_bias=False, output_shape=6)(q, x, key=k)
+    h = L.GlobalAveragePooling1D()(a)
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="seq_cross")
+
+
+def follows(x, first, then):
+    seen = np.cumsum(x == first, axis=1) > 0
+    later = np.concatenate([np.zeros_like(seen[:, :1]), seen[:, :-1]], axis=1)
+    return ((x == then) & later).any(axis=1).astype(np.float32)[:, None]
 
 
 def seq_task():
@@ -122,6 +166,10 @@ def main():
          lambda x: ((x == 3).sum(axis=1) % 4).astype(np.int32),
          keras.losses.SparseCategoricalCrossentropy(from_logits=True),
          "sparse_categorical_crossentropy", True),
+        ("seq_transformer", seq_transformer, 40, lambda x: follows(x, 3, 7),
+         keras.losses.BinaryCrossentropy(), "binary_crossentropy", False),
+        ("seq_cross", seq_cross, 40, lambda x: follows(x, 7, 3),
+         keras.losses.BinaryCrossentropy(), "binary_crossentropy", False),
     )
     for name, build, steps, label, loss, loss_name, logits in cases:
         fresh_session()

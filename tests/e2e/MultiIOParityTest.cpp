@@ -145,8 +145,9 @@ INSTANTIATE_TEST_SUITE_P(
     });
 
 /// The Trainer's step and predict of several arrays are the Executable's:
-/// Keras's losses again, and fit/evaluate, which feed one input and one
-/// output, refuse before any step runs.
+/// Keras's losses again, and the Dataset overloads of fit/evaluate, which
+/// take one x and one y, refuse before any step runs (a DataSource of one
+/// array per input and output trains them: FitParityTest.cpp).
 TEST(MultiIO, TrainerTakesOneArrayPerInputAndOutput) {
   const json::Object &record = *multiJson().getObject("multi_output");
   keras::ImportedModel imported = keras::importKerasArchive(

@@ -5,8 +5,12 @@
 // embeddings, GlobalAveragePooling1D, binary crossentropy on a sigmoid) and
 // a 1-D convnet (Embedding, ZeroPadding1D, causal dilated Conv1D,
 // MaxPooling1D, strided same Conv1D, UpSampling1D, AveragePooling1D,
-// GlobalMaxPooling1D, sparse categorical crossentropy from logits), on
-// int32 token ids. From Keras's initial weights, on Keras's batch, kcc must
+// GlobalMaxPooling1D, sparse categorical crossentropy from logits) and a
+// transformer block (Embedding, causal MultiHeadAttention, residual Adds,
+// LayerNormalization, a Dense feed-forward on rank 3, GlobalAveragePooling1D,
+// binary crossentropy) and a cross-attention (query, value and a key=
+// keyword argument of their own, no biases, output_shape), on int32 token
+// ids. From Keras's initial weights, on Keras's batch, kcc must
 // reproduce, compiled and interpreted, Keras's predict before and after 5
 // Adam steps (1e-5) and the loss of each step (1e-4 relative).
 //
@@ -70,7 +74,9 @@ TEST_P(SequenceParity, StepsAndPredictMatchKeras) {
 
 INSTANTIATE_TEST_SUITE_P(
     KerasSequenceFixtures, SequenceParity,
-    ::testing::Combine(::testing::Values("seq_bag", "seq_conv"),
+    ::testing::Combine(::testing::Values("seq_bag", "seq_conv",
+                                                         "seq_transformer",
+                                                         "seq_cross"),
                        ::testing::Values(ExecMode::Compiled,
                                          ExecMode::Interpreted)),
     [](const auto &info) {

@@ -18,11 +18,15 @@ func.func @forward(%w: tensor<3x2xf32> {kc.name = "dense/kernel", kc.trainable =
 
 // CHECK-LABEL: func.func @train_step
 // CHECK: %[[DW:.*]] = kc.matmul %{{.*}}, %{{.*}} {transpose_lhs = true}
-// CHECK: %[[G:.*]] = kc.all_reduce "mean" %[[DW]] : tensor<3x2xf32>
+// CHECK: %[[F:.*]] = kc.reshape %[[DW]] : tensor<3x2xf32> -> tensor<6xf32>
+// CHECK: %[[S:.*]] = kc.all_reduce_start "mean" %[[F]] : tensor<6xf32>
+// CHECK: %[[R:.*]] = kc.all_reduce_wait "mean" %[[S]] : tensor<6xf32>
+// CHECK: %[[G:.*]] = kc.reshape %[[R]] : tensor<6xf32> -> tensor<3x2xf32>
 // CHECK-NOT: kc.all_reduce
 // CHECK: kc.mul %[[G]], %{{.*}}
 // CHECK: kc.sub %arg0
 // CHECK: return
 
-// CLIP: %[[G:.*]] = kc.all_reduce "mean"
+// CLIP: kc.all_reduce_wait "mean"
+// CLIP: %[[G:.*]] = kc.reshape
 // CLIP: kc.mul %[[G]], %[[G]]

@@ -81,6 +81,26 @@ double maxAbsDiff(const NDArray &a, const NDArray &b) {
   return worst;
 }
 
+/// kSteps steps of `one` on each global batch of `global` rows and of `dp`
+/// on this rank's `local` rows of it; the worst error of the ranks' mean
+/// loss against `one`'s, relative to max(1, |loss|).
+double stepBoth(Executable &one, Executable &dp, int64_t global,
+                int64_t local) {
+  const FashionMnist &data = fashionMnist();
+  double worstLoss = 0;
+  for (int s = 0; s < kSteps; ++s) {
+    int64_t begin = s * global, mine = begin + job().rank() * local;
+    StepResult ref = one.step(rows(data.train.x, begin, begin + global),
+                              rows(data.train.y, begin, begin + global));
+    StepResult r = dp.step(rows(data.train.x, mine, mine + local),
+                           rows(data.train.y, mine, mine + local));
+    double loss = job().mean({r.loss})[0];
+    worstLoss = std::max(worstLoss, std::abs(loss - ref.loss) /
+                                        std::max(1.0, std::abs(ref.loss)));
+  }
+  return worstLoss;
+}
+
 TrainingConfig configFor(const std::string &model, ExecMode mode,
                          int64_t batch, bool dataParallel) {
   TrainingConfig c;
@@ -105,7 +125,6 @@ TEST_P(TwentySteps, LossesAndEveryWeightMatchOneProcess) {
   ASSERT_GT(n, 1) << "run under mpirun -np 2 (or more)";
   const int64_t global = c.model == "mlp" ? 32 : 8, local = global / n;
   ASSERT_EQ(global % n, 0);
-  const FashionMnist &data = fashionMnist();
   std::unique_ptr<Model> model = buildModel(c.model, /*seed=*/5);
   JitOptions quiet;
   quiet.log = nullptr;
@@ -116,18 +135,7 @@ TEST_P(TwentySteps, LossesAndEveryWeightMatchOneProcess) {
   std::vector<NDArray> initial = one.getWeights();
   dp.setWeights(initial);
 
-  double worstLoss = 0;
-  for (int s = 0; s < kSteps; ++s) {
-    int64_t begin = s * global;
-    StepResult ref = one.step(rows(data.train.x, begin, begin + global),
-                              rows(data.train.y, begin, begin + global));
-    int64_t mine = begin + rank * local;
-    StepResult r = dp.step(rows(data.train.x, mine, mine + local),
-                           rows(data.train.y, mine, mine + local));
-    double loss = job().mean({r.loss})[0];
-    worstLoss = std::max(worstLoss, std::abs(loss - ref.loss) /
-                                        std::max(1.0, std::abs(ref.loss)));
-  }
+  double worstLoss = stepBoth(one, dp, global, local);
   EXPECT_LE(worstLoss, kTol);
   std::vector<NDArray> expected = one.getWeights(), actual = dp.getWeights();
   std::vector<std::string> names = one.weightNames();
@@ -189,6 +197,121 @@ TEST(TrainerDataParallel, FitMatchesOneProcessFromRankZerosWeights) {
   for (size_t i = 0; i < expected.size(); ++i)
     EXPECT_LE(maxAbsDiff(expected[i], actual[i]), kTol) << i;
 }
+
+/// Dense without a bias (a bias before BatchNormalization has a zero
+/// gradient, which Adam turns into steps of the learning rate's size driven
+/// by rounding alone), BatchNormalization (momentum 0.9: 20 steps move the
+/// moving statistics well away from their start), relu, softmax head.
+std::unique_ptr<Model> buildBatchNormMlp(bool synchronized) {
+  return std::make_unique<Sequential>(
+      std::vector<SequentialEntry>{
+          Input({28, 28, 1}), Flatten(), Dense(32, "linear", /*useBias=*/false),
+          BatchNormalization(-1, 0.9, 1e-3, true, true, "zeros", "ones",
+                             "zeros", "ones", synchronized),
+          Activation("relu"), Dense(10, "softmax")},
+      "bn_mlp", /*seed=*/7);
+}
+
+std::vector<double> asDoubles(const NDArray &a) {
+  std::vector<double> v(a.numel());
+  for (int64_t i = 0; i < a.numel(); ++i)
+    v[i] = a.at(i);
+  return v;
+}
+
+class BatchNormSteps : public ::testing::TestWithParam<ExecMode> {};
+
+/// synchronized=True: the batch statistics are the global batch's (an
+/// all-reduce in the forward, differentiated), so N ranks reproduce one
+/// process on the whole batch: losses, weights and moving statistics.
+TEST_P(BatchNormSteps, SynchronizedMatchesOneProcess) {
+  int n = job().size(), rank = job().rank();
+  const int64_t global = 32, local = global / n;
+  std::unique_ptr<Model> model = buildBatchNormMlp(/*synchronized=*/true);
+  JitOptions quiet;
+  quiet.log = nullptr;
+  Executable one = jit(*model, configFor("mlp", GetParam(), global, false),
+                       quiet);
+  Executable dp = jit(*model, configFor("mlp", GetParam(), local, true), quiet);
+  std::vector<NDArray> initial = one.getWeights();
+  dp.setWeights(initial);
+  double worstLoss = stepBoth(one, dp, global, local);
+  EXPECT_LE(worstLoss, kTol);
+  std::vector<NDArray> expected = one.getWeights(), actual = dp.getWeights();
+  std::vector<std::string> names = one.weightNames();
+  // Weights absolutely, as above; the moving statistics relative to their
+  // scale: they are means of unnormalized activations (magnitude ~10 here),
+  // where float32 sums of 32 rows and of 2 x 16 rows differ in the last bits.
+  double worstWeight = 0, worstStat = 0, movedStats = 0;
+  for (size_t i = 0; i < expected.size(); ++i) {
+    if (names[i].find("moving_") != std::string::npos) {
+      double e = maxRelError(expected[i], actual[i]);
+      EXPECT_LE(e, kTol) << names[i];
+      worstStat = std::max(worstStat, e);
+      movedStats = std::max(movedStats, maxAbsDiff(initial[i], expected[i]));
+      continue;
+    }
+    double e = maxAbsDiff(expected[i], actual[i]);
+    EXPECT_LE(e, kTol) << names[i];
+    worstWeight = std::max(worstWeight, e);
+  }
+  EXPECT_GT(movedStats, 1e-2);
+  if (rank == 0)
+    std::printf("[synchronized BatchNormalization %s] %d ranks, %d steps of "
+                "%lld: max loss error %.2e, max weight error %.2e, max "
+                "moving-statistic error %.2e (relative)\n",
+                execModeName(GetParam()), n, kSteps,
+                static_cast<long long>(global), worstLoss, worstWeight,
+                worstStat);
+}
+
+/// The default: each rank normalizes by its own batch's statistics, and the
+/// moving statistics become the ranks' mean of their updates, the same on
+/// every rank. One step from the same weights: each rank's loss is that of
+/// one process on the rank's rows alone, and the moving statistics are the
+/// mean of those processes' moving statistics.
+TEST_P(BatchNormSteps, PerReplicaStatisticsAveragedMovingStatistics) {
+  int rank = job().rank(), n = job().size();
+  const int64_t local = 32 / n;
+  const FashionMnist &data = fashionMnist();
+  std::unique_ptr<Model> model = buildBatchNormMlp(/*synchronized=*/false);
+  JitOptions quiet;
+  quiet.log = nullptr;
+  Executable alone = jit(*model, configFor("mlp", GetParam(), local, false),
+                         quiet);
+  Executable dp = jit(*model, configFor("mlp", GetParam(), local, true), quiet);
+  dp.setWeights(alone.getWeights());
+  int64_t mine = rank * local;
+  NDArray x = rows(data.train.x, mine, mine + local);
+  NDArray y = rows(data.train.y, mine, mine + local);
+  StepResult ra = alone.step(x, y), rd = dp.step(x, y);
+  EXPECT_NEAR(ra.loss, rd.loss, 1e-6);
+  std::vector<NDArray> own = alone.getWeights(), shared = dp.getWeights();
+  std::vector<std::string> names = dp.weightNames();
+  int stats = 0;
+  for (size_t i = 0; i < own.size(); ++i) {
+    if (names[i].find("moving_") == std::string::npos)
+      continue;
+    ++stats;
+    std::vector<double> expected = job().mean(asDoubles(own[i]));
+    double worst = 0, spread = 0;
+    for (int64_t j = 0; j < shared[i].numel(); ++j) {
+      worst = std::max(worst, std::abs(shared[i].at(j) - expected[j]));
+      spread = std::max(spread, std::abs(own[i].at(j) - expected[j]));
+    }
+    EXPECT_LE(worst, 1e-6) << names[i];
+    // The ranks' own statistics differ, so the mean is not one of them.
+    EXPECT_GT(job().mean({spread})[0], 1e-4) << names[i];
+  }
+  EXPECT_EQ(stats, 2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Modes, BatchNormSteps,
+                         ::testing::Values(ExecMode::Compiled,
+                                           ExecMode::Interpreted),
+                         [](const ::testing::TestParamInfo<ExecMode> &info) {
+                           return std::string(execModeName(info.param));
+                         });
 
 TEST(TrainerDataParallel, UnevenBatchIsAnError) {
   int n = job().size();

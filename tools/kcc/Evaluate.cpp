@@ -18,6 +18,8 @@
 #include "Run.h"
 
 #include "frontend/training/Jit.h"
+#include "frontend/training/Trainer.h"
+#include "frontend/training/UserData.h"
 #include "runtime/Error.h"
 
 #include "llvm/Support/FormatVariadic.h"
@@ -172,6 +174,27 @@ Totals evaluate(const NDArray &pred, const NDArray &y,
         }
         hit /= k;
         break;
+      case MetricKind::SparseTopKCategoricalAccuracy:
+      case MetricKind::TopKCategoricalAccuracy: {
+        // Keras's in_top_k: fewer than k classes score more than the target.
+        int64_t cls = metrics[m] == MetricKind::TopKCategoricalAccuracy
+                          ? argmax(y, i, k)
+                          : static_cast<int64_t>(y.at(i));
+        int64_t above = 0;
+        for (int64_t j = 0; j < k; ++j)
+          above += pred.at(i * k + j) > pred.at(i * k + cls);
+        hit = above < kTopK;
+        break;
+      }
+      case MetricKind::MeanAbsoluteError:
+      case MetricKind::MeanSquaredError:
+        for (int64_t j = 0; j < k; ++j) {
+          double d = y.at(i * k + j) - pred.at(i * k + j);
+          hit += metrics[m] == MetricKind::MeanSquaredError ? d * d
+                                                            : std::fabs(d);
+        }
+        hit /= k;
+        break;
       default:
         throw Error("kcc evaluate: this metric is not computed yet");
       }
@@ -182,6 +205,31 @@ Totals evaluate(const NDArray &pred, const NDArray &y,
   for (double &m : t.metrics)
     m /= n;
   return t;
+}
+
+/// A model of several inputs or outputs, or weighted data: the Trainer's
+/// evaluate over the data file's arrays by layer name (UserData.h), its
+/// sample_weight weighing every output's loss as Keras's evaluate(x, y,
+/// sample_weight) does. Keras's logs: loss first, then the others by name.
+int evaluateWithTrainer(Model &model, TrainingConfig training,
+                        const PredictConfig &config) {
+  DataSpec spec = dataSpecOf(model, training);
+  Examples data = loadExamples(config.data, spec, &llvm::errs());
+  int64_t batch = std::min<int64_t>(config.source.batch, data.size());
+  training.batch = batch;
+  training.mode = config.mode;
+  Trainer trainer(model, training, /*log=*/nullptr);
+  Logs logs = trainer.evaluate(*dataSourceOf(data, spec, batch));
+  std::string line = llvm::formatv("loss: {0:f6}", logs["loss"]).str();
+  for (const auto &[name, value] : logs)
+    if (name != "loss")
+      line += llvm::formatv(" - {0}: {1:f6}", name, value).str();
+  llvm::outs() << data.size() << " examples of " << config.data
+               << (data.sampleWeight.defined() ? " (weighted by sample_weight)"
+                                               : "")
+               << "\n"
+               << line << "\n";
+  return 0;
 }
 
 } // namespace
@@ -205,11 +253,11 @@ int driver::runEvaluate(const PredictConfig &config) {
     metrics.push_back(*kind);
   }
   Model &model = *loaded->model;
-  if (model.numOutputs() != 1)
-    return fail("model '" + model.name() + "' has " +
-                std::to_string(model.numOutputs()) +
-                " outputs; kcc evaluate runs models with one");
+  if (model.numOutputs() != 1 || model.inputShapes().size() != 1)
+    return evaluateWithTrainer(model, *training, config);
   std::map<std::string, NDArray> arrays = readDataFile(config.data);
+  if (arrays.count("sample_weight"))
+    return evaluateWithTrainer(model, *training, config);
   NDArray x = modelInput(model, arrays, config.data);
   auto y = arrays.find("y");
   if (y == arrays.end())

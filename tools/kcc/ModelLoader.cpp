@@ -1,6 +1,7 @@
 //===- ModelLoader.cpp - The model a kcc command works on -----------------===//
 
 #include "ModelLoader.h"
+#include "Options.h"
 
 #include "frontend/keras/KerasImporter.h"
 #include "frontend/models/ReferenceModels.h"
@@ -80,7 +81,11 @@ llvm::Expected<TrainingConfig>
 driver::resolveTrainingConfig(const LoadedModel &model,
                               const ModelSource &source,
                               llvm::ArrayRef<std::string> defaultMetrics) {
-  if (!model.trainingError.empty())
+  // --loss replaces a custom loss of a model with one output.
+  bool lossReplaced = model.imported &&
+                      model.imported->trainingErrorIsCustomLoss &&
+                      model.training.outputs.empty() && lossFlagGiven();
+  if (!model.trainingError.empty() && !lossReplaced)
     return makeError(model.trainingError);
   TrainingConfig config = model.training;
   config.batch = source.batch;

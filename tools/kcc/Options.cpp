@@ -104,9 +104,15 @@ cl::opt<std::string> classWeight(
 cl::opt<bool> dataParallel(
     "data-parallel",
     cl::desc("Build the step data-parallel: the gradients averaged over the "
-             "ranks (kc.all_reduce) before the optimizer (kcc train does it "
-             "under mpirun)"),
+             "ranks (kc.all_reduce_start/wait in buckets) before the "
+             "optimizer (kcc train does it under mpirun)"),
     cl::cat(trainStepCategory), cl::sub(cl::SubCommand::getTopLevel()));
+cl::opt<int64_t> bucketKb(
+    "all-reduce-bucket-kb",
+    cl::desc("Data-parallel: the most KiB of gradients one all-reduce "
+             "carries; each bucket starts as soon as the backward has "
+             "produced it (default 1024)"),
+    cl::init(1024), cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::opt<double> weightDecay("weight-decay",
                             cl::desc("Weight decay (default: Keras's for the "
                                      "optimizer, adamw 0.004)"),
@@ -567,6 +573,8 @@ PredictConfig kcc::driver::getPredictConfig() {
   return c;
 }
 
+bool kcc::driver::lossFlagGiven() { return loss.getNumOccurrences() > 0; }
+
 llvm::Error kcc::driver::applyTrainingFlags(TrainingConfig &config) {
   if (loss.getNumOccurrences()) {
     llvm::Expected<LossKind> kind = parseLoss(loss);
@@ -605,6 +613,11 @@ llvm::Error kcc::driver::applyTrainingFlags(TrainingConfig &config) {
   }
   if (dataParallel)
     config.dataParallel = true;
+  if (bucketKb <= 0 || bucketKb > (int64_t(1) << 40))
+    return llvm::createStringError("--all-reduce-bucket-kb must be in [1, "
+                                   "2^40], got " +
+                                   std::to_string(bucketKb));
+  config.bucketBytes = bucketKb * 1024;
   if (weightDecay.getNumOccurrences())
     opt.weightDecay = weightDecay;
   // One clipping flag replaces whatever clipping the spec asked for.

@@ -123,6 +123,8 @@ Command parseCommandLine(int argc, char **argv);
 /// --from-logits, --metrics) to `config`, names parsed; the others leave it
 /// as it is, so flags override what the model file says.
 llvm::Error applyTrainingFlags(TrainingConfig &config);
+/// Whether --loss was given.
+bool lossFlagGiven();
 
 CompileConfig getCompileConfig();
 TrainConfig getTrainConfig();

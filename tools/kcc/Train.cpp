@@ -76,6 +76,18 @@ std::string lossText(double loss) {
   return text;
 }
 
+/// The loss as the run's first line names it: each output's with several
+/// ("class: sparse_categorical_crossentropy, value: mse").
+std::string lossText(const TrainingConfig &training) {
+  if (training.outputs.empty())
+    return lossName(training.loss.kind).str();
+  std::string text;
+  for (const OutputTraining &out : training.outputs)
+    text += (text.empty() ? "" : ", ") + out.name + ": " +
+            lossName(out.loss.kind).str();
+  return text;
+}
+
 /// Share of rows of `scores` [N, classes] whose argmax is the label.
 double accuracy(const NDArray &scores, const ExampleArray &labels) {
   int64_t n = scores.dim(0), classes = scores.numel() / n, correct = 0;
@@ -159,7 +171,7 @@ protected:
       exe->setLearningRate(epochStart_->learningRate);
       for (int64_t i = 0; i < batch; ++i) {
         Batch b = t.trainData()->batch(i);
-        t.trainOnBatch(b.x, b.y);
+        t.trainOnBatch(b.allInputs(), b.allTargets(), b.sampleWeight);
       }
       exe = t.executable();
     }
@@ -173,7 +185,9 @@ protected:
         << execModeName(exe->mode()) << "): loss is "
         << (std::isnan(loss) ? "nan" : "inf")
         << "; terminating training (--terminate-on-nan)\n";
-    reportNonFiniteStep(loaded_, training_, before, failing.x, failing.y);
+    // The op-by-op replay feeds one input and one target.
+    if (failing.inputs.empty() && failing.targets.empty())
+      reportNonFiniteStep(loaded_, training_, before, failing.x, failing.y);
   }
 
 private:
@@ -255,24 +269,22 @@ TrainData loadData(const TrainConfig &config, const DataSpec &spec) {
     std::string dir =
         config.dataDir.empty() ? defaultFashionMnistDir() : config.dataDir;
     FashionMnist fm = loadFashionMnist(dir);
-    data.train = {ExampleArray::fromNDArray(fm.train.x, dir + ": train images"),
-                  ExampleArray::fromNDArray(fm.train.y, dir + ": train labels"),
+    data.train = {{ExampleArray::fromNDArray(fm.train.x, dir + ": train images")},
+                  {ExampleArray::fromNDArray(fm.train.y, dir + ": train labels")},
                   {}};
     checkExamples(data.train, spec, dir, &llvm::errs());
     data.test =
-        Examples{ExampleArray::fromNDArray(fm.test.x, dir + ": t10k images"),
-                 ExampleArray::fromNDArray(fm.test.y, dir + ": t10k labels"),
+        Examples{{ExampleArray::fromNDArray(fm.test.x, dir + ": t10k images")},
+                 {ExampleArray::fromNDArray(fm.test.y, dir + ": t10k labels")},
                  {}};
     checkExamples(*data.test, spec, dir, &llvm::errs());
   } else {
     data.train = loadExamples(config.data, spec, &llvm::errs());
   }
   if (!config.validationData.empty()) {
+    // Its sample_weight weighs val_loss, as Keras's validation_data=(x, y,
+    // sample_weight) does.
     data.validation = loadExamples(config.validationData, spec, &llvm::errs());
-    if (data.validation.sampleWeight.defined())
-      throw Error(data.validation.sampleWeight.name() +
-                  ": validation with per-example weights is not supported "
-                  "(the validation loss is unweighted); remove the array");
   } else if (config.validationSplit > 0) {
     // Keras: split_at = floor(n * (1 - split)); the tail validates.
     int64_t n = data.train.size();
@@ -283,25 +295,11 @@ TrainData loadData(const TrainConfig &config, const DataSpec &spec) {
                   pythonFloatRepr(config.validationSplit) + " of " +
                   std::to_string(n) +
                   " examples leaves one of the two splits empty");
-    data.validation = {
-        data.train.x.slice(splitAt, n), data.train.y.slice(splitAt, n), {}};
-    // The training part keeps its weights; validation is unweighted.
-    ExampleArray weights = data.train.sampleWeight.defined()
-                               ? data.train.sampleWeight.slice(0, splitAt)
-                               : ExampleArray();
-    data.train = {data.train.x.slice(0, splitAt),
-                  data.train.y.slice(0, splitAt), weights};
+    // Both parts keep their weights, as Keras splits sample_weight too.
+    data.validation = data.train.slice(splitAt, n);
+    data.train = data.train.slice(0, splitAt);
   }
   return data;
-}
-
-std::unique_ptr<ArrayDataSource> sourceOf(const Examples &e, int64_t batch,
-                                          const DataSpec &spec) {
-  auto source = std::make_unique<ArrayDataSource>(
-      e.x, e.y, batch, spec.inputType, spec.targetType, e.sampleWeight);
-  if (e.y.rowShape() != spec.targetRow)
-    source->setTargetRowShape(spec.targetRow);
-  return source;
 }
 
 /// Rank 0 of a data-parallel run, or the one process: the one that writes.
@@ -363,8 +361,8 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
     if (!ckpt.optimizer)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
-          config.resume + ": no optimizer state to resume from (an archive "
-                          "kcc did not write, or saved without training)");
+          config.resume + ": no optimizer state to resume from (saved "
+                          "before any training step)");
     if (ckpt.epoch >= config.epochs)
       return llvm::createStringError(
           llvm::inconvertibleErrorCode(),
@@ -420,18 +418,18 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
                     weightsOnly);
         }));
   }
-  std::unique_ptr<ArrayDataSource> train = sourceOf(data->train, batch, spec);
+  std::unique_ptr<ArrayDataSource> train = dataSourceOf(data->train, spec, batch);
   train->setShuffle(config.shuffle, config.source.seed);
   std::unique_ptr<ArrayDataSource> validation;
-  if (data->validation.x.defined())
-    validation = sourceOf(data->validation, batch, spec);
+  if (data->validation.size())
+    validation = dataSourceOf(data->validation, spec, batch);
 
   llvm::outs() << "kcc: training " << loaded->name << " (" << execModeName(mode)
                << ", batch " << batch << ", "
                << optimizerName(training->optimizer.kind) << ", "
-               << lossName(training->loss.kind) << ") on " << data->train.size()
+               << lossText(*training) << ") on " << data->train.size()
                << " examples"
-               << (data->train.x.mapped() ? " (memory-mapped)" : "");
+               << (data->train.x[0].mapped() ? " (memory-mapped)" : "");
   if (validation)
     llvm::outs() << ", validating on " << data->validation.size();
   if (training->dataParallel)
@@ -503,7 +501,7 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   }
   // Class scores against integer labels: the accuracy a Keras user checks,
   // whether or not the model logs it as a metric.
-  if (spec.sparseLabels) {
+  if (!spec.several() && spec.targets[0].sparseLabels) {
     const Examples *eval = data->test   ? &*data->test
                            : validation ? &data->validation
                                         : nullptr;
@@ -512,8 +510,8 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
       for (int64_t i = 0; i < eval->size(); ++i)
         all[i] = i;
       NDArray x;
-      eval->x.gather(all.data(), eval->size(), spec.inputType, x);
-      result.accuracy = accuracy(trainer.predict(x, batch), eval->y);
+      eval->x[0].gather(all.data(), eval->size(), spec.inputs[0].type, x);
+      result.accuracy = accuracy(trainer.predict(x, batch), eval->y[0]);
       result.accuracyName = data->test ? "test accuracy" : "val accuracy";
       llvm::outs() << result.accuracyName << ": "
                    << llvm::format("%.4f", *result.accuracy) << " ("

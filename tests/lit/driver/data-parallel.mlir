@@ -5,15 +5,19 @@
 // RUN: FileCheck %s --check-prefix=LL < %t/dump/06-llvm.ll
 // RUN: kcc --emit=train %S/Inputs/dense.mlir | FileCheck %s --check-prefix=ONE
 
-// --data-parallel (what kcc train does under mpirun): each gradient is
-// averaged over the ranks between the reverse sweep and Adam, and the
-// collective stays visible down to the runtime call.
+// --data-parallel (what kcc train does under mpirun): the gradients are
+// averaged over the ranks in buckets started during the reverse sweep and
+// waited for before Adam, and the collective stays visible down to the
+// runtime calls.
 
 // TRAIN-LABEL: func.func @train_step
-// TRAIN-COUNT-2: kc.all_reduce "mean"
+// TRAIN: kc.all_reduce_start "mean"
+// TRAIN: kc.all_reduce_wait "mean"
 // TRAIN: return
 
-// LINALG-COUNT-2: call @kcc_rt_all_reduce_f32(
-// LL: call void @kcc_rt_all_reduce_f32(
+// LINALG: call @kcc_rt_all_reduce_start_f32(
+// LINALG: call @kcc_rt_all_reduce_wait_f32(
+// LL: call void @kcc_rt_all_reduce_start_f32(
+// LL: call void @kcc_rt_all_reduce_wait_f32(
 
 // ONE-NOT: kc.all_reduce

@@ -22,7 +22,6 @@
 // RUN: not kcc train %kcc_src/examples/mlp.json --data %t/good.npz --class-weight a:1 2>&1 | FileCheck %s --check-prefix=NOTCLASS
 // RUN: not kcc train %kcc_src/examples/mlp.json --data %t/weights.npz --class-weight 0:1 2>&1 | FileCheck %s --check-prefix=BOTH
 // RUN: not kcc train %kcc_src/examples/mlp.json --data %t/nanweight.npz 2>&1 | FileCheck %s --check-prefix=NANWEIGHT
-// RUN: not kcc train %kcc_src/examples/mlp.json --data %t/good.npz --validation-data %t/weights.npz 2>&1 | FileCheck %s --check-prefix=VALWEIGHT
 
 // SAME: 2/2 [==============================] - {{.*}} - loss: [[LOSS:[0-9.]+]] - accuracy: [[ACC:[0-9.]+]]
 // SAME: 2/2 [==============================] - {{.*}} - loss: [[LOSS]] - accuracy: [[ACC]]
@@ -42,4 +41,3 @@
 // NOTCLASS: kcc: error: compile: --class-weight: class 'a' is not a class index (an integer >= 0)
 // BOTH: kcc: error: fit: class_weight and sample_weight cannot be used together (as in Keras)
 // NANWEIGHT: kcc: error: {{.*}}nanweight.npz: array 'sample_weight': the weight of example 7 is nan, not a finite number
-// VALWEIGHT: kcc: error: {{.*}}weights.npz: array 'sample_weight': validation with per-example weights is not supported (the validation loss is unweighted); remove the array

@@ -32,3 +32,24 @@ func.func @user_before_consumer(%a: tensor<64x32xf32>, %b: tensor<64x32xf32>)
   %3 = kc.add %1, %a : tensor<64x32xf32>
   return %2, %3 : tensor<64xf32>, tensor<64x32xf32>
 }
+
+// -----
+
+// Two independent updates read one broadcast of the learning rate. Each
+// gets its own copy of it, folded in: two loop nests reading %lr directly,
+// neither yielding the broadcast (shared, it merged every such update into
+// one op, one layer at a time).
+// CHECK-LABEL: func.func @shared_broadcast(
+// CHECK-COUNT-2: linalg.generic {{.*}} ins(%{{.*}}, %{{.*}}, %{{.*}} : tensor<64x32xf32>, tensor<64x32xf32>, tensor<f32>)
+// CHECK-NOT: linalg.generic
+func.func @shared_broadcast(%p: tensor<64x32xf32>, %q: tensor<64x32xf32>,
+                            %g: tensor<64x32xf32>, %h: tensor<64x32xf32>,
+                            %lr: tensor<f32>)
+    -> (tensor<64x32xf32>, tensor<64x32xf32>) {
+  %b = kc.broadcast_to %lr : tensor<f32> -> tensor<64x32xf32>
+  %0 = kc.mul %g, %b : tensor<64x32xf32>
+  %1 = kc.sub %p, %0 : tensor<64x32xf32>
+  %2 = kc.mul %h, %b : tensor<64x32xf32>
+  %3 = kc.sub %q, %2 : tensor<64x32xf32>
+  return %1, %3 : tensor<64x32xf32>, tensor<64x32xf32>
+}

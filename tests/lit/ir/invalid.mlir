@@ -208,6 +208,22 @@ func.func @conv_channels(%x: tensor<8x28x28x3xf32>, %w: tensor<3x3x1x32xf32>) {
 
 // -----
 
+func.func @conv_groups(%x: tensor<8x28x28x6xf32>, %w: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{expects input channels (6) and filters (8) to be multiples of groups (3)}}
+  %0 = kc.conv2d %x, %w {groups = 3} : tensor<8x28x28x6xf32>, tensor<3x3x2x8xf32> -> tensor<8x26x26x8xf32>
+  return
+}
+
+// -----
+
+func.func @conv_group_channels(%x: tensor<8x28x28x6xf32>, %w: tensor<3x3x2x8xf32>) {
+  // expected-error @+1 {{expects input channels (6) / groups (2) to match filter input channels (2)}}
+  %0 = kc.conv2d %x, %w {groups = 2} : tensor<8x28x28x6xf32>, tensor<3x3x2x8xf32> -> tensor<8x26x26x8xf32>
+  return
+}
+
+// -----
+
 func.func @conv_rank(%x: tensor<28x28x1xf32>, %w: tensor<3x3x1x32xf32>) {
   // expected-error @+1 {{expects a 4-D NHWC input and a 4-D HWIO filter, got [28, 28, 1] and [3, 3, 1, 32]}}
   %0 = kc.conv2d %x, %w : tensor<28x28x1xf32>, tensor<3x3x1x32xf32> -> tensor<8x26x26x32xf32>
@@ -315,5 +331,30 @@ func.func @elementwise_dtype(%a: tensor<4xi32>) {
 func.func @all_reduce_kind(%g: tensor<3x2xf32>) {
   // expected-error @+1 {{'kc.all_reduce' op expects reduction "sum" or "mean", got "max"}}
   %0 = kc.all_reduce "max" %g : tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_start_rank(%g: tensor<3x2xf32>) {
+  // expected-error @+1 {{'kc.all_reduce_start' op expects a rank-1 bucket, got 'tensor<3x2xf32>'}}
+  %0 = kc.all_reduce_start "mean" %g : tensor<3x2xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_wait_unstarted(%g: tensor<6xf32>) {
+  // expected-error @+1 {{'kc.all_reduce_wait' op expects its bucket to come from kc.all_reduce_start}}
+  %0 = kc.all_reduce_wait "mean" %g : tensor<6xf32>
+  return
+}
+
+// -----
+
+func.func @all_reduce_wait_reduction(%g: tensor<6xf32>) {
+  %0 = kc.all_reduce_start "sum" %g : tensor<6xf32>
+  // expected-error @+1 {{'kc.all_reduce_wait' op reduction "mean" differs from its start's "sum"}}
+  %1 = kc.all_reduce_wait "mean" %0 : tensor<6xf32>
   return
 }

@@ -35,6 +35,14 @@ func.func @conv(%x: tensor<8x28x28x1xf32>, %w: tensor<3x3x1x32xf32>, %dy: tensor
   return %y, %dx, %dw, %d : tensor<8x14x14x32xf32>, tensor<8x28x28x1xf32>, tensor<3x3x1x32xf32>, tensor<8x24x24x32xf32>
 }
 
+// Grouped (depthwise: groups = channels, multiplier 2).
+// CHECK-LABEL: func.func @conv_groups
+func.func @conv_groups(%x: tensor<8x14x14x4xf32>, %w: tensor<3x3x1x8xf32>) -> tensor<8x12x12x8xf32> {
+  // CHECK: kc.conv2d %{{.*}}, %{{.*}} {groups = 4 : i64}
+  %y = kc.conv2d %x, %w {groups = 4} : tensor<8x14x14x4xf32>, tensor<3x3x1x8xf32> -> tensor<8x12x12x8xf32>
+  return %y : tensor<8x12x12x8xf32>
+}
+
 // CHECK-LABEL: func.func @pool
 func.func @pool(%x: tensor<8x26x26x32xf32>, %dy: tensor<8x13x13x32xf32>) -> (tensor<8x13x13x32xf32>, tensor<8x13x13x32xf32>, tensor<8x26x26x32xf32>, tensor<8x26x26x32xf32>) {
   // CHECK: kc.max_pool2d %{{.*}} {strides = array<i64: 2, 2>, window = array<i64: 2, 2>}
@@ -62,4 +70,13 @@ func.func @all_reduce(%g: tensor<3x2xf32>) -> (tensor<3x2xf32>, tensor<3x2xf32>)
   // CHECK: kc.all_reduce "sum" %{{.*}} : tensor<3x2xf32>
   %s = kc.all_reduce "sum" %g : tensor<3x2xf32>
   return %m, %s : tensor<3x2xf32>, tensor<3x2xf32>
+}
+
+// CHECK-LABEL: func.func @all_reduce_bucket
+func.func @all_reduce_bucket(%b: tensor<6xf32>) -> tensor<6xf32> {
+  // CHECK: %[[S:.*]] = kc.all_reduce_start "mean" %{{.*}} : tensor<6xf32>
+  %s = kc.all_reduce_start "mean" %b : tensor<6xf32>
+  // CHECK: kc.all_reduce_wait "mean" %[[S]] : tensor<6xf32>
+  %r = kc.all_reduce_wait "mean" %s : tensor<6xf32>
+  return %r : tensor<6xf32>
 }

@@ -215,6 +215,78 @@ TEST(ActivationGradients, BatchNormalizationTraining) {
   }
 }
 
+/// A layer with weights, traced in f64: the layer is built on symbolic f32
+/// inputs, then @f(x.., w.., R) = sum(layer(x..) * R) binds each weight to
+/// an argument, so the gradients of the inputs and of every weight are
+/// checked.
+GradCheckResult checkWeightedLayer(const Layer &layer,
+                                   const std::vector<Shape> &shapes,
+                                   const Shape &resultShape) {
+  std::vector<Tensor> symbolic;
+  for (const Shape &s : shapes)
+    symbolic.push_back(Tensor::symbolic(s, DType::F32)); // f32 weights
+  layer.call(symbolic, CallContext{});
+  std::vector<Weight> &ws = layer.impl()->weights();
+  std::vector<Shape> all = shapes;
+  std::vector<NDArray> inputs;
+  for (size_t i = 0; i < shapes.size(); ++i)
+    inputs.push_back(uniform(shapes[i], -1.5, 1.5, 41 + i));
+  for (size_t i = 0; i < ws.size(); ++i) {
+    all.push_back(ws[i].shape);
+    inputs.push_back(uniform(ws[i].shape, -0.8, 0.8, 61 + i));
+  }
+  return checkTraced(
+      all,
+      [&](const std::vector<Tensor> &xs) {
+        for (size_t i = 0; i < ws.size(); ++i)
+          TraceContext::current()->bindWeight(&ws[i], xs[shapes.size() + i]);
+        std::vector<Tensor> in(xs.begin(), xs.begin() + shapes.size());
+        return layer.call(in, CallContext{})[0];
+      },
+      inputs, resultShape);
+}
+
+TEST(ActivationGradients, LayerNormalization) {
+  const Shape s = {2, 3, 5};
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(LayerNormalization(), {s}, s));
+  EXPECT_GRADIENTS_MATCH(
+      checkWeightedLayer(LayerNormalization(-1, 1e-6, false, true), {s}, s));
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      LayerNormalization(1, 1e-3, true, false), {{4, 6}}, {4, 6}));
+}
+
+TEST(ActivationGradients, EinsumDenseEquations) {
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      EinsumDense("ab,bc->ac", {4}, "c", "tanh"), {{3, 5}}, {3, 4}));
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      EinsumDense("abc,cd->abd", {-1, 4}, "d"), {{2, 3, 5}}, {2, 3, 4}));
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      EinsumDense("abc,cde->abde", {-1, 2, 3}, "de"), {{2, 3, 4}},
+      {2, 3, 2, 3}));
+  // A bias over d alone is [d, 1], broadcast over e after the GEMM.
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      EinsumDense("abc,cde->abde", {-1, 2, 3}, "d"), {{2, 3, 4}},
+      {2, 3, 2, 3}));
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      EinsumDense("abcd,cde->abe", {-1, 4}, "e"), {{2, 3, 2, 3}}, {2, 3, 4}));
+}
+
+TEST(ActivationGradients, MultiHeadAttention) {
+  // Self-attention with the causal mask.
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      MultiHeadAttention(2, 3, 0, true, {}, /*useCausalMask=*/true),
+      {{2, 4, 5}, {2, 4, 5}}, {2, 4, 5}));
+  // Cross-attention: a key of its own, value_dim != key_dim, output_shape,
+  // no biases, more key steps than query steps.
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      MultiHeadAttention(2, 3, 2, false, {4}),
+      {{2, 3, 5}, {2, 4, 6}, {2, 4, 3}}, {2, 3, 4}));
+  // The causal mask with fewer key steps than query steps.
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      MultiHeadAttention(1, 2, 0, true, {}, true), {{1, 4, 3}, {1, 3, 3}},
+      {1, 4, 3}));
+}
+
 } // namespace
 
 namespace {

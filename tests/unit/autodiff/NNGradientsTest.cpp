@@ -81,6 +81,13 @@ TEST(NNGradients, Conv2D) {
        "{padding = #kc<padding same>, dilations = array<i64: 2, 2>}"},
       {{1, 6, 5, 2}, {2, 3, 2, 2}, {1, 3, 2, 2},
        "{padding = #kc<padding same>, strides = array<i64: 2, 3>}"},
+      // Grouped and depthwise (groups = input channels, multiplier 2).
+      {{2, 5, 5, 4}, {3, 3, 2, 6}, {2, 3, 3, 6}, "{groups = 2}"},
+      {{1, 6, 6, 3}, {3, 3, 1, 6}, {1, 3, 3, 6},
+       "{groups = 3, padding = #kc<padding same>, strides = array<i64: 2, "
+       "2>}"},
+      {{1, 7, 7, 4}, {2, 2, 1, 4}, {1, 5, 5, 4},
+       "{groups = 4, dilations = array<i64: 2, 2>}"},
   };
   unsigned seed = 20;
   for (const ConvCase &c : cases) {
@@ -93,6 +100,71 @@ TEST(NNGradients, Conv2D) {
         ctx, body, {in, w}, out,
         {uniform(c.input, -1, 1, seed), uniform(c.filter, -1, 1, seed + 1)}));
     seed += 2;
+  }
+}
+
+/// conv2d_backprop_input is Conv2DTranspose's op: its own gradients (a
+/// conv2d for grad_output, a conv2d_backprop_filter for the filter).
+TEST(NNGradients, Conv2DBackpropInput) {
+  mlir::MLIRContext ctx;
+  // {grad_output, filter, result (the forward input)}.
+  const ConvCase cases[] = {
+      {{2, 3, 3, 4}, {3, 3, 3, 4}, {2, 5, 5, 3}, ""},
+      {{1, 3, 3, 2}, {3, 3, 2, 2}, {1, 6, 6, 2},
+       "{padding = #kc<padding same>, strides = array<i64: 2, 2>}"},
+      {{1, 4, 3, 2}, {3, 2, 3, 2}, {1, 9, 4, 3},
+       "{strides = array<i64: 2, 1>}"},
+      {{1, 3, 3, 3}, {2, 2, 3, 3}, {1, 5, 5, 3},
+       "{dilations = array<i64: 2, 2>}"},
+      {{1, 3, 3, 4}, {3, 3, 2, 4}, {1, 5, 5, 4}, "{groups = 2}"},
+  };
+  unsigned seed = 60;
+  for (const ConvCase &c : cases) {
+    std::string dy = f64Tensor(c.input), w = f64Tensor(c.filter),
+                out = f64Tensor(c.output);
+    std::string body = std::string("  %y = kc.conv2d_backprop_input %x0, %x1 ") +
+                       c.attrs + " : " + dy + ", " + w + " -> " + out;
+    SCOPED_TRACE(body);
+    EXPECT_GRADIENTS_MATCH(checkOp(
+        ctx, body, {dy, w}, out,
+        {uniform(c.input, -1, 1, seed), uniform(c.filter, -1, 1, seed + 1)}));
+    seed += 2;
+  }
+}
+
+/// SeparableConv2D as the layer traces it: DepthwiseConv2D's kernel
+/// [kh, kw, C, M] reshaped to a grouped filter, then a 1x1 convolution;
+/// depth multipliers 2 and 1, strided same and dilated valid.
+TEST(NNGradients, SeparableConvolution) {
+  mlir::MLIRContext ctx;
+  struct Case {
+    Shape input, depthwise, pointwise, mid, output;
+    const char *attrs;
+  };
+  const Case cases[] = {
+      {{2, 6, 6, 3}, {3, 3, 3, 2}, {1, 1, 6, 4}, {2, 3, 3, 6}, {2, 3, 3, 4},
+       "padding = #kc<padding same>, strides = array<i64: 2, 2>"},
+      {{1, 7, 7, 2}, {2, 2, 2, 1}, {1, 1, 2, 3}, {1, 5, 5, 2}, {1, 5, 5, 3},
+       "dilations = array<i64: 2, 2>"},
+  };
+  unsigned seed = 80;
+  for (const Case &c : cases) {
+    Shape grouped{c.depthwise[0], c.depthwise[1], 1,
+                  c.depthwise[2] * c.depthwise[3]};
+    std::string in = f64Tensor(c.input), dw = f64Tensor(c.depthwise),
+                pw = f64Tensor(c.pointwise), mid = f64Tensor(c.mid),
+                out = f64Tensor(c.output), g = f64Tensor(grouped);
+    std::string body =
+        "  %f = kc.reshape %x1 : " + dw + " -> " + g + "\n" +
+        "  %d = kc.conv2d %x0, %f {groups = " + std::to_string(c.input[3]) +
+        " : i64, " + c.attrs + "} : " + in + ", " + g + " -> " + mid + "\n" +
+        "  %y = kc.conv2d %d, %x2 : " + mid + ", " + pw + " -> " + out;
+    SCOPED_TRACE(body);
+    EXPECT_GRADIENTS_MATCH(checkOp(ctx, body, {in, dw, pw}, out,
+                                   {uniform(c.input, -1, 1, seed),
+                                    uniform(c.depthwise, -1, 1, seed + 1),
+                                    uniform(c.pointwise, -1, 1, seed + 2)}));
+    seed += 3;
   }
 }
 
@@ -125,6 +197,29 @@ TEST(NNGradients, Pooling) {
       // Continuous random inputs: window maxima are unique.
       EXPECT_GRADIENTS_MATCH(
           checkOp(ctx, body, {in}, out, {uniform(c.input, -1, 1, seed++)}));
+    }
+  }
+}
+
+TEST(NNGradients, BatchMatmulAllTransposeCombinations) {
+  mlir::MLIRContext ctx;
+  const int64_t batch = 3, m = 2, k = 4, n = 5;
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      Shape a = ta ? Shape{batch, k, m} : Shape{batch, m, k};
+      Shape b = tb ? Shape{batch, n, k} : Shape{batch, k, n};
+      std::ostringstream body;
+      body << "  %y = kc.batch_matmul %x0, %x1 {transpose_lhs = "
+           << (ta ? "true" : "false")
+           << ", transpose_rhs = " << (tb ? "true" : "false") << "} : "
+           << f64Tensor(a) << ", " << f64Tensor(b) << " -> "
+           << f64Tensor({batch, m, n});
+      SCOPED_TRACE(body.str());
+      EXPECT_GRADIENTS_MATCH(
+          checkOp(ctx, body.str(), {f64Tensor(a), f64Tensor(b)},
+                  f64Tensor({batch, m, n}),
+                  {uniform(a, -1, 1, 31 + 2 * ta + tb),
+                   uniform(b, -1, 1, 35 + 2 * ta + tb)}));
     }
   }
 }

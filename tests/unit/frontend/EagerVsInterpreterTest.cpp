@@ -91,4 +91,17 @@ TEST(EagerVsInterpreter, DropoutTrainingUsesTheSameMask) {
   compare(m, 8, /*training=*/false);
 }
 
+/// A transformer block: eager batch_matmul, causal mask and
+/// LayerNormalization against the interpreted trace.
+TEST(EagerVsInterpreter, AttentionBlock) {
+  Tensor in = Input({28, 28, 1});
+  Tensor x = Reshape({28, 28})(in);
+  Tensor a = MultiHeadAttention(4, 5, 3, true, {}, /*useCausalMask=*/true)(
+      {x, x});
+  Tensor h = LayerNormalization()(Add()({x, a}));
+  h = EinsumDense("abc,cd->abd", {-1, 8}, "d", "relu")(h);
+  Model m(in, Dense(10)(GlobalAveragePooling1D()(h)), "block", 13);
+  compare(m, 3);
+}
+
 } // namespace

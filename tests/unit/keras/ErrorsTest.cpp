@@ -129,12 +129,17 @@ TEST(KerasErrors, UnsupportedSemanticValues) {
               HasSubstr("$.config.layers[1].config.data_format: layer "
                         "'conv2d' (Conv2D): data_format 'channels_first' is "
                         "not supported"));
-  std::string dilated = replaceOnce(readText("cnn_keras3.json"),
-                                    "\"dilation_rate\": [\n      1,\n      1",
-                                    "\"dilation_rate\": [\n      2,\n      2");
-  EXPECT_THAT(importError(dilated),
-              HasSubstr("config.dilation_rate: layer 'conv2d' (Conv2D): "
-                        "'dilation_rate' [2, 2] is not supported"));
+  std::string grouped = replaceOnce(readText("cnn_keras3.json"),
+                                    "\"groups\": 1", "\"groups\": 3");
+  EXPECT_THAT(importError(grouped),
+              HasSubstr("config.groups: layer 'conv2d' (Conv2D): groups (3) "
+                        "must be positive and divide filters (32)"));
+  std::string causal = replaceOnce(readText("cnn_keras3.json"),
+                                   "\"padding\": \"valid\"",
+                                   "\"padding\": \"causal\"");
+  EXPECT_THAT(importError(causal),
+              HasSubstr("config.padding: layer 'conv2d' (Conv2D): padding "
+                        "'causal' is not supported (valid or same)"));
   std::string act = replaceOnce(readText("mlp_keras3.json"),
                                 "\"activation\": \"relu\"",
                                 "\"activation\": \"celu\"");

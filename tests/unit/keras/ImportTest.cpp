@@ -140,6 +140,73 @@ TEST(KerasImport, UntrainableCompileConfigIsADeferredError) {
       << m.trainingError;
 }
 
+TEST(KerasImport, MetricObjectsAndCustomLossesAndMetrics) {
+  // The forms Keras 3 writes: a name, a metric object, a registered
+  // function (Python code, kept by name so validate() names it).
+  std::string spec = R"({"class_name": "Sequential", "config": {"layers": [
+    {"class_name": "InputLayer", "config": {"batch_shape": [null, 4]}},
+    {"class_name": "Dense", "config": {"units": 2}}]},
+    "compile_config": {"loss": "categorical_crossentropy", "metrics": [
+      "top_k_categorical_accuracy",
+      {"module": "keras.metrics", "class_name": "MeanAbsoluteError",
+       "config": {"name": "mean_absolute_error", "dtype": "float32"},
+       "registered_name": null},
+      {"module": "keras.metrics", "class_name": "TopKCategoricalAccuracy",
+       "config": {"name": "top_k_categorical_accuracy", "dtype": "float32",
+                  "k": 5},
+       "registered_name": null},
+      {"module": "builtins", "class_name": "function",
+       "config": "MyPackage>my_metric", "registered_name": "function"}]}})";
+  keras::ImportedModel m = keras::importModelJson(spec, "spec.json");
+  ASSERT_EQ(m.trainingError, "");
+  EXPECT_EQ(m.training->metrics,
+            (std::vector<std::string>{"top_k_categorical_accuracy",
+                                      "mean_absolute_error",
+                                      "top_k_categorical_accuracy",
+                                      "MyPackage>my_metric"}));
+  llvm::Error err = m.training->validate();
+  std::string msg = llvm::toString(std::move(err));
+  EXPECT_NE(msg.find("custom metric 'MyPackage>my_metric' is Python code, "
+                     "which kcc cannot run; give built-in ones with "
+                     "--metrics or TrainingConfig::metrics from C++"),
+            std::string::npos)
+      << msg;
+  // --metrics (TrainingConfig::metrics) replaces it.
+  m.training->metrics.pop_back();
+  EXPECT_EQ(llvm::toString(m.training->validate()), "");
+
+  // k other than Keras's default is refused, naming the field.
+  EXPECT_EQ(keras_test::errorOf([&] {
+              keras::importModelJson(
+                  keras_test::replaceOnce(spec, "\"k\": 5", "\"k\": 3"),
+                  "spec.json");
+            }),
+            "spec.json: $.compile_config.metrics[2].config.k: "
+            "compile_config: k other than Keras's default 5 is not "
+            "supported");
+
+  // A custom loss (a registered class, a registered function) is a
+  // deferred error naming it and what replaces it.
+  for (const char *loss :
+       {R"({"module": null, "class_name": "MyLoss", "config": {"name":
+            "my_loss", "reduction": "sum_over_batch_size"},
+            "registered_name": "MyPackage>MyLoss"})",
+        R"({"module": "builtins", "class_name": "function", "config":
+            "MyPackage>MyLoss", "registered_name": "function"})"}) {
+    m = keras::importModelJson(
+        keras_test::replaceOnce(spec, "\"categorical_crossentropy\"", loss),
+        "spec.json");
+    ASSERT_TRUE(m.model);
+    EXPECT_TRUE(m.trainingErrorIsCustomLoss);
+    EXPECT_EQ(m.trainingError,
+              "spec.json: $.compile_config.loss: compile_config: custom loss "
+              "'MyPackage>MyLoss' is Python code, which kcc cannot run; give "
+              "a built-in loss with --loss (sparse_categorical_crossentropy, "
+              "categorical_crossentropy, binary_crossentropy, "
+              "mean_squared_error), or set TrainingConfig::loss from C++");
+  }
+}
+
 TEST(KerasImport, OptimizerScheduleDecayAndClippingFromCompileConfig) {
   std::string spec = R"({"class_name": "Sequential", "config": {"layers": [
     {"class_name": "InputLayer", "config": {"batch_shape": [null, 4]}},

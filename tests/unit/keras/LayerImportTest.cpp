@@ -60,6 +60,85 @@ TEST(KerasLayerImport, VisionArchiveTracesToTheCppModel) {
   EXPECT_NE(imported.find("kc.reduce_mean"), std::string::npos);
 }
 
+std::unique_ptr<Model> mobilenetInCpp() {
+  int blocks = 0;
+  // Keras's automatic names: layer, layer_1, layer_2, ...
+  auto nth = [](const std::string &base, int i) {
+    return i ? base + "_" + std::to_string(i) : base;
+  };
+  auto relu6 = [&](Tensor t) {
+    return ReLU(6.0).named(nth("re_lu", blocks++))(t);
+  };
+  // Convolution (no bias), BatchNormalization, ReLU(6).
+  auto block = [&](Layer conv, Tensor t) {
+    t = BatchNormalization().named(nth("batch_normalization", blocks))(
+        conv(t));
+    return relu6(t);
+  };
+  const bool noBias = false;
+  Tensor x = Input({28, 28, 1});
+  Tensor h = block(
+      Conv2D(16, 3, 2, "same", "linear", noBias).named("conv2d"), x);
+  h = block(DepthwiseConv2D(3, 1, "same", 1, 1, "linear", noBias)
+                .named("depthwise_conv2d"),
+            h);
+  h = block(Conv2D(32, 1, 1, "valid", "linear", noBias).named("conv2d_1"), h);
+  h = block(DepthwiseConv2D(3, 2, "same", 2, 1, "linear", noBias)
+                .named("depthwise_conv2d_1"),
+            h);
+  h = block(Conv2D(64, 1, 1, "valid", "linear", noBias).named("conv2d_2"), h);
+  h = block(SeparableConv2D(64, 3, 1, "same", 1, 1, "linear", noBias)
+                .named("separable_conv2d"),
+            h);
+  h = relu6(SeparableConv2D(64, 3, 2, "same").named("separable_conv2d_1")(h));
+  Tensor y = Dense(10, "softmax")
+                 .named("dense")(GlobalAveragePooling2D().named(
+                     "global_average_pooling2d")(h));
+  return std::make_unique<Model>(x, y, "mobilenet");
+}
+
+TEST(KerasLayerImport, MobileNetArchiveTracesToTheCppModel) {
+  keras::ImportedModel m =
+      keras::importKerasArchive(fixture("mobilenet.keras"));
+  EXPECT_TRUE(m.weightsLoaded);
+  std::string imported = traceText(*m.model);
+  EXPECT_EQ(imported, traceText(*mobilenetInCpp()));
+  // Depthwise is conv2d with groups = channels; no op of its own.
+  EXPECT_NE(imported.find("groups = 16"), std::string::npos);
+  EXPECT_NE(imported.find("groups = 32"), std::string::npos);
+  EXPECT_NE(imported.find("groups = 64"), std::string::npos);
+}
+
+TEST(KerasLayerImport, Keras2ConvolutionVariantsImport) {
+  // cnn_keras2.json's two Conv2D (32 and 64 filters, 3x3) as a
+  // SeparableConv2D and a Conv2DTranspose: tf.keras 2 writes their keys as
+  // Keras 3 does; the kernels take Keras's layouts.
+  std::string text = replaceOnce(readText("cnn_keras2.json"),
+                                 "\"class_name\": \"Conv2D\"",
+                                 "\"class_name\": \"SeparableConv2D\"");
+  text = replaceOnce(text, "\"class_name\": \"Conv2D\"",
+                     "\"class_name\": \"Conv2DTranspose\"");
+  keras::ImportedModel m = keras::importModelJson(text, "cnn_keras2.json");
+  std::vector<Shape> shapes;
+  for (const Layer &layer : m.model->layers())
+    for (const Weight &w : layer.impl()->weights())
+      shapes.push_back(w.shape);
+  ASSERT_GE(shapes.size(), 5u);
+  EXPECT_EQ(shapes[0], (Shape{3, 3, 1, 1}));  // depthwise_kernel
+  EXPECT_EQ(shapes[1], (Shape{1, 1, 1, 32})); // pointwise_kernel
+  EXPECT_EQ(shapes[2], (Shape{32}));
+  EXPECT_EQ(shapes[3], (Shape{3, 3, 64, 32})); // [kh, kw, out, in]
+  EXPECT_EQ(shapes[4], (Shape{64}));
+  // The transpose's (the second conv's) groups key as an output_padding.
+  std::string padded = text;
+  const std::string groups = "\"groups\": 1";
+  padded.replace(padded.rfind(groups), groups.size(),
+                 "\"output_padding\": [1, 1]");
+  EXPECT_THAT(importError(padded),
+              HasSubstr("(Conv2DTranspose): 'output_padding' is not "
+                        "supported (must be null)"));
+}
+
 TEST(KerasLayerImport, ActivationAndMergeArchivesImportWithTheirWeights) {
   keras::ImportedModel a =
       keras::importKerasArchive(fixture("activations.keras"));
@@ -176,14 +255,96 @@ TEST(KerasLayerImport, Keras2BatchNormalizationFrozenWithAxisList) {
 
 TEST(KerasLayerImport, UnsupportedClassesListWhatIsSupported) {
   std::string text = keras2MlpWith(
-      json::Object{{"class_name", "LayerNormalization"},
-                   {"config", json::Object{{"name", "layer_normalization"}}}});
+      json::Object{{"class_name", "Conv3D"},
+                   {"config", json::Object{{"name", "conv3d"}}}});
   std::string msg = importError(text);
-  EXPECT_THAT(msg, HasSubstr("layer class 'LayerNormalization' is not "
+  EXPECT_THAT(msg, HasSubstr("layer class 'Conv3D' is not "
                              "supported (kcc imports InputLayer, Dense"));
   for (const char *cls : {"GlobalAveragePooling2D", "ZeroPadding2D", "PReLU",
-                          "Concatenate", "Minimum", "BatchNormalization"})
+                          "Concatenate", "Minimum", "BatchNormalization",
+                          "LayerNormalization", "EinsumDense",
+                          "MultiHeadAttention"})
     EXPECT_THAT(msg, HasSubstr(cls));
+}
+
+TEST(KerasLayerImport, Keras2LayerNormalizationWithAxisList) {
+  // Keras 2 writes the built axis as a list of positive axes.
+  std::string text = keras2MlpWith(json::Object{
+      {"class_name", "LayerNormalization"},
+      {"config", json::Object{{"name", "layer_normalization"},
+                              {"axis", json::Array{1}},
+                              {"epsilon", 1e-5},
+                              {"center", false},
+                              {"scale", true}}}});
+  keras::ImportedModel m = keras::importModelJson(text, "keras2.json");
+  Layer ln = m.model->getLayer("layer_normalization");
+  ASSERT_EQ(ln.impl()->weights().size(), 1u);
+  EXPECT_EQ(ln.impl()->weights()[0].name, "gamma");
+  EXPECT_EQ(ln.impl()->kerasConfig().getNumber("epsilon"), 1e-5);
+  std::string rms = keras2MlpWith(json::Object{
+      {"class_name", "LayerNormalization"},
+      {"config", json::Object{{"name", "ln"}, {"rms_scaling", true}}}});
+  EXPECT_THAT(importError(rms),
+              HasSubstr("layer 'ln' (LayerNormalization): rms_scaling: true "
+                        "is not supported"));
+}
+
+TEST(KerasLayerImport, AttentionValuesKccCannotHonourAreErrors) {
+  std::string transposed = keras2MlpWith(json::Object{
+      {"class_name", "EinsumDense"},
+      {"config", json::Object{{"name", "ed"},
+                              {"equation", "ab,cb->ac"},
+                              {"output_shape", json::Array{4}}}}});
+  EXPECT_THAT(importError(transposed),
+              HasSubstr("equation 'ab,cb->ac' is not supported"));
+  auto mha = [](json::Object extra) {
+    json::Object config{{"name", "mha"}, {"num_heads", 2}, {"key_dim", 4}};
+    for (auto &kv : extra)
+      config[kv.first] = std::move(kv.second);
+    return keras2MlpWith(json::Object{{"class_name", "MultiHeadAttention"},
+                                      {"config", std::move(config)}});
+  };
+  EXPECT_THAT(importError(mha(json::Object{{"dropout", 0.1}})),
+              HasSubstr("layer 'mha' (MultiHeadAttention): dropout on the "
+                        "attention scores is not supported"));
+  EXPECT_THAT(importError(mha(json::Object{{"attention_axes",
+                                             json::Array{1, 2}}})),
+              HasSubstr("attention over axes [1, 2] is not supported"));
+  EXPECT_THAT(importError(mha(json::Object{{"use_gate", true}})),
+              HasSubstr("use_gate: true is not supported"));
+}
+
+TEST(KerasLayerImport, Keras2AttentionTakesValueAndCausalMaskFromKwargs) {
+  // tf.keras 2 writes mha(x, x, use_causal_mask=True) as one reference whose
+  // kwargs hold the value reference and the flag.
+  std::string text = R"json({"class_name": "Functional", "config": {
+    "name": "attend", "layers": [
+      {"class_name": "InputLayer", "name": "x", "inbound_nodes": [],
+       "config": {"batch_input_shape": [null, 5, 6], "dtype": "float32",
+                  "name": "x"}},
+      {"class_name": "MultiHeadAttention", "name": "mha",
+       "config": {"name": "mha", "num_heads": 2, "key_dim": 3,
+                  "value_dim": null, "dropout": 0.0, "use_bias": true,
+                  "output_shape": null, "attention_axes": null},
+       "inbound_nodes": [[["x", 0, 0, {"value": ["x", 0, 0],
+                                       "use_causal_mask": true}]]]}],
+    "input_layers": [["x", 0, 0]], "output_layers": [["mha", 0, 0]]},
+    "keras_version": "2.15.0", "backend": "tensorflow"})json";
+  keras::ImportedModel m = keras::importModelJson(text, "keras2.json");
+  Layer mha = m.model->getLayer("mha");
+  EXPECT_TRUE(usesCausalMask(mha));
+  std::vector<std::string> names;
+  for (const Weight &w : mha.impl()->weights())
+    names.push_back(w.name);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "query/kernel", "query/bias", "key/kernel", "key/bias",
+                       "value/kernel", "value/bias", "attention_output/kernel",
+                       "attention_output/bias"}));
+  std::string masked = text;
+  masked = replaceOnce(masked, "\"use_causal_mask\": true",
+                       "\"attention_mask\": [\"x\", 0, 0]");
+  EXPECT_THAT(errorOf([&] { keras::importModelJson(masked, "m.json"); }),
+              HasSubstr("tensor argument 'attention_mask' is not supported"));
 }
 
 } // namespace

@@ -52,7 +52,9 @@ TEST(TrainingConfig, UnknownNamesListWhatIsAccepted) {
   EXPECT_EQ(errorOf(parseMetric("accuracy", LossKind::MeanSquaredError)),
             "unknown metric 'accuracy' for loss mean_squared_error (expected "
             "sparse_categorical_accuracy, categorical_accuracy, "
-            "binary_accuracy)");
+            "binary_accuracy, top_k_categorical_accuracy, "
+            "sparse_top_k_categorical_accuracy, mae, mean_absolute_error, "
+            "mse, mean_squared_error)");
   EXPECT_EQ(errorOf(parseExecMode("eager")),
             "unknown mode 'eager' (expected compiled, interpreted)");
 }
@@ -70,8 +72,30 @@ TEST(TrainingConfig, ValidateNamesTheField) {
   EXPECT_EQ(errorOf(TrainingConfig().validate()), "");
   TrainingConfig c;
   c.metrics = {"accuracy", "auc"};
-  EXPECT_NE(errorOf(c.validate()).find("unknown metric 'auc'"),
+  EXPECT_NE(errorOf(c.validate()).find("metric 'auc' is not supported yet"),
             std::string::npos);
+  c.metrics = {"precision"};
+  std::string unknown = errorOf(c.validate());
+  EXPECT_NE(unknown.find("unknown metric 'precision'"), std::string::npos);
+  EXPECT_NE(unknown.find("sparse_top_k_categorical_accuracy, mae, "
+                         "mean_absolute_error, mse, mean_squared_error)"),
+            std::string::npos)
+      << unknown;
+  // The sparse loss's targets are class indices: mae and the one-hot top-k
+  // cannot take them, the sparse top-k can.
+  c.metrics = {"sparse_top_k_categorical_accuracy", "accuracy"};
+  EXPECT_EQ(errorOf(c.validate()), "");
+  c.metrics = {"mae"};
+  EXPECT_EQ(errorOf(c.validate()),
+            "metric 'mae' needs targets of the prediction's shape, which "
+            "loss sparse_categorical_crossentropy does not take");
+  c.loss.kind = LossKind::CategoricalCrossentropy;
+  c.metrics = {"top_k_categorical_accuracy", "mae", "mean_squared_error"};
+  EXPECT_EQ(errorOf(c.validate()), "");
+  c.metrics = {"sparse_top_k_categorical_accuracy"};
+  EXPECT_EQ(errorOf(c.validate()),
+            "metric 'sparse_top_k_categorical_accuracy' needs class-index "
+            "targets, which loss categorical_crossentropy does not take");
   c = TrainingConfig();
   c.batch = 0;
   EXPECT_EQ(errorOf(c.validate()), "batch must be positive, got 0");

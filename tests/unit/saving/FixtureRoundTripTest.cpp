@@ -29,6 +29,7 @@ const llvm::StringMap<const char *> &notImportable() {
       {"bad_no_config.keras", "an archive without config.json (an error test)"},
       {"bad_weight_shape.keras",
        "weights whose shapes do not fit the config (an error test)"},
+      {"layer.keras", "a custom layer class (an error test)"},
   };
   return list;
 }

@@ -148,6 +148,66 @@ TEST(Saving, GeneratedConfigsOfNormalizationActivationAndPoolingReload) {
   EXPECT_EQ(layerConfig(2, "BatchNormalization").getNumber("momentum"), 0.99);
 }
 
+// The convolution layers' generated configs (Keras 3's get_config keys)
+// reload into the same model and the same predictions.
+TEST(Saving, GeneratedConfigsOfConvolutionLayersReload) {
+  std::string dir = tempDir();
+  std::string path = dir + "/convs.keras";
+  Sequential model({Input({9, 9, 2}), Conv2D(4, 3, 2, "same", 1, 2, "relu"),
+                    Conv2D(4, 2, 1, "same", 2, 1),
+                    DepthwiseConv2D(3, 1, "valid", 2, 1, "relu"),
+                    SeparableConv2D(4, 2, 1, "same", 2, 2),
+                    Conv2DTranspose(3, 3, 2, "valid", 1, "relu", false),
+                    Flatten(), Dense(3, "softmax")},
+                   "convs", 5);
+  TrainingConfig config = adam(4);
+  Executable exe = trainSteps(model, config, 3);
+  keras::saveKerasArchive(path, model, captureState(exe, /*epoch=*/1), config);
+
+  NDArray x = randomImages({5, 9, 9, 2}, 12);
+  NDArray expected = exe.predict(x);
+  keras::Checkpoint ckpt = keras::loadCheckpoint(path);
+  ASSERT_TRUE(ckpt.imported.weightsLoaded);
+  expectIdentical(expected, predictWith(*ckpt.imported.model, x),
+                  "predictions after reload");
+
+  json::Value saved = archiveJson(path, "config.json");
+  const json::Array &layers =
+      *saved.getAsObject()->getObject("config")->getArray("layers");
+  ASSERT_EQ(layers.size(), 8u);
+  auto layerConfig = [&](size_t i, llvm::StringRef cls) {
+    const json::Object &entry = *layers[i].getAsObject();
+    EXPECT_EQ(entry.getString("class_name"), cls);
+    return *entry.getObject("config");
+  };
+  auto pair = [](const json::Object &c, llvm::StringRef key) {
+    const json::Array *a = c.getArray(key);
+    return a && a->size() == 2 ? std::make_pair(*(*a)[0].getAsInteger(),
+                                                *(*a)[1].getAsInteger())
+                               : std::make_pair(int64_t(-1), int64_t(-1));
+  };
+  json::Object grouped = layerConfig(1, "Conv2D");
+  EXPECT_EQ(grouped.getInteger("groups"), 2);
+  EXPECT_EQ(pair(grouped, "strides"), std::make_pair(int64_t(2), int64_t(2)));
+  EXPECT_EQ(pair(layerConfig(2, "Conv2D"), "dilation_rate"),
+            std::make_pair(int64_t(2), int64_t(2)));
+  json::Object depthwise = layerConfig(3, "DepthwiseConv2D");
+  EXPECT_EQ(depthwise.getInteger("depth_multiplier"), 2);
+  EXPECT_TRUE(depthwise.getObject("depthwise_initializer"));
+  EXPECT_FALSE(depthwise.get("kernel_initializer"));
+  json::Object separable = layerConfig(4, "SeparableConv2D");
+  EXPECT_EQ(separable.getInteger("filters"), 4);
+  EXPECT_EQ(separable.getInteger("depth_multiplier"), 2);
+  EXPECT_EQ(pair(separable, "dilation_rate"),
+            std::make_pair(int64_t(2), int64_t(2)));
+  EXPECT_TRUE(separable.getObject("pointwise_initializer"));
+  json::Object transpose = layerConfig(5, "Conv2DTranspose");
+  EXPECT_EQ(transpose.getBoolean("use_bias"), false);
+  EXPECT_EQ(transpose.getString("padding"), "valid");
+  ASSERT_TRUE(transpose.get("output_padding"));
+  EXPECT_EQ(*transpose.get("output_padding"), json::Value(nullptr));
+}
+
 TEST(Saving, FunctionalModelRoundTripsInKerasLayerOrder) {
   std::string dir = tempDir();
   std::string path = dir + "/branches.keras";
@@ -180,6 +240,50 @@ TEST(Saving, FunctionalModelRoundTripsInKerasLayerOrder) {
   for (size_t i = 0; i < slots.size(); ++i)
     expectIdentical(slots[i], ckpt.optimizer->slots[i],
                     "slot " + std::to_string(i));
+}
+
+// A transformer block built in C++: MultiHeadAttention's weights go to its
+// sublayers' groups and its causal mask to the node's kwargs, the
+// LayerNormalization config is generated, and all reload into the same
+// predictions.
+TEST(Saving, AttentionAndLayerNormalizationReload) {
+  std::string dir = tempDir();
+  std::string path = dir + "/block.keras";
+  Tensor in = Input({5, 6}, DType::F32, "steps");
+  Tensor a = MultiHeadAttention(2, 3, 0, true, {}, /*useCausalMask=*/true)
+                 .named("attention")({in, in});
+  Tensor h = LayerNormalization(-1, 1e-6).named("norm")(Add()({in, a}));
+  Tensor out = Dense(3, "softmax")(GlobalAveragePooling1D()(h));
+  Model model(in, out, "block", 7);
+  TrainingConfig config = adam(4);
+  Executable exe = trainSteps(model, config, 3);
+  keras::saveKerasArchive(path, model, captureState(exe), config);
+
+  NDArray x = randomImages({3, 5, 6}, 12);
+  keras::Checkpoint ckpt = keras::loadCheckpoint(path);
+  ASSERT_TRUE(ckpt.imported.weightsLoaded);
+  expectIdentical(exe.predict(x), predictWith(*ckpt.imported.model, x),
+                  "attention predictions after reload");
+  EXPECT_TRUE(usesCausalMask(ckpt.imported.model->getLayer("attention")));
+
+  json::Value cfg = archiveJson(path, "config.json");
+  bool sawAttention = false;
+  for (const json::Value &l :
+       *cfg.getAsObject()->getObject("config")->getArray("layers")) {
+    const json::Object &entry = *l.getAsObject();
+    if (entry.getString("class_name") == "LayerNormalization") {
+      EXPECT_EQ(entry.getObject("config")->getNumber("epsilon"), 1e-6);
+    }
+    if (entry.getString("class_name") != "MultiHeadAttention")
+      continue;
+    sawAttention = true;
+    const json::Object &node =
+        *(*entry.getArray("inbound_nodes"))[0].getAsObject();
+    EXPECT_EQ(node.getArray("args")->size(), 2u);
+    EXPECT_EQ(node.getObject("kwargs")->getBoolean("use_causal_mask"), true);
+    EXPECT_EQ(entry.getObject("config")->getInteger("num_heads"), 2);
+  }
+  EXPECT_TRUE(sawAttention);
 }
 
 TEST(Saving, KerasThreeImportKeepsItsConfigText) {

@@ -90,16 +90,17 @@ TEST(MappedData, TrainsADatasetFourTimesTheMemoryLimitWithBoundedRss) {
   config.metrics = {"accuracy"};
   Trainer trainer(model, config, nullptr);
   DataSpec spec = dataSpecOf(model, config);
-  EXPECT_EQ(spec.inputRow, Shape{kFeatures});
-  EXPECT_EQ(spec.targetRow, Shape{});
-  EXPECT_EQ(spec.targetType, DType::I32);
-  EXPECT_EQ(spec.classes, 10);
+  EXPECT_EQ(spec.inputs[0].row, Shape{kFeatures});
+  EXPECT_EQ(spec.targets[0].row, Shape{});
+  EXPECT_EQ(spec.targets[0].type, DType::I32);
+  EXPECT_EQ(spec.targets[0].classes, 10);
   trainer.inputSpec(256); // compiles the step before RSS is measured
   Examples e = loadExamples(dir, spec, nullptr);
-  ASSERT_TRUE(e.x.mapped());
-  EXPECT_EQ(e.x.kind(), ElementKind::F32);
-  EXPECT_EQ(e.y.kind(), ElementKind::I64);
-  ArrayDataSource source(e.x, e.y, 256, spec.inputType, spec.targetType);
+  ASSERT_TRUE(e.x[0].mapped());
+  EXPECT_EQ(e.x[0].kind(), ElementKind::F32);
+  EXPECT_EQ(e.y[0].kind(), ElementKind::I64);
+  ArrayDataSource source(e.x[0], e.y[0], 256, spec.inputs[0].type,
+                         spec.targets[0].type);
   source.setShuffle(true, 1);
   // One step first: the kernels' own first-run buffers (oneDNN, OpenMP)
   // are not the data's.
@@ -209,13 +210,8 @@ TEST(ExampleArray, CastsAsKerasDoes) {
 
 TEST(UserData, FolderErrorsNameTheArray) {
   DataSpec spec;
-  spec.inputName = "pixels";
-  spec.outputName = "dense_2";
-  spec.inputRow = {3};
-  spec.targetRow = {};
-  spec.targetType = DType::I32;
-  spec.sparseLabels = true;
-  spec.classes = 4;
+  spec.inputs = {{"pixels", {3}, DType::F32}};
+  spec.targets = {{"dense_2", {}, DType::I32, /*sparseLabels=*/true, 4}};
   std::string dir = tempDir("kcc-userdata");
   auto write = [&](const std::string &name, const std::string &descr,
                    const Shape &shape, const std::string &bytes) {
@@ -224,7 +220,8 @@ TEST(UserData, FolderErrorsNameTheArray) {
   };
   write("x.npy", "<f4", {2, 3}, std::string(24, '\0'));
   EXPECT_EQ(errorOf([&] { loadExamples(dir, spec, nullptr); }),
-            dir + ": no y.npy (or dense_2.npy) in the folder");
+            dir + ": no target file 'y.npy' (or 'dense_2.npy') in the folder; "
+                  "it holds: x.npy");
   std::string labels(8, '\0');
   labels[4] = 4; // example 1: label 4 of 4 classes
   write("dense_2.npy", "<i4", {2}, labels);

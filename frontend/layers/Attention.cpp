@@ -1,0 +1,360 @@
+//===- Attention.cpp - EinsumDense, MultiHeadAttention --------------------===//
+//
+// EinsumDense for the equations whose input is free dims then contracted
+// dims, whose kernel is contracted dims then output dims, and whose output
+// is the free dims then the output dims (`ab,bc->ac`, `abc,cd->abd`, and
+// MultiHeadAttention's projections `abc,cde->abde`, `abcd,cde->abe`): one
+// 2-D kc.matmul of the input folded to [free, contracted] by the kernel
+// folded to [contracted, output], so the GEMM, its bias epilogue and
+// autodiff are Dense's.
+//
+// MultiHeadAttention as Keras 3 computes it for rank-3 query/value/key and
+// no dropout: the four projections above, then per batch and head
+// softmax(q k^T / sqrt(key_dim)) v as two kc.batch_matmuls over [B*H, T, D]
+// with the causal mask a constant added to the scores before the softmax.
+// Its weights are Keras's: query/key/value/attention_output, each a kernel
+// and (with use_bias) a bias, in the EinsumDense shapes.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Layers.h"
+#include "frontend/Ops.h"
+
+#include <cfloat>
+#include <cmath>
+#include <numeric>
+#include <set>
+
+using namespace kcc;
+
+namespace {
+
+int64_t product(const Shape &s) {
+  return std::accumulate(s.begin(), s.end(), int64_t(1),
+                         std::multiplies<int64_t>());
+}
+
+/// Folds the free (leading) dims of `x` into rows and the trailing
+/// `contracted` dims into columns, multiplies by `kernel` folded to
+/// [contracted, output] and adds the `bias` of [output] (the matmul's
+/// epilogue); the result is [free..., output...].
+Tensor projectLastDims(const Tensor &x, size_t contracted, const Tensor &kernel,
+                       const std::optional<Tensor> &bias,
+                       const Shape &outDims) {
+  Shape free(x.shape().begin(), x.shape().end() - contracted);
+  int64_t k = product(Shape(x.shape().end() - contracted, x.shape().end()));
+  int64_t n = product(outDims);
+  Tensor rows = ops::reshape(x, {product(free), k});
+  Tensor y = ops::matmul(rows, ops::reshape(kernel, {k, n}));
+  if (bias)
+    y = ops::add(y, ops::reshape(*bias, {n}));
+  Shape out = free;
+  out.insert(out.end(), outDims.begin(), outDims.end());
+  return ops::reshape(y, out);
+}
+
+void checkActivation(const std::string &layer, const std::string &name) {
+  if (!ops::isActivation(name))
+    throw Error(layer + ": unknown activation '" + name + "' (expected " +
+                ops::activationNames() + ")");
+}
+
+class EinsumDenseImpl : public LayerImpl {
+public:
+  EinsumDenseImpl(std::string equation, Shape outputShape,
+                  std::string biasAxes, std::string activation,
+                  std::string kernelInit, std::string biasInit)
+      : LayerImpl("EinsumDense"), equation_(std::move(equation)),
+        outputShape_(std::move(outputShape)), biasAxes_(std::move(biasAxes)),
+        activation_(std::move(activation)), kernelInit_(std::move(kernelInit)),
+        biasInit_(std::move(biasInit)) {
+    parseEquation();
+    checkActivation("EinsumDense", activation_);
+  }
+
+  llvm::json::Object kerasConfig() const override {
+    llvm::json::Array shape;
+    for (int64_t d : outputShape_)
+      shape.push_back(d);
+    return llvm::json::Object{
+        {"equation", equation_},
+        {"output_shape", std::move(shape)},
+        {"activation", activation_},
+        {"bias_axes", biasAxes_.empty() ? llvm::json::Value(nullptr)
+                                        : llvm::json::Value(biasAxes_)},
+        {"kernel_initializer", kernelInit_},
+        {"bias_initializer", biasInit_}};
+  }
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    if (shapes.size() != 1 || shapes[0].size() != input_.size())
+      fail("equation '" + equation_ + "' expects one input of rank " +
+           std::to_string(input_.size()) + ", got " +
+           (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
+    const Shape &in = shapes[0];
+    // Keras's output_shape leaves out the batch (the first output dim).
+    if (outputShape_.size() + 1 != output_.size())
+      fail("output_shape " + shapeToString(outputShape_) + " must have " +
+           std::to_string(output_.size() - 1) + " dims for equation '" +
+           equation_ + "'");
+    size_t nFree = input_.size() - contracted_;
+    for (size_t i = 1; i < nFree; ++i)
+      if (outputShape_[i - 1] != in[i] && outputShape_[i - 1] > 0)
+        fail("output_shape " + shapeToString(outputShape_) +
+             " does not match the input " + shapeString(in) + " at '" +
+             std::string(1, output_[i]) + "'");
+    outDims_.assign(outputShape_.begin() + nFree - 1, outputShape_.end());
+    for (int64_t d : outDims_)
+      if (d <= 0)
+        fail("output_shape " + shapeToString(outputShape_) +
+             " must be positive in the kernel's output dims");
+    Shape kernel(in.end() - contracted_, in.end());
+    kernel.insert(kernel.end(), outDims_.begin(), outDims_.end());
+    addWeight("kernel", kernel, kernelInit_);
+    if (!biasAxes_.empty()) {
+      // Keras: the output dims from the first bias axis on, 1 where a dim
+      // carries no bias.
+      size_t first = output_.find_first_of(biasAxes_);
+      Shape bias;
+      for (size_t i = first; i < output_.size(); ++i)
+        bias.push_back(biasAxes_.find(output_[i]) != std::string::npos
+                           ? outDims_[i - nFree]
+                           : 1);
+      biasIsFull_ = first == nFree &&
+                    std::find(bias.begin(), bias.end(), 1) == bias.end();
+      addWeight("bias", bias, biasInit_);
+    }
+  }
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    std::optional<Tensor> fullBias;
+    if (!biasAxes_.empty() && biasIsFull_)
+      fullBias = weight(1);
+    Tensor y = projectLastDims(x, contracted_, weight(0), fullBias, outDims_);
+    if (!biasAxes_.empty() && !biasIsFull_)
+      y = ops::add(y, weight(1));
+    return {ops::activation(y, activation_)};
+  }
+
+private:
+  /// Splits "in,kernel->out" and checks it has the supported form.
+  void parseEquation() {
+    auto bad = [&](const std::string &why) {
+      throw Error("EinsumDense: equation '" + equation_ +
+                  "' is not supported: " + why +
+                  " (supported: the input's free dims then its contracted "
+                  "dims, a kernel of the contracted then the output dims, "
+                  "an output of the free then the output dims, as in "
+                  "'abc,cde->abde' and 'abcd,cde->abe')");
+    };
+    size_t comma = equation_.find(','), arrow = equation_.find("->");
+    if (comma == std::string::npos || arrow == std::string::npos ||
+        arrow < comma)
+      bad("expected 'INPUT,KERNEL->OUTPUT'");
+    input_ = equation_.substr(0, comma);
+    kernel_ = equation_.substr(comma + 1, arrow - comma - 1);
+    output_ = equation_.substr(arrow + 2);
+    for (const std::string *s : {&input_, &kernel_, &output_})
+      for (char ch : *s)
+        if (!std::isalpha(static_cast<unsigned char>(ch)))
+          bad("only letters are supported (no '...')");
+    for (const std::string *s : {&input_, &kernel_, &output_})
+      if (std::set<char>(s->begin(), s->end()).size() != s->size())
+        bad("a letter repeats within one operand");
+    // The contracted dims: the kernel's letters found in the input.
+    contracted_ = 0;
+    while (contracted_ < kernel_.size() &&
+           input_.find(kernel_[contracted_]) != std::string::npos)
+      ++contracted_;
+    size_t nFree = input_.size() >= contracted_ ? input_.size() - contracted_
+                                                : 0;
+    if (contracted_ == 0 || nFree == 0 ||
+        input_.substr(nFree) != kernel_.substr(0, contracted_))
+      bad("the input must end with the kernel's leading (contracted) dims");
+    std::string outLetters = kernel_.substr(contracted_);
+    if (output_ != input_.substr(0, nFree) + outLetters)
+      bad("the output must be the input's free dims then the kernel's "
+          "output dims");
+    if (outLetters.empty())
+      bad("the kernel has no output dims");
+    for (char ch : biasAxes_)
+      if (outLetters.find(ch) == std::string::npos)
+        throw Error("EinsumDense: bias axis '" + std::string(1, ch) +
+                    "' is not one of the kernel's output dims '" + outLetters +
+                    "' of equation '" + equation_ + "'");
+  }
+
+  std::string equation_;
+  Shape outputShape_;
+  std::string biasAxes_, activation_, kernelInit_, biasInit_;
+  std::string input_, kernel_, output_;
+  size_t contracted_ = 0;
+  Shape outDims_;
+  bool biasIsFull_ = false;
+};
+
+class MultiHeadAttentionImpl : public LayerImpl {
+public:
+  MultiHeadAttentionImpl(int64_t numHeads, int64_t keyDim, int64_t valueDim,
+                         bool useBias, Shape outputShape, bool useCausalMask,
+                         std::string kernelInit, std::string biasInit)
+      : LayerImpl("MultiHeadAttention"), heads_(numHeads), keyDim_(keyDim),
+        valueDim_(valueDim > 0 ? valueDim : keyDim), useBias_(useBias),
+        outputShape_(std::move(outputShape)), causal_(useCausalMask),
+        kernelInit_(std::move(kernelInit)), biasInit_(std::move(biasInit)) {
+    if (numHeads <= 0 || keyDim <= 0 || valueDim < 0)
+      throw Error("MultiHeadAttention: num_heads (" + std::to_string(numHeads) +
+                  ") and key_dim (" + std::to_string(keyDim) +
+                  ") must be positive, value_dim (" + std::to_string(valueDim) +
+                  ") positive or 0 (key_dim)");
+    for (int64_t d : outputShape_)
+      if (d <= 0)
+        throw Error("MultiHeadAttention: output_shape " +
+                    shapeToString(outputShape_) + " must be positive");
+  }
+
+  bool useCausalMask() const { return causal_; }
+
+  llvm::json::Object kerasConfig() const override {
+    llvm::json::Value shape = nullptr;
+    if (!outputShape_.empty()) {
+      llvm::json::Array a;
+      for (int64_t d : outputShape_)
+        a.push_back(d);
+      shape = std::move(a);
+    }
+    return llvm::json::Object{{"num_heads", heads_},
+                              {"key_dim", keyDim_},
+                              {"value_dim", valueDim_},
+                              {"dropout", 0.0},
+                              {"use_bias", useBias_},
+                              {"output_shape", std::move(shape)},
+                              {"attention_axes", llvm::json::Array{1}},
+                              {"kernel_initializer", kernelInit_},
+                              {"bias_initializer", biasInit_}};
+  }
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    if (shapes.size() != 2 && shapes.size() != 3)
+      fail("expects query and value (and optionally key), got " +
+           std::to_string(shapes.size()) + " input(s)");
+    for (const Shape &s : shapes)
+      if (s.size() != 3)
+        fail("expects inputs of rank 3 ([batch, steps, features]), got " +
+             shapeString(s));
+    const Shape &q = shapes[0], &v = shapes[1];
+    const Shape &k = shapes.size() == 3 ? shapes[2] : v;
+    if (k[1] != v[1])
+      fail("key " + shapeString(k) + " and value " + shapeString(v) +
+           " must have the same number of steps");
+    Shape out = outputShape_.empty() ? Shape{q.back()} : outputShape_;
+    // Keras's order: query, key, value, attention_output.
+    auto project = [&](const std::string &name, int64_t in, int64_t dim) {
+      addWeight(name + "/kernel", {in, heads_, dim}, kernelInit_);
+      if (useBias_)
+        addWeight(name + "/bias", {heads_, dim}, biasInit_);
+    };
+    project("query", q.back(), keyDim_);
+    project("key", k.back(), keyDim_);
+    project("value", v.back(), valueDim_);
+    Shape outKernel{heads_, valueDim_};
+    outKernel.insert(outKernel.end(), out.begin(), out.end());
+    addWeight("attention_output/kernel", outKernel, kernelInit_);
+    if (useBias_)
+      addWeight("attention_output/bias", out, biasInit_);
+    outDims_ = out;
+  }
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    if (inputs.size() != 2 && inputs.size() != 3)
+      fail("expects query and value (and optionally key), got " +
+           std::to_string(inputs.size()) + " input(s)");
+    const Tensor &query = inputs[0], &value = inputs[1];
+    const Tensor &key = inputs.size() == 3 ? inputs[2] : value;
+    int64_t b = query.dim(0), t = query.dim(1), s = value.dim(1);
+    size_t w = 0;
+    auto next = [&]() { return weight(w++); };
+    auto nextBias = [&]() -> std::optional<Tensor> {
+      if (!useBias_)
+        return std::nullopt;
+      return weight(w++);
+    };
+    // [B, steps, E] -> [B*H, steps, dim]: heads become batch entries.
+    auto heads = [&](const Tensor &x, int64_t dim) {
+      Tensor kernel = next();
+      std::optional<Tensor> bias = nextBias();
+      Tensor p = projectLastDims(x, 1, kernel, bias, {heads_, dim});
+      int64_t steps = x.dim(1);
+      return ops::reshape(ops::transpose(p, {0, 2, 1, 3}),
+                          {b * heads_, steps, dim});
+    };
+    // The queries are scaled before the product (Keras's own einsum path):
+    // a multiply over [B*H, T, key_dim] instead of one over every score,
+    // whose gradient would keep a [B*H, T, S] broadcast of the scale.
+    DType dt = query.dtype();
+    Tensor q = ops::mul(heads(query, keyDim_),
+                        ops::scalar(1.0 / std::sqrt(double(keyDim_)), dt));
+    Tensor k = heads(key, keyDim_);
+    Tensor v = heads(value, valueDim_);
+    Tensor scores = ops::batchMatmul(q, k, false, true); // [B*H, T, S]
+    if (causal_) {
+      // Keras's mask: query step i sees key steps j <= i. The others get
+      // jax.nn.dot_product_attention's large negative, added rather than
+      // selected: step i always sees step 0, so a row's maximum is a real
+      // score and the softmax gives the masked ones exactly 0 either way,
+      // and an add's gradient needs no [B*H, T, S] mask kept for backward.
+      std::vector<double> bias(t * s, 0.0);
+      for (int64_t i = 0; i < t; ++i)
+        for (int64_t j = i + 1; j < s; ++j)
+          bias[i * s + j] = -0.7 * double(FLT_MAX);
+      scores = ops::add(scores, Tensor(NDArray::fromVector({t, s}, bias, dt)));
+    }
+    Tensor probs = ops::softmax(scores, -1);
+    Tensor o = ops::batchMatmul(probs, v); // [B*H, T, Dv]
+    o = ops::transpose(ops::reshape(o, {b, heads_, t, valueDim_}),
+                       {0, 2, 1, 3}); // [B, T, H, Dv]
+    Tensor kernel = next();
+    std::optional<Tensor> bias = nextBias();
+    return {projectLastDims(o, 2, kernel, bias, outDims_)};
+  }
+
+private:
+  int64_t heads_, keyDim_, valueDim_;
+  bool useBias_;
+  Shape outputShape_;
+  bool causal_;
+  std::string kernelInit_, biasInit_;
+  Shape outDims_;
+};
+
+} // namespace
+
+EinsumDense::EinsumDense(const std::string &equation, const Shape &outputShape,
+                         const std::string &biasAxes,
+                         const std::string &activation,
+                         const std::string &kernelInitializer,
+                         const std::string &biasInitializer)
+    : Layer(std::make_shared<EinsumDenseImpl>(equation, outputShape, biasAxes,
+                                              activation, kernelInitializer,
+                                              biasInitializer)) {}
+
+MultiHeadAttention::MultiHeadAttention(int64_t numHeads, int64_t keyDim,
+                                       int64_t valueDim, bool useBias,
+                                       const Shape &outputShape,
+                                       bool useCausalMask,
+                                       const std::string &kernelInitializer,
+                                       const std::string &biasInitializer)
+    : Layer(std::make_shared<MultiHeadAttentionImpl>(
+          numHeads, keyDim, valueDim, useBias, outputShape, useCausalMask,
+          kernelInitializer, biasInitializer)) {}
+
+bool kcc::usesCausalMask(const Layer &layer) {
+  auto *mha = dynamic_cast<MultiHeadAttentionImpl *>(layer.impl().get());
+  return mha && mha->useCausalMask();
+}

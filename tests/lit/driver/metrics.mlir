@@ -1,0 +1,20 @@
+// The metrics of --metrics (or the compile config) are computed in the step
+// and logged under the names given, as Keras logs them; kcc evaluate
+// computes the same ones from the predictions. An unknown metric (and auc,
+// not supported yet) is an error listing the supported ones.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: python3 %S/Inputs/npy.py write %t/d.npz x=f4:16,28,28,1 y=i8:16:labels:10
+// RUN: python3 %S/Inputs/npy.py write %t/mse.npz x=f4:16,28,28,1 y=f4:16,10
+// RUN: kcc train %kcc_src/examples/mlp.json --data %t/d.npz --batch 8 --epochs 1 --verbose 2 --metrics accuracy,sparse_top_k_categorical_accuracy 2>&1 | FileCheck %s --check-prefix=SPARSE
+// RUN: kcc train %kcc_src/examples/mlp.json --data %t/mse.npz --batch 8 --epochs 1 --verbose 2 --loss mse --metrics mae,mean_squared_error,top_k_categorical_accuracy 2>&1 | FileCheck %s --check-prefix=DENSE
+// RUN: kcc evaluate %kcc_src/examples/mlp.json --data %t/mse.npz --loss mse --metrics mae,mse,top_k_categorical_accuracy | FileCheck %s --check-prefix=EVAL
+// RUN: not kcc train %kcc_src/examples/mlp.json --data %t/d.npz --metrics auc 2>&1 | FileCheck %s --check-prefix=AUC
+// RUN: not kcc train %kcc_src/examples/mlp.json --data %t/d.npz --metrics mae 2>&1 | FileCheck %s --check-prefix=MAE
+// RUN: not kcc train %kcc_src/examples/mlp.json --data %t/d.npz --metrics f1 2>&1 | FileCheck %s --check-prefix=UNKNOWN
+
+// SPARSE: 2/2 - {{.*}} - loss: {{[0-9.]+}} - accuracy: 0.{{[0-9]+}} - sparse_top_k_categorical_accuracy: {{[01]}}.{{[0-9]+}}{{$}}
+// DENSE: 2/2 - {{.*}} - loss: {{[0-9.]+}} - mae: 0.{{[0-9]+}} - mean_squared_error: 0.{{[0-9]+}} - top_k_categorical_accuracy: {{[01]}}.{{[0-9]+}}{{$}}
+// EVAL: loss: [[L:[0-9.]+]] - mae: 0.{{[0-9]+}} - mse: [[L]] - top_k_categorical_accuracy: {{[01]}}.{{[0-9]+}}
+// AUC: kcc: error: compile: metric 'auc' is not supported yet for loss sparse_categorical_crossentropy (expected accuracy, acc, sparse_categorical_accuracy, categorical_accuracy, binary_accuracy, top_k_categorical_accuracy, sparse_top_k_categorical_accuracy, mae, mean_absolute_error, mse, mean_squared_error)
+// MAE: kcc: error: compile: metric 'mae' needs targets of the prediction's shape, which loss sparse_categorical_crossentropy does not take
+// UNKNOWN: kcc: error: compile: unknown metric 'f1' for loss
