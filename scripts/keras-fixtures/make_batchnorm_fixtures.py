@@ -112,10 +112,7 @@ def train_record(model, x, y):
 def main():
     os.makedirs(mf.OUT, exist_ok=True)
     _, x, y = mf.batch()
-    result = {"keras_version": keras.__version__,
-              "backend": keras.backend.backend(),
-              "batch": "make_fixtures.py's: training examples 0..31",
-              "steps": mf.STEPS, "predict_examples": PREDICT}
+    result = mf.record_header(PREDICT)
     for name, build in (("resnet", resnet), ("frozen", frozen)):
         mf.fresh_session()
         model = build()

@@ -102,10 +102,7 @@ def relu_6(t):
 def main():
     os.makedirs(mf.OUT, exist_ok=True)
     _, x, y = mf.batch()
-    result = {"keras_version": keras.__version__,
-              "backend": keras.backend.backend(),
-              "batch": "make_fixtures.py's: training examples 0..31",
-              "steps": mf.STEPS, "predict_examples": PREDICT}
+    result = mf.record_header(PREDICT)
     for name, build, from_logits in (("conv_windows", conv_windows, True),
                                      ("conv_depthwise", conv_depthwise, True),
                                      ("conv_transpose", conv_transpose, True),

@@ -97,6 +97,14 @@ def mlp_functional():
     return keras.Model(x, y, name="mlp")
 
 
+def record_header(predict_examples):
+    """The keys every fixture record of one batch starts with."""
+    return {"keras_version": keras.__version__,
+            "backend": keras.backend.backend(),
+            "batch": "make_fixtures.py's: training examples 0..31",
+            "steps": STEPS, "predict_examples": predict_examples}
+
+
 def fresh_session():
     """Resets Keras's name counters (dense, dense_1, ... as kcc names
     layers) and the seed, so every model is reproducible on its own."""

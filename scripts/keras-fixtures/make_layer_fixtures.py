@@ -105,10 +105,7 @@ def two_inputs():
 def main():
     os.makedirs(mf.OUT, exist_ok=True)
     _, x, y = mf.batch()
-    result = {"keras_version": keras.__version__,
-              "backend": keras.backend.backend(),
-              "batch": "make_fixtures.py's: training examples 0..31",
-              "steps": mf.STEPS, "predict_examples": PREDICT}
+    result = mf.record_header(PREDICT)
     for name, build, from_logits in (("activations", activations, False),
                                      ("merging", merging, False),
                                      ("vision", vision, True)):

@@ -57,10 +57,7 @@ def regularized():
 def main():
     os.makedirs(mf.OUT, exist_ok=True)
     _, x, y = mf.batch()
-    result = {"keras_version": keras.__version__,
-              "backend": keras.backend.backend(),
-              "batch": "make_fixtures.py's: training examples 0..31",
-              "steps": mf.STEPS, "predict_examples": bn.PREDICT}
+    result = mf.record_header(bn.PREDICT)
     mf.fresh_session()
     model = regularized()
     bn.perturb_batchnorm(model, np.random.default_rng(11))
