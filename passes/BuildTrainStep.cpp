@@ -25,6 +25,7 @@
 #include "llvm/ADT/BitVector.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Debug.h"
+#include <map>
 
 #define DEBUG_TYPE "kc-build-train-step"
 
@@ -40,9 +41,9 @@ namespace {
 
 /// How one argument of @forward is fed in @train_step.
 struct ForwardArgs {
-  llvm::SmallVector<unsigned> params;  ///< in signature order
-  llvm::SmallVector<unsigned> inputs;  ///< ordered by kc.input
-  std::optional<unsigned> step;        ///< the dropout counter, if any
+  llvm::SmallVector<unsigned> params; ///< in signature order
+  llvm::SmallVector<unsigned> inputs; ///< ordered by kc.input
+  std::optional<unsigned> step;       ///< the dropout counter, if any
 };
 
 bool isTrainable(func::FuncOp f, unsigned i) {
@@ -92,6 +93,31 @@ public:
 
 private:
   LogicalResult analyzeForward();
+  /// The function of custom object `name` for output `k`, checked against
+  /// the prediction `pred`; null after an error.
+  func::FuncOp customFunction(llvm::StringRef name, unsigned k,
+                              RankedTensorType pred, llvm::StringRef what);
+  LogicalResult checkMetrics(unsigned k, const LossConfig &loss,
+                             llvm::ArrayRef<std::string> metrics,
+                             RankedTensorType pred);
+  /// The custom function's values on (target, pred), its body cloned here.
+  Value inlineCustom(func::FuncOp fn, Value target, Value pred);
+  /// Output `k`'s loss: built in, or its custom function reduced as Keras
+  /// reduces a loss function's values.
+  Value outputLoss(unsigned k, const LossConfig &loss, Value pred,
+                   llvm::StringRef name);
+  /// The loss built-in metrics of output `k` resolve against: its own, or
+  /// for a custom loss the built-in one of the same target form.
+  LossKind metricLoss(unsigned k, const LossConfig &loss) const {
+    if (loss.custom.empty())
+      return loss.kind;
+    return isa<IntegerType>(targetTypes_[k].getElementType())
+               ? LossKind::SparseCategoricalCrossentropy
+               : LossKind::CategoricalCrossentropy;
+  }
+  /// Output `k`'s metric `name`.
+  Value outputMetric(unsigned k, const LossConfig &loss,
+                     const std::string &name, Value pred, llvm::StringRef log);
   void createFunction();
   llvm::SmallVector<Value> cloneForward();
   LogicalResult buildLossAndGradients(ValueRange preds);
@@ -140,6 +166,9 @@ private:
   llvm::SmallVector<std::pair<unsigned, unsigned>> updated_;
   /// The @forward result marked kc.added_loss (the regularizers), if any.
   std::optional<unsigned> addedLossResult_;
+  /// Custom loss and metric functions by (output, name), inlined into the
+  /// step and erased from the module once it is built.
+  std::map<std::pair<unsigned, std::string>, func::FuncOp> custom_;
   llvm::SmallVector<SlotSpec> slots_;
   /// Optimizer-wide state after the per-param slots (Nadam's u_product).
   llvm::SmallVector<SlotSpec> globals_;
@@ -170,6 +199,8 @@ LogicalResult TrainStepBuilder::build() {
   setArgAndResultNames();
   setLayoutAttr();
   dropForwardUpdates();
+  for (auto &[key, fn] : custom_)
+    fn.erase();
   LLVM_DEBUG(llvm::dbgs() << "built @train_step: " << layout_.numParams
                           << " params (" << numTrainable() << " trainable), "
                           << layout_.numOptimizerState << " state tensors\n");
@@ -192,12 +223,13 @@ LogicalResult TrainStepBuilder::analyzeForward() {
   // A kc.added_loss result (Keras's model.losses) comes last.
   for (unsigned r = 0; r < numResults; ++r)
     if (kc::isAddedLoss(forward_, r)) {
-      auto type = dyn_cast<RankedTensorType>(
-          forward_.getFunctionType().getResult(r));
+      auto type =
+          dyn_cast<RankedTensorType>(forward_.getFunctionType().getResult(r));
       if (r + 1 != numResults || addedLossResult_ || !type ||
           type.getRank() != 0 || !isa<FloatType>(type.getElementType()))
         return forward_.emitOpError("result ")
-               << r << " is marked kc.added_loss but is not a single float "
+               << r
+               << " is marked kc.added_loss but is not a single float "
                   "scalar after every other result";
       addedLossResult_ = r;
     }
@@ -211,8 +243,8 @@ LogicalResult TrainStepBuilder::analyzeForward() {
                << r << " updates argument " << *arg
                << ", which is not a non-trainable parameter after the "
                   "predictions";
-      updated_.push_back({static_cast<unsigned>(k - fwdArgs_.params.begin()),
-                          r});
+      updated_.push_back(
+          {static_cast<unsigned>(k - fwdArgs_.params.begin()), r});
     }
   const std::vector<OutputTraining> &outputs = config_.outputs;
   unsigned numOutputs = outputs.empty() ? 1 : outputs.size();
@@ -227,13 +259,31 @@ LogicalResult TrainStepBuilder::analyzeForward() {
            << " outputs are configured";
   }
   for (unsigned k = 0; k < numOutputs; ++k) {
-    LossKind loss = outputs.empty() ? config_.loss.kind : outputs[k].loss.kind;
+    const LossConfig &lossConfig =
+        outputs.empty() ? config_.loss : outputs[k].loss;
+    LossKind loss = lossConfig.kind;
     Type result = forward_.getFunctionType().getResult(k);
     auto pred = dyn_cast<RankedTensorType>(result);
-    RankedTensorType target = targetType(loss, pred);
+    if (!lossConfig.custom.empty() && pred) {
+      func::FuncOp fn = customFunction(lossConfig.custom, k, pred, "loss");
+      if (!fn)
+        return failure();
+      auto values = cast<RankedTensorType>(fn.getResultTypes()[0]);
+      if (values.getRank() == 0 && config_.sampleWeight)
+        return fn.emitOpError("custom loss '")
+               << lossConfig.custom
+               << "' returns one scalar, which sample weights cannot weigh: "
+                  "return one value per example ([batch, ...])";
+    }
+    RankedTensorType target =
+        lossConfig.custom.empty()
+            ? targetType(loss, pred)
+            : (pred ? cast<RankedTensorType>(
+                          custom_[{k, lossConfig.custom}].getArgumentTypes()[0])
+                    : RankedTensorType());
     if (!target)
       return forward_.emitOpError("result ")
-             << k << " " << result << " cannot take the " << lossName(loss)
+             << k << " " << result << " cannot take the " << lossConfig.name()
              << " loss (expects a float tensor of rank >= 1)";
     if (k == 0)
       predType_ = pred;
@@ -241,9 +291,12 @@ LogicalResult TrainStepBuilder::analyzeForward() {
              pred.getDimSize(0) != predType_.getDimSize(0))
       return forward_.emitOpError("result ")
              << k << " " << result
-             << " must have the batch and float type of result 0 "
-             << predType_;
+             << " must have the batch and float type of result 0 " << predType_;
     targetTypes_.push_back(target);
+    if (failed(checkMetrics(
+            k, lossConfig,
+            outputs.empty() ? config_.metrics : outputs[k].metrics, pred)))
+      return failure();
   }
 
   for (auto [k, i] : llvm::enumerate(fwdArgs_.params))
@@ -257,7 +310,7 @@ LogicalResult TrainStepBuilder::analyzeForward() {
   layout_.numInputs = fwdArgs_.inputs.size();
   layout_.numTargets = numOutputs;
   layout_.metrics = config_.resultNames();
-  layout_.loss = lossName(config_.loss.kind).str();
+  layout_.loss = config_.loss.name();
   layout_.optimizer = optName().str();
   layout_.sampleWeight = config_.sampleWeight;
   if (const std::optional<LearningRateSchedule> &s = config_.optimizer.schedule)
@@ -268,6 +321,123 @@ LogicalResult TrainStepBuilder::analyzeForward() {
   for (const SlotSpec &slot : globals_)
     layout_.stateInit.push_back(slot.init);
   return success();
+}
+
+func::FuncOp TrainStepBuilder::customFunction(llvm::StringRef name, unsigned k,
+                                              RankedTensorType pred,
+                                              llvm::StringRef what) {
+  std::string symbol = customFunctionSymbol(name, k);
+  auto key = std::make_pair(k, name.str());
+  if (auto known = custom_.find(key); known != custom_.end())
+    return known->second;
+  auto module = forward_->getParentOfType<ModuleOp>();
+  auto fn = module.lookupSymbol<func::FuncOp>(symbol);
+  if (!fn || fn.isExternal()) {
+    forward_.emitOpError("custom ")
+        << what << " '" << name << "' of result " << k << " has no function @\""
+        << symbol
+        << "\" in the module (the frontend traces it from "
+           "kcc::CompileOptions::customObjects)";
+    return {};
+  }
+  FunctionType type = fn.getFunctionType();
+  auto target = type.getNumInputs() == 2
+                    ? dyn_cast<RankedTensorType>(type.getInput(0))
+                    : RankedTensorType();
+  auto values = type.getNumResults() == 1
+                    ? dyn_cast<RankedTensorType>(type.getResult(0))
+                    : RankedTensorType();
+  int64_t batch = pred.getDimSize(0);
+  if (!target || type.getInput(1) != pred || target.getRank() < 1 ||
+      target.getDimSize(0) != batch || !values ||
+      !isa<FloatType>(values.getElementType()) ||
+      (values.getRank() > 0 && values.getDimSize(0) != batch)) {
+    fn.emitOpError("custom ")
+        << what << " '" << name << "' must be (y_true, y_pred: " << pred
+        << ") -> float values [" << batch
+        << ", ...] or a float scalar, y_true with the batch first; got "
+        << type;
+    return {};
+  }
+  custom_[key] = fn;
+  return fn;
+}
+
+namespace {
+bool takesClassIndices(MetricKind kind) {
+  return kind == MetricKind::SparseCategoricalAccuracy ||
+         kind == MetricKind::SparseTopKCategoricalAccuracy;
+}
+} // namespace
+
+/// Custom metrics see the output's target; with a custom loss, built-in
+/// metrics must take the target its function takes.
+LogicalResult
+TrainStepBuilder::checkMetrics(unsigned k, const LossConfig &loss,
+                               llvm::ArrayRef<std::string> metrics,
+                               RankedTensorType pred) {
+  for (const std::string &name : metrics) {
+    if (config_.isCustomObject(name)) {
+      func::FuncOp fn = customFunction(name, k, pred, "metric");
+      if (!fn)
+        return failure();
+      if (fn.getArgumentTypes()[0] != targetTypes_[k])
+        return fn.emitOpError("custom metric '")
+               << name << "' takes y_true " << fn.getArgumentTypes()[0]
+               << " but output " << k << "'s target is " << targetTypes_[k];
+      continue;
+    }
+    if (loss.custom.empty())
+      continue;
+    llvm::Expected<MetricKind> kind = parseMetric(name, metricLoss(k, loss));
+    if (!kind)
+      return forward_.emitOpError("output ")
+             << k << " with custom loss '" << loss.custom
+             << "': " << llvm::toString(kind.takeError());
+    RankedTensorType want = targetType(
+        takesClassIndices(*kind) ? LossKind::SparseCategoricalCrossentropy
+                                : LossKind::MeanSquaredError,
+        pred);
+    if (want != targetTypes_[k])
+      return forward_.emitOpError("metric '")
+             << name << "' takes targets " << want << " but custom loss '"
+             << loss.custom << "' takes " << targetTypes_[k];
+  }
+  return success();
+}
+
+Value TrainStepBuilder::inlineCustom(func::FuncOp fn, Value target,
+                                     Value pred) {
+  IRMapping map;
+  Block &body = fn.getBody().front();
+  map.map(body.getArgument(0), target);
+  map.map(body.getArgument(1), pred);
+  for (Operation &op : body.without_terminator())
+    b_.clone(op, map);
+  return map.lookupOrDefault(body.getTerminator()->getOperand(0));
+}
+
+Value TrainStepBuilder::outputLoss(unsigned k, const LossConfig &loss,
+                                   Value pred, llvm::StringRef name) {
+  if (loss.custom.empty())
+    return buildLoss(b_, nameLoc(name), loss.kind, loss.fromLogits, pred,
+                     target(k), sampleWeight());
+  Value values = inlineCustom(custom_[{k, loss.custom}], target(k), pred);
+  return reduceLossValues(b_, nameLoc(name), values, sampleWeight(),
+                          predType_.getElementType());
+}
+
+Value TrainStepBuilder::outputMetric(unsigned k, const LossConfig &loss,
+                                     const std::string &name, Value pred,
+                                     llvm::StringRef log) {
+  if (!config_.isCustomObject(name)) {
+    MetricKind kind = llvm::cantFail(parseMetric(name, metricLoss(k, loss)));
+    return buildMetric(b_, nameLoc(log), kind, pred, target(k));
+  }
+  Value values = inlineCustom(custom_[{k, name}], target(k), pred);
+  // Unweighted, as compile()'s metrics are.
+  return reduceLossValues(b_, nameLoc(log), values, Value(),
+                          predType_.getElementType());
 }
 
 /// Creates @train_step with the layout's arguments and an empty body:
@@ -336,17 +506,13 @@ llvm::SmallVector<Value> TrainStepBuilder::cloneForward() {
 /// follow the total among the results.
 LogicalResult TrainStepBuilder::buildLossAndGradients(ValueRange preds) {
   if (config_.outputs.empty()) {
-    loss_ = buildLoss(b_, nameLoc("loss"), config_.loss.kind,
-                      config_.loss.fromLogits, preds[0], target(0),
-                      sampleWeight());
+    loss_ = outputLoss(0, config_.loss, preds[0], "loss");
     results_.push_back(loss_);
   } else {
     llvm::SmallVector<Value> outputLosses;
     KcEmitter e(b_, nameLoc("loss"));
     for (auto [k, out] : llvm::enumerate(config_.outputs)) {
-      Value l = buildLoss(b_, nameLoc(out.name + "_loss"), out.loss.kind,
-                          out.loss.fromLogits, preds[k], target(k),
-                          sampleWeight());
+      Value l = outputLoss(k, out.loss, preds[k], out.name + "_loss");
       outputLosses.push_back(l);
       Value weighted = out.lossWeight == 1.0 ? l : e.mul(l, out.lossWeight);
       loss_ = loss_ ? e.add(loss_, weighted) : weighted;
@@ -381,19 +547,16 @@ void TrainStepBuilder::buildMetrics(ValueRange preds) {
   // TrainingConfig::validate() resolved every metric already.
   if (config_.outputs.empty()) {
     assert(results_.size() == layout_.firstMetricResult());
-    for (const std::string &name : config_.metrics) {
-      MetricKind kind = llvm::cantFail(parseMetric(name, config_.loss.kind));
+    for (const std::string &name : config_.metrics)
       results_.push_back(
-          buildMetric(b_, nameLoc(name), kind, preds[0], target(0)));
-    }
+          outputMetric(0, config_.loss, name, preds[0], metricLogName(name)));
     return;
   }
   for (auto [k, out] : llvm::enumerate(config_.outputs))
-    for (const std::string &name : out.metrics) {
-      MetricKind kind = llvm::cantFail(parseMetric(name, out.loss.kind));
-      results_.push_back(buildMetric(b_, nameLoc(out.name + "_" + name), kind,
-                                     preds[k], target(k)));
-    }
+    for (const std::string &name : out.metrics)
+      results_.push_back(
+          outputMetric(k, out.loss, name, preds[k],
+                       out.name + "_" + metricLogName(name).str()));
   assert(results_.size() == layout_.firstParamResult());
 }
 
@@ -428,9 +591,9 @@ void TrainStepBuilder::buildOptimizerUpdate() {
       // batch (BatchNormalization's moving statistics), so every rank keeps
       // the same state, as tf.keras's MirroredStrategy aggregates them.
       if (update && config_.dataParallel)
-        update = b_.create<kc::AllReduceOp>(nameLoc("all_reduce"),
-                                            update.getType(), update,
-                                            b_.getStringAttr("mean"));
+        update =
+            b_.create<kc::AllReduceOp>(nameLoc("all_reduce"), update.getType(),
+                                       update, b_.getStringAttr("mean"));
       results_.push_back(update ? update : param);
       continue;
     }
@@ -554,8 +717,7 @@ void TrainStepBuilder::dropForwardUpdates() {
   forward_.eraseResults(drop);
 }
 
-struct BuildTrainStepPass
-    : impl::KcBuildTrainStepBase<BuildTrainStepPass> {
+struct BuildTrainStepPass : impl::KcBuildTrainStepBase<BuildTrainStepPass> {
   using KcBuildTrainStepBase::KcBuildTrainStepBase;
 
   void runOnOperation() override;
@@ -586,6 +748,7 @@ KcBuildTrainStepOptions BuildTrainStepPass::currentOptions() const {
   o.dataParallel = dataParallel;
   o.bucketBytes = bucketBytes;
   o.metrics = metrics;
+  o.customObjects = customObjects;
   o.outputs = outputs;
   return o;
 }
@@ -618,6 +781,10 @@ void BuildTrainStepPass::runOnOperation() {
 } // namespace kcc
 
 namespace kcc {
+
+std::string customFunctionSymbol(llvm::StringRef name, unsigned output) {
+  return ("kc.custom." + llvm::Twine(output) + "." + name).str();
+}
 
 std::optional<TrainStepLayout> getTrainStepLayout(func::FuncOp f) {
   DictionaryAttr dict = kc::getTrainStep(f);

@@ -11,6 +11,8 @@
 #include "passes/Losses.h"
 #include "passes/KcEmitter.h"
 
+#include "mlir/IR/TypeUtilities.h"
+
 using namespace mlir;
 
 namespace kcc {
@@ -142,6 +144,18 @@ Value buildLoss(OpBuilder &b, Location loc, LossKind kind, bool fromLogits,
   }
   }
   llvm_unreachable("unknown loss");
+}
+
+Value reduceLossValues(OpBuilder &b, Location loc, Value values, Value weight,
+                       Type floatType) {
+  KcEmitter e(b, loc);
+  if (getElementTypeOrSelf(values.getType()) != floatType)
+    values = e.cast(values, floatType);
+  if (KcEmitter::typeOf(values).getRank() == 0)
+    return values;
+  if (weight && getElementTypeOrSelf(weight.getType()) != floatType)
+    weight = e.cast(weight, floatType);
+  return weightedMean(e, values, weight);
 }
 
 Value buildMetric(OpBuilder &b, Location loc, MetricKind kind, Value pred,

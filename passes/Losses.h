@@ -36,6 +36,14 @@ mlir::Value buildLoss(mlir::OpBuilder &b, mlir::Location loc, LossKind kind,
                       bool fromLogits, mlir::Value pred, mlir::Value target,
                       mlir::Value weight = {});
 
+/// Keras's reduction of a loss function's values ([batch, ...], or a
+/// scalar, which is the loss itself): the weighted sum_over_batch_size,
+/// each value times its example's weight `weight` ([batch], optional),
+/// summed and divided by the number of values; in `floatType`.
+mlir::Value reduceLossValues(mlir::OpBuilder &b, mlir::Location loc,
+                             mlir::Value values, mlir::Value weight,
+                             mlir::Type floatType);
+
 /// The metric over the batch as a rank-0 tensor of the prediction's element
 /// type (the fraction of correct examples; the mean absolute or squared
 /// error of every element for mae and mse). Unweighted even in a weighted

@@ -61,7 +61,8 @@ def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
     Option<"loss", "loss", "std::string",
            /*default=*/"::kcc::lossName(::kcc::LossConfig().kind).str()",
            "sparse_categorical_crossentropy | categorical_crossentropy | "
-           "binary_crossentropy | mean_squared_error">,
+           "binary_crossentropy | mean_squared_error | one of "
+           "custom-objects">,
     Option<"fromLogits", "from-logits", "bool",
            /*default=*/"::kcc::LossConfig().fromLogits",
            "the prediction is logits (stable log_softmax / log_sigmoid form) "
@@ -121,6 +122,11 @@ def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
                "metrics computed in the step: accuracy (resolved from the "
                "loss as Keras does), sparse_categorical_accuracy, "
                "categorical_accuracy, binary_accuracy">,
+    ListOption<"customObjects", "custom-objects", "std::string",
+               "losses and metrics the module defines as functions "
+               "(kcc::customFunctionSymbol: `(y_true, y_pred) -> values`, "
+               "one per output that uses it); `loss`, `metrics` and "
+               "`outputs` may name them">,
     ListOption<"outputs", "outputs", "std::string",
                "a model with several outputs: one NAME:LOSS:WEIGHT:"
                "FROM_LOGITS[:METRIC...] per @forward result, in order "

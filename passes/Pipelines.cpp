@@ -36,9 +36,10 @@ KcBuildTrainStepOptions
 toTrainStepOptions(const TrainingConfig &config,
                    std::vector<std::string> &outputStorage) {
   KcBuildTrainStepOptions o;
-  o.loss = lossName(config.loss.kind).str();
+  o.loss = config.loss.name();
   o.fromLogits = config.loss.fromLogits;
   o.metrics = config.metrics;
+  o.customObjects = config.customObjects;
   outputStorage.clear();
   for (const OutputTraining &out : config.outputs)
     outputStorage.push_back(out.str());
@@ -66,10 +67,15 @@ toTrainStepOptions(const TrainingConfig &config,
 llvm::Expected<TrainingConfig>
 fromTrainStepOptions(const KcBuildTrainStepOptions &options) {
   TrainingConfig config;
-  llvm::Expected<LossKind> loss = parseLoss(options.loss);
-  if (!loss)
-    return loss.takeError();
-  config.loss.kind = *loss;
+  config.customObjects.assign(options.customObjects.begin(),
+                              options.customObjects.end());
+  // Not a built-in loss: a custom object's name, which validate() checks.
+  if (llvm::Expected<LossKind> loss = parseLoss(options.loss))
+    config.loss.kind = *loss;
+  else {
+    llvm::consumeError(loss.takeError());
+    config.loss.custom = options.loss;
+  }
   config.loss.fromLogits = options.fromLogits;
   config.metrics.assign(options.metrics.begin(), options.metrics.end());
   for (const std::string &text : options.outputs) {

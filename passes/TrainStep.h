@@ -81,6 +81,14 @@ struct TrainStepLayout {
   }
 };
 
+/// The function of the module that computes custom object `name` (a loss
+/// or a metric written in C++, TrainingConfig::customObjects) for output
+/// `output`: `(y_true, y_pred) -> values`, values [batch, ...] (or one
+/// scalar). kc-build-train-step inlines it into the step, reduces the
+/// values as Keras does (a loss: the weighted sum_over_batch_size; a
+/// metric: the mean) and erases it.
+std::string customFunctionSymbol(llvm::StringRef name, unsigned output);
+
 /// The layout of a function built by kc-build-train-step; std::nullopt when
 /// `f` lacks a well-formed `kc.train_step` attribute.
 std::optional<TrainStepLayout> getTrainStepLayout(mlir::func::FuncOp f);

@@ -196,8 +196,8 @@ llvm::Expected<MetricKind> parseMetric(llvm::StringRef name, LossKind loss) {
     if (name.contains('>'))
       return makeError("custom metric '" + name +
                        "' is Python code, which kcc cannot run; give "
-                       "built-in ones with --metrics or "
-                       "TrainingConfig::metrics from C++ (for loss " +
+                       "built-in ones with --metrics, or from C++ supply "
+                       "it in kcc::CompileOptions::customObjects (for loss " +
                        lossName(loss) + ": " + list + ")");
     std::string what = name == "auc" ? "metric 'auc' is not supported yet"
                                      : "unknown metric '" + name.str() + "'";
@@ -257,7 +257,7 @@ std::string OutputTraining::str() const {
   // Every digit: the weight must survive the option round trip exactly.
   char weight[32];
   std::snprintf(weight, sizeof(weight), "%.17g", lossWeight);
-  std::string out = name + ":" + lossName(loss.kind).str() + ":" + weight + ":" +
+  std::string out = name + ":" + loss.name() + ":" + weight + ":" +
                     (loss.fromLogits ? "1" : "0");
   for (const std::string &m : metrics)
     out += ":" + m;
@@ -272,10 +272,13 @@ llvm::Expected<OutputTraining> OutputTraining::parse(llvm::StringRef text) {
                      "' is not NAME:LOSS:WEIGHT:FROM_LOGITS[:METRIC...]");
   OutputTraining out;
   out.name = fields[0].str();
-  llvm::Expected<LossKind> kind = parseLoss(fields[1]);
-  if (!kind)
-    return kind.takeError();
-  out.loss.kind = *kind;
+  // Not a built-in loss: a custom object's name, which validate() checks.
+  if (llvm::Expected<LossKind> kind = parseLoss(fields[1]))
+    out.loss.kind = *kind;
+  else {
+    llvm::consumeError(kind.takeError());
+    out.loss.custom = fields[1].str();
+  }
   if (fields[2].getAsDouble(out.lossWeight))
     return makeError("output '" + fields[0] + "': loss weight '" + fields[2] +
                      "' is not a number");
@@ -287,22 +290,89 @@ llvm::Expected<OutputTraining> OutputTraining::parse(llvm::StringRef text) {
   return out;
 }
 
+std::string LossConfig::name() const {
+  return custom.empty() ? lossName(kind).str() : custom;
+}
+
+llvm::StringRef metricLogName(llvm::StringRef name) {
+  return name.rsplit('>').second.empty() ? name : name.rsplit('>').second;
+}
+
+bool TrainingConfig::isCustomObject(llvm::StringRef name) const {
+  return llvm::is_contained(customObjects, name);
+}
+
 std::vector<std::string> TrainingConfig::resultNames() const {
-  if (outputs.empty())
-    return metrics;
   std::vector<std::string> names;
+  if (outputs.empty()) {
+    for (const std::string &m : metrics)
+      names.push_back(metricLogName(m).str());
+    return names;
+  }
   for (const OutputTraining &o : outputs)
     names.push_back(o.name + "_loss");
   for (const OutputTraining &o : outputs)
     for (const std::string &m : o.metrics)
-      names.push_back(o.name + "_" + m);
+      names.push_back(o.name + "_" + metricLogName(m).str());
   return names;
 }
 
+namespace {
+/// A custom loss must be one the caller supplied; the message says how to
+/// supply it.
+llvm::Error checkCustomLoss(const TrainingConfig &config,
+                            const LossConfig &loss) {
+  if (loss.custom.empty() || config.isCustomObject(loss.custom))
+    return llvm::Error::success();
+  std::string builtins;
+  for (LossKind k : kLosses)
+    builtins += (builtins.empty() ? "" : ", ") + lossName(k).str();
+  llvm::StringRef name = loss.custom;
+  std::string supply = "from C++ supply it in "
+                       "kcc::CompileOptions::customObjects[\"" +
+                       name.str() + "\"]";
+  if (name.contains('>'))
+    return makeError("custom loss '" + name +
+                     "' is Python code, which kcc cannot run; give a "
+                     "built-in loss with --loss (" + builtins + "), or " +
+                     supply);
+  return makeError("unknown loss '" + name + "' (expected " + builtins +
+                   "; or, for a loss written in C++, " + supply + ")");
+}
+
+/// A metric of an output trained with `loss`: a custom object, or a
+/// built-in one resolved against the loss.
+llvm::Error checkMetric(const TrainingConfig &config, llvm::StringRef name,
+                        const LossConfig &loss) {
+  if (config.isCustomObject(name))
+    return llvm::Error::success();
+  // With a custom loss the step resolves built-in metrics against the form
+  // of its target (LossConfig::custom); either form may be the one.
+  if (!loss.custom.empty()) {
+    llvm::Expected<MetricKind> sparse =
+        parseMetric(name, LossKind::SparseCategoricalCrossentropy);
+    if (sparse)
+      return llvm::Error::success();
+    llvm::consumeError(sparse.takeError());
+  }
+  llvm::Expected<MetricKind> m = parseMetric(
+      name, loss.custom.empty() ? loss.kind : LossKind::CategoricalCrossentropy);
+  return m ? llvm::Error::success() : m.takeError();
+}
+} // namespace
+
 llvm::Error TrainingConfig::validate() const {
+  for (const std::string &name : customObjects)
+    if (name.empty() || llvm::StringRef(name).find_first_of(":,") !=
+                            llvm::StringRef::npos)
+      return makeError("custom object '" + name +
+                       "': its name must be non-empty and contain no ':' "
+                       "or ','");
+  if (llvm::Error e = checkCustomLoss(*this, loss))
+    return e;
   for (const std::string &name : metrics)
-    if (llvm::Expected<MetricKind> m = parseMetric(name, loss.kind); !m)
-      return m.takeError();
+    if (llvm::Error e = checkMetric(*this, name, loss))
+      return e;
   if (outputs.size() == 1)
     return makeError("outputs: one output trains with `loss` and `metrics`; "
                      "per-output entries are for models with several");
@@ -317,10 +387,13 @@ llvm::Error TrainingConfig::validate() const {
     if (!std::isfinite(o.lossWeight))
       return makeError("loss_weights: the weight of output '" + o.name +
                        "' must be finite, got " + formatNumber(o.lossWeight));
+    if (llvm::Error e = checkCustomLoss(*this, o.loss))
+      return makeError("output '" + o.name +
+                       "': " + llvm::toString(std::move(e)));
     for (const std::string &name : o.metrics)
-      if (llvm::Expected<MetricKind> m = parseMetric(name, o.loss.kind); !m)
+      if (llvm::Error e = checkMetric(*this, name, o.loss))
         return makeError("output '" + o.name +
-                         "': " + llvm::toString(m.takeError()));
+                         "': " + llvm::toString(std::move(e)));
   }
   if (!outputs.empty() && !classWeight.empty())
     return makeError("class_weight is not supported for a model with several "

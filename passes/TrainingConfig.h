@@ -182,7 +182,24 @@ struct LossConfig {
   LossKind kind = LossKind::SparseCategoricalCrossentropy;
   /// The prediction is logits rather than probabilities.
   bool fromLogits = false;
+  /// A custom loss, by the name it is registered under (Keras's
+  /// "MyPackage>my_loss", or any name without ':'): one of
+  /// TrainingConfig::customObjects, a function of the module (see
+  /// customFunctionSymbol). `fromLogits` is then unused, and built-in
+  /// metrics resolve against the target the function takes:
+  /// sparse_categorical_crossentropy's for integer targets, else
+  /// categorical_crossentropy's (kc-build-train-step reads it from the
+  /// function; CompileOptions::resolvedConfig sets `kind` to it).
+  std::string custom;
+
+  /// `custom`, or the built-in loss's name.
+  std::string name() const;
 };
+
+/// The name Keras logs a metric under: a registered custom object's own
+/// name without its package ("MyPackage>my_metric" logs "my_metric"),
+/// other names as they are.
+llvm::StringRef metricLogName(llvm::StringRef name);
 
 /// The training of one output of a model with several (Keras's per-output
 /// compile arguments: loss, loss_weights and metrics by output name).
@@ -229,6 +246,11 @@ struct TrainingConfig {
   /// per-example weights (an absent class weighs 1). Non-empty implies a
   /// weighted step.
   std::map<int64_t, double> classWeight;
+  /// Keras's custom_objects: the names of the losses and metrics written
+  /// in C++ (kcc::CompileOptions) that the module defines as functions. A
+  /// loss's `custom` and a metric of `metrics` (or an output's) may name
+  /// one; any other custom name is an error saying how to supply it.
+  std::vector<std::string> customObjects;
   /// The step averages its gradients over the ranks of an MPI job
   /// (kc.all_reduce) before the optimizer: each rank then trains on its own
   /// `batch` examples and all apply the same update.
@@ -239,8 +261,11 @@ struct TrainingConfig {
   /// its last gradient exists and overlaps the rest of the backward.
   int64_t bucketBytes = int64_t(1) << 20;
 
+  bool isCustomObject(llvm::StringRef name) const;
+
   /// The names of the step's scalar results after the total loss, in order
-  /// (Executable::metricNames): `metrics`, or with several outputs each
+  /// (Executable::metricNames), as Keras logs them (metricLogName):
+  /// `metrics`, or with several outputs each
   /// output's "<name>_loss", then each output's "<name>_<metric>", as
   /// Keras 3 logs them.
   std::vector<std::string> resultNames() const;

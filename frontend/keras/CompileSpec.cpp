@@ -267,6 +267,9 @@ void readMetrics(const ObjectView &cc, const json::Value &v,
 void readLoss(const ObjectView &cc, const json::Value *v, const JsonPath &path,
               LossConfig &loss, std::string &error, bool &customFirst) {
   if (std::optional<std::string> custom = customObjectName(*v)) {
+    // Kept under its registered name, so C++ can supply it
+    // (CompileOptions::customObjects); the CLI reports the error below.
+    loss.custom = *custom;
     customFirst = customFirst || error.empty();
     std::string builtins;
     for (LossKind k :
@@ -280,7 +283,8 @@ void readLoss(const ObjectView &cc, const json::Value *v, const JsonPath &path,
             llvm::inconvertibleErrorCode(),
             customObjectError("loss", *custom,
                               "give a built-in loss with --loss (" + builtins +
-                                  "), or set TrainingConfig::loss from C++")),
+                                  "), or from C++ supply it in "
+                                  "kcc::CompileOptions::customObjects")),
         error);
   }
   std::optional<ObjectView> c;

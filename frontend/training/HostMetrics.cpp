@@ -47,13 +47,29 @@ bool inTopK(const double *row, int64_t n, int64_t cls) {
 }
 } // namespace
 
-MetricAccumulator::MetricAccumulator(const TrainingConfig &config)
+MetricAccumulator::MetricAccumulator(const TrainingConfig &config,
+                                     const CustomObjects *custom)
     : loss_(config.loss) {
+  auto customNamed = [&](const std::string &name) -> const CustomObject * {
+    if (!custom)
+      return nullptr;
+    auto it = custom->find(name);
+    return it == custom->end() ? nullptr : &it->second;
+  };
+  if (!loss_.custom.empty() && !(customLoss_ = customNamed(loss_.custom)))
+    throw Error("evaluate: custom loss '" + loss_.custom +
+                "' has no function in CompileOptions::customObjects");
   for (const std::string &name : config.metrics) {
+    if (const CustomObject *object = customNamed(name)) {
+      metrics_.emplace_back(metricLogName(name).str(), MetricKind{});
+      customMetrics_.push_back(object);
+      continue;
+    }
     llvm::Expected<MetricKind> kind = parseMetric(name, config.loss.kind);
     if (!kind)
       throw Error("evaluate: " + llvm::toString(kind.takeError()));
     metrics_.emplace_back(name, *kind);
+    customMetrics_.push_back(nullptr);
   }
   metricSums_.assign(metrics_.size(), 0.0);
   metricCounts_.assign(metrics_.size(), 0);
@@ -79,56 +95,67 @@ void MetricAccumulator::add(const NDArray &predArray,
     return weights.empty() ? 1.0 : weights[element / perExample];
   };
   bool sparse = loss_.kind == LossKind::SparseCategoricalCrossentropy;
-  if (sparse ? static_cast<int64_t>(target.size()) != rows
-             : target.size() != pred.size())
+  if (customLoss_)
+    addCustom(*customLoss_, predArray, targetArray, examples, weights, lossSum_,
+              lossCount_);
+  else if (sparse ? static_cast<int64_t>(target.size()) != rows
+                  : target.size() != pred.size())
     throw Error("evaluate: targets " + shapeToString(targetArray.shape()) +
                 " do not match predictions " +
                 shapeToString(predArray.shape()));
 
   std::vector<double> lp(classes);
-  switch (loss_.kind) {
-  case LossKind::SparseCategoricalCrossentropy:
-  case LossKind::CategoricalCrossentropy:
-    for (int64_t r = 0; r < rows; ++r) {
-      logProbs(&pred[r * classes], classes, loss_.fromLogits, lp.data());
-      double l = 0;
-      if (sparse) {
-        double label = target[r];
-        if (!(label >= 0 && label < classes))
-          throw Error("evaluate: label " + pythonFloatRepr(label) +
-                      " is out of range for " + std::to_string(classes) +
-                      " classes");
-        l = -lp[static_cast<int64_t>(label)];
-      } else {
-        for (int64_t j = 0; j < classes; ++j)
-          l -= target[r * classes + j] * lp[j];
+  if (!customLoss_)
+    switch (loss_.kind) {
+    case LossKind::SparseCategoricalCrossentropy:
+    case LossKind::CategoricalCrossentropy:
+      for (int64_t r = 0; r < rows; ++r) {
+        logProbs(&pred[r * classes], classes, loss_.fromLogits, lp.data());
+        double l = 0;
+        if (sparse) {
+          double label = target[r];
+          if (!(label >= 0 && label < classes))
+            throw Error("evaluate: label " + pythonFloatRepr(label) +
+                        " is out of range for " + std::to_string(classes) +
+                        " classes");
+          l = -lp[static_cast<int64_t>(label)];
+        } else {
+          for (int64_t j = 0; j < classes; ++j)
+            l -= target[r * classes + j] * lp[j];
+        }
+        lossSum_ += weightOf(r * classes) * l;
       }
-      lossSum_ += weightOf(r * classes) * l;
-    }
-    lossCount_ += rows;
-    break;
-  case LossKind::BinaryCrossentropy:
-    for (size_t i = 0; i < pred.size(); ++i) {
-      double x = pred[i], z = target[i];
-      if (loss_.fromLogits) {
-        lossSum_ += weightOf(i) * (std::max(x, 0.0) - x * z +
-                                   std::log1p(std::exp(-std::fabs(x))));
-      } else {
-        double p = std::clamp(x, kEpsilon, 1.0 - kEpsilon);
-        lossSum_ -= weightOf(i) * (z * std::log(p) + (1 - z) * std::log(1 - p));
+      lossCount_ += rows;
+      break;
+    case LossKind::BinaryCrossentropy:
+      for (size_t i = 0; i < pred.size(); ++i) {
+        double x = pred[i], z = target[i];
+        if (loss_.fromLogits) {
+          lossSum_ += weightOf(i) * (std::max(x, 0.0) - x * z +
+                                     std::log1p(std::exp(-std::fabs(x))));
+        } else {
+          double p = std::clamp(x, kEpsilon, 1.0 - kEpsilon);
+          lossSum_ -=
+              weightOf(i) * (z * std::log(p) + (1 - z) * std::log(1 - p));
+        }
       }
+      lossCount_ += pred.size();
+      break;
+    case LossKind::MeanSquaredError:
+      for (size_t i = 0; i < pred.size(); ++i)
+        lossSum_ += weightOf(i) * (target[i] - pred[i]) * (target[i] - pred[i]);
+      lossCount_ += pred.size();
+      break;
     }
-    lossCount_ += pred.size();
-    break;
-  case LossKind::MeanSquaredError:
-    for (size_t i = 0; i < pred.size(); ++i)
-      lossSum_ += weightOf(i) * (target[i] - pred[i]) * (target[i] - pred[i]);
-    lossCount_ += pred.size();
-    break;
-  }
 
   for (size_t m = 0; m < metrics_.size(); ++m) {
     int64_t countBefore = metricCounts_[m];
+    if (customMetrics_[m]) {
+      // Unweighted, as compile()'s metrics are.
+      addCustom(*customMetrics_[m], predArray, targetArray, examples, {},
+                metricSums_[m], metricCounts_[m]);
+      continue;
+    }
     switch (metrics_[m].second) {
     case MetricKind::SparseCategoricalAccuracy:
       for (int64_t r = 0; r < rows; ++r)
@@ -176,6 +203,32 @@ void MetricAccumulator::add(const NDArray &predArray,
       throw Error("evaluate: metric '" + metrics_[m].first +
                   "' is not computed from predictions yet");
   }
+}
+
+void MetricAccumulator::addCustom(const CustomObject &object,
+                                  const NDArray &pred, const NDArray &target,
+                                  int64_t examples,
+                                  const std::vector<double> &weights,
+                                  double &sum, int64_t &count) {
+  Tensor out = object.fn(Tensor(target), Tensor(pred));
+  std::vector<double> values = out.toVector();
+  if (out.rank() == 0) {
+    if (!weights.empty())
+      throw Error("evaluate: a custom loss returning one scalar cannot be "
+                  "weighed by sample weights");
+    // Keras's evaluate() averages batch values by their example counts.
+    sum += values[0] * examples;
+    count += examples;
+    return;
+  }
+  if (out.dim(0) != examples)
+    throw Error("evaluate: a custom loss or metric returned " +
+                shapeToString(out.shape()) + " for " +
+                std::to_string(examples) + " examples");
+  size_t perExample = values.size() / examples;
+  for (size_t i = 0; i < values.size(); ++i)
+    sum += (weights.empty() ? 1.0 : weights[i / perExample]) * values[i];
+  count += values.size();
 }
 
 Logs MetricAccumulator::result() const {

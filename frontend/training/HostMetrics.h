@@ -6,7 +6,8 @@
 // [1e-7, 1 - 1e-7], log-softmax from logits, 0.5 thresholds), accumulated
 // over batches as Keras's evaluate() does: each value is the mean over
 // every example (every element for the elementwise ones), however the
-// batches split them.
+// batches split them. Custom losses and metrics (CompileOptions) run
+// eagerly on the predictions, reduced as the step reduces them.
 //
 //===----------------------------------------------------------------------===//
 
@@ -14,6 +15,7 @@
 #define KCC_FRONTEND_TRAINING_HOSTMETRICS_H
 
 #include "frontend/training/Callbacks.h"
+#include "frontend/training/CompileOptions.h"
 #include "passes/TrainingConfig.h"
 #include "runtime/NDArray.h"
 
@@ -24,8 +26,11 @@ namespace kcc {
 
 class MetricAccumulator {
 public:
-  /// Throws kcc::Error naming a metric it cannot compute.
-  explicit MetricAccumulator(const TrainingConfig &config);
+  /// Throws kcc::Error naming a metric it cannot compute. `config` is
+  /// resolved (CompileOptions::resolvedConfig); `custom` holds the custom
+  /// objects it names.
+  explicit MetricAccumulator(const TrainingConfig &config,
+                             const CustomObjects *custom = nullptr);
   /// Adds a batch: `pred` [n, ...] as @forward returns it, `target` as the
   /// step takes it (labels [n, ...] for sparse losses, else pred's shape).
   /// With per-example weights `sampleWeight` ([n]) the loss is Keras's
@@ -37,8 +42,18 @@ public:
   Logs result() const;
 
 private:
+  /// Adds the values of `object` on a batch of `examples` to `sum` and
+  /// `count`, each weighed by its example's weight when `weights` is given.
+  static void addCustom(const CustomObject &object, const NDArray &pred,
+                        const NDArray &target, int64_t examples,
+                        const std::vector<double> &weights, double &sum,
+                        int64_t &count);
+
   LossConfig loss_;
+  const CustomObject *customLoss_ = nullptr;
   std::vector<std::pair<std::string, MetricKind>> metrics_;
+  /// Per metric: its custom object, or null for a built-in one.
+  std::vector<const CustomObject *> customMetrics_;
   double lossSum_ = 0;
   int64_t lossCount_ = 0;
   std::vector<double> metricSums_;

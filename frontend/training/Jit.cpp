@@ -32,7 +32,8 @@ ExecOptions execOptions(const TrainingConfig &config,
 
 mlir::OwningOpRef<mlir::ModuleOp>
 buildTrainModule(mlir::MLIRContext &ctx, Model &model,
-                 const TrainingConfig &config) {
+                 const CompileOptions &options) {
+  TrainingConfig config = options.resolvedConfig();
   checkTrainingConfig(config);
   TraceOptions trace;
   trace.batch = config.batch;
@@ -41,6 +42,7 @@ buildTrainModule(mlir::MLIRContext &ctx, Model &model,
   {
     CompilePhase phase("trace");
     module = traceForward(ctx, model, trace);
+    traceCustomObjects(*module, options);
   }
 
   std::string diagnostics;
@@ -75,14 +77,14 @@ buildTrainModule(mlir::MLIRContext &ctx, Model &model,
   return module;
 }
 
-Executable jit(Model &model, const TrainingConfig &config,
+Executable jit(Model &model, const CompileOptions &compile,
                const JitOptions &options) {
   auto ctx = std::make_shared<mlir::MLIRContext>();
   registerFrontendDialects(*ctx);
   mlir::OwningOpRef<mlir::ModuleOp> module =
-      buildTrainModule(*ctx, model, config);
+      buildTrainModule(*ctx, model, compile);
   return Executable(std::move(ctx), std::move(module), model.getWeights(),
-                    execOptions(config, options));
+                    execOptions(compile.config, options));
 }
 
 Executable jitInference(Model &model, int64_t batch, ExecMode mode,

@@ -21,6 +21,7 @@
 #define KCC_FRONTEND_TRAINING_JIT_H
 
 #include "frontend/Model.h"
+#include "frontend/training/CompileOptions.h"
 #include "passes/TrainingConfig.h"
 #include "engine/Executable.h"
 
@@ -50,16 +51,17 @@ void checkTrainingConfig(const TrainingConfig &config);
 ExecOptions execOptions(const TrainingConfig &config,
                         const JitOptions &options = {});
 
-/// Traces `model` at `config.batch` and runs the train pipeline: a module
-/// with @train_step and the inference @forward. Throws kcc::Error on an
-/// invalid config (TrainingConfig::validate) and with the pipeline's
-/// diagnostics on failure.
+/// Traces `model` at `config.batch` (and the custom losses and metrics it
+/// names) and runs the train pipeline: a module with @train_step and the
+/// inference @forward. Throws kcc::Error on an invalid config
+/// (TrainingConfig::validate) and with the pipeline's diagnostics on
+/// failure.
 mlir::OwningOpRef<mlir::ModuleOp>
 buildTrainModule(mlir::MLIRContext &ctx, Model &model,
-                 const TrainingConfig &config);
+                 const CompileOptions &options);
 
 /// The training step of `model` bound to its current weights.
-Executable jit(Model &model, const TrainingConfig &config,
+Executable jit(Model &model, const CompileOptions &compile,
                const JitOptions &options = {});
 
 /// An inference-only Executable (@forward at `batch`): predict() only.

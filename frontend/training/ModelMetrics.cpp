@@ -5,10 +5,11 @@
 
 using namespace kcc;
 
-ModelMetrics::ModelMetrics(const TrainingConfig &config)
+ModelMetrics::ModelMetrics(const TrainingConfig &config,
+                           const CustomObjects *custom)
     : outputs_(config.outputs) {
   if (outputs_.empty()) {
-    perOutput_.emplace_back(config);
+    perOutput_.emplace_back(config, custom);
     return;
   }
   for (const OutputTraining &out : outputs_) {
@@ -16,7 +17,7 @@ ModelMetrics::ModelMetrics(const TrainingConfig &config)
     one.outputs.clear();
     one.loss = out.loss;
     one.metrics = out.metrics;
-    perOutput_.emplace_back(one);
+    perOutput_.emplace_back(one, custom);
   }
 }
 

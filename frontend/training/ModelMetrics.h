@@ -22,7 +22,10 @@ namespace kcc {
 class ModelMetrics {
 public:
   /// Throws kcc::Error naming a metric it cannot compute.
-  explicit ModelMetrics(const TrainingConfig &config);
+  /// `config` is resolved (CompileOptions::resolvedConfig); `custom` holds
+  /// the custom objects it names.
+  explicit ModelMetrics(const TrainingConfig &config,
+                        const CustomObjects *custom = nullptr);
   /// One batch: the predictions and targets of every output, in order.
   void add(const std::vector<NDArray> &preds,
            const std::vector<NDArray> &targets,

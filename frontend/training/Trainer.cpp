@@ -56,8 +56,9 @@ llvm::Error kcc::checkClassWeight(Model &model, const TrainingConfig &config) {
   return llvm::Error::success();
 }
 
-Trainer::Trainer(Model &model, TrainingConfig config, llvm::raw_ostream *log)
-    : model_(model), config_(std::move(config)), log_(log),
+Trainer::Trainer(Model &model, CompileOptions options, llvm::raw_ostream *log)
+    : model_(model), compile_(std::move(options)),
+      config_(compile_.resolvedConfig()), log_(log),
       learningRate_(config_.optimizer.resolvedLearningRate()) {
   checkTrainingConfig(config_);
   if (config_.dataParallel)
@@ -135,14 +136,15 @@ std::string Trainer::trainModuleText() const {
 Executable &Trainer::stepFor(int64_t batch, bool weighted) {
   std::unique_ptr<Executable> &slot = steps_[{batch, weighted}];
   if (!slot) {
-    TrainingConfig config = config_;
+    CompileOptions compile = compile_;
+    TrainingConfig &config = compile.config = config_;
     config.batch = batch;
     config.sampleWeight = weighted;
     config.classWeight.clear(); // applied here, on the host
     config.optimizer.learningRate = learningRate_;
     JitOptions options;
     options.log = log_;
-    slot = std::make_unique<Executable>(jit(model_, config, options));
+    slot = std::make_unique<Executable>(jit(model_, compile, options));
   }
   if (active_ != slot.get()) {
     // The one that ran last holds the truth: the optimizer state and the
@@ -280,7 +282,7 @@ Logs Trainer::evaluate(const DataSource &data) {
   int64_t n = data.numBatches();
   if (n == 0)
     throw Error("evaluate: the data has no batches");
-  ModelMetrics acc(config_);
+  ModelMetrics acc(config_, &compile_.customObjects);
   bool several = model_.inputShapes().size() != 1 || model_.numOutputs() != 1;
   Executable *exe = nullptr;
   for (int64_t i = 0; i < n; ++i) {

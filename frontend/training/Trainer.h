@@ -42,6 +42,7 @@
 #include "engine/Executable.h"
 #include "frontend/Model.h"
 #include "frontend/training/Callbacks.h"
+#include "frontend/training/CompileOptions.h"
 #include "frontend/training/DataSource.h"
 #include "passes/TrainingConfig.h"
 #include "runtime/data/Dataset.h"
@@ -91,10 +92,11 @@ llvm::Error checkClassWeight(Model &model, const TrainingConfig &config);
 
 class Trainer {
 public:
-  /// Validates `config` (throws kcc::Error naming what is wrong);
+  /// Validates `options` (throws kcc::Error naming what is wrong);
   /// compilation happens on the first fit(). Compiles are reported to `log`
-  /// (null is silent).
-  Trainer(Model &model, TrainingConfig config,
+  /// (null is silent). A TrainingConfig converts: a compile without custom
+  /// losses or metrics.
+  Trainer(Model &model, CompileOptions options,
           llvm::raw_ostream *log = &llvm::errs());
   ~Trainer();
 
@@ -160,6 +162,7 @@ public:
   /// weights are the model's, as always).
   void restoreOptimizerState(const std::vector<NDArray> &slots,
                              int64_t iterations, double learningRate);
+  /// The config, resolved (CompileOptions::resolvedConfig).
   const TrainingConfig &config() const { return config_; }
   /// The input and target every step takes, at `batch` rows.
   TensorSpec inputSpec(int64_t batch);
@@ -189,6 +192,8 @@ private:
   void averageOverRanks(StepResult &r);
 
   Model &model_;
+  CompileOptions compile_;
+  /// compile_.resolvedConfig().
   TrainingConfig config_;
   llvm::raw_ostream *log_;
   double learningRate_;

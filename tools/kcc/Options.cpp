@@ -581,6 +581,7 @@ llvm::Error kcc::driver::applyTrainingFlags(TrainingConfig &config) {
     if (!kind)
       return kind.takeError();
     config.loss.kind = *kind;
+    config.loss.custom.clear(); // a built-in loss replaces a custom one
   }
   if (fromLogits.getNumOccurrences())
     config.loss.fromLogits = fromLogits;

@@ -168,7 +168,8 @@ TEST(KerasImport, MetricObjectsAndCustomLossesAndMetrics) {
   std::string msg = llvm::toString(std::move(err));
   EXPECT_NE(msg.find("custom metric 'MyPackage>my_metric' is Python code, "
                      "which kcc cannot run; give built-in ones with "
-                     "--metrics or TrainingConfig::metrics from C++"),
+                     "--metrics, or from C++ supply it in "
+                     "kcc::CompileOptions::customObjects"),
             std::string::npos)
       << msg;
   // --metrics (TrainingConfig::metrics) replaces it.
@@ -203,7 +204,10 @@ TEST(KerasImport, MetricObjectsAndCustomLossesAndMetrics) {
               "'MyPackage>MyLoss' is Python code, which kcc cannot run; give "
               "a built-in loss with --loss (sparse_categorical_crossentropy, "
               "categorical_crossentropy, binary_crossentropy, "
-              "mean_squared_error), or set TrainingConfig::loss from C++");
+              "mean_squared_error), or from C++ supply it in "
+              "kcc::CompileOptions::customObjects");
+    // Kept by name, so C++ can supply it.
+    EXPECT_EQ(m.training->loss.custom, "MyPackage>MyLoss");
   }
 }
 
