@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/DialectConversion.h"
 
@@ -58,7 +59,8 @@ struct KcLowerToLinalgPass
     target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
                            func::FuncDialect, linalg::LinalgDialect,
                            LLVM::LLVMDialect, math::MathDialect,
-                           memref::MemRefDialect, tensor::TensorDialect>();
+                           memref::MemRefDialect, scf::SCFDialect,
+                           tensor::TensorDialect>();
     RewritePatternSet patterns(ctx);
     codegen::populateElementwisePatterns(patterns);
     codegen::populateShapePatterns(patterns);

@@ -43,7 +43,8 @@ def KcLowerToLinalg : Pass<"kc-lower-to-linalg", "mlir::ModuleOp"> {
     "::mlir::arith::ArithDialect", "::mlir::bufferization::BufferizationDialect",
     "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
-    "::mlir::memref::MemRefDialect", "::mlir::tensor::TensorDialect"];
+    "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
+    "::mlir::tensor::TensorDialect"];
   let options = [
     Option<"writableArgs", "writable-args", "bool", /*default=*/"false",
            "let bufferization write into the function's argument buffers">,

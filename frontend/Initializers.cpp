@@ -4,7 +4,9 @@
 #include "runtime/Error.h"
 
 #include <cmath>
+#include <algorithm>
 #include <random>
+#include <vector>
 
 using namespace kcc;
 using namespace kcc::init;
@@ -16,7 +18,9 @@ namespace {
 constexpr double kTruncatedStddev = 0.87962566103423978;
 
 struct Spec {
-  enum Dist { Uniform, Normal, Constant, FixedUniform } dist;
+  enum Dist {
+    Uniform, Normal, Constant, FixedUniform, Orthogonal, UnitForgetBias
+  } dist;
   /// VarianceScaling scale and mode, the constant, or FixedUniform's limit.
   double scale;
   enum Mode { FanIn, FanAvg } mode;
@@ -39,6 +43,12 @@ bool lookup(const std::string &name, Spec &spec) {
     spec = {Spec::Constant, 0.0, Spec::FanIn};
   else if (name == "ones")
     spec = {Spec::Constant, 1.0, Spec::FanIn};
+  else if (name == "orthogonal")
+    spec = {Spec::Orthogonal, 1.0, Spec::FanIn};
+  else if (name == "unit_forget_bias")
+    // LSTM's bias with Keras's unit_forget_bias: ones on the forget gate's
+    // quarter (i, f, c, o), zeros elsewhere.
+    spec = {Spec::UnitForgetBias, 0.0, Spec::FanIn};
   else if (name == "uniform" || name == "random_uniform")
     // Keras's RandomUniform defaults (Embedding's "uniform"): [-0.05, 0.05).
     spec = {Spec::FixedUniform, 0.05, Spec::FanIn};
@@ -65,6 +75,38 @@ double standardNormal(std::mt19937_64 &gen) {
   double u1 = 1.0 - uniform01(gen); // (0, 1], safe for log
   double u2 = uniform01(gen);
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
+}
+
+/// Keras's Orthogonal: the Q of a QR factorization of a standard normal
+/// [rows, cols] matrix (rows = product of all but the last dim), signs fixed
+/// by R's diagonal, transposed when rows < cols. Gram-Schmidt in double
+/// gives the same Q.
+void orthogonal(NDArray &out, std::mt19937_64 &gen) {
+  int64_t cols = out.shape().empty() ? 1 : out.shape().back();
+  int64_t rows = cols ? out.numel() / cols : 0;
+  int64_t n = std::max(rows, cols), k = std::min(rows, cols);
+  std::vector<double> q(n * k);
+  for (double &v : q)
+    v = standardNormal(gen);
+  // Columns of the n x k matrix q, orthonormalized in turn.
+  for (int64_t j = 0; j < k; ++j) {
+    for (int64_t i = 0; i < j; ++i) {
+      double dot = 0;
+      for (int64_t r = 0; r < n; ++r)
+        dot += q[r * k + i] * q[r * k + j];
+      for (int64_t r = 0; r < n; ++r)
+        q[r * k + j] -= dot * q[r * k + i];
+    }
+    double norm = 0;
+    for (int64_t r = 0; r < n; ++r)
+      norm += q[r * k + j] * q[r * k + j];
+    norm = std::sqrt(norm);
+    for (int64_t r = 0; r < n; ++r)
+      q[r * k + j] = norm > 0 ? q[r * k + j] / norm : 0.0;
+  }
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t c = 0; c < cols; ++c)
+      out.set(r * cols + c, rows >= cols ? q[r * k + c] : q[c * k + r]);
 }
 
 } // namespace
@@ -105,8 +147,8 @@ NDArray init::initialize(const std::string &name, const Shape &shape,
   if (!lookup(name, spec))
     throw Error("unknown initializer '" + name + "' for " + stream +
                 " (expected glorot_uniform, glorot_normal, he_uniform, "
-                "he_normal, lecun_uniform, lecun_normal, uniform, zeros or "
-                "ones)");
+                "he_normal, lecun_uniform, lecun_normal, orthogonal, uniform, "
+                "zeros or ones)");
   if (!isFloat(dtype))
     throw Error("initializer '" + name + "' for " + stream +
                 " needs a float dtype, got " + dtypeName(dtype));
@@ -115,6 +157,16 @@ NDArray init::initialize(const std::string &name, const Shape &shape,
   if (spec.dist == Spec::Constant) {
     for (int64_t i = 0; i < n; ++i)
       out.set(i, spec.scale);
+    return out;
+  }
+  if (spec.dist == Spec::UnitForgetBias) {
+    for (int64_t i = 0; i < n; ++i)
+      out.set(i, i >= n / 4 && i < n / 2 ? 1.0 : 0.0);
+    return out;
+  }
+  if (spec.dist == Spec::Orthogonal) {
+    std::mt19937_64 gen(deriveSeed(seed, stream));
+    orthogonal(out, gen);
     return out;
   }
   if (spec.dist == Spec::FixedUniform) {

@@ -8,6 +8,7 @@
 //   he_normal       truncated N(0, s), s = sqrt(2 / fan_in) / .8796
 //   lecun_uniform   U(-l, l), l = sqrt(3 / fan_in)
 //   lecun_normal    truncated N(0, s), s = sqrt(1 / fan_in) / .8796
+//   orthogonal      Q of the QR of a standard normal matrix (Keras's Orthogonal)
 //   zeros, ones
 //
 // with Keras's fans: [in, out] for a kernel, kh*kw*cin and kh*kw*cout for a

@@ -332,6 +332,75 @@ public:
             const std::string &embeddingsInitializer = "uniform");
 };
 
+/// The recurrent layers take [batch, steps, features] and run their cell
+/// over the steps as one kc.recurrence (a loop over time when compiled,
+/// whose gradient is the reverse loop); the input projection x.W + b of
+/// every step is one GEMM before it. Weights as Keras names and lays them
+/// out: cell/kernel [features, G*units], cell/recurrent_kernel
+/// [units, G*units], cell/bias, with Keras's gate order (LSTM i, f, c, o;
+/// GRU z, r, h). Activations: tanh, sigmoid, relu, linear, hard_sigmoid.
+/// The output is the last step's h, or every step's ([batch, steps, units],
+/// in processing order when going backwards) with `returnSequences`;
+/// `returnState` adds the final h (and LSTM's final c) as further outputs.
+/// Initial states are zeros; masks, dropout and stateful layers are not
+/// supported.
+struct RecurrentOptions {
+  bool returnSequences = false;
+  bool returnState = false;
+  bool goBackwards = false;
+};
+
+/// LSTM; bias [4*units] (with Keras's unit_forget_bias, ones on the
+/// forget gate at initialization).
+class LSTM : public Layer {
+public:
+  LSTM(int64_t units, const std::string &activation = "tanh",
+       const std::string &recurrentActivation = "sigmoid", bool useBias = true,
+       const std::string &kernelInitializer = "glorot_uniform",
+       const std::string &recurrentInitializer = "orthogonal",
+       const std::string &biasInitializer = "zeros", bool unitForgetBias = true,
+       RecurrentOptions options = {});
+};
+
+/// GRU; with `resetAfter` (Keras 3's default) the bias is [2, 3*units]:
+/// the input bias, then the recurrent bias applied before the reset gate
+/// multiplies; without it, [3*units] and the reset gate scales h before
+/// the candidate's recurrent product.
+class GRU : public Layer {
+public:
+  GRU(int64_t units, const std::string &activation = "tanh",
+      const std::string &recurrentActivation = "sigmoid", bool useBias = true,
+      const std::string &kernelInitializer = "glorot_uniform",
+      const std::string &recurrentInitializer = "orthogonal",
+      const std::string &biasInitializer = "zeros",
+      RecurrentOptions options = {}, bool resetAfter = true);
+};
+
+/// SimpleRNN: h = activation(x.W + h.U + b); bias [units].
+class SimpleRNN : public Layer {
+public:
+  SimpleRNN(int64_t units, const std::string &activation = "tanh",
+            bool useBias = true,
+            const std::string &kernelInitializer = "glorot_uniform",
+            const std::string &recurrentInitializer = "orthogonal",
+            const std::string &biasInitializer = "zeros",
+            RecurrentOptions options = {});
+};
+
+/// Runs `layer` (an LSTM, GRU or SimpleRNN) forwards and a copy of it
+/// backwards and merges their outputs: merge_mode "concat" (forward then
+/// backward on the last axis), "sum", "mul", "ave". With return_sequences
+/// the backward outputs are put back in time order first, as Keras does.
+/// Weights: forward_layer/cell/... then backward_layer/cell/...; with
+/// return_state the outputs are the merged output, then the forward
+/// layer's states, then the backward layer's.
+class Bidirectional : public Layer {
+public:
+  explicit Bidirectional(const Layer &layer,
+                         const std::string &mergeMode = "concat");
+};
+
+
 /// 1-D convolution, kernel [kernelSize, channels, filters]; padding
 /// "valid", "same" or "causal" (zeros before the steps only).
 class Conv1D : public Layer {

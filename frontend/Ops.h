@@ -156,6 +156,25 @@ Tensor argmax(const Tensor &x, int64_t axis = -1);
 /// [I..., D...]. An index in [-V, 0) counts from the end; any other index
 /// outside [0, V) gives a NaN row (jnp.take, as Keras's Embedding on JAX).
 Tensor gather(const Tensor &table, const Tensor &indices);
+/// A recurrent cell run over every step of a time-major sequence
+/// (kc.recurrence). `cell` is "lstm", "gru" or "simple_rnn"; activations
+/// among tanh, sigmoid, relu, linear, hard_sigmoid; `reverse` is Keras's
+/// go_backwards.
+struct RecurrenceSpec {
+  std::string cell = "lstm";
+  bool resetAfter = true;
+  std::string activation = "tanh";
+  std::string recurrentActivation = "sigmoid";
+  bool reverse = false;
+};
+/// `x` [T, B, G*H] (the input projection, G gates: 4, 3, 1), `kernel`
+/// [H, G*H], `initialState` [B, K*H] (LSTM [h | c], else h),
+/// `recurrentBias` [G*H] -> the states [T, B, S], one row per step: h in
+/// columns [0, H), LSTM's c in [H, 2H), then what the gradient needs (see
+/// kc.recurrence).
+Tensor recurrence(const Tensor &x, const Tensor &kernel,
+                  const Tensor &initialState, const Tensor &recurrentBias,
+                  const RecurrenceSpec &spec);
 /// The sum (mean: the mean) of `x` over the ranks of a data-parallel job
 /// (kc.all_reduce); `x` itself in a single process. Its gradient is the same
 /// reduction of the ranks' gradients.

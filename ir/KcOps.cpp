@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "ir/KcDialect.h"
+#include "ir/Recurrence.h"
 #include "ir/ShapeFunctions.h"
 
 #include "mlir/IR/Builders.h"
@@ -285,6 +286,78 @@ LogicalResult GatherGradOp::verify() {
   return checkResultShape(
       *this, shapes::gather(shapeOf(getResult()), shapeOf(getIndices())),
       shapeOf(getGradOutput()), "grad_output");
+}
+
+//===----------------------------------------------------------------------===//
+// Recurrence ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// Checks `v` is `expected`, naming it.
+LogicalResult checkShape(Operation *op, Value v, ArrayRef<int64_t> expected,
+                         StringRef what) {
+  if (shapeOf(v) == expected)
+    return success();
+  std::string dims;
+  for (int64_t d : expected)
+    dims += (dims.empty() ? "" : "x") + std::to_string(d);
+  return op->emitOpError() << "expects " << what << " of shape " << dims
+                           << ", got " << v.getType();
+}
+
+/// T, B, H of a recurrence from its kernel, initial state and states.
+template <typename OpTy>
+LogicalResult checkRecurrence(OpTy op, const kernels::RecurrenceParams &p,
+                              Value states, int64_t &steps, int64_t &batch,
+                              int64_t &units) {
+  ArrayRef<int64_t> k = shapeOf(op.getKernel()),
+                    init = shapeOf(op.getInitialState()),
+                    s = shapeOf(states);
+  if (k.size() != 2 || init.size() != 2 || s.size() != 3)
+    return op.emitOpError() << "expects a 2-D kernel, a 2-D initial state "
+                               "and [T, B, S] states";
+  units = k[0];
+  batch = init[0];
+  steps = s[0];
+  int64_t G = kernels::recurrentGates(p.cell);
+  if (failed(checkShape(op, op.getKernel(), {units, G * units}, "kernel")) ||
+      failed(checkShape(op, op.getInitialState(),
+                        {batch, kernels::recurrentInitialWidth(p.cell, units)},
+                        "initial_state")) ||
+      failed(checkShape(op, states,
+                        {steps, batch, kernels::recurrentStateWidth(p, units)},
+                        "states")))
+    return failure();
+  return success();
+}
+
+} // namespace
+
+LogicalResult RecurrenceOp::verify() {
+  FailureOr<kernels::RecurrenceParams> p = recurrenceParams(*this);
+  if (failed(p))
+    return failure();
+  int64_t T, B, H;
+  if (failed(checkRecurrence(*this, *p, getResult(), T, B, H)))
+    return failure();
+  int64_t GH = kernels::recurrentGates(p->cell) * H;
+  return success(succeeded(checkShape(*this, getX(), {T, B, GH}, "x")) &&
+                 succeeded(checkShape(*this, getRecurrentBias(), {GH},
+                                      "recurrent_bias")));
+}
+
+LogicalResult RecurrenceGradOp::verify() {
+  FailureOr<kernels::RecurrenceParams> p = recurrenceParams(*this);
+  if (failed(p))
+    return failure();
+  int64_t T, B, H;
+  if (failed(checkRecurrence(*this, *p, getStates(), T, B, H)) ||
+      failed(checkShape(*this, getGradStates(), shapeOf(getStates()),
+                        "grad_states")))
+    return failure();
+  return checkShape(*this, getResult(),
+                    {kernels::recurrenceGradSize(*p, T, B, H)}, "result");
 }
 
 #define GET_OP_CLASSES

@@ -8,6 +8,7 @@
 
 #include "runtime/LibraryCalls.h"
 #include "runtime/kernels/Kernels.h"
+#include "runtime/kernels/Recurrence.h"
 
 #include <dlfcn.h>
 
@@ -347,6 +348,56 @@ KCC_RT_DEFINE_GATHER(double, f64, int64_t, i64)
 
 namespace {
 
+kernels::RecurrenceParams recurrenceParams(int64_t cell, int64_t resetAfter,
+                                           int64_t activation,
+                                           int64_t recurrentActivation,
+                                           int64_t reverse) {
+  kernels::RecurrenceParams p;
+  p.cell = static_cast<kernels::RecurrentCell>(cell);
+  p.resetAfter = resetAfter != 0;
+  p.activation = static_cast<kernels::RecurrentActivation>(activation);
+  p.recurrentActivation =
+      static_cast<kernels::RecurrentActivation>(recurrentActivation);
+  p.reverse = reverse != 0;
+  return p;
+}
+
+} // namespace
+
+#define KCC_RT_DEFINE_RECURRENCE(T, S)                                         \
+  void kcc_rt_recurrence_step_##S(                                             \
+      const T *x, const T *kernel, const T *initial, const T *rbias,           \
+      T *states, int64_t step, int64_t steps, int64_t batch, int64_t units,    \
+      int64_t cell, int64_t resetAfter, int64_t activation,                    \
+      int64_t recurrentActivation, int64_t reverse) {                          \
+    guarded("recurrence", [&] {                                                \
+      kernels::recurrenceStep<T>(                                              \
+          recurrenceParams(cell, resetAfter, activation, recurrentActivation,  \
+                           reverse),                                           \
+          {steps, batch, units}, x, kernel, initial, rbias, states, step);     \
+    });                                                                        \
+  }                                                                            \
+  void kcc_rt_recurrence_grad_step_##S(                                        \
+      const T *kernel, const T *initial, const T *states,                      \
+      const T *gradStates, T *grad, int64_t step, int64_t steps,               \
+      int64_t batch, int64_t units, int64_t cell, int64_t resetAfter,          \
+      int64_t activation, int64_t recurrentActivation, int64_t reverse) {      \
+    guarded("recurrence_grad", [&] {                                           \
+      kernels::recurrenceGradStep<T>(                                          \
+          recurrenceParams(cell, resetAfter, activation, recurrentActivation,  \
+                           reverse),                                           \
+          {steps, batch, units}, kernel, initial, states, gradStates, grad,    \
+          step);                                                               \
+    });                                                                        \
+  }
+
+extern "C" {
+KCC_RT_DEFINE_RECURRENCE(float, f32)
+KCC_RT_DEFINE_RECURRENCE(double, f64)
+}
+
+namespace {
+
 /// The LLVM OpenMP runtime entry points MLIR's OpenMP translation emits
 /// (parallel regions, static worksharing loops, their barriers).
 constexpr const char *kOpenMPEntryPoints[] = {
@@ -402,6 +453,8 @@ std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
   KCC_RT_SYM(gather_i64)
   KCC_RT_SYM(gather_grad_i32)
   KCC_RT_SYM(gather_grad_i64)
+  KCC_RT_SYM(recurrence_step)
+  KCC_RT_SYM(recurrence_grad_step)
 #undef KCC_RT_SYM
   for (auto &entry : openMPRuntimeSymbols())
     symbols.push_back(entry);

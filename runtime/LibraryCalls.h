@@ -85,6 +85,24 @@ extern "C" {
                                      T *out, int64_t i0, int64_t g0,           \
                                      int64_t g1, int64_t o0, int64_t o1);
 
+/// One step of kc.recurrence / kc.recurrence_grad (runtime/kernels/
+/// Recurrence.h): compiled code loops over the steps and calls these, the
+/// forward for step = 0 .. T-1, the backward for step = T-1 .. 0. After the
+/// step: T, B, H, then the cell, reset_after, the activation and the
+/// recurrent activation (their RecurrentCell / RecurrentActivation codes)
+/// and reverse.
+#define KCC_RT_RECURRENCE(T, S)                                                \
+  void kcc_rt_recurrence_step_##S(                                             \
+      const T *x, const T *kernel, const T *initial, const T *rbias,           \
+      T *states, int64_t step, int64_t steps, int64_t batch, int64_t units,    \
+      int64_t cell, int64_t resetAfter, int64_t activation,                    \
+      int64_t recurrentActivation, int64_t reverse);                           \
+  void kcc_rt_recurrence_grad_step_##S(                                        \
+      const T *kernel, const T *initial, const T *states,                      \
+      const T *gradStates, T *grad, int64_t step, int64_t steps,               \
+      int64_t batch, int64_t units, int64_t cell, int64_t resetAfter,          \
+      int64_t activation, int64_t recurrentActivation, int64_t reverse);
+
 #define KCC_RT_ALL(T, S)                                                       \
   KCC_RT_MATMUL(T, S)                                                          \
   KCC_RT_BATCH_MATMUL(T, S)                                                    \
@@ -97,7 +115,8 @@ extern "C" {
   KCC_RT_POOL1(avg_pool2d, T, S)                                               \
   KCC_RT_POOL2(max_pool2d_grad, T, S)                                          \
   KCC_RT_POOL2(max_pool2d_grad_relu, T, S)                                     \
-  KCC_RT_POOL1(avg_pool2d_grad, T, S)
+  KCC_RT_POOL1(avg_pool2d_grad, T, S)                                          \
+  KCC_RT_RECURRENCE(T, S)
 
 KCC_RT_ALL(float, f32)
 KCC_RT_ALL(double, f64)
@@ -108,6 +127,7 @@ KCC_RT_GATHER(double, f64, int64_t, i64)
 
 #undef KCC_RT_ALL
 #undef KCC_RT_GATHER
+#undef KCC_RT_RECURRENCE
 #undef KCC_RT_POOL2
 #undef KCC_RT_POOL1
 #undef KCC_RT_CONV

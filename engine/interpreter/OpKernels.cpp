@@ -12,9 +12,11 @@
 #include "engine/interpreter/OpKernels.h"
 
 #include "ir/KcDialect.h"
+#include "ir/Recurrence.h"
 #include "runtime/Collectives.h"
 #include "runtime/Error.h"
 #include "runtime/kernels/Kernels.h"
+#include "runtime/kernels/Recurrence.h"
 
 #include "llvm/ADT/DenseMap.h"
 
@@ -317,6 +319,20 @@ void addNN(KernelTable &t) {
     kk::gatherGrad(*in[0], *in[1], out);
     return out;
   });
+
+  add<kc::RecurrenceOp>(t, [](kc::RecurrenceOp op, Operands in, OpEnv &env) {
+    NDArray out = env.allocate(op.getResult());
+    kk::recurrence(*kc::recurrenceParams(op), *in[0], *in[1], *in[2], *in[3],
+                   out);
+    return out;
+  });
+  add<kc::RecurrenceGradOp>(
+      t, [](kc::RecurrenceGradOp op, Operands in, OpEnv &env) {
+        NDArray out = env.allocate(op.getResult());
+        kk::recurrenceGrad(*kc::recurrenceParams(op), *in[0], *in[1], *in[2],
+                           *in[3], out);
+        return out;
+      });
 
   add<kc::RandomUniformOp>(
       t, [](kc::RandomUniformOp op, Operands in, OpEnv &env) {

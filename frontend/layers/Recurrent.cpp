@@ -1,0 +1,364 @@
+//===- Recurrent.cpp - LSTM, GRU, SimpleRNN and Bidirectional -------------===//
+//
+// Each layer is three steps: the input projection of every step as one
+// GEMM ([steps * batch, features] x kernel, time-major), one
+// kc.recurrence over the steps, and slices of its states for the outputs.
+// Bidirectional runs the same function twice, the second time going
+// backwards, and merges.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Layers.h"
+#include "frontend/Ops.h"
+#include "runtime/kernels/Recurrence.h"
+
+#include <functional>
+
+using namespace kcc;
+
+namespace {
+
+/// Everything a recurrent layer's Keras config says.
+struct RecurrentConfig {
+  std::string className; ///< "LSTM", "GRU", "SimpleRNN"
+  std::string cell;      ///< kc.recurrence's name of it
+  int64_t units = 0;
+  std::string activation = "tanh", recurrentActivation = "sigmoid";
+  bool useBias = true;
+  std::string kernelInit = "glorot_uniform", recurrentInit = "orthogonal",
+              biasInit = "zeros";
+  bool unitForgetBias = true; ///< LSTM
+  bool resetAfter = true;     ///< GRU
+  RecurrentOptions options;
+
+  int64_t gates() const {
+    return cell == "lstm" ? 4 : cell == "gru" ? 3 : 1;
+  }
+  /// GRU reset_after's bias holds the input and the recurrent bias.
+  bool splitBias() const { return cell == "gru" && resetAfter; }
+
+  void check() const {
+    auto bad = [&](const std::string &what) {
+      throw Error(className + ": " + what);
+    };
+    if (units <= 0)
+      bad("units must be positive, got " + std::to_string(units));
+    kernels::RecurrentActivation a;
+    if (!kernels::parseRecurrentActivation(activation, a))
+      bad("activation '" + activation + "' is not supported in a recurrent "
+          "cell (supported: " + kernels::recurrentActivationNames() + ")");
+    if (cell != "simple_rnn" &&
+        !kernels::parseRecurrentActivation(recurrentActivation, a))
+      bad("recurrent_activation '" + recurrentActivation +
+          "' is not supported (supported: " +
+          kernels::recurrentActivationNames() + ")");
+  }
+
+  llvm::json::Object kerasConfig() const {
+    llvm::json::Object o{{"units", units},
+                         {"activation", activation},
+                         {"use_bias", useBias},
+                         {"kernel_initializer", kernelInit},
+                         {"recurrent_initializer", recurrentInit},
+                         {"bias_initializer", biasInit},
+                         {"dropout", 0.0},
+                         {"recurrent_dropout", 0.0},
+                         {"return_sequences", options.returnSequences},
+                         {"return_state", options.returnState},
+                         {"go_backwards", options.goBackwards},
+                         {"stateful", false},
+                         {"unroll", false}};
+    if (cell != "simple_rnn")
+      o["recurrent_activation"] = recurrentActivation;
+    if (cell == "lstm")
+      o["unit_forget_bias"] = unitForgetBias;
+    if (cell == "gru")
+      o["reset_after"] = resetAfter;
+    return o;
+  }
+};
+
+struct WeightSpec {
+  std::string name;
+  Shape shape;
+  std::string initializer;
+};
+
+std::vector<WeightSpec> weightSpecs(const RecurrentConfig &c,
+                                    int64_t features,
+                                    const std::string &prefix) {
+  int64_t GH = c.gates() * c.units;
+  std::vector<WeightSpec> ws = {
+      {prefix + "cell/kernel", {features, GH}, c.kernelInit},
+      {prefix + "cell/recurrent_kernel", {c.units, GH}, c.recurrentInit}};
+  if (c.useBias) {
+    std::string init = c.biasInit;
+    if (c.cell == "lstm" && c.unitForgetBias && init == "zeros")
+      init = "unit_forget_bias";
+    ws.push_back({prefix + "cell/bias",
+                  c.splitBias() ? Shape{2, GH} : Shape{GH}, init});
+  }
+  return ws;
+}
+
+/// The layer's outputs on x [B, T, F] with its weights; with
+/// `timeOrdered`, a backwards sequence output is put back in time order
+/// (Bidirectional's backward half).
+std::vector<Tensor> runRecurrent(const RecurrentConfig &c, const Tensor &x,
+                                 const Tensor &kernel,
+                                 const Tensor &recurrentKernel,
+                                 const std::optional<Tensor> &bias,
+                                 bool timeOrdered = false) {
+  int64_t B = x.dim(0), T = x.dim(1), F = x.dim(2), H = c.units;
+  int64_t GH = c.gates() * H;
+  Tensor rows = ops::reshape(ops::transpose(x, {1, 0, 2}), {T * B, F});
+  Tensor proj = ops::matmul(rows, kernel);
+  Tensor recurrentBias = ops::fillLike(kernel, {GH}, 0.0);
+  if (bias) {
+    if (c.splitBias()) {
+      proj = ops::add(proj, ops::reshape(ops::slice(*bias, {0, 0}, {1, GH},
+                                                    {1, 1}),
+                                         {GH}));
+      recurrentBias =
+          ops::reshape(ops::slice(*bias, {1, 0}, {2, GH}, {1, 1}), {GH});
+    } else {
+      proj = ops::add(proj, *bias);
+    }
+  }
+  proj = ops::reshape(proj, {T, B, GH});
+  int64_t K = kernels::recurrentInitialWidth(
+      c.cell == "lstm" ? kernels::RecurrentCell::Lstm
+                       : kernels::RecurrentCell::Gru,
+      H);
+  Tensor initial = ops::fillLike(kernel, {B, K}, 0.0);
+  ops::RecurrenceSpec spec;
+  spec.cell = c.cell;
+  spec.resetAfter = c.resetAfter;
+  spec.activation = c.activation;
+  spec.recurrentActivation =
+      c.cell == "simple_rnn" ? std::string("sigmoid") : c.recurrentActivation;
+  spec.reverse = c.options.goBackwards;
+  Tensor states = ops::recurrence(proj, recurrentKernel, initial,
+                                  recurrentBias, spec);
+  auto lastStep = [&](int64_t from, int64_t to) {
+    return ops::reshape(
+        ops::slice(states, {T - 1, 0, from}, {T, B, to}, {1, 1, 1}),
+        {B, to - from});
+  };
+  std::vector<Tensor> outs;
+  Tensor h = lastStep(0, H);
+  if (c.options.returnSequences) {
+    Tensor seq = ops::slice(states, {0, 0, 0}, {T, B, H}, {1, 1, 1});
+    if (timeOrdered && c.options.goBackwards && T > 1) {
+      NDArray order = NDArray::empty({T}, DType::I32);
+      for (int64_t t = 0; t < T; ++t)
+        order.data<int32_t>()[t] = static_cast<int32_t>(T - 1 - t);
+      seq = ops::gather(seq, Tensor(order));
+    }
+    outs.push_back(ops::transpose(seq, {1, 0, 2}));
+  } else {
+    outs.push_back(h);
+  }
+  if (c.options.returnState) {
+    outs.push_back(h);
+    if (c.cell == "lstm")
+      outs.push_back(lastStep(H, 2 * H));
+  }
+  return outs;
+}
+
+const Tensor &sequenceInput(
+    const std::vector<Tensor> &inputs,
+    const std::function<void(const std::string &)> &fail) {
+  if (inputs.size() != 1)
+    fail("expects one input (initial states are not supported), got " +
+         std::to_string(inputs.size()));
+  const Tensor &x = inputs[0];
+  if (x.rank() != 3)
+    fail("expects an input of rank 3 ([batch, steps, features]), got " +
+         x.shapeString());
+  if (x.dim(1) == 0)
+    fail("expects at least one step, got " + x.shapeString());
+  return x;
+}
+
+class RecurrentImpl : public LayerImpl {
+public:
+  explicit RecurrentImpl(RecurrentConfig config)
+      : LayerImpl(config.className), c_(std::move(config)) {
+    c_.check();
+  }
+
+  llvm::json::Object kerasConfig() const override { return c_.kerasConfig(); }
+  std::vector<std::string> regularizableWeights() const override {
+    return {"cell/kernel", "cell/recurrent_kernel", "cell/bias"};
+  }
+  const RecurrentConfig &config() const { return c_; }
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    if (shapes.size() != 1 || shapes[0].size() != 3)
+      fail("expects one input of rank 3 ([batch, steps, features])");
+    for (const WeightSpec &w : weightSpecs(c_, shapes[0][2], ""))
+      addWeight(w.name, w.shape, w.initializer);
+  }
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    const Tensor &x = sequenceInput(
+        inputs, [&](const std::string &m) { fail(m); });
+    std::optional<Tensor> bias;
+    if (c_.useBias)
+      bias = weight(2);
+    return runRecurrent(c_, x, weight(0), weight(1), bias);
+  }
+
+private:
+  RecurrentConfig c_;
+};
+
+class BidirectionalImpl : public LayerImpl {
+public:
+  BidirectionalImpl(const RecurrentConfig &layer, std::string mergeMode)
+      : LayerImpl("Bidirectional"), forward_(layer), backward_(layer),
+        merge_(std::move(mergeMode)) {
+    backward_.options.goBackwards = !layer.options.goBackwards;
+    if (merge_ != "concat" && merge_ != "sum" && merge_ != "mul" &&
+        merge_ != "ave")
+      throw Error("Bidirectional: merge_mode '" + merge_ +
+                  "' is not supported (supported: concat, sum, mul, ave)");
+  }
+
+  llvm::json::Object kerasConfig() const override {
+    auto wrapped = [&](const RecurrentConfig &c, const char *direction) {
+      llvm::json::Object config = c.kerasConfig();
+      config["name"] = std::string(direction) + "_" + toSnakeCase(c.className);
+      return llvm::json::Object{{"module", "keras.layers"},
+                                {"class_name", c.className},
+                                {"config", std::move(config)},
+                                {"registered_name", nullptr}};
+    };
+    return llvm::json::Object{{"merge_mode", merge_},
+                              {"layer", wrapped(forward_, "forward")},
+                              {"backward_layer", wrapped(backward_, "backward")}};
+  }
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    if (shapes.size() != 1 || shapes[0].size() != 3)
+      fail("expects one input of rank 3 ([batch, steps, features])");
+    for (const char *prefix : {"forward_layer/", "backward_layer/"})
+      for (const WeightSpec &w :
+           weightSpecs(std::string(prefix) == "forward_layer/" ? forward_
+                                                               : backward_,
+                       shapes[0][2], prefix))
+        addWeight(w.name, w.shape, w.initializer);
+  }
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    const Tensor &x = sequenceInput(
+        inputs, [&](const std::string &m) { fail(m); });
+    size_t per = forward_.useBias ? 3 : 2;
+    auto run = [&](const RecurrentConfig &c, size_t first) {
+      std::optional<Tensor> bias;
+      if (c.useBias)
+        bias = weight(first + 2);
+      return runRecurrent(c, x, weight(first), weight(first + 1), bias,
+                          /*timeOrdered=*/true);
+    };
+    std::vector<Tensor> fw = run(forward_, 0), bw = run(backward_, per);
+    Tensor merged;
+    if (merge_ == "concat")
+      merged = ops::concat({fw[0], bw[0]}, -1);
+    else if (merge_ == "sum")
+      merged = ops::add(fw[0], bw[0]);
+    else if (merge_ == "mul")
+      merged = ops::mul(fw[0], bw[0]);
+    else
+      merged = ops::mul(ops::add(fw[0], bw[0]),
+                        ops::fillLike(fw[0], fw[0].shape(), 0.5));
+    std::vector<Tensor> outs = {merged};
+    outs.insert(outs.end(), fw.begin() + 1, fw.end());
+    outs.insert(outs.end(), bw.begin() + 1, bw.end());
+    return outs;
+  }
+
+private:
+  RecurrentConfig forward_, backward_;
+  std::string merge_;
+};
+
+} // namespace
+
+LSTM::LSTM(int64_t units, const std::string &activation,
+           const std::string &recurrentActivation, bool useBias,
+           const std::string &kernelInitializer,
+           const std::string &recurrentInitializer,
+           const std::string &biasInitializer, bool unitForgetBias,
+           RecurrentOptions options)
+    : Layer([&] {
+        RecurrentConfig c;
+        c.className = "LSTM";
+        c.cell = "lstm";
+        c.units = units;
+        c.activation = activation;
+        c.recurrentActivation = recurrentActivation;
+        c.useBias = useBias;
+        c.kernelInit = kernelInitializer;
+        c.recurrentInit = recurrentInitializer;
+        c.biasInit = biasInitializer;
+        c.unitForgetBias = unitForgetBias;
+        c.options = options;
+        return std::make_shared<RecurrentImpl>(c);
+      }()) {}
+
+GRU::GRU(int64_t units, const std::string &activation,
+         const std::string &recurrentActivation, bool useBias,
+         const std::string &kernelInitializer,
+         const std::string &recurrentInitializer,
+         const std::string &biasInitializer, RecurrentOptions options,
+         bool resetAfter)
+    : Layer([&] {
+        RecurrentConfig c;
+        c.className = "GRU";
+        c.cell = "gru";
+        c.units = units;
+        c.activation = activation;
+        c.recurrentActivation = recurrentActivation;
+        c.useBias = useBias;
+        c.kernelInit = kernelInitializer;
+        c.recurrentInit = recurrentInitializer;
+        c.biasInit = biasInitializer;
+        c.resetAfter = resetAfter;
+        c.options = options;
+        return std::make_shared<RecurrentImpl>(c);
+      }()) {}
+
+SimpleRNN::SimpleRNN(int64_t units, const std::string &activation,
+                     bool useBias, const std::string &kernelInitializer,
+                     const std::string &recurrentInitializer,
+                     const std::string &biasInitializer,
+                     RecurrentOptions options)
+    : Layer([&] {
+        RecurrentConfig c;
+        c.className = "SimpleRNN";
+        c.cell = "simple_rnn";
+        c.units = units;
+        c.activation = activation;
+        c.useBias = useBias;
+        c.kernelInit = kernelInitializer;
+        c.recurrentInit = recurrentInitializer;
+        c.biasInit = biasInitializer;
+        c.options = options;
+        return std::make_shared<RecurrentImpl>(c);
+      }()) {}
+
+Bidirectional::Bidirectional(const Layer &layer, const std::string &mergeMode)
+    : Layer([&] {
+        auto *rnn = dynamic_cast<const RecurrentImpl *>(layer.impl().get());
+        if (!rnn)
+          throw Error("Bidirectional: expects an LSTM, GRU or SimpleRNN "
+                      "layer, got " + layer.className());
+        return std::make_shared<BidirectionalImpl>(rnn->config(), mergeMode);
+      }()) {}

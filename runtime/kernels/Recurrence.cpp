@@ -1,0 +1,475 @@
+//===- Recurrence.cpp - LSTM, GRU and SimpleRNN steps ---------------------===//
+//
+// Each step is one or two GEMMs with the recurrent kernel (oneDNN's sgemm,
+// which takes leading dimensions, so the strided rows of the states buffer
+// are read and written in place) and one pass of gate arithmetic. The
+// gradient of every activation is taken from its output, which the states
+// row keeps, so nothing before the activation has to be saved.
+//
+//===----------------------------------------------------------------------===//
+
+#include "runtime/kernels/Recurrence.h"
+#include "runtime/kernels/KernelSupport.h"
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <vector>
+
+using namespace kcc;
+using namespace kcc::kernels;
+
+namespace {
+
+using Act = RecurrentActivation;
+
+template <typename T> T activate(Act a, T x) {
+  switch (a) {
+  case Act::Tanh:
+    return std::tanh(x);
+  case Act::Sigmoid:
+    return T(1) / (T(1) + std::exp(-x));
+  case Act::Relu:
+    return x > T(0) ? x : T(0);
+  case Act::Linear:
+    return x;
+  case Act::HardSigmoid:
+    return std::min(T(1), std::max(T(0), x / T(6) + T(0.5)));
+  }
+  return x;
+}
+
+/// d activation / d input, from the activation's output y.
+template <typename T> T activationGrad(Act a, T y) {
+  switch (a) {
+  case Act::Tanh:
+    return T(1) - y * y;
+  case Act::Sigmoid:
+    return y * (T(1) - y);
+  case Act::Relu:
+    return y > T(0) ? T(1) : T(0);
+  case Act::Linear:
+    return T(1);
+  case Act::HardSigmoid:
+    return y > T(0) && y < T(1) ? T(1) / T(6) : T(0);
+  }
+  return T(1);
+}
+
+/// C[M,N] = alpha op(A) op(B) + beta C, row-major with leading dimensions.
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
+          const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
+          float *c, int64_t ldc) {
+  if (m == 0 || n == 0)
+    return;
+  if (dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b,
+                 ldb, beta, c, ldc) != dnnl_success)
+    detail::fail("recurrence", "oneDNN sgemm failed");
+}
+
+void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
+          const double *a, int64_t lda, const double *b, int64_t ldb,
+          double beta, double *c, int64_t ldc) {
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double acc = 0;
+      for (int64_t l = 0; l < k; ++l)
+        acc += (ta ? a[l * lda + i] : a[i * lda + l]) *
+               (tb ? b[j * ldb + l] : b[l * ldb + j]);
+      c[i * ldc + j] = alpha * acc + (beta == 0 ? 0 : beta * c[i * ldc + j]);
+    }
+}
+
+/// Scratch that lives across the steps of one thread (no allocation per
+/// step once it has grown).
+template <typename T> T *scratch(size_t n, int which) {
+  thread_local std::vector<T> buffers[2];
+  std::vector<T> &v = buffers[which];
+  if (v.size() < n)
+    v.resize(n);
+  return v.data();
+}
+
+/// The views one step works on.
+template <typename T> struct Step {
+  int64_t B, H, G, S, K;
+  int64_t row;                 ///< the x row this step reads
+  const T *x;                  ///< [B, G*H]
+  const T *hPrev, *cPrev;      ///< [B, H], leading dimension ldPrev
+  int64_t ldPrev;
+  const T *statesRow;          ///< [B, S]
+  T *outRow;                   ///< forward: the row written
+};
+
+template <typename T>
+Step<T> viewStep(const RecurrenceParams &p, const RecurrenceDims &d,
+                 const T *x, const T *initial, const T *states,
+                 int64_t step) {
+  Step<T> s;
+  s.B = d.batch;
+  s.H = d.units;
+  s.G = recurrentGates(p.cell);
+  s.S = recurrentStateWidth(p, d.units);
+  s.K = recurrentInitialWidth(p.cell, d.units);
+  s.row = p.reverse ? d.steps - 1 - step : step;
+  s.x = x ? x + s.row * s.B * s.G * s.H : nullptr;
+  if (step == 0) {
+    s.hPrev = initial;
+    s.ldPrev = s.K;
+  } else {
+    s.hPrev = states + (step - 1) * s.B * s.S;
+    s.ldPrev = s.S;
+  }
+  s.cPrev = s.hPrev + s.H; // LSTM: c follows h in both layouts
+  s.statesRow = states + step * s.B * s.S;
+  return s;
+}
+
+template <typename T>
+void lstmStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
+              const T *rb, T *row) {
+  const int64_t B = s.B, H = s.H, S = s.S, GH = 4 * H;
+  T *z = row + 2 * H;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t j = 0; j < GH; ++j)
+      z[b * S + j] = s.x[b * GH + j] + rb[j];
+  gemm(false, false, B, GH, H, T(1), s.hPrev, s.ldPrev, U, GH, T(1), z, S);
+  for (int64_t b = 0; b < B; ++b) {
+    T *r = row + b * S, *g = z + b * S;
+    const T *cp = s.cPrev + b * s.ldPrev;
+    for (int64_t j = 0; j < H; ++j) {
+      T i = activate(p.recurrentActivation, g[j]);
+      T f = activate(p.recurrentActivation, g[H + j]);
+      T c = activate(p.activation, g[2 * H + j]);
+      T o = activate(p.recurrentActivation, g[3 * H + j]);
+      T cell = f * cp[j] + i * c;
+      g[j] = i, g[H + j] = f, g[2 * H + j] = c, g[3 * H + j] = o;
+      r[H + j] = cell;
+      r[j] = o * activate(p.activation, cell);
+    }
+  }
+}
+
+template <typename T>
+void gruStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
+             const T *rb, T *row) {
+  const int64_t B = s.B, H = s.H, S = s.S, GH = 3 * H;
+  T *rec = scratch<T>(B * GH, 0);
+  for (int64_t b = 0; b < B; ++b)
+    std::memcpy(rec + b * GH, rb, GH * sizeof(T));
+  // reset_after: h.U for all three gates at once; else z and r first, then
+  // (r * h).U for the candidate.
+  gemm(false, false, B, p.resetAfter ? GH : 2 * H, H, T(1), s.hPrev, s.ldPrev,
+       U, GH, T(1), rec, GH);
+  if (!p.resetAfter) {
+    T *rh = scratch<T>(B * H, 1);
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t j = 0; j < H; ++j)
+        rh[b * H + j] = activate(p.recurrentActivation,
+                                 s.x[b * GH + H + j] + rec[b * GH + H + j]) *
+                        s.hPrev[b * s.ldPrev + j];
+    gemm(false, false, B, H, H, T(1), rh, H, U + 2 * H, GH, T(1),
+         rec + 2 * H, GH);
+  }
+  for (int64_t b = 0; b < B; ++b) {
+    const T *xb = s.x + b * GH, *rc = rec + b * GH;
+    const T *hp = s.hPrev + b * s.ldPrev;
+    T *r = row + b * S;
+    for (int64_t j = 0; j < H; ++j) {
+      T zg = activate(p.recurrentActivation, xb[j] + rc[j]);
+      T rg = activate(p.recurrentActivation, xb[H + j] + rc[H + j]);
+      T hh = activate(p.activation, p.resetAfter
+                                         ? xb[2 * H + j] + rg * rc[2 * H + j]
+                                         : xb[2 * H + j] + rc[2 * H + j]);
+      r[j] = zg * hp[j] + (T(1) - zg) * hh;
+      r[H + j] = zg, r[2 * H + j] = rg, r[3 * H + j] = hh;
+      if (p.resetAfter)
+        r[4 * H + j] = rc[2 * H + j];
+    }
+  }
+}
+
+template <typename T>
+void simpleStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
+                const T *rb, T *row) {
+  const int64_t B = s.B, H = s.H;
+  for (int64_t b = 0; b < B; ++b)
+    for (int64_t j = 0; j < H; ++j)
+      row[b * H + j] = s.x[b * H + j] + rb[j];
+  gemm(false, false, B, H, H, T(1), s.hPrev, s.ldPrev, U, H, T(1), row, H);
+  for (int64_t i = 0; i < B * H; ++i)
+    row[i] = activate(p.activation, row[i]);
+}
+
+/// The flat gradient buffer's parts.
+template <typename T> struct GradParts {
+  T *dx, *dU, *dInit, *dRb;
+};
+
+template <typename T>
+GradParts<T> gradParts(const RecurrenceParams &p, const RecurrenceDims &d,
+                       T *grad) {
+  int64_t GH = recurrentGates(p.cell) * d.units;
+  GradParts<T> g;
+  g.dx = grad;
+  g.dU = g.dx + d.steps * d.batch * GH;
+  g.dInit = g.dU + d.units * GH;
+  g.dRb = g.dInit + d.batch * recurrentInitialWidth(p.cell, d.units);
+  return g;
+}
+
+/// dRb[j] += sum over b of m[b, j] (leading dimension ld).
+template <typename T>
+void addColumnSums(const T *m, int64_t rows, int64_t cols, int64_t ld,
+                   T *out) {
+  for (int64_t b = 0; b < rows; ++b)
+    for (int64_t j = 0; j < cols; ++j)
+      out[j] += m[b * ld + j];
+}
+
+template <typename T>
+void lstmGradStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
+                  const T *gRow, const GradParts<T> &g) {
+  const int64_t B = s.B, H = s.H, S = s.S, GH = 4 * H;
+  T *dz = g.dx + s.row * B * GH;
+  T *dh = g.dInit, *dc = g.dInit + H; // carries, leading dimension 2H
+  for (int64_t b = 0; b < B; ++b) {
+    const T *r = s.statesRow + b * S, *gr = gRow + b * S;
+    const T *gate = r + 2 * H, *ggate = gr + 2 * H;
+    const T *cp = s.cPrev + b * s.ldPrev;
+    T *dzb = dz + b * GH, *dhb = dh + b * 2 * H, *dcb = dc + b * 2 * H;
+    for (int64_t j = 0; j < H; ++j) {
+      T i = gate[j], f = gate[H + j], c = gate[2 * H + j], o = gate[3 * H + j];
+      T ac = activate(p.activation, r[H + j]);
+      T dht = gr[j] + dhb[j];
+      T dct = gr[H + j] + dcb[j] + dht * o * activationGrad(p.activation, ac);
+      dzb[j] = (dct * c + ggate[j]) * activationGrad(p.recurrentActivation, i);
+      dzb[H + j] =
+          (dct * cp[j] + ggate[H + j]) * activationGrad(p.recurrentActivation, f);
+      dzb[2 * H + j] =
+          (dct * i + ggate[2 * H + j]) * activationGrad(p.activation, c);
+      dzb[3 * H + j] =
+          (dht * ac + ggate[3 * H + j]) * activationGrad(p.recurrentActivation, o);
+      dcb[j] = dct * f;
+    }
+  }
+  gemm(false, true, B, H, GH, T(1), dz, GH, U, GH, T(0), dh, 2 * H);
+  gemm(true, false, H, GH, B, T(1), s.hPrev, s.ldPrev, dz, GH, T(1), g.dU, GH);
+  addColumnSums(dz, B, GH, GH, g.dRb);
+}
+
+template <typename T>
+void gruGradStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
+                 const T *gRow, const GradParts<T> &g) {
+  const int64_t B = s.B, H = s.H, S = s.S, GH = 3 * H;
+  T *dz = g.dx + s.row * B * GH;
+  T *dh = g.dInit; // carry, leading dimension H
+  const Act ra = p.recurrentActivation, a = p.activation;
+  if (p.resetAfter) {
+    T *drec = scratch<T>(B * GH, 0);
+    for (int64_t b = 0; b < B; ++b) {
+      const T *r = s.statesRow + b * S, *gr = gRow + b * S;
+      const T *hp = s.hPrev + b * s.ldPrev;
+      T *dzb = dz + b * GH, *drb = drec + b * GH, *dhb = dh + b * H;
+      for (int64_t j = 0; j < H; ++j) {
+        T zg = r[H + j], rg = r[2 * H + j], hh = r[3 * H + j],
+          recH = r[4 * H + j];
+        T dht = gr[j] + dhb[j];
+        T dzh = (dht * (T(1) - zg) + gr[3 * H + j]) * activationGrad(a, hh);
+        T dzz = (dht * (hp[j] - hh) + gr[H + j]) * activationGrad(ra, zg);
+        T dzr = (dzh * recH + gr[2 * H + j]) * activationGrad(ra, rg);
+        dzb[j] = dzz, dzb[H + j] = dzr, dzb[2 * H + j] = dzh;
+        drb[j] = dzz, drb[H + j] = dzr, drb[2 * H + j] = dzh * rg + gr[4 * H + j];
+        dhb[j] = dht * zg;
+      }
+    }
+    gemm(false, true, B, H, GH, T(1), drec, GH, U, GH, T(1), dh, H);
+    gemm(true, false, H, GH, B, T(1), s.hPrev, s.ldPrev, drec, GH, T(1), g.dU,
+         GH);
+    addColumnSums(drec, B, GH, GH, g.dRb);
+    return;
+  }
+  // reset before: hh = a(x_h + (r * h).U_h + b_h).
+  T *drh = scratch<T>(B * H, 0), *rh = scratch<T>(B * H, 1);
+  for (int64_t b = 0; b < B; ++b) {
+    const T *r = s.statesRow + b * S, *gr = gRow + b * S;
+    const T *hp = s.hPrev + b * s.ldPrev;
+    T *dzb = dz + b * GH, *dhb = dh + b * H;
+    for (int64_t j = 0; j < H; ++j) {
+      T zg = r[H + j], rg = r[2 * H + j], hh = r[3 * H + j];
+      T dht = gr[j] + dhb[j];
+      dzb[2 * H + j] = (dht * (T(1) - zg) + gr[3 * H + j]) * activationGrad(a, hh);
+      dzb[j] = (dht * (hp[j] - hh) + gr[H + j]) * activationGrad(ra, zg);
+      dhb[j] = dht * zg;
+      rh[b * H + j] = rg * hp[j];
+    }
+  }
+  gemm(false, true, B, H, H, T(1), dz + 2 * H, GH, U + 2 * H, GH, T(0), drh, H);
+  for (int64_t b = 0; b < B; ++b) {
+    const T *r = s.statesRow + b * S, *gr = gRow + b * S;
+    const T *hp = s.hPrev + b * s.ldPrev;
+    T *dzb = dz + b * GH, *dhb = dh + b * H;
+    for (int64_t j = 0; j < H; ++j) {
+      T rg = r[2 * H + j], d = drh[b * H + j];
+      dzb[H + j] = (d * hp[j] + gr[2 * H + j]) * activationGrad(ra, rg);
+      dhb[j] += d * rg;
+    }
+  }
+  gemm(false, true, B, H, 2 * H, T(1), dz, GH, U, GH, T(1), dh, H);
+  gemm(true, false, H, 2 * H, B, T(1), s.hPrev, s.ldPrev, dz, GH, T(1), g.dU,
+       GH);
+  gemm(true, false, H, H, B, T(1), rh, H, dz + 2 * H, GH, T(1), g.dU + 2 * H,
+       GH);
+  addColumnSums(dz, B, GH, GH, g.dRb);
+}
+
+template <typename T>
+void simpleGradStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
+                    const T *gRow, const GradParts<T> &g) {
+  const int64_t B = s.B, H = s.H;
+  T *dz = g.dx + s.row * B * H, *dh = g.dInit;
+  for (int64_t i = 0; i < B * H; ++i)
+    dz[i] = (gRow[i] + dh[i]) * activationGrad(p.activation, s.statesRow[i]);
+  gemm(false, true, B, H, H, T(1), dz, H, U, H, T(0), dh, H);
+  gemm(true, false, H, H, B, T(1), s.hPrev, s.ldPrev, dz, H, T(1), g.dU, H);
+  addColumnSums(dz, B, H, H, g.dRb);
+}
+
+template <typename T>
+const T *typed(const NDArray &a, const char *what) {
+  if (a.dtype() != (sizeof(T) == 4 ? DType::F32 : DType::F64))
+    detail::fail("recurrence", std::string(what) + " has dtype " +
+                                   dtypeName(a.dtype()));
+  return a.data<T>();
+}
+
+RecurrenceDims dimsOf(const RecurrenceParams &p, const NDArray &kernel,
+                      const NDArray &initial, int64_t steps) {
+  RecurrenceDims d;
+  d.units = kernel.rank() == 2 ? kernel.dim(0) : 0;
+  d.batch = initial.rank() == 2 ? initial.dim(0) : 0;
+  d.steps = steps;
+  if (kernel.rank() != 2 ||
+      kernel.dim(1) != recurrentGates(p.cell) * d.units ||
+      initial.rank() != 2 ||
+      initial.dim(1) != recurrentInitialWidth(p.cell, d.units))
+    detail::fail("recurrence", "kernel " + shapeToString(kernel.shape()) +
+                                   " and initial state " +
+                                   shapeToString(initial.shape()) +
+                                   " do not fit the cell");
+  return d;
+}
+
+template <typename T>
+void runForward(const RecurrenceParams &p, const NDArray &x,
+                const NDArray &kernel, const NDArray &initial,
+                const NDArray &rbias, NDArray &states) {
+  RecurrenceDims d = dimsOf(p, kernel, initial, x.dim(0));
+  for (int64_t s = 0; s < d.steps; ++s)
+    recurrenceStep<T>(p, d, typed<T>(x, "x"), typed<T>(kernel, "kernel"),
+                      typed<T>(initial, "initial"), typed<T>(rbias, "rbias"),
+                      states.data<T>(), s);
+}
+
+template <typename T>
+void runBackward(const RecurrenceParams &p, const NDArray &kernel,
+                 const NDArray &initial, const NDArray &states,
+                 const NDArray &gradStates, NDArray &grad) {
+  RecurrenceDims d = dimsOf(p, kernel, initial, states.dim(0));
+  for (int64_t s = d.steps - 1; s >= 0; --s)
+    recurrenceGradStep<T>(p, d, typed<T>(kernel, "kernel"),
+                          typed<T>(initial, "initial"),
+                          typed<T>(states, "states"),
+                          typed<T>(gradStates, "grad"), grad.data<T>(), s);
+}
+
+} // namespace
+
+template <typename T>
+void kernels::recurrenceStep(const RecurrenceParams &p,
+                             const RecurrenceDims &d, const T *x,
+                             const T *kernel, const T *initial, const T *rbias,
+                             T *states, int64_t step) {
+  Step<T> s = viewStep<T>(p, d, x, initial, states, step);
+  T *row = states + step * s.B * s.S;
+  switch (p.cell) {
+  case RecurrentCell::Lstm:
+    return lstmStep(p, s, kernel, rbias, row);
+  case RecurrentCell::Gru:
+    return gruStep(p, s, kernel, rbias, row);
+  case RecurrentCell::SimpleRnn:
+    return simpleStep(p, s, kernel, rbias, row);
+  }
+}
+
+template <typename T>
+void kernels::recurrenceGradStep(const RecurrenceParams &p,
+                                 const RecurrenceDims &d, const T *kernel,
+                                 const T *initial, const T *states,
+                                 const T *gradStates, T *grad, int64_t step) {
+  GradParts<T> g = gradParts(p, d, grad);
+  if (step == d.steps - 1) {
+    int64_t GH = recurrentGates(p.cell) * d.units;
+    std::fill(g.dU, g.dU + d.units * GH, T(0));
+    std::fill(g.dInit, g.dInit + d.batch * recurrentInitialWidth(p.cell, d.units),
+              T(0));
+    std::fill(g.dRb, g.dRb + GH, T(0));
+  }
+  Step<T> s = viewStep<T>(p, d, static_cast<const T *>(nullptr), initial,
+                          states, step);
+  const T *gRow = gradStates + step * s.B * s.S;
+  switch (p.cell) {
+  case RecurrentCell::Lstm:
+    return lstmGradStep(p, s, kernel, gRow, g);
+  case RecurrentCell::Gru:
+    return gruGradStep(p, s, kernel, gRow, g);
+  case RecurrentCell::SimpleRnn:
+    return simpleGradStep(p, s, kernel, gRow, g);
+  }
+}
+
+template void kernels::recurrenceStep<float>(const RecurrenceParams &,
+                                             const RecurrenceDims &,
+                                             const float *, const float *,
+                                             const float *, const float *,
+                                             float *, int64_t);
+template void kernels::recurrenceStep<double>(const RecurrenceParams &,
+                                              const RecurrenceDims &,
+                                              const double *, const double *,
+                                              const double *, const double *,
+                                              double *, int64_t);
+template void kernels::recurrenceGradStep<float>(
+    const RecurrenceParams &, const RecurrenceDims &, const float *,
+    const float *, const float *, const float *, float *, int64_t);
+template void kernels::recurrenceGradStep<double>(
+    const RecurrenceParams &, const RecurrenceDims &, const double *,
+    const double *, const double *, const double *, double *, int64_t);
+
+void kernels::recurrence(const RecurrenceParams &p, const NDArray &x,
+                         const NDArray &kernel, const NDArray &initial,
+                         const NDArray &rbias, NDArray &states) {
+  if (x.rank() != 3 || states.rank() != 3 || states.dim(0) != x.dim(0))
+    detail::fail("recurrence", "expects [T, B, G*H] x and [T, B, S] states, "
+                               "got " + shapeToString(x.shape()) + " and " +
+                                   shapeToString(states.shape()));
+  if (states.dtype() == DType::F64)
+    runForward<double>(p, x, kernel, initial, rbias, states);
+  else
+    runForward<float>(p, x, kernel, initial, rbias, states);
+}
+
+void kernels::recurrenceGrad(const RecurrenceParams &p, const NDArray &kernel,
+                             const NDArray &initial, const NDArray &states,
+                             const NDArray &gradStates, NDArray &grad) {
+  if (states.rank() != 3 || gradStates.shape() != states.shape())
+    detail::fail("recurrence_grad",
+                 "expects the gradient of the states " +
+                     shapeToString(states.shape()) + ", got " +
+                     shapeToString(gradStates.shape()));
+  if (grad.dtype() == DType::F64)
+    runBackward<double>(p, kernel, initial, states, gradStates, grad);
+  else
+    runBackward<float>(p, kernel, initial, states, gradStates, grad);
+}
