@@ -172,15 +172,18 @@ int64_t lowerBound(ArrayRef<PlannedBuffer> buffers, int64_t alignment) {
 /// lives in the view's aligned pointer, not in its offset). So every pointer
 /// extracted from `view` (directly or through reshapes and casts, which
 /// keep the address) is rewritten here as the arena's pointer plus the
-/// offset: the same address, with nothing left to forward.
+/// offset: the same address, with nothing left to forward. Subviews keep
+/// their source's aligned pointer too (their offset is in the descriptor),
+/// so a pointer taken through one (the part of a packed result a library
+/// call reads) is rebased the same way.
 void rebaseExtractedPointers(OpBuilder &b, Value view, Value arena,
                              int64_t offset) {
   SmallVector<Value> work = {view};
   while (!work.empty()) {
     Value v = work.pop_back_val();
     for (Operation *user : llvm::make_early_inc_range(v.getUsers())) {
-      if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::CastOp>(
-              user)) {
+      if (isa<memref::CollapseShapeOp, memref::ExpandShapeOp, memref::CastOp,
+              memref::SubViewOp>(user)) {
         work.push_back(user->getResult(0));
         continue;
       }

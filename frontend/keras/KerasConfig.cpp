@@ -73,6 +73,7 @@ json::Value initializer(llvm::StringRef name) {
                         .Case("ones", "Ones")
                         .Case("uniform", "RandomUniform")
                         .Case("random_uniform", "RandomUniform")
+                        .Case("orthogonal", "Orthogonal")
                         .Default("");
   if (cls.empty())
     throw Error("initializer '" + name.str() +
@@ -80,6 +81,8 @@ json::Value initializer(llvm::StringRef name) {
   json::Object config;
   if (cls == "RandomUniform")
     config = json::Object{{"minval", -0.05}, {"maxval", 0.05}, {"seed", nullptr}};
+  else if (cls == "Orthogonal")
+    config = json::Object{{"gain", 1.0}, {"seed", nullptr}};
   else if (cls != "Zeros" && cls != "Ones")
     config = json::Object{
         {"seed", nullptr}, {"input_axes", nullptr}, {"output_axes", nullptr}};
@@ -121,7 +124,7 @@ json::Object layerConfig(const Layer &layer) {
         "gamma_initializer", "moving_mean_initializer",
         "moving_variance_initializer", "embeddings_initializer",
         "alpha_initializer", "depthwise_initializer",
-        "pointwise_initializer"})
+        "pointwise_initializer", "recurrent_initializer"})
     if (std::optional<llvm::StringRef> init = own.getString(key))
       own[key] = initializer(*init);
   for (auto &kv : own)
@@ -163,6 +166,14 @@ json::Object layerConfig(const Layer &layer) {
       c["sliding_window"] = nullptr;
       c["seed"] = nullptr;
     }
+  } else if (cls == "LSTM" || cls == "GRU" || cls == "SimpleRNN") {
+    for (const char *key :
+         {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+          "activity_regularizer", "kernel_constraint", "recurrent_constraint",
+          "bias_constraint", "seed"})
+      c[key] = nullptr;
+  } else if (cls == "Bidirectional") {
+    // Its two layers' configs come from kerasConfig(), initializers by name.
   } else if (cls == "Embedding") {
     for (const char *key : {"embeddings_regularizer", "activity_regularizer",
                             "embeddings_constraint"})

@@ -169,22 +169,26 @@ Layer withRegularizers(const ObjectView &config, Layer layer,
   return layer;
 }
 
-std::string readActivation(const ObjectView &config, bool required = false) {
-  std::string name = required ? config.getString("activation")
-                              : config.getString("activation", "linear");
+/// The activation named by `key`; `dflt` when absent, required when empty.
+std::string readActivationAt(const ObjectView &config, llvm::StringRef key,
+                             llvm::StringRef dflt) {
+  std::string name =
+      dflt.empty() ? config.getString(key) : config.getString(key, dflt);
   // tf.keras 2's hard_sigmoid is clip(0.2 x + 0.5, 0, 1), Keras 3's
   // relu6(x + 3) / 6: a Keras 2 spec naming it would silently change.
   if (name == "hard_sigmoid" && config.reader().kerasMajorVersion() == 2)
-    config.failField("activation",
-                     "activation 'hard_sigmoid' of a Keras 2 spec is not "
-                     "supported (Keras 2's 0.2 x + 0.5 differs from Keras "
-                     "3's relu6(x + 3) / 6, the one kcc has)");
+    config.failField(key, "activation 'hard_sigmoid' of a Keras 2 spec is "
+                          "not supported (Keras 2's 0.2 x + 0.5 differs "
+                          "from Keras 3's relu6(x + 3) / 6, the one kcc has)");
   if (!ops::isActivation(name))
-    config.failField("activation",
-                     "activation '" + name +
-                         "' is not supported (expected " +
-                         ops::activationNames() + ")");
+    config.failField(key, "activation '" + name +
+                              "' is not supported (expected " +
+                              ops::activationNames() + ")");
   return name;
+}
+
+std::string readActivation(const ObjectView &config, bool required = false) {
+  return readActivationAt(config, "activation", required ? "" : "linear");
 }
 
 /// A string ("glorot_uniform") or an object ({"class_name":
@@ -214,6 +218,7 @@ std::string readInitializer(const ObjectView &config, llvm::StringRef key,
                .Case("Zeros", "zeros")
                .Case("Ones", "ones")
                .Case("RandomUniform", "uniform")
+               .Case("Orthogonal", "orthogonal")
                .Default(cls);
     if (cls == "RandomUniform" && init.has("config")) {
       ObjectView cfg = init.child("config");
@@ -222,13 +227,16 @@ std::string readInitializer(const ObjectView &config, llvm::StringRef key,
         init.fail("RandomUniform is supported with its default range "
                   "[-0.05, 0.05) only");
     }
+    if (cls == "Orthogonal" && init.has("config") &&
+        init.child("config").getNumber("gain", 1.0) != 1.0)
+      init.fail("Orthogonal is supported with gain 1.0 only");
   } else {
     config.failField(key, "'" + key + "' must be a name or an initializer");
   }
   static const char *const known[] = {
       "glorot_uniform", "glorot_normal", "he_uniform", "he_normal",
       "lecun_uniform",  "lecun_normal",  "zeros",      "ones",
-      "uniform",        "random_uniform"};
+      "uniform",        "random_uniform", "orthogonal"};
   if (!llvm::is_contained(known, name))
     config.failField(key, "initializer '" + name + "' is not supported");
   return name;
@@ -710,11 +718,104 @@ Layer buildMultiHeadAttention(const ObjectView &c, const CallOptions &call) {
       readInitializer(c, "bias_initializer", "zeros"));
 }
 
+/// LSTM, GRU and SimpleRNN, alone or as the layer a Bidirectional wraps.
+/// What would change the result and kcc does not model (dropout, masks
+/// carried across batches, constraints, regularizers) is refused; unroll
+/// and implementation only choose how Keras computes the same values.
+Layer buildRecurrent(const ObjectView &c, const std::string &cls) {
+  checkNull(c, {"kernel_constraint", "recurrent_constraint",
+                "bias_constraint", "kernel_regularizer",
+                "recurrent_regularizer", "bias_regularizer",
+                "activity_regularizer"});
+  if (c.getBool("stateful", false))
+    c.failField("stateful", "stateful: true is not supported (every batch "
+                            "starts from zero states)");
+  if (c.getBool("time_major", false))
+    c.failField("time_major", "time_major: true is not supported");
+  for (const char *key : {"dropout", "recurrent_dropout"})
+    if (c.getNumber(key, 0.0) != 0.0)
+      c.failField(key, "'" + std::string(key) +
+                           "' is not supported (must be 0)");
+  RecurrentOptions options;
+  options.returnSequences = c.getBool("return_sequences", false);
+  options.returnState = c.getBool("return_state", false);
+  options.goBackwards = c.getBool("go_backwards", false);
+  int64_t units = readWidth(c, "units");
+  int64_t gates = cls == "LSTM" ? 4 : cls == "GRU" ? 3 : 1;
+  if (TensorSize row = tensorSize({gates * 2, units}, sizeof(float), "f32");
+      !row)
+    c.failField("units", "units " + std::to_string(units) +
+                             " is too large: its gates, " + row.error);
+  std::string activation = readActivationAt(c, "activation", "tanh");
+  bool useBias = c.getBool("use_bias", true);
+  std::string kernelInit =
+      readInitializer(c, "kernel_initializer", "glorot_uniform");
+  std::string recurrentInit =
+      readInitializer(c, "recurrent_initializer", "orthogonal");
+  std::string biasInit = readInitializer(c, "bias_initializer", "zeros");
+  if (cls == "SimpleRNN")
+    return SimpleRNN(units, activation, useBias, kernelInit, recurrentInit,
+                     biasInit, options);
+  std::string recurrentActivation =
+      readActivationAt(c, "recurrent_activation", "sigmoid");
+  if (cls == "LSTM")
+    return LSTM(units, activation, recurrentActivation, useBias, kernelInit,
+                recurrentInit, biasInit, c.getBool("unit_forget_bias", true),
+                options);
+  return GRU(units, activation, recurrentActivation, useBias, kernelInit,
+             recurrentInit, biasInit, options,
+             c.getBool("reset_after", true));
+}
+
+bool isRecurrentClass(llvm::StringRef cls) {
+  return cls == "LSTM" || cls == "GRU" || cls == "SimpleRNN";
+}
+
+/// The recurrent layer of a Bidirectional's "layer" or "backward_layer".
+Layer buildWrappedRecurrent(const ObjectView &c, llvm::StringRef key) {
+  ObjectView entry = c.child(key);
+  std::string cls = entry.getString("class_name");
+  checkBuiltin(entry, cls);
+  if (!isRecurrentClass(cls))
+    entry.failField("class_name", "Bidirectional around '" + cls +
+                                      "' is not supported (LSTM, GRU or "
+                                      "SimpleRNN)");
+  ObjectView config = entry.child("config");
+  readDType(config);
+  return buildRecurrent(config, cls);
+}
+
+/// kcc's Bidirectional runs a copy of the forward layer backwards, so a
+/// backward_layer must be that copy: the same config but go_backwards.
+Layer buildBidirectional(const ObjectView &c) {
+  const json::Value *mode = c.object().get("merge_mode");
+  if (mode && mode->kind() == json::Value::Null)
+    c.failField("merge_mode", "merge_mode: null (separate forward and "
+                              "backward outputs) is not supported");
+  Layer forward = buildWrappedRecurrent(c, "layer");
+  if (c.has("backward_layer")) {
+    Layer backward = buildWrappedRecurrent(c, "backward_layer");
+    json::Object f = forward.impl()->kerasConfig();
+    json::Object b = backward.impl()->kerasConfig();
+    bool flipped = f.getBoolean("go_backwards") != b.getBoolean("go_backwards");
+    b["go_backwards"] = f["go_backwards"];
+    if (!flipped || json::Value(std::move(f)) != json::Value(std::move(b)))
+      c.failField("backward_layer",
+                  "a backward_layer other than the forward layer going "
+                  "the other way is not supported");
+  }
+  return Bidirectional(forward, c.getString("merge_mode", "concat"));
+}
+
 } // namespace
 
 std::string keras::sublayerGroup(llvm::StringRef sublayer) {
   if (sublayer == "attention_output")
     return "output_dense";
+  // A recurrent layer's cell, and the cells of a Bidirectional's two
+  // layers, are stored at these paths.
+  if (sublayer == "cell" || sublayer.contains('/'))
+    return sublayer.str();
   return (sublayer + "_dense").str();
 }
 
@@ -858,6 +959,10 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
       layer = buildZeroPadding1D(c);
     else if (cls == "UpSampling1D")
       layer = UpSampling1D(readSize1(c, "size", 2));
+    else if (isRecurrentClass(cls))
+      layer = buildRecurrent(c, cls);
+    else if (cls == "Bidirectional")
+      layer = buildBidirectional(c);
   } catch (const Error &e) {
     // The layer API's own checks, located at this config.
     std::string msg = e.what();
@@ -877,7 +982,8 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
            "LeakyReLU, PReLU, ELU, Add, Subtract, Multiply, Average, "
            "Maximum, Minimum, Concatenate, Embedding, Conv1D, MaxPooling1D, "
            "AveragePooling1D, GlobalAveragePooling1D, GlobalMaxPooling1D, "
-           "ZeroPadding1D, UpSampling1D, EinsumDense and MultiHeadAttention)");
+           "ZeroPadding1D, UpSampling1D, EinsumDense, MultiHeadAttention, LSTM, "
+           "GRU, SimpleRNN and Bidirectional)");
   if (!name.empty())
     layer->named(name);
   return {*layer, c.getBool("trainable", true)};

@@ -424,6 +424,10 @@ private:
             collectTensors(*t, kw.path().field(key), out);
         for (const auto &kv : *kwargs) {
           llvm::StringRef key = kv.first;
+          if (key == "initial_state" &&
+              kv.second.kind() != json::Value::Null)
+            kw.failField(key, "initial_state is not supported (recurrent "
+                              "layers start from zero states)");
           const json::Object *t = kv.second.getAsObject();
           if (key != "value" && key != "key" && t &&
               t->getString("class_name") == "__keras_tensor__")

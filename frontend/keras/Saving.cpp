@@ -210,13 +210,14 @@ std::string weightsImage(Model &model, const ModelState &state,
     const Layer &layer = *l;
     std::string vars = group(layer.className(), layer.name());
     size_t first = firstWeight.lookup(layer.name());
-    // Weights of sublayers ("query/kernel") go to the sublayer's group,
-    // numbered per sublayer, as Keras writes MultiHeadAttention.
+    // Weights of sublayers ("query/kernel", "cell/kernel") go to the
+    // sublayer's group, numbered per sublayer, as Keras writes
+    // MultiHeadAttention and recurrent cells.
     std::string layerGroup = vars.substr(0, vars.size() - 5);
     llvm::StringMap<size_t> perSublayer;
     const std::vector<Weight> &ws = layer.impl()->weights();
     for (size_t i = 0; i < ws.size(); ++i) {
-      size_t slash = ws[i].name.find('/');
+      size_t slash = ws[i].name.rfind('/');
       if (slash == std::string::npos) {
         h5.writeDataset(vars + "/" + std::to_string(i),
                         state.weights[first + i]);

@@ -49,7 +49,8 @@ void assign(const Hdf5File &file, const Layer &layer,
 }
 
 /// The datasets of a layer whose weights belong to sublayers
-/// ("query/kernel": MultiHeadAttention's EinsumDenses), in the layer's
+/// ("query/kernel": MultiHeadAttention's EinsumDenses; "cell/kernel" and
+/// "forward_layer/cell/kernel": recurrent cells), in the layer's
 /// order: SUBGROUP/vars/<i>, SUBGROUP the member of the layer's group whose
 /// vars/ "name" attribute is the sublayer (else sublayerGroup's name), <i>
 /// counting that sublayer's weights. Empty for a layer without them.
@@ -61,7 +62,7 @@ std::vector<std::string> sublayerPaths(const Hdf5File &file,
   llvm::StringMap<std::string> byName;
   llvm::StringMap<size_t> counts;
   for (const Weight &w : layer.impl()->weights()) {
-    size_t slash = w.name.find('/');
+    size_t slash = w.name.rfind('/');
     if (slash == std::string::npos)
       return {};
     std::string sub = w.name.substr(0, slash);

@@ -190,9 +190,6 @@ public:
   }
 
   llvm::json::Object kerasConfig() const override { return c_.kerasConfig(); }
-  std::vector<std::string> regularizableWeights() const override {
-    return {"cell/kernel", "cell/recurrent_kernel", "cell/bias"};
-  }
   const RecurrentConfig &config() const { return c_; }
 
 protected:

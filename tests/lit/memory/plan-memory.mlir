@@ -99,3 +99,31 @@ func.func @pointers(%x: memref<64xf32>, %out: memref<64xf32>) {
   return
 }
 func.func private @use(!llvm.ptr)
+
+// -----
+
+// The same through a subview and a reshape (the first part of a packed
+// result, read by a library call): still the arena's pointer plus the
+// offset, never the bare arena pointer.
+// CHECK-LABEL: func.func @subview_pointers(
+// CHECK: %[[ARENA:.*]] = memref.alloc() {alignment = 64 : i64} : memref<512xi8>
+// CHECK-NOT: memref.extract_aligned_pointer_as_index %{{.*}} : memref<{{.*}}xf32>
+// CHECK: %[[BASE:.*]] = memref.extract_aligned_pointer_as_index %[[ARENA]]
+// CHECK: %[[OFF:.*]] = arith.constant 256 : index
+// CHECK: arith.addi %[[BASE]], %[[OFF]] : index
+// CHECK-NOT: memref.extract_aligned_pointer_as_index %{{.*}} : memref<{{.*}}xf32>
+func.func @subview_pointers(%x: memref<64xf32>, %out: memref<32xf32>) {
+  %a = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+  %b = memref.alloc() {alignment = 64 : i64} : memref<64xf32>
+  linalg.copy ins(%x : memref<64xf32>) outs(%a : memref<64xf32>)
+  linalg.copy ins(%a : memref<64xf32>) outs(%b : memref<64xf32>)
+  %s = memref.subview %b[0] [32] [1] : memref<64xf32> to memref<32xf32, strided<[1]>>
+  %r = memref.expand_shape %s [[0, 1]] output_shape [4, 8] : memref<32xf32, strided<[1]>> into memref<4x8xf32>
+  %p = memref.extract_aligned_pointer_as_index %r : memref<4x8xf32> -> index
+  %i = arith.index_cast %p : index to i64
+  %q = llvm.inttoptr %i : i64 to !llvm.ptr
+  func.call @use2(%q) : (!llvm.ptr) -> ()
+  linalg.copy ins(%s : memref<32xf32, strided<[1]>>) outs(%out : memref<32xf32>)
+  return
+}
+func.func private @use2(!llvm.ptr)

@@ -104,4 +104,29 @@ TEST(EagerVsInterpreter, AttentionBlock) {
   compare(m, 3);
 }
 
+/// Rows of the image as 28 steps: a Bidirectional LSTM returning
+/// sequences (the backward half put back in time order), a GRU without
+/// reset_after going backwards, and a SimpleRNN's return_state outputs.
+TEST(EagerVsInterpreter, RecurrentLayers) {
+  Tensor in = Input({28, 28, 1});
+  Tensor x = Reshape({28, 28})(in);
+  RecurrentOptions sequences;
+  sequences.returnSequences = true;
+  Tensor h = Bidirectional(LSTM(6, "tanh", "sigmoid", true, "glorot_uniform",
+                                "orthogonal", "zeros", true, sequences))(x);
+  RecurrentOptions backwards = sequences;
+  backwards.goBackwards = true;
+  h = GRU(5, "tanh", "sigmoid", true, "glorot_uniform", "orthogonal", "zeros",
+          backwards, /*resetAfter=*/false)(h);
+  RecurrentOptions state;
+  state.returnState = true;
+  std::vector<Tensor> outs =
+      SimpleRNN(4, "relu", true, "glorot_uniform", "orthogonal", "zeros",
+                state)
+          .call({h}, CallContext{});
+  ASSERT_EQ(outs.size(), 2u);
+  Model m(in, Dense(10)(Concatenate()({outs[0], outs[1]})), "recurrent", 14);
+  compare(m, 3);
+}
+
 } // namespace
