@@ -347,6 +347,134 @@ TEST(KerasLayerImport, Keras2AttentionTakesValueAndCausalMaskFromKwargs) {
               HasSubstr("tensor argument 'attention_mask' is not supported"));
 }
 
+/// A tf.keras 2 functional model of one recurrent layer `layer` (class and
+/// config) on [batch, 5, 6] floats.
+std::string keras2Recurrent(json::Object layer) {
+  layer["name"] = "rnn";
+  layer["inbound_nodes"] = json::Array{json::Array{json::Array{
+      "x", 0, 0, json::Object{}}}};
+  json::Object input{
+      {"class_name", "InputLayer"},
+      {"name", "x"},
+      {"inbound_nodes", json::Array{}},
+      {"config", json::Object{{"batch_input_shape", json::Array{nullptr, 5, 6}},
+                              {"dtype", "float32"},
+                              {"name", "x"}}}};
+  json::Object model{
+      {"class_name", "Functional"},
+      {"config",
+       json::Object{{"name", "recurrent"},
+                    {"layers", json::Array{std::move(input), std::move(layer)}},
+                    {"input_layers", json::Array{json::Array{"x", 0, 0}}},
+                    {"output_layers", json::Array{json::Array{"rnn", 0, 0}}}}},
+      {"keras_version", "2.15.0"},
+      {"backend", "tensorflow"}};
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  os << json::Value(std::move(model));
+  return text;
+}
+
+json::Object recurrentLayer(const char *cls, json::Object extra) {
+  json::Object config{{"name", "rnn"}, {"units", 4}};
+  for (auto &kv : extra)
+    config[kv.first] = std::move(kv.second);
+  return json::Object{{"class_name", cls}, {"config", std::move(config)}};
+}
+
+std::vector<std::pair<std::string, Shape>> weightShapes(const Layer &layer) {
+  std::vector<std::pair<std::string, Shape>> out;
+  for (const Weight &w : layer.impl()->weights())
+    out.push_back({w.name, w.shape});
+  return out;
+}
+
+TEST(KerasLayerImport, Keras2RecurrentLayersAndTheirCells) {
+  keras::ImportedModel lstm = keras::importModelJson(
+      keras2Recurrent(recurrentLayer(
+          "LSTM", json::Object{{"implementation", 2}, {"time_major", false},
+                               {"unroll", true}})),
+      "lstm.json");
+  using W = std::vector<std::pair<std::string, Shape>>;
+  EXPECT_EQ(weightShapes(lstm.model->getLayer("rnn")),
+            (W{{"cell/kernel", {6, 16}},
+               {"cell/recurrent_kernel", {4, 16}},
+               {"cell/bias", {16}}}));
+  keras::ImportedModel gru = keras::importModelJson(
+      keras2Recurrent(recurrentLayer(
+          "GRU", json::Object{{"reset_after", false}})),
+      "gru.json");
+  EXPECT_EQ(weightShapes(gru.model->getLayer("rnn")),
+            (W{{"cell/kernel", {6, 12}},
+               {"cell/recurrent_kernel", {4, 12}},
+               {"cell/bias", {12}}}));
+  keras::ImportedModel bi = keras::importModelJson(
+      keras2Recurrent(json::Object{
+          {"class_name", "Bidirectional"},
+          {"config",
+           json::Object{{"name", "rnn"},
+                        {"merge_mode", "ave"},
+                        {"layer", recurrentLayer("SimpleRNN",
+                                                 json::Object{})}}}}),
+      "bi.json");
+  EXPECT_EQ(weightShapes(bi.model->getLayer("rnn")),
+            (W{{"forward_layer/cell/kernel", {6, 4}},
+               {"forward_layer/cell/recurrent_kernel", {4, 4}},
+               {"forward_layer/cell/bias", {4}},
+               {"backward_layer/cell/kernel", {6, 4}},
+               {"backward_layer/cell/recurrent_kernel", {4, 4}},
+               {"backward_layer/cell/bias", {4}}}));
+}
+
+TEST(KerasLayerImport, RecurrentValuesKccCannotHonourAreErrors) {
+  auto error = [](const char *cls, json::Object extra) {
+    return importError(keras2Recurrent(recurrentLayer(cls, std::move(extra))));
+  };
+  EXPECT_THAT(error("LSTM", json::Object{{"dropout", 0.2}}),
+              HasSubstr("layer 'rnn' (LSTM): 'dropout' is not supported "
+                        "(must be 0)"));
+  EXPECT_THAT(error("GRU", json::Object{{"recurrent_dropout", 0.1}}),
+              HasSubstr("'recurrent_dropout' is not supported"));
+  EXPECT_THAT(error("SimpleRNN", json::Object{{"stateful", true}}),
+              HasSubstr("stateful: true is not supported"));
+  EXPECT_THAT(error("LSTM", json::Object{{"recurrent_activation",
+                                          "hard_sigmoid"}}),
+              HasSubstr("activation 'hard_sigmoid' of a Keras 2 spec is not "
+                        "supported"));
+  EXPECT_THAT(error("GRU", json::Object{{"activation", "selu"}}),
+              HasSubstr("activation 'selu' is not supported in a recurrent "
+                        "cell"));
+  EXPECT_THAT(error("LSTM", json::Object{{"units", 0}}),
+              HasSubstr("units must be positive, got 0"));
+  EXPECT_THAT(error("LSTM", json::Object{{"kernel_constraint",
+                                          json::Object{{"class_name",
+                                                        "MaxNorm"}}}}),
+              HasSubstr("'kernel_constraint' is not supported"));
+  auto bidirectional = [](json::Object config) {
+    config["name"] = "rnn";
+    return importError(keras2Recurrent(json::Object{
+        {"class_name", "Bidirectional"}, {"config", std::move(config)}}));
+  };
+  EXPECT_THAT(bidirectional(json::Object{
+                  {"merge_mode", nullptr},
+                  {"layer", recurrentLayer("LSTM", json::Object{})}}),
+              HasSubstr("merge_mode: null (separate forward and backward "
+                        "outputs) is not supported"));
+  EXPECT_THAT(bidirectional(json::Object{
+                  {"layer", json::Object{{"class_name", "Dense"},
+                                         {"config", json::Object{
+                                                        {"units", 3}}}}}}),
+              HasSubstr("Bidirectional around 'Dense' is not supported"));
+  EXPECT_THAT(
+      bidirectional(json::Object{
+          {"layer", recurrentLayer("LSTM", json::Object{})},
+          {"backward_layer",
+           recurrentLayer("LSTM", json::Object{{"units", 5},
+                                               {"go_backwards", true}})}}),
+      HasSubstr("a backward_layer other than the forward layer going the "
+                "other way is not supported"));
+}
+
 } // namespace
 
 namespace {
