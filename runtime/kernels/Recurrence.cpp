@@ -1,7 +1,8 @@
 //===- Recurrence.cpp - LSTM, GRU and SimpleRNN steps ---------------------===//
 //
-// Each step is one or two GEMMs with the recurrent kernel (oneDNN's sgemm,
-// which takes leading dimensions, so the strided rows of the states buffer
+// Each step is one or two GEMMs with the recurrent kernel (loops on the
+// calling thread for a step's small products, oneDNN's sgemm for large ones;
+// both take leading dimensions, so the strided rows of the states buffer
 // are read and written in place) and one pass of gate arithmetic. The
 // gradient of every activation is taken from its output, which the states
 // row keeps, so nothing before the activation has to be saved.
@@ -25,10 +26,34 @@ namespace {
 
 using Act = RecurrentActivation;
 
+/// tanh as Eigen and XLA's CPU backend compute it in f32: a rational
+/// approximation on [-7.9, 7.9] (absolute error below 3e-7; tanh is within
+/// 1e-6 of +-1 beyond), about 5x cheaper than glibc's tanhf, which the
+/// steps would otherwise spend a third of their time in. f64 (the gradient
+/// checks) keeps std::tanh.
+float tanhOf(float in) {
+  float x = std::min(7.90531110763549805f,
+                     std::max(-7.90531110763549805f, in));
+  float x2 = x * x;
+  float p = -2.76076847742355e-16f;
+  p = p * x2 + 2.00018790482477e-13f;
+  p = p * x2 + -8.60467152213735e-11f;
+  p = p * x2 + 5.12229709037114e-08f;
+  p = p * x2 + 1.48572235717979e-05f;
+  p = p * x2 + 6.37261928875436e-04f;
+  p = p * x2 + 4.89352455891786e-03f;
+  float q = 1.19825839466702e-06f;
+  q = q * x2 + 1.18534705686654e-04f;
+  q = q * x2 + 2.26843463243900e-03f;
+  q = q * x2 + 4.89352518554385e-03f;
+  return std::fabs(in) < 0.0004f ? in : x * p / q;
+}
+double tanhOf(double x) { return std::tanh(x); }
+
 template <typename T> T activate(Act a, T x) {
   switch (a) {
   case Act::Tanh:
-    return std::tanh(x);
+    return tanhOf(x);
   case Act::Sigmoid:
     return T(1) / (T(1) + std::exp(-x));
   case Act::Relu:
@@ -39,6 +64,32 @@ template <typename T> T activate(Act a, T x) {
     return std::min(T(1), std::max(T(0), x / T(6) + T(0.5)));
   }
   return x;
+}
+
+/// x[i] = activation(x[i]) over a contiguous range: the switch is taken
+/// once, so the loop body is straight-line arithmetic (tanh and the hard
+/// and linear ones vectorize).
+template <typename T> void activateRange(Act a, T *x, int64_t n) {
+  switch (a) {
+  case Act::Tanh:
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = tanhOf(x[i]);
+    return;
+  case Act::Sigmoid:
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = T(1) / (T(1) + std::exp(-x[i]));
+    return;
+  case Act::Relu:
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = x[i] > T(0) ? x[i] : T(0);
+    return;
+  case Act::Linear:
+    return;
+  case Act::HardSigmoid:
+    for (int64_t i = 0; i < n; ++i)
+      x[i] = std::min(T(1), std::max(T(0), x[i] / T(6) + T(0.5)));
+    return;
+  }
 }
 
 /// d activation / d input, from the activation's output y.
@@ -58,12 +109,61 @@ template <typename T> T activationGrad(Act a, T y) {
   return T(1);
 }
 
-/// C[M,N] = alpha op(A) op(B) + beta C, row-major with leading dimensions.
+/// Scratch that lives across the steps of one thread (no allocation per
+/// step once it has grown): slots 0 and 1 for the cells, 2 for loopGemm.
+template <typename T> T *scratch(size_t n, int which) {
+  thread_local std::vector<T> buffers[3];
+  std::vector<T> &v = buffers[which];
+  if (v.size() < n)
+    v.resize(n);
+  return v.data();
+}
+
+/// C[M,N] = alpha op(A) op(B) + beta C, row-major with leading dimensions,
+/// in plain loops whose innermost index runs along a row of C and of op(B)
+/// (they vectorize without reassociating sums); a transposed B is copied
+/// to that layout first.
+template <typename T>
+void loopGemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, T alpha,
+              const T *a, int64_t lda, const T *b, int64_t ldb, T beta, T *c,
+              int64_t ldc) {
+  if (tb) {
+    T *bt = scratch<T>(k * n, 2);
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t l = 0; l < k; ++l)
+        bt[l * n + j] = b[j * ldb + l];
+    b = bt;
+    ldb = n;
+  }
+  for (int64_t i = 0; i < m; ++i) {
+    T *ci = c + i * ldc;
+    if (beta == T(0))
+      std::fill(ci, ci + n, T(0));
+    else if (beta != T(1))
+      for (int64_t j = 0; j < n; ++j)
+        ci[j] *= beta;
+    for (int64_t l = 0; l < k; ++l) {
+      T av = alpha * (ta ? a[l * lda + i] : a[i * lda + l]);
+      const T *bl = b + l * ldb;
+      for (int64_t j = 0; j < n; ++j)
+        ci[j] += av * bl[j];
+    }
+  }
+}
+
+/// The products of one step are small (batch x units x gates): below this
+/// many multiply-adds oneDNN's dispatch and the wake-up of its thread team
+/// cost more than the arithmetic, so they run as loops on the calling
+/// thread.
+constexpr int64_t kLoopGemmMacs = int64_t(1) << 18;
+
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
           const float *a, int64_t lda, const float *b, int64_t ldb, float beta,
           float *c, int64_t ldc) {
   if (m == 0 || n == 0)
     return;
+  if (m * n * k <= kLoopGemmMacs)
+    return loopGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   if (dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b,
                  ldb, beta, c, ldc) != dnnl_success)
     detail::fail("recurrence", "oneDNN sgemm failed");
@@ -72,24 +172,7 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
 void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
           const double *a, int64_t lda, const double *b, int64_t ldb,
           double beta, double *c, int64_t ldc) {
-  for (int64_t i = 0; i < m; ++i)
-    for (int64_t j = 0; j < n; ++j) {
-      double acc = 0;
-      for (int64_t l = 0; l < k; ++l)
-        acc += (ta ? a[l * lda + i] : a[i * lda + l]) *
-               (tb ? b[j * ldb + l] : b[l * ldb + j]);
-      c[i * ldc + j] = alpha * acc + (beta == 0 ? 0 : beta * c[i * ldc + j]);
-    }
-}
-
-/// Scratch that lives across the steps of one thread (no allocation per
-/// step once it has grown).
-template <typename T> T *scratch(size_t n, int which) {
-  thread_local std::vector<T> buffers[2];
-  std::vector<T> &v = buffers[which];
-  if (v.size() < n)
-    v.resize(n);
-  return v.data();
+  loopGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
 
 /// The views one step works on.
@@ -139,16 +222,14 @@ void lstmStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
   for (int64_t b = 0; b < B; ++b) {
     T *r = row + b * S, *g = z + b * S;
     const T *cp = s.cPrev + b * s.ldPrev;
-    for (int64_t j = 0; j < H; ++j) {
-      T i = activate(p.recurrentActivation, g[j]);
-      T f = activate(p.recurrentActivation, g[H + j]);
-      T c = activate(p.activation, g[2 * H + j]);
-      T o = activate(p.recurrentActivation, g[3 * H + j]);
-      T cell = f * cp[j] + i * c;
-      g[j] = i, g[H + j] = f, g[2 * H + j] = c, g[3 * H + j] = o;
-      r[H + j] = cell;
-      r[j] = o * activate(p.activation, cell);
-    }
+    activateRange(p.recurrentActivation, g, 2 * H); // i, f
+    activateRange(p.activation, g + 2 * H, H);      // candidate
+    activateRange(p.recurrentActivation, g + 3 * H, H); // o
+    for (int64_t j = 0; j < H; ++j)
+      r[j] = r[H + j] = g[H + j] * cp[j] + g[j] * g[2 * H + j];
+    activateRange(p.activation, r, H);
+    for (int64_t j = 0; j < H; ++j)
+      r[j] *= g[3 * H + j];
   }
 }
 
@@ -199,8 +280,7 @@ void simpleStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
     for (int64_t j = 0; j < H; ++j)
       row[b * H + j] = s.x[b * H + j] + rb[j];
   gemm(false, false, B, H, H, T(1), s.hPrev, s.ldPrev, U, H, T(1), row, H);
-  for (int64_t i = 0; i < B * H; ++i)
-    row[i] = activate(p.activation, row[i]);
+  activateRange(p.activation, row, B * H);
 }
 
 /// The flat gradient buffer's parts.
@@ -235,14 +315,17 @@ void lstmGradStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
   const int64_t B = s.B, H = s.H, S = s.S, GH = 4 * H;
   T *dz = g.dx + s.row * B * GH;
   T *dh = g.dInit, *dc = g.dInit + H; // carries, leading dimension 2H
+  T *acell = scratch<T>(H, 0);
   for (int64_t b = 0; b < B; ++b) {
     const T *r = s.statesRow + b * S, *gr = gRow + b * S;
     const T *gate = r + 2 * H, *ggate = gr + 2 * H;
     const T *cp = s.cPrev + b * s.ldPrev;
     T *dzb = dz + b * GH, *dhb = dh + b * 2 * H, *dcb = dc + b * 2 * H;
+    std::copy(r + H, r + 2 * H, acell);
+    activateRange(p.activation, acell, H);
     for (int64_t j = 0; j < H; ++j) {
       T i = gate[j], f = gate[H + j], c = gate[2 * H + j], o = gate[3 * H + j];
-      T ac = activate(p.activation, r[H + j]);
+      T ac = acell[j];
       T dht = gr[j] + dhb[j];
       T dct = gr[H + j] + dcb[j] + dht * o * activationGrad(p.activation, ac);
       dzb[j] = (dct * c + ggate[j]) * activationGrad(p.recurrentActivation, i);
