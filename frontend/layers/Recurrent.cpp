@@ -288,6 +288,32 @@ private:
 
 } // namespace
 
+namespace {
+
+/// The config every recurrent class shares; the caller sets its own flags.
+RecurrentConfig baseConfig(const char *className, const char *cell,
+                           int64_t units, const std::string &activation,
+                           const std::string &recurrentActivation,
+                           bool useBias, const std::string &kernelInit,
+                           const std::string &recurrentInit,
+                           const std::string &biasInit,
+                           RecurrentOptions options) {
+  RecurrentConfig c;
+  c.className = className;
+  c.cell = cell;
+  c.units = units;
+  c.activation = activation;
+  c.recurrentActivation = recurrentActivation;
+  c.useBias = useBias;
+  c.kernelInit = kernelInit;
+  c.recurrentInit = recurrentInit;
+  c.biasInit = biasInit;
+  c.options = options;
+  return c;
+}
+
+} // namespace
+
 LSTM::LSTM(int64_t units, const std::string &activation,
            const std::string &recurrentActivation, bool useBias,
            const std::string &kernelInitializer,
@@ -295,18 +321,10 @@ LSTM::LSTM(int64_t units, const std::string &activation,
            const std::string &biasInitializer, bool unitForgetBias,
            RecurrentOptions options)
     : Layer([&] {
-        RecurrentConfig c;
-        c.className = "LSTM";
-        c.cell = "lstm";
-        c.units = units;
-        c.activation = activation;
-        c.recurrentActivation = recurrentActivation;
-        c.useBias = useBias;
-        c.kernelInit = kernelInitializer;
-        c.recurrentInit = recurrentInitializer;
-        c.biasInit = biasInitializer;
+        RecurrentConfig c = baseConfig(
+            "LSTM", "lstm", units, activation, recurrentActivation, useBias,
+            kernelInitializer, recurrentInitializer, biasInitializer, options);
         c.unitForgetBias = unitForgetBias;
-        c.options = options;
         return std::make_shared<RecurrentImpl>(c);
       }()) {}
 
@@ -317,18 +335,10 @@ GRU::GRU(int64_t units, const std::string &activation,
          const std::string &biasInitializer, RecurrentOptions options,
          bool resetAfter)
     : Layer([&] {
-        RecurrentConfig c;
-        c.className = "GRU";
-        c.cell = "gru";
-        c.units = units;
-        c.activation = activation;
-        c.recurrentActivation = recurrentActivation;
-        c.useBias = useBias;
-        c.kernelInit = kernelInitializer;
-        c.recurrentInit = recurrentInitializer;
-        c.biasInit = biasInitializer;
+        RecurrentConfig c = baseConfig(
+            "GRU", "gru", units, activation, recurrentActivation, useBias,
+            kernelInitializer, recurrentInitializer, biasInitializer, options);
         c.resetAfter = resetAfter;
-        c.options = options;
         return std::make_shared<RecurrentImpl>(c);
       }()) {}
 
@@ -337,19 +347,10 @@ SimpleRNN::SimpleRNN(int64_t units, const std::string &activation,
                      const std::string &recurrentInitializer,
                      const std::string &biasInitializer,
                      RecurrentOptions options)
-    : Layer([&] {
-        RecurrentConfig c;
-        c.className = "SimpleRNN";
-        c.cell = "simple_rnn";
-        c.units = units;
-        c.activation = activation;
-        c.useBias = useBias;
-        c.kernelInit = kernelInitializer;
-        c.recurrentInit = recurrentInitializer;
-        c.biasInit = biasInitializer;
-        c.options = options;
-        return std::make_shared<RecurrentImpl>(c);
-      }()) {}
+    : Layer(std::make_shared<RecurrentImpl>(baseConfig(
+          "SimpleRNN", "simple_rnn", units, activation, "sigmoid", useBias,
+          kernelInitializer, recurrentInitializer, biasInitializer,
+          options))) {}
 
 Bidirectional::Bidirectional(const Layer &layer, const std::string &mergeMode)
     : Layer([&] {

@@ -1,18 +1,24 @@
-//===- SequenceParityTest.cpp - Embedding and 1-D layers train as Keras ---===//
+//===- SequenceParityTest.cpp - Sequence and recurrent models train as Keras ===//
 //
-// The fixtures of scripts/keras-fixtures/make_sequence_fixtures.py, written
-// by Keras 3 itself: a bag of embeddings (Embedding, Dense on the rank-3
-// embeddings, GlobalAveragePooling1D, binary crossentropy on a sigmoid) and
-// a 1-D convnet (Embedding, ZeroPadding1D, causal dilated Conv1D,
+// The fixtures of scripts/keras-fixtures/make_sequence_fixtures.py and
+// make_recurrent_fixtures.py, written by Keras 3 itself on int32 token ids.
+// sequence/: a bag of embeddings (Embedding, Dense on the rank-3
+// embeddings, GlobalAveragePooling1D, binary crossentropy on a sigmoid), a
+// 1-D convnet (Embedding, ZeroPadding1D, causal dilated Conv1D,
 // MaxPooling1D, strided same Conv1D, UpSampling1D, AveragePooling1D,
-// GlobalMaxPooling1D, sparse categorical crossentropy from logits) and a
+// GlobalMaxPooling1D, sparse categorical crossentropy from logits), a
 // transformer block (Embedding, causal MultiHeadAttention, residual Adds,
-// LayerNormalization, a Dense feed-forward on rank 3, GlobalAveragePooling1D,
-// binary crossentropy) and a cross-attention (query, value and a key=
-// keyword argument of their own, no biases, output_shape), on int32 token
-// ids. From Keras's initial weights, on Keras's batch, kcc must
-// reproduce, compiled and interpreted, Keras's predict before and after 5
-// Adam steps (1e-5) and the loss of each step (1e-4 relative).
+// LayerNormalization, a Dense feed-forward on rank 3,
+// GlobalAveragePooling1D, binary crossentropy) and a cross-attention
+// (query, value and a key= keyword argument of their own, no biases,
+// output_shape). recurrent/, over 40 to 100 steps: an LSTM classifier, a
+// GRU (reset_after, sparse labels from logits), a GRU without reset_after
+// returning sequences, two stacked SimpleRNNs (the first going backwards),
+// a Bidirectional LSTM under a Bidirectional GRU (concat and sum merges),
+// and an LSTM's return_state outputs concatenated. From Keras's initial
+// weights, on Keras's batch, kcc must reproduce, compiled and interpreted,
+// Keras's predict before and after 5 Adam steps (1e-5) and the loss of
+// each step (1e-4 relative).
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,6 +32,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <tuple>
 
 using namespace kcc;
@@ -33,26 +40,31 @@ namespace json = llvm::json;
 
 namespace {
 
-const json::Object &sequenceJson() {
-  static const json::Value value =
-      e2e::readFixtureJson("sequence/sequence.json");
-  return *value.getAsObject();
+/// DIR/DIR.json, the records of the fixtures in DIR.
+const json::Object &suiteJson(const std::string &dir) {
+  static std::map<std::string, json::Value> suites;
+  auto it = suites.find(dir);
+  if (it == suites.end())
+    it = suites.emplace(dir, e2e::readFixtureJson(dir + "/" + dir + ".json"))
+             .first;
+  return *it->second.getAsObject();
 }
 
-using Param = std::tuple<std::string, ExecMode>;
+/// (fixture directory, model name, mode).
+using Param = std::tuple<std::string, std::string, ExecMode>;
 
 class SequenceParity : public ::testing::TestWithParam<Param> {};
 
 TEST_P(SequenceParity, StepsAndPredictMatchKeras) {
-  const auto &[name, mode] = GetParam();
-  ASSERT_EQ(*sequenceJson().getInteger("steps"), 5);
-  const json::Object &record = *sequenceJson().getObject(name);
+  const auto &[dir, name, mode] = GetParam();
+  ASSERT_EQ(*suiteJson(dir).getInteger("steps"), 5);
+  const json::Object &record = *suiteJson(dir).getObject(name);
 
   keras::ImportedModel imported = keras::importKerasArchive(
-      e2e::kerasFixture("sequence/" + name + ".keras"));
+      e2e::kerasFixture(dir + "/" + name + ".keras"));
   ASSERT_TRUE(imported.weightsLoaded);
   std::map<std::string, NDArray> batch =
-      readNpz(e2e::kerasFixture("sequence/" + name + ".npz"));
+      readNpz(e2e::kerasFixture(dir + "/" + name + ".npz"));
   const NDArray &x = batch.at("x"), &y = batch.at("y");
   ASSERT_EQ(x.dtype(), DType::I32);
 
@@ -72,17 +84,30 @@ TEST_P(SequenceParity, StepsAndPredictMatchKeras) {
               worstLoss, worstInitial, worstFinal);
 }
 
+std::string paramName(const ::testing::TestParamInfo<Param> &info) {
+  return std::get<1>(info.param) +
+         (std::get<2>(info.param) == ExecMode::Compiled ? "_compiled"
+                                                        : "_interpreted");
+}
+
+const auto kModes =
+    ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted);
+
 INSTANTIATE_TEST_SUITE_P(
     KerasSequenceFixtures, SequenceParity,
-    ::testing::Combine(::testing::Values("seq_bag", "seq_conv",
-                                                         "seq_transformer",
-                                                         "seq_cross"),
-                       ::testing::Values(ExecMode::Compiled,
-                                         ExecMode::Interpreted)),
-    [](const auto &info) {
-      return std::get<0>(info.param) +
-             (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"
-                                                            : "_interpreted");
-    });
+    ::testing::Combine(::testing::Values("sequence"),
+                       ::testing::Values("seq_bag", "seq_conv",
+                                         "seq_transformer", "seq_cross"),
+                       kModes),
+    paramName);
+
+INSTANTIATE_TEST_SUITE_P(
+    KerasRecurrentFixtures, SequenceParity,
+    ::testing::Combine(::testing::Values("recurrent"),
+                       ::testing::Values("rnn_lstm", "rnn_gru", "rnn_gru_v1",
+                                         "rnn_simple", "rnn_bilstm",
+                                         "rnn_state"),
+                       kModes),
+    paramName);
 
 } // namespace

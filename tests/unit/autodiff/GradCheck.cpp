@@ -62,6 +62,15 @@ void loadDialects(MLIRContext &ctx) {
   ctx.loadDialect<kc::KcDialect, func::FuncDialect>();
 }
 
+std::string f64Tensor(const Shape &shape) {
+  std::ostringstream os;
+  os << "tensor<";
+  for (int64_t d : shape)
+    os << d << "x";
+  os << "f64>";
+  return os.str();
+}
+
 Shape shapeOfType(MLIRContext &ctx, const std::string &type) {
   loadDialects(ctx);
   auto tensor = dyn_cast_or_null<RankedTensorType>(parseType(type, &ctx));

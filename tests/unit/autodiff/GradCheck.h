@@ -31,6 +31,8 @@ NDArray uniform(const Shape &shape, double lo, double hi, unsigned seed);
 /// Like uniform, but |value| in [lo, hi) with a random sign: keeps inputs
 /// away from the kink at 0 (relu, abs).
 NDArray awayFromZero(const Shape &shape, double lo, double hi, unsigned seed);
+/// "tensor<2x3xf64>" for {2, 3}.
+std::string f64Tensor(const Shape &shape);
 /// The shape of a tensor type written as text, e.g. "tensor<2x3xf64>".
 Shape shapeOfType(mlir::MLIRContext &ctx, const std::string &type);
 

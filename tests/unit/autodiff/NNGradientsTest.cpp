@@ -12,15 +12,6 @@ using namespace kcc::test;
 
 namespace {
 
-std::string f64Tensor(const Shape &shape) {
-  std::ostringstream os;
-  os << "tensor<";
-  for (int64_t d : shape)
-    os << d << "x";
-  os << "f64>";
-  return os.str();
-}
-
 TEST(NNGradients, MatmulAllTransposeCombinations) {
   mlir::MLIRContext ctx;
   const int64_t m = 3, k = 4, n = 5;

@@ -21,15 +21,6 @@ using namespace kcc::test;
 
 namespace {
 
-std::string f64Tensor(const Shape &shape) {
-  std::ostringstream os;
-  os << "tensor<";
-  for (int64_t d : shape)
-    os << d << "x";
-  os << "f64>";
-  return os.str();
-}
-
 struct RecurrenceCase {
   kernels::RecurrentCell cell;
   const char *attrs; ///< the op's attribute dictionary

@@ -17,16 +17,6 @@ using namespace kcc::test;
 
 namespace {
 
-/// "tensor<2x3xf64>" for {2, 3}.
-std::string f64Tensor(const Shape &shape) {
-  std::ostringstream os;
-  os << "tensor<";
-  for (int64_t d : shape)
-    os << d << "x";
-  os << "f64>";
-  return os.str();
-}
-
 /// Checks `%y = kc.<op> %x0 <attrs> : in -> out`.
 GradCheckResult checkShapeOp(mlir::MLIRContext &ctx, const std::string &op,
                              const std::string &attrs, const Shape &in,
