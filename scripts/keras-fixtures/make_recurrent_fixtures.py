@@ -98,6 +98,8 @@ import zipfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from make_fixtures import OUT, STEPS, fresh_session  # noqa: E402
+from make_sequence_fixtures import data as sequence_data  # noqa: E402
+from make_sequence_fixtures import record  # noqa: E402
 
 import h5py  # noqa: E402
 import keras  # noqa: E402
@@ -105,7 +107,8 @@ import numpy as np  # noqa: E402
 from keras import layers as L  # noqa: E402
 
 REC_OUT = os.path.join(OUT, "recurrent")
-VOCAB, BATCH, PREDICT = 30, 32, 8
+# Batch (32) and predict rows (8) are make_sequence_fixtures.py's.
+VOCAB, PREDICT = 30, 8
 
 
 def rnn_lstm():
@@ -182,33 +185,7 @@ def halves(x, token):
 
 
 def data(steps, label):
-    rng = np.random.default_rng(17)
-    x = rng.integers(0, VOCAB, size=(BATCH, steps)).astype(np.int32)
-    return x, label(x)
-
-
-def record(model, loss, loss_name, from_logits, x, y):
-    model.compile(optimizer=keras.optimizers.Adam(learning_rate=1e-3),
-                  loss=loss)
-    rec = {"optimizer": {"name": "adam", "learning_rate": 1e-3,
-                         "beta_1": 0.9, "beta_2": 0.999, "epsilon": 1e-7},
-           "loss": loss_name, "from_logits": from_logits,
-           "initial_predict": np.asarray(model.predict(
-               x[:PREDICT], verbose=0)).astype(np.float64).tolist()}
-    losses, direct = [], []
-    for _ in range(STEPS):
-        direct.append(float(loss(y, model(x, training=True))))
-        model.reset_metrics()
-        logs = model.train_on_batch(x, y, return_dict=True)
-        losses.append(float(logs["loss"]))
-    if not np.allclose(losses, direct, rtol=1e-5, atol=1e-6):
-        sys.exit(f"train_on_batch losses {losses} != direct {direct}")
-    if not np.all(np.isfinite(losses)):
-        sys.exit(f"non-finite losses {losses}")
-    rec["step_losses"] = losses
-    rec["final_predict"] = np.asarray(model.predict(
-        x[:PREDICT], verbose=0)).astype(np.float64).tolist()
-    return rec
+    return sequence_data(steps, label, VOCAB)
 
 
 def weight_layout(path):

@@ -125,9 +125,10 @@ def seq_task():
     return model
 
 
-def data(steps, label):
+def data(steps, label, vocab=VOCAB):
+    """A seeded batch of ids in [0, vocab) and its labels."""
     rng = np.random.default_rng(17)
-    x = rng.integers(0, VOCAB, size=(BATCH, steps)).astype(np.int32)
+    x = rng.integers(0, vocab, size=(BATCH, steps)).astype(np.int32)
     return x, label(x)
 
 
@@ -147,6 +148,8 @@ def record(model, loss, loss_name, from_logits, x, y):
         losses.append(float(logs["loss"]))
     if not np.allclose(losses, direct, rtol=1e-5, atol=1e-6):
         sys.exit(f"train_on_batch losses {losses} != direct {direct}")
+    if not np.all(np.isfinite(losses)):
+        sys.exit(f"non-finite losses {losses}")
     rec["step_losses"] = losses
     rec["final_predict"] = np.asarray(model.predict(
         x[:PREDICT], verbose=0)).astype(np.float64).tolist()
