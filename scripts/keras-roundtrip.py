@@ -6,7 +6,8 @@ For each model -- the Keras specs examples/mlp.json and examples/cnn.json
 and the reference models built in C++ (builtin:cnn, Sequential, and
 builtin:residual, Functional with Add; builtin:branches, whose layers
 Keras orders by depth, not by call; builtin:convs, every convolution
-layer; their Keras 3 config is generated)
+layer; builtin:recurrent, Bidirectional LSTM, GRU and a SimpleRNN's
+return_state outputs; their Keras 3 config is generated)
 -- this script
 
   1. trains STEPS steps with kcc (kcc-example-checkpoint train) and saves
@@ -206,7 +207,7 @@ def main():
                   os.path.join(ROOT, "tests", "fixtures", "keras",
                                "mlp_keras2.h5"),
                   "builtin:cnn", "builtin:residual", "builtin:branches",
-                  "builtin:convs"]:
+                  "builtin:convs", "builtin:recurrent"]:
             ok = check(m, bindir, tmp, data, held_out) and ok
         ok = check_train_save(bindir, tmp, data) and ok
     sys.exit(0 if ok else 1)

@@ -10,7 +10,7 @@
 //   kcc-example-checkpoint resume CKPT.keras DATA.npz STEPS BATCH OUT.keras
 //
 // MODEL is a Keras spec (.json, .keras, .h5) or
-// builtin:mlp|cnn|residual|branches|convs.
+// builtin:mlp|cnn|residual|branches|convs|recurrent.
 // An OUT ending in .weights.h5 gets the weights alone, as Keras's
 // model.save_weights() writes them (with the optimizer's variables).
 //
@@ -88,6 +88,30 @@ std::unique_ptr<Sequential> buildConvs() {
       "convs", 0);
 }
 
+/// The recurrent layers with their options, on the image rows as 28
+/// steps: a Bidirectional LSTM returning sequences, a GRU without
+/// reset_after going backwards, and a SimpleRNN's return_state outputs.
+std::unique_ptr<Model> buildRecurrent() {
+  Tensor in = Input({28, 28, 1});
+  Tensor x = Reshape({28, 28})(in);
+  RecurrentOptions sequences;
+  sequences.returnSequences = true;
+  x = Bidirectional(LSTM(8, "tanh", "sigmoid", true, "glorot_uniform",
+                         "orthogonal", "zeros", true, sequences))(x);
+  RecurrentOptions backwards = sequences;
+  backwards.goBackwards = true;
+  x = GRU(6, "tanh", "sigmoid", true, "glorot_uniform", "orthogonal",
+          "zeros", backwards, /*resetAfter=*/false)(x);
+  RecurrentOptions state;
+  state.returnState = true;
+  std::vector<Tensor> outs =
+      SimpleRNN(5, "tanh", true, "glorot_uniform", "orthogonal", "zeros",
+                state)
+          .call({x}, CallContext{});
+  Tensor merged = Concatenate()({outs[0], outs[1]});
+  return std::make_unique<Model>(in, Dense(10)(merged), "recurrent", 0);
+}
+
 keras::ImportedModel loadModel(const std::string &what) {
   keras::ImportedModel imported;
   std::string builtin = what.rfind("builtin:", 0) == 0 ? what.substr(8) : "";
@@ -103,6 +127,8 @@ keras::ImportedModel loadModel(const std::string &what) {
     imported.model = buildBranches();
   else if (builtin == "convs")
     imported.model = buildConvs();
+  else if (builtin == "recurrent")
+    imported.model = buildRecurrent();
   else
     throw Error("unknown builtin model '" + builtin + "'");
   TrainingConfig &config = imported.training.emplace();
