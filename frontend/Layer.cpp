@@ -62,21 +62,22 @@ size_t LayerImpl::addWeight(std::string name, Shape shape,
   return weights_.size() - 1;
 }
 
-void LayerImpl::setWeightRegularizer(const std::string &weight,
+void LayerImpl::setWeightRegularizer(const std::string &name,
                                      Regularizer r) {
   std::vector<std::string> names = regularizableWeights();
-  if (!llvm::is_contained(names, weight)) {
+  if (!llvm::is_contained(names, name)) {
     std::string takes;
     for (const std::string &n : names)
       takes += (takes.empty() ? "" : ", ") + n + "_regularizer";
-    fail("has no " + weight + "_regularizer (" +
+    fail("has no " + name + "_regularizer (" +
          (takes.empty() ? std::string("it regularizes no weight")
                         : "it takes " + takes) +
          ")");
   }
   if (!(r.l1 >= 0) || !(r.l2 >= 0) || !std::isfinite(r.l1) ||
       !std::isfinite(r.l2))
-    fail(weight + "_regularizer: l1 and l2 must be finite values >= 0");
+    fail(name + "_regularizer: l1 and l2 must be finite values >= 0");
+  std::string weight = regularizedWeight(name);
   auto it = llvm::find_if(regularizers_,
                           [&](const auto &e) { return e.first == weight; });
   if (it != regularizers_.end())

@@ -115,12 +115,20 @@ public:
   /// records for a model built in C++.
   virtual llvm::json::Object kerasConfig() const { return {}; }
 
-  /// The weights Keras lets this class regularize ("kernel", "bias" for
-  /// Dense: its `kernel_regularizer` and `bias_regularizer` arguments).
+  /// The weights Keras lets this class regularize, by the names of their
+  /// `<name>_regularizer` arguments ("kernel", "bias" for Dense;
+  /// "depthwise", "pointwise", "bias" for SeparableConv2D).
   virtual std::vector<std::string> regularizableWeights() const { return {}; }
-  /// Regularizes weight `weight` (one of regularizableWeights(), declared
-  /// or not yet); throws kcc::Error naming the choices otherwise.
-  void setWeightRegularizer(const std::string &weight, Regularizer r);
+  /// The weight a `<name>_regularizer` argument regularizes: `name` itself
+  /// unless the class names them apart (DepthwiseConv2D's "depthwise" is
+  /// its "kernel").
+  virtual std::string regularizedWeight(const std::string &name) const {
+    return name;
+  }
+  /// Sets the `<name>_regularizer` (`name` one of regularizableWeights(),
+  /// its weight declared or not yet); throws kcc::Error naming the choices
+  /// otherwise.
+  void setWeightRegularizer(const std::string &name, Regularizer r);
   /// The regularizer set for `weight`, if any.
   std::optional<Regularizer> weightRegularizer(const std::string &weight) const;
   /// Keras's activity_regularizer: the penalty of each output of a
@@ -194,8 +202,8 @@ public:
   /// Keras's `layer.trainable = false` (fine-tuning); returns the same
   /// layer.
   Layer setTrainable(bool trainable) const;
-  /// Keras's `<weight>_regularizer=` ("kernel", "bias", "embeddings",
-  /// "beta", "gamma"); returns the same layer.
+  /// Keras's `<name>_regularizer=` ("kernel", "bias", "embeddings",
+  /// "beta", "gamma", "depthwise", "pointwise"); returns the same layer.
   Layer withRegularizer(const std::string &weight, Regularizer r) const;
   /// Keras's `activity_regularizer=`; returns the same layer.
   Layer withActivityRegularizer(Regularizer r) const;

@@ -215,9 +215,10 @@ json::Object layerConfig(const Layer &layer) {
                 "): no Keras config is known for this class");
   }
   // `<weight>_regularizer` keys the branches above wrote as null.
-  for (llvm::StringRef weight : impl.regularizableWeights())
-    if (std::optional<Regularizer> r = impl.weightRegularizer(weight.str()))
-      c[(weight + "_regularizer").str()] = regularizerJson(r);
+  for (const std::string &name : impl.regularizableWeights())
+    if (std::optional<Regularizer> r =
+            impl.weightRegularizer(impl.regularizedWeight(name)))
+      c[name + "_regularizer"] = regularizerJson(r);
   // Keras's base Layer writes activity_regularizer only when set.
   if (impl.activityRegularizer())
     c["activity_regularizer"] = regularizerJson(impl.activityRegularizer());

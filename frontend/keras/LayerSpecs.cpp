@@ -360,33 +360,44 @@ int64_t readDepthMultiplier(const ObjectView &c) {
 }
 
 Layer buildDepthwiseConv2D(const ObjectView &c) {
-  ConvSpec s = readConvSpec(c, {"depthwise"});
-  return DepthwiseConv2D(
-      s.kernel, s.strides, s.padding, readDepthMultiplier(c), s.dilation,
-      s.activation, s.useBias,
-      readInitializer(c, "depthwise_initializer", "glorot_uniform"),
-      readInitializer(c, "bias_initializer", "zeros"));
+  ConvSpec s = readConvSpec(c, {"depthwise"}, /*regularizable=*/true);
+  return withRegularizers(
+      c,
+      DepthwiseConv2D(
+          s.kernel, s.strides, s.padding, readDepthMultiplier(c), s.dilation,
+          s.activation, s.useBias,
+          readInitializer(c, "depthwise_initializer", "glorot_uniform"),
+          readInitializer(c, "bias_initializer", "zeros")),
+      {"depthwise", "bias"});
 }
 
 Layer buildSeparableConv2D(const ObjectView &c) {
-  ConvSpec s = readConvSpec(c, {"depthwise", "pointwise"});
+  ConvSpec s =
+      readConvSpec(c, {"depthwise", "pointwise"}, /*regularizable=*/true);
   int64_t filters = readWidth(c, "filters");
-  return SeparableConv2D(
-      filters, s.kernel, s.strides, s.padding, s.dilation,
-      readDepthMultiplier(c), s.activation, s.useBias,
-      readInitializer(c, "depthwise_initializer", "glorot_uniform"),
-      readInitializer(c, "pointwise_initializer", "glorot_uniform"),
-      readInitializer(c, "bias_initializer", "zeros"));
+  return withRegularizers(
+      c,
+      SeparableConv2D(
+          filters, s.kernel, s.strides, s.padding, s.dilation,
+          readDepthMultiplier(c), s.activation, s.useBias,
+          readInitializer(c, "depthwise_initializer", "glorot_uniform"),
+          readInitializer(c, "pointwise_initializer", "glorot_uniform"),
+          readInitializer(c, "bias_initializer", "zeros")),
+      {"depthwise", "pointwise", "bias"});
 }
 
 Layer buildConv2DTranspose(const ObjectView &c) {
-  ConvSpec s = readConvSpec(c, {"kernel"});
+  ConvSpec s = readConvSpec(c, {"kernel"}, /*regularizable=*/true);
   checkNull(c, {"output_padding"});
   int64_t filters = readWidth(c, "filters");
-  return Conv2DTranspose(
-      filters, s.kernel, s.strides, s.padding, s.dilation, s.activation,
-      s.useBias, readInitializer(c, "kernel_initializer", "glorot_uniform"),
-      readInitializer(c, "bias_initializer", "zeros"));
+  return withRegularizers(
+      c,
+      Conv2DTranspose(
+          filters, s.kernel, s.strides, s.padding, s.dilation, s.activation,
+          s.useBias,
+          readInitializer(c, "kernel_initializer", "glorot_uniform"),
+          readInitializer(c, "bias_initializer", "zeros")),
+      {"kernel", "bias"});
 }
 
 Layer buildPool(const ObjectView &c, bool isMax) {

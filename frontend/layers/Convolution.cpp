@@ -191,6 +191,12 @@ public:
         multiplier_(multiplier), init_(std::move(init)) {
     checkWidth("DepthwiseConv2D", "depth_multiplier", multiplier);
   }
+  std::vector<std::string> regularizableWeights() const override {
+    return {"depthwise", "bias"};
+  }
+  std::string regularizedWeight(const std::string &name) const override {
+    return name == "depthwise" ? "kernel" : name;
+  }
 
 protected:
   llvm::json::Object ownConfig() const override {
@@ -224,6 +230,12 @@ public:
         pointwiseInit_(std::move(pointwiseInit)) {
     checkWidth("SeparableConv2D", "filters", filters);
     checkWidth("SeparableConv2D", "depth_multiplier", multiplier);
+  }
+  std::vector<std::string> regularizableWeights() const override {
+    return {"depthwise", "pointwise", "bias"};
+  }
+  std::string regularizedWeight(const std::string &name) const override {
+    return name == "bias" ? name : name + "_kernel";
   }
 
 protected:
@@ -262,6 +274,9 @@ public:
       : ConvLayerImpl("Conv2DTranspose", std::move(o), std::move(biasInit)),
         filters_(filters), kernelInit_(std::move(kernelInit)) {
     checkWidth("Conv2DTranspose", "filters", filters);
+  }
+  std::vector<std::string> regularizableWeights() const override {
+    return {"kernel", "bias"};
   }
 
 protected:

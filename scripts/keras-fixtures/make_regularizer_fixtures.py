@@ -10,6 +10,9 @@
                      factor 0.01), L1L2, BatchNormalization's beta and
                      gamma regularizers, and activity regularizers (which
                      Keras 3 divides by the batch size);
+  regularized_convs.keras  DepthwiseConv2D, SeparableConv2D and
+                     Conv2DTranspose with their own regularizer arguments
+                     (depthwise_, pointwise_, kernel_, bias_, activity_);
 
 and regularizers.json in batchnorm.json's layout: the loss of each of 5
 Adam(1e-3) train_on_batch steps on make_fixtures.py's batch (Keras's logged
@@ -54,29 +57,56 @@ def regularized():
     return keras.Model(x, y, name="regularized")
 
 
+def regularized_convs():
+    """The convolution layers whose regularizer arguments are named apart
+    from their weights (depthwise_regularizer on DepthwiseConv2D's kernel,
+    SeparableConv2D's depthwise and pointwise kernels) and
+    Conv2DTranspose's."""
+    x = keras.Input((28, 28, 1))
+    h = L.Conv2D(4, 3, strides=2, activation="relu")(x)
+    h = L.DepthwiseConv2D(3, depth_multiplier=2, padding="same",
+                          depthwise_regularizer=R.L2(0.02),
+                          bias_regularizer=R.L1(0.01),
+                          activity_regularizer=R.L1(1e-3),
+                          activation="relu")(h)
+    h = L.SeparableConv2D(8, 3, strides=2,
+                          depthwise_regularizer=R.L1(0.005),
+                          pointwise_regularizer=R.L1L2(l1=1e-3, l2=1e-2),
+                          bias_regularizer=R.L2(0.05),
+                          activation="relu")(h)
+    h = L.Conv2DTranspose(4, 3, strides=2, kernel_regularizer="l2",
+                          bias_regularizer=R.L1(0.02))(h)
+    h = L.GlobalAveragePooling2D()(h)
+    y = L.Dense(10, activation="softmax")(h)
+    return keras.Model(x, y, name="regularized_convs")
+
+
 def main():
     os.makedirs(mf.OUT, exist_ok=True)
     _, x, y = mf.batch()
     result = mf.record_header(bn.PREDICT)
-    mf.fresh_session()
-    model = regularized()
-    bn.perturb_batchnorm(model, np.random.default_rng(11))
-    # Biases away from zero, so that bias regularizers count from step 1.
-    rng = np.random.default_rng(12)
-    for layer in model.layers:
-        if isinstance(layer, (L.Conv2D, L.Dense)):
-            kernel, bias = layer.get_weights()
-            layer.set_weights([kernel, rng.normal(0.0, 0.1, bias.shape)
-                               .astype(np.float32)])
-    model.save(os.path.join(mf.OUT, "regularized.keras"))
-    initial = np.asarray(model.predict(x[:bn.PREDICT], verbose=0))
-    rec = bn.train_record(model, x, y)
-    rec["initial_predict"] = initial.astype(np.float64).tolist()
-    rec["final_predict"] = np.asarray(
-        model.predict(x[:bn.PREDICT], verbose=0)).astype(np.float64).tolist()
-    rec["moving_stats"] = bn.moving_stats(model)
-    result["regularized"] = rec
-    print("regularized losses", rec["step_losses"])
+    for name, build in [("regularized", regularized),
+                        ("regularized_convs", regularized_convs)]:
+        mf.fresh_session()
+        model = build()
+        bn.perturb_batchnorm(model, np.random.default_rng(11))
+        # Biases away from zero, so that bias regularizers count from step 1.
+        rng = np.random.default_rng(12)
+        for layer in model.layers:
+            if isinstance(layer, (L.Conv2D, L.Dense, L.DepthwiseConv2D,
+                                  L.SeparableConv2D, L.Conv2DTranspose)):
+                *kernels, bias = layer.get_weights()
+                layer.set_weights(kernels + [rng.normal(0.0, 0.1, bias.shape)
+                                             .astype(np.float32)])
+        model.save(os.path.join(mf.OUT, name + ".keras"))
+        initial = np.asarray(model.predict(x[:bn.PREDICT], verbose=0))
+        rec = bn.train_record(model, x, y)
+        rec["initial_predict"] = initial.astype(np.float64).tolist()
+        rec["final_predict"] = np.asarray(
+            model.predict(x[:bn.PREDICT], verbose=0)).astype(np.float64).tolist()
+        rec["moving_stats"] = bn.moving_stats(model)
+        result[name] = rec
+        print(name, "losses", rec["step_losses"])
     with open(os.path.join(mf.OUT, "regularizers.json"), "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")

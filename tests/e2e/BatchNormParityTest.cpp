@@ -16,9 +16,12 @@
 //    the test prints the worst errors);
 //  - the frozen layers' weights unchanged, bit for bit.
 //
-// make_regularizer_fixtures.py's model (regularizers.json) is checked the
-// same way: its Keras losses include sum(model.losses), the weight and
-// activity regularizers, which kcc's step must add and differentiate.
+// make_regularizer_fixtures.py's models (regularizers.json: a CNN with a
+// frozen block and every regularizer form, and the depthwise, separable
+// and transposed convolutions with their own regularizer arguments) are
+// checked the same way: their Keras losses include sum(model.losses), the
+// weight and activity regularizers, which kcc's step must add and
+// differentiate.
 //
 //===----------------------------------------------------------------------===//
 
@@ -153,18 +156,22 @@ INSTANTIATE_TEST_SUITE_P(
                                                             : "_interpreted");
     });
 
-class RegularizerParity : public ::testing::TestWithParam<ExecMode> {};
+class RegularizerParity : public ::testing::TestWithParam<Param> {};
 
 TEST_P(RegularizerParity, StepsWithRegularizersMatchKeras) {
-  checkFixture("regularized", GetParam(), "regularizers.json");
+  checkFixture(std::get<0>(GetParam()), std::get<1>(GetParam()),
+               "regularizers.json");
 }
 
 INSTANTIATE_TEST_SUITE_P(
     KerasRegularizerFixture, RegularizerParity,
-    ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted),
+    ::testing::Combine(::testing::Values("regularized", "regularized_convs"),
+                       ::testing::Values(ExecMode::Compiled,
+                                         ExecMode::Interpreted)),
     [](const auto &info) {
-      return std::string(info.param == ExecMode::Compiled ? "compiled"
-                                                          : "interpreted");
+      return std::get<0>(info.param) +
+             (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"
+                                                            : "_interpreted");
     });
 
 } // namespace

@@ -118,7 +118,8 @@ TEST(FixtureRoundTrip, EveryKerasFixtureReloadsFromKccsOwnConfig) {
       LayerImpl &was = *layer.impl();
       LayerImpl &now = *back.model->getLayer(layer.name()).impl();
       regularizers += was.activityRegularizer().has_value();
-      for (const std::string &w : was.regularizableWeights()) {
+      for (const std::string &name : was.regularizableWeights()) {
+        std::string w = was.regularizedWeight(name);
         regularizers += was.weightRegularizer(w).has_value();
         expectSameRegularizer(was.weightRegularizer(w),
                               now.weightRegularizer(w),
