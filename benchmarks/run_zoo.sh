@@ -3,10 +3,11 @@
 #
 # One training step of each fixture model (benchmarks/zoo/zoo_cases.py) at
 # each batch size, in one run: kcc compiled and interpreted (`kcc bench
-# --json`, one process per model, its peak RSS from /usr/bin/time), and the
-# same .keras file loaded by Keras 3 and trained with model.fit on
-# in-memory data (benchmarks/zoo/keras_zoo.py, one process per system and
-# batch size): JAX (jit), TensorFlow (graph, and jit_compile=True) and
+# --json`, one process per model, a cold compile, its peak RSS from
+# /usr/bin/time), and the same .keras file loaded by Keras 3 and trained
+# with model.fit on in-memory data (benchmarks/zoo/keras_zoo.py, one
+# process per system and batch size): JAX (jit), TensorFlow (graph, and
+# jit_compile=True) and
 # PyTorch (eager, and jit_compile=True: torch.compile). Every system runs
 # under the same `taskset` of THREADS cores with THREADS intra-op threads.
 # Writes OUT/*.json and OUT/zoo.md (benchmarks/zoo/zoo_report.py).
@@ -57,7 +58,7 @@ for batch in $BATCHES; do
           flags=(--loss "$loss")
           [ "$logits" = 1 ] && flags+=(--from-logits)
         fi
-        if out=$(OMP_NUM_THREADS=$THREADS /usr/bin/time -f '%M' -o "$OUT/rss" \
+        if out=$(KCC_CACHE_DIR=off OMP_NUM_THREADS=$THREADS /usr/bin/time -f '%M' -o "$OUT/rss" \
                  taskset -c "$CPUS" "$KCC" bench "$path" --batch "$batch" \
                  --repetitions 5 --json "${flags[@]}" 2>"$OUT/kcc.err"); then
           rss=$(tail -1 "$OUT/rss")

@@ -62,15 +62,15 @@ NDArray randomArray(mlir::RankedTensorType type, int64_t classes,
 }
 
 /// ms per step: the median over repetitions of `steps` steps each.
-double timeSteps(Executable &exe, const NDArray &x, const NDArray &y,
-                 const BenchConfig &config) {
+double timeSteps(Executable &exe, const std::vector<NDArray> &xs,
+                 const std::vector<NDArray> &ys, const BenchConfig &config) {
   for (int64_t i = 0; i < config.warmup; ++i)
-    exe.step(x, y);
+    exe.step(xs, ys);
   std::vector<double> perStep;
   for (int64_t r = 0; r < config.repetitions; ++r) {
     auto start = Clock::now();
     for (int64_t i = 0; i < config.steps; ++i)
-      exe.step(x, y);
+      exe.step(xs, ys);
     double ms =
         std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     perStep.push_back(ms / config.steps);
@@ -103,22 +103,25 @@ int driver::runBench(const BenchConfig &config) {
         buildTrainModule(*context, *loaded->model, *training);
     auto train = module->lookupSymbol<mlir::func::FuncOp>("train_step");
     TrainStepLayout layout = *getTrainStepLayout(train);
-    auto targetType = mlir::cast<mlir::RankedTensorType>(
-        train.getArgument(layout.targetArg()).getType());
-    // Labels in [0, classes): the width of @forward's output.
+    auto argType = [&](unsigned i) {
+      return mlir::cast<mlir::RankedTensorType>(train.getArgument(i).getType());
+    };
+    // One array per input (integer ids 0) and per target (labels in [0,
+    // classes): the width of that output of @forward).
     auto forward = module->lookupSymbol<mlir::func::FuncOp>("forward");
-    int64_t classes =
-        forward && forward.getNumResults() == 1
-            ? mlir::cast<mlir::RankedTensorType>(forward.getResultTypes()[0])
-                  .getShape()
-                  .back()
-            : 2;
     std::mt19937_64 rng(config.source.seed);
-    NDArray x =
-        randomArray(mlir::cast<mlir::RankedTensorType>(
-                        train.getArgument(layout.firstInputArg()).getType()),
-                    0, rng);
-    NDArray y = randomArray(targetType, classes, rng);
+    std::vector<NDArray> xs, ys;
+    for (unsigned i = 0; i < layout.numInputs; ++i)
+      xs.push_back(randomArray(argType(layout.firstInputArg() + i), 0, rng));
+    for (unsigned i = 0; i < layout.numTargets; ++i) {
+      int64_t classes =
+          forward && forward.getNumResults() == layout.numTargets
+              ? mlir::cast<mlir::RankedTensorType>(forward.getResultTypes()[i])
+                    .getShape()
+                    .back()
+              : 2;
+      ys.push_back(randomArray(argType(layout.targetArg() + i), classes, rng));
+    }
 
     JitOptions quiet;
     quiet.log = nullptr;
@@ -135,8 +138,8 @@ int driver::runBench(const BenchConfig &config) {
     exec.mode = ExecMode::Interpreted;
     Executable interpreted(context, module->clone(), weights, exec);
 
-    double compiledMs = timeSteps(compiled, x, y, config);
-    double interpretedMs = timeSteps(interpreted, x, y, config);
+    double compiledMs = timeSteps(compiled, xs, ys, config);
+    double interpretedMs = timeSteps(interpreted, xs, ys, config);
     // Kernels and memory plan: what the pipeline recorded in the lowering
     // the compiled Executable runs.
     ExecStats cs = compiled.stats(), is = interpreted.stats();
