@@ -67,8 +67,9 @@ def batch_for(keras, np, model, path, batch):
             y = tile(d["y"])
         else:
             y = {k: tile(d[k]) for k in keys if k in out_names}
-        if x is not None and (not isinstance(x, dict) or x) and \
-                (not isinstance(y, dict) or y):
+        # A dict with no array of the model's names: synthesize instead.
+        if not (isinstance(x, dict) and not x) and \
+                not (isinstance(y, dict) and not y):
             return x, y
     xs = []
     for t in model.inputs:

@@ -21,7 +21,7 @@ namespace {
 /// Everything a recurrent layer's Keras config says.
 struct RecurrentConfig {
   std::string className; ///< "LSTM", "GRU", "SimpleRNN"
-  std::string cell;      ///< kc.recurrence's name of it
+  kernels::RecurrentCell cell = kernels::RecurrentCell::Lstm;
   int64_t units = 0;
   std::string activation = "tanh", recurrentActivation = "sigmoid";
   bool useBias = true;
@@ -31,11 +31,11 @@ struct RecurrentConfig {
   bool resetAfter = true;     ///< GRU
   RecurrentOptions options;
 
-  int64_t gates() const {
-    return cell == "lstm" ? 4 : cell == "gru" ? 3 : 1;
-  }
+  bool isLstm() const { return cell == kernels::RecurrentCell::Lstm; }
+  bool isGru() const { return cell == kernels::RecurrentCell::Gru; }
+  int64_t gates() const { return kernels::recurrentGates(cell); }
   /// GRU reset_after's bias holds the input and the recurrent bias.
-  bool splitBias() const { return cell == "gru" && resetAfter; }
+  bool splitBias() const { return isGru() && resetAfter; }
 
   void check() const {
     auto bad = [&](const std::string &what) {
@@ -47,7 +47,7 @@ struct RecurrentConfig {
     if (!kernels::parseRecurrentActivation(activation, a))
       bad("activation '" + activation + "' is not supported in a recurrent "
           "cell (supported: " + kernels::recurrentActivationNames() + ")");
-    if (cell != "simple_rnn" &&
+    if (cell != kernels::RecurrentCell::SimpleRnn &&
         !kernels::parseRecurrentActivation(recurrentActivation, a))
       bad("recurrent_activation '" + recurrentActivation +
           "' is not supported (supported: " +
@@ -68,11 +68,11 @@ struct RecurrentConfig {
                          {"go_backwards", options.goBackwards},
                          {"stateful", false},
                          {"unroll", false}};
-    if (cell != "simple_rnn")
+    if (cell != kernels::RecurrentCell::SimpleRnn)
       o["recurrent_activation"] = recurrentActivation;
-    if (cell == "lstm")
+    if (isLstm())
       o["unit_forget_bias"] = unitForgetBias;
-    if (cell == "gru")
+    if (isGru())
       o["reset_after"] = resetAfter;
     return o;
   }
@@ -93,7 +93,7 @@ std::vector<WeightSpec> weightSpecs(const RecurrentConfig &c,
       {prefix + "cell/recurrent_kernel", {c.units, GH}, c.recurrentInit}};
   if (c.useBias) {
     std::string init = c.biasInit;
-    if (c.cell == "lstm" && c.unitForgetBias && init == "zeros")
+    if (c.isLstm() && c.unitForgetBias && init == "zeros")
       init = "unit_forget_bias";
     ws.push_back({prefix + "cell/bias",
                   c.splitBias() ? Shape{2, GH} : Shape{GH}, init});
@@ -126,17 +126,15 @@ std::vector<Tensor> runRecurrent(const RecurrentConfig &c, const Tensor &x,
     }
   }
   proj = ops::reshape(proj, {T, B, GH});
-  int64_t K = kernels::recurrentInitialWidth(
-      c.cell == "lstm" ? kernels::RecurrentCell::Lstm
-                       : kernels::RecurrentCell::Gru,
-      H);
+  int64_t K = kernels::recurrentInitialWidth(c.cell, H);
   Tensor initial = ops::fillLike(kernel, {B, K}, 0.0);
   ops::RecurrenceSpec spec;
-  spec.cell = c.cell;
+  spec.cell = kernels::recurrentCellName(c.cell);
   spec.resetAfter = c.resetAfter;
   spec.activation = c.activation;
   spec.recurrentActivation =
-      c.cell == "simple_rnn" ? std::string("sigmoid") : c.recurrentActivation;
+      c.cell == kernels::RecurrentCell::SimpleRnn ? std::string("sigmoid")
+                                                  : c.recurrentActivation;
   spec.reverse = c.options.goBackwards;
   Tensor states = ops::recurrence(proj, recurrentKernel, initial,
                                   recurrentBias, spec);
@@ -161,7 +159,7 @@ std::vector<Tensor> runRecurrent(const RecurrentConfig &c, const Tensor &x,
   }
   if (c.options.returnState) {
     outs.push_back(h);
-    if (c.cell == "lstm")
+    if (c.isLstm())
       outs.push_back(lastStep(H, 2 * H));
   }
   return outs;
@@ -291,7 +289,7 @@ private:
 namespace {
 
 /// The config every recurrent class shares; the caller sets its own flags.
-RecurrentConfig baseConfig(const char *className, const char *cell,
+RecurrentConfig baseConfig(const char *className, kernels::RecurrentCell cell,
                            int64_t units, const std::string &activation,
                            const std::string &recurrentActivation,
                            bool useBias, const std::string &kernelInit,
@@ -321,9 +319,10 @@ LSTM::LSTM(int64_t units, const std::string &activation,
            const std::string &biasInitializer, bool unitForgetBias,
            RecurrentOptions options)
     : Layer([&] {
-        RecurrentConfig c = baseConfig(
-            "LSTM", "lstm", units, activation, recurrentActivation, useBias,
-            kernelInitializer, recurrentInitializer, biasInitializer, options);
+        RecurrentConfig c =
+            baseConfig("LSTM", kernels::RecurrentCell::Lstm, units, activation,
+                       recurrentActivation, useBias, kernelInitializer,
+                       recurrentInitializer, biasInitializer, options);
         c.unitForgetBias = unitForgetBias;
         return std::make_shared<RecurrentImpl>(c);
       }()) {}
@@ -335,22 +334,23 @@ GRU::GRU(int64_t units, const std::string &activation,
          const std::string &biasInitializer, RecurrentOptions options,
          bool resetAfter)
     : Layer([&] {
-        RecurrentConfig c = baseConfig(
-            "GRU", "gru", units, activation, recurrentActivation, useBias,
-            kernelInitializer, recurrentInitializer, biasInitializer, options);
+        RecurrentConfig c =
+            baseConfig("GRU", kernels::RecurrentCell::Gru, units, activation,
+                       recurrentActivation, useBias, kernelInitializer,
+                       recurrentInitializer, biasInitializer, options);
         c.resetAfter = resetAfter;
         return std::make_shared<RecurrentImpl>(c);
       }()) {}
 
-SimpleRNN::SimpleRNN(int64_t units, const std::string &activation,
-                     bool useBias, const std::string &kernelInitializer,
+SimpleRNN::SimpleRNN(int64_t units, const std::string &activation, bool useBias,
+                     const std::string &kernelInitializer,
                      const std::string &recurrentInitializer,
                      const std::string &biasInitializer,
                      RecurrentOptions options)
-    : Layer(std::make_shared<RecurrentImpl>(baseConfig(
-          "SimpleRNN", "simple_rnn", units, activation, "sigmoid", useBias,
-          kernelInitializer, recurrentInitializer, biasInitializer,
-          options))) {}
+    : Layer(std::make_shared<RecurrentImpl>(
+          baseConfig("SimpleRNN", kernels::RecurrentCell::SimpleRnn, units,
+                     activation, "sigmoid", useBias, kernelInitializer,
+                     recurrentInitializer, biasInitializer, options))) {}
 
 Bidirectional::Bidirectional(const Layer &layer, const std::string &mergeMode)
     : Layer([&] {

@@ -87,6 +87,18 @@ inline bool parseRecurrentActivation(const std::string &name,
     return false;
   return true;
 }
+/// The name parseRecurrentCell reads back.
+inline const char *recurrentCellName(RecurrentCell cell) {
+  switch (cell) {
+  case RecurrentCell::Lstm:
+    return "lstm";
+  case RecurrentCell::Gru:
+    return "gru";
+  case RecurrentCell::SimpleRnn:
+    break;
+  }
+  return "simple_rnn";
+}
 /// The names the two parsers accept, for diagnostics.
 inline const char *recurrentCellNames() { return "lstm, gru, simple_rnn"; }
 inline const char *recurrentActivationNames() {
