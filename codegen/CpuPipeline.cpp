@@ -55,6 +55,12 @@ void buildLinalgPipeline(mlir::OpPassManager &pm,
     fuseOpts.remarks = opts.remarks;
     pm.addPass(createKcFuseElementwise(fuseOpts));
   }
+  // After elementwise fusion, so that each sum has its producers inside.
+  if (opts.splitReductions) {
+    KcSplitReductionsOptions splitOpts;
+    splitOpts.parallelThreshold = opts.parallelThreshold;
+    pm.addPass(createKcSplitReductions(splitOpts));
+  }
   // After elementwise fusion, which leaves bias + activation as one generic
   // per layer.
   if (opts.fuseEpilogues) {
@@ -147,11 +153,15 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   // Subviews (slices, reshapes) become plain pointer arithmetic.
   pm.addPass(memref::createExpandStridedMetadataPass());
   pm.addPass(createLowerAffinePass());
-  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   // LLVM intrinsics where they exist (exp, log, sqrt, pow, ...), libm calls
-  // for the rest (erf, tanh), resolved from the process by the JIT.
+  // for the rest (erf, tanh), resolved from the process by the JIT; a libm
+  // call on a vector becomes one call per lane.
   pm.addPass(createConvertMathToLLVMPass());
   pm.addPass(createConvertMathToLibmPass());
+  // The innermost dims kc-lower-loops emitted as vectors (VectorLoops.cpp),
+  // and the lane extracts of the libm calls.
+  pm.addPass(createConvertVectorToLLVMPass());
+  pm.addPass(createFinalizeMemRefToLLVMConversionPass());
   pm.addPass(createArithToLLVMConversionPass());
   pm.addPass(createConvertIndexToLLVMPass());
   // Bare pointers: the entry is `void f(T *args..., T *results...)`.

@@ -30,6 +30,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/LoweringUtils.h"
 #include "codegen/Passes.h"
 #include "ir/KcAttributes.h"
 
@@ -40,6 +41,7 @@
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 
@@ -216,8 +218,7 @@ const char *tryAdd(Group &g, linalg::LinalgOp op, int64_t threshold) {
   if (g.members.size() >= kMaxGroupMembers)
     return "the group has the most loop nests one kernel may hold (64)";
   int64_t n = iterations(op);
-  bool opParallel = op.getNumLoops() > 0 && n >= threshold &&
-                    op.getNumLoops() == op.getNumParallelLoops();
+  bool opParallel = n >= threshold && kcc::codegen::isOuterLoopIndependent(op);
   auto wouldSerialize = [&](bool stillParallel) {
     // A group large enough for a team must keep it, and so must an op
     // that would have one alone.
@@ -328,14 +329,13 @@ bool tryHorizontal(Group &g, linalg::LinalgOp op, int64_t threshold) {
 }
 
 /// Lowers `op` to loops at its position and returns the outermost loop
-/// (null for a 0-d op).
-scf::ForOp lowerToLoops(IRRewriter &rewriter, linalg::LinalgOp op) {
-  rewriter.setInsertionPoint(op);
-  FailureOr<linalg::LinalgLoops> loops = linalg::linalgOpToLoops(rewriter, op);
-  if (failed(loops))
-    return {};
-  rewriter.eraseOp(op);
-  return loops->empty() ? scf::ForOp() : cast<scf::ForOp>(loops->front());
+/// (null for a 0-d op or on failure). A row member keeps its outer loop a
+/// unit-step loop over the rows.
+scf::ForOp lowerToLoops(IRRewriter &rewriter, linalg::LinalgOp op,
+                        bool rowMember = false) {
+  FailureOr<scf::ForOp> outer =
+      kcc::codegen::lowerToLoopNest(rewriter, op, rowMember);
+  return failed(outer) ? scf::ForOp() : *outer;
 }
 
 /// Moves `op` into a new `scf.if cond` before `before` and lowers it there.
@@ -518,7 +518,7 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
         continue;
       }
       m.op->moveBefore(terminator);
-      scf::ForOp outer = lowerToLoops(rewriter, m.op);
+      scf::ForOp outer = lowerToLoops(rewriter, m.op, /*rowMember=*/true);
       if (!outer)
         return loop.emitError("fusion group: cannot lower a member to loops");
       // The member's outer loop is the group's: run its body at row iv.

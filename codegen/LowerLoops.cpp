@@ -1,7 +1,7 @@
 //===- LowerLoops.cpp - linalg on buffers to serial or parallel loops -----===//
 //
 // kc-lower-loops: every linalg op becomes a loop nest; those with enough
-// work become scf.parallel over their parallel dimensions (which
+// work become scf.parallel over their outermost loop (which
 // convert-scf-to-openmp then turns into an OpenMP team over the cores), the
 // rest stay serial scf.for nests. Waking a team costs microseconds, so a
 // bias add of ten elements must not pay it while an optimizer update over
@@ -9,12 +9,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/LoweringUtils.h"
 #include "codegen/Passes.h"
 #include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
@@ -37,20 +39,15 @@ namespace kc = kcc::kc;
 
 namespace {
 
-/// Iterations of the whole nest and of its parallel dimensions, or -1 when
-/// a range is dynamic.
-std::pair<int64_t, int64_t> work(linalg::LinalgOp op) {
-  int64_t total = 1, parallel = 1;
-  SmallVector<int64_t> ranges = op.getStaticLoopRanges();
-  auto iterators = op.getIteratorTypesArray();
-  for (auto [range, it] : llvm::zip(ranges, iterators)) {
+/// Iterations of the whole nest, or -1 when a range is dynamic.
+int64_t work(linalg::LinalgOp op) {
+  int64_t total = 1;
+  for (int64_t range : op.getStaticLoopRanges()) {
     if (ShapedType::isDynamic(range))
-      return {-1, -1};
+      return -1;
     total *= range;
-    if (it == utils::IteratorType::parallel)
-      parallel *= range;
   }
-  return {total, parallel};
+  return total;
 }
 
 /// Turns the outermost loop of a nest into a one-dimensional scf.parallel.
@@ -94,24 +91,24 @@ struct KcLowerLoopsPass
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : ops) {
       rewriter.setInsertionPoint(op);
-      auto [total, parallel] = work(op);
+      int64_t total = work(op);
       // Only outermost nests: a team inside a team would oversubscribe.
       bool nested = op->getParentOfType<scf::ParallelOp>() != nullptr;
-      // All-parallel nests only: an outer reduction would put the team
-      // inside a serial loop (one fork per iteration), and an inner one
-      // would need a combining step the lowering does not emit.
-      bool allParallel = op.getNumLoops() > 0 && total == parallel;
+      // The outermost loop only, and only when its iterations write apart:
+      // an outer reduction would need a combining step the lowering does not
+      // emit (kc-split-reductions makes the big ones outer-parallel), while
+      // inner reductions run per thread.
       bool par = parallelThreshold > 0 && total >= parallelThreshold &&
-                 allParallel && !nested;
-      FailureOr<linalg::LinalgLoops> loops =
-          linalg::linalgOpToLoops(rewriter, op);
-      if (failed(loops)) {
-        op->emitError("cannot lower to loops");
+                 kcc::codegen::isOuterLoopIndependent(op) && !nested;
+      Location loc = op.getLoc();
+      FailureOr<scf::ForOp> outer = kcc::codegen::lowerToLoopNest(
+          rewriter, op, /*keepOuterUnitStep=*/false);
+      if (failed(outer)) {
+        emitError(loc, "cannot lower to loops");
         return signalPassFailure();
       }
-      rewriter.eraseOp(op);
-      if (par && !loops->empty())
-        parallelizeOutermost(rewriter, cast<scf::ForOp>(loops->front()));
+      if (par && *outer)
+        parallelizeOutermost(rewriter, *outer);
       ++(par ? numParallelNests : numSerialNests);
     }
   }

@@ -48,6 +48,19 @@ bool isTiledMaxPoolGrad(Operation *op) {
   return v[0] == v[2] && v[1] == v[3] && v[4] == 0;
 }
 
+bool isOuterLoopIndependent(linalg::LinalgOp op) {
+  if (op.getNumLoops() == 0 ||
+      op.getIteratorTypesArray()[0] != utils::IteratorType::parallel)
+    return false;
+  if (op.getNumLoops() == op.getNumParallelLoops())
+    return true;
+  AffineExpr d0 = getAffineDimExpr(0, op.getContext());
+  return llvm::all_of(op.getDpsInitsMutable(), [&](OpOperand &init) {
+    return llvm::is_contained(op.getMatchingIndexingMap(&init).getResults(),
+                              d0);
+  });
+}
+
 Value scalarConstant(OpBuilder &b, Location loc, Type type, double value) {
   if (auto ft = dyn_cast<FloatType>(type))
     return b.create<arith::ConstantOp>(loc, b.getFloatAttr(ft, value));

@@ -8,6 +8,8 @@
 #ifndef KCC_CODEGEN_LOWERINGUTILS_H
 #define KCC_CODEGEN_LOWERINGUTILS_H
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
@@ -72,6 +74,20 @@ mlir::Value pointerMemref(mlir::Value ptr);
 /// input (window == stride, valid padding): each input element is in at
 /// most one window, so the kernel may mask in place or write over x.
 bool isTiledMaxPoolGrad(mlir::Operation *call);
+
+/// Whether the outermost loop of `op` may run its iterations on different
+/// threads: it is parallel, and every output is indexed by it (so two
+/// iterations never write one element; inner reductions stay per thread).
+bool isOuterLoopIndependent(mlir::linalg::LinalgOp op);
+
+/// Lowers `op` (on buffers) to a loop nest in its place and erases it. When
+/// the innermost dimension allows, it steps by vector lanes and the body
+/// runs on vectors (VectorLoops.cpp); `keepOuterUnitStep` keeps a nest of
+/// one loop scalar (a fusion group runs it one row at a time). Returns the
+/// outermost loop, null for a 0-d op.
+mlir::FailureOr<mlir::scf::ForOp>
+lowerToLoopNest(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
+                bool keepOuterUnitStep);
 
 /// The pattern families (one file each).
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);

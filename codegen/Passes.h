@@ -35,6 +35,11 @@ struct CpuPipelineOptions
       llvm::cl::desc("fuse bias and relu into GEMM and convolution calls "
                      "(kc-fuse-epilogues)"),
       llvm::cl::init(true)};
+  Option<bool> splitReductions{
+      *this, "split-reductions",
+      llvm::cl::desc("split big sums over the batch into parallel partial "
+                     "sums (kc-split-reductions)"),
+      llvm::cl::init(true)};
   Option<bool> fuseLoops{
       *this, "fuse-loops",
       llvm::cl::desc("give runs of consecutive loop nests one loop "

@@ -148,7 +148,8 @@ def KcLowerLoops : Pass<"kc-lower-loops", "mlir::ModuleOp"> {
   }];
   let dependentDialects = ["::mlir::scf::SCFDialect",
                            "::mlir::affine::AffineDialect",
-                           "::mlir::memref::MemRefDialect"];
+                           "::mlir::memref::MemRefDialect",
+                           "::mlir::vector::VectorDialect"];
   let options = [
     Option<"parallelThreshold", "parallel-threshold", "int64_t",
            /*default=*/"65536",
@@ -226,6 +227,39 @@ def KcFuseEpilogues : Pass<"kc-fuse-epilogues", "mlir::ModuleOp"> {
   ];
 }
 
+def KcSplitReductions : Pass<"kc-split-reductions"> {
+  let summary = "Splits big sums over the outermost loop into parallel "
+                "partial sums and a small combine";
+  let description = [{
+    Runs on linalg on tensors, after kc-fuse-elementwise. A linalg.generic
+    whose outermost loop (the batch) and at least one inner loop are
+    reductions, and whose every result is a sum, keeps kc-lower-loops and
+    kc-fuse-loops serial. It becomes a generic with the outermost loop
+    parallel writing one partial sum per outer index, and a generic adding
+    the partial rows, in order, to the original accumulator. Only ops of
+    at least `parallel-threshold` points split, and only when each partial
+    element sums at least 8 points.
+
+    ```mlir
+    %s = linalg.generic {iterator_types = ["reduction", "reduction", "parallel"]}
+           ins(%x : tensor<32x196x16xf32>) outs(%zero : tensor<16xf32>)
+    // becomes
+    %p = linalg.generic {iterator_types = ["parallel", "reduction", "parallel"]}
+           ins(%x : tensor<32x196x16xf32>) outs(%zeros : tensor<32x16xf32>)
+    %s = linalg.generic {iterator_types = ["reduction", "parallel"]}
+           ins(%p : tensor<32x16xf32>) outs(%zero : tensor<16xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let options = [
+    Option<"parallelThreshold", "parallel-threshold", "int64_t",
+           /*default=*/"65536",
+           "iteration points from which a reduction splits (0: never)">,
+  ];
+}
+
 def KcFuseLoops : Pass<"kc-fuse-loops", "mlir::ModuleOp"> {
   let summary = "Gives each run of consecutive linalg ops on buffers one "
                 "loop: a fusion group, one kernel";
@@ -261,8 +295,10 @@ def KcFuseLoops : Pass<"kc-fuse-loops", "mlir::ModuleOp"> {
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::affine::AffineDialect",
                            "::mlir::memref::MemRefDialect",
-                           "::mlir::scf::SCFDialect"];
+                           "::mlir::scf::SCFDialect",
+                           "::mlir::vector::VectorDialect"];
   let options = [
     Option<"parallelThreshold", "parallel-threshold", "int64_t",
            /*default=*/"65536",

@@ -49,6 +49,8 @@ void buildCudaPipeline(OpPassManager &pm, const CudaOptions &opts) {
   linalgOpts.fuseElementwise = opts.fuseElementwise;
   // cuBLASLt epilogues are the CUDA backend's own (kcc_rt_matmul stays).
   linalgOpts.fuseEpilogues = false;
+  // Reductions map onto thread blocks there; no OpenMP team to feed.
+  linalgOpts.splitReductions = false;
   buildLinalgPipeline(pm, linalgOpts);
 
   // Bufferization as on the CPU: identity layouts at the boundary, copies as
