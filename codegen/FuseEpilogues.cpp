@@ -1,15 +1,19 @@
-//===- FuseEpilogues.cpp - Bias and relu into GEMM/convolution post-ops ---===//
+//===- FuseEpilogues.cpp - Bias and activation into GEMM/conv post-ops ----===//
 //
 // kc-fuse-epilogues: a Dense or Conv2D layer lowers to a library call and a
-// linalg.generic that adds the bias and applies the activation. oneDNN can
-// do both before it stores the product (a bias argument and an eltwise
-// post-op), so the generic, its pass over the output and its buffer go.
+// linalg.generic that adds the bias and applies the activation. The library
+// call can do both before the output leaves its cache (oneDNN's bias
+// argument; the activation over the output right after the product, in
+// place), so the generic, its pass over the output and its buffer go.
 //
 // The generic must read the call's output and nothing else of its size:
 // inputs are the output (identity map) and at most one bias (the last loop
-// dimension only); its body must be exactly `x + b`, `relu(x)` or
-// `relu(x + b)`, where relu is what kc-lower-to-linalg emits
-// (`select(x < 0, 0, x)`) or `maximumf(x, 0)`.
+// dimension only); its body must be exactly `x + b`, `act(x)` or
+// `act(x + b)`, where act is relu (`select(x < 0, 0, x)`, as
+// kc-lower-to-linalg emits it, or `maximumf(x, 0)`), tanh, or sigmoid in
+// kc-lower-to-linalg's form. Activations whose gradient needs their input
+// (gelu, swish, elu, ...) never match: their input has a second use, in the
+// backward.
 //
 //===----------------------------------------------------------------------===//
 
@@ -21,6 +25,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Matchers.h"
 
@@ -50,14 +55,69 @@ struct FusableCall {
 constexpr FusableCall kFusable[] = {{"kcc_rt_matmul", 2, 8},
                                     {"kcc_rt_conv2d", 2, 18}};
 
+/// The activation codes of the `act` argument of kcc_rt_*_epilogue_*
+/// (runtime/LibraryCalls.h).
+enum class Activation : int64_t { None = 0, Relu = 1, Tanh = 2, Sigmoid = 3 };
+
+StringRef activationName(Activation a) {
+  switch (a) {
+  case Activation::Relu:
+    return "relu";
+  case Activation::Tanh:
+    return "tanh";
+  case Activation::Sigmoid:
+    return "sigmoid";
+  case Activation::None:
+    break;
+  }
+  return "";
+}
+
 /// What a matched generic computes.
 struct Epilogue {
   Value bias; ///< null when there is none
-  bool relu = false;
+  Activation activation = Activation::None;
 };
 
 bool isZero(Value v) {
   return matchPattern(v, m_AnyZeroFloat());
+}
+
+bool isOne(Value v) { return matchPattern(v, m_OneFloat()); }
+
+bool isCommutedPair(Value a, Value b, Value x, Value y) {
+  return (a == x && b == y) || (a == y && b == x);
+}
+
+/// sigmoid(x) as kc-lower-to-linalg writes it:
+/// e = exp(-|x|); s = 1 / (1 + e); x >= 0 ? s : e * s. The value sigmoid is
+/// applied to, or null.
+Value matchSigmoid(Value v) {
+  auto select = v.getDefiningOp<arith::SelectOp>();
+  auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpFOp>()
+                    : arith::CmpFOp();
+  if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OGE ||
+      !isZero(cmp.getRhs()))
+    return {};
+  Value x = cmp.getLhs();
+  auto div = select.getTrueValue().getDefiningOp<arith::DivFOp>();
+  auto mul = select.getFalseValue().getDefiningOp<arith::MulFOp>();
+  if (!div || !mul || !isOne(div.getLhs()))
+    return {};
+  auto add = div.getRhs().getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return {};
+  Value e = isOne(add.getLhs()) ? add.getRhs()
+                                : isOne(add.getRhs()) ? add.getLhs() : Value();
+  auto exp = e ? e.getDefiningOp<math::ExpOp>() : math::ExpOp();
+  auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>()
+                 : arith::NegFOp();
+  auto abs = neg ? neg.getOperand().getDefiningOp<math::AbsFOp>()
+                 : math::AbsFOp();
+  if (!abs || abs.getOperand() != x ||
+      !isCommutedPair(mul.getLhs(), mul.getRhs(), e, div.getResult()))
+    return {};
+  return x;
 }
 
 /// relu(x) as kc-lower-to-linalg writes it, or maximumf(x, 0): the value
@@ -129,7 +189,13 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp generic,
   Value result = yield.getOperand(0);
   Epilogue e;
   if (Value inner = matchRelu(result)) {
-    e.relu = true;
+    e.activation = Activation::Relu;
+    result = inner;
+  } else if (auto tanh = result.getDefiningOp<math::TanhOp>()) {
+    e.activation = Activation::Tanh;
+    result = tanh.getOperand();
+  } else if (Value inner = matchSigmoid(result)) {
+    e.activation = Activation::Sigmoid;
     result = inner;
   }
   if (bias) {
@@ -144,9 +210,10 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp generic,
   // Nothing else in the body: every op is one of those matched above.
   for (Operation &op : body.without_terminator())
     if (!isa<arith::AddFOp, arith::SelectOp, arith::CmpFOp, arith::MaximumFOp,
-             arith::ConstantOp>(op))
+             arith::ConstantOp, arith::DivFOp, arith::MulFOp, arith::NegFOp,
+             math::AbsFOp, math::ExpOp, math::TanhOp>(op))
       return std::nullopt;
-  if (!e.bias && !e.relu)
+  if (!e.bias && e.activation == Activation::None)
     return std::nullopt;
   return e;
 }
@@ -309,7 +376,7 @@ LogicalResult fuse(func::CallOp call, bool remarks) {
     return b.create<arith::ConstantOp>(loc, b.getI64IntegerAttr(v));
   };
   args.push_back(i64(epilogue->bias ? 1 : 0));
-  args.push_back(i64(epilogue->relu ? 1 : 0));
+  args.push_back(i64(static_cast<int64_t>(epilogue->activation)));
 
   std::string name = (kind->base + "_epilogue" + suffix).str();
   auto module = call->getParentOfType<ModuleOp>();
@@ -323,12 +390,14 @@ LogicalResult fuse(func::CallOp call, bool remarks) {
   if (callee2.getFunctionType() != fnType)
     return call.emitOpError("conflicting declaration of ") << name;
   auto fused = b.create<func::CallOp>(loc, callee2, args);
-  if (remarks)
+  if (remarks) {
+    bool act = epilogue->activation != Activation::None;
     fused.emitRemark() << "fused into " << name << ": "
                        << (epilogue->bias ? "bias" : "")
-                       << (epilogue->bias && epilogue->relu ? " + " : "")
-                       << (epilogue->relu ? "relu" : "")
+                       << (epilogue->bias && act ? " + " : "")
+                       << activationName(epilogue->activation)
                        << " (one pass over the output and its buffer saved)";
+  }
   generic.getResult(0).replaceAllUsesWith(product.getResult());
   generic.erase();
   call.erase();

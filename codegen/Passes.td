@@ -195,23 +195,25 @@ def KcFuseElementwise : Pass<"kc-fuse-elementwise"> {
 }
 
 def KcFuseEpilogues : Pass<"kc-fuse-epilogues", "mlir::ModuleOp"> {
-  let summary = "Fuses bias and relu after a GEMM or convolution into the "
-                "library call's post-ops";
+  let summary = "Fuses bias and activation after a GEMM or convolution "
+                "into the library call";
   let description = [{
     Runs on linalg on tensors, after kc-fuse-elementwise. A
     `kcc_rt_matmul_*` or `kcc_rt_conv2d_*` call whose output feeds only one
     all-parallel linalg.generic that adds a bias along the last dimension
-    and/or applies relu becomes one `kcc_rt_*_epilogue_*` call: oneDNN adds
-    the bias and applies relu before it stores the result, so the generic's
-    pass over the output (a read and a write of every element) disappears
-    and so does the pre-activation buffer.
+    and/or applies relu, tanh or sigmoid becomes one `kcc_rt_*_epilogue_*`
+    call: oneDNN adds the bias inside the product and the runtime applies
+    the activation to the output in place while it is still in cache, so
+    the generic's pass over the output (a read and a write of every
+    element) disappears and so does the pre-activation buffer. Activations
+    whose gradient needs their input keep it alive and so never fuse.
 
     ```mlir
     call @kcc_rt_matmul_f32(%x, %w, %out, ...)
     %y = bufferization.to_tensor %out ...
-    %h = linalg.generic ins(%y, %b : ...) { addf; cmpf olt; select }
-    // becomes
-    call @kcc_rt_matmul_epilogue_f32(%x, %w, %bias, %out, ..., %has_bias, %relu)
+    %h = linalg.generic ins(%y, %b : ...) { addf; math.tanh }
+    // becomes (act: 0 none, 1 relu, 2 tanh, 3 sigmoid)
+    call @kcc_rt_matmul_epilogue_f32(%x, %w, %bias, %out, ..., %has_bias, %act)
     ```
 
     With `remarks`, each fused epilogue is reported on its call.

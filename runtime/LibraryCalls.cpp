@@ -92,28 +92,44 @@ void batchMatmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1,
   });
 }
 
-/// The epilogue a fused library call applies: bias when `hasBias`, relu
-/// when `act` is 1.
+/// The `act` codes of the fused epilogues (LibraryCalls.h).
+enum Activation : int64_t { kNone = 0, kRelu = 1, kTanh = 2, kSigmoid = 3 };
+
+/// The epilogue the product kernel applies itself: bias when `hasBias`,
+/// relu when `act` says so.
 kernels::Epilogue epilogue(const NDArray *bias, int64_t act) {
   kernels::Epilogue e;
   e.bias = bias;
-  e.relu = act == 1;
+  e.relu = act == kRelu;
   return e;
+}
+
+/// The activations the product kernels leave to the caller, applied to the
+/// output in place right after the product: the same kernel as the kc op's
+/// (so the result equals the unfused interpreter's), on data still in cache.
+void activateInPlace(const char *op, int64_t act, NDArray out) {
+  if (act != kTanh && act != kSigmoid)
+    return;
+  guarded(op, [&] {
+    kernels::unary(act == kTanh ? kernels::UnaryKind::Tanh
+                                : kernels::UnaryKind::Sigmoid,
+                   out, out);
+  });
 }
 
 template <typename T>
 void matmulEpilogue(const T *a, const T *b, const T *bias, T *out, int64_t a0,
                     int64_t a1, int64_t b0, int64_t b1, int64_t o0, int64_t o1,
                     int64_t ta, int64_t tb, int64_t hasBias, int64_t act) {
-  if (matmulFast(a, b, hasBias ? bias : nullptr, out, a0, a1, o0, o1, ta, tb,
-                 act == 1))
-    return;
-  guarded("matmul", [&] {
-    NDArray A = view(a, {a0, a1}), B = view(b, {b0, b1});
-    NDArray O = view(out, {o0, o1}), Bias = view(bias, {o1});
-    kernels::matmul(A, B, ta != 0, tb != 0, O,
-                    epilogue(hasBias ? &Bias : nullptr, act));
-  });
+  if (!matmulFast(a, b, hasBias ? bias : nullptr, out, a0, a1, o0, o1, ta,
+                  tb, act == kRelu))
+    guarded("matmul", [&] {
+      NDArray A = view(a, {a0, a1}), B = view(b, {b0, b1});
+      NDArray O = view(out, {o0, o1}), Bias = view(bias, {o1});
+      kernels::matmul(A, B, ta != 0, tb != 0, O,
+                      epilogue(hasBias ? &Bias : nullptr, act));
+    });
+  activateInPlace("matmul", act, view(out, {o0, o1}));
 }
 
 template <typename T>
@@ -132,6 +148,7 @@ void conv2dEpilogue(const T *x, const T *y, const T *bias, T *out, int64_t x0,
     p.groups = groups;
     kernels::conv2d(X, Y, p, O, epilogue(hasBias ? &Bias : nullptr, act));
   });
+  activateInPlace("conv2d", act, view(out, {o0, o1, o2, o3}));
 }
 
 enum class ConvKind { Forward, BackpropInput, BackpropFilter };

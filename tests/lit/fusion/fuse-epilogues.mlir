@@ -32,6 +32,47 @@ func.func @conv_bias(%x: tensor<2x6x6x1xf32>, %w: tensor<3x3x1x4xf32>, %b: tenso
 
 // -----
 
+// Conv2D + tanh (LeNet's convolutions) and Dense + sigmoid: the activation
+// runs in the epilogue too (act 2 and 3); their gradients read the output,
+// which the call writes.
+// REMARK: remark: fused into kcc_rt_conv2d_epilogue_f32: bias + tanh
+// REMARK: remark: fused into kcc_rt_matmul_epilogue_f32: bias + sigmoid
+// CHECK-LABEL: func.func @conv_tanh_dense_sigmoid(
+// CHECK: call @kcc_rt_conv2d_epilogue_f32({{.*}}, %c2_i64{{[_0-9]*}}) :
+// CHECK: call @kcc_rt_matmul_epilogue_f32({{.*}}, %c3_i64{{[_0-9]*}}) :
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @conv_tanh_dense_sigmoid(%x: tensor<2x6x6x1xf32>, %w: tensor<3x3x1x4xf32>, %b: tensor<4xf32>,
+                                   %v: tensor<8x4xf32>, %u: tensor<4x3xf32>, %c: tensor<3xf32>)
+    -> (tensor<2x4x4x4xf32>, tensor<8x3xf32>) {
+  %0 = kc.conv2d %x, %w : tensor<2x6x6x1xf32>, tensor<3x3x1x4xf32> -> tensor<2x4x4x4xf32>
+  %1 = kc.broadcast_to %b : tensor<4xf32> -> tensor<2x4x4x4xf32>
+  %2 = kc.add %0, %1 : tensor<2x4x4x4xf32>
+  %3 = kc.tanh %2 : tensor<2x4x4x4xf32>
+  %4 = kc.matmul %v, %u : tensor<8x4xf32>, tensor<4x3xf32> -> tensor<8x3xf32>
+  %5 = kc.broadcast_to %c : tensor<3xf32> -> tensor<8x3xf32>
+  %6 = kc.add %4, %5 : tensor<8x3xf32>
+  %7 = kc.sigmoid %6 : tensor<8x3xf32>
+  return %3, %7 : tensor<2x4x4x4xf32>, tensor<8x3xf32>
+}
+
+// -----
+
+// gelu is not an epilogue activation (its gradient needs its input, which
+// a fused call would not keep): the bias add and gelu stay one generic.
+// CHECK-LABEL: func.func @dense_gelu(
+// CHECK: call @kcc_rt_matmul_f32(
+// CHECK: linalg.generic
+func.func @dense_gelu(%x: tensor<8x4xf32>, %w: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<8x3xf32> {
+  %0 = kc.matmul %x, %w : tensor<8x4xf32>, tensor<4x3xf32> -> tensor<8x3xf32>
+  %1 = kc.broadcast_to %b : tensor<3xf32> -> tensor<8x3xf32>
+  %2 = kc.add %0, %1 : tensor<8x3xf32>
+  %3 = kc.gelu %2 : tensor<8x3xf32>
+  return %3 : tensor<8x3xf32>
+}
+
+// -----
+
 // The product is also returned: the bias add cannot replace it, so nothing
 // is fused and the GEMM keeps its plain entry point.
 // CHECK-LABEL: func.func @product_used_twice(
