@@ -10,10 +10,11 @@
 // inputs are the output (identity map) and at most one bias (the last loop
 // dimension only); its body must be exactly `x + b`, `act(x)` or
 // `act(x + b)`, where act is relu (`select(x < 0, 0, x)`, as
-// kc-lower-to-linalg emits it, or `maximumf(x, 0)`), tanh, or sigmoid in
-// kc-lower-to-linalg's form. Activations whose gradient needs their input
-// (gelu, swish, elu, ...) never match: their input has a second use, in the
-// backward.
+// kc-lower-to-linalg emits it, or `maximumf(x, 0)`), or tanh, sigmoid, gelu
+// (both forms) or silu/swish in kc-lower-to-linalg's form. In a training
+// step only those whose gradient reads their output (relu, tanh, sigmoid)
+// fuse: gelu's and silu's read their input, which then has a second use;
+// @forward (predict, evaluate) fuses them all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -57,7 +58,15 @@ constexpr FusableCall kFusable[] = {{"kcc_rt_matmul", 2, 8},
 
 /// The activation codes of the `act` argument of kcc_rt_*_epilogue_*
 /// (runtime/LibraryCalls.h).
-enum class Activation : int64_t { None = 0, Relu = 1, Tanh = 2, Sigmoid = 3 };
+enum class Activation : int64_t {
+  None = 0,
+  Relu = 1,
+  Tanh = 2,
+  Sigmoid = 3,
+  Gelu = 4,
+  GeluTanh = 5,
+  Silu = 6
+};
 
 StringRef activationName(Activation a) {
   switch (a) {
@@ -67,6 +76,12 @@ StringRef activationName(Activation a) {
     return "tanh";
   case Activation::Sigmoid:
     return "sigmoid";
+  case Activation::Gelu:
+    return "gelu";
+  case Activation::GeluTanh:
+    return "gelu (tanh approximation)";
+  case Activation::Silu:
+    return "silu";
   case Activation::None:
     break;
   }
@@ -85,8 +100,86 @@ bool isZero(Value v) {
 
 bool isOne(Value v) { return matchPattern(v, m_OneFloat()); }
 
+/// Whether `a` and `b` are one value, or computed by two identical ops of
+/// the same operands (fusion inlines a shared producer once per consumer).
+bool sameValue(Value a, Value b) {
+  if (a == b)
+    return true;
+  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
+  return x && y &&
+         OperationEquivalence::isEquivalentTo(
+             x, y, OperationEquivalence::exactValueMatch, nullptr,
+             OperationEquivalence::IgnoreLocations);
+}
+
 bool isCommutedPair(Value a, Value b, Value x, Value y) {
   return (a == x && b == y) || (a == y && b == x);
+}
+
+/// Whether `v` is the float constant `c` (to float precision).
+bool isConstant(Value v, double c) {
+  FloatAttr attr;
+  return matchPattern(v, m_Constant(&attr)) &&
+         std::abs(attr.getValueAsDouble() - c) <= 1e-7 * std::abs(c);
+}
+
+/// The operand of the binary op `op` other than the one `pred` accepts
+/// (either order), or null.
+template <typename OpTy, typename Pred> Value otherOperand(Value v, Pred pred) {
+  auto op = v.getDefiningOp<OpTy>();
+  if (!op)
+    return {};
+  if (pred(op.getLhs()))
+    return op.getRhs();
+  if (pred(op.getRhs()))
+    return op.getLhs();
+  return {};
+}
+
+/// gelu(x) as kc-lower-to-linalg writes it: (0.5 * x) * (1 + inner), inner
+/// erf(x * 1/sqrt(2)) or, approximated, tanh(sqrt(2/pi) * (x + 0.044715 *
+/// x * x * x)). The value gelu is applied to, or null; `approximate` says
+/// which form matched.
+Value matchGelu(Value v, bool &approximate) {
+  auto mul = v.getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return {};
+  for (auto [half, rest] : {std::pair(mul.getLhs(), mul.getRhs()),
+                            std::pair(mul.getRhs(), mul.getLhs())}) {
+    Value x = otherOperand<arith::MulFOp>(
+        half, [](Value c) { return isConstant(c, 0.5); });
+    Value inner =
+        otherOperand<arith::AddFOp>(rest, [](Value c) { return isOne(c); });
+    if (!x || !inner)
+      continue;
+    if (auto erf = inner.getDefiningOp<math::ErfOp>()) {
+      Value y = otherOperand<arith::MulFOp>(erf.getOperand(), [](Value c) {
+        return isConstant(c, 0.70710678118654752440);
+      });
+      if (y == x) {
+        approximate = false;
+        return x;
+      }
+    }
+    if (auto tanh = inner.getDefiningOp<math::TanhOp>()) {
+      // sqrt(2/pi) * (x + ((0.044715 * x) * x) * x)
+      Value sum = otherOperand<arith::MulFOp>(tanh.getOperand(), [](Value c) {
+        return isConstant(c, 0.79788456080286535588);
+      });
+      Value cube =
+          otherOperand<arith::AddFOp>(sum, [&](Value y) { return y == x; });
+      auto isX = [&](Value y) { return y == x; };
+      Value square = otherOperand<arith::MulFOp>(cube, isX);
+      Value scaled = otherOperand<arith::MulFOp>(square, isX);
+      if (scaled && otherOperand<arith::MulFOp>(scaled, [](Value c) {
+                      return isConstant(c, 0.044715);
+                    }) == x) {
+        approximate = true;
+        return x;
+      }
+    }
+  }
+  return {};
 }
 
 /// sigmoid(x) as kc-lower-to-linalg writes it:
@@ -197,6 +290,20 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp generic,
   } else if (Value inner = matchSigmoid(result)) {
     e.activation = Activation::Sigmoid;
     result = inner;
+  } else if (bool approximate = false;
+             Value inner = matchGelu(result, approximate)) {
+    e.activation = approximate ? Activation::GeluTanh : Activation::Gelu;
+    result = inner;
+  } else if (Value inner = otherOperand<arith::MulFOp>(result, [](Value y) {
+               return matchSigmoid(y) != Value();
+             })) {
+    // silu: x * sigmoid(x), the same x on both sides.
+    auto mul = result.getDefiningOp<arith::MulFOp>();
+    Value sig = inner == mul.getLhs() ? mul.getRhs() : mul.getLhs();
+    if (Value x = matchSigmoid(sig); x && sameValue(x, inner)) {
+      e.activation = Activation::Silu;
+      result = inner;
+    }
   }
   if (bias) {
     auto add = result.getDefiningOp<arith::AddFOp>();
@@ -211,7 +318,7 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp generic,
   for (Operation &op : body.without_terminator())
     if (!isa<arith::AddFOp, arith::SelectOp, arith::CmpFOp, arith::MaximumFOp,
              arith::ConstantOp, arith::DivFOp, arith::MulFOp, arith::NegFOp,
-             math::AbsFOp, math::ExpOp, math::TanhOp>(op))
+             math::AbsFOp, math::ErfOp, math::ExpOp, math::TanhOp>(op))
       return std::nullopt;
   if (!e.bias && e.activation == Activation::None)
     return std::nullopt;

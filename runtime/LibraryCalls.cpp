@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <type_traits>
 
 using namespace kcc;
@@ -93,7 +94,15 @@ void batchMatmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1,
 }
 
 /// The `act` codes of the fused epilogues (LibraryCalls.h).
-enum Activation : int64_t { kNone = 0, kRelu = 1, kTanh = 2, kSigmoid = 3 };
+enum Activation : int64_t {
+  kNone = 0,
+  kRelu = 1,
+  kTanh = 2,
+  kSigmoid = 3,
+  kGelu = 4,
+  kGeluTanh = 5,
+  kSilu = 6
+};
 
 /// The epilogue the product kernel applies itself: bias when `hasBias`,
 /// relu when `act` says so.
@@ -108,13 +117,27 @@ kernels::Epilogue epilogue(const NDArray *bias, int64_t act) {
 /// output in place right after the product: the same kernel as the kc op's
 /// (so the result equals the unfused interpreter's), on data still in cache.
 void activateInPlace(const char *op, int64_t act, NDArray out) {
-  if (act != kTanh && act != kSigmoid)
-    return;
-  guarded(op, [&] {
-    kernels::unary(act == kTanh ? kernels::UnaryKind::Tanh
-                                : kernels::UnaryKind::Sigmoid,
-                   out, out);
-  });
+  std::optional<kernels::UnaryKind> kind;
+  switch (act) {
+  case kTanh:
+    kind = kernels::UnaryKind::Tanh;
+    break;
+  case kSigmoid:
+    kind = kernels::UnaryKind::Sigmoid;
+    break;
+  case kGelu:
+    kind = kernels::UnaryKind::Gelu;
+    break;
+  case kGeluTanh:
+    kind = kernels::UnaryKind::GeluTanh;
+    break;
+  case kSilu:
+    kind = kernels::UnaryKind::Silu;
+    break;
+  default:
+    return; // none, or relu (the product kernel's own)
+  }
+  guarded(op, [&] { kernels::unary(*kind, out, out); });
 }
 
 template <typename T>

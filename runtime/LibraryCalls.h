@@ -34,8 +34,9 @@ extern "C" {
                                int64_t transposeA, int64_t transposeB);
 /// The GEMM with its epilogue fused (codegen/FuseEpilogues.cpp): a bias
 /// pointer before the output, and after the transposes `hasBias` and `act`
-/// (0: none, 1: relu, 2: tanh, 3: sigmoid; the activation kernels of
-/// kc.relu, kc.tanh and kc.sigmoid). The bias spans the output's last dim.
+/// (0: none, 1: relu, 2: tanh, 3: sigmoid, 4: gelu, 5: gelu's tanh
+/// approximation, 6: silu; the kernel library's unary kernels). The bias
+/// spans the output's last dim.
 #define KCC_RT_MATMUL_EPILOGUE(T, S)                                           \
   void kcc_rt_matmul_epilogue_##S(                                             \
       const T *a, const T *b, const T *bias, T *out, int64_t a0, int64_t a1,   \

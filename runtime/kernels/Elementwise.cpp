@@ -203,6 +203,10 @@ struct GeluTanhOp {
     return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
   }
 };
+/// x * sigmoid(x), rounded as the two kc ops silu is traced to.
+struct SiluOp {
+  template <typename T> static T apply(T x) { return x * SigmoidOp::apply(x); }
+};
 
 template <typename T, typename Op>
 void unaryLoop(const T *__restrict x, T *__restrict o, int64_t n) {
@@ -305,6 +309,8 @@ void kernels::unary(UnaryKind kind, const NDArray &x, NDArray &out) {
       return runUnary<T, GeluOp>(x, out);
     case UnaryKind::GeluTanh:
       return runUnary<T, GeluTanhOp>(x, out);
+    case UnaryKind::Silu:
+      return runUnary<T, SiluOp>(x, out);
     }
   });
 }

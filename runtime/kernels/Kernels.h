@@ -33,7 +33,7 @@ namespace kernels {
 
 enum class BinaryKind { Add, Sub, Mul, Div, Pow, Max, Min };
 enum class UnaryKind {
-  Neg, Exp, Log, Sqrt, Rsqrt, Abs, Relu, Sigmoid, Tanh, Gelu, GeluTanh
+  Neg, Exp, Log, Sqrt, Rsqrt, Abs, Relu, Sigmoid, Tanh, Gelu, GeluTanh, Silu
 };
 enum class CompareKind { EQ, NE, LT, LE, GT, GE };
 enum class ReduceKind { Sum, Max, Mean };
@@ -41,7 +41,8 @@ enum class Padding { Valid, Same };
 
 /// out = op(a, b); a, b, out of identical shape and dtype.
 void binary(BinaryKind kind, const NDArray &a, const NDArray &b, NDArray &out);
-/// out = op(x). Gelu is the exact erf form, GeluTanh the tanh approximation.
+/// out = op(x). Gelu is the exact erf form, GeluTanh the tanh approximation;
+/// Silu is x * sigmoid(x) (no kc op of its own: the fused epilogues use it).
 void unary(UnaryKind kind, const NDArray &x, NDArray &out);
 /// out (I1) = a <kind> b.
 void compare(CompareKind kind, const NDArray &a, const NDArray &b, NDArray &out);

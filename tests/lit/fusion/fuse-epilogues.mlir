@@ -58,17 +58,49 @@ func.func @conv_tanh_dense_sigmoid(%x: tensor<2x6x6x1xf32>, %w: tensor<3x3x1x4xf
 
 // -----
 
-// gelu is not an epilogue activation (its gradient needs its input, which
-// a fused call would not keep): the bias add and gelu stay one generic.
-// CHECK-LABEL: func.func @dense_gelu(
-// CHECK: call @kcc_rt_matmul_f32(
-// CHECK: linalg.generic
-func.func @dense_gelu(%x: tensor<8x4xf32>, %w: tensor<4x3xf32>, %b: tensor<3xf32>) -> tensor<8x3xf32> {
+// gelu (both forms) and silu fuse where nothing else reads their input, as
+// in @forward (in a training step their gradients read it, which keeps the
+// generic).
+// REMARK: remark: fused into kcc_rt_matmul_epilogue_f32: bias + gelu (
+// REMARK: remark: fused into kcc_rt_matmul_epilogue_f32: bias + gelu (tanh approximation)
+// REMARK: remark: fused into kcc_rt_conv2d_epilogue_f32: bias + silu
+// CHECK-LABEL: func.func @gelu_silu(
+// CHECK: call @kcc_rt_matmul_epilogue_f32({{.*}}, %c4_i64{{[_0-9]*}}) :
+// CHECK: call @kcc_rt_matmul_epilogue_f32({{.*}}, %c5_i64{{[_0-9]*}}) :
+// CHECK: call @kcc_rt_conv2d_epilogue_f32({{.*}}, %c6_i64{{[_0-9]*}}) :
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @gelu_silu(%x: tensor<8x4xf32>, %w: tensor<4x3xf32>, %b: tensor<3xf32>,
+                     %i: tensor<2x6x6x1xf32>, %k: tensor<3x3x1x4xf32>, %c: tensor<4xf32>)
+    -> (tensor<8x3xf32>, tensor<8x3xf32>, tensor<2x4x4x4xf32>) {
   %0 = kc.matmul %x, %w : tensor<8x4xf32>, tensor<4x3xf32> -> tensor<8x3xf32>
   %1 = kc.broadcast_to %b : tensor<3xf32> -> tensor<8x3xf32>
   %2 = kc.add %0, %1 : tensor<8x3xf32>
   %3 = kc.gelu %2 : tensor<8x3xf32>
-  return %3 : tensor<8x3xf32>
+  %4 = kc.matmul %x, %w : tensor<8x4xf32>, tensor<4x3xf32> -> tensor<8x3xf32>
+  %5 = kc.add %4, %1 : tensor<8x3xf32>
+  %6 = kc.gelu %5 {approximate = true} : tensor<8x3xf32>
+  %7 = kc.conv2d %i, %k : tensor<2x6x6x1xf32>, tensor<3x3x1x4xf32> -> tensor<2x4x4x4xf32>
+  %8 = kc.broadcast_to %c : tensor<4xf32> -> tensor<2x4x4x4xf32>
+  %9 = kc.add %7, %8 : tensor<2x4x4x4xf32>
+  %10 = kc.sigmoid %9 : tensor<2x4x4x4xf32>
+  %11 = kc.mul %9, %10 : tensor<2x4x4x4xf32>
+  return %3, %6, %11 : tensor<8x3xf32>, tensor<8x3xf32>, tensor<2x4x4x4xf32>
+}
+
+// -----
+
+// gelu's input also returned (as a training step keeps it for the
+// backward): the bias add and gelu stay one generic.
+// CHECK-LABEL: func.func @gelu_input_kept(
+// CHECK: call @kcc_rt_matmul_f32(
+// CHECK: linalg.generic
+func.func @gelu_input_kept(%x: tensor<8x4xf32>, %w: tensor<4x3xf32>, %b: tensor<3xf32>) -> (tensor<8x3xf32>, tensor<8x3xf32>) {
+  %0 = kc.matmul %x, %w : tensor<8x4xf32>, tensor<4x3xf32> -> tensor<8x3xf32>
+  %1 = kc.broadcast_to %b : tensor<3xf32> -> tensor<8x3xf32>
+  %2 = kc.add %0, %1 : tensor<8x3xf32>
+  %3 = kc.gelu %2 : tensor<8x3xf32>
+  return %2, %3 : tensor<8x3xf32>, tensor<8x3xf32>
 }
 
 // -----

@@ -134,6 +134,8 @@ double refUnary(UnaryKind k, double x) {
   case UnaryKind::GeluTanh:
     return 0.5 * x *
            (1 + std::tanh(std::sqrt(2 / pi) * (x + 0.044715 * x * x * x)));
+  case UnaryKind::Silu:
+    return x / (1 + std::exp(-x));
   }
   return 0;
 }
@@ -195,7 +197,7 @@ TEST(Elementwise, UnaryAllKinds) {
   std::mt19937 gen(2);
   for (DType dt : kFloatTypes)
     for (int64_t n : {int64_t(33), int64_t(70001)})
-      for (int k = 0; k <= int(UnaryKind::GeluTanh); ++k) {
+      for (int k = 0; k <= int(UnaryKind::Silu); ++k) {
         auto kind = static_cast<UnaryKind>(k);
         SCOPED_TRACE("kind " + std::to_string(k));
         bool positive = kind == UnaryKind::Log || kind == UnaryKind::Sqrt ||

@@ -25,6 +25,13 @@ double activate(int64_t act, double v) {
     return std::tanh(v);
   case 3:
     return 1 / (1 + std::exp(-v));
+  case 4:
+    return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
+  case 5:
+    return 0.5 * v *
+           (1 + std::tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
+  case 6:
+    return v / (1 + std::exp(-v));
   default:
     return v;
   }
@@ -59,7 +66,7 @@ template <typename T> void checkMatmulEpilogues(double tol) {
     kcc_rt_matmul_f32(a.data(), b.data(), plain.data(), m, k, k, n, m, n, 0, 0);
   else
     kcc_rt_matmul_f64(a.data(), b.data(), plain.data(), m, k, k, n, m, n, 0, 0);
-  for (int64_t act : {0, 1, 2, 3})
+  for (int64_t act : {0, 1, 2, 3, 4, 5, 6})
     for (bool hasBias : {false, true}) {
       if constexpr (std::is_same_v<T, float>)
         kcc_rt_matmul_epilogue_f32(a.data(), b.data(), bias.data(),
@@ -86,7 +93,7 @@ TEST(ConvEpilogue, EveryActivationCode) {
                      fused(plain.size());
   kcc_rt_conv2d_f32(x.data(), w.data(), plain.data(), 2, 7, 7, 3, 3, 3, 3, 5,
                     2, 5, 5, 5, 1, 1, 1, 1, 0, 1);
-  for (int64_t act : {0, 1, 2, 3}) {
+  for (int64_t act : {0, 1, 2, 3, 4, 5, 6}) {
     kcc_rt_conv2d_epilogue_f32(x.data(), w.data(), bias.data(), fused.data(),
                                2, 7, 7, 3, 3, 3, 3, 5, 2, 5, 5, 5, 1, 1, 1, 1,
                                0, 1, 1, act);
