@@ -141,6 +141,10 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   KcLowerLoopsOptions loopOpts;
   loopOpts.parallelThreshold = opts.parallelThreshold;
   pm.addPass(createKcLowerLoops(loopOpts));
+  // One function per kernel before LLVM sees them (compile time linear in
+  // the number of kernels).
+  if (opts.outlineKernels)
+    pm.addPass(createKcOutlineKernels());
   if (opts.parallelThreshold > 0) {
     pm.addPass(createConvertSCFToOpenMPPass());
     // The pass wraps each parallel body in memref.alloca_scope; with serial

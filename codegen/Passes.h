@@ -45,6 +45,11 @@ struct CpuPipelineOptions
       llvm::cl::desc("give runs of consecutive loop nests one loop "
                      "(kc-fuse-loops)"),
       llvm::cl::init(true)};
+  Option<bool> outlineKernels{
+      *this, "outline-kernels",
+      llvm::cl::desc("give each loop-nest kernel a function of its own "
+                     "(kc-outline-kernels)"),
+      llvm::cl::init(true)};
   Option<bool> inPlaceUpdates{
       *this, "in-place-updates",
       llvm::cl::desc("write results proven safe in place into their "

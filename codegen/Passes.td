@@ -135,6 +135,38 @@ def KcCountKernels : Pass<"kc-count-kernels", "mlir::ModuleOp"> {
   ];
 }
 
+def KcOutlineKernels : Pass<"kc-outline-kernels", "mlir::ModuleOp"> {
+  let summary = "Moves runs of kernels (loop nests, library calls) into "
+                "private functions of their own";
+  let description = [{
+    Runs after kc-lower-loops. A function with more than 8 top-level kernels
+    (`scf.for` / `scf.parallel` nests and library calls) has each run of up
+    to 8 consecutive ones moved into `@<func>_kernel_<i>`, a private,
+    internal function marked `no_inline` that takes the buffers and values
+    the run reads (pure ops such as constants and memref views are cloned
+    into it instead, so each memref argument is a plain buffer). LLVM then
+    optimizes and schedules a bounded function at a time, which keeps
+    compile time linear in the model's size.
+
+    ```mlir
+    func.func @train_step(%a: memref<64xf32>, ...) {
+      scf.parallel (%i) = ... { ... %a ... }
+      call @kcc_rt_matmul_f32(...)
+      ... (9 kernels or more)
+    }
+    // becomes
+    func.func @train_step(%a: memref<64xf32>, ...) {
+      call @train_step_kernel_0(%a, ...) : (memref<64xf32>, ...) -> ()
+      call @train_step_kernel_1(...) : (...) -> ()
+    }
+    func.func private @train_step_kernel_0(%a: memref<64xf32>, ...)
+        attributes {no_inline, llvm.linkage = #llvm.linkage<internal>} {...}
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect",
+                           "::mlir::LLVM::LLVMDialect"];
+}
+
 def KcLowerLoops : Pass<"kc-lower-loops", "mlir::ModuleOp"> {
   let summary = "Lowers linalg ops on buffers to loops, parallel where the "
                 "work pays for a thread team";

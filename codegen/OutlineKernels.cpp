@@ -1,0 +1,185 @@
+//===- OutlineKernels.cpp - Runs of kernels into functions of their own ---===//
+//
+// kc-outline-kernels: after kc-lower-loops a training step is one function
+// holding every kernel (loop nests and library calls), thousands for a deep
+// model. LLVM's function passes and its instruction scheduler (one region
+// for all the straight-line calls) grow faster than linearly with a
+// function's size, so compile time did too (each doubling of a Dense stack
+// cost about 2.6x). Moving each run of up to 8 consecutive kernels into a
+// private function of its own, never inlined, bounds every function LLVM
+// optimizes: compile time linear in the number of kernels.
+//
+// Values the run reads from outside become arguments, except pure
+// region-free ops (constants, views, pointer casts), which are cloned into
+// the function so that every memref argument is a plain buffer the
+// bare-pointer calling convention passes as one pointer. A run that would
+// need a strided view as an argument stays where it is.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/Statistic.h"
+
+#define DEBUG_TYPE "kc-outline-kernels"
+
+STATISTIC(numOutlined, "loop nests outlined into kernel functions");
+
+namespace kcc {
+#define GEN_PASS_DEF_KCOUTLINEKERNELS
+#include "codegen/Passes.h.inc"
+} // namespace kcc
+
+using namespace mlir;
+
+namespace {
+
+/// The most kernels (loop nests, library calls) one outlined function
+/// holds: LLVM's scheduler sees a function's straight-line calls as one
+/// region whose dependence graph grows with the square of its size.
+constexpr size_t kMaxKernelsPerFunction = 8;
+
+/// Ops cloned into an outlined function rather than passed to it: pure and
+/// region-free (constants, views, pointer casts).
+bool isSinkable(Operation *op) {
+  return op->getNumRegions() == 0 && isMemoryEffectFree(op);
+}
+
+/// A value an outlined function can take as an argument.
+bool isPassable(Value v) {
+  auto memref = dyn_cast<MemRefType>(v.getType());
+  return !memref || (memref.getLayout().isIdentity() && memref.hasStaticShape());
+}
+
+/// A kernel: what the outlined functions are made of.
+bool isKernel(Operation &op) {
+  if (isa<scf::ForOp, scf::ParallelOp>(op))
+    return op.getNumResults() == 0;
+  auto call = dyn_cast<func::CallOp>(op);
+  return call && call.getNumResults() == 0;
+}
+
+/// Collects what `ops` need from outside: the values to pass (in first-use
+/// order) and the ops to clone (in block order). Fails when a needed value
+/// can be neither.
+LogicalResult collectCaptures(ArrayRef<Operation *> ops,
+                              llvm::SetVector<Value> &args,
+                              SmallVector<Operation *> &sunk) {
+  llvm::SetVector<Value> used;
+  for (Operation *op : ops) {
+    for (Value v : op->getOperands())
+      used.insert(v);
+    getUsedValuesDefinedAbove(op->getRegions(), used);
+  }
+  SmallVector<Value> work(used.begin(), used.end());
+  llvm::SetVector<Operation *> toSink;
+  Block *block = ops.front()->getBlock();
+  for (size_t i = 0; i < work.size(); ++i) {
+    Value v = work[i];
+    Operation *def = v.getDefiningOp();
+    if (def && def->getBlock() == block && isSinkable(def)) {
+      if (toSink.insert(def))
+        llvm::append_range(work, def->getOperands());
+      continue;
+    }
+    if (!isPassable(v))
+      return failure();
+    args.insert(v);
+  }
+  sunk.assign(toSink.begin(), toSink.end());
+  llvm::sort(sunk, [](Operation *a, Operation *b) {
+    return a->isBeforeInBlock(b);
+  });
+  return success();
+}
+
+/// Moves `ops` (consecutive kernels of one block, with only sinkable ops
+/// between them) into a new function and calls it in their place.
+void outline(func::FuncOp func, ArrayRef<Operation *> ops, unsigned index,
+             OpBuilder &moduleBuilder) {
+  llvm::SetVector<Value> args;
+  SmallVector<Operation *> sunk;
+  if (failed(collectCaptures(ops, args, sunk)))
+    return;
+  SmallVector<Type> types;
+  for (Value v : args)
+    types.push_back(v.getType());
+  std::string name =
+      (func.getSymName() + "_kernel_" + llvm::Twine(index)).str();
+  Location loc = ops.front()->getLoc();
+  auto kernel = moduleBuilder.create<func::FuncOp>(
+      loc, name, moduleBuilder.getFunctionType(types, {}));
+  kernel.setPrivate();
+  // The point is lost if LLVM inlines it back.
+  kernel->setAttr("no_inline", moduleBuilder.getUnitAttr());
+  // Internal to the object: two AOT libraries both have a train_step_kernel_0.
+  kernel->setAttr("llvm.linkage",
+                  LLVM::LinkageAttr::get(moduleBuilder.getContext(),
+                                         LLVM::Linkage::Internal));
+  Block *body = kernel.addEntryBlock();
+  OpBuilder b = OpBuilder::atBlockBegin(body);
+  IRMapping mapping;
+  for (auto [v, arg] : llvm::zip(args, body->getArguments()))
+    mapping.map(v, arg);
+  for (Operation *op : sunk)
+    b.clone(*op, mapping);
+  for (Operation *op : ops)
+    b.clone(*op, mapping);
+  b.create<func::ReturnOp>(loc);
+
+  OpBuilder callBuilder(ops.front());
+  callBuilder.create<func::CallOp>(loc, kernel,
+                                   SmallVector<Value>(args.begin(), args.end()));
+  for (Operation *op : ops)
+    op->erase();
+  ++numOutlined;
+}
+
+struct KcOutlineKernelsPass
+    : public kcc::impl::KcOutlineKernelsBase<KcOutlineKernelsPass> {
+  using KcOutlineKernelsBase::KcOutlineKernelsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
+    OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
+    for (func::FuncOp func : funcs) {
+      if (func.isExternal() || !func.getBody().hasOneBlock())
+        continue;
+      // Runs of consecutive kernels, at most kMaxKernelsPerFunction each;
+      // anything with an effect of its own (an allocation, a deallocation)
+      // ends a run.
+      SmallVector<SmallVector<Operation *>> runs(1);
+      size_t kernels = 0;
+      for (Operation &op : func.getBody().front()) {
+        if (isKernel(op)) {
+          if (runs.back().size() == kMaxKernelsPerFunction)
+            runs.emplace_back();
+          runs.back().push_back(&op);
+          ++kernels;
+        } else if (!isSinkable(&op) && !runs.back().empty()) {
+          runs.emplace_back();
+        }
+      }
+      // A function this small is one kernel's worth already.
+      if (kernels <= kMaxKernelsPerFunction)
+        continue;
+      unsigned index = 0;
+      for (ArrayRef<Operation *> run : runs)
+        if (!run.empty())
+          outline(func, run, index++, moduleBuilder);
+    }
+  }
+};
+
+} // namespace
