@@ -20,6 +20,7 @@
 
 #include "codegen/LoweringUtils.h"
 #include "codegen/Passes.h"
+#include "runtime/LibraryCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -56,17 +57,7 @@ struct FusableCall {
 constexpr FusableCall kFusable[] = {{"kcc_rt_matmul", 2, 8},
                                     {"kcc_rt_conv2d", 2, 18}};
 
-/// The activation codes of the `act` argument of kcc_rt_*_epilogue_*
-/// (runtime/LibraryCalls.h).
-enum class Activation : int64_t {
-  None = 0,
-  Relu = 1,
-  Tanh = 2,
-  Sigmoid = 3,
-  Gelu = 4,
-  GeluTanh = 5,
-  Silu = 6
-};
+using Activation = EpilogueActivation;
 
 StringRef activationName(Activation a) {
   switch (a) {

@@ -93,23 +93,14 @@ void batchMatmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1,
   });
 }
 
-/// The `act` codes of the fused epilogues (LibraryCalls.h).
-enum Activation : int64_t {
-  kNone = 0,
-  kRelu = 1,
-  kTanh = 2,
-  kSigmoid = 3,
-  kGelu = 4,
-  kGeluTanh = 5,
-  kSilu = 6
-};
+using Act = EpilogueActivation;
 
 /// The epilogue the product kernel applies itself: bias when `hasBias`,
 /// relu when `act` says so.
 kernels::Epilogue epilogue(const NDArray *bias, int64_t act) {
   kernels::Epilogue e;
   e.bias = bias;
-  e.relu = act == kRelu;
+  e.relu = Act(act) == Act::Relu;
   return e;
 }
 
@@ -118,25 +109,28 @@ kernels::Epilogue epilogue(const NDArray *bias, int64_t act) {
 /// (so the result equals the unfused interpreter's), on data still in cache.
 void activateInPlace(const char *op, int64_t act, NDArray out) {
   std::optional<kernels::UnaryKind> kind;
-  switch (act) {
-  case kTanh:
+  switch (Act(act)) {
+  case Act::Tanh:
     kind = kernels::UnaryKind::Tanh;
     break;
-  case kSigmoid:
+  case Act::Sigmoid:
     kind = kernels::UnaryKind::Sigmoid;
     break;
-  case kGelu:
+  case Act::Gelu:
     kind = kernels::UnaryKind::Gelu;
     break;
-  case kGeluTanh:
+  case Act::GeluTanh:
     kind = kernels::UnaryKind::GeluTanh;
     break;
-  case kSilu:
+  case Act::Silu:
     kind = kernels::UnaryKind::Silu;
     break;
-  default:
-    return; // none, or relu (the product kernel's own)
+  case Act::None:
+  case Act::Relu: // the product kernel's own
+    return;
   }
+  if (!kind)
+    return;
   guarded(op, [&] { kernels::unary(*kind, out, out); });
 }
 
@@ -145,7 +139,7 @@ void matmulEpilogue(const T *a, const T *b, const T *bias, T *out, int64_t a0,
                     int64_t a1, int64_t b0, int64_t b1, int64_t o0, int64_t o1,
                     int64_t ta, int64_t tb, int64_t hasBias, int64_t act) {
   if (!matmulFast(a, b, hasBias ? bias : nullptr, out, a0, a1, o0, o1, ta,
-                  tb, act == kRelu))
+                  tb, Act(act) == Act::Relu))
     guarded("matmul", [&] {
       NDArray A = view(a, {a0, a1}), B = view(b, {b0, b1});
       NDArray O = view(out, {o0, o1}), Bias = view(bias, {o1});

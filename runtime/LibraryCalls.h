@@ -34,9 +34,7 @@ extern "C" {
                                int64_t transposeA, int64_t transposeB);
 /// The GEMM with its epilogue fused (codegen/FuseEpilogues.cpp): a bias
 /// pointer before the output, and after the transposes `hasBias` and `act`
-/// (0: none, 1: relu, 2: tanh, 3: sigmoid, 4: gelu, 5: gelu's tanh
-/// approximation, 6: silu; the kernel library's unary kernels). The bias
-/// spans the output's last dim.
+/// (a kcc::EpilogueActivation, below). The bias spans the output's last dim.
 #define KCC_RT_MATMUL_EPILOGUE(T, S)                                           \
   void kcc_rt_matmul_epilogue_##S(                                             \
       const T *a, const T *b, const T *bias, T *out, int64_t a0, int64_t a1,   \
@@ -140,6 +138,20 @@ KCC_RT_GATHER(double, f64, int64_t, i64)
 }
 
 namespace kcc {
+
+/// The `act` argument of kcc_rt_matmul_epilogue_* and kcc_rt_conv2d_epilogue_*
+/// (codegen/FuseEpilogues.cpp emits it): the activation applied to the
+/// output after the bias.
+enum class EpilogueActivation : int64_t {
+  None = 0,
+  Relu = 1,
+  Tanh = 2,
+  Sigmoid = 3,
+  Gelu = 4,     ///< the exact erf form
+  GeluTanh = 5, ///< gelu's tanh approximation
+  Silu = 6      ///< x * sigmoid(x), Keras's swish
+};
+
 namespace jit {
 
 /// Every kcc_rt_* entry point by name, for the JIT's symbol table (and for
