@@ -11,14 +11,16 @@
 //   out[c]        = init[c] + sum over n of partial[n, c]            (small)
 //
 // The partial sums are added in the order of n, so the result does not
-// depend on the thread count. Only sums split, and only where each partial
-// element sums at least kMinPointsPerPartial points (else the partial
-// buffer is as large as the input and nothing is saved).
+// depend on the thread count. Only sums split, by the kernel library's rule
+// (runtime/kernels/SplitSum.h: big enough, at most 512 partial rows, each
+// partial element summing at least 8 points), which its reduce follows
+// too: compiled and interpreted steps round alike.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen/LoweringUtils.h"
 #include "codegen/Passes.h"
+#include "runtime/kernels/SplitSum.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -41,12 +43,6 @@ using namespace kcc;
 
 namespace {
 
-/// Each partial element must sum at least this many points.
-constexpr int64_t kMinPointsPerPartial = 8;
-/// The most partial rows: a team never has more threads than this, and the
-/// partial buffer stays small.
-constexpr int64_t kMaxPartials = 512;
-
 /// Whether each result of `op` is `acc + v` (or `v + acc`) of its own
 /// accumulator `acc`, which nothing else in the body reads.
 bool isSumOfEachOutput(linalg::GenericOp op) {
@@ -66,26 +62,24 @@ bool isSumOfEachOutput(linalg::GenericOp op) {
 }
 
 /// Whether `op` reduces over its outermost loop and would gain from the
-/// split (see the file comment).
+/// split: the kernel library's rule (runtime/kernels/SplitSum.h), so the
+/// interpreter adds in the same order.
 bool shouldSplit(linalg::GenericOp op, int64_t threshold) {
   if (!op.hasPureTensorSemantics() || op.getNumLoops() < 2 ||
-      op.getNumDpsInits() == 0 || op.getNumReductionLoops() < 2)
+      op.getNumDpsInits() == 0 ||
+      op.getIteratorTypesArray()[0] != utils::IteratorType::reduction)
     return false;
   SmallVector<int64_t> ranges = op.getStaticLoopRanges();
   if (llvm::any_of(ranges, ShapedType::isDynamic))
     return false;
-  if (op.getIteratorTypesArray()[0] != utils::IteratorType::reduction)
-    return false;
-  int64_t total = 1;
+  int64_t points = 1;
   for (int64_t r : ranges)
-    total *= r;
-  int64_t rows = ranges[0];
-  if (total < threshold || rows < 2 || rows > kMaxPartials)
-    return false;
+    points *= r;
   for (OpOperand &init : op.getDpsInitsMutable()) {
-    int64_t elements =
+    int64_t results =
         cast<RankedTensorType>(init.get().getType()).getNumElements();
-    if (rows * elements * kMinPointsPerPartial > total)
+    if (!kernels::splitsSum(points, results, ranges[0],
+                            op.getNumReductionLoops(), threshold))
       return false;
   }
   return isSumOfEachOutput(op);

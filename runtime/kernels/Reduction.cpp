@@ -10,6 +10,7 @@
 
 #include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
+#include "runtime/kernels/SplitSum.h"
 
 #include <algorithm>
 #include <cmath>
@@ -360,10 +361,24 @@ void kernels::reduce(ReduceKind kind, const NDArray &x,
     }
     if (expected == 0)
       return;
-    if (kind == ReduceKind::Max)
+    int64_t reducedDims = std::count(reduced.begin(), reduced.end(), true);
+    if (kind == ReduceKind::Max) {
       reduceGroups<T, true>(x.data<T>(), po, x.shape(), reduced);
-    else
+    } else if (rank > 0 && reduced[0] &&
+               splitsSum(x.numel(), expected, x.dim(0), reducedDims)) {
+      // One partial sum per leading index, then those added in order: the
+      // compiled step's split (SplitSum.h), and parallel over the rows.
+      std::vector<bool> inner = reduced;
+      inner[0] = false;
+      std::vector<T> partial(x.dim(0) * expected);
+      reduceGroups<T, false>(x.data<T>(), partial.data(), x.shape(), inner);
+      std::copy(partial.begin(), partial.begin() + expected, po);
+      for (int64_t r = 1; r < x.dim(0); ++r)
+        for (int64_t i = 0; i < expected; ++i)
+          po[i] += partial[r * expected + i];
+    } else {
       reduceGroups<T, false>(x.data<T>(), po, x.shape(), reduced);
+    }
     if (kind == ReduceKind::Mean) {
       T scale = T(1) / T(count);
       for (int64_t i = 0; i < expected; ++i)

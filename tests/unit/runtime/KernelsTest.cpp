@@ -546,6 +546,33 @@ TEST(Reduction, ReduceLarge) {
                    "[4]");
 }
 
+/// A sum over N, H and W (BatchNormalization's) big enough to split
+/// (SplitSum.h): one partial per n summed in (h, w) order, the partials then
+/// added in n order, bit for bit, which is what the compiled step's
+/// kc-split-reductions computes; and close to the f64 sum.
+TEST(Reduction, SplitSumAddsPartialsInOrder) {
+  std::mt19937 gen(9);
+  const int64_t n = 32, hw = 14 * 14, c = 16;
+  NDArray x = randomArray({n, 14, 14, c}, DType::F32, gen);
+  NDArray out = NDArray::empty({c}, DType::F32);
+  reduce(ReduceKind::Sum, x, {0, 1, 2}, out);
+  const float *px = x.data<float>();
+  for (int64_t j = 0; j < c; ++j) {
+    float total = 0;
+    double exact = 0;
+    for (int64_t b = 0; b < n; ++b) {
+      float partial = px[b * hw * c + j];
+      for (int64_t p = 1; p < hw; ++p)
+        partial += px[(b * hw + p) * c + j];
+      total = b == 0 ? partial : total + partial;
+      for (int64_t p = 0; p < hw; ++p)
+        exact += px[(b * hw + p) * c + j];
+    }
+    EXPECT_EQ(out.data<float>()[j], total) << "channel " << j;
+    EXPECT_NEAR(out.data<float>()[j], exact, 1e-3) << "channel " << j;
+  }
+}
+
 TEST(Reduction, ArgmaxFirstMaximumWins) {
   NDArray x =
       NDArray::fromVector({3, 4}, {1, 3, 3, 2, 5, 5, 5, 5, -1, -2, 0, 0});
