@@ -14,6 +14,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <optional>
 #include <type_traits>
 
@@ -107,31 +108,18 @@ kernels::Epilogue epilogue(const NDArray *bias, int64_t act) {
 /// The activations the product kernels leave to the caller, applied to the
 /// output in place right after the product: the same kernel as the kc op's
 /// (so the result equals the unfused interpreter's), on data still in cache.
+/// Indexed by EpilogueActivation; none and relu (the product kernel's own)
+/// have none.
 void activateInPlace(const char *op, int64_t act, NDArray out) {
-  std::optional<kernels::UnaryKind> kind;
-  switch (Act(act)) {
-  case Act::Tanh:
-    kind = kernels::UnaryKind::Tanh;
-    break;
-  case Act::Sigmoid:
-    kind = kernels::UnaryKind::Sigmoid;
-    break;
-  case Act::Gelu:
-    kind = kernels::UnaryKind::Gelu;
-    break;
-  case Act::GeluTanh:
-    kind = kernels::UnaryKind::GeluTanh;
-    break;
-  case Act::Silu:
-    kind = kernels::UnaryKind::Silu;
-    break;
-  case Act::None:
-  case Act::Relu: // the product kernel's own
+  using K = kernels::UnaryKind;
+  static const std::optional<K> kKernels[] = {
+      std::nullopt, std::nullopt, K::Tanh, K::Sigmoid,
+      K::Gelu,      K::GeluTanh,  K::Silu};
+  static_assert(std::size(kKernels) == size_t(Act::Silu) + 1,
+                "one entry per EpilogueActivation");
+  if (act < 0 || act >= int64_t(std::size(kKernels)) || !kKernels[act])
     return;
-  }
-  if (!kind)
-    return;
-  guarded(op, [&] { kernels::unary(*kind, out, out); });
+  guarded(op, [&] { kernels::unary(*kKernels[act], out, out); });
 }
 
 template <typename T>
