@@ -1,11 +1,12 @@
 //===- CompiledFunction.cpp - A kc function JIT-compiled for the CPU ------===//
 //
 // build(): copy the function into a module of its own, run
-// kc-cpu-pipeline, translate to LLVM IR, add the packed entry, optimize and
-// emit an object (codegen/aot, as `kcc --emit=obj` does). load(): an LLJIT
+// kc-cpu-pipeline, translate its parts (aot::splitModule) to LLVM IR, add
+// the packed entry, optimize and emit the parts on threads, one object each
+// (codegen/aot, as `kcc --emit=obj` does). load(): an LLJIT
 // over RuntimeDyld with SectionMemoryManager (what MLIR's ExecutionEngine
 // builds), the kcc_rt_* library entry points and the process's own symbols;
-// add the object and look the packed entry up once. run() then is one
+// add the objects and look the packed entry up once. run() then is one
 // indirect call per step.
 //
 //===----------------------------------------------------------------------===//
@@ -268,42 +269,41 @@ CompiledArtifact CompiledFunction::build(mlir::ModuleOp module,
     requireMemory(artifact.plan->arenaBytes,
                   "compile @" + name + ": the arena");
 
-  auto tm = aot::createTargetMachine(options.target);
-  if (!tm)
-    throw Error("compile @" + name +
-                ": no target machine: " + errorText(tm.takeError()));
-  llvm::LLVMContext llvmContext;
-  std::unique_ptr<llvm::Module> llvmModule;
+  std::vector<aot::LLVMPart> parts;
   {
     CompilePhase phase("LLVM IR translation");
-    auto translated = aot::translateToLLVMIR(*lowered, llvmContext, **tm);
+    auto translated = aot::translateInParts(*lowered, options.target);
     if (!translated)
       throw Error("compile @" + name + ": " +
                   errorText(translated.takeError()) + "\n" + diagnostics);
-    llvmModule = std::move(*translated);
-    if (llvm::Error err = addPackedEntry(*llvmModule, name))
+    parts = std::move(*translated);
+    llvm::Module *entry = nullptr;
+    for (aot::LLVMPart &part : parts) {
+      llvm::Function *f = part.module->getFunction(name);
+      if (f && !f->isDeclaration())
+        entry = part.module.get();
+    }
+    if (!entry)
+      throw Error("compile @" + name + ": no function @" + name +
+                  " in LLVM IR");
+    if (llvm::Error err = addPackedEntry(*entry, name))
       throw Error("compile @" + name + ": " + errorText(std::move(err)));
   }
   if (options.keepIR) {
     llvm::raw_string_ostream os(artifact.llvmIR);
-    llvmModule->print(os, nullptr);
+    for (aot::LLVMPart &part : parts)
+      part.module->print(os, nullptr);
   }
   {
-    CompilePhase phase("LLVM -O" + std::to_string(options.target.optLevel));
-    if (llvm::Error err =
-            aot::optimize(*llvmModule, **tm, options.target.optLevel))
-      throw Error("compile @" + name +
-                  ": LLVM optimization failed: " + errorText(std::move(err)));
+    CompilePhase phase("LLVM -O" + std::to_string(options.target.optLevel) +
+                       " and machine code");
+    auto objects = aot::optimizeAndEmitParts(parts, options.target);
+    if (!objects)
+      throw Error("compile @" + name + ": " + errorText(objects.takeError()));
+    artifact.objects = std::move(*objects);
   }
-  {
-    CompilePhase phase("LLVM machine code");
-    llvm::SmallVector<char, 0> object;
-    if (llvm::Error err = aot::emitObject(*llvmModule, **tm, object))
-      throw Error("compile @" + name + ": " + errorText(std::move(err)));
-    artifact.object.assign(object.data(), object.size());
-  }
-  LLVM_DEBUG(llvm::dbgs() << "built @" << name << ": " << artifact.object.size()
-                          << " bytes of object\n");
+  LLVM_DEBUG(llvm::dbgs() << "built @" << name << ": "
+                          << artifact.objects.size() << " objects\n");
   return artifact;
 }
 
@@ -312,7 +312,7 @@ CompiledFunction CompiledFunction::load(const CompiledArtifact &artifact) {
   const std::string &name = artifact.name;
   auto impl = std::make_unique<Impl>();
   impl->meta = artifact;
-  impl->meta.object.clear();
+  impl->meta.objects.clear();
   if (artifact.arenaArg) {
     impl->arenaBytes = artifact.plan ? artifact.plan->arenaBytes : 0;
     requireMemory(impl->arenaBytes, "compile @" + name + ": the arena");
@@ -374,11 +374,12 @@ CompiledFunction CompiledFunction::load(const CompiledArtifact &artifact) {
   collective("kcc_rt_all_reduce_wait_f64", &kcc_rt_all_reduce_wait_f64);
   if (llvm::Error err = main.define(llvm::orc::absoluteSymbols(library)))
     throw Error("compile @" + name + ": " + errorText(std::move(err)));
-  if (llvm::Error err =
-          impl->jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
-              artifact.object, "kcc-" + name + ".o")))
-    throw Error("compile @" + name +
-                ": cannot add the object: " + errorText(std::move(err)));
+  for (auto [index, object] : llvm::enumerate(artifact.objects))
+    if (llvm::Error err =
+            impl->jit->addObjectFile(llvm::MemoryBuffer::getMemBufferCopy(
+                object, "kcc-" + name + "-" + std::to_string(index) + ".o")))
+      throw Error("compile @" + name +
+                  ": cannot add the object: " + errorText(std::move(err)));
   auto entry = impl->jit->lookup(packedEntryName(name));
   if (!entry)
     throw Error("compile @" + name +

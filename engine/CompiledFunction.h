@@ -91,9 +91,10 @@ struct CompiledArtifact {
   std::optional<MemoryPlanReport> plan;
   /// The entry takes an arena of plan->arenaBytes as its trailing argument.
   bool arenaArg = false;
-  /// A relocatable object for the host defining the packed entry
+  /// Relocatable objects for the host, one per part of the module
+  /// (aot::splitModule), that together define the packed entry
   /// (packedEntryName(name)).
-  std::string object;
+  std::vector<std::string> objects;
   /// CpuOptions::keepIR's texts (empty otherwise; never stored on disk).
   std::string llvmDialect, llvmIR;
 };

@@ -239,6 +239,10 @@ std::string metadataJSON(llvm::StringRef key, const CompiledArtifact &a) {
                                {"loop_nests", a.kernels.loopNests}}},
       {"arena_arg", a.arenaArg},
   };
+  json::Array objectBytes;
+  for (const std::string &object : a.objects)
+    objectBytes.push_back(static_cast<int64_t>(object.size()));
+  o["object_bytes"] = std::move(objectBytes);
   if (a.plan)
     o["plan"] = json::Object{{"alignment", a.plan->alignment},
                              {"arena_bytes", a.plan->arenaBytes},
@@ -251,7 +255,8 @@ std::string metadataJSON(llvm::StringRef key, const CompiledArtifact &a) {
 }
 
 llvm::Error readMetadata(llvm::StringRef text, llvm::StringRef key,
-                         CompiledArtifact &a) {
+                         CompiledArtifact &a,
+                         std::vector<uint64_t> &objectBytes) {
   llvm::Expected<json::Value> value = json::parse(text);
   if (!value)
     return corrupt("metadata: " + llvm::toString(value.takeError()));
@@ -284,6 +289,16 @@ llvm::Error readMetadata(llvm::StringRef text, llvm::StringRef key,
   } else if (a.arenaArg) {
     r.fail("plan");
   }
+  if (const json::Array *sizes = o->getArray("object_bytes")) {
+    for (const json::Value &size : *sizes) {
+      if (std::optional<int64_t> n = size.getAsInteger(); n && *n > 0)
+        objectBytes.push_back(*n);
+      else
+        r.fail("object_bytes");
+    }
+  }
+  if (objectBytes.empty())
+    r.fail("object_bytes");
   return r.error();
 }
 
@@ -341,7 +356,9 @@ std::string DiskCache::serialize(llvm::StringRef key,
                                  const CompiledArtifact &artifact) {
   std::string full = (key + "|" + environmentKey()).str();
   std::string meta = metadataJSON(full, artifact);
-  std::string payload = meta + artifact.object;
+  std::string payload = meta;
+  for (const std::string &object : artifact.objects)
+    payload += object;
   std::string out;
   out.reserve(kHeaderBytes + payload.size());
   llvm::raw_string_ostream os(out);
@@ -350,7 +367,7 @@ std::string DiskCache::serialize(llvm::StringRef key,
   w.write<uint32_t>(kFormatVersion);
   w.write<uint32_t>(0);
   w.write<uint64_t>(meta.size());
-  w.write<uint64_t>(artifact.object.size());
+  w.write<uint64_t>(payload.size() - meta.size());
   w.write<uint64_t>(llvm::xxh3_64bits(payload));
   os << payload;
   return out;
@@ -393,11 +410,20 @@ llvm::Expected<CompiledArtifact> DiskCache::deserialize(llvm::StringRef bytes,
     return corrupt("checksum mismatch");
   CompiledArtifact a;
   std::string full = (key + "|" + environmentKey()).str();
-  if (llvm::Error err = readMetadata(payload.take_front(metaBytes), full, a))
+  std::vector<uint64_t> sizes;
+  if (llvm::Error err =
+          readMetadata(payload.take_front(metaBytes), full, a, sizes))
     return err;
-  a.object = payload.drop_front(metaBytes).str();
-  if (a.object.empty())
-    return corrupt("no object code");
+  // The objects, back to back, as long as object_bytes says.
+  llvm::StringRef objects = payload.drop_front(metaBytes);
+  for (uint64_t n : sizes) {
+    if (n > objects.size())
+      return corrupt("object_bytes do not match the objects");
+    a.objects.push_back(objects.take_front(n).str());
+    objects = objects.drop_front(n);
+  }
+  if (!objects.empty())
+    return corrupt("object_bytes do not match the objects");
   return a;
 }
 

@@ -55,7 +55,7 @@ namespace kcc {
 
 class DiskCache {
 public:
-  static constexpr uint32_t kFormatVersion = 1;
+  static constexpr uint32_t kFormatVersion = 2;
 
   /// The folder the environment names (see the file comment); std::nullopt
   /// when the layer is off or there is no home to put it in.

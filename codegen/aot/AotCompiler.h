@@ -16,6 +16,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace llvm {
 class LLVMContext;
@@ -64,13 +65,39 @@ translateAndOptimize(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
 llvm::Error emitObject(llvm::Module &module, llvm::TargetMachine &tm,
                        llvm::SmallVectorImpl<char> &buffer);
 
-/// Links the object at `objectPath` into a shared library at `outputPath`
+/// One part of a module (splitModule) as LLVM IR, in a context of its own
+/// so that parts optimize on different threads.
+struct LLVMPart {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  LLVMPart();
+  LLVMPart(LLVMPart &&);
+  LLVMPart &operator=(LLVMPart &&);
+  ~LLVMPart();
+};
+
+/// splitModule(module), each part translated to LLVM IR for `target`.
+llvm::Expected<std::vector<LLVMPart>>
+translateInParts(mlir::ModuleOp module, const TargetOptions &target);
+
+/// Optimizes each part at target.optLevel and emits it as an object, the
+/// parts on as many threads as the process may use (at most one each):
+/// one object per part, in the order of `parts`.
+llvm::Expected<std::vector<std::string>>
+optimizeAndEmitParts(std::vector<LLVMPart> &parts, const TargetOptions &target);
+
+/// Links the objects at `objectPaths` into a shared library at `outputPath`
 /// (written as is; the caller renames), with the compiler driver found at
 /// configure time and the kcc runtime archives (KCCLibraryCalls,
 /// KCCKernels) plus what they need: oneDNN, OpenMP, libm. The linker's own
 /// messages are returned in the error.
-llvm::Error linkSharedLibrary(llvm::StringRef objectPath,
+llvm::Error linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths,
                               llvm::StringRef outputPath);
+
+/// Links the objects at `objectPaths` into one relocatable object at
+/// `outputPath` (`ld -r` through the same driver).
+llvm::Error linkRelocatable(llvm::ArrayRef<std::string> objectPaths,
+                            llvm::StringRef outputPath);
 
 } // namespace aot
 } // namespace kcc

@@ -2,7 +2,8 @@
 //
 // kcc does not reimplement a linker: it runs the compiler driver CMake found
 // (AotConfig.inc) as `c++ -shared`, with the kcc runtime archives after the
-// object so the linker pulls in just the kcc_rt_* entry points it calls.
+// objects so the linker pulls in just the kcc_rt_* entry points they call,
+// and as `c++ -r` to join the objects of a module's parts into one.
 // -Bsymbolic binds the archives' own symbols inside the library, so
 // non-PIC-built archive members still link and never resolve to another
 // copy of the runtime in the host program.
@@ -44,13 +45,13 @@ std::vector<std::string> runtimeArchives() {
   return installed;
 }
 
-} // namespace
+llvm::Error makeError(const llvm::Twine &message) {
+  return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
+}
 
-llvm::Error aot::linkSharedLibrary(llvm::StringRef objectPath,
-                                   llvm::StringRef outputPath) {
-  auto makeError = [](const llvm::Twine &message) {
-    return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
-  };
+/// Runs the driver with `args` (after the program name); `what` names the
+/// output in the error, which holds the command and the linker's messages.
+llvm::Error runDriver(llvm::ArrayRef<std::string> args, llvm::StringRef what) {
   std::string linker = kAotLinker;
   if (!llvm::sys::fs::can_execute(linker)) {
     auto found = llvm::sys::findProgramByName(linker);
@@ -58,14 +59,9 @@ llvm::Error aot::linkSharedLibrary(llvm::StringRef objectPath,
       return makeError("linker '" + linker + "' not found");
     linker = *found;
   }
-  std::vector<std::string> archives = runtimeArchives();
-  llvm::SmallVector<llvm::StringRef, 16> args = {
-      linker, "-shared", "-Wl,-Bsymbolic", "-o", outputPath, objectPath};
-  for (const std::string &archive : archives)
-    args.push_back(archive);
-  for (const char *lib : kAotRuntimeLibs)
-    if (*lib)
-      args.push_back(lib);
+  llvm::SmallVector<llvm::StringRef, 32> argv = {linker};
+  for (const std::string &a : args)
+    argv.push_back(a);
 
   // The linker's diagnostics go to a temporary file and into the error.
   llvm::SmallString<128> logPath;
@@ -75,7 +71,7 @@ llvm::Error aot::linkSharedLibrary(llvm::StringRef objectPath,
   std::optional<llvm::StringRef> redirects[] = {std::nullopt, logPath.str(),
                                                 logPath.str()};
   std::string message;
-  int rc = llvm::sys::ExecuteAndWait(linker, args, std::nullopt, redirects,
+  int rc = llvm::sys::ExecuteAndWait(linker, argv, std::nullopt, redirects,
                                      /*SecondsToWait=*/0, /*MemoryLimit=*/0,
                                      &message);
   std::string log;
@@ -84,11 +80,33 @@ llvm::Error aot::linkSharedLibrary(llvm::StringRef objectPath,
   llvm::sys::fs::remove(logPath);
   if (rc != 0) {
     std::string command;
-    for (llvm::StringRef a : args)
+    for (llvm::StringRef a : argv)
       command += (command.empty() ? "" : " ") + a.str();
-    return makeError("linking the shared library failed" +
+    return makeError("linking " + what + " failed" +
                      (message.empty() ? "" : ": " + message) + "\n  " +
                      command + "\n" + log);
   }
   return llvm::Error::success();
+}
+
+} // namespace
+
+llvm::Error aot::linkSharedLibrary(llvm::ArrayRef<std::string> objectPaths,
+                                   llvm::StringRef outputPath) {
+  std::vector<std::string> args = {"-shared", "-Wl,-Bsymbolic", "-o",
+                                   outputPath.str()};
+  args.insert(args.end(), objectPaths.begin(), objectPaths.end());
+  for (const std::string &archive : runtimeArchives())
+    args.push_back(archive);
+  for (const char *lib : kAotRuntimeLibs)
+    if (*lib)
+      args.push_back(lib);
+  return runDriver(args, "the shared library");
+}
+
+llvm::Error aot::linkRelocatable(llvm::ArrayRef<std::string> objectPaths,
+                                 llvm::StringRef outputPath) {
+  std::vector<std::string> args = {"-r", "-nostdlib", "-o", outputPath.str()};
+  args.insert(args.end(), objectPaths.begin(), objectPaths.end());
+  return runDriver(args, "the object");
 }

@@ -236,37 +236,54 @@ void Compilation::renameFunctions(ModuleOp module) {
 }
 
 int Compilation::emitNative(ModuleOp llvmDialectModule, ModuleOp kcModule) {
-  auto tm = aot::createTargetMachine(config_.cpu.target);
-  if (!tm)
-    return fail(tm.takeError());
-  llvm::LLVMContext llvmContext;
-  std::optional<CompilePhase> phase;
-  phase.emplace("LLVM IR translation");
-  auto llvmModule =
-      aot::translateToLLVMIR(llvmDialectModule, llvmContext, **tm);
-  if (!llvmModule)
-    return fail(llvmModule.takeError());
-  phase.reset();
-  phase.emplace("LLVM -O" + std::to_string(config_.cpu.target.optLevel));
-  if (llvm::Error err =
-          aot::optimize(**llvmModule, **tm, config_.cpu.target.optLevel))
-    return fail(std::move(err));
-  phase.reset();
-  std::string irText;
+  const aot::TargetOptions &target = config_.cpu.target;
+  std::string opt = "LLVM -O" + std::to_string(target.optLevel);
+  // --emit=llvm (and --dump-dir) print the module whole, optimized as one.
   if (isLast(EmitAction::Llvm) || !config_.dumpDir.empty()) {
+    auto tm = aot::createTargetMachine(target);
+    if (!tm)
+      return fail(tm.takeError());
+    llvm::LLVMContext llvmContext;
+    std::unique_ptr<llvm::Module> llvmModule;
+    {
+      CompilePhase phase("LLVM IR translation");
+      auto translated =
+          aot::translateToLLVMIR(llvmDialectModule, llvmContext, **tm);
+      if (!translated)
+        return fail(translated.takeError());
+      llvmModule = std::move(*translated);
+    }
+    {
+      CompilePhase phase(opt);
+      if (llvm::Error err = aot::optimize(*llvmModule, **tm, target.optLevel))
+        return fail(std::move(err));
+    }
+    std::string irText;
     llvm::raw_string_ostream os(irText);
-    (*llvmModule)->print(os, nullptr);
+    llvmModule->print(os, nullptr);
+    if (!dump("06-llvm.ll", irText))
+      return 1;
+    if (isLast(EmitAction::Llvm))
+      return finish(irText);
   }
-  if (!dump("06-llvm.ll", irText))
-    return 1;
-  if (isLast(EmitAction::Llvm))
-    return finish(irText);
 
-  llvm::SmallVector<char, 0> object;
-  phase.emplace("LLVM machine code");
-  if (llvm::Error err = aot::emitObject(**llvmModule, **tm, object))
-    return fail(std::move(err));
-  phase.reset();
+  // Objects: the module's parts compile on threads of their own.
+  std::vector<std::string> objects;
+  {
+    std::vector<aot::LLVMPart> parts;
+    {
+      CompilePhase phase("LLVM IR translation");
+      auto translated = aot::translateInParts(llvmDialectModule, target);
+      if (!translated)
+        return fail(translated.takeError());
+      parts = std::move(*translated);
+    }
+    CompilePhase phase(opt + " and machine code");
+    auto emitted = aot::optimizeAndEmitParts(parts, target);
+    if (!emitted)
+      return fail(emitted.takeError());
+    objects = std::move(*emitted);
+  }
 
   aot::HeaderOptions headerOptions;
   headerOptions.guard = aot::toMacroName(headerPathFor(config_.output));
@@ -283,26 +300,38 @@ int Compilation::emitNative(ModuleOp llvmDialectModule, ModuleOp kcModule) {
   if (llvm::Error err = outputs_.write(*headerIndex_, *header))
     return fail(std::move(err));
 
-  llvm::StringRef objectBytes(object.data(), object.size());
-  if (isLast(EmitAction::Obj)) {
-    if (llvm::Error err = outputs_.write(*outputIndex_, objectBytes))
+  if (isLast(EmitAction::Obj) && objects.size() == 1) {
+    if (llvm::Error err = outputs_.write(*outputIndex_, objects.front()))
       return fail(std::move(err));
-  } else {
-    // The linker reads the object from a temporary and writes the library
-    // into the output's temporary.
+    if (llvm::Error err = outputs_.commit())
+      return fail(std::move(err));
+    return 0;
+  }
+  // The linker reads the objects from temporaries and writes the object or
+  // the library into the output's temporary.
+  std::vector<std::string> objectPaths;
+  std::vector<std::unique_ptr<llvm::FileRemover>> removers;
+  for (const std::string &bytes : objects) {
     llvm::SmallString<128> objectPath;
     int fd;
     if (std::error_code ec =
             llvm::sys::fs::createTemporaryFile("kcc-aot", "o", fd, objectPath))
       return fail("cannot create a temporary object file: " + ec.message());
-    llvm::FileRemover removeObject(objectPath);
-    {
-      llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-      os << objectBytes;
-    }
-    CompilePhase link("link the shared library");
-    if (llvm::Error err = aot::linkSharedLibrary(
-            objectPath, outputs_.tempPath(*outputIndex_)))
+    removers.push_back(std::make_unique<llvm::FileRemover>(objectPath));
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << bytes;
+    objectPaths.push_back(objectPath.str().str());
+  }
+  {
+    CompilePhase link(isLast(EmitAction::Obj) ? "link the parts"
+                                              : "link the shared library");
+    llvm::Error err =
+        isLast(EmitAction::Obj)
+            ? aot::linkRelocatable(objectPaths,
+                                   outputs_.tempPath(*outputIndex_))
+            : aot::linkSharedLibrary(objectPaths,
+                                     outputs_.tempPath(*outputIndex_));
+    if (err)
       return fail(std::move(err));
   }
   if (llvm::Error err = outputs_.commit())

@@ -45,6 +45,5 @@
 // TIMEOBJ: KcFuseElementwise
 // TIMEOBJ: OneShotBufferize
 // TIMEOBJ: LLVM IR translation
-// TIMEOBJ: LLVM -O3
-// TIMEOBJ: LLVM machine code
+// TIMEOBJ: LLVM -O3 and machine code
 // TIMEOBJ: Total

@@ -307,7 +307,7 @@ TEST_F(DiskCacheTest, ConcurrentWritersNeverShowAPartialEntry) {
         os.flush();
         if (a) {
           ++hits;
-          if (a->object != artifact->object)
+          if (a->objects != artifact->objects)
             ++corrupt;
         }
         if (!log.empty())
@@ -322,7 +322,7 @@ TEST_F(DiskCacheTest, ConcurrentWritersNeverShowAPartialEntry) {
   ASSERT_EQ(files.size(), 1u) << "no temporary file left behind";
   std::optional<CompiledArtifact> a = disk.load(*key, nullptr);
   ASSERT_TRUE(a);
-  EXPECT_EQ(a->object, artifact->object);
+  EXPECT_EQ(a->objects, artifact->objects);
   EXPECT_EQ(a->inPlace, artifact->inPlace);
 }
 
