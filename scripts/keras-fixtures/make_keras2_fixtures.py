@@ -13,8 +13,31 @@ residual model, and mlp_keras2.h5: a Keras 2 legacy HDF5 model file
 (model_weights/<layer>/<layer>/kernel:0) holding the *same* weights as
 mlp.keras, copied from that archive, so the importer can be checked to read
 equal values from both formats.
+
+Also a Keras 2 vision model written and trained by tf_keras itself
+(vision_keras2.h5: a legacy HDF5 model file with its weights and
+training_config; vision_keras2.json: its to_json), a functional model with
+BatchNormalization, DepthwiseConv2D, SeparableConv2D, Conv2DTranspose,
+PReLU, LeakyReLU, ReLU (max_value; negative_slope and threshold),
+ZeroPadding2D, UpSampling2D, GlobalAveragePooling2D, Concatenate and the
+merge layers (Add, Subtract, Multiply, Average, Maximum, Minimum). Its
+BatchNormalization and PReLU weights are drawn away from their initial
+values, then 64 Adam steps of fit() on Fashion-MNIST move every weight and
+the moving statistics away from anything trivial. vision_keras2_predict.json
+records Keras 2's predict (inference: the moving statistics) on the first
+PREDICT Fashion-MNIST test images, whose pixels it holds (uint8; the input
+is pixels / 255 in float32).
+
+    /tmp/tfvenv/bin/python scripts/keras-fixtures/make_keras2_fixtures.py \
+        [--only vision] [--out DIR]
+
+--only vision writes the vision model's three files alone; --out writes
+into DIR instead of tests/fixtures/keras (to compare a rerun with the
+fixtures in the tree).
 """
 
+import argparse
+import gzip
 import io
 import json
 import os
@@ -24,11 +47,16 @@ os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
 os.environ.setdefault("CUDA_VISIBLE_DEVICES", "")
 
 import h5py  # noqa: E402
+import numpy as np  # noqa: E402
+import tensorflow as tf  # noqa: E402
 import tf_keras as keras  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 OUT = os.path.join(ROOT, "tests", "fixtures", "keras")
+DATA = "/usr/share/datasets/fashion-mnist"
 L = keras.layers
+PREDICT = 4
+TRAIN = 2048  # fit() examples: 64 Adam steps of 32
 
 
 def mlp():
@@ -56,6 +84,103 @@ def residual():
     return keras.Model(x, y, name="residual")
 
 
+def vision():
+    """A small functional Keras 2 vision model on 28x28x1 (layers created in
+    graph order, so tf_keras's names follow kcc's class counters)."""
+    x = keras.Input((28, 28, 1), name="image")
+    h = L.Conv2D(8, 3, strides=2, padding="same", use_bias=False)(x)  # 14x14
+    h = L.BatchNormalization(momentum=0.9)(h)
+    h = L.ReLU()(h)
+    a = L.ZeroPadding2D(((1, 1), (2, 0)))(h)                          # 16x16
+    a = L.DepthwiseConv2D(3, depth_multiplier=2, use_bias=False)(a)   # 14x14x16
+    a = L.BatchNormalization(momentum=0.8, epsilon=1e-2)(a)
+    a = L.ReLU(max_value=6.0)(a)
+    b = L.SeparableConv2D(16, 3, padding="same")(h)                   # 14x14x16
+    b = L.PReLU(shared_axes=[1, 2])(b)
+    merged = L.Concatenate()([
+        L.Add()([a, b]), L.Subtract()([a, b]), L.Multiply()([a, b]),
+        L.Average()([a, b]), L.Maximum()([a, b]), L.Minimum()([a, b])])
+    m = L.LeakyReLU(alpha=0.2)(merged)                                # 14x14x96
+    d = L.Conv2D(16, 3, strides=2, padding="same", activation="relu")(m)  # 7x7
+    u = L.UpSampling2D(2)(d)                                          # 14x14x16
+    t = L.Conv2DTranspose(8, 3, strides=2, padding="same")(d)         # 14x14x8
+    g = L.Concatenate(axis=-1)([u, t])                                # 14x14x24
+    g = L.BatchNormalization(momentum=0.9)(g)
+    g = L.ReLU(negative_slope=0.1, threshold=0.05)(g)
+    g = L.GlobalAveragePooling2D()(g)
+    y = L.Dense(10, activation="softmax")(g)
+    return keras.Model(x, y, name="vision")
+
+
+def read_idx(name):
+    with gzip.open(os.path.join(DATA, name), "rb") as f:
+        raw = f.read()
+    ndim = raw[3]
+    dims = [int.from_bytes(raw[4 + 4 * i:8 + 4 * i], "big")
+            for i in range(ndim)]
+    return np.frombuffer(raw, np.uint8, offset=4 + 4 * ndim).reshape(dims)
+
+
+def write_vision(out):
+    """vision_keras2.{h5,json} and vision_keras2_predict.json."""
+    keras.backend.clear_session()
+    keras.utils.set_random_seed(1234)
+    # One thread: fit()'s float sums in the same order on every run, so a
+    # rerun writes the same weights.
+    tf.config.experimental.enable_op_determinism()
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    model = vision()
+    rng = np.random.default_rng(7)
+    for layer in model.layers:
+        if isinstance(layer, L.BatchNormalization):
+            values = []
+            for w in layer.weights:
+                n = w.shape[0]
+                # tf_keras names them "<layer>/gamma:0".
+                if w.name.split("/")[-1].split(":")[0] in (
+                        "gamma", "moving_variance"):
+                    values.append(rng.uniform(0.5, 1.5, n))
+                else:
+                    values.append(rng.normal(0.0, 0.1, n))
+            layer.set_weights([v.astype(np.float32) for v in values])
+        elif isinstance(layer, L.PReLU):
+            layer.set_weights([rng.uniform(0.05, 0.3, layer.weights[0].shape)
+                               .astype(np.float32)])
+    model.compile(optimizer=keras.optimizers.Adam(1e-3),
+                  loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    images = read_idx("train-images-idx3-ubyte.gz")[:TRAIN]
+    labels = read_idx("train-labels-idx1-ubyte.gz")[:TRAIN].astype(np.int32)
+    x = (images.astype(np.float32) / np.float32(255)).reshape(-1, 28, 28, 1)
+    model.fit(x, labels, batch_size=32, epochs=1, shuffle=False, verbose=0)
+    model.save(os.path.join(out, "vision_keras2.h5"), save_format="h5")
+    with open(os.path.join(out, "vision_keras2.json"), "w") as f:
+        json.dump(json.loads(model.to_json()), f, indent=1)
+        f.write("\n")
+    test = read_idx("t10k-images-idx3-ubyte.gz")[:PREDICT]
+    xt = (test.astype(np.float32) / np.float32(255)).reshape(-1, 28, 28, 1)
+    probs = np.asarray(model.predict(xt, verbose=0), dtype=np.float64)
+    stats = {layer.name: float(np.abs(np.asarray(layer.moving_mean)).max())
+             for layer in model.layers
+             if isinstance(layer, L.BatchNormalization)}
+    record = {
+        "keras_version": keras.__version__,
+        "model": "vision_keras2.h5",
+        "examples": "Fashion-MNIST test images 0..%d; x = pixels / 255 "
+                    "(float32)" % (PREDICT - 1),
+        "pixels": test.reshape(PREDICT, -1).astype(int).tolist(),
+        "labels": read_idx("t10k-labels-idx1-ubyte.gz")[:PREDICT]
+                  .astype(int).tolist(),
+        "max_abs_moving_mean": stats,
+        "predict": probs.tolist(),
+    }
+    with open(os.path.join(out, "vision_keras2_predict.json"), "w") as f:
+        json.dump(record, f, indent=1)
+        f.write("\n")
+    print("vision: predict", probs.argmax(-1).tolist(), "moving means", stats)
+
+
 def keras3_weights(archive):
     """Per layer group of a Keras 3 archive: the list of arrays (vars/0..)."""
     with zipfile.ZipFile(archive) as z:
@@ -80,10 +205,19 @@ def strip_modern_keys(value):
 
 
 def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", choices=["vision"])
+    parser.add_argument("--out", default=OUT)
+    args = parser.parse_args()
+    out = args.out
+    os.makedirs(out, exist_ok=True)
+    write_vision(out)
+    if args.only:
+        return
     for name, build in (("mlp", mlp), ("cnn", cnn), ("residual", residual)):
         keras.backend.clear_session()
         model = build()
-        with open(os.path.join(OUT, name + "_keras2.json"), "w") as f:
+        with open(os.path.join(out, name + "_keras2.json"), "w") as f:
             json.dump(json.loads(model.to_json()), f, indent=1)
             f.write("\n")
         if name == "mlp":
@@ -95,10 +229,10 @@ def main():
             model.compile(optimizer=keras.optimizers.Adam(1e-3),
                           loss="sparse_categorical_crossentropy",
                           metrics=["accuracy"])
-            model.save(os.path.join(OUT, "mlp_keras2.h5"), save_format="h5")
-    with open(os.path.join(OUT, "mlp_keras2.json")) as f:
+            model.save(os.path.join(out, "mlp_keras2.h5"), save_format="h5")
+    with open(os.path.join(out, "mlp_keras2.json")) as f:
         old = strip_modern_keys(json.load(f))
-    with open(os.path.join(OUT, "mlp_keras2_pre213.json"), "w") as f:
+    with open(os.path.join(out, "mlp_keras2_pre213.json"), "w") as f:
         json.dump(old, f, indent=1)
         f.write("\n")
     print("keras", keras.__version__, "wrote Keras 2 fixtures")
