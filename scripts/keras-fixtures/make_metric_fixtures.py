@@ -39,9 +39,11 @@ METRIC_OUT = os.path.join(OUT, "metrics")
 EVAL_BATCH = 10
 
 
-def record(name, loss, metrics, x, y):
+def record(name, loss, metrics, x, y, build=small_mlp):
+    """Compiles `build()` (Adam at 1e-2), saves it as METRIC_OUT/name.keras,
+    and returns its 5 steps' logs and evaluate()'s."""
     fresh_session()
-    model = small_mlp()
+    model = build()
     model.compile(optimizer=keras.optimizers.Adam(learning_rate=1e-2),
                   loss=loss, metrics=metrics)
     model.save(os.path.join(METRIC_OUT, name + ".keras"))
