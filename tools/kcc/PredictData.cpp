@@ -102,16 +102,6 @@ NDArray oneInput(Model &model, size_t k,
 }
 } // namespace
 
-NDArray driver::modelInput(Model &model,
-                           const std::map<std::string, NDArray> &arrays,
-                           const std::string &path) {
-  size_t n = model.graphInputs().size();
-  if (n != 1)
-    throw Error("model '" + model.name() + "' has " + std::to_string(n) +
-                " inputs; kcc evaluate runs models with one");
-  return oneInput(model, 0, arrays, path);
-}
-
 std::vector<NDArray>
 driver::modelInputs(Model &model, const std::map<std::string, NDArray> &arrays,
                     const std::string &path) {

@@ -24,13 +24,9 @@ namespace driver {
 /// Every array of `path`: a .npz archive, or a .npy file read as "x".
 std::map<std::string, NDArray> readDataFile(const std::string &path);
 
-/// The array named `name` (else "x") of `arrays`, checked against the
-/// model's single input and cast to its dtype. Throws kcc::Error.
-NDArray modelInput(Model &model, const std::map<std::string, NDArray> &arrays,
-                   const std::string &path);
-
 /// One array per input of `model`, by its input layer's name ("x" too for
-/// a model of one input), checked like modelInput; all of as many rows.
+/// a model of one input), checked against the input's shape and cast to
+/// its dtype; all of as many rows. Throws kcc::Error.
 std::vector<NDArray>
 modelInputs(Model &model, const std::map<std::string, NDArray> &arrays,
             const std::string &path);

@@ -1,7 +1,8 @@
 // kcc evaluate: the compile config's loss and metrics over every example,
-// as Keras's evaluate() computes them (scripts/keras-roundtrip.py compares
-// the numbers with Keras's); flags override the config; bad targets are
-// named with the file and the shapes.
+// as Keras's evaluate() computes them (the Trainer's evaluate, which
+// FitParityTest and MetricParityTest compare with Keras's numbers); flags
+// override the config; bad targets are named with the file, the array and
+// the shapes, as kcc train names them.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: python3 %S/Inputs/npy.py write %t/d.npz x=f4:10,28,28,1 y=i8:10:labels:10
 // RUN: python3 %S/Inputs/npy.py write %t/noy.npz x=f4:10,28,28,1
@@ -23,7 +24,7 @@
 
 // MSE: loss: 0.{{[0-9]+}} - binary_accuracy: 0.{{[0-9]+}}{{$}}
 
-// NOY: kcc: error: {{.*}}noy.npz: no array 'y' (the targets)
-// SHORT: kcc: error: {{.*}}short.npz: array 'y' has shape (9,) but x has 10 examples
-// RANGE: kcc: error: {{.*}}range.npz: array 'y' [10] is 10, outside the 10 classes [0, 10)
-// SPARSE: kcc: error: {{.*}}mse.npz: array 'y' has shape (10, 10); sparse_categorical_crossentropy takes one label per example, (10,)
+// NOY: kcc: error: {{.*}}noy.npz: no target array 'y' (or 'dense_2'); the archive holds: x
+// SHORT: kcc: error: {{.*}}short.npz: x has 10 examples ({{.*}}short.npz: array 'x') but y has 9 ({{.*}}short.npz: array 'y'): they must have as many
+// RANGE: kcc: error: {{.*}}range.npz: array 'y': label 10 of example 10 is not a class: sparse_categorical_crossentropy takes integers in [0, 10)
+// SPARSE: kcc: error: {{.*}}mse.npz: array 'y': expected labels of shape [N], found [10, 10] (float32)
