@@ -78,6 +78,30 @@ bool takes(const ScheduleField &f, ScheduleKind kind) {
   return llvm::is_contained(f.kinds, kind);
 }
 
+/// The arguments Keras's constructor of `kind` has no default for: the text
+/// form must give them, as Python must.
+llvm::ArrayRef<const char *> requiredFields(ScheduleKind kind) {
+  static const char *exponential[] = {"initial_learning_rate", "decay_steps",
+                                      "decay_rate"};
+  static const char *piecewise[] = {"boundaries", "values"};
+  static const char *decay[] = {"initial_learning_rate", "decay_steps"};
+  static const char *restarts[] = {"initial_learning_rate",
+                                   "first_decay_steps"};
+  switch (kind) {
+  case SK::ExponentialDecay:
+  case SK::InverseTimeDecay:
+    return exponential;
+  case SK::PiecewiseConstantDecay:
+    return piecewise;
+  case SK::PolynomialDecay:
+  case SK::CosineDecay:
+    return decay;
+  case SK::CosineDecayRestarts:
+    return restarts;
+  }
+  return {};
+}
+
 /// Shortest text that reads back as the same double.
 std::string number(double v) {
   char buf[32];
@@ -186,10 +210,12 @@ LearningRateSchedule::parse(llvm::StringRef text) {
     return kind.takeError();
   s.kind = *kind;
   llvm::StringRef body = text.slice(open + 1, text.size() - 1);
+  llvm::SmallVector<llvm::StringRef> given;
   for (llvm::StringRef part : splitTopLevel(body)) {
     auto [key, value] = part.split('=');
     key = key.trim();
     value = value.trim();
+    given.push_back(key);
     const ScheduleField *field = llvm::find_if(
         kFields, [&](const ScheduleField &f) { return key == f.name; });
     if (field == std::end(kFields) || !takes(*field, s.kind))
@@ -223,6 +249,10 @@ LearningRateSchedule::parse(llvm::StringRef text) {
         s.*field->number = *v;
     }
   }
+  for (const char *field : requiredFields(s.kind))
+    if (!llvm::is_contained(given, field))
+      return makeError(scheduleName(s.kind) + " needs " + field +
+                       " (Keras's constructor has no default for it)");
   return s;
 }
 

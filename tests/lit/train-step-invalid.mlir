@@ -3,7 +3,7 @@
 // RUN: not kcc-opt %s --split-input-file --kc-build-train-step="metrics=precision" 2>&1 | FileCheck %s --check-prefix=METRIC
 // RUN: not kcc-opt %s --split-input-file --kc-train-pipeline="optimizer=ftrl" 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: not kcc-opt %s --split-input-file --kc-build-train-step="momentum=1.5" 2>&1 | FileCheck %s --check-prefix=RANGE
-// RUN: not kcc-opt %s --split-input-file --kc-build-train-step="lr-schedule=CosineDecay(decay_steps=0)" 2>&1 | FileCheck %s --check-prefix=SCHED
+// RUN: not kcc-opt %s --split-input-file --kc-build-train-step="lr-schedule=CosineDecay(initial_learning_rate=0.1,decay_steps=0)" 2>&1 | FileCheck %s --check-prefix=SCHED
 // RUN: not kcc-opt %s --split-input-file --kc-build-train-step="clipnorm=1 clipvalue=1" 2>&1 | FileCheck %s --check-prefix=CLIP
 
 // OPT: unknown optimizer 'ftrl'

@@ -29,6 +29,8 @@
 // RUN: kcc train %kcc_src/tests/fixtures/keras/multi/multi_output.keras --data %t/heads --batch 4 --epochs 1 --verbose 2 --shuffle=false | FileCheck %s --check-prefix=DIR
 // RUN: rm %t/heads/value.npy && not kcc train %kcc_src/tests/fixtures/keras/multi/multi_output.keras --data %t/heads 2>&1 | FileCheck %s --check-prefix=NOVALUE
 // RUN: not kcc train %kcc_src/tests/fixtures/keras/multi/multi_output.keras --data %t/perhead.npz 2>&1 | FileCheck %s --check-prefix=PERHEAD
+// RUN: not kcc train %kcc_src/tests/fixtures/keras/multi/multi_output.keras --data %t/heads.npz --class-weight 0:1,1:5 --save %t/cw.keras 2>&1 | FileCheck %s --check-prefix=CLASSW
+// RUN: not ls %t/cw.keras
 
 // TWO: kcc: wrote {{.*}}p.npz: 'label' f32[5, 10] for 5 examples of {{.*}}two.npz
 // TWONPZ: label <f4 (5, 10) rows 1.0000 1.0000 1.0000 1.0000 1.0000
@@ -46,4 +48,5 @@
 // DIR: on 12 examples (memory-mapped)
 // DIR: 3/3 - {{.*}} - loss: {{[0-9.]+}} - class_accuracy: {{[0-9.]+}} - class_loss: {{[0-9.]+}} - value_loss: {{[0-9.]+}}
 // NOVALUE: kcc: error: {{.*}}heads: no file 'value.npy' for output 'value' (the model's outputs are 'class', 'value') in the folder; it holds: {{.*}}class.npy
+// CLASSW: kcc: error: compile: class_weight is not supported for a model with several outputs (as in Keras)
 // PERHEAD: kcc: error: {{.*}}perhead.npz: array 'sample_weight_class': per-output sample weights are not supported yet; give one 'sample_weight' array [N], which weighs every output's loss as a single Keras sample_weight does

@@ -201,6 +201,14 @@ TEST(TrainingConfig, SchedulesRoundTripThroughTheirTextForm) {
   EXPECT_EQ(errorOf(LearningRateSchedule::parse(
                 "ExponentialDecay(decay_steps=10,power=2)")),
             "ExponentialDecay has no field 'power'");
+  EXPECT_EQ(errorOf(LearningRateSchedule::parse(
+                "CosineDecay(initial_learning_rate=0.1)")),
+            "CosineDecay needs decay_steps (Keras's constructor has no "
+            "default for it)");
+  EXPECT_EQ(errorOf(LearningRateSchedule::parse("PiecewiseConstantDecay("
+                                                "boundaries=[10])")),
+            "PiecewiseConstantDecay needs values (Keras's constructor has no "
+            "default for it)");
   EXPECT_EQ(errorOf(LearningRateSchedule::parse("StepDecay(a=1)")),
             "unknown learning-rate schedule 'StepDecay' (expected "
             "ExponentialDecay, PiecewiseConstantDecay, InverseTimeDecay, "
