@@ -5,7 +5,8 @@
 // per epoch = ceil(N / batch)), the validation loss is what evaluate()
 // computes on the same data and evaluate()'s loss is the step's own loss,
 // shuffling is a function of (seed, epoch), CSVLogger writes Keras's
-// columns, and sample weights are refused rather than ignored.
+// columns, sample weights are refused rather than ignored, and a user's
+// own DataSource (a Keras Sequence) trains through background workers.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -312,6 +314,95 @@ TEST(Fit, RefusesClassAndSampleWeightsTogether) {
   EXPECT_EQ(errorOf([&] { Trainer(model, c, nullptr); }),
             "class_weight: class 10 is out of range: the model predicts "
             "3 classes (0 to 2)");
+}
+
+
+/// A user's Sequence: batches made on demand from a Dataset (as a reader of
+/// files too big for memory would), counting every read and hook.
+class CountingSequence : public DataSource {
+public:
+  CountingSequence(const Dataset &data, int64_t batch)
+      : data_(data), batch_(batch), reads_(numBatches()) {}
+  int64_t numBatches() const override {
+    return (data_.x.dim(0) + batch_ - 1) / batch_;
+  }
+  Batch batch(int64_t i) const override {
+    reads_[i].fetch_add(1);
+    int64_t begin = i * batch_,
+            rows = std::min(batch_, data_.x.dim(0) - begin);
+    Batch b;
+    b.x = NDArray::empty({rows, 4}, DType::F32);
+    b.y = NDArray::empty({rows}, DType::I32);
+    std::copy_n(data_.x.data<float>() + begin * 4, rows * 4,
+                b.x.data<float>());
+    std::copy_n(data_.y.data<int32_t>() + begin, rows, b.y.data<int32_t>());
+    return b;
+  }
+  void onEpochBegin(int64_t epoch) override {
+    events.push_back("sequence begin " + std::to_string(epoch));
+  }
+  void onEpochEnd() override {
+    for (std::atomic<int> &r : reads_)
+      perEpoch.push_back(r.exchange(0));
+    events.push_back("sequence end");
+  }
+  std::vector<std::string> events;
+  /// Reads of each batch, epoch after epoch.
+  std::vector<int> perEpoch;
+
+private:
+  const Dataset &data_;
+  int64_t batch_;
+  mutable std::vector<std::atomic<int>> reads_;
+};
+
+TEST(Fit, UserSequenceTrainsThroughWorkersAsTheArraysDo) {
+  struct Recorder : Callback {
+    std::vector<std::string> *events;
+    void onTrainBegin(Logs &) override { events->push_back("train begin"); }
+    void onEpochBegin(int64_t e, Logs &) override {
+      events->push_back("epoch begin " + std::to_string(e));
+    }
+    void onEpochEnd(int64_t e, Logs &logs) override {
+      events->push_back("epoch end " + std::to_string(e) +
+                        (logs.count("loss") ? " with loss" : ""));
+    }
+    void onTrainEnd(Logs &) override { events->push_back("train end"); }
+  };
+  Dataset data = makeData(100, 12);
+  Sequential model = makeClassifier();
+  Trainer trainer(model, config(), nullptr);
+  CountingSequence sequence(data, 16);
+  auto recorder = std::make_shared<Recorder>();
+  recorder->events = &sequence.events;
+  FitOptions f = quiet(2, 16);
+  f.workers = 2;
+  f.callbacks = {recorder};
+  History h = trainer.fit(sequence, f);
+
+  // Every batch (the partial seventh too) read once per epoch, by workers
+  // running ahead of the step.
+  EXPECT_EQ(sequence.perEpoch, std::vector<int>(14, 1));
+  EXPECT_EQ(trainer.iterations(), 14);
+  ASSERT_EQ(h.size(), 2u);
+  EXPECT_EQ(h.epochs[1].steps, 7);
+  // The source is told first, so its workers can start reading while the
+  // callbacks run; its epoch ends before the epoch's logs are final.
+  std::vector<std::string> order = {
+      "train begin",      "sequence begin 0", "epoch begin 0",
+      "sequence end",     "epoch end 0 with loss", "sequence begin 1",
+      "epoch begin 1",    "sequence end",     "epoch end 1 with loss",
+      "train end"};
+  EXPECT_EQ(sequence.events, order);
+
+  // The same batches from the arrays, unshuffled: the same weights, bit
+  // for bit, so the source changes nothing but where the examples live.
+  Sequential twin = makeClassifier();
+  Trainer reference(twin, config(), nullptr);
+  FitOptions plain = quiet(2, 16);
+  plain.shuffle = false;
+  reference.fit(data, plain);
+  EXPECT_TRUE(sameWeights(trainer.getWeights(), reference.getWeights()));
 }
 
 } // namespace
