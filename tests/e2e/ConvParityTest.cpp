@@ -106,4 +106,49 @@ INSTANTIATE_TEST_SUITE_P(
                                                             : "_interpreted");
     });
 
+/// LeNet-5 as written today (tanh convolutions, padding="same",
+/// AveragePooling2D; lenet/, make_lenet_fixture.py), trained with the
+/// optimizer of its own compile config: SGD with momentum 0.9.
+class LeNetParity : public ::testing::TestWithParam<ExecMode> {};
+
+TEST_P(LeNetParity, StepsWithItsCompileConfigMatchKeras) {
+  ExecMode mode = GetParam();
+  static const json::Value value = e2e::readFixtureJson("lenet/lenet.json");
+  const json::Object &record = *value.getAsObject()->getObject("lenet");
+  keras::ImportedModel imported =
+      keras::importKerasArchive(e2e::kerasFixture("lenet/lenet.keras"));
+  ASSERT_TRUE(imported.weightsLoaded);
+  ASSERT_TRUE(imported.training.has_value()) << imported.trainingError;
+  TrainingConfig config = *imported.training;
+  EXPECT_EQ(config.optimizer.kind, OptimizerKind::SGD);
+  EXPECT_EQ(config.optimizer.momentum, 0.9);
+  config.batch = 32;
+  config.mode = mode;
+
+  NDArray x, y;
+  e2e::kerasBatch(x, y);
+  Executable exe = e2e::jitQuietly(*imported.model, config);
+  double worstInitial = e2e::comparePredict(
+      exe.predict(x), *record.getArray("initial_predict"), "lenet initial");
+  std::vector<double> expected = e2e::numbers(*record.getArray("step_losses"));
+  ASSERT_EQ(expected.size(), 5u);
+  double worstLoss =
+      e2e::expectKerasLosses(exe, x, y, expected, "lenet").relative;
+  double worstFinal = e2e::comparePredict(
+      exe.predict(x), *record.getArray("final_predict"), "lenet final");
+  std::printf("[ keras ] lenet (%s): worst loss relative error %.2e, predict "
+              "error %.2e initial, %.2e after 5 steps\n",
+              mode == ExecMode::Compiled ? "compiled" : "interpreted",
+              worstLoss, worstInitial, worstFinal);
+}
+
+INSTANTIATE_TEST_SUITE_P(KerasLeNetFixture, LeNetParity,
+                         ::testing::Values(ExecMode::Compiled,
+                                           ExecMode::Interpreted),
+                         [](const auto &info) {
+                           return info.param == ExecMode::Compiled
+                                      ? std::string("compiled")
+                                      : std::string("interpreted");
+                         });
+
 } // namespace
