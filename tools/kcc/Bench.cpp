@@ -3,7 +3,7 @@
 // Times one model's training step compiled and interpreted in one process,
 // on one synthetic batch (timings on a shared machine are noisy: the ratio
 // measured in one run is the number to read, and each time is the median of
-// --repetitions runs of --steps steps). Also reports what each mode does per
+// --repetitions runs of --steps steps, the two modes' runs alternating). Also reports what each mode does per
 // step: kernels launched (compiled) against kc ops dispatched (interpreted),
 // and the static arena against its lower bound (kc-plan-memory) and the
 // interpreter's peak of live intermediates.
@@ -61,21 +61,35 @@ NDArray randomArray(mlir::RankedTensorType type, int64_t classes,
   return a;
 }
 
-/// ms per step: the median over repetitions of `steps` steps each.
-double timeSteps(Executable &exe, const std::vector<NDArray> &xs,
-                 const std::vector<NDArray> &ys, const BenchConfig &config) {
-  for (int64_t i = 0; i < config.warmup; ++i)
+/// ms per step of one repetition: `steps` steps.
+double timeRepetition(Executable &exe, const std::vector<NDArray> &xs,
+                      const std::vector<NDArray> &ys, int64_t steps) {
+  auto start = Clock::now();
+  for (int64_t i = 0; i < steps; ++i)
     exe.step(xs, ys);
-  std::vector<double> perStep;
-  for (int64_t r = 0; r < config.repetitions; ++r) {
-    auto start = Clock::now();
-    for (int64_t i = 0; i < config.steps; ++i)
-      exe.step(xs, ys);
-    double ms =
-        std::chrono::duration<double, std::milli>(Clock::now() - start).count();
-    perStep.push_back(ms / config.steps);
-  }
-  return median(perStep);
+  return std::chrono::duration<double, std::milli>(Clock::now() - start)
+             .count() /
+         steps;
+}
+
+/// Per mode, ms per step: the median over repetitions. The modes'
+/// repetitions alternate, so load that comes and goes on a shared machine
+/// falls on both alike and the ratio stays the number to read.
+std::vector<double> timeInterleaved(std::vector<Executable *> exes,
+                                    const std::vector<NDArray> &xs,
+                                    const std::vector<NDArray> &ys,
+                                    const BenchConfig &config) {
+  for (Executable *exe : exes)
+    for (int64_t i = 0; i < config.warmup; ++i)
+      exe->step(xs, ys);
+  std::vector<std::vector<double>> perStep(exes.size());
+  for (int64_t r = 0; r < config.repetitions; ++r)
+    for (size_t k = 0; k < exes.size(); ++k)
+      perStep[k].push_back(timeRepetition(*exes[k], xs, ys, config.steps));
+  std::vector<double> medians;
+  for (std::vector<double> &v : perStep)
+    medians.push_back(median(std::move(v)));
+  return medians;
 }
 
 } // namespace
@@ -138,8 +152,9 @@ int driver::runBench(const BenchConfig &config) {
     exec.mode = ExecMode::Interpreted;
     Executable interpreted(context, module->clone(), weights, exec);
 
-    double compiledMs = timeSteps(compiled, xs, ys, config);
-    double interpretedMs = timeSteps(interpreted, xs, ys, config);
+    std::vector<double> ms =
+        timeInterleaved({&compiled, &interpreted}, xs, ys, config);
+    double compiledMs = ms[0], interpretedMs = ms[1];
     // Kernels and memory plan: what the pipeline recorded in the lowering
     // the compiled Executable runs.
     ExecStats cs = compiled.stats(), is = interpreted.stats();
