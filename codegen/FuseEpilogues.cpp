@@ -11,10 +11,23 @@
 // dimension only); its body must be exactly `x + b`, `act(x)` or
 // `act(x + b)`, where act is relu (`select(x < 0, 0, x)`, as
 // kc-lower-to-linalg emits it, or `maximumf(x, 0)`), or tanh, sigmoid, gelu
-// (both forms) or silu/swish in kc-lower-to-linalg's form. In a training
-// step only those whose gradient reads their output (relu, tanh, sigmoid)
-// fuse: gelu's and silu's read their input, which then has a second use;
-// @forward (predict, evaluate) fuses them all.
+// (both forms) or silu/swish in kc-lower-to-linalg's form, or one of the
+// activations frontend/ops/Activations.cpp composes of kc ops as
+// kc-lower-to-linalg and kc-fuse-elementwise leave it: elu (any alpha),
+// selu, leaky_relu (any slope), relu6 and ReLU(max_value) (min(relu(x), m)),
+// softplus, mish, hard_sigmoid, hard_silu, exponential and softsign. The
+// alpha, slope or maximum is read from the body's constant and passed to
+// the call (`actParam`); every other constant must be exactly the one the
+// composition has (a body with another is left alone). Operands of
+// commutative ops may come in either order, and the value the activation
+// applies to may be computed several times (kc-fuse-elementwise inlines a
+// shared producer once per use).
+//
+// In a training step only those whose gradient reads their output (relu,
+// tanh, sigmoid, exponential) fuse: the others' gradients read their input
+// (or an intermediate), which then has a second use or is a second result
+// of the generic, and either keeps the generic; @forward (predict,
+// evaluate) fuses them all.
 //
 //===----------------------------------------------------------------------===//
 
@@ -32,6 +45,7 @@
 #include "mlir/IR/Matchers.h"
 
 #include "llvm/ADT/Statistic.h"
+#include "llvm/Support/Format.h"
 
 #define DEBUG_TYPE "kc-fuse-epilogues"
 
@@ -73,6 +87,26 @@ StringRef activationName(Activation a) {
     return "gelu (tanh approximation)";
   case Activation::Silu:
     return "silu";
+  case Activation::Elu:
+    return "elu";
+  case Activation::Selu:
+    return "selu";
+  case Activation::LeakyRelu:
+    return "leaky_relu";
+  case Activation::BoundedRelu:
+    return "relu";
+  case Activation::Softplus:
+    return "softplus";
+  case Activation::Mish:
+    return "mish";
+  case Activation::HardSigmoid:
+    return "hard_sigmoid";
+  case Activation::HardSilu:
+    return "hard_silu";
+  case Activation::Exp:
+    return "exponential";
+  case Activation::Softsign:
+    return "softsign";
   case Activation::None:
     break;
   }
@@ -83,7 +117,25 @@ StringRef activationName(Activation a) {
 struct Epilogue {
   Value bias; ///< null when there is none
   Activation activation = Activation::None;
+  double param = 0; ///< elu's alpha, leaky_relu's slope, the relu's maximum
 };
+
+/// The activation as the fusion remark names it, its parameter included.
+std::string describe(const Epilogue &e) {
+  std::string s = activationName(e.activation).str();
+  auto num = [](double v) {
+    std::string t;
+    llvm::raw_string_ostream(t) << llvm::format("%g", v);
+    return t;
+  };
+  if (e.activation == Activation::Elu)
+    s += " (alpha " + num(e.param) + ")";
+  else if (e.activation == Activation::LeakyRelu)
+    s += " (negative slope " + num(e.param) + ")";
+  else if (e.activation == Activation::BoundedRelu)
+    s = e.param == 6 ? "relu6" : "relu (max value " + num(e.param) + ")";
+  return s;
+}
 
 bool isZero(Value v) {
   return matchPattern(v, m_AnyZeroFloat());
@@ -92,15 +144,17 @@ bool isZero(Value v) {
 bool isOne(Value v) { return matchPattern(v, m_OneFloat()); }
 
 /// Whether `a` and `b` are one value, or computed by two identical ops of
-/// the same operands (fusion inlines a shared producer once per consumer).
-bool sameValue(Value a, Value b) {
+/// operands that are (fusion inlines a shared producer once per consumer).
+bool sameValue(Value a, Value b, unsigned depth = 0) {
   if (a == b)
     return true;
-  Operation *x = a.getDefiningOp(), *y = b.getDefiningOp();
-  return x && y &&
-         OperationEquivalence::isEquivalentTo(
-             x, y, OperationEquivalence::exactValueMatch, nullptr,
-             OperationEquivalence::IgnoreLocations);
+  auto x = dyn_cast<OpResult>(a), y = dyn_cast<OpResult>(b);
+  if (!x || !y || x.getResultNumber() != y.getResultNumber() || depth > 8)
+    return false;
+  return OperationEquivalence::isEquivalentTo(
+      x.getOwner(), y.getOwner(),
+      [&](Value l, Value r) { return success(sameValue(l, r, depth + 1)); },
+      nullptr, OperationEquivalence::IgnoreLocations);
 }
 
 bool isCommutedPair(Value a, Value b, Value x, Value y) {
@@ -112,6 +166,26 @@ bool isConstant(Value v, double c) {
   FloatAttr attr;
   return matchPattern(v, m_Constant(&attr)) &&
          std::abs(attr.getValueAsDouble() - c) <= 1e-7 * std::abs(c);
+}
+
+/// Whether `v` is the float constant `c` rounded to its type, exactly.
+bool isExactly(Value v, double c) {
+  FloatAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return false;
+  APFloat want(c);
+  bool losesInfo;
+  want.convert(attr.getValue().getSemantics(), APFloat::rmNearestTiesToEven,
+               &losesInfo);
+  return attr.getValue().bitwiseIsEqual(want);
+}
+
+/// The value of the float constant `v`, if it is one.
+std::optional<double> constantValue(Value v) {
+  FloatAttr attr;
+  if (!matchPattern(v, m_Constant(&attr)))
+    return std::nullopt;
+  return attr.getValueAsDouble();
 }
 
 /// The operand of the binary op `op` other than the one `pred` accepts
@@ -232,6 +306,262 @@ Value matchRelu(Value v) {
   return {};
 }
 
+/// kc-lower-to-linalg's max (`isMax`) or min of x and y, which propagates
+/// NaN from x: `x > y || x != x ? x : y` (min: `<`), or arith's
+/// maximumf/minimumf (NaN from either side; y must then be a constant, for
+/// which the two agree). x, with y in `other`, or null.
+Value matchMinMax(Value v, bool isMax, Value &other) {
+  if (isMax ? isa_and_present<arith::MaximumFOp>(v.getDefiningOp())
+            : isa_and_present<arith::MinimumFOp>(v.getDefiningOp())) {
+    Operation *op = v.getDefiningOp();
+    Value l = op->getOperand(0), r = op->getOperand(1);
+    if (constantValue(l))
+      std::swap(l, r);
+    if (!constantValue(r))
+      return {};
+    other = r;
+    return l;
+  }
+  auto select = v.getDefiningOp<arith::SelectOp>();
+  auto orOp = select ? select.getCondition().getDefiningOp<arith::OrIOp>()
+                     : arith::OrIOp();
+  if (!orOp)
+    return {};
+  Value x = select.getTrueValue(), y = select.getFalseValue();
+  auto isOrder = [&](Value c) {
+    auto cmp = c.getDefiningOp<arith::CmpFOp>();
+    return cmp &&
+           cmp.getPredicate() == (isMax ? arith::CmpFPredicate::OGT
+                                        : arith::CmpFPredicate::OLT) &&
+           sameValue(cmp.getLhs(), x) && sameValue(cmp.getRhs(), y);
+  };
+  auto isNaN = [&](Value c) {
+    auto cmp = c.getDefiningOp<arith::CmpFOp>();
+    return cmp &&
+           (cmp.getPredicate() == arith::CmpFPredicate::UNE ||
+            cmp.getPredicate() == arith::CmpFPredicate::UNO) &&
+           sameValue(cmp.getLhs(), x) && sameValue(cmp.getRhs(), x);
+  };
+  if (!(isOrder(orOp.getLhs()) && isNaN(orOp.getRhs())) &&
+      !(isNaN(orOp.getLhs()) && isOrder(orOp.getRhs())))
+    return {};
+  other = y;
+  return x;
+}
+
+/// max(x, 0): x, or null.
+Value matchMaxZero(Value v) {
+  Value zero;
+  Value x = matchMinMax(v, /*isMax=*/true, zero);
+  return x && isZero(zero) ? x : Value();
+}
+
+/// elu as frontend/ops/Activations.cpp composes it:
+/// select(x > 0, x, [alpha *] (exp(min(x, 0)) - 1)). x, with alpha in
+/// `alpha` and its constant in `alphaConst` (null when there is no
+/// multiply: alpha 1), or null.
+Value matchElu(Value v, double &alpha, Value &alphaConst) {
+  auto select = v.getDefiningOp<arith::SelectOp>();
+  auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpFOp>()
+                    : arith::CmpFOp();
+  if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OGT ||
+      !isZero(cmp.getRhs()))
+    return {};
+  Value x = cmp.getLhs();
+  if (!sameValue(select.getTrueValue(), x))
+    return {};
+  Value negative = select.getFalseValue();
+  alpha = 1;
+  alphaConst = {};
+  if (auto mul = negative.getDefiningOp<arith::MulFOp>()) {
+    Value c = mul.getLhs(), rest = mul.getRhs();
+    if (!constantValue(c))
+      std::swap(c, rest);
+    std::optional<double> a = constantValue(c);
+    if (!a)
+      return {};
+    alpha = *a;
+    alphaConst = c;
+    negative = rest;
+  }
+  auto sub = negative.getDefiningOp<arith::SubFOp>();
+  auto exp = sub ? sub.getLhs().getDefiningOp<math::ExpOp>() : math::ExpOp();
+  if (!exp || !isExactly(sub.getRhs(), 1.0))
+    return {};
+  Value zero;
+  Value y = matchMinMax(exp.getOperand(), /*isMax=*/false, zero);
+  if (!y || !isZero(zero) || !sameValue(y, x))
+    return {};
+  return x;
+}
+
+/// selu: scale * elu(x, alpha) with jax.nn.selu's constants. x, or null.
+Value matchSelu(Value v) {
+  auto mul = v.getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return {};
+  constexpr double kAlpha = 1.6732632423543772848170429916717;
+  constexpr double kScale = 1.0507009873554804934193349852946;
+  for (auto [scale, rest] : {std::pair(mul.getLhs(), mul.getRhs()),
+                             std::pair(mul.getRhs(), mul.getLhs())}) {
+    double alpha;
+    Value alphaConst;
+    if (!isExactly(scale, kScale))
+      continue;
+    if (Value x = matchElu(rest, alpha, alphaConst);
+        x && alphaConst && isExactly(alphaConst, kAlpha))
+      return x;
+  }
+  return {};
+}
+
+/// leaky_relu: select(x >= 0, x, slope * x). x, with the slope, or null.
+Value matchLeakyRelu(Value v, double &slope) {
+  auto select = v.getDefiningOp<arith::SelectOp>();
+  auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpFOp>()
+                    : arith::CmpFOp();
+  if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OGE ||
+      !isZero(cmp.getRhs()))
+    return {};
+  Value x = cmp.getLhs();
+  auto mul = select.getFalseValue().getDefiningOp<arith::MulFOp>();
+  if (!mul || !sameValue(select.getTrueValue(), x))
+    return {};
+  for (auto [c, y] : {std::pair(mul.getLhs(), mul.getRhs()),
+                      std::pair(mul.getRhs(), mul.getLhs())})
+    if (std::optional<double> s = constantValue(c); s && sameValue(y, x)) {
+      slope = *s;
+      return x;
+    }
+  return {};
+}
+
+/// relu6 and ReLU(max_value): min(relu(x), m), or min(max(relu(x), 0), m)
+/// as keras.activations.relu clips for a maximum other than 6. x, with m,
+/// or null.
+Value matchBoundedRelu(Value v, double &maximum) {
+  Value m;
+  Value r = matchMinMax(v, /*isMax=*/false, m);
+  std::optional<double> max = r ? constantValue(m) : std::nullopt;
+  if (!max)
+    return {};
+  Value x = matchRelu(r);
+  if (Value inner = x ? Value() : matchMaxZero(r))
+    x = matchRelu(inner);
+  if (x)
+    maximum = *max;
+  return x;
+}
+
+/// softplus: max(x, 0) + log(1 + exp(-|x|)). x, or null.
+Value matchSoftplus(Value v) {
+  auto add = v.getDefiningOp<arith::AddFOp>();
+  if (!add)
+    return {};
+  for (auto [max, tail] : {std::pair(add.getLhs(), add.getRhs()),
+                           std::pair(add.getRhs(), add.getLhs())}) {
+    Value x = matchMaxZero(max);
+    auto log = tail.getDefiningOp<math::LogOp>();
+    if (!x || !log)
+      continue;
+    Value e = otherOperand<arith::AddFOp>(
+        log.getOperand(), [](Value c) { return isExactly(c, 1.0); });
+    auto exp = e ? e.getDefiningOp<math::ExpOp>() : math::ExpOp();
+    auto neg =
+        exp ? exp.getOperand().getDefiningOp<arith::NegFOp>() : arith::NegFOp();
+    auto abs =
+        neg ? neg.getOperand().getDefiningOp<math::AbsFOp>() : math::AbsFOp();
+    if (abs && sameValue(abs.getOperand(), x))
+      return x;
+  }
+  return {};
+}
+
+/// hard_sigmoid: min(relu(x + 3), 6) / 6. x, or null.
+Value matchHardSigmoid(Value v) {
+  auto div = v.getDefiningOp<arith::DivFOp>();
+  if (!div || !isExactly(div.getRhs(), 6.0))
+    return {};
+  Value six;
+  Value r = matchMinMax(div.getLhs(), /*isMax=*/false, six);
+  if (!r || !isExactly(six, 6.0))
+    return {};
+  Value shifted = matchRelu(r);
+  return shifted ? otherOperand<arith::AddFOp>(
+                       shifted, [](Value c) { return isExactly(c, 3.0); })
+                 : Value();
+}
+
+/// x * f(x) for f matched by `inner` (silu, mish, hard_silu): x, or null.
+template <typename Inner> Value matchSelfGated(Value v, Inner inner) {
+  auto mul = v.getDefiningOp<arith::MulFOp>();
+  if (!mul)
+    return {};
+  for (auto [x, gate] : {std::pair(mul.getLhs(), mul.getRhs()),
+                         std::pair(mul.getRhs(), mul.getLhs())})
+    if (Value y = inner(gate); y && sameValue(y, x))
+      return x;
+  return {};
+}
+
+/// softsign: x / (|x| + 1). x, or null.
+Value matchSoftsign(Value v) {
+  auto div = v.getDefiningOp<arith::DivFOp>();
+  if (!div)
+    return {};
+  Value x = div.getLhs();
+  Value abs = otherOperand<arith::AddFOp>(
+      div.getRhs(), [](Value c) { return isExactly(c, 1.0); });
+  auto absOp = abs ? abs.getDefiningOp<math::AbsFOp>() : math::AbsFOp();
+  return absOp && sameValue(absOp.getOperand(), x) ? x : Value();
+}
+
+/// The activation `result` applies, recorded in `e`, and the value it
+/// applies it to; `result` itself when it is none of them.
+Value matchActivation(Value result, Epilogue &e) {
+  auto found = [&](Activation a, Value x, double param = 0) {
+    e.activation = a;
+    e.param = param;
+    return x;
+  };
+  double param = 0;
+  Value alphaConst;
+  if (Value x = matchRelu(result))
+    return found(Activation::Relu, x);
+  if (auto tanh = result.getDefiningOp<math::TanhOp>())
+    return found(Activation::Tanh, tanh.getOperand());
+  if (auto exp = result.getDefiningOp<math::ExpOp>())
+    return found(Activation::Exp, exp.getOperand());
+  if (Value x = matchSigmoid(result))
+    return found(Activation::Sigmoid, x);
+  if (bool approximate = false; Value x = matchGelu(result, approximate))
+    return found(approximate ? Activation::GeluTanh : Activation::Gelu, x);
+  if (Value x = matchSelfGated(result, matchSigmoid))
+    return found(Activation::Silu, x);
+  if (Value x = matchElu(result, param, alphaConst))
+    return found(Activation::Elu, x, param);
+  if (Value x = matchSelu(result))
+    return found(Activation::Selu, x);
+  if (Value x = matchLeakyRelu(result, param))
+    return found(Activation::LeakyRelu, x, param);
+  if (Value x = matchBoundedRelu(result, param))
+    return found(Activation::BoundedRelu, x, param);
+  if (Value x = matchSoftplus(result))
+    return found(Activation::Softplus, x);
+  if (Value x = matchSelfGated(result, [](Value g) {
+        auto tanh = g.getDefiningOp<math::TanhOp>();
+        return tanh ? matchSoftplus(tanh.getOperand()) : Value();
+      }))
+    return found(Activation::Mish, x);
+  if (Value x = matchHardSigmoid(result))
+    return found(Activation::HardSigmoid, x);
+  if (Value x = matchSelfGated(result, matchHardSigmoid))
+    return found(Activation::HardSilu, x);
+  if (Value x = matchSoftsign(result))
+    return found(Activation::Softsign, x);
+  return result;
+}
+
 /// Matches `generic` as an epilogue of the tensor `product`.
 std::optional<Epilogue> matchEpilogue(linalg::GenericOp generic,
                                       Value product) {
@@ -272,30 +602,7 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp generic,
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   Value result = yield.getOperand(0);
   Epilogue e;
-  if (Value inner = matchRelu(result)) {
-    e.activation = Activation::Relu;
-    result = inner;
-  } else if (auto tanh = result.getDefiningOp<math::TanhOp>()) {
-    e.activation = Activation::Tanh;
-    result = tanh.getOperand();
-  } else if (Value inner = matchSigmoid(result)) {
-    e.activation = Activation::Sigmoid;
-    result = inner;
-  } else if (bool approximate = false;
-             Value inner = matchGelu(result, approximate)) {
-    e.activation = approximate ? Activation::GeluTanh : Activation::Gelu;
-    result = inner;
-  } else if (Value inner = otherOperand<arith::MulFOp>(result, [](Value y) {
-               return matchSigmoid(y) != Value();
-             })) {
-    // silu: x * sigmoid(x), the same x on both sides.
-    auto mul = result.getDefiningOp<arith::MulFOp>();
-    Value sig = inner == mul.getLhs() ? mul.getRhs() : mul.getLhs();
-    if (Value x = matchSigmoid(sig); x && sameValue(x, inner)) {
-      e.activation = Activation::Silu;
-      result = inner;
-    }
-  }
+  result = matchActivation(result, e);
   if (bias) {
     auto add = result.getDefiningOp<arith::AddFOp>();
     if (!add || !((add.getLhs() == x && add.getRhs() == b) ||
@@ -307,9 +614,11 @@ std::optional<Epilogue> matchEpilogue(linalg::GenericOp generic,
   }
   // Nothing else in the body: every op is one of those matched above.
   for (Operation &op : body.without_terminator())
-    if (!isa<arith::AddFOp, arith::SelectOp, arith::CmpFOp, arith::MaximumFOp,
+    if (!isa<arith::AddFOp, arith::SubFOp, arith::SelectOp, arith::CmpFOp,
+             arith::OrIOp, arith::MaximumFOp, arith::MinimumFOp,
              arith::ConstantOp, arith::DivFOp, arith::MulFOp, arith::NegFOp,
-             math::AbsFOp, math::ErfOp, math::ExpOp, math::TanhOp>(op))
+             math::AbsFOp, math::ErfOp, math::ExpOp, math::LogOp, math::TanhOp>(
+            op))
       return std::nullopt;
   if (!e.bias && e.activation == Activation::None)
     return std::nullopt;
@@ -475,6 +784,8 @@ LogicalResult fuse(func::CallOp call, bool remarks) {
   };
   args.push_back(i64(epilogue->bias ? 1 : 0));
   args.push_back(i64(static_cast<int64_t>(epilogue->activation)));
+  args.push_back(
+      b.create<arith::ConstantOp>(loc, b.getF64FloatAttr(epilogue->param)));
 
   std::string name = (kind->base + "_epilogue" + suffix).str();
   auto module = call->getParentOfType<ModuleOp>();
@@ -493,7 +804,7 @@ LogicalResult fuse(func::CallOp call, bool remarks) {
     fused.emitRemark() << "fused into " << name << ": "
                        << (epilogue->bias ? "bias" : "")
                        << (epilogue->bias && act ? " + " : "")
-                       << activationName(epilogue->activation)
+                       << describe(*epilogue)
                        << " (one pass over the output and its buffer saved)";
   }
   generic.getResult(0).replaceAllUsesWith(product.getResult());

@@ -17,6 +17,7 @@
 #include <iterator>
 #include <optional>
 #include <type_traits>
+#include <variant>
 
 using namespace kcc;
 
@@ -106,26 +107,49 @@ kernels::Epilogue epilogue(const NDArray *bias, int64_t act) {
 }
 
 /// The activations the product kernels leave to the caller, applied to the
-/// output in place right after the product: the same kernel as the kc op's
-/// (so the result equals the unfused interpreter's), on data still in cache.
-/// Indexed by EpilogueActivation; none and relu (the product kernel's own)
-/// have none.
-void activateInPlace(const char *op, int64_t act, NDArray out) {
+/// output in place right after the product: the same kernel as the kc op's,
+/// or for an activation composed of kc ops one computed as the composition
+/// is (so the result equals the unfused interpreter's), on data still in
+/// cache. Indexed by EpilogueActivation; none and relu (the product
+/// kernel's own) have none.
+void activateInPlace(const char *op, int64_t act, double param, NDArray out) {
   using K = kernels::UnaryKind;
-  static const std::optional<K> kKernels[] = {
-      std::nullopt, std::nullopt, K::Tanh, K::Sigmoid,
-      K::Gelu,      K::GeluTanh,  K::Silu};
-  static_assert(std::size(kKernels) == size_t(Act::Silu) + 1,
+  using C = kernels::ComposedActivation;
+  static const std::variant<std::monostate, K, C> kKernels[] = {
+      {},             // None
+      {},             // Relu
+      K::Tanh,        // Tanh
+      K::Sigmoid,     // Sigmoid
+      K::Gelu,        // Gelu
+      K::GeluTanh,    // GeluTanh
+      K::Silu,        // Silu
+      C::Elu,         // Elu
+      C::Selu,        // Selu
+      C::LeakyRelu,   // LeakyRelu
+      C::BoundedRelu, // BoundedRelu
+      C::Softplus,    // Softplus
+      C::Mish,        // Mish
+      C::HardSigmoid, // HardSigmoid
+      C::HardSilu,    // HardSilu
+      K::Exp,         // Exp
+      C::Softsign,    // Softsign
+  };
+  static_assert(std::size(kKernels) == size_t(Act::Softsign) + 1,
                 "one entry per EpilogueActivation");
-  if (act < 0 || act >= int64_t(std::size(kKernels)) || !kKernels[act])
+  if (act < 0 || act >= int64_t(std::size(kKernels)))
     return;
-  guarded(op, [&] { kernels::unary(*kKernels[act], out, out); });
+  if (const K *unary = std::get_if<K>(&kKernels[act]))
+    guarded(op, [&] { kernels::unary(*unary, out, out); });
+  else if (const C *composed = std::get_if<C>(&kKernels[act]))
+    guarded(op,
+            [&] { kernels::composedActivation(*composed, param, out, out); });
 }
 
 template <typename T>
 void matmulEpilogue(const T *a, const T *b, const T *bias, T *out, int64_t a0,
                     int64_t a1, int64_t b0, int64_t b1, int64_t o0, int64_t o1,
-                    int64_t ta, int64_t tb, int64_t hasBias, int64_t act) {
+                    int64_t ta, int64_t tb, int64_t hasBias, int64_t act,
+                    double actParam) {
   if (!matmulFast(a, b, hasBias ? bias : nullptr, out, a0, a1, o0, o1, ta,
                   tb, Act(act) == Act::Relu))
     guarded("matmul", [&] {
@@ -134,7 +158,7 @@ void matmulEpilogue(const T *a, const T *b, const T *bias, T *out, int64_t a0,
       kernels::matmul(A, B, ta != 0, tb != 0, O,
                       epilogue(hasBias ? &Bias : nullptr, act));
     });
-  activateInPlace("matmul", act, view(out, {o0, o1}));
+  activateInPlace("matmul", act, actParam, view(out, {o0, o1}));
 }
 
 template <typename T>
@@ -142,8 +166,8 @@ void conv2dEpilogue(const T *x, const T *y, const T *bias, T *out, int64_t x0,
                     int64_t x1, int64_t x2, int64_t x3, int64_t y0, int64_t y1,
                     int64_t y2, int64_t y3, int64_t o0, int64_t o1, int64_t o2,
                     int64_t o3, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
-                    int64_t pad, int64_t groups, int64_t hasBias,
-                    int64_t act) {
+                    int64_t pad, int64_t groups, int64_t hasBias, int64_t act,
+                    double actParam) {
   guarded("conv2d", [&] {
     NDArray X = view(x, {x0, x1, x2, x3}), Y = view(y, {y0, y1, y2, y3});
     NDArray O = view(out, {o0, o1, o2, o3}), Bias = view(bias, {o3});
@@ -153,7 +177,7 @@ void conv2dEpilogue(const T *x, const T *y, const T *bias, T *out, int64_t x0,
     p.groups = groups;
     kernels::conv2d(X, Y, p, O, epilogue(hasBias ? &Bias : nullptr, act));
   });
-  activateInPlace("conv2d", act, view(out, {o0, o1, o2, o3}));
+  activateInPlace("conv2d", act, actParam, view(out, {o0, o1, o2, o3}));
 }
 
 enum class ConvKind { Forward, BackpropInput, BackpropFilter };
@@ -237,25 +261,25 @@ void maxPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
   void kcc_rt_matmul_epilogue_##S(                                             \
       const T *a, const T *b, const T *bias, T *out, int64_t a0, int64_t a1,   \
       int64_t b0, int64_t b1, int64_t o0, int64_t o1, int64_t ta, int64_t tb,  \
-      int64_t hasBias, int64_t act) {                                          \
+      int64_t hasBias, int64_t act, double actParam) {                         \
     matmulEpilogue(a, b, bias, out, a0, a1, b0, b1, o0, o1, ta, tb, hasBias,   \
-                   act);                                                       \
+                   act, actParam);                                             \
   }                                                                            \
   void kcc_rt_conv2d_epilogue_##S(                                             \
       const T *x, const T *y, const T *bias, T *out, int64_t x0, int64_t x1,   \
       int64_t x2, int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3,  \
       int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw,  \
       int64_t dh, int64_t dw, int64_t pad, int64_t groups, int64_t hasBias,    \
-      int64_t act) {                                                           \
+      int64_t act, double actParam) {                                          \
     conv2dEpilogue(x, y, bias, out, x0, x1, x2, x3, y0, y1, y2, y3, o0, o1,    \
-                   o2, o3, sh, sw, dh, dw, pad, groups, hasBias, act);         \
+                   o2, o3, sh, sw, dh, dw, pad, groups, hasBias, act,          \
+                   actParam);                                                  \
   }                                                                            \
-  void kcc_rt_conv2d_##S(const T *x, const T *y, T *out, int64_t x0,           \
-                         int64_t x1, int64_t x2, int64_t x3, int64_t y0,       \
-                         int64_t y1, int64_t y2, int64_t y3, int64_t o0,       \
-                         int64_t o1, int64_t o2, int64_t o3, int64_t sh,       \
-                         int64_t sw, int64_t dh, int64_t dw, int64_t pad,      \
-                         int64_t groups) {                                     \
+  void kcc_rt_conv2d_##S(                                                      \
+      const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
+      int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
+      int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw, int64_t dh,  \
+      int64_t dw, int64_t pad, int64_t groups) {                               \
     conv<T, ConvKind::Forward>(x, y, out, x0, x1, x2, x3, y0, y1, y2, y3, o0,  \
                                o1, o2, o3, sh, sw, dh, dw, pad, groups);       \
   }                                                                            \
@@ -291,11 +315,10 @@ void maxPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
     pool1<T, PoolKind::Avg>(x, out, x0, x1, x2, x3, o0, o1, o2, o3, wh, ww,    \
                             sh, sw, pad);                                      \
   }                                                                            \
-  void kcc_rt_avg_pool2d_grad_##S(const T *x, T *out, int64_t x0, int64_t x1,  \
-                                  int64_t x2, int64_t x3, int64_t o0,          \
-                                  int64_t o1, int64_t o2, int64_t o3,          \
-                                  int64_t wh, int64_t ww, int64_t sh,          \
-                                  int64_t sw, int64_t pad) {                   \
+  void kcc_rt_avg_pool2d_grad_##S(                                             \
+      const T *x, T *out, int64_t x0, int64_t x1, int64_t x2, int64_t x3,      \
+      int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t wh, int64_t ww,  \
+      int64_t sh, int64_t sw, int64_t pad) {                                   \
     pool1<T, PoolKind::AvgGrad>(x, out, x0, x1, x2, x3, o0, o1, o2, o3, wh,    \
                                 ww, sh, sw, pad);                              \
   }                                                                            \

@@ -33,13 +33,15 @@ extern "C" {
                                int64_t b2, int64_t o0, int64_t o1, int64_t o2, \
                                int64_t transposeA, int64_t transposeB);
 /// The GEMM with its epilogue fused (codegen/FuseEpilogues.cpp): a bias
-/// pointer before the output, and after the transposes `hasBias` and `act`
-/// (a kcc::EpilogueActivation, below). The bias spans the output's last dim.
+/// pointer before the output, and after the transposes `hasBias`, `act` (a
+/// kcc::EpilogueActivation, below) and the activation's parameter
+/// `actParam` (alpha, slope or maximum; 0 for those without one). The bias
+/// spans the output's last dim.
 #define KCC_RT_MATMUL_EPILOGUE(T, S)                                           \
   void kcc_rt_matmul_epilogue_##S(                                             \
       const T *a, const T *b, const T *bias, T *out, int64_t a0, int64_t a1,   \
       int64_t b0, int64_t b1, int64_t o0, int64_t o1, int64_t transposeA,      \
-      int64_t transposeB, int64_t hasBias, int64_t act);
+      int64_t transposeB, int64_t hasBias, int64_t act, double actParam);
 /// The convolution with its epilogue, arguments as the matmul's above.
 #define KCC_RT_CONV_EPILOGUE(T, S)                                             \
   void kcc_rt_conv2d_epilogue_##S(                                             \
@@ -47,7 +49,7 @@ extern "C" {
       int64_t x2, int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3,  \
       int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw,  \
       int64_t dh, int64_t dw, int64_t pad, int64_t groups, int64_t hasBias,    \
-      int64_t act);
+      int64_t act, double actParam);
 /// 4-D arrays x 3 (input, filter or grad, output), then strides, dilations,
 /// padding, groups.
 #define KCC_RT_CONV(NAME, T, S)                                                \
@@ -141,15 +143,27 @@ namespace kcc {
 
 /// The `act` argument of kcc_rt_matmul_epilogue_* and kcc_rt_conv2d_epilogue_*
 /// (codegen/FuseEpilogues.cpp emits it): the activation applied to the
-/// output after the bias.
+/// output after the bias. From Elu on, Keras's activations kcc composes of
+/// kc ops (frontend/ops/Activations.cpp), computed as the composition is
+/// (kernels::composedActivation); `actParam` is the parameter noted.
 enum class EpilogueActivation : int64_t {
   None = 0,
   Relu = 1,
   Tanh = 2,
   Sigmoid = 3,
-  Gelu = 4,     ///< the exact erf form
-  GeluTanh = 5, ///< gelu's tanh approximation
-  Silu = 6      ///< x * sigmoid(x), Keras's swish
+  Gelu = 4,         ///< the exact erf form
+  GeluTanh = 5,     ///< gelu's tanh approximation
+  Silu = 6,         ///< x * sigmoid(x), Keras's swish
+  Elu = 7,          ///< actParam: alpha
+  Selu = 8,         ///< jax.nn.selu's alpha and scale
+  LeakyRelu = 9,    ///< actParam: the negative slope
+  BoundedRelu = 10, ///< min(relu(x), actParam): relu6, ReLU(max_value)
+  Softplus = 11,
+  Mish = 12,
+  HardSigmoid = 13, ///< min(relu(x + 3), 6) / 6
+  HardSilu = 14,    ///< x * hard_sigmoid(x), Keras's hard_swish
+  Exp = 15,         ///< Keras's exponential
+  Softsign = 16
 };
 
 namespace jit {

@@ -208,6 +208,88 @@ struct SiluOp {
   template <typename T> static T apply(T x) { return x * SigmoidOp::apply(x); }
 };
 
+// The activations composed of kc ops (frontend/ops/Activations.cpp), each
+// written as the kc ops' kernels above compute its steps, in its order: a
+// product kernel's epilogue then equals the unfused composition's result.
+// `p` is the activation's parameter (alpha, slope or maximum).
+
+/// select(x > 0, x, [alpha *] (exp(min(x, 0)) - 1)); no multiply when
+/// alpha is 1, as jax.nn.elu has none.
+template <typename T> T eluOf(T x, T alpha) {
+  T negative = ExpOp::apply(MinOp::apply(x, T(0))) - T(1);
+  if (alpha != T(1))
+    negative = alpha * negative;
+  return x > T(0) ? x : negative;
+}
+struct EluAct {
+  template <typename T> static T apply(T x, T p) { return eluOf(x, p); }
+};
+/// scale * elu(x, alpha), jax.nn.selu's constants rounded to T as the
+/// traced splats are.
+struct SeluAct {
+  template <typename T> static T apply(T x, T) {
+    return T(1.0507009873554804934193349852946) *
+           eluOf(x, T(1.6732632423543772848170429916717));
+  }
+};
+/// select(x >= 0, x, slope * x).
+struct LeakyReluAct {
+  template <typename T> static T apply(T x, T p) {
+    return x >= T(0) ? x : p * x;
+  }
+};
+/// min(relu(x), maximum).
+struct BoundedReluAct {
+  template <typename T> static T apply(T x, T p) {
+    return MinOp::apply(ReluOp::apply(x), p);
+  }
+};
+/// max(x, 0) + log(1 + exp(-|x|)).
+template <typename T> T softplusOf(T x) {
+  T tail = LogOp::apply(T(1) + ExpOp::apply(-AbsOp::apply(x)));
+  return MaxOp::apply(x, T(0)) + tail;
+}
+struct SoftplusAct {
+  template <typename T> static T apply(T x, T) { return softplusOf(x); }
+};
+struct MishAct {
+  template <typename T> static T apply(T x, T) {
+    return x * TanhOp::apply(softplusOf(x));
+  }
+};
+/// min(relu(x + 3), 6) / 6.
+template <typename T> T hardSigmoidOf(T x) {
+  return MinOp::apply(ReluOp::apply(x + T(3)), T(6)) / T(6);
+}
+struct HardSigmoidAct {
+  template <typename T> static T apply(T x, T) { return hardSigmoidOf(x); }
+};
+struct HardSiluAct {
+  template <typename T> static T apply(T x, T) { return x * hardSigmoidOf(x); }
+};
+/// x / (|x| + 1).
+struct SoftsignAct {
+  template <typename T> static T apply(T x, T) {
+    return x / (AbsOp::apply(x) + T(1));
+  }
+};
+
+template <typename T, typename Op>
+void activationLoop(const T *x, T *o, int64_t n, T p) {
+  for (int64_t i = 0; i < n; ++i)
+    o[i] = Op::apply(x[i], p);
+}
+
+template <typename T, typename Op>
+void runActivation(const NDArray &x, NDArray &out, double param) {
+  const T *px = x.data<T>();
+  T *po = out.data<T>();
+  T p = T(param);
+  parallelFor(out.numel(), [=](int64_t lo, int64_t hi) {
+    activationLoop<T, Op>(px + lo, po + lo, hi - lo, p);
+  });
+}
+
 template <typename T, typename Op>
 void unaryLoop(const T *__restrict x, T *__restrict o, int64_t n) {
   for (int64_t i = 0; i < n; ++i)
@@ -311,6 +393,35 @@ void kernels::unary(UnaryKind kind, const NDArray &x, NDArray &out) {
       return runUnary<T, GeluTanhOp>(x, out);
     case UnaryKind::Silu:
       return runUnary<T, SiluOp>(x, out);
+    }
+  });
+}
+
+void kernels::composedActivation(ComposedActivation kind, double param,
+                                 const NDArray &x, NDArray &out) {
+  checkSame("activation", x, out);
+  dispatchFloat("activation", x.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    using C = ComposedActivation;
+    switch (kind) {
+    case C::Elu:
+      return runActivation<T, EluAct>(x, out, param);
+    case C::Selu:
+      return runActivation<T, SeluAct>(x, out, param);
+    case C::LeakyRelu:
+      return runActivation<T, LeakyReluAct>(x, out, param);
+    case C::BoundedRelu:
+      return runActivation<T, BoundedReluAct>(x, out, param);
+    case C::Softplus:
+      return runActivation<T, SoftplusAct>(x, out, param);
+    case C::Mish:
+      return runActivation<T, MishAct>(x, out, param);
+    case C::HardSigmoid:
+      return runActivation<T, HardSigmoidAct>(x, out, param);
+    case C::HardSilu:
+      return runActivation<T, HardSiluAct>(x, out, param);
+    case C::Softsign:
+      return runActivation<T, SoftsignAct>(x, out, param);
     }
   });
 }

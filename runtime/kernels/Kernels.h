@@ -44,6 +44,27 @@ void binary(BinaryKind kind, const NDArray &a, const NDArray &b, NDArray &out);
 /// out = op(x). Gelu is the exact erf form, GeluTanh the tanh approximation;
 /// Silu is x * sigmoid(x) (no kc op of its own: the fused epilogues use it).
 void unary(UnaryKind kind, const NDArray &x, NDArray &out);
+/// The activations kcc composes of kc ops (frontend/ops/Activations.cpp)
+/// that the fused GEMM and convolution epilogues apply to their output in
+/// place (runtime/LibraryCalls.cpp): each step computed and rounded as the
+/// kc op's kernel computes it, in the same order, so the result equals the
+/// composition's (NaN and infinities included). `param` is Elu's alpha,
+/// LeakyRelu's negative slope and BoundedRelu's maximum; the others take
+/// none. Selu has jax.nn's alpha and scale; BoundedRelu is min(relu(x),
+/// param) (relu6, ReLU(max_value)).
+enum class ComposedActivation {
+  Elu,
+  Selu,
+  LeakyRelu,
+  BoundedRelu,
+  Softplus,
+  Mish,
+  HardSigmoid,
+  HardSilu,
+  Softsign
+};
+void composedActivation(ComposedActivation kind, double param, const NDArray &x,
+                        NDArray &out);
 /// out (I1) = a <kind> b.
 void compare(CompareKind kind, const NDArray &a, const NDArray &b, NDArray &out);
 /// out = cond ? a : b; cond is I1.

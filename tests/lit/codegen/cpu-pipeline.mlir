@@ -6,7 +6,7 @@
 // straight into the caller's buffer: one kernel, no intermediate buffer.
 // CHECK-LABEL: llvm.func @dense_relu(%arg0: !llvm.ptr, %arg1: !llvm.ptr, %arg2: !llvm.ptr, %arg3: !llvm.ptr)
 // CHECK-SAME: kc.kernels = 1
-// CHECK: llvm.call @kcc_rt_matmul_epilogue_f32(%{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64) -> ()
+// CHECK: llvm.call @kcc_rt_matmul_epilogue_f32(%{{.*}}) : (!llvm.ptr, !llvm.ptr, !llvm.ptr, !llvm.ptr, i64, i64, i64, i64, i64, i64, i64, i64, i64, i64, f64) -> ()
 // CHECK-NOT: llvm.fcmp
 // CHECK-NOT: llvm.call @free
 

@@ -1,40 +1,95 @@
 //===- LibraryCallsTest.cpp - The fused epilogues of the C entry points ---===//
 //
 // kc-fuse-epilogues replaces `act(product + bias)` by one
-// kcc_rt_*_epilogue_* call with an activation code. Each code, in f32 and
-// f64, against the product computed by the plain entry point and the bias
-// and activation applied here in double precision.
+// kcc_rt_*_epilogue_* call with an activation code and its parameter. Each
+// code, in f32 and f64, against the product computed by the plain entry
+// point and the bias and activation applied here in double precision; and
+// each code's activation against the kc kernels it is composed of
+// (frontend/ops/Activations.cpp, as the interpreter runs it), bit for bit,
+// on NaN, infinities and ordinary values.
 //
 //===----------------------------------------------------------------------===//
 
 #include "runtime/LibraryCalls.h"
+#include "runtime/kernels/Kernels.h"
 
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
 namespace {
 
-double activate(int64_t act, double v) {
-  switch (act) {
-  case 1:
+using kcc::DType;
+using kcc::NDArray;
+using Act = kcc::EpilogueActivation;
+
+constexpr int64_t kNumCodes = int64_t(Act::Softsign) + 1;
+
+/// The parameter each code is tested with: elu's alpha, leaky_relu's
+/// slope, the bounded relu's maximum (relu6's 6 and ReLU(max_value=2.5)).
+std::vector<double> paramsOf(int64_t act) {
+  switch (Act(act)) {
+  case Act::Elu:
+    return {1.0, 0.5};
+  case Act::LeakyRelu:
+    return {0.2, 0.01};
+  case Act::BoundedRelu:
+    return {6.0, 2.5};
+  default:
+    return {0.0};
+  }
+}
+
+double softplus(double v) {
+  return std::max(v, 0.0) + std::log1p(std::exp(-std::abs(v)));
+}
+double hardSigmoid(double v) { return std::min(std::max(v + 3, 0.0), 6.0) / 6; }
+double elu(double v, double alpha) { return v > 0 ? v : alpha * std::expm1(v); }
+
+double activate(int64_t act, double p, double v) {
+  switch (Act(act)) {
+  case Act::None:
+    return v;
+  case Act::Relu:
     return v < 0 ? 0 : v;
-  case 2:
+  case Act::Tanh:
     return std::tanh(v);
-  case 3:
+  case Act::Sigmoid:
     return 1 / (1 + std::exp(-v));
-  case 4:
+  case Act::Gelu:
     return 0.5 * v * (1 + std::erf(v / std::sqrt(2.0)));
-  case 5:
+  case Act::GeluTanh:
     return 0.5 * v *
            (1 + std::tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
-  case 6:
+  case Act::Silu:
     return v / (1 + std::exp(-v));
-  default:
-    return v;
+  case Act::Elu:
+    return elu(v, p);
+  case Act::Selu:
+    return 1.0507009873554804934193349852946 *
+           elu(v, 1.6732632423543772848170429916717);
+  case Act::LeakyRelu:
+    return v >= 0 ? v : p * v;
+  case Act::BoundedRelu:
+    return std::min(std::max(v, 0.0), p);
+  case Act::Softplus:
+    return softplus(v);
+  case Act::Mish:
+    return v * std::tanh(softplus(v));
+  case Act::HardSigmoid:
+    return hardSigmoid(v);
+  case Act::HardSilu:
+    return v * hardSigmoid(v);
+  case Act::Exp:
+    return std::exp(v);
+  case Act::Softsign:
+    return v / (std::abs(v) + 1);
   }
+  return v;
 }
 
 template <typename T> std::vector<T> random(size_t n, unsigned seed) {
@@ -48,13 +103,15 @@ template <typename T> std::vector<T> random(size_t n, unsigned seed) {
 
 template <typename T>
 void expectEpilogue(const std::vector<T> &plain, const std::vector<T> &bias,
-                    const std::vector<T> &fused, int64_t act, bool hasBias,
-                    double tol) {
+                    const std::vector<T> &fused, int64_t act, double p,
+                    bool hasBias, double tol) {
   size_t n = bias.size();
   for (size_t i = 0; i < plain.size(); ++i) {
-    double want = activate(act, double(plain[i]) + (hasBias ? bias[i % n] : 0));
+    double want =
+        activate(act, p, double(plain[i]) + (hasBias ? bias[i % n] : 0));
     ASSERT_NEAR(fused[i], want, tol * (1 + std::abs(want)))
-        << "element " << i << ", act " << act << ", bias " << hasBias;
+        << "element " << i << ", act " << act << " (" << p << "), bias "
+        << hasBias;
   }
 }
 
@@ -66,18 +123,19 @@ template <typename T> void checkMatmulEpilogues(double tol) {
     kcc_rt_matmul_f32(a.data(), b.data(), plain.data(), m, k, k, n, m, n, 0, 0);
   else
     kcc_rt_matmul_f64(a.data(), b.data(), plain.data(), m, k, k, n, m, n, 0, 0);
-  for (int64_t act : {0, 1, 2, 3, 4, 5, 6})
-    for (bool hasBias : {false, true}) {
-      if constexpr (std::is_same_v<T, float>)
-        kcc_rt_matmul_epilogue_f32(a.data(), b.data(), bias.data(),
-                                   fused.data(), m, k, k, n, m, n, 0, 0,
-                                   hasBias, act);
-      else
-        kcc_rt_matmul_epilogue_f64(a.data(), b.data(), bias.data(),
-                                   fused.data(), m, k, k, n, m, n, 0, 0,
-                                   hasBias, act);
-      expectEpilogue(plain, bias, fused, act, hasBias, tol);
-    }
+  for (int64_t act = 0; act < kNumCodes; ++act)
+    for (double p : paramsOf(act))
+      for (bool hasBias : {false, true}) {
+        if constexpr (std::is_same_v<T, float>)
+          kcc_rt_matmul_epilogue_f32(a.data(), b.data(), bias.data(),
+                                     fused.data(), m, k, k, n, m, n, 0, 0,
+                                     hasBias, act, p);
+        else
+          kcc_rt_matmul_epilogue_f64(a.data(), b.data(), bias.data(),
+                                     fused.data(), m, k, k, n, m, n, 0, 0,
+                                     hasBias, act, p);
+        expectEpilogue(plain, bias, fused, act, p, hasBias, tol);
+      }
 }
 
 TEST(MatmulEpilogue, EveryActivationCode) {
@@ -93,12 +151,157 @@ TEST(ConvEpilogue, EveryActivationCode) {
                      fused(plain.size());
   kcc_rt_conv2d_f32(x.data(), w.data(), plain.data(), 2, 7, 7, 3, 3, 3, 3, 5,
                     2, 5, 5, 5, 1, 1, 1, 1, 0, 1);
-  for (int64_t act : {0, 1, 2, 3, 4, 5, 6}) {
-    kcc_rt_conv2d_epilogue_f32(x.data(), w.data(), bias.data(), fused.data(),
-                               2, 7, 7, 3, 3, 3, 3, 5, 2, 5, 5, 5, 1, 1, 1, 1,
-                               0, 1, 1, act);
-    expectEpilogue(plain, bias, fused, act, true, 1e-5);
+  for (int64_t act = 0; act < kNumCodes; ++act)
+    for (double p : paramsOf(act)) {
+      kcc_rt_conv2d_epilogue_f32(x.data(), w.data(), bias.data(), fused.data(),
+                                 2, 7, 7, 3, 3, 3, 3, 5, 2, 5, 5, 5, 1, 1, 1, 1,
+                                 0, 1, 1, act, p);
+      expectEpilogue(plain, bias, fused, act, p, true, 1e-5);
+    }
+}
+
+//===----------------------------------------------------------------------===//
+// Each code against its kc kernels
+//===----------------------------------------------------------------------===//
+
+/// The kc kernels, as the interpreter runs a traced activation.
+struct KcKernels {
+  NDArray like(const NDArray &x, double v) {
+    return NDArray::fromVector(x.shape(), std::vector<double>(x.numel(), v),
+                               x.dtype());
   }
+  NDArray unary(kcc::kernels::UnaryKind k, const NDArray &x) {
+    NDArray out = NDArray::empty(x.shape(), x.dtype());
+    kcc::kernels::unary(k, x, out);
+    return out;
+  }
+  NDArray binary(kcc::kernels::BinaryKind k, const NDArray &a,
+                 const NDArray &b) {
+    NDArray out = NDArray::empty(a.shape(), a.dtype());
+    kcc::kernels::binary(k, a, b, out);
+    return out;
+  }
+  NDArray compare(kcc::kernels::CompareKind k, const NDArray &a, double v) {
+    NDArray out = NDArray::empty(a.shape(), DType::I1);
+    kcc::kernels::compare(k, a, like(a, v), out);
+    return out;
+  }
+  NDArray select(const NDArray &c, const NDArray &a, const NDArray &b) {
+    NDArray out = NDArray::empty(a.shape(), a.dtype());
+    kcc::kernels::select(c, a, b, out);
+    return out;
+  }
+};
+
+/// frontend/ops/Activations.cpp's composition of `act` (and kc's own
+/// kernel for the activations that have one), on x.
+NDArray composed(int64_t act, double p, const NDArray &x) {
+  using U = kcc::kernels::UnaryKind;
+  using B = kcc::kernels::BinaryKind;
+  using C = kcc::kernels::CompareKind;
+  KcKernels k;
+  auto add = [&](const NDArray &a, const NDArray &b) {
+    return k.binary(B::Add, a, b);
+  };
+  auto mul = [&](const NDArray &a, const NDArray &b) {
+    return k.binary(B::Mul, a, b);
+  };
+  auto relu6 = [&](const NDArray &v) {
+    return k.binary(B::Min, k.unary(U::Relu, v), k.like(v, 6));
+  };
+  auto elu = [&](const NDArray &v, double alpha) {
+    NDArray negative =
+        k.binary(B::Sub, k.unary(U::Exp, k.binary(B::Min, v, k.like(v, 0))),
+                 k.like(v, 1));
+    if (alpha != 1.0)
+      negative = mul(k.like(v, alpha), negative);
+    return k.select(k.compare(C::GT, v, 0), v, negative);
+  };
+  auto softplus = [&](const NDArray &v) {
+    NDArray tail = k.unary(
+        U::Log, add(k.like(v, 1),
+                    k.unary(U::Exp, k.unary(U::Neg, k.unary(U::Abs, v)))));
+    return add(k.binary(B::Max, v, k.like(v, 0)), tail);
+  };
+  auto hardSigmoid = [&](const NDArray &v) {
+    return k.binary(B::Div, relu6(add(v, k.like(v, 3))), k.like(v, 6));
+  };
+  switch (Act(act)) {
+  case Act::None:
+    return x.clone();
+  case Act::Relu:
+    return k.unary(U::Relu, x);
+  case Act::Tanh:
+    return k.unary(U::Tanh, x);
+  case Act::Sigmoid:
+    return k.unary(U::Sigmoid, x);
+  case Act::Gelu:
+    return k.unary(U::Gelu, x);
+  case Act::GeluTanh:
+    return k.unary(U::GeluTanh, x);
+  case Act::Silu:
+    return mul(x, k.unary(U::Sigmoid, x));
+  case Act::Elu:
+    return elu(x, p);
+  case Act::Selu:
+    return mul(k.like(x, 1.0507009873554804934193349852946),
+               elu(x, 1.6732632423543772848170429916717));
+  case Act::LeakyRelu:
+    return k.select(k.compare(C::GE, x, 0), x, mul(k.like(x, p), x));
+  case Act::BoundedRelu:
+    return k.binary(B::Min, k.unary(U::Relu, x), k.like(x, p));
+  case Act::Softplus:
+    return softplus(x);
+  case Act::Mish:
+    return mul(x, k.unary(U::Tanh, softplus(x)));
+  case Act::HardSigmoid:
+    return hardSigmoid(x);
+  case Act::HardSilu:
+    return mul(x, hardSigmoid(x));
+  case Act::Exp:
+    return k.unary(U::Exp, x);
+  case Act::Softsign:
+    return k.binary(B::Div, x, add(k.unary(U::Abs, x), k.like(x, 1)));
+  }
+  return x.clone();
+}
+
+/// x as an [n, 1] matrix times [[1]]: the GEMM's output is x itself, to
+/// which the entry point applies the activation.
+template <typename T> void checkAgainstKcKernels(DType dt) {
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  std::vector<double> values = {nan,   inf,  -inf,   0.0, -1.5,  2.5, 30.0,
+                                -30.0, 0.7,  -0.2,   6.0, -3.0,  3.0, 1e-7,
+                                -90.0, 90.0, 5.9999, 2.5, -1e-30};
+  for (double v : random<double>(2000, 7))
+    values.push_back(v * 4);
+  int64_t n = int64_t(values.size());
+  NDArray x = NDArray::fromVector({n, 1}, values, dt);
+  for (int64_t act = 0; act < kNumCodes; ++act)
+    for (double p : paramsOf(act)) {
+      std::vector<T> out(n);
+      T one = 1;
+      if constexpr (std::is_same_v<T, float>)
+        kcc_rt_matmul_epilogue_f32(x.data<T>(), &one, &one, out.data(), n, 1, 1,
+                                   1, n, 1, 0, 0, 0, act, p);
+      else
+        kcc_rt_matmul_epilogue_f64(x.data<T>(), &one, &one, out.data(), n, 1, 1,
+                                   1, n, 1, 0, 0, 0, act, p);
+      NDArray want = composed(act, p, x);
+      for (int64_t i = 0; i < n; ++i) {
+        T w = want.data<T>()[i], got = out[i];
+        bool same = std::isnan(w) ? std::isnan(got)
+                                  : std::memcmp(&w, &got, sizeof(T)) == 0;
+        ASSERT_TRUE(same) << "act " << act << " (" << p << ") of " << values[i]
+                          << ": kc kernels " << w << ", entry point " << got;
+      }
+    }
+}
+
+TEST(MatmulEpilogue, EveryActivationCodeEqualsItsKcKernels) {
+  checkAgainstKcKernels<float>(DType::F32);
+  checkAgainstKcKernels<double>(DType::F64);
 }
 
 } // namespace
