@@ -31,8 +31,25 @@ is pixels / 255 in float32).
     /tmp/tfvenv/bin/python scripts/keras-fixtures/make_keras2_fixtures.py \
         [--only vision] [--out DIR]
 
---only vision writes the vision model's three files alone; --out writes
-into DIR instead of tests/fixtures/keras (to compare a rerun with the
+Also a Keras 2 sequence model, written and trained the same way
+(sequence_keras2.h5, sequence_keras2.json, sequence_keras2_predict.json):
+int32 token ids [48] in [0, 40) -> Embedding(40, 8) -> ZeroPadding1D((2, 1))
+-> Conv1D(12, 3, causal, dilation 2, relu) -> MaxPooling1D(2) -> Conv1D(10,
+3, same, strides 2, relu) -> UpSampling1D(2) -> AveragePooling1D(3, strides
+2) -> Conv1D(8, 3, valid, dilation 2) -> GlobalMaxPooling1D; beside it
+Dense(6, tanh) on the rank-3 embeddings -> GRU(8, return_sequences) ->
+GlobalAveragePooling1D, and LSTM(6) on the embeddings; the three
+concatenated -> Dense(3, softmax). 64 Adam(1e-2) steps of fit() (batch 32,
+sparse_categorical_crossentropy) on seeded sequences whose label says which
+of tokens 3 (1) and 7 (2) occurs first (0: neither);
+sequence_keras2_predict.json holds PREDICT other seeded sequences (ids) and
+Keras 2's predict on them.
+
+    /tmp/tfvenv/bin/python scripts/keras-fixtures/make_keras2_fixtures.py \
+        --only sequence
+
+--only vision (or sequence) writes that model's three files alone; --out
+writes into DIR instead of tests/fixtures/keras (to compare a rerun with the
 fixtures in the tree).
 """
 
@@ -110,6 +127,81 @@ def vision():
     g = L.GlobalAveragePooling2D()(g)
     y = L.Dense(10, activation="softmax")(g)
     return keras.Model(x, y, name="vision")
+
+
+SEQ_STEPS, SEQ_VOCAB = 48, 40
+
+
+def sequence():
+    """A functional Keras 2 sequence model on int32 token ids (layers
+    created in graph order)."""
+    ids = keras.Input((SEQ_STEPS,), dtype="int32", name="tokens")
+    e = L.Embedding(SEQ_VOCAB, 8)(ids)                               # 48x8
+    p = L.ZeroPadding1D((2, 1))(e)                                   # 51x8
+    a = L.Conv1D(12, 3, padding="causal", dilation_rate=2,
+                 activation="relu")(p)                               # 51x12
+    a = L.MaxPooling1D(2)(a)                                         # 25x12
+    a = L.Conv1D(10, 3, strides=2, padding="same",
+                 activation="relu")(a)                               # 13x10
+    a = L.UpSampling1D(2)(a)                                         # 26x10
+    a = L.AveragePooling1D(3, strides=2)(a)                          # 12x10
+    a = L.Conv1D(8, 3, padding="valid", dilation_rate=2)(a)          # 8x8
+    g1 = L.GlobalMaxPooling1D()(a)
+    d = L.Dense(6, activation="tanh")(e)                             # 48x6
+    r = L.GRU(8, return_sequences=True)(d)                           # 48x8
+    g2 = L.GlobalAveragePooling1D()(r)
+    s = L.LSTM(6)(e)
+    h = L.Concatenate()([g1, g2, s])
+    y = L.Dense(3, activation="softmax")(h)
+    return keras.Model(ids, y, name="sequence")
+
+
+def first_of(x, a, b):
+    """0 if neither token a nor b occurs, 1 if a occurs first, 2 if b."""
+    n = x.shape[1]
+    pa = np.where((x == a).any(axis=1), (x == a).argmax(axis=1), n)
+    pb = np.where((x == b).any(axis=1), (x == b).argmax(axis=1), n)
+    return np.where(pa == pb, 0, np.where(pa < pb, 1, 2)).astype(np.int32)
+
+
+def write_sequence(out):
+    """sequence_keras2.{h5,json} and sequence_keras2_predict.json."""
+    keras.backend.clear_session()
+    keras.utils.set_random_seed(1234)
+    tf.config.experimental.enable_op_determinism()
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    model = sequence()
+    model.compile(optimizer=keras.optimizers.Adam(1e-2),
+                  loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    rng = np.random.default_rng(17)
+    x = rng.integers(0, SEQ_VOCAB, size=(TRAIN, SEQ_STEPS)).astype(np.int32)
+    y = first_of(x, 3, 7)
+    model.fit(x, y, batch_size=32, epochs=1, shuffle=False, verbose=0)
+    model.save(os.path.join(out, "sequence_keras2.h5"), save_format="h5")
+    with open(os.path.join(out, "sequence_keras2.json"), "w") as f:
+        json.dump(json.loads(model.to_json()), f, indent=1)
+        f.write("\n")
+    xt = np.random.default_rng(23).integers(
+        0, SEQ_VOCAB, size=(PREDICT, SEQ_STEPS)).astype(np.int32)
+    probs = np.asarray(model.predict(xt, verbose=0), dtype=np.float64)
+    record = {
+        "keras_version": keras.__version__,
+        "model": "sequence_keras2.h5",
+        "examples": "%d int32 sequences of %d token ids in [0, %d) "
+                    "(numpy default_rng(23))" % (PREDICT, SEQ_STEPS,
+                                                 SEQ_VOCAB),
+        "ids": xt.astype(int).tolist(),
+        "labels": first_of(xt, 3, 7).astype(int).tolist(),
+        "predict": probs.tolist(),
+    }
+    with open(os.path.join(out, "sequence_keras2_predict.json"), "w") as f:
+        json.dump(record, f, indent=1)
+        f.write("\n")
+    print("sequence: predict", probs.argmax(-1).tolist(), "labels",
+          record["labels"], "train label counts",
+          np.bincount(y, minlength=3).tolist())
 
 
 def read_idx(name):
@@ -206,12 +298,15 @@ def strip_modern_keys(value):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--only", choices=["vision"])
+    parser.add_argument("--only", choices=["vision", "sequence"])
     parser.add_argument("--out", default=OUT)
     args = parser.parse_args()
     out = args.out
     os.makedirs(out, exist_ok=True)
-    write_vision(out)
+    if args.only != "sequence":
+        write_vision(out)
+    if args.only != "vision":
+        write_sequence(out)
     if args.only:
         return
     for name, build in (("mlp", mlp), ("cnn", cnn), ("residual", residual)):

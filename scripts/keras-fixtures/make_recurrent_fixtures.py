@@ -24,6 +24,22 @@ one seeded batch of 32 sequences:
               -> LSTM(7, return_state=True) giving (out, h, c)
               -> Concatenate()([out, c]) -> Dense(1, sigmoid);
               binary_crossentropy.
+  rnn_gru_state  ids [32, 40] -> Embedding(30, 8) -> GRU(9,
+              return_sequences=True, return_state=True) giving (seq, h)
+              -> Concatenate()([GlobalMaxPooling1D(seq), h])
+              -> Dense(1, sigmoid); binary_crossentropy.
+  rnn_simple_state  ids [32, 50] -> Embedding(30, 6) -> SimpleRNN(8,
+              return_state=True, go_backwards=True) giving (out, h)
+              -> Concatenate()([Dense(4, relu)(out), h])
+              -> Dense(1, sigmoid); binary_crossentropy.
+  rnn_bimul   ids [32, 60] -> Embedding(30, 8, weights set in [-1, 1))
+              -> Bidirectional(GRU(6, return_sequences=True),
+              merge_mode="mul") -> GlobalMaxPooling1D -> Dense(3);
+              sparse_categorical_crossentropy from logits.
+  rnn_biave   ids [32, 50] -> Embedding(30, 8) -> Bidirectional(SimpleRNN(6,
+              return_sequences=True), merge_mode="ave")
+              -> Bidirectional(LSTM(5), merge_mode="ave") -> Dense(1,
+              sigmoid); binary_crossentropy.
 
 The ids are drawn from [0, 30) (seed 17); the labels are order-dependent:
 whether token 3 occurs somewhere after a token 7 (rnn_lstm), which of tokens
@@ -31,7 +47,10 @@ whether token 3 occurs somewhere after a token 7 (rnn_lstm), which of tokens
 follows a 3 (rnn_gru_v1), whether the first token is < 15 (rnn_simple: the
 last one its go_backwards layer reads), whether token 3 occurs more often in
 the first half than in the second (rnn_bilstm), whether 9 follows a 5
-(rnn_state). NAME.npz holds x (int32) and y; recurrent.json per model: the
+(rnn_state), whether 5 follows a 9 (rnn_gru_state), whether the first
+token is < 15 (rnn_simple_state), which of 7 (1) and 3 (2) occurs first
+(rnn_bimul), whether 7 occurs more often in the first half (rnn_biave).
+NAME.npz holds x (int32) and y; recurrent.json per model: the
 loss of each step (before its update), Keras's predict on the first 8
 sequences before and after the steps.
 
@@ -69,7 +88,8 @@ are concatenated along the last axis:
                    0 [12, 15]  1 [5, 15]  2 [2, 15]      (GRU(5))
              With return_sequences the backward outputs are flipped back to
              time order before the merge; merge "concat" is [forward,
-             backward] on the last axis, "sum" forward + backward.
+             backward] on the last axis, "sum" forward + backward, "mul" forward *
+             backward, "ave" (forward + backward) / 2.
   Embedding  layers/embedding/vars/0 [30, D];  Dense layers/dense/vars/0
              [F, U], 1 [U].
 
@@ -83,7 +103,12 @@ inbound node and three outputs; Concatenate's inbound args are
 keras_history ["lstm", 0, 0] (out) and ["lstm", 0, 2] (c).
 
     KERAS_BACKEND=jax JAX_PLATFORMS=cpu /tmp/kerasvenv/bin/python \\
-        scripts/keras-fixtures/make_recurrent_fixtures.py
+        scripts/keras-fixtures/make_recurrent_fixtures.py [CASE ...]
+
+With CASE names (e.g. rnn_bimul rnn_biave) only those are written and their
+records added to the existing recurrent.json (the other archives keep their
+bytes: a rerun of a .keras differs in metadata's date and config's
+shared_object_id, not in weights).
 
 (/tmp/kerasvenv: python3 -m venv /tmp/kerasvenv && /tmp/kerasvenv/bin/pip
 install keras==3.15.1 "jax[cpu]" h5py numpy)
@@ -162,6 +187,49 @@ def rnn_state():
                        name="rnn_state")
 
 
+def rnn_gru_state():
+    ids = keras.Input((40,), dtype="int32")
+    h = L.Embedding(VOCAB, 8)(ids)
+    seq, state = L.GRU(9, return_sequences=True, return_state=True)(h)
+    h = L.Concatenate()([L.GlobalMaxPooling1D()(seq), state])
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="rnn_gru_state")
+
+
+def rnn_simple_state():
+    ids = keras.Input((50,), dtype="int32")
+    h = L.Embedding(VOCAB, 6)(ids)
+    out, state = L.SimpleRNN(8, return_state=True, go_backwards=True)(h)
+    h = L.Concatenate()([L.Dense(4, activation="relu")(out), state])
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="rnn_simple_state")
+
+
+def rnn_bimul():
+    ids = keras.Input((60,), dtype="int32")
+    embedding = L.Embedding(VOCAB, 8)
+    h = L.Bidirectional(L.GRU(6, return_sequences=True),
+                        merge_mode="mul")(embedding(ids))
+    h = L.GlobalMaxPooling1D()(h)
+    model = keras.Model(ids, L.Dense(3)(h), name="rnn_bimul")
+    # Embeddings in [-1, 1), not Keras's +-0.05: GRU states near 0.3, so the
+    # product of the two directions is far from 0 in predict. (Set, not an
+    # embeddings_initializer: kcc refuses a RandomUniform of another range.)
+    embedding.set_weights([np.random.default_rng(5).uniform(
+        -1.0, 1.0, (VOCAB, 8)).astype(np.float32)])
+    return model
+
+
+def rnn_biave():
+    ids = keras.Input((50,), dtype="int32")
+    h = L.Embedding(VOCAB, 8)(ids)
+    h = L.Bidirectional(L.SimpleRNN(6, return_sequences=True),
+                        merge_mode="ave")(h)
+    h = L.Bidirectional(L.LSTM(5), merge_mode="ave")(h)
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="rnn_biave")
+
+
 def follows(x, first, then):
     """1 where token `then` occurs somewhere after a token `first`."""
     seen = np.cumsum(x == first, axis=1) > 0
@@ -223,7 +291,25 @@ def main():
          lambda x: (x[:, :1] < VOCAB // 2).astype(np.float32)) + bce,
         ("rnn_bilstm", rnn_bilstm, 100, lambda x: halves(x, 3)) + bce,
         ("rnn_state", rnn_state, 40, lambda x: follows(x, 5, 9)) + bce,
+        ("rnn_gru_state", rnn_gru_state, 40,
+         lambda x: follows(x, 9, 5)) + bce,
+        ("rnn_simple_state", rnn_simple_state, 50,
+         lambda x: (x[:, :1] < VOCAB // 2).astype(np.float32)) + bce,
+        ("rnn_bimul", rnn_bimul, 60, lambda x: first_of(x, 7, 3),
+         keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+         "sparse_categorical_crossentropy", True),
+        ("rnn_biave", rnn_biave, 50, lambda x: halves(x, 7)) + bce,
     )
+    only = sys.argv[1:]
+    unknown = set(only) - {case[0] for case in cases}
+    if unknown:
+        sys.exit(f"unknown cases {sorted(unknown)}")
+    if only:
+        # Only these cases: their files, and their records added to (or
+        # replaced in) recurrent.json, the other records left as they are.
+        with open(os.path.join(REC_OUT, "recurrent.json")) as f:
+            result = json.load(f)
+        cases = [case for case in cases if case[0] in only]
     for name, build, steps, label, loss, loss_name, logits in cases:
         fresh_session()
         model = build()

@@ -11,11 +11,16 @@
 // LayerNormalization, a Dense feed-forward on rank 3,
 // GlobalAveragePooling1D, binary crossentropy) and a cross-attention
 // (query, value and a key= keyword argument of their own, no biases,
-// output_shape). recurrent/, over 40 to 100 steps: an LSTM classifier, a
+// output_shape). einsum/: three stand-alone EinsumDenses ("abc,cd->abd"
+// with bias_axes "d", "abc,cde->abde" with a bias on "e" alone,
+// "abcd,cde->abe"). recurrent/, over 40 to 100 steps: an LSTM classifier, a
 // GRU (reset_after, sparse labels from logits), a GRU without reset_after
 // returning sequences, two stacked SimpleRNNs (the first going backwards),
 // a Bidirectional LSTM under a Bidirectional GRU (concat and sum merges),
-// and an LSTM's return_state outputs concatenated. From Keras's initial
+// an LSTM's return_state outputs concatenated, a GRU's return_state with
+// return_sequences, a backwards SimpleRNN's return_state, a Bidirectional
+// GRU merged by "mul" and a Bidirectional SimpleRNN under a Bidirectional
+// LSTM, both merged by "ave". From Keras's initial
 // weights, on Keras's batch, kcc must reproduce, compiled and interpreted,
 // Keras's predict before and after 5 Adam steps (1e-5) and the loss of
 // each step (1e-4 relative).
@@ -102,11 +107,19 @@ INSTANTIATE_TEST_SUITE_P(
     paramName);
 
 INSTANTIATE_TEST_SUITE_P(
+    KerasEinsumFixtures, SequenceParity,
+    ::testing::Combine(::testing::Values("einsum"),
+                       ::testing::Values("seq_einsum"), kModes),
+    paramName);
+
+INSTANTIATE_TEST_SUITE_P(
     KerasRecurrentFixtures, SequenceParity,
     ::testing::Combine(::testing::Values("recurrent"),
                        ::testing::Values("rnn_lstm", "rnn_gru", "rnn_gru_v1",
                                          "rnn_simple", "rnn_bilstm",
-                                         "rnn_state"),
+                                         "rnn_state", "rnn_gru_state",
+                                         "rnn_simple_state", "rnn_bimul",
+                                         "rnn_biave"),
                        kModes),
     paramName);
 
