@@ -18,7 +18,6 @@
 
 #include "codegen/LoweringUtils.h"
 #include "ir/KcDialect.h"
-#include "ir/Recurrence.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Bufferization/IR/Bufferization.h"
@@ -325,112 +324,6 @@ struct GatherGradLowering : OpConversionPattern<kc::GatherGradOp> {
   }
 };
 
-/// kc.recurrence and its gradient: a loop over time in the IR whose body is
-/// one call of the step entry point (runtime/kernels/Recurrence.h). The
-/// states buffer is allocated once, before the loop, so the arena holds the
-/// [T, B, S] values the backward reads; the module's size does not depend
-/// on T. The backward runs its loop from the last step down.
-template <typename OpTy>
-LogicalResult emitStepLoop(OpTy op, StringRef base, ValueRange inputs,
-                           bool backward, int64_t steps, int64_t batch,
-                           int64_t units,
-                           ConversionPatternRewriter &rewriter) {
-  Location loc = op.getLoc();
-  FailureOr<kernels::RecurrenceParams> p = kc::recurrenceParams(op);
-  if (failed(p))
-    return failure();
-  auto outType = cast<RankedTensorType>(op.getType());
-  Type elt = outType.getElementType();
-  if (!elt.isF32() && !elt.isF64())
-    return rewriter.notifyMatchFailure(op, "library calls take f32 or f64");
-  std::string name =
-      (kLibraryCallPrefix + base + (elt.isF32() ? "_f32" : "_f64")).str();
-
-  SmallVector<Value> args;
-  for (Value in : inputs) {
-    auto t = cast<RankedTensorType>(in.getType());
-    Value m = rewriter.create<bufferization::ToMemrefOp>(
-        loc, MemRefType::get(t.getShape(), t.getElementType()), in,
-        /*read_only=*/true);
-    args.push_back(dataPointer(rewriter, loc, m));
-  }
-  Value out = rewriter.create<memref::AllocOp>(
-      loc, MemRefType::get(outType.getShape(), elt),
-      rewriter.getI64IntegerAttr(64));
-  args.push_back(dataPointer(rewriter, loc, out));
-  auto i64 = [&](int64_t v) -> Value {
-    return rewriter.create<arith::ConstantOp>(loc,
-                                              rewriter.getI64IntegerAttr(v));
-  };
-  SmallVector<Value> trailing = {
-      i64(steps),
-      i64(batch),
-      i64(units),
-      i64(static_cast<int64_t>(p->cell)),
-      i64(p->resetAfter),
-      i64(static_cast<int64_t>(p->activation)),
-      i64(static_cast<int64_t>(p->recurrentActivation)),
-      i64(p->reverse)};
-
-  SmallVector<Type> types(ValueRange(args).getTypes());
-  types.append(1 + trailing.size(), rewriter.getI64Type());
-  auto fnType = rewriter.getFunctionType(types, {});
-  func::FuncOp callee =
-      getOrDeclare(rewriter, op->template getParentOfType<ModuleOp>(), name,
-                   fnType);
-  if (callee.getFunctionType() != fnType)
-    return op.emitOpError("conflicting declaration of ") << name;
-
-  Value lb = rewriter.create<arith::ConstantIndexOp>(loc, 0);
-  Value ub = rewriter.create<arith::ConstantIndexOp>(loc, steps);
-  Value one = rewriter.create<arith::ConstantIndexOp>(loc, 1);
-  Value last = i64(steps - 1);
-  rewriter.create<scf::ForOp>(
-      loc, lb, ub, one, ValueRange(),
-      [&](OpBuilder &b, Location l, Value iv, ValueRange) {
-        Value i = b.create<arith::IndexCastOp>(l, b.getI64Type(), iv);
-        Value step = backward ? b.create<arith::SubIOp>(l, last, i) : i;
-        SmallVector<Value> callArgs(args);
-        callArgs.push_back(step);
-        callArgs.append(trailing);
-        b.create<func::CallOp>(l, callee, callArgs);
-        b.create<scf::YieldOp>(l);
-      });
-  rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
-      op, outType, out, /*restrict=*/true, /*writable=*/true);
-  return success();
-}
-
-struct RecurrenceLowering : OpConversionPattern<kc::RecurrenceOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(kc::RecurrenceOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto states = cast<RankedTensorType>(op.getType());
-    auto kernel = cast<RankedTensorType>(op.getKernel().getType());
-    return emitStepLoop(op, "recurrence_step",
-                        {adaptor.getX(), adaptor.getKernel(),
-                         adaptor.getInitialState(), adaptor.getRecurrentBias()},
-                        /*backward=*/false, states.getDimSize(0),
-                        states.getDimSize(1), kernel.getDimSize(0), rewriter);
-  }
-};
-
-struct RecurrenceGradLowering : OpConversionPattern<kc::RecurrenceGradOp> {
-  using OpConversionPattern::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(kc::RecurrenceGradOp op, OpAdaptor adaptor,
-                  ConversionPatternRewriter &rewriter) const override {
-    auto states = cast<RankedTensorType>(op.getStates().getType());
-    auto kernel = cast<RankedTensorType>(op.getKernel().getType());
-    return emitStepLoop(op, "recurrence_grad_step",
-                        {adaptor.getKernel(), adaptor.getInitialState(),
-                         adaptor.getStates(), adaptor.getGradStates()},
-                        /*backward=*/true, states.getDimSize(0),
-                        states.getDimSize(1), kernel.getDimSize(0), rewriter);
-  }
-};
-
 } // namespace
 
 void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
@@ -444,6 +337,6 @@ void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
                PoolLowering<kc::AvgPool2DOp>, MaxPoolGradLowering,
                AvgPoolGradLowering>(patterns.getContext());
   patterns.add<GatherLowering, GatherGradLowering>(patterns.getContext());
-  patterns.add<RecurrenceLowering, RecurrenceGradLowering>(
-      patterns.getContext());
+  // kc.recurrence and its gradient: codegen/LowerRecurrence.cpp.
+  populateRecurrencePatterns(patterns);
 }

@@ -20,6 +20,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Vector/IR/VectorOps.h"
 #include "mlir/Transforms/DialectConversion.h"
 
 #define DEBUG_TYPE "kc-lower-to-linalg"
@@ -60,7 +61,7 @@ struct KcLowerToLinalgPass
                            func::FuncDialect, linalg::LinalgDialect,
                            LLVM::LLVMDialect, math::MathDialect,
                            memref::MemRefDialect, scf::SCFDialect,
-                           tensor::TensorDialect>();
+                           tensor::TensorDialect, vector::VectorDialect>();
     RewritePatternSet patterns(ctx);
     codegen::populateElementwisePatterns(patterns);
     codegen::populateShapePatterns(patterns);

@@ -94,6 +94,7 @@ void populateElementwisePatterns(mlir::RewritePatternSet &patterns);
 void populateShapePatterns(mlir::RewritePatternSet &patterns);
 void populateReductionPatterns(mlir::RewritePatternSet &patterns);
 void populateLibraryCallPatterns(mlir::RewritePatternSet &patterns);
+void populateRecurrencePatterns(mlir::RewritePatternSet &patterns);
 
 /// Name prefix of the runtime entry points; the pass counts calls by it.
 inline constexpr llvm::StringLiteral kLibraryCallPrefix = "kcc_rt_";

@@ -44,7 +44,7 @@ def KcLowerToLinalg : Pass<"kc-lower-to-linalg", "mlir::ModuleOp"> {
     "::mlir::func::FuncDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::LLVM::LLVMDialect", "::mlir::math::MathDialect",
     "::mlir::memref::MemRefDialect", "::mlir::scf::SCFDialect",
-    "::mlir::tensor::TensorDialect"];
+    "::mlir::tensor::TensorDialect", "::mlir::vector::VectorDialect"];
   let options = [
     Option<"writableArgs", "writable-args", "bool", /*default=*/"false",
            "let bufferization write into the function's argument buffers">,

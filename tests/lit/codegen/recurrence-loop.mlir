@@ -1,15 +1,24 @@
 // Recurrence is a loop in the IR: the training step of an LSTM, lowered to
 // the LLVM dialect, is as large (within 5% of its lines) for 1000 steps as
-// for 10. Forward and backward each call one step entry point from a loop.
+// for 10. An f32 LSTM's forward and backward steps are generated loop nests
+// over vectors of the units (codegen/LowerRecurrence.cpp), with no call per
+// step; the f64 step keeps its loop over the step entry points.
 // RUN: kcc-opt %s --kc-build-train-step="loss=mse optimizer=adam" --kc-cpu-pipeline -o %t.10
 // RUN: sed -e 's/<10x/<1000x/g' -e 's/9, 0, 0/999, 0, 0/' -e 's/10, 2, 3/1000, 2, 3/' %s | kcc-opt --kc-build-train-step="loss=mse optimizer=adam" --kc-cpu-pipeline -o %t.1000
 // RUN: python3 %S/Inputs/same-size.py %t.10 %t.1000
 // RUN: FileCheck %s < %t.1000
+// RUN: sed -e 's/f32/f64/g' %s | kcc-opt --kc-build-train-step="loss=mse optimizer=adam" --kc-cpu-pipeline | FileCheck %s --check-prefix=F64
 
+// CHECK-NOT: kcc_rt_recurrence
 // CHECK-LABEL: llvm.func @train_step(
-// CHECK: llvm.call @kcc_rt_recurrence_step_f32(
-// CHECK: llvm.call @kcc_rt_recurrence_grad_step_f32(
-// CHECK-NOT: llvm.call @kcc_rt_recurrence
+// CHECK-NOT: kcc_rt_recurrence
+// CHECK: llvm.func internal @train_step_kernel
+// CHECK: llvm.intr.fmuladd({{.*}}) : (vector<3xf32>, vector<3xf32>, vector<3xf32>) -> vector<3xf32>
+// CHECK-NOT: kcc_rt_recurrence
+
+// F64-LABEL: llvm.func @train_step(
+// F64: llvm.call @kcc_rt_recurrence_step_f64(
+// F64: llvm.call @kcc_rt_recurrence_grad_step_f64(
 
 func.func @forward(%x: tensor<10x2x12xf32> {kc.input = 0 : i64},
                    %u: tensor<3x12xf32> {kc.name = "lstm/cell/recurrent_kernel", kc.trainable = true},
