@@ -420,19 +420,29 @@ void lstmForwardRows(Gen &g, const Dims &d, Value x, Value u, Value rb,
       }
       return next;
     });
+    // The gate arithmetic, one row at a time (one copy of the activations'
+    // code): the pre-activations go through the row's gate slots.
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < 4; ++k)
+        g.store(acc[r * 4 + k], states,
+                g.add(g.add(ob[r], (2 + k) * H), c0));
     const Act ra = d.p.recurrentActivation, a = d.p.activation;
-    for (int64_t r = 0; r < rows; ++r) {
-      Value i = g.activate(ra, acc[r * 4]), f = g.activate(ra, acc[r * 4 + 1]),
-            c = g.activate(a, acc[r * 4 + 2]),
-            o = g.activate(ra, acc[r * 4 + 3]);
-      Value cp = g.load(prev.mem, g.add(g.add(pb[r], H), c0), w);
+    g.forEach(b0, g.add(b0, rows), [&](Value bi) {
+      Value at = g.add(g.add(out, g.mul(bi, S)), c0);
+      auto z = [&](int64_t k) {
+        return g.load(states, g.add(at, (2 + k) * H), w);
+      };
+      Value i = g.activate(ra, z(0)), f = g.activate(ra, z(1)),
+            c = g.activate(a, z(2)), o = g.activate(ra, z(3));
+      Value cp = g.load(
+          prev.mem, g.add(g.add(g.add(prev.base, g.mul(bi, prev.ld)), H), c0),
+          w);
       Value cell = g.fadd(g.fmul(f, cp), g.fmul(i, c));
       Value h = g.fmul(g.activate(a, cell), o);
-      Value at = g.add(ob[r], c0);
       int64_t slot = 0;
       for (Value v : {h, cell, i, f, c, o})
         g.store(v, states, g.add(at, H * slot++));
-    }
+    });
   });
 }
 
@@ -443,17 +453,19 @@ void lstmGradRows(Gen &g, const Dims &d, Value ut, Value states,
                   Value dInit, const Prev &prev, Value b0, int64_t rows) {
   const int64_t H = d.H, N = d.N, S = d.S;
   const Act ra = d.p.recurrentActivation, a = d.p.activation;
-  SmallVector<Value> sb, zb, cb, pb;
+  SmallVector<Value> zb, cb;
   for (int64_t r = 0; r < rows; ++r) {
     Value bi = g.add(b0, r);
-    sb.push_back(g.add(st, g.mul(bi, S)));
     zb.push_back(g.add(dxRow, g.mul(bi, N)));
     cb.push_back(g.add(dInit, g.mul(bi, 2 * H)));
-    pb.push_back(g.add(prev.base, g.mul(bi, prev.ld)));
   }
-  g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
-    for (int64_t r = 0; r < rows; ++r) {
-      Value at = g.add(sb[r], c0);
+  // The gate gradients, one row at a time.
+  g.forEach(b0, g.add(b0, rows), [&](Value bi) {
+    Value srow = g.add(st, g.mul(bi, S)), zrow = g.add(dxRow, g.mul(bi, N)),
+          crow = g.add(dInit, g.mul(bi, 2 * H)),
+          prow = g.add(prev.base, g.mul(bi, prev.ld));
+    g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
+      Value at = g.add(srow, c0);
       auto st = [&](int64_t slot) {
         return g.load(states, g.add(at, slot * H), w);
       };
@@ -462,9 +474,9 @@ void lstmGradRows(Gen &g, const Dims &d, Value ut, Value states,
       };
       Value cell = st(1), i = st(2), f = st(3), c = st(4), o = st(5);
       Value ac = g.activate(a, cell);
-      Value carry = g.add(cb[r], c0);
+      Value carry = g.add(crow, c0);
       Value dh = g.load(grad, carry, w), dc = g.load(grad, g.add(carry, H), w);
-      Value cp = g.load(prev.mem, g.add(g.add(pb[r], H), c0), w);
+      Value cp = g.load(prev.mem, g.add(g.add(prow, H), c0), w);
       Value dht = g.fadd(gs(0), dh);
       Value dct = g.fadd(g.fadd(gs(1), dc),
                          g.fmul(g.fmul(dht, o), g.activationGrad(a, ac)));
@@ -473,11 +485,11 @@ void lstmGradRows(Gen &g, const Dims &d, Value ut, Value states,
           g.fmul(g.fadd(g.fmul(dct, cp), gs(3)), g.activationGrad(ra, f)),
           g.fmul(g.fadd(g.fmul(dct, i), gs(4)), g.activationGrad(a, c)),
           g.fmul(g.fadd(g.fmul(dht, ac), gs(5)), g.activationGrad(ra, o))};
-      Value zat = g.add(zb[r], c0);
+      Value zat = g.add(zrow, c0);
       for (int64_t k = 0; k < 4; ++k)
         g.store(dz[k], grad, g.add(zat, k * H));
       g.store(g.fmul(dct, f), grad, g.add(carry, H));
-    }
+    });
   });
   // d h = d z . U^T, one partial sum per gate.
   g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
