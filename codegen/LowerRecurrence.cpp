@@ -385,98 +385,215 @@ Value flatInput(OpBuilder &b, Location loc, Value tensor) {
 }
 
 //===----------------------------------------------------------------------===//
-// LSTM
+// The pieces the cells share
 //===----------------------------------------------------------------------===//
 
-/// Forward of one step for batch rows [b0, b0 + rows): gates, cell and
-/// hidden state, written to the states row at `out` (offset of step s).
-void lstmForwardRows(Gen &g, const Dims &d, Value x, Value u, Value rb,
-                     Value states, Value xRow, const Prev &prev, Value out,
-                     Value b0, int64_t rows) {
+/// The flat memrefs of one recurrence.
+struct Bufs {
+  Value x, u, init, rb; ///< forward inputs (x is null in the backward)
+  Value states;
+  Value gstates, grad; ///< backward: the states' gradient, the flat gradient
+  Value ut;            ///< backward: U^T [N, H]
+  Value scratch;       ///< backward, GRU: per-step rows (see the cells)
+};
+
+/// Where one step works: its states row, the x (d x) row it reads (writes),
+/// where h_prev is, and (backward) the gradient buffer's parts.
+struct StepAt {
+  Value out;  ///< states row s: s * B * S
+  Value xRow; ///< x / d x row: row * B * N
+  Prev prev;
+  Value dU, dInit, dRb;
+};
+
+/// acc[r * gates + k] += sum over j < K of lhs[lhsRow[r] + j] times
+/// U[j, col0 + k * H + c0 .. + w], for the rows r of a block: each row of U
+/// loaded once for all the block's rows, the sums in registers.
+SmallVector<Value> productBlock(Gen &g, const Dims &d, Value u, int64_t col0,
+                                Value c0, int64_t w, int64_t gates, int64_t K,
+                                Value lhs, ArrayRef<Value> lhsRow,
+                                SmallVector<Value> acc) {
+  const int64_t rows = lhsRow.size(), H = d.H, N = d.N;
+  return g.forAcc(0, K, acc, [&](Value j, ValueRange a) {
+    SmallVector<Value> uj, next;
+    Value at = g.add(g.add(g.mul(j, N), c0), col0);
+    for (int64_t k = 0; k < gates; ++k)
+      uj.push_back(g.load(u, g.add(at, k * H), w));
+    for (int64_t r = 0; r < rows; ++r) {
+      Value h = g.splat(g.scalar(lhs, g.add(lhsRow[r], j)), w);
+      for (int64_t k = 0; k < gates; ++k)
+        next.push_back(g.fma(h, uj[k], a[r * gates + k]));
+    }
+    return next;
+  });
+}
+
+/// The carry's product for the rows of a block: dst[dstRow[r] + c] (+)=
+/// sum over k < gates, j < H of src[srcRow[r] + k * H + j] times
+/// U^T[utRow0 + k * H + j, c], one partial sum per gate in registers.
+void carryProduct(Gen &g, const Dims &d, Value ut, int64_t utRow0,
+                  int64_t gates, Value src, ArrayRef<Value> srcRow, Value dst,
+                  ArrayRef<Value> dstRow, bool accumulate) {
+  const int64_t rows = srcRow.size(), H = d.H;
+  g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
+    SmallVector<Value> acc(rows * gates, g.cst(0.0, w));
+    acc = g.forAcc(0, H, acc, [&](Value j, ValueRange a) {
+      SmallVector<Value> uj, next;
+      for (int64_t k = 0; k < gates; ++k)
+        uj.push_back(g.load(
+            ut, g.add(g.mul(g.add(j, utRow0 + k * H), H), c0), w));
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t k = 0; k < gates; ++k) {
+          Value z = g.scalar(src, g.add(g.add(srcRow[r], k * H), j));
+          next.push_back(g.fma(g.splat(z, w), uj[k], a[r * gates + k]));
+        }
+      return next;
+    });
+    for (int64_t r = 0; r < rows; ++r) {
+      SmallVector<Value> sums(acc.begin() + r * gates,
+                              acc.begin() + (r + 1) * gates);
+      while (sums.size() > 1) {
+        SmallVector<Value> pairs;
+        for (size_t i = 0; i + 1 < sums.size(); i += 2)
+          pairs.push_back(g.fadd(sums[i], sums[i + 1]));
+        if (sums.size() % 2)
+          pairs.push_back(sums.back());
+        sums = pairs;
+      }
+      Value at = g.add(dstRow[r], c0);
+      g.store(accumulate ? g.fadd(g.load(dst, at, w), sums[0]) : sums[0], dst,
+              at);
+    }
+  });
+}
+
+/// d U[k, col + j] += sum over b of lhs[lhsBase + b * lhsLd + k] times
+/// src[srcBase + b * srcLd + j], for k < H, j < cols: kGradRows rows of
+/// d U (16 lanes each) in registers over the batch.
+void accumulateOuter(Gen &g, const Dims &d, Value lhs, Value lhsBase,
+                     Value lhsLd, Value src, Value srcBase, int64_t srcLd,
+                     int64_t cols, Value grad, Value dUCol) {
+  const int64_t N = d.N, B = d.B;
+  g.forBlocks(d.H, kGradRows, [&](Value k0, int64_t kc) {
+    g.forBlocks(cols, kLanes, [&](Value j0, int64_t w) {
+      auto dUAt = [&](int64_t k) {
+        return g.add(g.add(dUCol, g.mul(g.add(k0, k), N)), j0);
+      };
+      SmallVector<Value> acc;
+      for (int64_t k = 0; k < kc; ++k)
+        acc.push_back(g.load(grad, dUAt(k), w));
+      acc = g.forAcc(0, B, acc, [&](Value bi, ValueRange a) {
+        Value z = g.load(src, g.add(g.add(srcBase, g.mul(bi, srcLd)), j0), w);
+        Value hp = g.add(g.add(lhsBase, g.mul(bi, lhsLd)), k0);
+        SmallVector<Value> next;
+        for (int64_t k = 0; k < kc; ++k)
+          next.push_back(
+              g.fma(g.splat(g.scalar(lhs, g.add(hp, k)), w), z, a[k]));
+        return next;
+      });
+      for (int64_t k = 0; k < kc; ++k)
+        g.store(acc[k], grad, dUAt(k));
+    });
+  });
+}
+
+/// d rbias[j] += sum over b of src[srcBase + b * srcLd + j], j < N.
+void accumulateColumnSums(Gen &g, const Dims &d, Value src, Value srcBase,
+                          int64_t srcLd, Value grad, Value dRb) {
+  g.forBlocks(d.N, kLanes, [&](Value j0, int64_t w) {
+    Value at = g.add(dRb, j0);
+    SmallVector<Value> acc{g.load(grad, at, w)};
+    acc = g.forAcc(0, d.B, acc, [&](Value bi, ValueRange a) {
+      Value z = g.load(src, g.add(g.add(srcBase, g.mul(bi, srcLd)), j0), w);
+      return SmallVector<Value>{g.fadd(a[0], z)};
+    });
+    g.store(acc[0], grad, at);
+  });
+}
+
+/// Offsets of the rows [b0, b0 + rows): base + b * ld.
+SmallVector<Value> rowsAt(Gen &g, Value base, Value ld, Value b0,
+                          int64_t rows) {
+  SmallVector<Value> at;
+  for (int64_t r = 0; r < rows; ++r)
+    at.push_back(g.add(base, g.mul(g.add(b0, r), ld)));
+  return at;
+}
+SmallVector<Value> rowsAt(Gen &g, Value base, int64_t ld, Value b0,
+                          int64_t rows) {
+  return rowsAt(g, base, g.idx(ld), b0, rows);
+}
+
+//===----------------------------------------------------------------------===//
+// The cells: one step for the batch rows [b0, b0 + rows)
+//===----------------------------------------------------------------------===//
+
+/// LSTM forward. States row: h, c, i, f, g, o.
+void lstmForward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
+                 Value b0, int64_t rows) {
   const int64_t H = d.H, N = d.N, S = d.S;
-  SmallVector<Value> xb, pb, ob;
-  for (int64_t r = 0; r < rows; ++r) {
-    Value bi = g.add(b0, r);
-    xb.push_back(g.add(xRow, g.mul(bi, N)));
-    pb.push_back(g.add(prev.base, g.mul(bi, prev.ld)));
-    ob.push_back(g.add(out, g.mul(bi, S)));
-  }
+  const Act ra = d.p.recurrentActivation, a = d.p.activation;
+  SmallVector<Value> xb = rowsAt(g, at.xRow, N, b0, rows),
+                     pb = rowsAt(g, at.prev.base, at.prev.ld, b0, rows),
+                     ob = rowsAt(g, at.out, S, b0, rows);
   g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
     // z = x + rbias, then z += h_prev . U, gate by gate in registers.
     SmallVector<Value> acc;
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t k = 0; k < 4; ++k)
-        acc.push_back(g.fadd(g.load(x, g.add(g.add(xb[r], k * H), c0), w),
-                             g.load(rb, g.add(c0, k * H), w)));
-    acc = g.forAcc(0, H, acc, [&](Value j, ValueRange a) {
-      SmallVector<Value> uj, next;
-      Value row = g.add(g.mul(j, N), c0);
-      for (int64_t k = 0; k < 4; ++k)
-        uj.push_back(g.load(u, g.add(row, k * H), w));
-      for (int64_t r = 0; r < rows; ++r) {
-        Value h = g.splat(g.scalar(prev.mem, g.add(pb[r], j)), w);
-        for (int64_t k = 0; k < 4; ++k)
-          next.push_back(g.fma(h, uj[k], a[r * 4 + k]));
-      }
-      return next;
-    });
+        acc.push_back(g.fadd(g.load(m.x, g.add(g.add(xb[r], k * H), c0), w),
+                             g.load(m.rb, g.add(c0, k * H), w)));
+    acc = productBlock(g, d, m.u, 0, c0, w, 4, H, at.prev.mem, pb, acc);
     // The gate arithmetic, one row at a time (one copy of the activations'
     // code): the pre-activations go through the row's gate slots.
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t k = 0; k < 4; ++k)
-        g.store(acc[r * 4 + k], states,
+        g.store(acc[r * 4 + k], m.states,
                 g.add(g.add(ob[r], (2 + k) * H), c0));
-    const Act ra = d.p.recurrentActivation, a = d.p.activation;
     g.forEach(b0, g.add(b0, rows), [&](Value bi) {
-      Value at = g.add(g.add(out, g.mul(bi, S)), c0);
+      Value row = g.add(g.add(at.out, g.mul(bi, S)), c0);
       auto z = [&](int64_t k) {
-        return g.load(states, g.add(at, (2 + k) * H), w);
+        return g.load(m.states, g.add(row, (2 + k) * H), w);
       };
       Value i = g.activate(ra, z(0)), f = g.activate(ra, z(1)),
             c = g.activate(a, z(2)), o = g.activate(ra, z(3));
       Value cp = g.load(
-          prev.mem, g.add(g.add(g.add(prev.base, g.mul(bi, prev.ld)), H), c0),
-          w);
+          at.prev.mem,
+          g.add(g.add(g.add(at.prev.base, g.mul(bi, at.prev.ld)), H), c0), w);
       Value cell = g.fadd(g.fmul(f, cp), g.fmul(i, c));
       Value h = g.fmul(g.activate(a, cell), o);
       int64_t slot = 0;
       for (Value v : {h, cell, i, f, c, o})
-        g.store(v, states, g.add(at, H * slot++));
+        g.store(v, m.states, g.add(row, H * slot++));
     });
   });
 }
 
-/// Backward of one step for batch rows [b0, b0 + rows): the gate gradients
-/// (d x rows) and the carries d c, then the carry d h = d z . U^T.
-void lstmGradRows(Gen &g, const Dims &d, Value ut, Value states,
-                  Value gstates, Value grad, Value st, Value dxRow,
-                  Value dInit, const Prev &prev, Value b0, int64_t rows) {
+/// LSTM backward: the gate gradients (the d x row) and the carry d c, one
+/// row at a time; then the carry d h = d z . U^T for the block.
+void lstmBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
+                  Value b0, int64_t rows) {
   const int64_t H = d.H, N = d.N, S = d.S;
   const Act ra = d.p.recurrentActivation, a = d.p.activation;
-  SmallVector<Value> zb, cb;
-  for (int64_t r = 0; r < rows; ++r) {
-    Value bi = g.add(b0, r);
-    zb.push_back(g.add(dxRow, g.mul(bi, N)));
-    cb.push_back(g.add(dInit, g.mul(bi, 2 * H)));
-  }
-  // The gate gradients, one row at a time.
   g.forEach(b0, g.add(b0, rows), [&](Value bi) {
-    Value srow = g.add(st, g.mul(bi, S)), zrow = g.add(dxRow, g.mul(bi, N)),
-          crow = g.add(dInit, g.mul(bi, 2 * H)),
-          prow = g.add(prev.base, g.mul(bi, prev.ld));
+    Value srow = g.add(at.out, g.mul(bi, S)),
+          zrow = g.add(at.xRow, g.mul(bi, N)),
+          crow = g.add(at.dInit, g.mul(bi, 2 * H)),
+          prow = g.add(at.prev.base, g.mul(bi, at.prev.ld));
     g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
-      Value at = g.add(srow, c0);
+      Value sat = g.add(srow, c0);
       auto st = [&](int64_t slot) {
-        return g.load(states, g.add(at, slot * H), w);
+        return g.load(m.states, g.add(sat, slot * H), w);
       };
       auto gs = [&](int64_t slot) {
-        return g.load(gstates, g.add(at, slot * H), w);
+        return g.load(m.gstates, g.add(sat, slot * H), w);
       };
       Value cell = st(1), i = st(2), f = st(3), c = st(4), o = st(5);
       Value ac = g.activate(a, cell);
       Value carry = g.add(crow, c0);
-      Value dh = g.load(grad, carry, w), dc = g.load(grad, g.add(carry, H), w);
-      Value cp = g.load(prev.mem, g.add(g.add(prow, H), c0), w);
+      Value dh = g.load(m.grad, carry, w),
+            dc = g.load(m.grad, g.add(carry, H), w);
+      Value cp = g.load(at.prev.mem, g.add(g.add(prow, H), c0), w);
       Value dht = g.fadd(gs(0), dh);
       Value dct = g.fadd(g.fadd(gs(1), dc),
                          g.fmul(g.fmul(dht, o), g.activationGrad(a, ac)));
@@ -487,75 +604,270 @@ void lstmGradRows(Gen &g, const Dims &d, Value ut, Value states,
           g.fmul(g.fadd(g.fmul(dht, ac), gs(5)), g.activationGrad(ra, o))};
       Value zat = g.add(zrow, c0);
       for (int64_t k = 0; k < 4; ++k)
-        g.store(dz[k], grad, g.add(zat, k * H));
-      g.store(g.fmul(dct, f), grad, g.add(carry, H));
+        g.store(dz[k], m.grad, g.add(zat, k * H));
+      g.store(g.fmul(dct, f), m.grad, g.add(carry, H));
     });
   });
-  // d h = d z . U^T, one partial sum per gate.
+  carryProduct(g, d, m.ut, 0, 4, m.grad, rowsAt(g, at.xRow, N, b0, rows),
+               m.grad, rowsAt(g, at.dInit, 2 * H, b0, rows),
+               /*accumulate=*/false);
+}
+
+/// SimpleRNN forward. States row: h.
+void simpleForward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
+                   Value b0, int64_t rows) {
+  const int64_t H = d.H;
+  SmallVector<Value> xb = rowsAt(g, at.xRow, H, b0, rows),
+                     pb = rowsAt(g, at.prev.base, at.prev.ld, b0, rows),
+                     ob = rowsAt(g, at.out, H, b0, rows);
   g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
-    SmallVector<Value> acc(rows * 4, g.cst(0.0, w));
-    acc = g.forAcc(0, H, acc, [&](Value j, ValueRange a) {
-      SmallVector<Value> uj, next;
-      for (int64_t k = 0; k < 4; ++k)
-        uj.push_back(g.load(ut, g.add(g.mul(g.add(j, k * H), H), c0), w));
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t k = 0; k < 4; ++k) {
-          Value z = g.scalar(grad, g.add(g.add(zb[r], k * H), j));
-          next.push_back(g.fma(g.splat(z, w), uj[k], a[r * 4 + k]));
-        }
-      return next;
-    });
-    for (int64_t r = 0; r < rows; ++r) {
-      Value sum = g.fadd(g.fadd(acc[r * 4], acc[r * 4 + 1]),
-                         g.fadd(acc[r * 4 + 2], acc[r * 4 + 3]));
-      g.store(sum, grad, g.add(g.add(cb[r], c0), 0));
-    }
+    SmallVector<Value> acc;
+    for (int64_t r = 0; r < rows; ++r)
+      acc.push_back(g.fadd(g.load(m.x, g.add(xb[r], c0), w),
+                           g.load(m.rb, c0, w)));
+    acc = productBlock(g, d, m.u, 0, c0, w, 1, H, at.prev.mem, pb, acc);
+    for (int64_t r = 0; r < rows; ++r)
+      g.store(g.activate(d.p.activation, acc[r]), m.states,
+              g.add(ob[r], c0));
   });
 }
 
-//===----------------------------------------------------------------------===//
-// Shared by the cells
-//===----------------------------------------------------------------------===//
+/// SimpleRNN backward: d z = (d h_t) a'(h), then d h = d z . U^T.
+void simpleBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
+                    Value b0, int64_t rows) {
+  const int64_t H = d.H;
+  g.forEach(b0, g.add(b0, rows), [&](Value bi) {
+    Value srow = g.add(at.out, g.mul(bi, H)),
+          zrow = g.add(at.xRow, g.mul(bi, H)),
+          crow = g.add(at.dInit, g.mul(bi, H));
+    g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
+      Value h = g.load(m.states, g.add(srow, c0), w);
+      Value dht = g.fadd(g.load(m.gstates, g.add(srow, c0), w),
+                         g.load(m.grad, g.add(crow, c0), w));
+      g.store(g.fmul(dht, g.activationGrad(d.p.activation, h)), m.grad,
+              g.add(zrow, c0));
+    });
+  });
+  carryProduct(g, d, m.ut, 0, 1, m.grad, rowsAt(g, at.xRow, H, b0, rows),
+               m.grad, rowsAt(g, at.dInit, H, b0, rows),
+               /*accumulate=*/false);
+}
 
-/// d U += h_prev^T . d z and d rbias += the column sums of d z for one
-/// step: kGradRows rows of d U (16 lanes each) in registers over the batch.
-void accumulateKernelGrad(Gen &g, const Dims &d, Value grad, Value dxRow,
-                          const Prev &prev, Value dU, Value dRb) {
-  const int64_t H = d.H, N = d.N, B = d.B;
-  g.forBlocks(H, kGradRows, [&](Value k0, int64_t kc) {
-    g.forBlocks(N, kLanes, [&](Value j0, int64_t w) {
-      SmallVector<Value> acc;
-      for (int64_t k = 0; k < kc; ++k)
-        acc.push_back(g.load(grad, g.add(g.add(dU, g.mul(g.add(k0, k), N)), j0), w));
-      acc = g.forAcc(0, B, acc, [&](Value bi, ValueRange a) {
-        Value z = g.load(grad, g.add(g.add(dxRow, g.mul(bi, N)), j0), w);
-        Value hp = g.add(g.add(prev.base, g.mul(bi, prev.ld)), k0);
-        SmallVector<Value> next;
-        for (int64_t k = 0; k < kc; ++k)
-          next.push_back(
-              g.fma(g.splat(g.scalar(prev.mem, g.add(hp, k)), w), z, a[k]));
-        return next;
+/// GRU forward, reset_after: h.U + b for the three gates in registers, then
+/// per row z, r, the candidate from r * (h.U + b)_h, and h. States row: h,
+/// z, r, hh, (h.U + b)_h; the products pass through the z, r and last slots.
+void gruAfterForward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
+                     Value b0, int64_t rows) {
+  const int64_t H = d.H, N = d.N, S = d.S;
+  const Act ra = d.p.recurrentActivation, a = d.p.activation;
+  SmallVector<Value> pb = rowsAt(g, at.prev.base, at.prev.ld, b0, rows),
+                     ob = rowsAt(g, at.out, S, b0, rows);
+  g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
+    SmallVector<Value> acc;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < 3; ++k)
+        acc.push_back(g.load(m.rb, g.add(c0, k * H), w));
+    acc = productBlock(g, d, m.u, 0, c0, w, 3, H, at.prev.mem, pb, acc);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < 3; ++k)
+        g.store(acc[r * 3 + k], m.states,
+                g.add(g.add(ob[r], (k == 2 ? 4 : 1 + k) * H), c0));
+    g.forEach(b0, g.add(b0, rows), [&](Value bi) {
+      Value row = g.add(g.add(at.out, g.mul(bi, S)), c0);
+      Value xa = g.add(g.add(at.xRow, g.mul(bi, N)), c0);
+      auto x = [&](int64_t k) { return g.load(m.x, g.add(xa, k * H), w); };
+      auto rec = [&](int64_t slot) {
+        return g.load(m.states, g.add(row, slot * H), w);
+      };
+      Value hp = g.load(
+          at.prev.mem,
+          g.add(g.add(at.prev.base, g.mul(bi, at.prev.ld)), c0), w);
+      Value recH = rec(4);
+      Value z = g.activate(ra, g.fadd(x(0), rec(1)));
+      Value r = g.activate(ra, g.fadd(x(1), rec(2)));
+      Value hh = g.activate(a, g.fadd(x(2), g.fmul(r, recH)));
+      Value h = g.fadd(g.fmul(z, hp), g.fmul(g.fsub(g.cst(1.0, z), z), hh));
+      int64_t slot = 0;
+      for (Value v : {h, z, r, hh})
+        g.store(v, m.states, g.add(row, H * slot++));
+    });
+  });
+}
+
+/// GRU backward, reset_after: per row the gate gradients (the d x row) and
+/// those of h.U + b (the scratch row, [B, 3H]), the carry d h = d h_t z;
+/// then d h += d(h.U + b) . U^T for the block.
+void gruAfterBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
+                      Value b0, int64_t rows) {
+  const int64_t H = d.H, N = d.N, S = d.S;
+  const Act ra = d.p.recurrentActivation, a = d.p.activation;
+  g.forEach(b0, g.add(b0, rows), [&](Value bi) {
+    Value srow = g.add(at.out, g.mul(bi, S)),
+          zrow = g.add(at.xRow, g.mul(bi, N)), rrow = g.mul(bi, N),
+          crow = g.add(at.dInit, g.mul(bi, H)),
+          prow = g.add(at.prev.base, g.mul(bi, at.prev.ld));
+    g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
+      Value sat = g.add(srow, c0);
+      auto st = [&](int64_t slot) {
+        return g.load(m.states, g.add(sat, slot * H), w);
+      };
+      auto gs = [&](int64_t slot) {
+        return g.load(m.gstates, g.add(sat, slot * H), w);
+      };
+      Value z = st(1), r = st(2), hh = st(3), recH = st(4);
+      Value hp = g.load(at.prev.mem, g.add(prow, c0), w);
+      Value carry = g.add(crow, c0);
+      Value dht = g.fadd(gs(0), g.load(m.grad, carry, w));
+      Value dzh = g.fmul(g.fadd(g.fmul(dht, g.fsub(g.cst(1.0, z), z)), gs(3)),
+                         g.activationGrad(a, hh));
+      Value dzz = g.fmul(g.fadd(g.fmul(dht, g.fsub(hp, hh)), gs(1)),
+                         g.activationGrad(ra, z));
+      Value dzr = g.fmul(g.fadd(g.fmul(dzh, recH), gs(2)),
+                         g.activationGrad(ra, r));
+      Value zat = g.add(zrow, c0), rat = g.add(rrow, c0);
+      int64_t k = 0;
+      for (Value v : {dzz, dzr, dzh})
+        g.store(v, m.grad, g.add(zat, H * k++));
+      k = 0;
+      for (Value v : {dzz, dzr, g.fadd(g.fmul(dzh, r), gs(4))})
+        g.store(v, m.scratch, g.add(rat, H * k++));
+      g.store(g.fmul(dht, z), m.grad, carry);
+    });
+  });
+  carryProduct(g, d, m.ut, 0, 3, m.scratch, rowsAt(g, g.idx(0), N, b0, rows),
+               m.grad, rowsAt(g, at.dInit, H, b0, rows), /*accumulate=*/true);
+}
+
+/// GRU forward, reset_after = false: z and r from h.U + b, then the
+/// candidate from (r * h).U_h + b_h. States row: h, z, r, hh; the products
+/// pass through the z, r and h slots, r * h through the hh slot.
+void gruBeforeForward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
+                      Value b0, int64_t rows) {
+  const int64_t H = d.H, N = d.N, S = d.S;
+  const Act ra = d.p.recurrentActivation, a = d.p.activation;
+  SmallVector<Value> pb = rowsAt(g, at.prev.base, at.prev.ld, b0, rows),
+                     ob = rowsAt(g, at.out, S, b0, rows);
+  auto perRow = [&](function_ref<void(Value, Value, Value, Value, int64_t)>
+                        body) {
+    g.forEach(b0, g.add(b0, rows), [&](Value bi) {
+      Value row = g.add(at.out, g.mul(bi, S));
+      Value xa = g.add(at.xRow, g.mul(bi, N));
+      Value hpa = g.add(at.prev.base, g.mul(bi, at.prev.ld));
+      g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
+        body(g.add(row, c0), g.add(xa, c0), g.add(hpa, c0), c0, w);
       });
-      for (int64_t k = 0; k < kc; ++k)
-        g.store(acc[k], grad, g.add(g.add(dU, g.mul(g.add(k0, k), N)), j0));
     });
+  };
+  g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
+    SmallVector<Value> acc;
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < 2; ++k)
+        acc.push_back(g.load(m.rb, g.add(c0, k * H), w));
+    acc = productBlock(g, d, m.u, 0, c0, w, 2, H, at.prev.mem, pb, acc);
+    for (int64_t r = 0; r < rows; ++r)
+      for (int64_t k = 0; k < 2; ++k)
+        g.store(acc[r * 2 + k], m.states,
+                g.add(g.add(ob[r], (1 + k) * H), c0));
   });
-  g.forBlocks(N, kLanes, [&](Value j0, int64_t w) {
-    Value at = g.add(dRb, j0);
-    SmallVector<Value> acc{g.load(grad, at, w)};
-    acc = g.forAcc(0, B, acc, [&](Value bi, ValueRange a) {
-      Value z = g.load(grad, g.add(g.add(dxRow, g.mul(bi, N)), j0), w);
-      return SmallVector<Value>{g.fadd(a[0], z)};
-    });
-    g.store(acc[0], grad, at);
+  perRow([&](Value row, Value xa, Value hpa, Value, int64_t w) {
+    Value z = g.activate(ra, g.fadd(g.load(m.x, xa, w),
+                                    g.load(m.states, g.add(row, H), w)));
+    Value r = g.activate(ra, g.fadd(g.load(m.x, g.add(xa, H), w),
+                                    g.load(m.states, g.add(row, 2 * H), w)));
+    g.store(z, m.states, g.add(row, H));
+    g.store(r, m.states, g.add(row, 2 * H));
+    g.store(g.fmul(r, g.load(at.prev.mem, hpa, w)), m.states,
+            g.add(row, 3 * H));
+  });
+  SmallVector<Value> rh;
+  for (Value o : ob)
+    rh.push_back(g.add(o, 3 * H));
+  g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
+    SmallVector<Value> acc(rows, g.load(m.rb, g.add(c0, 2 * H), w));
+    acc = productBlock(g, d, m.u, 2 * H, c0, w, 1, H, m.states, rh, acc);
+    for (int64_t r = 0; r < rows; ++r)
+      g.store(acc[r], m.states, g.add(ob[r], c0));
+  });
+  perRow([&](Value row, Value xa, Value hpa, Value, int64_t w) {
+    Value z = g.load(m.states, g.add(row, H), w);
+    Value hh = g.activate(a, g.fadd(g.load(m.x, g.add(xa, 2 * H), w),
+                                    g.load(m.states, row, w)));
+    Value h = g.fadd(g.fmul(z, g.load(at.prev.mem, hpa, w)),
+                     g.fmul(g.fsub(g.cst(1.0, z), z), hh));
+    g.store(h, m.states, row);
+    g.store(hh, m.states, g.add(row, 3 * H));
   });
 }
 
-/// Whether `op` gets a generated step: f32 LSTM with a recurrent kernel
+/// GRU backward, reset_after = false: d z_h, d z_z, the carry d h_t z and
+/// r * h (scratch [B, H]) per row; d(r * h) = d z_h . U_h^T (scratch [B, H]
+/// after the first); d z_r and d h += d(r * h) r per row; then d h +=
+/// d z_{z,r} . U_{z,r}^T.
+void gruBeforeBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
+                       Value b0, int64_t rows) {
+  const int64_t H = d.H, N = d.N, S = d.S, B = d.B;
+  const Act ra = d.p.recurrentActivation, a = d.p.activation;
+  auto perRow = [&](function_ref<void(Value, Value, Value, Value, Value,
+                                      int64_t)>
+                        body) {
+    g.forEach(b0, g.add(b0, rows), [&](Value bi) {
+      Value sat = g.add(at.out, g.mul(bi, S));
+      Value zat = g.add(at.xRow, g.mul(bi, N));
+      Value cat = g.add(at.dInit, g.mul(bi, H));
+      Value hpa = g.add(at.prev.base, g.mul(bi, at.prev.ld));
+      Value rat = g.mul(bi, H);
+      g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
+        body(g.add(sat, c0), g.add(zat, c0), g.add(cat, c0), g.add(hpa, c0),
+             g.add(rat, c0), w);
+      });
+    });
+  };
+  perRow([&](Value sat, Value zat, Value cat, Value hpa, Value rat,
+             int64_t w) {
+    auto st = [&](int64_t slot) {
+      return g.load(m.states, g.add(sat, slot * H), w);
+    };
+    auto gs = [&](int64_t slot) {
+      return g.load(m.gstates, g.add(sat, slot * H), w);
+    };
+    Value z = st(1), r = st(2), hh = st(3);
+    Value hp = g.load(at.prev.mem, hpa, w);
+    Value dht = g.fadd(gs(0), g.load(m.grad, cat, w));
+    g.store(g.fmul(g.fadd(g.fmul(dht, g.fsub(g.cst(1.0, z), z)), gs(3)),
+                   g.activationGrad(a, hh)),
+            m.grad, g.add(zat, 2 * H));
+    g.store(g.fmul(g.fadd(g.fmul(dht, g.fsub(hp, hh)), gs(1)),
+                   g.activationGrad(ra, z)),
+            m.grad, zat);
+    g.store(g.fmul(dht, z), m.grad, cat);
+    g.store(g.fmul(r, hp), m.scratch, rat);
+  });
+  SmallVector<Value> zrows = rowsAt(g, at.xRow, N, b0, rows);
+  SmallVector<Value> zh;
+  for (Value z : zrows)
+    zh.push_back(g.add(z, 2 * H));
+  carryProduct(g, d, m.ut, 2 * H, 1, m.grad, zh, m.scratch,
+               rowsAt(g, g.idx(B * H), H, b0, rows), /*accumulate=*/false);
+  perRow([&](Value sat, Value zat, Value cat, Value hpa, Value rat,
+             int64_t w) {
+    Value r = g.load(m.states, g.add(sat, 2 * H), w);
+    Value drh = g.load(m.scratch, g.add(rat, B * H), w);
+    Value hp = g.load(at.prev.mem, hpa, w);
+    g.store(g.fmul(g.fadd(g.fmul(drh, hp),
+                          g.load(m.gstates, g.add(sat, 2 * H), w)),
+                   g.activationGrad(ra, r)),
+            m.grad, g.add(zat, H));
+    g.store(g.fadd(g.load(m.grad, cat, w), g.fmul(drh, r)), m.grad, cat);
+  });
+  carryProduct(g, d, m.ut, 0, 2, m.grad, zrows, m.grad,
+               rowsAt(g, at.dInit, H, b0, rows), /*accumulate=*/true);
+}
+
+/// Whether a recurrence gets generated steps: f32, with a recurrent kernel
 /// that stays in cache.
 bool generated(const Dims &d, Type elt) {
-  return elt.isF32() && d.p.cell == kernels::RecurrentCell::Lstm &&
-         d.H * d.N * 4 <= kMaxKernelBytes && d.T > 0 && d.B > 0 && d.H > 0;
+  return elt.isF32() && d.H * d.N * 4 <= kMaxKernelBytes && d.T > 0 &&
+         d.B > 0 && d.H > 0;
 }
 
 template <typename OpTy>
@@ -576,6 +888,13 @@ FailureOr<Dims> dimsOf(OpTy op, RankedTensorType states,
   return d;
 }
 
+/// Elements of the backward's scratch (0: none).
+int64_t scratchSize(const Dims &d) {
+  if (d.p.cell != kernels::RecurrentCell::Gru)
+    return 0;
+  return d.p.resetAfter ? d.B * d.N : 2 * d.B * d.H;
+}
+
 /// Where step `s` reads h_prev and c_prev: the initial state at step 0,
 /// the previous states row after (one select, so one copy of the step).
 Prev prevOf(Gen &g, const Dims &d, Value s, Value init, Value states) {
@@ -593,46 +912,79 @@ Prev prevOf(Gen &g, const Dims &d, Value s, Value init, Value states) {
 }
 
 /// The forward over time.
-void emitForward(Gen &g, const Dims &d, Value x, Value u, Value init,
-                 Value rb, Value states) {
+void emitForward(Gen &g, const Dims &d, const Bufs &m) {
+  using Cell = kernels::RecurrentCell;
   g.forEach(g.idx(0), g.idx(d.T), [&](Value s) {
+    StepAt at;
     Value row = d.p.reverse ? g.sub(g.idx(d.T - 1), s) : s;
-    Prev prev = prevOf(g, d, s, init, states);
-    Value xRow = g.mul(row, d.B * d.N);
-    Value out = g.mul(s, d.B * d.S);
+    at.prev = prevOf(g, d, s, m.init, m.states);
+    at.xRow = g.mul(row, d.B * d.N);
+    at.out = g.mul(s, d.B * d.S);
     g.forBlocks(d.B, kRows, [&](Value b0, int64_t rows) {
-      lstmForwardRows(g, d, x, u, rb, states, xRow, prev, out, b0, rows);
+      switch (d.p.cell) {
+      case Cell::Lstm:
+        return lstmForward(g, d, m, at, b0, rows);
+      case Cell::Gru:
+        return d.p.resetAfter ? gruAfterForward(g, d, m, at, b0, rows)
+                              : gruBeforeForward(g, d, m, at, b0, rows);
+      case Cell::SimpleRnn:
+        return simpleForward(g, d, m, at, b0, rows);
+      }
     });
   });
 }
 
-/// The backward over time, from the last step down.
-void emitBackward(Gen &g, const Dims &d, Value u, Value init, Value states,
-                  Value gstates, Value grad, Value ut) {
+/// The backward over time, from the last step down: per block of rows the
+/// cell's gate gradients and carries, then per step d U and d rbias.
+void emitBackward(Gen &g, const Dims &d, const Bufs &m) {
+  using Cell = kernels::RecurrentCell;
   const int64_t T = d.T, B = d.B, H = d.H, N = d.N, S = d.S;
   // U^T [N, H], once.
   g.forEach(g.idx(0), g.idx(H), [&](Value k) {
     g.forEach(g.idx(0), g.idx(N), [&](Value j) {
-      g.b.create<memref::StoreOp>(g.loc, g.scalar(u, g.add(g.mul(k, N), j)),
-                                  ut, ValueRange{g.add(g.mul(j, H), k)});
+      g.b.create<memref::StoreOp>(g.loc,
+                                  g.scalar(m.u, g.add(g.mul(k, N), j)), m.ut,
+                                  ValueRange{g.add(g.mul(j, H), k)});
     });
   });
   // The accumulators and carries start at zero: d U, d initial, d rbias.
   Value dU = g.idx(T * B * N), dInit = g.idx(T * B * N + H * N),
         dRb = g.idx(T * B * N + H * N + B * d.KH);
   g.forBlocks(H * N + B * d.KH + N, kLanes, [&](Value i, int64_t w) {
-    g.store(g.cst(0.0, w), grad, g.add(dU, i));
+    g.store(g.cst(0.0, w), m.grad, g.add(dU, i));
   });
   g.forEach(g.idx(0), g.idx(T), [&](Value i) {
+    StepAt at;
     Value s = g.sub(g.idx(T - 1), i);
     Value row = d.p.reverse ? i : s;
-    Prev prev = prevOf(g, d, s, init, states);
-    Value st = g.mul(s, B * S), dxRow = g.mul(row, B * N);
+    at.prev = prevOf(g, d, s, m.init, m.states);
+    at.out = g.mul(s, B * S);
+    at.xRow = g.mul(row, B * N);
+    at.dU = dU, at.dInit = dInit, at.dRb = dRb;
     g.forBlocks(B, kRows, [&](Value b0, int64_t rows) {
-      lstmGradRows(g, d, ut, states, gstates, grad, st, dxRow, dInit, prev, b0,
-                   rows);
+      switch (d.p.cell) {
+      case Cell::Lstm:
+        return lstmBackward(g, d, m, at, b0, rows);
+      case Cell::Gru:
+        return d.p.resetAfter ? gruAfterBackward(g, d, m, at, b0, rows)
+                              : gruBeforeBackward(g, d, m, at, b0, rows);
+      case Cell::SimpleRnn:
+        return simpleBackward(g, d, m, at, b0, rows);
+      }
     });
-    accumulateKernelGrad(g, d, grad, dxRow, prev, dU, dRb);
+    // What multiplies U: the gate gradients, except for GRU's reset_after
+    // (the gradient of h.U + b, in the scratch rows) and the candidate of
+    // reset_after = false (multiplying r * h, also in the scratch).
+    bool after = d.p.cell == Cell::Gru && d.p.resetAfter;
+    bool before = d.p.cell == Cell::Gru && !d.p.resetAfter;
+    Value src = after ? m.scratch : m.grad;
+    Value srcBase = after ? g.idx(0) : at.xRow;
+    accumulateOuter(g, d, at.prev.mem, at.prev.base, at.prev.ld, src, srcBase,
+                    N, before ? 2 * H : N, m.grad, dU);
+    if (before)
+      accumulateOuter(g, d, m.scratch, g.idx(0), g.idx(H), m.grad,
+                      g.add(at.xRow, 2 * H), N, H, m.grad, g.add(dU, 2 * H));
+    accumulateColumnSums(g, d, src, srcBase, N, m.grad, dRb);
   });
 }
 
@@ -654,14 +1006,16 @@ struct RecurrenceLowering : OpConversionPattern<kc::RecurrenceOp> {
                           /*backward=*/false, d->T, d->B, d->H, rewriter);
     Location loc = op.getLoc();
     Gen g(rewriter, loc);
-    Value x = flatInput(rewriter, loc, adaptor.getX());
-    Value u = flatInput(rewriter, loc, adaptor.getKernel());
-    Value init = flatInput(rewriter, loc, adaptor.getInitialState());
-    Value rb = flatInput(rewriter, loc, adaptor.getRecurrentBias());
+    Bufs m;
+    m.x = flatInput(rewriter, loc, adaptor.getX());
+    m.u = flatInput(rewriter, loc, adaptor.getKernel());
+    m.init = flatInput(rewriter, loc, adaptor.getInitialState());
+    m.rb = flatInput(rewriter, loc, adaptor.getRecurrentBias());
     Value out = rewriter.create<memref::AllocOp>(
         loc, MemRefType::get(states.getShape(), states.getElementType()),
         rewriter.getI64IntegerAttr(64));
-    emitForward(g, *d, x, u, init, rb, flat(rewriter, loc, out));
+    m.states = flat(rewriter, loc, out);
+    emitForward(g, *d, m);
     rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
         op, states, out, /*restrict=*/true, /*writable=*/true);
     return success();
@@ -686,20 +1040,23 @@ struct RecurrenceGradLowering : OpConversionPattern<kc::RecurrenceGradOp> {
                           /*backward=*/true, d->T, d->B, d->H, rewriter);
     Location loc = op.getLoc();
     Gen g(rewriter, loc);
-    Value u = flatInput(rewriter, loc, adaptor.getKernel());
-    Value init = flatInput(rewriter, loc, adaptor.getInitialState());
-    Value st = flatInput(rewriter, loc, adaptor.getStates());
-    Value gst = flatInput(rewriter, loc, adaptor.getGradStates());
-    auto alloc = [&](ArrayRef<int64_t> shape) -> Value {
+    Bufs m;
+    m.u = flatInput(rewriter, loc, adaptor.getKernel());
+    m.init = flatInput(rewriter, loc, adaptor.getInitialState());
+    m.states = flatInput(rewriter, loc, adaptor.getStates());
+    m.gstates = flatInput(rewriter, loc, adaptor.getGradStates());
+    auto alloc = [&](int64_t n) -> Value {
       return rewriter.create<memref::AllocOp>(
-          loc, MemRefType::get(shape, rewriter.getF32Type()),
+          loc, MemRefType::get({n}, rewriter.getF32Type()),
           rewriter.getI64IntegerAttr(64));
     };
-    Value grad = alloc(gradType.getShape());
-    Value ut = alloc({d->N * d->H});
-    emitBackward(g, *d, u, init, st, gst, grad, ut);
+    m.grad = alloc(gradType.getNumElements());
+    m.ut = alloc(d->N * d->H);
+    if (int64_t n = scratchSize(*d))
+      m.scratch = alloc(n);
+    emitBackward(g, *d, m);
     rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
-        op, gradType, grad, /*restrict=*/true, /*writable=*/true);
+        op, gradType, m.grad, /*restrict=*/true, /*writable=*/true);
     return success();
   }
 };

@@ -1,12 +1,12 @@
 //===- CompiledRecurrenceTest.cpp - kc.recurrence, compiled vs interpreted ===//
 //
 // The compiled lowering of kc.recurrence and kc.recurrence_grad
-// (codegen/LowerRecurrence.cpp) generates f32 LSTM steps as loop nests of its
-// own, blocked by 4 batch rows and 16 units, with step 0 peeled off the
-// loop; the other cells and f64 loop over the kernel library's step entry
-// points. Against the interpreter (the library's whole-sequence kernels):
-// every cell, each activation, both directions, one step and many, and
-// sizes that leave a remainder in every blocking (5 rows, 20 units).
+// (codegen/LowerRecurrence.cpp) generates the f32 steps of every cell as
+// loop nests of its own, blocked by 4 batch rows and 16 units; f64 loops
+// over the kernel library's step entry points. Against the interpreter (the
+// library's whole-sequence kernels): every cell, each activation, both
+// directions, one step and many, the fixtures' sizes, and sizes that leave a
+// remainder in every blocking (5 or 9 rows, 20, 33 or 37 units).
 //
 //===----------------------------------------------------------------------===//
 
@@ -79,10 +79,22 @@ const Case kCases[] = {
     {"lstm_backwards_keras_sizes", "{cell = \"lstm\", reverse = true}",
      RecurrentCell::Lstm, true, 40, 32, 12},
     {"gru", "{cell = \"gru\"}", RecurrentCell::Gru, true, 5, 5, 20},
-    {"gru_reset_before_backwards",
-     "{cell = \"gru\", reset_after = false, reverse = true}",
-     RecurrentCell::Gru, false, 4, 3, 5},
-    {"simple_rnn_relu", "{cell = \"simple_rnn\", activation = \"relu\"}",
+    {"gru_keras_sizes", "{cell = \"gru\"}", RecurrentCell::Gru, true, 60, 32,
+     10},
+    {"gru_backwards_hard_sigmoid",
+     "{cell = \"gru\", reverse = true, recurrent_activation = "
+     "\"hard_sigmoid\"}",
+     RecurrentCell::Gru, true, 4, 9, 33},
+    {"gru_reset_before", "{cell = \"gru\", reset_after = false}",
+     RecurrentCell::Gru, false, 6, 5, 20},
+    {"gru_reset_before_backwards_linear",
+     "{cell = \"gru\", reset_after = false, reverse = true, activation = "
+     "\"linear\"}",
+     RecurrentCell::Gru, false, 3, 3, 5},
+    {"simple_rnn", "{cell = \"simple_rnn\"}", RecurrentCell::SimpleRnn, true,
+     7, 9, 37},
+    {"simple_rnn_backwards_relu",
+     "{cell = \"simple_rnn\", activation = \"relu\", reverse = true}",
      RecurrentCell::SimpleRnn, true, 5, 6, 7},
 };
 
