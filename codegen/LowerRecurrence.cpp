@@ -388,18 +388,111 @@ Value flatInput(OpBuilder &b, Location loc, Value tensor) {
 // The pieces the cells share
 //===----------------------------------------------------------------------===//
 
+/// A part of the states' gradient [T, B, S] that may be nonzero: steps
+/// [t0, t1) and columns [s0, s1) (whole slots of the states row), read from
+/// `mem`, a flat [t1 - t0, B, s1 - s0].
+struct GradBox {
+  Value value; ///< the tensor (before lowering)
+  Value mem;
+  int64_t t0, t1, s0, s1;
+};
+
+/// The gradient of the states as the backward reads it. Usually most of it
+/// is zero: the gradient of a slice of the states (the last step's h, the
+/// h of every step) is that slice put back between zeros by kc.concat, and
+/// kc.add sums such parts. The compiler sees those zeros, so the backward
+/// reads only the nonzero boxes and the [T, B, S] buffer is never written;
+/// the interpreter, one op at a time, has to build it.
+struct GradStates {
+  SmallVector<GradBox> boxes;
+
+  /// Columns [slot * H + c0, + w) of row b of step s: the sum of the boxes
+  /// covering the slot at that step, -0 (x + -0 == x) where none does.
+  Value load(Gen &g, const Dims &d, Value s, Value b, int64_t slot, Value c0,
+             int64_t w) const {
+    Value sum;
+    for (const GradBox &x : boxes) {
+      if (x.s0 > slot * d.H || x.s1 < (slot + 1) * d.H)
+        continue;
+      bool always = x.t0 == 0 && x.t1 == d.T;
+      Value t = s;
+      if (!always)
+        t = g.b.create<arith::MinSIOp>(
+            g.loc, g.b.create<arith::MaxSIOp>(g.loc, s, g.idx(x.t0)),
+            g.idx(x.t1 - 1));
+      Value at = g.add(g.mul(g.add(g.mul(g.sub(t, g.idx(x.t0)), d.B), b),
+                             x.s1 - x.s0),
+                       g.add(c0, slot * d.H - x.s0));
+      Value v = g.load(x.mem, at, w);
+      if (!always) {
+        Value inside = g.b.create<arith::AndIOp>(
+            g.loc,
+            g.b.create<arith::CmpIOp>(g.loc, arith::CmpIPredicate::sge, s,
+                                      g.idx(x.t0)),
+            g.b.create<arith::CmpIOp>(g.loc, arith::CmpIPredicate::slt, s,
+                                      g.idx(x.t1)));
+        v = g.select(inside, v, g.cst(-0.0, w));
+      }
+      sum = sum ? g.fadd(sum, v) : v;
+    }
+    return sum ? sum : g.cst(-0.0, w);
+  }
+};
+
+/// Adds to `boxes` the parts of `v` (the region of the states' gradient
+/// from step t0 and column s0) that may be nonzero: through kc.concat along
+/// steps or columns and kc.add, to zero constants (nothing) and other values
+/// (one box each). False when the parts are too many or not whole slots.
+bool decompose(Value v, int64_t t0, int64_t s0, int64_t units,
+               SmallVector<GradBox> &boxes, int depth = 0) {
+  auto type = dyn_cast<RankedTensorType>(v.getType());
+  if (!type || type.getRank() != 3 || depth > 8 || boxes.size() > 8)
+    return false;
+  Operation *def = v.getDefiningOp();
+  if (auto c = dyn_cast_or_null<kc::ConstantOp>(def)) {
+    auto dense = dyn_cast<DenseElementsAttr>(c.getValue());
+    if (dense && dense.isSplat() && isa<FloatType>(dense.getElementType()) &&
+        dense.getSplatValue<APFloat>().isZero())
+      return true;
+  }
+  if (auto cat = dyn_cast_or_null<kc::ConcatOp>(def)) {
+    int64_t axis = cat.getAxis();
+    if (axis == 0 || axis == 2) {
+      int64_t off = 0;
+      for (Value in : cat.getInputs()) {
+        if (!decompose(in, t0 + (axis == 0 ? off : 0),
+                       s0 + (axis == 2 ? off : 0), units, boxes, depth + 1))
+          return false;
+        off += cast<RankedTensorType>(in.getType()).getDimSize(axis);
+      }
+      return true;
+    }
+  }
+  if (auto add = dyn_cast_or_null<kc::AddOp>(def))
+    if (add.getLhs().getType() == type && add.getRhs().getType() == type)
+      return decompose(add.getLhs(), t0, s0, units, boxes, depth + 1) &&
+             decompose(add.getRhs(), t0, s0, units, boxes, depth + 1);
+  int64_t s1 = s0 + type.getDimSize(2);
+  if (s0 % units || s1 % units)
+    return false;
+  boxes.push_back({v, Value(), t0, t0 + type.getDimSize(0), s0, s1});
+  return true;
+}
+
 /// The flat memrefs of one recurrence.
 struct Bufs {
   Value x, u, init, rb; ///< forward inputs (x is null in the backward)
   Value states;
-  Value gstates, grad; ///< backward: the states' gradient, the flat gradient
-  Value ut;            ///< backward: U^T [N, H]
-  Value scratch;       ///< backward, GRU: per-step rows (see the cells)
+  GradStates gs; ///< backward: the states' gradient
+  Value grad;    ///< backward: the flat gradient
+  Value ut;      ///< backward: U^T [N, H]
+  Value scratch; ///< backward, GRU: per-step rows (see the cells)
 };
 
 /// Where one step works: its states row, the x (d x) row it reads (writes),
 /// where h_prev is, and (backward) the gradient buffer's parts.
 struct StepAt {
+  Value s;    ///< the step
   Value out;  ///< states row s: s * B * S
   Value xRow; ///< x / d x row: row * B * N
   Prev prev;
@@ -586,7 +679,7 @@ void lstmBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
         return g.load(m.states, g.add(sat, slot * H), w);
       };
       auto gs = [&](int64_t slot) {
-        return g.load(m.gstates, g.add(sat, slot * H), w);
+        return m.gs.load(g, d, at.s, bi, slot, c0, w);
       };
       Value cell = st(1), i = st(2), f = st(3), c = st(4), o = st(5);
       Value ac = g.activate(a, cell);
@@ -642,7 +735,7 @@ void simpleBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
           crow = g.add(at.dInit, g.mul(bi, H));
     g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
       Value h = g.load(m.states, g.add(srow, c0), w);
-      Value dht = g.fadd(g.load(m.gstates, g.add(srow, c0), w),
+      Value dht = g.fadd(m.gs.load(g, d, at.s, bi, 0, c0, w),
                          g.load(m.grad, g.add(crow, c0), w));
       g.store(g.fmul(dht, g.activationGrad(d.p.activation, h)), m.grad,
               g.add(zrow, c0));
@@ -712,7 +805,7 @@ void gruAfterBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
         return g.load(m.states, g.add(sat, slot * H), w);
       };
       auto gs = [&](int64_t slot) {
-        return g.load(m.gstates, g.add(sat, slot * H), w);
+        return m.gs.load(g, d, at.s, bi, slot, c0, w);
       };
       Value z = st(1), r = st(2), hh = st(3), recH = st(4);
       Value hp = g.load(at.prev.mem, g.add(prow, c0), w);
@@ -807,8 +900,10 @@ void gruBeforeBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
                        Value b0, int64_t rows) {
   const int64_t H = d.H, N = d.N, S = d.S, B = d.B;
   const Act ra = d.p.recurrentActivation, a = d.p.activation;
+  // body(b, c0, then the offsets of row b, columns c0 of: the states row,
+  // the d x row, the carry, h_prev, the scratch row; w).
   auto perRow = [&](function_ref<void(Value, Value, Value, Value, Value,
-                                      int64_t)>
+                                      Value, Value, int64_t)>
                         body) {
     g.forEach(b0, g.add(b0, rows), [&](Value bi) {
       Value sat = g.add(at.out, g.mul(bi, S));
@@ -817,18 +912,18 @@ void gruBeforeBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
       Value hpa = g.add(at.prev.base, g.mul(bi, at.prev.ld));
       Value rat = g.mul(bi, H);
       g.forBlocks(H, kLanes, [&](Value c0, int64_t w) {
-        body(g.add(sat, c0), g.add(zat, c0), g.add(cat, c0), g.add(hpa, c0),
-             g.add(rat, c0), w);
+        body(bi, c0, g.add(sat, c0), g.add(zat, c0), g.add(cat, c0),
+             g.add(hpa, c0), g.add(rat, c0), w);
       });
     });
   };
-  perRow([&](Value sat, Value zat, Value cat, Value hpa, Value rat,
-             int64_t w) {
+  perRow([&](Value bi, Value c0, Value sat, Value zat, Value cat, Value hpa,
+             Value rat, int64_t w) {
     auto st = [&](int64_t slot) {
       return g.load(m.states, g.add(sat, slot * H), w);
     };
     auto gs = [&](int64_t slot) {
-      return g.load(m.gstates, g.add(sat, slot * H), w);
+      return m.gs.load(g, d, at.s, bi, slot, c0, w);
     };
     Value z = st(1), r = st(2), hh = st(3);
     Value hp = g.load(at.prev.mem, hpa, w);
@@ -848,13 +943,12 @@ void gruBeforeBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
     zh.push_back(g.add(z, 2 * H));
   carryProduct(g, d, m.ut, 2 * H, 1, m.grad, zh, m.scratch,
                rowsAt(g, g.idx(B * H), H, b0, rows), /*accumulate=*/false);
-  perRow([&](Value sat, Value zat, Value cat, Value hpa, Value rat,
-             int64_t w) {
+  perRow([&](Value bi, Value c0, Value sat, Value zat, Value cat, Value hpa,
+             Value rat, int64_t w) {
     Value r = g.load(m.states, g.add(sat, 2 * H), w);
     Value drh = g.load(m.scratch, g.add(rat, B * H), w);
     Value hp = g.load(at.prev.mem, hpa, w);
-    g.store(g.fmul(g.fadd(g.fmul(drh, hp),
-                          g.load(m.gstates, g.add(sat, 2 * H), w)),
+    g.store(g.fmul(g.fadd(g.fmul(drh, hp), m.gs.load(g, d, at.s, bi, 2, c0, w)),
                    g.activationGrad(ra, r)),
             m.grad, g.add(zat, H));
     g.store(g.fadd(g.load(m.grad, cat, w), g.fmul(drh, r)), m.grad, cat);
@@ -957,6 +1051,7 @@ void emitBackward(Gen &g, const Dims &d, const Bufs &m) {
     StepAt at;
     Value s = g.sub(g.idx(T - 1), i);
     Value row = d.p.reverse ? i : s;
+    at.s = s;
     at.prev = prevOf(g, d, s, m.init, m.states);
     at.out = g.mul(s, B * S);
     at.xRow = g.mul(row, B * N);
@@ -1044,7 +1139,11 @@ struct RecurrenceGradLowering : OpConversionPattern<kc::RecurrenceGradOp> {
     m.u = flatInput(rewriter, loc, adaptor.getKernel());
     m.init = flatInput(rewriter, loc, adaptor.getInitialState());
     m.states = flatInput(rewriter, loc, adaptor.getStates());
-    m.gstates = flatInput(rewriter, loc, adaptor.getGradStates());
+    // The states' gradient: its nonzero parts, or the whole buffer.
+    if (!decompose(op.getGradStates(), 0, 0, d->H, m.gs.boxes))
+      m.gs.boxes = {{op.getGradStates(), Value(), 0, d->T, 0, d->S}};
+    for (GradBox &box : m.gs.boxes)
+      box.mem = flatInput(rewriter, loc, rewriter.getRemappedValue(box.value));
     auto alloc = [&](int64_t n) -> Value {
       return rewriter.create<memref::AllocOp>(
           loc, MemRefType::get({n}, rewriter.getF32Type()),

@@ -30,8 +30,13 @@ struct Case {
 };
 
 /// @f runs the forward and the backward of one recurrence: its states and
-/// its flat gradient for a random gradient of the states.
-std::string recurrenceModule(const Case &c) {
+/// its flat gradient for a random gradient of the states. `sparse`: that
+/// gradient is assembled as the gradients of slices are, zeros joined by
+/// kc.concat and summed by kc.add (the compiled backward reads only the
+/// nonzero parts): h gets the last step's gradient plus one for every step,
+/// the second slot (LSTM's c, GRU's z) the first step's (the step T-1 of the
+/// processing order reads first, step 0 last).
+std::string recurrenceModule(const Case &c, bool sparse) {
   kernels::RecurrenceParams p;
   p.cell = c.cell;
   p.resetAfter = c.resetAfter;
@@ -39,6 +44,7 @@ std::string recurrenceModule(const Case &c) {
   int64_t s = kernels::recurrentStateWidth(p, c.units);
   int64_t k = kernels::recurrentInitialWidth(c.cell, c.units);
   int64_t n = kernels::recurrenceGradSize(p, c.steps, c.batch, c.units);
+  int64_t T = c.steps, B = c.batch, H = c.units;
   auto t = [](std::initializer_list<int64_t> dims) {
     std::ostringstream os;
     os << "tensor<";
@@ -47,16 +53,47 @@ std::string recurrenceModule(const Case &c) {
     os << "$T>";
     return os.str();
   };
-  std::string x = t({c.steps, c.batch, gh}), u = t({c.units, gh}),
-              h0 = t({c.batch, k}), rb = t({gh}),
-              st = t({c.steps, c.batch, s}), g = t({n});
+  std::string x = t({T, B, gh}), u = t({H, gh}), h0 = t({B, k}), rb = t({gh}),
+              st = t({T, B, s}), g = t({n}), seq = t({T, B, H}),
+              one = t({1, B, H});
   std::ostringstream os;
   os << "func.func @f(%x: " << x << ", %u: " << u << ", %h0: " << h0
-     << ", %rb: " << rb << ", %gs: " << st << ") -> (" << st << ", " << g
-     << ") {\n"
+     << ", %rb: " << rb;
+  if (sparse)
+    os << ", %last: " << one << ", %first: " << one << ", %every: " << seq;
+  else
+    os << ", %gs: " << st;
+  os << ") -> (" << st << ", " << g << ") {\n"
      << "  %s = kc.recurrence %x, %u, %h0, %rb " << c.attrs << " : " << x
-     << ", " << u << ", " << h0 << ", " << rb << " -> " << st << "\n"
-     << "  %g = kc.recurrence_grad %u, %h0, %s, %gs " << c.attrs << " : " << u
+     << ", " << u << ", " << h0 << ", " << rb << " -> " << st << "\n";
+  if (sparse) {
+    std::string rest = T > 1 ? t({T - 1, B, H}) : "";
+    if (T > 1)
+      os << "  %z = kc.constant dense<0.0> : " << rest << "\n"
+         << "  %l = kc.concat %z, %last {axis = 0 : i64} : (" << rest << ", "
+         << one << ") -> " << seq << "\n"
+         << "  %f = kc.concat %first, %z {axis = 0 : i64} : (" << one << ", "
+         << rest << ") -> " << seq << "\n";
+    else
+      os << "  %l = kc.add %last, %last : " << seq << "\n"
+         << "  %f = kc.add %first, %first : " << seq << "\n";
+    os << "  %h = kc.add %l, %every : " << seq << "\n";
+    if (s > H) {
+      os << "  %cols = kc.concat %h, %f {axis = 2 : i64} : (" << seq << ", "
+         << seq << ") -> " << t({T, B, 2 * H}) << "\n";
+      if (s > 2 * H)
+        os << "  %zr = kc.constant dense<0.0> : " << t({T, B, s - 2 * H})
+           << "\n"
+           << "  %gs = kc.concat %cols, %zr {axis = 2 : i64} : ("
+           << t({T, B, 2 * H}) << ", " << t({T, B, s - 2 * H}) << ") -> "
+           << st << "\n";
+      else
+        os << "  %gs = kc.add %cols, %cols : " << st << "\n";
+    } else {
+      os << "  %gs = kc.add %h, %f : " << st << "\n";
+    }
+  }
+  os << "  %g = kc.recurrence_grad %u, %h0, %s, %gs " << c.attrs << " : " << u
      << ", " << h0 << ", " << st << ", " << st << " -> " << g << "\n"
      << "  return %s, %g : " << st << ", " << g << "\n}\n";
   return os.str();
@@ -105,7 +142,11 @@ TEST_P(CompiledRecurrence, MatchesTheInterpreter) {
     SCOPED_TRACE(c.name);
     // The activations' approximations (rational tanh, polynomial exp) are
     // within a few ulp of the library's; BPTT over tens of steps adds them.
-    check(recurrenceModule(c), {}, type() == "f32" ? 2e-5 : 1e-12, -0.8, 0.8);
+    for (bool sparse : {false, true}) {
+      SCOPED_TRACE(sparse ? "sparse gradient" : "dense gradient");
+      check(recurrenceModule(c, sparse), {}, type() == "f32" ? 2e-5 : 1e-12,
+            -0.8, 0.8);
+    }
   }
 }
 
