@@ -2,8 +2,10 @@
 //
 // Matchers of the scalar bodies kc-lower-to-linalg and kc-fuse-elementwise
 // leave for Keras's activations (see EpilogueActivations.h), and their
-// names for the fusion remarks. kc-fuse-epilogues (FuseEpilogues.cpp) uses
-// them to recognise the activation a GEMM/conv epilogue applies.
+// names for the fusion remarks, and of the gradients of relu, tanh and
+// sigmoid. kc-fuse-epilogues (FuseEpilogues.cpp) uses them to recognise the
+// activation a GEMM/conv epilogue applies, and the activation gradient an
+// average pooling's gradient applies.
 //
 //===----------------------------------------------------------------------===//
 
@@ -407,6 +409,34 @@ Value matchSoftsign(Value v) {
   return absOp && sameValue(absOp.getOperand(), x) ? x : Value();
 }
 } // namespace
+
+Activation matchActivationGradient(Value result, Value g, Value y) {
+  if (auto select = result.getDefiningOp<arith::SelectOp>()) {
+    auto cmp = select.getCondition().getDefiningOp<arith::CmpFOp>();
+    bool relu = cmp && cmp.getPredicate() == arith::CmpFPredicate::OGT &&
+                cmp.getLhs() == y && isZero(cmp.getRhs()) &&
+                select.getTrueValue() == g && isZero(select.getFalseValue());
+    return relu ? Activation::Relu : Activation::None;
+  }
+  Value factor =
+      otherOperand<arith::MulFOp>(result, [&](Value v) { return v == g; });
+  if (!factor)
+    return Activation::None;
+  // tanh: 1 - y * y.
+  auto sub = factor.getDefiningOp<arith::SubFOp>();
+  auto square = sub ? sub.getRhs().getDefiningOp<arith::MulFOp>()
+                    : arith::MulFOp();
+  if (square && isExactly(sub.getLhs(), 1.0) && square.getLhs() == y &&
+      square.getRhs() == y)
+    return Activation::Tanh;
+  // sigmoid: y * (1 - y).
+  Value rest =
+      otherOperand<arith::MulFOp>(factor, [&](Value v) { return v == y; });
+  sub = rest ? rest.getDefiningOp<arith::SubFOp>() : arith::SubFOp();
+  if (sub && isExactly(sub.getLhs(), 1.0) && sub.getRhs() == y)
+    return Activation::Sigmoid;
+  return Activation::None;
+}
 
 StringRef activationName(Activation a) {
   switch (a) {

@@ -12,6 +12,8 @@
 // the composition has. Operands of commutative ops may come in either
 // order, and the value the activation applies to may be computed several
 // times (kc-fuse-elementwise inlines a shared producer once per use).
+// Also the gradients of relu, tanh and sigmoid, from their output, that a
+// pooling's gradient call can apply as it writes.
 //
 //===----------------------------------------------------------------------===//
 
@@ -34,6 +36,15 @@ namespace codegen {
 /// to; `result` itself when it is none of them.
 mlir::Value matchActivation(mlir::Value result, EpilogueActivation &activation,
                             double &param);
+
+/// The gradient of the activation whose output is `y` applied to the
+/// gradient `g` (both values of a linalg.generic's body), computed by
+/// `result` as kc-lower-to-linalg emits the kc ops of
+/// ir/gradients/ElementwiseGradients.cpp: relu's mask `select(y > 0, g,
+/// 0)`, tanh's `g * (1 - y * y)` or sigmoid's `g * (y * (1 - y))`
+/// (multiplications in either order). Relu, Tanh, Sigmoid or None.
+EpilogueActivation matchActivationGradient(mlir::Value result, mlir::Value g,
+                                           mlir::Value y);
 
 /// The activation's Keras name ("" for None).
 llvm::StringRef activationName(EpilogueActivation activation);

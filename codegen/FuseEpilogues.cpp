@@ -29,6 +29,11 @@
 // of the generic, and either keeps the generic; @forward (predict,
 // evaluate) fuses them all.
 //
+// The gradients of poolings fuse the same way with the gradient of the
+// activation before the pooling: max pooling's with relu's mask, average
+// pooling's with relu's mask, tanh's or sigmoid's factor, each read from
+// the activation's output (the pooling's input).
+//
 // The activation matchers are in EpilogueActivations.cpp.
 //
 //===----------------------------------------------------------------------===//
@@ -183,6 +188,23 @@ linalg::GenericOp singleGenericUser(memref::AllocOp out,
   return dyn_cast<linalg::GenericOp>(*product->user_begin());
 }
 
+/// A private declaration of `name` of type `type` in `call`'s module (null,
+/// with an error, when one of another type exists).
+func::FuncOp declare(func::CallOp call, StringRef name, FunctionType type) {
+  auto module = call->getParentOfType<ModuleOp>();
+  auto callee = module.lookupSymbol<func::FuncOp>(name);
+  if (!callee) {
+    OpBuilder mb(module.getBodyRegion());
+    callee = mb.create<func::FuncOp>(module.getLoc(), name, type);
+    callee.setPrivate();
+  }
+  if (callee.getFunctionType() != type) {
+    call.emitOpError("conflicting declaration of ") << name;
+    return {};
+  }
+  return callee;
+}
+
 /// max_pool2d_grad followed by relu's gradient mask on the pooling's input
 /// (`select(x > 0, g, 0)`, the relu before the pooling) becomes
 /// max_pool2d_grad_relu: the mask is applied where the gradient is routed,
@@ -226,14 +248,9 @@ LogicalResult fuseMaxPoolGradMask(func::CallOp call, StringRef suffix,
     return failure();
 
   std::string name = ("kcc_rt_max_pool2d_grad_relu" + suffix).str();
-  auto module = call->getParentOfType<ModuleOp>();
-  auto fnType = call.getCalleeType();
-  auto callee = module.lookupSymbol<func::FuncOp>(name);
-  if (!callee) {
-    OpBuilder mb(module.getBodyRegion());
-    callee = mb.create<func::FuncOp>(module.getLoc(), name, fnType);
-    callee.setPrivate();
-  }
+  func::FuncOp callee = declare(call, name, call.getCalleeType());
+  if (!callee)
+    return failure();
   OpBuilder b(call);
   auto fused = b.create<func::CallOp>(call.getLoc(), callee, call.getOperands());
   if (remarks)
@@ -247,12 +264,94 @@ LogicalResult fuseMaxPoolGradMask(func::CallOp call, StringRef suffix,
   return success();
 }
 
+/// avg_pool2d_grad followed by the gradient of the activation before the
+/// pooling, read from that activation's output y (relu's `select(y > 0, g,
+/// 0)`, tanh's `g * (1 - y * y)`, sigmoid's `g * (y * (1 - y))`), becomes
+/// avg_pool2d_grad_<activation>(y, grad_output): the factor is applied
+/// where the input gradient is written, and the generic's pass over it and
+/// its buffer go. y is whatever tensor of the input gradient's shape the
+/// generic reads (in a training step the activation's output, which the
+/// gradient reads anyway), defined before the call.
+LogicalResult fuseAvgPoolGradActivation(func::CallOp call, StringRef suffix,
+                                        bool remarks) {
+  // ABI: grad_output and output pointers, 8 dims, window, strides, padding.
+  if (call.getNumOperands() != 15)
+    return failure();
+  memref::AllocOp out = pointerSource(call.getOperand(1));
+  if (!out)
+    return failure();
+  bufferization::ToTensorOp product;
+  linalg::GenericOp generic = singleGenericUser(out, product);
+  if (!generic || generic.getNumResults() != 1 ||
+      generic.getNumDpsInputs() != 2 ||
+      generic.getNumLoops() != generic.getNumParallelLoops() ||
+      generic.getResult(0).getType() != product.getType())
+    return failure();
+  Block &body = generic.getRegion().front();
+  if (!body.getArgument(generic.getNumDpsInputs()).use_empty())
+    return failure();
+  Value g, yArg, y;
+  for (OpOperand *in : generic.getDpsInputOperands()) {
+    if (!generic.getMatchingIndexingMap(in).isIdentity())
+      return failure();
+    if (in->get() == product.getResult() && !g) {
+      g = body.getArgument(in->getOperandNumber());
+    } else {
+      y = in->get();
+      yArg = body.getArgument(in->getOperandNumber());
+    }
+  }
+  if (!g || !y || y.getType() != product.getType() || !dominatesCall(y, call))
+    return failure();
+  Activation act = codegen::matchActivationGradient(
+      cast<linalg::YieldOp>(body.getTerminator()).getOperand(0), g, yArg);
+  if (act == Activation::None)
+    return failure();
+
+  OpBuilder b(call);
+  Location loc = call.getLoc();
+  auto type = cast<RankedTensorType>(y.getType());
+  Value yMemref = b.create<bufferization::ToMemrefOp>(
+      loc, MemRefType::get(type.getShape(), type.getElementType()), y,
+      /*read_only=*/true);
+  // The POOL2 layout: y, grad_output, out, then y's dims (the output's),
+  // grad_output's, the output's, window, strides, padding.
+  ValueRange ops = call.getOperands();
+  SmallVector<Value> args = {codegen::dataPointer(b, loc, yMemref), ops[0],
+                             ops[1]};
+  llvm::append_range(args, ops.slice(6, 4));
+  llvm::append_range(args, ops.slice(2, 4));
+  llvm::append_range(args, ops.slice(6, 4));
+  llvm::append_range(args, ops.slice(10, 5));
+  std::string name = ("kcc_rt_avg_pool2d_grad_" +
+                      codegen::activationName(act) + suffix)
+                         .str();
+  func::FuncOp callee = declare(
+      call, name, b.getFunctionType(ValueRange(args).getTypes(), {}));
+  if (!callee)
+    return failure();
+  auto fused = b.create<func::CallOp>(loc, callee, args);
+  if (remarks)
+    fused.emitRemark() << "fused into " << name << ": "
+                       << codegen::activationName(act)
+                       << "'s gradient (one pass over the input gradient and "
+                          "its buffer saved)";
+  generic.getResult(0).replaceAllUsesWith(product.getResult());
+  generic.erase();
+  call.erase();
+  ++numFusedEpilogues;
+  return success();
+}
+
 /// Fuses the epilogue of `call` if it has one.
 LogicalResult fuse(func::CallOp call, bool remarks) {
   StringRef callee = call.getCallee();
-  for (StringRef suffix : {"_f32", "_f64"})
+  for (StringRef suffix : {"_f32", "_f64"}) {
     if (callee == ("kcc_rt_max_pool2d_grad" + suffix).str())
       return fuseMaxPoolGradMask(call, suffix, remarks);
+    if (callee == ("kcc_rt_avg_pool2d_grad" + suffix).str())
+      return fuseAvgPoolGradActivation(call, suffix, remarks);
+  }
   const FusableCall *kind = nullptr;
   StringRef suffix;
   for (const FusableCall &k : kFusable)
@@ -310,16 +409,10 @@ LogicalResult fuse(func::CallOp call, bool remarks) {
       b.create<arith::ConstantOp>(loc, b.getF64FloatAttr(epilogue->param)));
 
   std::string name = (kind->base + "_epilogue" + suffix).str();
-  auto module = call->getParentOfType<ModuleOp>();
-  auto fnType = b.getFunctionType(ValueRange(args).getTypes(), {});
-  auto callee2 = module.lookupSymbol<func::FuncOp>(name);
-  if (!callee2) {
-    OpBuilder mb(module.getBodyRegion());
-    callee2 = mb.create<func::FuncOp>(module.getLoc(), name, fnType);
-    callee2.setPrivate();
-  }
-  if (callee2.getFunctionType() != fnType)
-    return call.emitOpError("conflicting declaration of ") << name;
+  func::FuncOp callee2 =
+      declare(call, name, b.getFunctionType(ValueRange(args).getTypes(), {}));
+  if (!callee2)
+    return failure();
   auto fused = b.create<func::CallOp>(loc, callee2, args);
   if (remarks) {
     bool act = epilogue->activation != Activation::None;

@@ -35,7 +35,11 @@ Value pointerMemref(Value ptr) {
 bool isTiledMaxPoolGrad(Operation *op) {
   auto call = dyn_cast<func::CallOp>(op);
   // ABI: 3 pointers, 12 dims, then window h/w, strides h/w, padding.
-  if (!call || !call.getCallee().starts_with("kcc_rt_max_pool2d_grad") ||
+  if (!call ||
+      !(call.getCallee().starts_with("kcc_rt_max_pool2d_grad") ||
+        call.getCallee().starts_with("kcc_rt_avg_pool2d_grad_relu_") ||
+        call.getCallee().starts_with("kcc_rt_avg_pool2d_grad_tanh_") ||
+        call.getCallee().starts_with("kcc_rt_avg_pool2d_grad_sigmoid_")) ||
       call.getNumOperands() != 20)
     return false;
   int64_t v[5];

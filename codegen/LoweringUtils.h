@@ -70,9 +70,11 @@ mlir::Value dataPointer(mlir::OpBuilder &b, mlir::Location loc,
 /// dataPointer's extract / index_cast / inttoptr), or null.
 mlir::Value pointerMemref(mlir::Value ptr);
 
-/// Whether `call` is a kcc_rt_max_pool2d_grad* call whose windows tile its
-/// input (window == stride, valid padding): each input element is in at
-/// most one window, so the kernel may mask in place or write over x.
+/// Whether `call` is a kcc_rt_max_pool2d_grad* call, or an
+/// avg_pool2d_grad_<activation> one (x: the activation's output), whose
+/// windows tile its input (window == stride, valid padding): each input
+/// element is in at most one window, so the kernel may mask in place or
+/// write over x.
 bool isTiledMaxPoolGrad(mlir::Operation *call);
 
 /// Whether the outermost loop of `op` may run its iterations on different

@@ -244,7 +244,30 @@ void maxPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
   });
 }
 
+template <typename T>
+void avgPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
+                 int64_t x2, int64_t x3, int64_t y0, int64_t y1, int64_t y2,
+                 int64_t y3, int64_t o0, int64_t o1, int64_t o2, int64_t o3,
+                 int64_t wh, int64_t ww, int64_t sh, int64_t sw, int64_t pad,
+                 kernels::PoolGradActivation act) {
+  guarded("avg_pool2d_grad", [&] {
+    NDArray X = view(x, {x0, x1, x2, x3}), Y = view(y, {y0, y1, y2, y3});
+    NDArray O = view(out, {o0, o1, o2, o3});
+    kernels::avgPool2dGrad(X, Y, poolParams(wh, ww, sh, sw, pad), act, O);
+  });
+}
+
 } // namespace
+
+#define KCC_RT_AVG_POOL_GRAD_ACT(T, S, NAME, ACT)                              \
+  void kcc_rt_avg_pool2d_grad_##NAME##_##S(                                    \
+      const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
+      int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
+      int64_t o1, int64_t o2, int64_t o3, int64_t wh, int64_t ww, int64_t sh,  \
+      int64_t sw, int64_t pad) {                                               \
+    avgPoolGrad<T>(x, y, out, x0, x1, x2, x3, y0, y1, y2, y3, o0, o1, o2, o3,  \
+                   wh, ww, sh, sw, pad, kernels::PoolGradActivation::ACT);     \
+  }
 
 #define KCC_RT_DEFINE(T, S)                                                    \
   void kcc_rt_matmul_##S(const T *a, const T *b, T *out, int64_t a0,           \
@@ -342,6 +365,12 @@ void maxPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
 extern "C" {
 KCC_RT_DEFINE(float, f32)
 KCC_RT_DEFINE(double, f64)
+KCC_RT_AVG_POOL_GRAD_ACT(float, f32, relu, Relu)
+KCC_RT_AVG_POOL_GRAD_ACT(float, f32, tanh, Tanh)
+KCC_RT_AVG_POOL_GRAD_ACT(float, f32, sigmoid, Sigmoid)
+KCC_RT_AVG_POOL_GRAD_ACT(double, f64, relu, Relu)
+KCC_RT_AVG_POOL_GRAD_ACT(double, f64, tanh, Tanh)
+KCC_RT_AVG_POOL_GRAD_ACT(double, f64, sigmoid, Sigmoid)
 }
 
 namespace {
@@ -494,6 +523,9 @@ std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
   KCC_RT_SYM(max_pool2d_grad)
   KCC_RT_SYM(max_pool2d_grad_relu)
   KCC_RT_SYM(avg_pool2d_grad)
+  KCC_RT_SYM(avg_pool2d_grad_relu)
+  KCC_RT_SYM(avg_pool2d_grad_tanh)
+  KCC_RT_SYM(avg_pool2d_grad_sigmoid)
   KCC_RT_SYM(gather_i32)
   KCC_RT_SYM(gather_i64)
   KCC_RT_SYM(gather_grad_i32)

@@ -69,6 +69,11 @@ extern "C" {
 /// max_pool2d_grad_relu also masks by x > 0 (the relu before the pooling,
 /// fused by codegen/FuseEpilogues.cpp); it needs windows that tile x. Both
 /// may write over x when the windows tile it (codegen/ReuseBuffers.cpp).
+/// avg_pool2d_grad_relu, _tanh and _sigmoid: avg_pool2d_grad followed by
+/// the gradient of the activation before the pooling (x is its output, the
+/// pooling's input; kernels::PoolGradActivation), fused by
+/// codegen/FuseEpilogues.cpp; they too may write over x when the windows
+/// tile it.
 #define KCC_RT_POOL2(NAME, T, S)                                               \
   void kcc_rt_##NAME##_##S(const T *x, const T *y, T *out, int64_t x0,         \
                            int64_t x1, int64_t x2, int64_t x3, int64_t y0,     \
@@ -118,6 +123,9 @@ extern "C" {
   KCC_RT_POOL2(max_pool2d_grad, T, S)                                          \
   KCC_RT_POOL2(max_pool2d_grad_relu, T, S)                                     \
   KCC_RT_POOL1(avg_pool2d_grad, T, S)                                          \
+  KCC_RT_POOL2(avg_pool2d_grad_relu, T, S)                                     \
+  KCC_RT_POOL2(avg_pool2d_grad_tanh, T, S)                                     \
+  KCC_RT_POOL2(avg_pool2d_grad_sigmoid, T, S)                                  \
   KCC_RT_RECURRENCE(T, S)
 
 KCC_RT_ALL(float, f32)

@@ -172,6 +172,20 @@ void maxPool2dGrad(const NDArray &x, const NDArray &gradOut,
                    bool reluMask = false);
 void avgPool2dGrad(const NDArray &gradOut, const Pool2DParams &p,
                    NDArray &gradInput);
+/// The activation before an average pooling whose gradient avgPool2dGrad
+/// below applies as it writes the input gradient (codegen/FuseEpilogues.cpp
+/// fuses it): from the activation's output y (the pooling's input) and the
+/// pooled gradient r, relu `y > 0 ? r : 0`, tanh `r * (1 - y * y)`, sigmoid
+/// `r * (y * (1 - y))`, each rounded as the kc ops of its gradient are.
+enum class PoolGradActivation { Relu, Tanh, Sigmoid };
+/// avgPool2dGrad, then the gradient of `act` (y: the activation's output,
+/// the pooling's input, shaped as gradInput), in one pass: bit for bit
+/// avgPool2dGrad followed by the activation's gradient ops. When the
+/// windows tile the input (window == stride, no padding) gradInput may be
+/// y itself, which it then overwrites.
+void avgPool2dGrad(const NDArray &y, const NDArray &gradOut,
+                   const Pool2DParams &p, PoolGradActivation act,
+                   NDArray &gradInput);
 
 /// Output spatial size of a convolution or pooling window, and the padding
 /// before the first element (TF "SAME" convention). Shared with the IR's

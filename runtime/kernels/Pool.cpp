@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <cstring>
 #include <limits>
+#include <vector>
 
 using namespace kcc;
 using namespace kcc::kernels;
@@ -208,27 +209,136 @@ void maxPoolGradTiled(const Geom &g, const T *x, const T *gradOut, T *gradIn,
   });
 }
 
+/// Adds each window's share of gradOut to image b's channels [c0, c1) of
+/// gradIn. Not inlined, so that avgPoolGrad and avgPoolGradActivation
+/// (compiled without FP contraction) round its sums alike.
+template <typename T>
+__attribute__((noinline)) void spreadAvgGrad(const Geom &g, const T *gradOut,
+                                             T *gradIn, int64_t b, int64_t c0,
+                                             int64_t c1) {
+  for (int64_t oy = 0; oy < g.oh; ++oy) {
+    int64_t y0, y1;
+    g.rows(oy, y0, y1);
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      int64_t x0, x1;
+      g.cols(ox, x0, x1);
+      T scale = T(1) / T((y1 - y0) * (x1 - x0));
+      const T *__restrict gr = gradOut + g.outOffset(b, oy, ox);
+      for (int64_t iy = y0; iy < y1; ++iy)
+        for (int64_t ix = x0; ix < x1; ++ix) {
+          T *__restrict gi = gradIn + g.inOffset(b, iy, ix);
+          for (int64_t ch = c0; ch < c1; ++ch)
+            gi[ch] += gr[ch] * scale;
+        }
+    }
+  }
+}
+
 template <typename T>
 void avgPoolGrad(const Geom &g, const T *gradOut, T *gradIn) {
   perChannelBlock(g, [&](int64_t b, int64_t c0, int64_t c1) {
-    for (int64_t oy = 0; oy < g.oh; ++oy) {
-      int64_t y0, y1;
-      g.rows(oy, y0, y1);
-      for (int64_t ox = 0; ox < g.ow; ++ox) {
-        int64_t x0, x1;
-        g.cols(ox, x0, x1);
-        T scale = T(1) / T((y1 - y0) * (x1 - x0));
-        const T *__restrict gr = gradOut + g.outOffset(b, oy, ox);
-        for (int64_t iy = y0; iy < y1; ++iy)
-          for (int64_t ix = x0; ix < x1; ++ix) {
-            T *__restrict gi = gradIn + g.inOffset(b, iy, ix);
-            for (int64_t ch = c0; ch < c1; ++ch)
-              gi[ch] += gr[ch] * scale;
-          }
-      }
+    spreadAvgGrad(g, gradOut, gradIn, b, c0, c1);
+  });
+}
+
+// Contraction would round `1 - y * y` once (an FMA) where the kc ops it
+// fuses round twice: off for the activation gradients below, so they stay
+// bit for bit the unfused ops'.
+#pragma GCC push_options
+#pragma GCC optimize("fp-contract=off")
+
+/// What the average-pooling gradient multiplies its shares by: nothing, or
+/// the gradient of the activation before the pooling.
+enum class Factor { None, Relu, Tanh, Sigmoid };
+
+/// The gradient of activation F at an element whose activation output is
+/// v, times the pooled gradient r: the kc ops of
+/// ir/gradients/ElementwiseGradients.cpp, rounded as they are.
+template <Factor F, typename T> inline T activationGrad(T v, T r) {
+  if constexpr (F == Factor::Relu)
+    return v > T(0) ? r : T(0);
+  else if constexpr (F == Factor::Tanh)
+    return r * (T(1) - v * v);
+  else if constexpr (F == Factor::Sigmoid)
+    return r * (v * (T(1) - v));
+  else
+    return r;
+}
+
+/// The average-pooling gradient for windows that tile the input, times
+/// factor F: each input element gets one window's share, so it is written
+/// once (no zeroing first), from the y read just before it (gradIn may be
+/// y). A task is one output row of an image: its windows' shares are laid
+/// out along one input row (`0 + share`: rounded as the share summed into
+/// a zeroed buffer, contracted or not; 0 where no window reaches), which
+/// every input row of the windows then takes in one contiguous pass.
+template <Factor F, typename T>
+void avgPoolGradTiled(const Geom &g, const T *y, const T *gradOut,
+                      T *gradIn) {
+  int64_t row = g.w * g.c;
+  runTasks(g.n * g.oh, g.n * g.h * row, [&](int64_t t) {
+    thread_local std::vector<T> shares;
+    shares.assign(row, T(0));
+    T *__restrict s = shares.data();
+    int64_t b = t / g.oh, oy = t % g.oh, y0, y1;
+    g.rows(oy, y0, y1);
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      int64_t x0, x1;
+      g.cols(ox, x0, x1);
+      T scale = T(1) / T((y1 - y0) * (x1 - x0));
+      const T *__restrict gr = gradOut + g.outOffset(b, oy, ox);
+      for (int64_t ix = x0; ix < x1; ++ix)
+        for (int64_t ch = 0; ch < g.c; ++ch)
+          s[ix * g.c + ch] = T(0) + gr[ch] * scale;
+    }
+    // The last row of windows also takes the rows no window reaches.
+    int64_t end = oy == g.oh - 1 ? g.h : y1;
+    for (int64_t iy = y0; iy < end; ++iy) {
+      if (iy == y1)
+        std::fill(s, s + row, T(0));
+      int64_t at = g.inOffset(b, iy, 0);
+      if constexpr (F == Factor::None)
+        std::copy(s, s + row, gradIn + at);
+      else
+        for (int64_t j = 0; j < row; ++j)
+          gradIn[at + j] = activationGrad<F>(y[at + j], s[j]);
     }
   });
 }
+
+/// avgPoolGrad followed by activationGrad over gradIn for windows that
+/// overlap: an image's channel block is summed by avgPoolGrad's own
+/// spreadAvgGrad, then multiplied while it is still in cache.
+template <Factor F, typename T>
+void avgPoolGradOverlapping(const Geom &g, const T *y, const T *gradOut,
+                            T *gradIn) {
+  perChannelBlock(g, [&](int64_t b, int64_t c0, int64_t c1) {
+    for (int64_t iy = 0; iy < g.h; ++iy)
+      for (int64_t ix = 0; ix < g.w; ++ix) {
+        T *gi = gradIn + g.inOffset(b, iy, ix);
+        for (int64_t ch = c0; ch < c1; ++ch)
+          gi[ch] = T(0);
+      }
+    spreadAvgGrad(g, gradOut, gradIn, b, c0, c1);
+    for (int64_t iy = 0; iy < g.h; ++iy)
+      for (int64_t ix = 0; ix < g.w; ++ix) {
+        int64_t at = g.inOffset(b, iy, ix);
+        for (int64_t ch = c0; ch < c1; ++ch)
+          gradIn[at + ch] = activationGrad<F>(y[at + ch], gradIn[at + ch]);
+      }
+  });
+}
+
+template <Factor F, typename T>
+void avgPoolGradActivation(const Geom &g, const T *y, const T *gradOut,
+                           T *gradIn) {
+  if (windowsTile(g))
+    avgPoolGradTiled<F>(g, y, gradOut, gradIn);
+  else
+    avgPoolGradOverlapping<F>(g, y, gradOut, gradIn);
+}
+
+#pragma GCC pop_options
 
 } // namespace
 
@@ -304,9 +414,49 @@ void kernels::avgPool2dGrad(const NDArray &gradOut, const Pool2DParams &p,
                             NDArray &gradInput) {
   // The input only contributes its shape, which gradInput carries.
   Geom g = makeGeom("avgPool2dGrad", gradInput, gradOut, p);
+  if (windowsTile(g)) {
+    // y is not read without a factor.
+    if (gradInput.dtype() == DType::F32)
+      avgPoolGradTiled<Factor::None, float>(g, nullptr, gradOut.data<float>(),
+                                            gradInput.data<float>());
+    else
+      avgPoolGradTiled<Factor::None, double>(
+          g, nullptr, gradOut.data<double>(), gradInput.data<double>());
+    return;
+  }
   std::memset(gradInput.rawData(), 0, gradInput.bytes());
   if (gradInput.dtype() == DType::F32)
     avgPoolGrad<float>(g, gradOut.data<float>(), gradInput.data<float>());
   else
     avgPoolGrad<double>(g, gradOut.data<double>(), gradInput.data<double>());
+}
+
+void kernels::avgPool2dGrad(const NDArray &y, const NDArray &gradOut,
+                            const Pool2DParams &p, PoolGradActivation act,
+                            NDArray &gradInput) {
+  Geom g = makeGeom("avgPool2dGrad", gradInput, gradOut, p);
+  if (y.shape() != gradInput.shape() || y.dtype() != gradInput.dtype())
+    fail("avgPool2dGrad", "activation " + shapeToString(y.shape()) +
+                              " does not match the input gradient " +
+                              shapeToString(gradInput.shape()));
+  if (y.rawData() == gradInput.rawData() && !windowsTile(g))
+    fail("avgPool2dGrad", "an in-place gradient needs windows that tile the "
+                          "input");
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    const T *yv = y.data<T>(), *gr = gradOut.data<T>();
+    T *gi = gradInput.data<T>();
+    switch (act) {
+    case PoolGradActivation::Relu:
+      return avgPoolGradActivation<Factor::Relu>(g, yv, gr, gi);
+    case PoolGradActivation::Tanh:
+      return avgPoolGradActivation<Factor::Tanh>(g, yv, gr, gi);
+    case PoolGradActivation::Sigmoid:
+      return avgPoolGradActivation<Factor::Sigmoid>(g, yv, gr, gi);
+    }
+  };
+  if (gradInput.dtype() == DType::F32)
+    run(float());
+  else
+    run(double());
 }

@@ -6,7 +6,9 @@
 // point and the bias and activation applied here in double precision; and
 // each code's activation against the kc kernels it is composed of
 // (frontend/ops/Activations.cpp, as the interpreter runs it), bit for bit,
-// on NaN, infinities and ordinary values.
+// on NaN, infinities and ordinary values. And the average-pooling
+// gradients with relu's, tanh's or sigmoid's gradient fused, against
+// kcc_rt_avg_pool2d_grad and those gradients' kc kernels, bit for bit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,10 +17,12 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <random>
+#include <string>
 #include <vector>
 
 namespace {
@@ -302,6 +306,148 @@ template <typename T> void checkAgainstKcKernels(DType dt) {
 TEST(MatmulEpilogue, EveryActivationCodeEqualsItsKcKernels) {
   checkAgainstKcKernels<float>(DType::F32);
   checkAgainstKcKernels<double>(DType::F64);
+}
+
+//===----------------------------------------------------------------------===//
+// Average-pooling gradients with the activation's gradient fused
+//===----------------------------------------------------------------------===//
+
+/// The unfused pair kc-fuse-epilogues replaces: kcc_rt_avg_pool2d_grad,
+/// then the kc kernels of the activation's gradient from its output y
+/// (ir/gradients/ElementwiseGradients.cpp), as the interpreter runs them.
+NDArray unfusedPoolGrad(const char *act, const NDArray &y, const NDArray &g,
+                        int64_t wh, int64_t ww, int64_t sh, int64_t sw,
+                        int64_t pad) {
+  using B = kcc::kernels::BinaryKind;
+  using C = kcc::kernels::CompareKind;
+  NDArray r = NDArray::empty(y.shape(), y.dtype());
+  const auto &ys = y.shape(), &gs = g.shape();
+  if (y.dtype() == DType::F32)
+    kcc_rt_avg_pool2d_grad_f32(g.data<float>(), r.data<float>(), gs[0], gs[1],
+                               gs[2], gs[3], ys[0], ys[1], ys[2], ys[3], wh,
+                               ww, sh, sw, pad);
+  else
+    kcc_rt_avg_pool2d_grad_f64(g.data<double>(), r.data<double>(), gs[0],
+                               gs[1], gs[2], gs[3], ys[0], ys[1], ys[2], ys[3],
+                               wh, ww, sh, sw, pad);
+  KcKernels k;
+  std::string a = act;
+  if (a == "relu")
+    return k.select(k.compare(C::GT, y, 0), r, k.like(y, 0));
+  if (a == "tanh")
+    return k.binary(B::Mul, r,
+                    k.binary(B::Sub, k.like(y, 1), k.binary(B::Mul, y, y)));
+  return k.binary(B::Mul, r,
+                  k.binary(B::Mul, y, k.binary(B::Sub, k.like(y, 1), y)));
+}
+
+template <typename T>
+void fusedPoolGrad(const char *act, const T *y, const T *g, T *out,
+                   const kcc::Shape &ys, const kcc::Shape &gs, int64_t wh,
+                   int64_t ww, int64_t sh, int64_t sw, int64_t pad) {
+  std::string a = act;
+  auto *fn = std::is_same_v<T, float>
+                 ? (a == "relu"   ? (void *)&kcc_rt_avg_pool2d_grad_relu_f32
+                    : a == "tanh" ? (void *)&kcc_rt_avg_pool2d_grad_tanh_f32
+                                  : (void *)&kcc_rt_avg_pool2d_grad_sigmoid_f32)
+                 : (a == "relu"   ? (void *)&kcc_rt_avg_pool2d_grad_relu_f64
+                    : a == "tanh" ? (void *)&kcc_rt_avg_pool2d_grad_tanh_f64
+                                  : (void *)&kcc_rt_avg_pool2d_grad_sigmoid_f64);
+  using Fn = void (*)(const T *, const T *, T *, int64_t, int64_t, int64_t,
+                      int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                      int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+                      int64_t, int64_t);
+  reinterpret_cast<Fn>(fn)(y, g, out, ys[0], ys[1], ys[2], ys[3], gs[0], gs[1],
+                           gs[2], gs[3], ys[0], ys[1], ys[2], ys[3], wh, ww, sh,
+                           sw, pad);
+}
+
+/// Each fused entry point against the unfused pair, bit for bit: tiling
+/// windows (a row and column no window covers; Same padding's clipped last
+/// window), overlapping ones, more channels than one task's block, and y
+/// holding NaN, infinities and signed zeros; with tiling windows also in
+/// place over y, as kc-reuse-buffers may place it.
+template <typename T> void checkPoolGradActivations(DType dt) {
+  constexpr double nan = std::numeric_limits<double>::quiet_NaN();
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  struct Case {
+    int64_t c, wh, ww, sh, sw, pad;
+  };
+  for (Case c : {Case{3, 2, 2, 2, 2, 0}, Case{3, 2, 2, 2, 2, 1},
+                 Case{70, 2, 2, 2, 2, 0}, Case{3, 3, 3, 2, 2, 1},
+                 Case{5, 3, 2, 1, 2, 0}}) {
+    kcc::kernels::Padding padding =
+        c.pad ? kcc::kernels::Padding::Same : kcc::kernels::Padding::Valid;
+    kcc::Shape ys = {2, 7, 7, c.c};
+    kcc::Shape gs = {2, kcc::kernels::windowOutputSize(7, c.wh, c.sh, 1, padding),
+                     kcc::kernels::windowOutputSize(7, c.ww, c.sw, 1, padding),
+                     c.c};
+    int64_t ny = 2 * 7 * 7 * c.c, ng = gs[0] * gs[1] * gs[2] * gs[3];
+    std::vector<double> yv = random<double>(ny, 11), gv = random<double>(ng, 12);
+    double special[] = {nan, inf, -inf, 0.0, -0.0, 1.0, -1.0, 1e30, -1e-30};
+    for (size_t i = 0; i < std::size(special); ++i)
+      yv[i * 13 % ny] = special[i];
+    gv[1] = -0.0;
+    NDArray y = NDArray::fromVector(ys, yv, dt);
+    NDArray g = NDArray::fromVector(gs, gv, dt);
+    bool tiled = c.wh == c.sh && c.ww == c.sw;
+    if (tiled) {
+      // The plain gradient: each element its window's share (a row or
+      // column no window reaches: 0). Same padding's extra row and column
+      // go after, so windows start at multiples of the stride.
+      NDArray plain = NDArray::empty(ys, dt);
+      if constexpr (std::is_same_v<T, float>)
+        kcc_rt_avg_pool2d_grad_f32(g.data<T>(), plain.data<T>(), gs[0], gs[1],
+                                   gs[2], gs[3], 2, 7, 7, c.c, c.wh, c.ww,
+                                   c.sh, c.sw, c.pad);
+      else
+        kcc_rt_avg_pool2d_grad_f64(g.data<T>(), plain.data<T>(), gs[0], gs[1],
+                                   gs[2], gs[3], 2, 7, 7, c.c, c.wh, c.ww,
+                                   c.sh, c.sw, c.pad);
+      for (int64_t i = 0; i < ny; ++i) {
+        int64_t ch = i % c.c, ix = i / c.c % 7, iy = i / c.c / 7 % 7,
+                b = i / c.c / 49, oy = iy / c.sh, ox = ix / c.sw;
+        T want = T(0);
+        if (oy < gs[1] && ox < gs[2]) {
+          int64_t rows = std::min<int64_t>(7 - oy * c.sh, c.wh),
+                  cols = std::min<int64_t>(7 - ox * c.sw, c.ww);
+          T scale = T(1) / T(rows * cols);
+          want += g.data<T>()[((b * gs[1] + oy) * gs[2] + ox) * c.c + ch] *
+                  scale;
+        }
+        ASSERT_EQ(std::memcmp(&want, &plain.data<T>()[i], sizeof(T)), 0)
+            << "plain gradient, element " << i << ": " << want << " vs "
+            << plain.data<T>()[i];
+      }
+    }
+    for (const char *act : {"relu", "tanh", "sigmoid"}) {
+      NDArray want =
+          unfusedPoolGrad(act, y, g, c.wh, c.ww, c.sh, c.sw, c.pad);
+      for (bool inPlace : {false, true}) {
+        if (inPlace && !tiled)
+          continue;
+        NDArray out = inPlace ? y.clone() : NDArray::empty(ys, dt);
+        const T *yp = inPlace ? out.data<T>() : y.data<T>();
+        fusedPoolGrad<T>(act, yp, g.data<T>(), out.data<T>(), ys, gs, c.wh,
+                         c.ww, c.sh, c.sw, c.pad);
+        for (int64_t i = 0; i < ny; ++i) {
+          T w = want.data<T>()[i], got = out.data<T>()[i];
+          bool same = std::isnan(w) ? std::isnan(got)
+                                    : std::memcmp(&w, &got, sizeof(T)) == 0;
+          ASSERT_TRUE(same)
+              << act << " window " << c.wh << "x" << c.ww << " stride "
+              << c.sh << "x" << c.sw << " padding " << c.pad << " channels "
+              << c.c << (inPlace ? " in place" : "") << ", element " << i
+              << ": unfused " << w << ", fused " << got;
+        }
+      }
+    }
+  }
+}
+
+TEST(AvgPoolGradActivation, EqualsAvgPoolGradThenItsKcKernels) {
+  checkPoolGradActivations<float>(DType::F32);
+  checkPoolGradActivations<double>(DType::F64);
 }
 
 } // namespace
