@@ -4,31 +4,38 @@
 // Recurrence.h) become a loop over time in the IR, so the module's size does
 // not depend on T.
 //
-// f32 LSTM cells (the common case) are generated here in full: the
-// compiler knows B, H and the activations, so each step is one fused loop
-// nest specialized to them, on the calling thread, with no call per step:
+// In f32 the steps of every cell (LSTM, GRU with reset_after true or false,
+// SimpleRNN) are generated here: the compiler knows B, H, the cell and its
+// activations, so a step is a few loop nests specialized to them, on the
+// calling thread (no OpenMP team per step), with no call per step:
 //
 //   forward, per block of 4 batch rows and 16 units: the recurrent product
-//     h_prev . U for the four gates accumulates in 16 vector registers
-//     (starting from the input projection row), and the gate arithmetic
-//     runs on those registers as the product's epilogue; the states row
-//     (h, c, i, f, g, o) is written once;
-//   backward, per block of rows: the gate gradients from the saved row, the
-//     carries and the incoming gradient, written as that step's d x row, then
-//     the carry d h = d z . U^T from registers (U^T is transposed once,
-//     before the loop), then d U += h_prev^T . d z and d rbias += sum d z
-//     for the step, with 4 rows of d U in registers over the batch.
+//     h_prev . U of every gate accumulates in vector registers (from the
+//     input projection row), each row of U loaded once for the 4 rows; the
+//     gate arithmetic follows in the same nest, row by row, while the
+//     block is in L1, and writes the states row once;
+//   backward, per block of rows: the gate gradients from the saved states
+//     row, the carries and the states' gradient, written as the step's d x
+//     row; the carry d h = d z . U^T in registers, from U^T transposed once
+//     before the loop; then, per step, d U += h_prev^T . d z and d rbias +=
+//     sum d z with 4 rows of d U in registers over the batch.
+//
+// The states' gradient is read only where it can be nonzero: it is usually
+// the gradient of a slice of the states (the last h, every h), zeros joined
+// by kc.concat, which the compiler sees and the interpreter, running one op
+// at a time, has to build as a [T, B, S] buffer (GradStates below).
 //
 // Step 0 reads the initial state where the others read the previous states
-// row: a select of the buffer, so the step is emitted once. The activations are the kernel library's: the same rational
-// tanh, sigmoid as 1 / (1 + exp(-x)) with a Cephes-style polynomial exp
-// (within 2 ulp of libm's), relu, linear and hard_sigmoid, so compiled and
-// interpreted steps agree to rounding.
+// row: a select of the buffer, so the step is emitted once. The activations
+// are the kernel library's: the same rational tanh, sigmoid as
+// 1 / (1 + exp(-x)) with a Cephes-style polynomial exp (a few ulp from
+// libm's), relu, linear and hard_sigmoid, so compiled and interpreted steps
+// agree to rounding (tests/unit/codegen/CompiledRecurrenceTest.cpp).
 //
-// Other cells, f64 (the gradient checks), and recurrent kernels too large
-// for the cache (beyond 256 KiB, where the library's oneDNN products win)
-// loop over the step entry points of runtime/LibraryCalls.h instead, the
-// arithmetic the interpreter runs.
+// f64 (the gradient checks) and recurrent kernels beyond 256 KiB (LSTM
+// H > 128, where a block of rows would stream U from L2 every step) loop
+// over the step entry points of runtime/LibraryCalls.h instead: the
+// interpreter's arithmetic, oneDNN for the large products.
 //
 //===----------------------------------------------------------------------===//
 

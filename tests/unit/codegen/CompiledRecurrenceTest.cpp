@@ -2,8 +2,8 @@
 //
 // The compiled lowering of kc.recurrence and kc.recurrence_grad
 // (codegen/LowerRecurrence.cpp) generates the f32 steps of every cell as
-// loop nests of its own, blocked by 4 batch rows and 16 units; f64 loops
-// over the kernel library's step entry points. Against the interpreter (the
+// loop nests of its own, blocked by 4 batch rows and 16 units; f64 and
+// large recurrent kernels loop over the kernel library's step entry points. Against the interpreter (the
 // library's whole-sequence kernels): every cell, each activation, both
 // directions, one step and many, the fixtures' sizes, and sizes that leave a
 // remainder in every blocking (5 or 9 rows, 20, 33 or 37 units).
@@ -115,6 +115,9 @@ const Case kCases[] = {
      RecurrentCell::Lstm, true, 2, 8, 16},
     {"lstm_backwards_keras_sizes", "{cell = \"lstm\", reverse = true}",
      RecurrentCell::Lstm, true, 40, 32, 12},
+    // A recurrent kernel beyond 256 KiB: the library's step entry points.
+    {"lstm_library_steps", "{cell = \"lstm\"}", RecurrentCell::Lstm, true, 2,
+     3, 130},
     {"gru", "{cell = \"gru\"}", RecurrentCell::Gru, true, 5, 5, 20},
     {"gru_keras_sizes", "{cell = \"gru\"}", RecurrentCell::Gru, true, 60, 32,
      10},
