@@ -14,6 +14,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringMap.h"
 
 namespace kcc {
 #define GEN_PASS_DEF_KCPREPAREOUTPARAMS
@@ -34,14 +35,23 @@ struct KcPrepareOutParamsPass
     for (auto func : getOperation().getOps<func::FuncOp>()) {
       if (func.isExternal())
         continue;
+      // The arguments of each name, in order: one look-up per result (a
+      // scan of every argument per result was quadratic in the model's
+      // size: 0.07 s of a 400-layer step).
+      llvm::StringMap<SmallVector<unsigned, 1>> argsByName;
+      for (unsigned a = 0; a < func.getNumArguments(); ++a)
+        if (std::optional<StringRef> name = kc::getArgName(func, a))
+          argsByName[*name].push_back(a);
       SmallVector<int64_t> pairs;
       for (unsigned r = 0; r < func.getNumResults(); ++r) {
         std::optional<StringRef> name = kc::getResultName(func, r);
         if (!name)
           continue;
-        for (unsigned a = 0; a < func.getNumArguments(); ++a)
-          if (kc::getArgName(func, a) == name &&
-              func.getArgument(a).getType() == func.getResultTypes()[r]) {
+        auto it = argsByName.find(*name);
+        if (it == argsByName.end())
+          continue;
+        for (unsigned a : it->second)
+          if (func.getArgument(a).getType() == func.getResultTypes()[r]) {
             pairs.append({r, a});
             break;
           }
