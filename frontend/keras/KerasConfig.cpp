@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "frontend/Initializers.h"
 #include "frontend/Layers.h"
 #include "frontend/keras/Saving.h"
 
@@ -61,35 +62,59 @@ json::Value batchedShape(const Shape &shape) {
   return a;
 }
 
-json::Value initializer(llvm::StringRef name) {
-  std::string cls = llvm::StringSwitch<std::string>(name)
-                        .Case("glorot_uniform", "GlorotUniform")
-                        .Case("glorot_normal", "GlorotNormal")
-                        .Case("he_uniform", "HeUniform")
-                        .Case("he_normal", "HeNormal")
-                        .Case("lecun_uniform", "LecunUniform")
-                        .Case("lecun_normal", "LecunNormal")
-                        .Case("zeros", "Zeros")
-                        .Case("ones", "Ones")
-                        .Case("uniform", "RandomUniform")
-                        .Case("random_uniform", "RandomUniform")
-                        .Case("orthogonal", "Orthogonal")
-                        .Default("");
+/// keras.initializers.serialize() of kcc's text form: the class and its
+/// get_config() with Keras's keys (seeds null: kcc keeps none).
+json::Value initializer(llvm::StringRef text) {
+  std::string why;
+  std::optional<init::Initializer> parsed = init::parse(text.str(), &why);
+  std::string cls = parsed ? init::kerasClassName(parsed->name) : "";
   if (cls.empty())
-    throw Error("initializer '" + name.str() +
-                "' has no Keras counterpart to save");
+    throw Error("initializer '" + text.str() +
+                "' has no Keras counterpart to save" +
+                (parsed ? "" : ": " + why));
+  const init::Initializer &i = *parsed;
   json::Object config;
-  if (cls == "RandomUniform")
-    config = json::Object{{"minval", -0.05}, {"maxval", 0.05}, {"seed", nullptr}};
-  else if (cls == "Orthogonal")
-    config = json::Object{{"gain", 1.0}, {"seed", nullptr}};
-  else if (cls != "Zeros" && cls != "Ones")
+  if (i.name == "random_normal" || i.name == "truncated_normal")
+    config = json::Object{
+        {"seed", nullptr}, {"mean", i.mean}, {"stddev", i.stddev}};
+  else if (i.name == "random_uniform")
+    config = json::Object{
+        {"seed", nullptr}, {"minval", i.minval}, {"maxval", i.maxval}};
+  else if (i.name == "constant")
+    config = json::Object{{"value", i.value}};
+  else if (i.name == "variance_scaling")
+    config = json::Object{{"seed", nullptr},
+                          {"scale", i.scale},
+                          {"mode", i.mode},
+                          {"distribution", i.distribution},
+                          {"input_axes", nullptr},
+                          {"output_axes", nullptr}};
+  else if (i.name == "identity" && i.gain != 1.0)
+    // Keras 3.15.1's Identity.get_config() is {} (its gain is lost on a
+    // save); its from_config(), Identity(**config), reads a gain back.
+    config = json::Object{{"gain", i.gain}};
+  else if (i.name == "orthogonal")
+    config = json::Object{{"gain", i.gain}, {"seed", nullptr}};
+  else if (i.name != "zeros" && i.name != "ones" && i.name != "identity")
     config = json::Object{
         {"seed", nullptr}, {"input_axes", nullptr}, {"output_axes", nullptr}};
   return json::Object{{"module", "keras.initializers"},
                       {"class_name", cls},
                       {"config", std::move(config)},
                       {"registered_name", nullptr}};
+}
+
+/// The `*_initializer` entries of a get_config() (kcc's text forms) as
+/// serialized Keras initializers.
+void serializeInitializers(json::Object &config) {
+  for (const char *key :
+       {"kernel_initializer", "bias_initializer", "beta_initializer",
+        "gamma_initializer", "moving_mean_initializer",
+        "moving_variance_initializer", "embeddings_initializer",
+        "alpha_initializer", "depthwise_initializer",
+        "pointwise_initializer", "recurrent_initializer"})
+    if (std::optional<llvm::StringRef> init = config.getString(key))
+      config[key] = initializer(*init);
 }
 
 /// keras.regularizers.serialize(): L1 or L2 when one factor is set, else
@@ -119,14 +144,12 @@ json::Object layerConfig(const Layer &layer) {
                  {"trainable", impl.trainable()},
                  {"dtype", dtypePolicy()}};
   json::Object own = impl.kerasConfig();
-  for (const char *key :
-       {"kernel_initializer", "bias_initializer", "beta_initializer",
-        "gamma_initializer", "moving_mean_initializer",
-        "moving_variance_initializer", "embeddings_initializer",
-        "alpha_initializer", "depthwise_initializer",
-        "pointwise_initializer", "recurrent_initializer"})
-    if (std::optional<llvm::StringRef> init = own.getString(key))
-      own[key] = initializer(*init);
+  serializeInitializers(own);
+  // Bidirectional's wrapped layers carry their own.
+  for (const char *wrapped : {"layer", "backward_layer"})
+    if (json::Object *inner = own.getObject(wrapped))
+      if (json::Object *innerConfig = inner->getObject("config"))
+        serializeInitializers(*innerConfig);
   for (auto &kv : own)
     c[kv.first] = std::move(kv.second);
   if (cls == "Dense" || cls == "Conv2D") {
@@ -173,7 +196,8 @@ json::Object layerConfig(const Layer &layer) {
           "bias_constraint", "seed"})
       c[key] = nullptr;
   } else if (cls == "Bidirectional") {
-    // Its two layers' configs come from kerasConfig(), initializers by name.
+    // Its two layers' configs come from kerasConfig(), their initializers
+    // serialized above.
   } else if (cls == "Embedding") {
     for (const char *key : {"embeddings_regularizer", "activity_regularizer",
                             "embeddings_constraint"})

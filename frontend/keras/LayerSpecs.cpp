@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/keras/LayerSpecs.h"
+#include "frontend/Initializers.h"
 #include "frontend/Ops.h"
 #include "runtime/MemoryBudget.h"
 
@@ -191,55 +192,65 @@ std::string readActivation(const ObjectView &config, bool required = false) {
   return readActivationAt(config, "activation", required ? "" : "linear");
 }
 
-/// A string ("glorot_uniform") or an object ({"class_name":
-/// "GlorotUniform", "config": {"seed": null}}); seeds are ignored, kcc draws
-/// its own streams.
+/// A string ("glorot_uniform", "random_normal": Keras's defaults) or an
+/// object ({"class_name": "RandomNormal", "config": {"mean": 0.0,
+/// "stddev": 0.02, "seed": null}}) as kcc's text form (init::Initializer);
+/// seeds are ignored, kcc draws its own streams.
 std::string readInitializer(const ObjectView &config, llvm::StringRef key,
                             llvm::StringRef dflt) {
   const json::Value *v = config.get(key);
   if (!v)
     return dflt.str();
-  std::string name;
+  init::Initializer result;
   if (std::optional<llvm::StringRef> s = v->getAsString()) {
-    name = s->str();
+    result.name = init::fromKerasName(s->str());
+    if (result.name.empty())
+      config.failField(key, "initializer '" + s->str() +
+                                "' is not supported (expected " +
+                                init::supportedKerasClasses() +
+                                ", or their snake_case names)");
   } else if (v->getAsObject()) {
-    ObjectView init = ObjectView::of(config.reader(), *v,
-                                     config.path().field(key),
-                                     config.context(), "an initializer");
-    std::string cls = init.getString("class_name");
-    checkBuiltin(init, cls);
-    name = llvm::StringSwitch<std::string>(cls)
-               .Case("GlorotUniform", "glorot_uniform")
-               .Case("GlorotNormal", "glorot_normal")
-               .Case("HeUniform", "he_uniform")
-               .Case("HeNormal", "he_normal")
-               .Case("LecunUniform", "lecun_uniform")
-               .Case("LecunNormal", "lecun_normal")
-               .Case("Zeros", "zeros")
-               .Case("Ones", "ones")
-               .Case("RandomUniform", "uniform")
-               .Case("Orthogonal", "orthogonal")
-               .Default(cls);
-    if (cls == "RandomUniform" && init.has("config")) {
-      ObjectView cfg = init.child("config");
-      if (cfg.getNumber("minval", -0.05) != -0.05 ||
-          cfg.getNumber("maxval", 0.05) != 0.05)
-        init.fail("RandomUniform is supported with its default range "
-                  "[-0.05, 0.05) only");
+    ObjectView obj = ObjectView::of(config.reader(), *v,
+                                    config.path().field(key),
+                                    config.context(), "an initializer");
+    std::string cls = obj.getString("class_name");
+    checkBuiltin(obj, cls);
+    result.name = init::fromKerasName(cls);
+    if (result.name.empty())
+      obj.failField("class_name", "initializer '" + cls +
+                                      "' is not supported (expected " +
+                                      init::supportedKerasClasses() + ")");
+    if (obj.has("config")) {
+      ObjectView cfg = obj.child("config");
+      // Keras's get_config() keys of each class.
+      const std::string &n = result.name;
+      if (n == "random_normal" || n == "truncated_normal") {
+        result.mean = cfg.getNumber("mean", 0.0);
+        result.stddev = cfg.getNumber("stddev", 0.05);
+      } else if (n == "random_uniform") {
+        result.minval = cfg.getNumber("minval", -0.05);
+        result.maxval = cfg.getNumber("maxval", 0.05);
+      } else if (n == "constant") {
+        if (const json::Value *value = cfg.get("value"); value &&
+                                                          !value->getAsNumber())
+          cfg.failField("value", "Constant's value must be a number (kcc "
+                                 "has scalar constants only)");
+        result.value = cfg.getNumber("value", 0.0);
+      } else if (n == "variance_scaling") {
+        result.scale = cfg.getNumber("scale", 1.0);
+        result.mode = cfg.getString("mode", "fan_in");
+        result.distribution =
+            cfg.getString("distribution", "truncated_normal");
+      } else if (n == "identity" || n == "orthogonal") {
+        result.gain = cfg.getNumber("gain", 1.0);
+      }
     }
-    if (cls == "Orthogonal" && init.has("config") &&
-        init.child("config").getNumber("gain", 1.0) != 1.0)
-      init.fail("Orthogonal is supported with gain 1.0 only");
+    if (std::string why = init::normalize(result); !why.empty())
+      obj.fail("initializer '" + cls + "': " + why);
   } else {
     config.failField(key, "'" + key + "' must be a name or an initializer");
   }
-  static const char *const known[] = {
-      "glorot_uniform", "glorot_normal", "he_uniform", "he_normal",
-      "lecun_uniform",  "lecun_normal",  "zeros",      "ones",
-      "uniform",        "random_uniform", "orthogonal"};
-  if (!llvm::is_contained(known, name))
-    config.failField(key, "initializer '" + name + "' is not supported");
-  return name;
+  return result.str();
 }
 
 void checkUnitSize(const ObjectView &config, llvm::StringRef key) {

@@ -93,8 +93,10 @@ std::vector<WeightSpec> weightSpecs(const RecurrentConfig &c,
       {prefix + "cell/recurrent_kernel", {c.units, GH}, c.recurrentInit}};
   if (c.useBias) {
     std::string init = c.biasInit;
-    if (c.isLstm() && c.unitForgetBias && init == "zeros")
-      init = "unit_forget_bias";
+    // Keras's LSTMCell: ones on the forget gate, bias_initializer around.
+    if (c.isLstm() && c.unitForgetBias)
+      init = init == "zeros" ? "unit_forget_bias"
+                             : "unit_forget_bias(" + init + ")";
     ws.push_back({prefix + "cell/bias",
                   c.splitBias() ? Shape{2, GH} : Shape{GH}, init});
   }
