@@ -67,6 +67,17 @@ KernelCount kcc::countKernels(Operation *func) {
         ++count.libraryCalls;
       else if (isLoopNest(&op))
         ++count.loopNests;
+      else if (auto call = dyn_cast<func::CallOp>(op)) {
+        // A function of the module (a generated recurrence, shared by the
+        // calls that run the same code): its kernels, at each call.
+        auto callee = SymbolTable::lookupNearestSymbolFrom<func::FuncOp>(
+            call, call.getCalleeAttr());
+        if (callee && !callee.isExternal() && callee != func) {
+          KernelCount inner = countKernels(callee);
+          count.libraryCalls += inner.libraryCalls;
+          count.loopNests += inner.loopNests;
+        }
+      }
     }
   return count;
 }
@@ -100,6 +111,10 @@ struct KcCountKernelsPass
       kc::setCount(func, kc::attr::kKernels, c.total());
       kc::setCount(func, kc::attr::kLibraryCalls, c.libraryCalls);
       kc::setCount(func, kc::attr::kLoopNests, c.loopNests);
+      // Private functions (generated recurrences) are counted at their
+      // calls.
+      if (func.isPrivate())
+        continue;
       numKernels += c.total();
       numLibraryCallKernels += c.libraryCalls;
       numLoopNestKernels += c.loopNests;

@@ -189,16 +189,31 @@ struct Gen {
   }
   Value mul(Value a, Value c) { return b.create<arith::MulIOp>(loc, a, c); }
 
-  // Vectors.
-  VectorType vec(int64_t w) { return VectorType::get({w}, f32); }
+  // Vectors. A run of w elements (w <= kLanes) lives in a vector of
+  // lanes(w), the next power of two, so every operation is on a whole
+  // register; memory sees only the w elements (masked loads and stores).
+  static int64_t lanes(int64_t w) { return llvm::PowerOf2Ceil(w); }
+  VectorType vec(int64_t w) { return VectorType::get({lanes(w)}, f32); }
   static int64_t width(Value v) {
     return cast<VectorType>(v.getType()).getDimSize(0);
   }
-  Value load(Value mem, Value off, int64_t w) {
-    return b.create<vector::LoadOp>(loc, vec(w), mem, ValueRange{off});
+  Value mask(int64_t w) {
+    return b.create<vector::ConstantMaskOp>(
+        loc, VectorType::get({lanes(w)}, b.getI1Type()),
+        b.getI64ArrayAttr({w}));
   }
-  void store(Value v, Value mem, Value off) {
-    b.create<vector::StoreOp>(loc, v, mem, ValueRange{off});
+  Value load(Value mem, Value off, int64_t w) {
+    if (lanes(w) == w)
+      return b.create<vector::LoadOp>(loc, vec(w), mem, ValueRange{off});
+    return b.create<vector::MaskedLoadOp>(loc, vec(w), mem, ValueRange{off},
+                                          mask(w), cst(0.0, w));
+  }
+  /// Stores the first w lanes of v.
+  void store(Value v, Value mem, Value off, int64_t w) {
+    if (width(v) == w)
+      b.create<vector::StoreOp>(loc, v, mem, ValueRange{off});
+    else
+      b.create<vector::MaskedStoreOp>(loc, mem, ValueRange{off}, mask(w), v);
   }
   Value scalar(Value mem, Value off) {
     return b.create<memref::LoadOp>(loc, mem, ValueRange{off});
@@ -494,6 +509,8 @@ struct Bufs {
   Value grad;    ///< backward: the flat gradient
   Value ut;      ///< backward: U^T [N, H]
   Value scratch; ///< backward, GRU: per-step rows (see the cells)
+  Value reverse; ///< i1: step s reads x row T-1-s (an argument, so the two
+                 ///< directions of a Bidirectional layer share the code)
 };
 
 /// Where one step works: its states row, the x (d x) row it reads (writes),
@@ -562,7 +579,7 @@ void carryProduct(Gen &g, const Dims &d, Value ut, int64_t utRow0,
       }
       Value at = g.add(dstRow[r], c0);
       g.store(accumulate ? g.fadd(g.load(dst, at, w), sums[0]) : sums[0], dst,
-              at);
+              at, w);
     }
   });
 }
@@ -592,7 +609,7 @@ void accumulateOuter(Gen &g, const Dims &d, Value lhs, Value lhsBase,
         return next;
       });
       for (int64_t k = 0; k < kc; ++k)
-        g.store(acc[k], grad, dUAt(k));
+        g.store(acc[k], grad, dUAt(k), w);
     });
   });
 }
@@ -607,7 +624,7 @@ void accumulateColumnSums(Gen &g, const Dims &d, Value src, Value srcBase,
       Value z = g.load(src, g.add(g.add(srcBase, g.mul(bi, srcLd)), j0), w);
       return SmallVector<Value>{g.fadd(a[0], z)};
     });
-    g.store(acc[0], grad, at);
+    g.store(acc[0], grad, at, w);
   });
 }
 
@@ -649,7 +666,7 @@ void lstmForward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t k = 0; k < 4; ++k)
         g.store(acc[r * 4 + k], m.states,
-                g.add(g.add(ob[r], (2 + k) * H), c0));
+                g.add(g.add(ob[r], (2 + k) * H), c0), w);
     g.forEach(b0, g.add(b0, rows), [&](Value bi) {
       Value row = g.add(g.add(at.out, g.mul(bi, S)), c0);
       auto z = [&](int64_t k) {
@@ -664,7 +681,7 @@ void lstmForward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
       Value h = g.fmul(g.activate(a, cell), o);
       int64_t slot = 0;
       for (Value v : {h, cell, i, f, c, o})
-        g.store(v, m.states, g.add(row, H * slot++));
+        g.store(v, m.states, g.add(row, H * slot++), w);
     });
   });
 }
@@ -704,8 +721,8 @@ void lstmBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
           g.fmul(g.fadd(g.fmul(dht, ac), gs(5)), g.activationGrad(ra, o))};
       Value zat = g.add(zrow, c0);
       for (int64_t k = 0; k < 4; ++k)
-        g.store(dz[k], m.grad, g.add(zat, k * H));
-      g.store(g.fmul(dct, f), m.grad, g.add(carry, H));
+        g.store(dz[k], m.grad, g.add(zat, k * H), w);
+      g.store(g.fmul(dct, f), m.grad, g.add(carry, H), w);
     });
   });
   carryProduct(g, d, m.ut, 0, 4, m.grad, rowsAt(g, at.xRow, N, b0, rows),
@@ -728,7 +745,7 @@ void simpleForward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
     acc = productBlock(g, d, m.u, 0, c0, w, 1, H, at.prev.mem, pb, acc);
     for (int64_t r = 0; r < rows; ++r)
       g.store(g.activate(d.p.activation, acc[r]), m.states,
-              g.add(ob[r], c0));
+              g.add(ob[r], c0), w);
   });
 }
 
@@ -745,7 +762,7 @@ void simpleBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
       Value dht = g.fadd(m.gs.load(g, d, at.s, bi, 0, c0, w),
                          g.load(m.grad, g.add(crow, c0), w));
       g.store(g.fmul(dht, g.activationGrad(d.p.activation, h)), m.grad,
-              g.add(zrow, c0));
+              g.add(zrow, c0), w);
     });
   });
   carryProduct(g, d, m.ut, 0, 1, m.grad, rowsAt(g, at.xRow, H, b0, rows),
@@ -771,7 +788,7 @@ void gruAfterForward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t k = 0; k < 3; ++k)
         g.store(acc[r * 3 + k], m.states,
-                g.add(g.add(ob[r], (k == 2 ? 4 : 1 + k) * H), c0));
+                g.add(g.add(ob[r], (k == 2 ? 4 : 1 + k) * H), c0), w);
     g.forEach(b0, g.add(b0, rows), [&](Value bi) {
       Value row = g.add(g.add(at.out, g.mul(bi, S)), c0);
       Value xa = g.add(g.add(at.xRow, g.mul(bi, N)), c0);
@@ -789,7 +806,7 @@ void gruAfterForward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
       Value h = g.fadd(g.fmul(z, hp), g.fmul(g.fsub(g.cst(1.0, z), z), hh));
       int64_t slot = 0;
       for (Value v : {h, z, r, hh})
-        g.store(v, m.states, g.add(row, H * slot++));
+        g.store(v, m.states, g.add(row, H * slot++), w);
     });
   });
 }
@@ -827,11 +844,11 @@ void gruAfterBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
       Value zat = g.add(zrow, c0), rat = g.add(rrow, c0);
       int64_t k = 0;
       for (Value v : {dzz, dzr, dzh})
-        g.store(v, m.grad, g.add(zat, H * k++));
+        g.store(v, m.grad, g.add(zat, H * k++), w);
       k = 0;
       for (Value v : {dzz, dzr, g.fadd(g.fmul(dzh, r), gs(4))})
-        g.store(v, m.scratch, g.add(rat, H * k++));
-      g.store(g.fmul(dht, z), m.grad, carry);
+        g.store(v, m.scratch, g.add(rat, H * k++), w);
+      g.store(g.fmul(dht, z), m.grad, carry, w);
     });
   });
   carryProduct(g, d, m.ut, 0, 3, m.scratch, rowsAt(g, g.idx(0), N, b0, rows),
@@ -867,17 +884,17 @@ void gruBeforeForward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
     for (int64_t r = 0; r < rows; ++r)
       for (int64_t k = 0; k < 2; ++k)
         g.store(acc[r * 2 + k], m.states,
-                g.add(g.add(ob[r], (1 + k) * H), c0));
+                g.add(g.add(ob[r], (1 + k) * H), c0), w);
   });
   perRow([&](Value row, Value xa, Value hpa, Value, int64_t w) {
     Value z = g.activate(ra, g.fadd(g.load(m.x, xa, w),
                                     g.load(m.states, g.add(row, H), w)));
     Value r = g.activate(ra, g.fadd(g.load(m.x, g.add(xa, H), w),
                                     g.load(m.states, g.add(row, 2 * H), w)));
-    g.store(z, m.states, g.add(row, H));
-    g.store(r, m.states, g.add(row, 2 * H));
+    g.store(z, m.states, g.add(row, H), w);
+    g.store(r, m.states, g.add(row, 2 * H), w);
     g.store(g.fmul(r, g.load(at.prev.mem, hpa, w)), m.states,
-            g.add(row, 3 * H));
+            g.add(row, 3 * H), w);
   });
   SmallVector<Value> rh;
   for (Value o : ob)
@@ -886,7 +903,7 @@ void gruBeforeForward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
     SmallVector<Value> acc(rows, g.load(m.rb, g.add(c0, 2 * H), w));
     acc = productBlock(g, d, m.u, 2 * H, c0, w, 1, H, m.states, rh, acc);
     for (int64_t r = 0; r < rows; ++r)
-      g.store(acc[r], m.states, g.add(ob[r], c0));
+      g.store(acc[r], m.states, g.add(ob[r], c0), w);
   });
   perRow([&](Value row, Value xa, Value hpa, Value, int64_t w) {
     Value z = g.load(m.states, g.add(row, H), w);
@@ -894,8 +911,8 @@ void gruBeforeForward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
                                     g.load(m.states, row, w)));
     Value h = g.fadd(g.fmul(z, g.load(at.prev.mem, hpa, w)),
                      g.fmul(g.fsub(g.cst(1.0, z), z), hh));
-    g.store(h, m.states, row);
-    g.store(hh, m.states, g.add(row, 3 * H));
+    g.store(h, m.states, row, w);
+    g.store(hh, m.states, g.add(row, 3 * H), w);
   });
 }
 
@@ -937,12 +954,12 @@ void gruBeforeBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
     Value dht = g.fadd(gs(0), g.load(m.grad, cat, w));
     g.store(g.fmul(g.fadd(g.fmul(dht, g.fsub(g.cst(1.0, z), z)), gs(3)),
                    g.activationGrad(a, hh)),
-            m.grad, g.add(zat, 2 * H));
+            m.grad, g.add(zat, 2 * H), w);
     g.store(g.fmul(g.fadd(g.fmul(dht, g.fsub(hp, hh)), gs(1)),
                    g.activationGrad(ra, z)),
-            m.grad, zat);
-    g.store(g.fmul(dht, z), m.grad, cat);
-    g.store(g.fmul(r, hp), m.scratch, rat);
+            m.grad, zat, w);
+    g.store(g.fmul(dht, z), m.grad, cat, w);
+    g.store(g.fmul(r, hp), m.scratch, rat, w);
   });
   SmallVector<Value> zrows = rowsAt(g, at.xRow, N, b0, rows);
   SmallVector<Value> zh;
@@ -957,8 +974,8 @@ void gruBeforeBackward(Gen &g, const Dims &d, const Bufs &m, const StepAt &at,
     Value hp = g.load(at.prev.mem, hpa, w);
     g.store(g.fmul(g.fadd(g.fmul(drh, hp), m.gs.load(g, d, at.s, bi, 2, c0, w)),
                    g.activationGrad(ra, r)),
-            m.grad, g.add(zat, H));
-    g.store(g.fadd(g.load(m.grad, cat, w), g.fmul(drh, r)), m.grad, cat);
+            m.grad, g.add(zat, H), w);
+    g.store(g.fadd(g.load(m.grad, cat, w), g.fmul(drh, r)), m.grad, cat, w);
   });
   carryProduct(g, d, m.ut, 0, 2, m.grad, zrows, m.grad,
                rowsAt(g, at.dInit, H, b0, rows), /*accumulate=*/true);
@@ -1017,7 +1034,7 @@ void emitForward(Gen &g, const Dims &d, const Bufs &m) {
   using Cell = kernels::RecurrentCell;
   g.forEach(g.idx(0), g.idx(d.T), [&](Value s) {
     StepAt at;
-    Value row = d.p.reverse ? g.sub(g.idx(d.T - 1), s) : s;
+    Value row = g.select(m.reverse, g.sub(g.idx(d.T - 1), s), s);
     at.prev = prevOf(g, d, s, m.init, m.states);
     at.xRow = g.mul(row, d.B * d.N);
     at.out = g.mul(s, d.B * d.S);
@@ -1052,12 +1069,12 @@ void emitBackward(Gen &g, const Dims &d, const Bufs &m) {
   Value dU = g.idx(T * B * N), dInit = g.idx(T * B * N + H * N),
         dRb = g.idx(T * B * N + H * N + B * d.KH);
   g.forBlocks(H * N + B * d.KH + N, kLanes, [&](Value i, int64_t w) {
-    g.store(g.cst(0.0, w), m.grad, g.add(dU, i));
+    g.store(g.cst(0.0, w), m.grad, g.add(dU, i), w);
   });
   g.forEach(g.idx(0), g.idx(T), [&](Value i) {
     StepAt at;
     Value s = g.sub(g.idx(T - 1), i);
-    Value row = d.p.reverse ? i : s;
+    Value row = g.select(m.reverse, i, s);
     at.s = s;
     at.prev = prevOf(g, d, s, m.init, m.states);
     at.out = g.mul(s, B * S);
@@ -1090,6 +1107,51 @@ void emitBackward(Gen &g, const Dims &d, const Bufs &m) {
   });
 }
 
+/// The function holding a generated recurrence, `name` in the module,
+/// created on first use: a recurrence with the same name (the same cell,
+/// sizes and, for the backward, the same nonzero parts of the states'
+/// gradient) calls the same code, so the two directions of a Bidirectional
+/// layer, and the forward of @forward and of @train_step, are compiled once.
+/// Its arguments: flat static memrefs (bare pointers after lowering), then
+/// the direction as an i1.
+func::FuncOp getOrCreateRecurrence(ConversionPatternRewriter &rewriter,
+                                   Operation *op, StringRef name,
+                                   ArrayRef<Value> memrefs,
+                                   function_ref<void(Gen &, ValueRange)> body) {
+  auto module = op->getParentOfType<ModuleOp>();
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  SmallVector<Type> types(ValueRange(memrefs).getTypes());
+  types.push_back(rewriter.getI1Type());
+  OpBuilder::InsertionGuard guard(rewriter);
+  rewriter.setInsertionPointToEnd(module.getBody());
+  auto f = rewriter.create<func::FuncOp>(op->getLoc(), name,
+                                         rewriter.getFunctionType(types, {}));
+  f.setPrivate();
+  // Internal in LLVM too: no symbol of a library or object file.
+  f->setAttr("llvm.linkage", LLVM::LinkageAttr::get(rewriter.getContext(),
+                                                   LLVM::Linkage::Internal));
+  Block *entry = f.addEntryBlock();
+  rewriter.setInsertionPointToStart(entry);
+  Gen g(rewriter, op->getLoc());
+  body(g, entry->getArguments());
+  rewriter.create<func::ReturnOp>(op->getLoc());
+  return f;
+}
+
+/// The part of a generated function's name every recurrence shares.
+std::string recurrenceKey(const Dims &d, StringRef what) {
+  std::string key;
+  llvm::raw_string_ostream os(key);
+  os << "kc_" << what << "_" << kernels::recurrentCellName(d.p.cell);
+  if (d.p.cell == kernels::RecurrentCell::Gru && !d.p.resetAfter)
+    os << "_v1";
+  os << "_" << d.T << "x" << d.B << "x" << d.H << "_a"
+     << static_cast<int>(d.p.activation) << "r"
+     << static_cast<int>(d.p.recurrentActivation);
+  return os.str();
+}
+
 struct RecurrenceLowering : OpConversionPattern<kc::RecurrenceOp> {
   using OpConversionPattern::OpConversionPattern;
   LogicalResult
@@ -1107,17 +1169,27 @@ struct RecurrenceLowering : OpConversionPattern<kc::RecurrenceOp> {
                            adaptor.getRecurrentBias()},
                           /*backward=*/false, d->T, d->B, d->H, rewriter);
     Location loc = op.getLoc();
-    Gen g(rewriter, loc);
-    Bufs m;
-    m.x = flatInput(rewriter, loc, adaptor.getX());
-    m.u = flatInput(rewriter, loc, adaptor.getKernel());
-    m.init = flatInput(rewriter, loc, adaptor.getInitialState());
-    m.rb = flatInput(rewriter, loc, adaptor.getRecurrentBias());
     Value out = rewriter.create<memref::AllocOp>(
         loc, MemRefType::get(states.getShape(), states.getElementType()),
         rewriter.getI64IntegerAttr(64));
-    m.states = flat(rewriter, loc, out);
-    emitForward(g, *d, m);
+    SmallVector<Value> args = {flatInput(rewriter, loc, adaptor.getX()),
+                               flatInput(rewriter, loc, adaptor.getKernel()),
+                               flatInput(rewriter, loc,
+                                         adaptor.getInitialState()),
+                               flatInput(rewriter, loc,
+                                         adaptor.getRecurrentBias()),
+                               flat(rewriter, loc, out)};
+    func::FuncOp fn = getOrCreateRecurrence(
+        rewriter, op, recurrenceKey(*d, "recurrence"), args,
+        [&](Gen &g, ValueRange a) {
+          Bufs m;
+          m.x = a[0], m.u = a[1], m.init = a[2], m.rb = a[3], m.states = a[4];
+          m.reverse = a[5];
+          emitForward(g, *d, m);
+        });
+    args.push_back(rewriter.create<arith::ConstantOp>(
+        loc, rewriter.getBoolAttr(d->p.reverse)));
+    rewriter.create<func::CallOp>(loc, fn, args);
     rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
         op, states, out, /*restrict=*/true, /*writable=*/true);
     return success();
@@ -1141,28 +1213,51 @@ struct RecurrenceGradLowering : OpConversionPattern<kc::RecurrenceGradOp> {
                            adaptor.getStates(), adaptor.getGradStates()},
                           /*backward=*/true, d->T, d->B, d->H, rewriter);
     Location loc = op.getLoc();
-    Gen g(rewriter, loc);
-    Bufs m;
-    m.u = flatInput(rewriter, loc, adaptor.getKernel());
-    m.init = flatInput(rewriter, loc, adaptor.getInitialState());
-    m.states = flatInput(rewriter, loc, adaptor.getStates());
     // The states' gradient: its nonzero parts, or the whole buffer.
-    if (!decompose(op.getGradStates(), 0, 0, d->H, m.gs.boxes))
-      m.gs.boxes = {{op.getGradStates(), Value(), 0, d->T, 0, d->S}};
-    for (GradBox &box : m.gs.boxes)
-      box.mem = flatInput(rewriter, loc, rewriter.getRemappedValue(box.value));
+    GradStates gs;
+    if (!decompose(op.getGradStates(), 0, 0, d->H, gs.boxes))
+      gs.boxes = {{op.getGradStates(), Value(), 0, d->T, 0, d->S}};
     auto alloc = [&](int64_t n) -> Value {
       return rewriter.create<memref::AllocOp>(
           loc, MemRefType::get({n}, rewriter.getF32Type()),
           rewriter.getI64IntegerAttr(64));
     };
-    m.grad = alloc(gradType.getNumElements());
-    m.ut = alloc(d->N * d->H);
-    if (int64_t n = scratchSize(*d))
-      m.scratch = alloc(n);
-    emitBackward(g, *d, m);
+    Value grad = alloc(gradType.getNumElements());
+    SmallVector<Value> args = {
+        flatInput(rewriter, loc, adaptor.getKernel()),
+        flatInput(rewriter, loc, adaptor.getInitialState()),
+        flatInput(rewriter, loc, adaptor.getStates()), grad,
+        alloc(d->N * d->H)};
+    int64_t scratch = scratchSize(*d);
+    if (scratch)
+      args.push_back(alloc(scratch));
+    std::string name = recurrenceKey(*d, "recurrence_grad");
+    llvm::raw_string_ostream os(name);
+    for (const GradBox &box : gs.boxes) {
+      args.push_back(
+          flatInput(rewriter, loc, rewriter.getRemappedValue(box.value)));
+      os << "_g" << box.t0 << "_" << box.t1 << "_" << box.s0 << "_" << box.s1;
+    }
+    os.flush();
+    func::FuncOp fn = getOrCreateRecurrence(
+        rewriter, op, name, args, [&](Gen &g, ValueRange a) {
+          Bufs m;
+          m.u = a[0], m.init = a[1], m.states = a[2], m.grad = a[3];
+          m.ut = a[4];
+          size_t next = 5;
+          if (scratch)
+            m.scratch = a[next++];
+          m.gs = gs;
+          for (GradBox &box : m.gs.boxes)
+            box.mem = a[next++];
+          m.reverse = a[next];
+          emitBackward(g, *d, m);
+        });
+    args.push_back(rewriter.create<arith::ConstantOp>(
+        loc, rewriter.getBoolAttr(d->p.reverse)));
+    rewriter.create<func::CallOp>(loc, fn, args);
     rewriter.replaceOpWithNewOp<bufferization::ToTensorOp>(
-        op, gradType, m.grad, /*restrict=*/true, /*writable=*/true);
+        op, gradType, grad, /*restrict=*/true, /*writable=*/true);
     return success();
   }
 };
