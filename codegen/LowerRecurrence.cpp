@@ -25,6 +25,13 @@
 // by kc.concat, which the compiler sees and the interpreter, running one op
 // at a time, has to build as a [T, B, S] buffer (GradStates below).
 //
+// Each recurrence is an internal function called once per sequence, shared
+// by the recurrences with the same cell, sizes and (backward) nonzero
+// gradient parts: the direction is an argument, so the two directions of a
+// Bidirectional layer, and the forward of @forward and of @train_step, are
+// compiled once. Runs of fewer than 16 units use a whole register (the next
+// power of two of lanes) with masked loads and stores.
+//
 // Step 0 reads the initial state where the others read the previous states
 // row: a select of the buffer, so the step is emitted once. The activations
 // are the kernel library's: the same rational tanh, sigmoid as
