@@ -410,9 +410,12 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
     // Subviews (slices, reshapes) become plain pointer arithmetic.
     perFunc.addPass(memref::createExpandStridedMetadataPass());
     perFunc.addPass(createLowerAffinePass());
-    // LLVM intrinsics where they exist (exp, log, sqrt, pow, ...), libm
-    // calls for the rest (erf, tanh), resolved from the process by the JIT;
-    // a libm call on a vector becomes one call per lane.
+    // f32 tanh as the kernel library computes it (kc-fuse-epilogues, which
+    // matches math.tanh, has run).
+    perFunc.addPass(createKcExpandMath());
+    // LLVM intrinsics where they exist (exp, log, sqrt, pow, fma, ...), libm
+    // calls for the rest (erf, f64 tanh), resolved from the process by the
+    // JIT; a libm call on a vector becomes one call per lane.
     perFunc.addPass(createConvertMathToLLVMPass());
   }
   pm.addPass(createConvertMathToLibmPass());

@@ -261,6 +261,28 @@ def KcFuseEpilogues : Pass<"kc-fuse-epilogues", "mlir::ModuleOp"> {
   ];
 }
 
+def KcExpandMath : Pass<"kc-expand-math"> {
+  let summary = "Expands f32 tanh into the kernel library's approximation";
+  let description = [{
+    Every f32 `math.tanh`, scalar or vector, becomes the arithmetic of
+    runtime/kernels/Tanh.h (Eigen's rational approximation, the one XLA's
+    CPU backend uses): a clamp to [-7.9, 7.9], two polynomials in x^2 as
+    `math.fma` chains, a division, the input itself where |x| < 4e-4 and
+    +-1 where |x| >= 9.
+    Compiled code then rounds as the interpreter does and the loops that
+    hold a tanh vectorize, where a libm call would be one call per lane.
+    Runs after kc-fuse-epilogues, which matches `math.tanh`.
+
+    ```mlir
+    %y = math.tanh %x : vector<8xf32>
+    // becomes: arith.cmpf / arith.select (clamp), math.fma x 9,
+    // arith.mulf, arith.divf, math.absf, arith.select
+    ```
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def KcSplitReductions : Pass<"kc-split-reductions"> {
   let summary = "Splits big sums over the outermost loop into parallel "
                 "partial sums and a small combine";

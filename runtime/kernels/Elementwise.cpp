@@ -10,6 +10,7 @@
 
 #include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
+#include "runtime/kernels/Tanh.h"
 
 #include <algorithm>
 #include <cmath>
@@ -189,8 +190,9 @@ struct SigmoidOp {
     return x >= 0 ? s : e * s;
   }
 };
+/// f32: the approximation XLA computes (runtime/kernels/Tanh.h).
 struct TanhOp {
-  template <typename T> static T apply(T x) { return std::tanh(x); }
+  template <typename T> static T apply(T x) { return tanhOf(x); }
 };
 struct GeluOp {
   template <typename T> static T apply(T x) {
@@ -200,7 +202,7 @@ struct GeluOp {
 struct GeluTanhOp {
   template <typename T> static T apply(T x) {
     const T k = T(0.79788456080286535588); // sqrt(2/pi)
-    return T(0.5) * x * (T(1) + std::tanh(k * (x + T(0.044715) * x * x * x)));
+    return T(0.5) * x * (T(1) + tanhOf(k * (x + T(0.044715) * x * x * x)));
   }
 };
 /// x * sigmoid(x), rounded as the two kc ops silu is traced to.

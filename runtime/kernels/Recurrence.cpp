@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/kernels/Recurrence.h"
+#include "runtime/kernels/Tanh.h"
 #include "runtime/kernels/KernelSupport.h"
 
 #include <oneapi/dnnl/dnnl.h>
@@ -26,29 +27,6 @@ namespace {
 
 using Act = RecurrentActivation;
 
-/// tanh as Eigen and XLA's CPU backend compute it in f32: a rational
-/// approximation on [-7.9, 7.9] (absolute error below 3e-7; tanh is within
-/// 1e-6 of +-1 beyond), about 5x cheaper than glibc's tanhf, which the
-/// steps would otherwise spend a third of their time in. f64 (the gradient
-/// checks) keeps std::tanh.
-float tanhOf(float in) {
-  float x = std::min(7.90531110763549805f,
-                     std::max(-7.90531110763549805f, in));
-  float x2 = x * x;
-  float p = -2.76076847742355e-16f;
-  p = p * x2 + 2.00018790482477e-13f;
-  p = p * x2 + -8.60467152213735e-11f;
-  p = p * x2 + 5.12229709037114e-08f;
-  p = p * x2 + 1.48572235717979e-05f;
-  p = p * x2 + 6.37261928875436e-04f;
-  p = p * x2 + 4.89352455891786e-03f;
-  float q = 1.19825839466702e-06f;
-  q = q * x2 + 1.18534705686654e-04f;
-  q = q * x2 + 2.26843463243900e-03f;
-  q = q * x2 + 4.89352518554385e-03f;
-  return std::fabs(in) < 0.0004f ? in : x * p / q;
-}
-double tanhOf(double x) { return std::tanh(x); }
 
 template <typename T> T activate(Act a, T x) {
   switch (a) {
