@@ -46,6 +46,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/ExpandMath.h"
 #include "codegen/LoweringUtils.h"
 #include "ir/KcDialect.h"
 #include "ir/Recurrence.h"
@@ -252,25 +253,8 @@ struct Gen {
   Value max(Value a, Value c) { return select(lt(a, c), c, a); }
   Value min(Value a, Value c) { return select(lt(c, a), c, a); }
 
-  /// tanh as runtime/kernels/Recurrence.cpp's tanhOf: Eigen's rational
-  /// approximation on [-7.9, 7.9], the input itself near 0.
-  Value tanh(Value in) {
-    Value lim = cst(7.90531110763549805, in);
-    Value x = min(lim, max(cst(-7.90531110763549805, in), in));
-    Value x2 = fmul(x, x);
-    Value p = cst(-2.76076847742355e-16, in);
-    for (double c : {2.00018790482477e-13, -8.60467152213735e-11,
-                     5.12229709037114e-08, 1.48572235717979e-05,
-                     6.37261928875436e-04, 4.89352455891786e-03})
-      p = fma(p, x2, cst(c, in));
-    Value q = cst(1.19825839466702e-06, in);
-    for (double c : {1.18534705686654e-04, 2.26843463243900e-03,
-                     4.89352518554385e-03})
-      q = fma(q, x2, cst(c, in));
-    Value r = fdiv(fmul(x, p), q);
-    Value small = lt(b.create<math::AbsFOp>(loc, in), cst(0.0004, in));
-    return select(small, in, r);
-  }
+  /// tanh as the kernel library's (runtime/kernels/Tanh.h).
+  Value tanh(Value in) { return codegen::buildTanhF32(b, loc, in); }
 
   /// exp(x): x = n ln2 + r (Cody-Waite), a degree-5 polynomial in r
   /// (Cephes' expf), times 2^n built in the exponent bits. Inputs are
