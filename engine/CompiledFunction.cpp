@@ -3,7 +3,8 @@
 // build(): copy the function into a module of its own, run
 // kc-cpu-pipeline, translate its parts (aot::splitModule) to LLVM IR, add
 // the packed entry, optimize and emit the parts on threads, one object each
-// (codegen/aot, as `kcc --emit=obj` does). load(): an LLJIT
+// (codegen/aot, as `kcc --emit=obj` does), the first parts while the rest
+// are still being translated. load(): an LLJIT
 // over RuntimeDyld with SectionMemoryManager (what MLIR's ExecutionEngine
 // builds), the kcc_rt_* library entry points and the process's own symbols;
 // add the objects and look the packed entry up once. run() then is one
@@ -42,6 +43,7 @@
 #include "llvm/Target/TargetMachine.h"
 
 #include <cstdlib>
+#include <optional>
 #include <string_view>
 
 #define DEBUG_TYPE "kcc-jit"
@@ -291,37 +293,38 @@ CompiledArtifact CompiledFunction::build(mlir::ModuleOp module,
     requireMemory(artifact.plan->arenaBytes,
                   "compile @" + name + ": the arena");
 
-  std::vector<aot::LLVMPart> parts;
-  {
-    CompilePhase phase("LLVM IR translation");
-    auto translated = aot::translateInParts(*lowered, options.target);
-    if (!translated)
-      throw Error("compile @" + name + ": " +
-                  errorText(translated.takeError()) + "\n" + diagnostics);
-    parts = std::move(*translated);
-    llvm::Module *entry = nullptr;
-    for (aot::LLVMPart &part : parts) {
-      llvm::Function *f = part.module->getFunction(name);
-      if (f && !f->isDeclaration())
-        entry = part.module.get();
+  // Translation overlaps with LLVM: the other threads optimize and emit the
+  // parts translated so far. "LLVM IR translation" is the time until the
+  // last part is translated, "LLVM -O<n> and machine code" the rest.
+  bool hasEntry = false;
+  auto prepare = [&](llvm::Module &part) -> llvm::Error {
+    llvm::Function *f = part.getFunction(name);
+    if (f && !f->isDeclaration()) {
+      hasEntry = true;
+      if (llvm::Error err = addPackedEntry(part, name))
+        return err;
     }
-    if (!entry)
+    if (options.keepIR) {
+      llvm::raw_string_ostream os(artifact.llvmIR);
+      part.print(os, nullptr);
+    }
+    return llvm::Error::success();
+  };
+  {
+    std::optional<CompilePhase> phase;
+    phase.emplace("LLVM IR translation");
+    auto objects = aot::translateOptimizeAndEmitParts(
+        *lowered, options.target, prepare, [&] {
+          phase.reset();
+          phase.emplace("LLVM -O" + std::to_string(options.target.optLevel) +
+                        " and machine code");
+        });
+    if (!objects)
+      throw Error("compile @" + name + ": " + errorText(objects.takeError()) +
+                  "\n" + diagnostics);
+    if (!hasEntry)
       throw Error("compile @" + name + ": no function @" + name +
                   " in LLVM IR");
-    if (llvm::Error err = addPackedEntry(*entry, name))
-      throw Error("compile @" + name + ": " + errorText(std::move(err)));
-  }
-  if (options.keepIR) {
-    llvm::raw_string_ostream os(artifact.llvmIR);
-    for (aot::LLVMPart &part : parts)
-      part.module->print(os, nullptr);
-  }
-  {
-    CompilePhase phase("LLVM -O" + std::to_string(options.target.optLevel) +
-                       " and machine code");
-    auto objects = aot::optimizeAndEmitParts(parts, options.target);
-    if (!objects)
-      throw Error("compile @" + name + ": " + errorText(objects.takeError()));
     artifact.objects = std::move(*objects);
   }
   LLVM_DEBUG(llvm::dbgs() << "built @" << name << ": "

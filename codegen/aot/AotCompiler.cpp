@@ -29,7 +29,8 @@
 #include "llvm/TargetParser/Host.h"
 #include "llvm/TargetParser/SubtargetFeature.h"
 
-#include <atomic>
+#include <condition_variable>
+#include <deque>
 #include <mutex>
 #include <thread>
 
@@ -99,13 +100,11 @@ aot::createTargetMachine(const TargetOptions &options) {
   return tm;
 }
 
-llvm::Expected<std::unique_ptr<llvm::Module>>
-aot::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
-                       llvm::TargetMachine &tm) {
-  // kc.name & co. on arguments and results mean nothing to LLVM (the
-  // translation warns about each); the C header carries them instead.
-  mlir::OwningOpRef<mlir::ModuleOp> stripped = module.clone();
-  stripped->walk([](mlir::LLVM::LLVMFuncOp f) {
+namespace {
+/// kc.name & co. on arguments and results mean nothing to LLVM (the
+/// translation warns about each); the C header carries them instead.
+void stripNonLLVMAttributes(mlir::ModuleOp module) {
+  module.walk([](mlir::LLVM::LLVMFuncOp f) {
     auto strip = [](mlir::DictionaryAttr attrs) {
       llvm::SmallVector<mlir::NamedAttribute> kept;
       for (mlir::NamedAttribute a : attrs)
@@ -124,13 +123,29 @@ aot::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
       f.setResAttrsAttr(mlir::ArrayAttr::get(f.getContext(), kept));
     }
   });
+}
+
+/// translateToLLVMIR of a module the caller no longer needs (a part of
+/// splitModule): its attributes are stripped in place, not on a copy.
+llvm::Expected<std::unique_ptr<llvm::Module>>
+translateOwned(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
+               llvm::TargetMachine &tm) {
+  stripNonLLVMAttributes(module);
   std::unique_ptr<llvm::Module> llvmModule =
-      mlir::translateModuleToLLVMIR(*stripped, llvmContext, "kcc");
+      mlir::translateModuleToLLVMIR(module, llvmContext, "kcc");
   if (!llvmModule)
     return makeError("translation to LLVM IR failed");
   llvmModule->setTargetTriple(tm.getTargetTriple().str());
   llvmModule->setDataLayout(tm.createDataLayout());
   return llvmModule;
+}
+} // namespace
+
+llvm::Expected<std::unique_ptr<llvm::Module>>
+aot::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
+                       llvm::TargetMachine &tm) {
+  mlir::OwningOpRef<mlir::ModuleOp> stripped = module.clone();
+  return translateOwned(*stripped, llvmContext, tm);
 }
 
 llvm::Error aot::optimize(llvm::Module &module, llvm::TargetMachine &tm,
@@ -216,7 +231,7 @@ aot::translateInParts(mlir::ModuleOp module, const TargetOptions &target) {
   for (mlir::OwningOpRef<mlir::ModuleOp> &piece : splitModule(module)) {
     LLVMPart part;
     part.context = std::make_unique<llvm::LLVMContext>();
-    auto translated = translateToLLVMIR(*piece, *part.context, **tm);
+    auto translated = translateOwned(*piece, *part.context, **tm);
     if (!translated)
       return translated.takeError();
     part.module = std::move(*translated);
@@ -225,39 +240,146 @@ aot::translateInParts(mlir::ModuleOp module, const TargetOptions &target) {
   return parts;
 }
 
+namespace {
+
+/// Optimizes and emits parts on threads as they are handed in: each thread
+/// takes the next part with its own TargetMachine (not thread safe) and the
+/// part's own LLVMContext. One object per part, in part order.
+class PartCompiler {
+public:
+  PartCompiler(const aot::TargetOptions &target, size_t parts)
+      : target_(target), objects_(parts), errors_(parts) {}
+
+  ~PartCompiler() {
+    close();
+    for (std::thread &t : pool_)
+      t.join();
+  }
+
+  /// Starts `threads` threads that compile parts as they arrive.
+  void startThreads(unsigned threads) {
+    for (unsigned t = 0; t < threads; ++t)
+      pool_.emplace_back([this] { work(); });
+  }
+
+  void add(size_t index, aot::LLVMPart *part) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      queue_.push_back({index, part});
+    }
+    ready_.notify_one();
+  }
+
+  /// No more parts: the calling thread helps with what is queued, then
+  /// waits for the threads.
+  llvm::Expected<std::vector<std::string>> finish() {
+    close();
+    work();
+    for (std::thread &t : pool_)
+      t.join();
+    pool_.clear();
+    for (const std::string &e : errors_)
+      if (!e.empty())
+        return makeError(e);
+    return std::move(objects_);
+  }
+
+private:
+  void close() {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      closed_ = true;
+    }
+    ready_.notify_all();
+  }
+
+  void work() {
+    while (true) {
+      std::pair<size_t, aot::LLVMPart *> next;
+      {
+        std::unique_lock<std::mutex> lock(mutex_);
+        ready_.wait(lock, [&] { return !queue_.empty() || closed_; });
+        if (queue_.empty())
+          return;
+        next = queue_.front();
+        queue_.pop_front();
+      }
+      compile(next.first, *next.second);
+    }
+  }
+
+  void compile(size_t i, aot::LLVMPart &part) {
+    auto tm = aot::createTargetMachine(target_);
+    llvm::Error err = tm ? aot::optimize(*part.module, **tm, target_.optLevel)
+                         : tm.takeError();
+    llvm::SmallVector<char, 0> buffer;
+    if (!err)
+      err = aot::emitObject(*part.module, **tm, buffer);
+    if (err)
+      errors_[i] = llvm::toString(std::move(err));
+    else
+      objects_[i].assign(buffer.data(), buffer.size());
+    part.module.reset(); // its memory back as soon as it is emitted
+  }
+
+  const aot::TargetOptions &target_;
+  std::vector<std::string> objects_;
+  std::vector<std::string> errors_;
+  std::mutex mutex_;
+  std::condition_variable ready_;
+  std::deque<std::pair<size_t, aot::LLVMPart *>> queue_;
+  bool closed_ = false;
+  std::vector<std::thread> pool_;
+};
+
+unsigned threadsFor(size_t parts) {
+  return std::min<unsigned>(
+      parts, llvm::hardware_concurrency().compute_thread_count());
+}
+
+} // namespace
+
 llvm::Expected<std::vector<std::string>>
 aot::optimizeAndEmitParts(std::vector<LLVMPart> &parts,
                           const TargetOptions &target) {
-  std::vector<std::string> objects(parts.size());
-  std::vector<std::string> errors(parts.size());
-  std::atomic<size_t> next{0};
-  // Each thread takes the next part: its own TargetMachine (not thread
-  // safe), its own LLVMContext (the part's).
-  auto work = [&] {
-    for (size_t i = next++; i < parts.size(); i = next++) {
-      auto tm = createTargetMachine(target);
-      llvm::Error err = tm ? optimize(*parts[i].module, **tm, target.optLevel)
-                           : tm.takeError();
-      llvm::SmallVector<char, 0> buffer;
-      if (!err)
-        err = emitObject(*parts[i].module, **tm, buffer);
-      if (err)
-        errors[i] = llvm::toString(std::move(err));
-      else
-        objects[i].assign(buffer.data(), buffer.size());
-      parts[i].module.reset(); // its memory back as soon as it is emitted
-    }
-  };
-  unsigned threads = std::min<unsigned>(
-      parts.size(), llvm::hardware_concurrency().compute_thread_count());
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < threads; ++t)
-    pool.emplace_back(work);
-  work();
-  for (std::thread &t : pool)
-    t.join();
-  for (const std::string &e : errors)
-    if (!e.empty())
-      return makeError(e);
-  return objects;
+  PartCompiler compiler(target, parts.size());
+  for (size_t i = 0; i < parts.size(); ++i)
+    compiler.add(i, &parts[i]);
+  // The calling thread is one of them.
+  unsigned threads = threadsFor(parts.size());
+  compiler.startThreads(threads > 0 ? threads - 1 : 0);
+  return compiler.finish();
+}
+
+llvm::Expected<std::vector<std::string>> aot::translateOptimizeAndEmitParts(
+    mlir::ModuleOp module, const TargetOptions &target,
+    llvm::function_ref<llvm::Error(llvm::Module &)> prepare,
+    llvm::function_ref<void()> translated) {
+  auto tm = createTargetMachine(target);
+  if (!tm)
+    return tm.takeError();
+  llvm::SmallVector<mlir::OwningOpRef<mlir::ModuleOp>> pieces =
+      splitModule(module);
+  std::vector<LLVMPart> parts(pieces.size());
+  PartCompiler compiler(target, parts.size());
+  // While this thread translates (one thread: one MLIRContext), the others
+  // already optimize the parts it has handed over; then it joins them.
+  unsigned threads = threadsFor(parts.size());
+  compiler.startThreads(threads > 0 ? threads - 1 : 0);
+  for (size_t i = 0; i < pieces.size(); ++i) {
+    LLVMPart &part = parts[i];
+    part.context = std::make_unique<llvm::LLVMContext>();
+    auto llvmModule = translateOwned(*pieces[i], *part.context, **tm);
+    pieces[i] = nullptr;
+    if (!llvmModule)
+      return llvmModule.takeError();
+    part.module = std::move(*llvmModule);
+    if (prepare)
+      if (llvm::Error err = prepare(*part.module))
+        return err;
+    compiler.add(i, &part);
+  }
+  if (translated)
+    translated();
+  return compiler.finish();
 }

@@ -11,6 +11,7 @@
 #ifndef KCC_CODEGEN_AOT_AOTCOMPILER_H
 #define KCC_CODEGEN_AOT_AOTCOMPILER_H
 
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
 
@@ -85,6 +86,17 @@ translateInParts(mlir::ModuleOp module, const TargetOptions &target);
 /// one object per part, in the order of `parts`.
 llvm::Expected<std::vector<std::string>>
 optimizeAndEmitParts(std::vector<LLVMPart> &parts, const TargetOptions &target);
+
+/// translateInParts and optimizeAndEmitParts at once: while the calling
+/// thread translates the parts one by one, the other threads already
+/// optimize and emit those it has translated. `prepare`, when given, runs
+/// on each part right after its translation, on the calling thread, in part
+/// order (to add an entry point, to print the IR); `translated` once all are
+/// translated. One object per part, in part order.
+llvm::Expected<std::vector<std::string>> translateOptimizeAndEmitParts(
+    mlir::ModuleOp module, const TargetOptions &target,
+    llvm::function_ref<llvm::Error(llvm::Module &)> prepare = {},
+    llvm::function_ref<void()> translated = {});
 
 /// Links the objects at `objectPaths` into a shared library at `outputPath`
 /// (written as is; the caller renames), with the compiler driver found at
