@@ -120,6 +120,8 @@ struct KcOneShotBufferizePass
                                mlir::OperationPass<mlir::ModuleOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(KcOneShotBufferizePass)
 
+  /// kc-cpu-pipeline's options (bufferizationOptions()).
+  KcOneShotBufferizePass();
   explicit KcOneShotBufferizePass(
       mlir::bufferization::OneShotBufferizationOptions options)
       : options(std::move(options)) {
@@ -317,23 +319,33 @@ void buildLinalgPipeline(mlir::OpPassManager &pm,
   pm.addPass(mlir::createCanonicalizerPass());
 }
 
+namespace {
+// Copies as linalg.copy: they become loops (kernels) like everything else,
+// where a strided memref.copy would need the runner-utils library.
+mlir::LogicalResult linalgCopy(mlir::OpBuilder &b, mlir::Location loc,
+                               mlir::Value from, mlir::Value to) {
+  b.create<mlir::linalg::CopyOp>(loc, from, to);
+  return mlir::success();
+}
+
+/// Whole-module bufferization with identity layouts at function boundaries,
+/// so the entry's memrefs are plain contiguous arrays.
+mlir::bufferization::OneShotBufferizationOptions bufferizationOptions() {
+  mlir::bufferization::OneShotBufferizationOptions options;
+  options.memCpyFn = linalgCopy;
+  options.bufferizeFunctionBoundaries = true;
+  options.setFunctionBoundaryTypeConversion(
+      mlir::bufferization::LayoutMapOption::IdentityLayoutMap);
+  return options;
+}
+
+KcOneShotBufferizePass::KcOneShotBufferizePass()
+    : KcOneShotBufferizePass(bufferizationOptions()) {}
+} // namespace
+
 void buildBufferizePipeline(mlir::OpPassManager &pm) {
   using namespace mlir;
-  // Whole-module bufferization with identity layouts at function boundaries,
-  // so the entry's memrefs are plain contiguous arrays.
-  // Copies as linalg.copy: they become loops (kernels) like everything else,
-  // where a strided memref.copy would need the runner-utils library.
-  auto linalgCopy = [](OpBuilder &b, Location loc, Value from,
-                       Value to) -> LogicalResult {
-    b.create<linalg::CopyOp>(loc, from, to);
-    return success();
-  };
-  bufferization::OneShotBufferizationOptions bufOpts;
-  bufOpts.memCpyFn = linalgCopy;
-  bufOpts.bufferizeFunctionBoundaries = true;
-  bufOpts.setFunctionBoundaryTypeConversion(
-      bufferization::LayoutMapOption::IdentityLayoutMap);
-  pm.addPass(std::make_unique<KcOneShotBufferizePass>(bufOpts));
+  pm.addPass(std::make_unique<KcOneShotBufferizePass>(bufferizationOptions()));
   // Every result becomes a caller-provided buffer; results allocated inside
   // are written straight into the caller's buffer (hoisted), not copied.
   pm.addPass(createKcPrepareOutParams());
@@ -457,6 +469,10 @@ void registerCodegenInterfaces(mlir::DialectRegistry &registry) {
 
 void registerCodegenPasses() {
   registerKcCodegenPasses();
+  // The pipeline's own passes without a tablegen definition, for kcc-opt.
+  mlir::PassRegistration<KcOneShotBufferizePass>();
+  mlir::PassRegistration<DeallocateIfAllocatedPass>();
+  mlir::PassRegistration<FoldDescriptorsPass>();
   mlir::PassPipelineRegistration<CpuPipelineOptions>(
       "kc-linalg-pipeline",
       "Lower kc to linalg on tensors, fuse elementwise chains, clean up",

@@ -112,10 +112,21 @@ void stripNonLLVMAttributes(mlir::ModuleOp module) {
           kept.push_back(a);
       return mlir::DictionaryAttr::get(attrs.getContext(), kept);
     };
-    for (unsigned i = 0, e = f.getNumArguments(); i < e; ++i)
-      f.setArgAttrs(i, strip(f.getArgAttrDict(i)
-                                 ? f.getArgAttrDict(i)
-                                 : mlir::DictionaryAttr::get(f.getContext())));
+    // All at once: setting them one by one rebuilds the array each time
+    // (quadratic in the arguments: 0.2 s of a 400-layer step's thousands).
+    if (mlir::ArrayAttr args = f.getArgAttrsAttr()) {
+      llvm::SmallVector<mlir::Attribute> kept;
+      bool any = false;
+      for (mlir::Attribute d : args) {
+        auto dict = strip(llvm::cast<mlir::DictionaryAttr>(d));
+        any |= !dict.empty();
+        kept.push_back(dict);
+      }
+      if (any)
+        f.setArgAttrsAttr(mlir::ArrayAttr::get(f.getContext(), kept));
+      else
+        f.removeArgAttrsAttr();
+    }
     if (mlir::ArrayAttr results = f.getResAttrsAttr()) {
       llvm::SmallVector<mlir::Attribute> kept;
       for (mlir::Attribute d : results)
