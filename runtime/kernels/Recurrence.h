@@ -2,10 +2,11 @@
 //
 // The kernels of kc.recurrence and kc.recurrence_grad: one time step of a
 // recurrent cell, forward and backward, on raw row-major buffers, and the
-// whole sequence as a loop over those steps. Compiled code runs the loop
-// itself (an scf.for in the IR calling the step entry points of
-// runtime/LibraryCalls.h); the interpreter and eager mode call the loops
-// here. Both therefore execute the same arithmetic step by step.
+// whole sequence as a loop over those steps. The interpreter and eager mode
+// call the loops here. Compiled f32 code generates its own steps for the
+// static sizes (codegen/LowerRecurrence.cpp: the same arithmetic and
+// activations, to rounding); f64 and very large recurrent kernels run the
+// loop as an scf.for calling the step entry points of runtime/LibraryCalls.h.
 //
 // Layouts, with T steps, B examples, H units and G gates (LSTM 4, GRU 3,
 // SimpleRNN 1), all time-major:
