@@ -28,7 +28,7 @@ namespace aot {
 /// About how many LLVM-dialect operations one part holds: below two parts'
 /// worth a module compiles whole, where threads would cost more than they
 /// save.
-constexpr int64_t kOpsPerPart = 3000;
+constexpr int64_t kOpsPerPart = 1000;
 constexpr unsigned kMaxParts = 8;
 
 /// The parts of `module` (LLVM dialect only) that together define what it
