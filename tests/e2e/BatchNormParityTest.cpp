@@ -149,16 +149,16 @@ void checkFixture(const std::string &name, ExecMode mode,
   // Keras's float32 statistics are themselves up to 8.6e-5 from exact
   // arithmetic, so agreement with them cannot be closer than that; what
   // kcc can promise is to be as close to exact as Keras is.
-  if (exact)
+  if (exact) {
     EXPECT_LE(worstExact, std::max(1e-5, 2 * kerasFromExact))
         << "kcc's moving statistics are further from float64's than twice "
            "Keras's own float32 ones";
-  if (exact)
     std::printf("[ keras ] %s (%s): moving statistics from float64's: kcc "
                 "%.2e, Keras float32 %.2e\n",
                 name.c_str(),
                 mode == ExecMode::Compiled ? "compiled" : "interpreted",
                 worstExact, kerasFromExact);
+  }
 
   double worstFinal =
       compare(exe.predict(x), flatten(*record.getArray("final_predict")),
