@@ -191,13 +191,9 @@ linalg::GenericOp singleGenericUser(memref::AllocOp out,
 /// A private declaration of `name` of type `type` in `call`'s module (null,
 /// with an error, when one of another type exists).
 func::FuncOp declare(func::CallOp call, StringRef name, FunctionType type) {
-  auto module = call->getParentOfType<ModuleOp>();
-  auto callee = module.lookupSymbol<func::FuncOp>(name);
-  if (!callee) {
-    OpBuilder mb(module.getBodyRegion());
-    callee = mb.create<func::FuncOp>(module.getLoc(), name, type);
-    callee.setPrivate();
-  }
+  OpBuilder b(call);
+  func::FuncOp callee = codegen::getOrDeclare(
+      b, call->getParentOfType<ModuleOp>(), name, type);
   if (callee.getFunctionType() != type) {
     call.emitOpError("conflicting declaration of ") << name;
     return {};

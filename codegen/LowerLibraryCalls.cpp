@@ -45,18 +45,6 @@ struct CallSpec {
   bool flat = false;
 };
 
-/// Declares `name` (private, external) in the module unless it exists.
-func::FuncOp getOrDeclare(OpBuilder &b, ModuleOp module, StringRef name,
-                          FunctionType type) {
-  if (auto f = module.lookupSymbol<func::FuncOp>(name))
-    return f;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  auto f = b.create<func::FuncOp>(module.getLoc(), name, type);
-  f.setPrivate();
-  return f;
-}
-
 /// Emits the call for `op` and replaces it with the output tensor.
 LogicalResult emitCall(Operation *op, const CallSpec &spec,
                        ConversionPatternRewriter &rewriter) {
@@ -96,7 +84,7 @@ LogicalResult emitCall(Operation *op, const CallSpec &spec,
 
   auto module = op->getParentOfType<ModuleOp>();
   auto fnType = rewriter.getFunctionType(ValueRange(args).getTypes(), {});
-  func::FuncOp callee = getOrDeclare(rewriter, module, name, fnType);
+  func::FuncOp callee = codegen::getOrDeclare(rewriter, module, name, fnType);
   if (callee.getFunctionType() != fnType)
     return op->emitOpError("conflicting declaration of ") << name;
   rewriter.create<func::CallOp>(loc, callee, args);

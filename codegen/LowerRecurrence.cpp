@@ -75,18 +75,6 @@ using Act = kernels::RecurrentActivation;
 // The library-call loop (every cell and type)
 //===----------------------------------------------------------------------===//
 
-/// Declares `name` (private, external) in the module unless it exists.
-func::FuncOp getOrDeclare(OpBuilder &b, ModuleOp module, StringRef name,
-                          FunctionType type) {
-  if (auto f = module.lookupSymbol<func::FuncOp>(name))
-    return f;
-  OpBuilder::InsertionGuard guard(b);
-  b.setInsertionPointToStart(module.getBody());
-  auto f = b.create<func::FuncOp>(module.getLoc(), name, type);
-  f.setPrivate();
-  return f;
-}
-
 /// A loop over time in the IR whose body is one call of the step entry
 /// point (runtime/kernels/Recurrence.h). The states buffer is allocated
 /// once, before the loop, so the arena holds the [T, B, S] values the
@@ -137,7 +125,7 @@ LogicalResult emitStepLoop(OpTy op, StringRef base, ValueRange inputs,
   types.append(1 + trailing.size(), rewriter.getI64Type());
   auto fnType = rewriter.getFunctionType(types, {});
   func::FuncOp callee =
-      getOrDeclare(rewriter, op->template getParentOfType<ModuleOp>(), name,
+      codegen::getOrDeclare(rewriter, op->template getParentOfType<ModuleOp>(), name,
                    fnType);
   if (callee.getFunctionType() != fnType)
     return op.emitOpError("conflicting declaration of ") << name;

@@ -161,5 +161,16 @@ Value runningMax(OpBuilder &b, Location loc, Value x, Value acc) {
   return b.create<arith::SelectOp>(loc, pick, x, acc);
 }
 
+func::FuncOp getOrDeclare(OpBuilder &b, ModuleOp module, StringRef name,
+                          FunctionType type) {
+  if (auto f = module.lookupSymbol<func::FuncOp>(name))
+    return f;
+  OpBuilder::InsertionGuard guard(b);
+  b.setInsertionPointToStart(module.getBody());
+  auto f = b.create<func::FuncOp>(module.getLoc(), name, type);
+  f.setPrivate();
+  return f;
+}
+
 } // namespace codegen
 } // namespace kcc

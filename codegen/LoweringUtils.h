@@ -8,9 +8,11 @@
 #ifndef KCC_CODEGEN_LOWERINGUTILS_H
 #define KCC_CODEGEN_LOWERINGUTILS_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/BuiltinTypes.h"
 #include "mlir/IR/PatternMatch.h"
 
@@ -65,6 +67,12 @@ mlir::Value runningMax(mlir::OpBuilder &b, mlir::Location loc, mlir::Value x,
 /// (identity layout, offset 0).
 mlir::Value dataPointer(mlir::OpBuilder &b, mlir::Location loc,
                         mlir::Value memref);
+
+/// The private, external declaration of `name` in `module`: the existing
+/// one, or a new one of `type` at the module's start.
+mlir::func::FuncOp getOrDeclare(mlir::OpBuilder &b, mlir::ModuleOp module,
+                                llvm::StringRef name,
+                                mlir::FunctionType type);
 
 /// The memref a library call's pointer argument was taken from (through
 /// dataPointer's extract / index_cast / inttoptr), or null.
