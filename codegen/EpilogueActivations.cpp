@@ -140,17 +140,26 @@ Value matchGelu(Value v, bool &approximate) {
   return {};
 }
 
-/// sigmoid(x) as kc-lower-to-linalg writes it:
-/// e = exp(-|x|); s = 1 / (1 + e); x >= 0 ? s : e * s. The value sigmoid is
-/// applied to, or null.
-Value matchSigmoid(Value v) {
+/// `v` as select(x >= 0, a, b): the select, with `x` set, or null.
+arith::SelectOp matchSelectOnSign(Value v, Value &x) {
   auto select = v.getDefiningOp<arith::SelectOp>();
   auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpFOp>()
                     : arith::CmpFOp();
   if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OGE ||
       !isZero(cmp.getRhs()))
     return {};
-  Value x = cmp.getLhs();
+  x = cmp.getLhs();
+  return select;
+}
+
+/// sigmoid(x) as kc-lower-to-linalg writes it:
+/// e = exp(-|x|); s = 1 / (1 + e); x >= 0 ? s : e * s. The value sigmoid is
+/// applied to, or null.
+Value matchSigmoid(Value v) {
+  Value x;
+  arith::SelectOp select = matchSelectOnSign(v, x);
+  if (!select)
+    return {};
   auto div = select.getTrueValue().getDefiningOp<arith::DivFOp>();
   auto mul = select.getFalseValue().getDefiningOp<arith::MulFOp>();
   if (!div || !mul || !isOne(div.getLhs()))
@@ -310,13 +319,10 @@ Value matchSelu(Value v) {
 
 /// leaky_relu: select(x >= 0, x, slope * x). x, with the slope, or null.
 Value matchLeakyRelu(Value v, double &slope) {
-  auto select = v.getDefiningOp<arith::SelectOp>();
-  auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpFOp>()
-                    : arith::CmpFOp();
-  if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OGE ||
-      !isZero(cmp.getRhs()))
+  Value x;
+  arith::SelectOp select = matchSelectOnSign(v, x);
+  if (!select)
     return {};
-  Value x = cmp.getLhs();
   auto mul = select.getFalseValue().getDefiningOp<arith::MulFOp>();
   if (!mul || !sameValue(select.getTrueValue(), x))
     return {};
