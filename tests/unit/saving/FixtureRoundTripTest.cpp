@@ -34,18 +34,6 @@ const llvm::StringMap<const char *> &notImportable() {
   return list;
 }
 
-std::vector<std::string> kerasFixtures() {
-  std::vector<std::string> paths;
-  std::error_code ec;
-  for (llvm::sys::fs::recursive_directory_iterator it(KCC_KERAS_FIXTURES, ec),
-       end;
-       it != end && !ec; it.increment(ec))
-    if (llvm::sys::path::extension(it->path()) == ".keras")
-      paths.push_back(it->path());
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
-
 /// A batch for each input: floats in [0, 1), integer inputs (token ids)
 /// in {0, 1}, valid for any vocabulary.
 std::vector<NDArray> sampleInputs(Model &model, int64_t batch) {

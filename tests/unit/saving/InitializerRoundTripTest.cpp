@@ -92,18 +92,6 @@ std::map<std::string, std::string> heldInitializers(Model &model) {
   return out;
 }
 
-std::vector<std::string> kerasFixtures() {
-  std::vector<std::string> paths;
-  std::error_code ec;
-  for (llvm::sys::fs::recursive_directory_iterator it(KCC_KERAS_FIXTURES, ec),
-       end;
-       it != end && !ec; it.increment(ec))
-    if (llvm::sys::path::extension(it->path()) == ".keras")
-      paths.push_back(it->path());
-  std::sort(paths.begin(), paths.end());
-  return paths;
-}
-
 TEST(InitializerRoundTrip, SavedInitializersEqualKerasOnes) {
   std::string dir = tempDir();
   int archives = 0;

@@ -12,8 +12,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <string>
+#include <vector>
 
 namespace kcc {
 namespace saving_test {
@@ -24,6 +26,19 @@ inline std::string tempDir() {
   if (llvm::sys::fs::createUniqueDirectory("kcc-saving", dir))
     throw Error("cannot create a temporary directory");
   return dir.str().str();
+}
+
+/// Every .keras archive under tests/fixtures/keras, in path order.
+inline std::vector<std::string> kerasFixtures() {
+  std::vector<std::string> paths;
+  std::error_code ec;
+  for (llvm::sys::fs::recursive_directory_iterator it(KCC_KERAS_FIXTURES, ec),
+       end;
+       it != end && !ec; it.increment(ec))
+    if (llvm::sys::path::extension(it->path()) == ".keras")
+      paths.push_back(it->path());
+  std::sort(paths.begin(), paths.end());
+  return paths;
 }
 
 /// A small CNN with every layer kind that has weights or randomness.
