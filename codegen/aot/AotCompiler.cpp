@@ -1,8 +1,8 @@
 //===- AotCompiler.cpp - LLVM dialect to object code, ahead of time -------===//
 //
 // The steps the JIT (engine/CompiledFunction.cpp) takes too, before it
-// links the object with ORC: mlir::translateModuleToLLVMIR, MLIR's
-// optimizing transformer (LLVM's new pass manager at -O<n>), then the
+// links the object with ORC: mlir::translateModuleToLLVMIR, kcc's
+// kernel pipeline on LLVM's new pass manager (kernelPipeline()), then the
 // legacy codegen pass manager, which is what TargetMachine still requires
 // for addPassesToEmitFile in LLVM 19.
 //
@@ -159,17 +159,31 @@ aot::translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
   return translateOwned(*stripped, llvmContext, tm);
 }
 
+// kc-lower-loops hands LLVM kernels that are fused, tiled and vectorized
+// already. What is left for LLVM: scalarize the memref descriptors (sroa),
+// fold the lowering's redundant address arithmetic and loads (early-cse,
+// instcombine, gvn), hoist invariants out of the loops (rotated, so that
+// licm and the vectorizer see their preheaders), and vectorize the few
+// loops kc leaves scalar (copies, concatenations). LLVM's -O3 spent 3x as
+// long on the same IR (165 against 57 ms CPU on the activations fixture)
+// for steps as fast across the fixture zoo (docs/benchmarks.md), but for
+// the LSTM's, 4-6% slower here: loop(indvars) wins 4% of it back and costs
+// 15 ms of the activations fixture's compile, about what it would save the
+// LSTM over an epoch of Fashion-MNIST (1875 steps).
+llvm::StringRef aot::kernelPipeline() {
+  return "function(sroa,early-cse<memssa>,instcombine<no-verify-fixpoint>,"
+         "simplifycfg,loop-mssa(loop-rotate,licm),gvn,loop-vectorize,"
+         "instcombine<no-verify-fixpoint>,simplifycfg)";
+}
+
 llvm::Error aot::optimize(llvm::Module &module, llvm::TargetMachine &tm,
-                          unsigned optLevel) {
-  // LLVM's -O<n> pipeline without its loop unrollers: kc-lower-loops has
-  // already vectorized the innermost dimension, and unrolling those loops
-  // (fully, the short ones) took half of LLVM's time on the fixture zoo
-  // (mobilenet: 1.73 s against 0.83 s) for steps no faster in one A/B run.
+                          const TargetOptions &target) {
+  // No loop unrolling in any pipeline, default<O3> included: unrolling the
+  // vectorized loops kc-lower-loops emits (fully, the short ones) took half
+  // of LLVM's -O3 time on the fixture zoo (mobilenet: 1.73 s against
+  // 0.83 s) for steps no faster in one A/B run.
   llvm::PipelineTuningOptions tuning;
   tuning.LoopUnrolling = false;
-  tuning.LoopInterleaving = true;
-  tuning.LoopVectorization = true;
-  tuning.SLPVectorization = true;
   llvm::PassBuilder builder(&tm, tuning);
   llvm::LoopAnalysisManager loops;
   llvm::FunctionAnalysisManager functions;
@@ -181,36 +195,18 @@ llvm::Error aot::optimize(llvm::Module &module, llvm::TargetMachine &tm,
   builder.registerLoopAnalyses(loops);
   builder.crossRegisterProxies(loops, functions, sccs, modules);
 
-  llvm::OptimizationLevel level = llvm::OptimizationLevel::O3;
-  switch (optLevel) {
-  case 0:
-    level = llvm::OptimizationLevel::O0;
-    break;
-  case 1:
-    level = llvm::OptimizationLevel::O1;
-    break;
-  case 2:
-    level = llvm::OptimizationLevel::O2;
-    break;
-  default:
-    break;
+  llvm::ModulePassManager pipeline;
+  if (target.passes.empty() && target.optLevel == 0) {
+    pipeline = builder.buildO0DefaultPipeline(llvm::OptimizationLevel::O0);
+  } else {
+    llvm::StringRef passes =
+        target.passes.empty() ? kernelPipeline() : target.passes;
+    if (llvm::Error err = builder.parsePassPipeline(pipeline, passes))
+      return makeError("LLVM pipeline '" + passes +
+                       "': " + llvm::toString(std::move(err)));
   }
-  llvm::ModulePassManager pipeline =
-      optLevel == 0 ? builder.buildO0DefaultPipeline(level)
-                    : builder.buildPerModuleDefaultPipeline(level);
   pipeline.run(module, modules);
   return llvm::Error::success();
-}
-
-llvm::Expected<std::unique_ptr<llvm::Module>>
-aot::translateAndOptimize(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
-                          llvm::TargetMachine &tm, unsigned optLevel) {
-  auto llvmModule = translateToLLVMIR(module, llvmContext, tm);
-  if (!llvmModule)
-    return llvmModule.takeError();
-  if (llvm::Error err = optimize(**llvmModule, tm, optLevel))
-    return err;
-  return llvmModule;
 }
 
 llvm::Error aot::emitObject(llvm::Module &module, llvm::TargetMachine &tm,
@@ -321,7 +317,7 @@ private:
 
   void compile(size_t i, aot::LLVMPart &part) {
     auto tm = aot::createTargetMachine(target_);
-    llvm::Error err = tm ? aot::optimize(*part.module, **tm, target_.optLevel)
+    llvm::Error err = tm ? aot::optimize(*part.module, **tm, target_)
                          : tm.takeError();
     llvm::SmallVector<char, 0> buffer;
     if (!err)

@@ -39,9 +39,17 @@ struct TargetOptions {
   /// Comma-separated +feature/-feature list; empty means the host's features
   /// when the CPU is the host's, none otherwise.
   std::string features;
-  /// LLVM optimization level, 0-3.
+  /// LLVM optimization level, 0-3: the machine-code level, and at 1-3 the
+  /// IR pipeline kernelPipeline() (at 0 LLVM's -O0).
   unsigned optLevel = 3;
+  /// An LLVM IR pipeline in opt's -passes syntax run instead, e.g.
+  /// "default<O3>" for LLVM's -O3 (empty: by optLevel). No pipeline
+  /// unrolls loops.
+  std::string passes;
 };
+
+/// kcc's LLVM IR pipeline at -O1 to -O3, in opt's -passes syntax.
+llvm::StringRef kernelPipeline();
 
 /// A TargetMachine for the host triple with PIC relocations.
 llvm::Expected<std::unique_ptr<llvm::TargetMachine>>
@@ -53,14 +61,10 @@ llvm::Expected<std::unique_ptr<llvm::Module>>
 translateToLLVMIR(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
                   llvm::TargetMachine &tm);
 
-/// Runs LLVM's -O<optLevel> pipeline (the new pass manager) for `tm`.
+/// Runs the IR pipeline `target` names (target.passes, else by
+/// target.optLevel) on `module` with LLVM's new pass manager for `tm`.
 llvm::Error optimize(llvm::Module &module, llvm::TargetMachine &tm,
-                     unsigned optLevel);
-
-/// translateToLLVMIR, then optimize.
-llvm::Expected<std::unique_ptr<llvm::Module>>
-translateAndOptimize(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
-                     llvm::TargetMachine &tm, unsigned optLevel);
+                     const TargetOptions &target);
 
 /// Emits `module` as an ELF object into `buffer`.
 llvm::Error emitObject(llvm::Module &module, llvm::TargetMachine &tm,

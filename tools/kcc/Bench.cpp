@@ -139,6 +139,7 @@ int driver::runBench(const BenchConfig &config) {
 
     JitOptions quiet;
     quiet.log = nullptr;
+    quiet.cpu.target.passes = config.llvmPasses;
     ExecOptions exec = execOptions(*training, quiet);
     exec.useCache = false; // time a real compile
     std::vector<NDArray> weights = loaded->model->getWeights();

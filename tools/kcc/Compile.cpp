@@ -255,7 +255,7 @@ int Compilation::emitNative(ModuleOp llvmDialectModule, ModuleOp kcModule) {
     }
     {
       CompilePhase phase(opt);
-      if (llvm::Error err = aot::optimize(*llvmModule, **tm, target.optLevel))
+      if (llvm::Error err = aot::optimize(*llvmModule, **tm, target))
         return fail(std::move(err));
     }
     std::string irText;

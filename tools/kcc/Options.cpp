@@ -193,6 +193,12 @@ cl::opt<bool> fusionReport(
     cl::init(false), cl::cat(compileCategory));
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level (0-3)"),
                            cl::Prefix, cl::init(3), cl::cat(compileCategory));
+cl::opt<std::string> llvmPasses(
+    "llvm-passes",
+    cl::desc("LLVM IR pipeline to run instead of kcc's, in opt's -passes "
+             "syntax (default<O3>: LLVM's -O3, without loop unrolling)"),
+    cl::value_desc("pipeline"), cl::cat(compileCategory),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(benchCommand));
 
 // ---- Train and bench ------------------------------------------------------
 cl::opt<std::string> dataset(
@@ -495,6 +501,7 @@ CompileConfig kcc::driver::getCompileConfig() {
   c.cpu.target.cpu = mcpu;
   c.cpu.target.features = mattr;
   c.cpu.target.optLevel = optLevel;
+  c.cpu.target.passes = llvmPasses;
   c.cpu.pipeline->planMemory = static_cast<bool>(planMemory);
   c.fusionReport = fusionReport;
   // The report is about the training step: run at least that far.
@@ -561,6 +568,7 @@ BenchConfig kcc::driver::getBenchConfig() {
   c.steps = benchSteps;
   c.warmup = warmup;
   c.json = json;
+  c.llvmPasses = llvmPasses;
   return c;
 }
 

@@ -103,6 +103,8 @@ struct BenchConfig {
   int64_t steps = 20;
   int64_t warmup = 3;
   bool json = false;
+  /// --llvm-passes: the compiled step's LLVM IR pipeline (empty: kcc's).
+  std::string llvmPasses;
 };
 
 /// kcc predict / kcc evaluate (Predict.cpp).

@@ -14,3 +14,11 @@
 
 // PREFIX: define void @dense_forward(
 // PREFIX: define void @dense_train_step(
+
+// --llvm-passes runs another LLVM IR pipeline (opt's -passes syntax) in
+// place of kcc's kernel pipeline; a pipeline LLVM cannot parse is an error
+// that names it, and no output is written.
+// RUN: kcc --emit=llvm --llvm-passes='default<O3>' %S/Inputs/dense.mlir | FileCheck %s --check-prefix=IR
+// RUN: not kcc --emit=obj --llvm-passes='bogus' %S/Inputs/dense.mlir -o %t.o 2>&1 | FileCheck %s --check-prefix=BAD
+// RUN: not test -e %t.o
+// BAD: kcc: error: LLVM pipeline 'bogus': unknown pass name 'bogus'
