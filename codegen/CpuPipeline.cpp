@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Passes.h"
+#include "codegen/StraightLineRewrite.h"
 
 #include "mlir/Conversion/Passes.h"
 #include "mlir/Dialect/Arith/Transforms/BufferDeallocationOpInterfaceImpl.h"
@@ -341,7 +342,7 @@ void buildLinalgPipeline(mlir::OpPassManager &pm,
     epilogueOpts.remarks = opts.remarks;
     pm.addPass(createKcFuseEpilogues(epilogueOpts));
   }
-  pm.addPass(mlir::createCanonicalizerPass());
+  pm.addPass(createStraightLineCanonicalizer());
 }
 
 namespace {
@@ -417,7 +418,7 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   // pipeline ends with this CSE too; without it the steps compiled 10%
   // slower).
   pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createStraightLineCanonicalizer());
 
   // Last point where each kernel is one op: count them.
   KcCountKernelsOptions countOpts;
@@ -443,7 +444,7 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
     // The pass wraps each parallel body in memref.alloca_scope; with serial
     // loops inside, convert-scf-to-cf would split that single-block region.
     // Canonicalization inlines the scopes, which hold no allocas here.
-    pm.addNestedPass<func::FuncOp>(createCanonicalizerPass());
+    pm.addNestedPass<func::FuncOp>(createStraightLineCanonicalizer());
   }
   {
     OpPassManager &perFunc = pm.nest<func::FuncOp>();

@@ -14,6 +14,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/Passes.h"
+#include "codegen/StraightLineRewrite.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -499,7 +500,7 @@ struct KcFuseElementwisePass
     ctx->getLoadedDialect<linalg::LinalgDialect>()->getCanonicalizationPatterns(
         patterns);
     linalg::populateConstantFoldLinalgOperations(patterns, singleUse);
-    GreedyRewriteConfig config;
+    GreedyRewriteConfig config = kcc::straightLineRewriteConfig();
     config.useTopDownTraversal = true;
     if (failed(applyPatternsAndFoldGreedily(getOperation(), std::move(patterns),
                                             config)))
@@ -514,7 +515,8 @@ struct KcFuseElementwisePass
     // the folding patterns that come with it run here.
     linalg::populateElementwiseOpsFusionPatterns(
         cleanup, [](OpOperand *) { return false; });
-    (void)applyPatternsAndFoldGreedily(getOperation(), std::move(cleanup));
+    (void)applyPatternsAndFoldGreedily(getOperation(), std::move(cleanup),
+                                       kcc::straightLineRewriteConfig());
     if (!remarks)
       return;
     // The fusions the cost rule refused are exactly those still possible.
