@@ -1,0 +1,119 @@
+#!/usr/bin/env python3
+#===- compare_compile.py - Two kcc builds on every zoo fixture, alternated -===#
+#
+# Cold compile time, its CPU time and the compiled step time of every zoo
+# fixture (zoo/zoo_cases.py, batch 32) under two kcc binaries, or one binary
+# with two sets of extra flags: per round, every fixture runs under A then B
+# (`kcc bench --json`, KCC_CACHE_DIR=off, 2 OpenMP threads), so load on a
+# shared machine hits both alike. Prints per-fixture medians, B / A, and the
+# worst compile of each; --json keeps every run.
+#
+#   compare_compile.py --a OLD/kcc --b build/bin/kcc --rounds 3
+#   compare_compile.py --a build/bin/kcc --a-flags="--llvm-passes=default<O3>" \
+#       --b build/bin/kcc --rounds 3 --only activations,mobilenet
+#
+# CPU ms is the user + system time of the kcc process (os.wait4), its timed
+# steps included: on a loaded machine it moves less than the wall time.
+#
+#===----------------------------------------------------------------------===#
+
+import argparse
+import json
+import os
+import shlex
+import statistics
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def cases(only):
+    out = subprocess.run([sys.executable, os.path.join(HERE, "zoo", "zoo_cases.py"),
+                          "--only", only], check=True, capture_output=True,
+                         text=True).stdout
+    for line in out.splitlines():
+        path, loss, logits, compiled = line.split("\t")
+        flags = []
+        if compiled == "0":
+            flags = ["--loss", loss] + (["--from-logits"] if logits == "1" else [])
+        rel = os.path.relpath(path, os.path.join(HERE, "..", "tests", "fixtures", "keras"))
+        yield os.path.splitext(rel)[0], path, flags
+
+
+def run(kcc, extra, path, flags, repetitions):
+    cmd = [kcc, "bench", path, "--batch", "32", "--repetitions", str(repetitions),
+           "--json"] + flags + extra
+    env = dict(os.environ, KCC_CACHE_DIR="off", OMP_NUM_THREADS="2")
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                            env=env)
+    out = proc.stdout.read()
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        return None
+    d = json.loads(out)
+    return {"compile_ms": d["compile_ms"], "step_ms": d["compiled_ms"],
+            "cpu_ms": (usage.ru_utime + usage.ru_stime) * 1e3}
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--a", required=True, help="kcc binary A (before)")
+    p.add_argument("--b", required=True, help="kcc binary B (after)")
+    p.add_argument("--a-flags", default="", help="extra kcc bench flags for A")
+    p.add_argument("--b-flags", default="", help="extra kcc bench flags for B")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--repetitions", type=int, default=5,
+                   help="kcc bench's timed repetitions per run")
+    p.add_argument("--only", default="", help="fixture names, comma-separated")
+    p.add_argument("--json", help="write every run here")
+    args = p.parse_args()
+
+    sides = {"A": (args.a, shlex.split(args.a_flags)),
+             "B": (args.b, shlex.split(args.b_flags))}
+    todo = list(cases(args.only))
+    runs = {}
+    load = [open("/proc/loadavg").read().split()[0]]
+    for r in range(args.rounds):
+        for name, path, flags in todo:
+            for side, (kcc, extra) in sides.items():
+                res = run(kcc, extra, path, flags, args.repetitions)
+                runs.setdefault(name, {}).setdefault(side, []).append(res)
+        print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
+    load.append(open("/proc/loadavg").read().split()[0])
+
+    med = lambda xs, k: statistics.median(x[k] for x in xs)
+    print(f"{args.rounds} rounds, A then B per fixture, medians; load {load[0]} "
+          f"at the start, {load[1]} at the end ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
+    print("| fixture | A compile ms | B compile ms | B / A | A CPU ms | B CPU ms "
+          "| A step ms | B step ms | B / A |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    worst = {"A": (0, ""), "B": (0, "")}
+    step_ratios = []
+    for name, by in runs.items():
+        a = [x for x in by["A"] if x]
+        b = [x for x in by["B"] if x]
+        if not a or not b:
+            print(f"| {name} | failed: A {len(a)}, B {len(b)} of {args.rounds} runs |")
+            continue
+        ca, cb = med(a, "compile_ms"), med(b, "compile_ms")
+        sa, sb = med(a, "step_ms"), med(b, "step_ms")
+        step_ratios.append(sb / sa)
+        for side, c in (("A", ca), ("B", cb)):
+            worst[side] = max(worst[side], (c, name))
+        print(f"| {name} | {ca:.0f} | {cb:.0f} | {cb / ca:.2f} | {med(a, 'cpu_ms'):.0f} "
+              f"| {med(b, 'cpu_ms'):.0f} | {sa:.4g} | {sb:.4g} | {sb / sa:.2f} |")
+    print(f"worst compile: A {worst['A'][0]:.0f} ms ({worst['A'][1]}), "
+          f"B {worst['B'][0]:.0f} ms ({worst['B'][1]})")
+    if step_ratios:
+        print(f"step B / A over {len(step_ratios)} fixtures: median "
+              f"{statistics.median(step_ratios):.3f}, min {min(step_ratios):.2f}, "
+              f"max {max(step_ratios):.2f}")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(runs, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
