@@ -30,9 +30,12 @@ seconds, kb = open(time_file).read().split()[-2:]
 # leaves, so a phase is not counted beside the passes it holds.
 entries = []
 for line in open(timing_file):
-    m = re.match(r"\s+([\d.]+) \(\s*[\d.]+%\)( +)(.*\S)", line)
+    # One column (wall) or two (user, wall) of "seconds (percent)": the
+    # last is the wall time.
+    m = re.match(r"((?:\s+[\d.]+ \(\s*[\d.]+%\))+)( +)(.*\S)", line)
     if m and m.group(3) not in ("Total", "Rest"):
-        entries.append((len(m.group(2)), m.group(3), float(m.group(1))))
+        wall = re.findall(r"([\d.]+) \(", m.group(1))[-1]
+        entries.append((len(m.group(2)), m.group(3), float(wall)))
 passes = {}
 for i, (indent, name, secs) in enumerate(entries):
     if i + 1 < len(entries) and entries[i + 1][0] > indent:
