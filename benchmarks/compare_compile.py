@@ -11,6 +11,8 @@
 #   compare_compile.py --a OLD/kcc --b build/bin/kcc --rounds 3
 #   compare_compile.py --a build/bin/kcc --a-flags="--llvm-passes=default<O3>" \
 #       --b build/bin/kcc --rounds 3 --only activations,mobilenet
+#   compare_compile.py --a ... --b ... --only none \
+#       --also tests/fixtures/keras/*_keras[23].json     (other model files)
 #
 # CPU ms is the user + system time of the kcc process (os.wait4), its timed
 # steps included: on a loaded machine it moves less than the wall time.
@@ -68,11 +70,14 @@ def main():
                    help="kcc bench's timed repetitions per run")
     p.add_argument("--only", default="", help="fixture names, comma-separated")
     p.add_argument("--json", help="write every run here")
+    p.add_argument("--also", nargs="*", default=[],
+                   help="more model files (.json/.h5 specs), kcc's default loss")
     args = p.parse_args()
 
     sides = {"A": (args.a, shlex.split(args.a_flags)),
              "B": (args.b, shlex.split(args.b_flags))}
-    todo = list(cases(args.only))
+    todo = list(cases(args.only)) if args.only != "none" else []
+    todo += [(os.path.basename(m), os.path.abspath(m), []) for m in args.also]
     runs = {}
     load = [open("/proc/loadavg").read().split()[0]]
     for r in range(args.rounds):
@@ -85,7 +90,7 @@ def main():
 
     med = lambda xs, k: statistics.median(x[k] for x in xs)
     print(f"{args.rounds} rounds, A then B per fixture, medians; load {load[0]} "
-          f"at the start, {load[1]} at the end ({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
+          f"at the start, {load[1]} at the end (finished {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
     print("| fixture | A compile ms | B compile ms | B / A | A CPU ms | B CPU ms "
           "| A step ms | B step ms | B / A |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
