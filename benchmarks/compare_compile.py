@@ -11,8 +11,8 @@
 #   compare_compile.py --a OLD/kcc --b build/bin/kcc --rounds 3
 #   compare_compile.py --a build/bin/kcc --a-flags="--llvm-passes=default<O3>" \
 #       --b build/bin/kcc --rounds 3 --only activations,mobilenet
-#   compare_compile.py --a ... --b ... --only none \
-#       --also tests/fixtures/keras/*_keras[23].json     (other model files)
+#   compare_compile.py --a ... --b ... \
+#       --also tests/fixtures/keras/*_keras[23].json     (those files only)
 #
 # CPU ms is the user + system time of the kcc process (os.wait4), its timed
 # steps included: on a loaded machine it moves less than the wall time.
@@ -71,12 +71,13 @@ def main():
     p.add_argument("--only", default="", help="fixture names, comma-separated")
     p.add_argument("--json", help="write every run here")
     p.add_argument("--also", nargs="*", default=[],
-                   help="more model files (.json/.h5 specs), kcc's default loss")
+                   help="model files (.json/.h5 specs), kcc's default loss; "
+                        "with --also, zoo fixtures run only if --only names them")
     args = p.parse_args()
 
     sides = {"A": (args.a, shlex.split(args.a_flags)),
              "B": (args.b, shlex.split(args.b_flags))}
-    todo = list(cases(args.only)) if args.only != "none" else []
+    todo = list(cases(args.only)) if args.only or not args.also else []
     todo += [(os.path.basename(m), os.path.abspath(m), []) for m in args.also]
     runs = {}
     load = [open("/proc/loadavg").read().split()[0]]

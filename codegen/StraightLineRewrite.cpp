@@ -1,4 +1,4 @@
-//===- StraightLineRewrite.cpp - Greedy rewrites without region simplification -===//
+//===- StraightLineRewrite.cpp - Greedy rewrites, no region simplify ------===//
 
 #include "codegen/StraightLineRewrite.h"
 

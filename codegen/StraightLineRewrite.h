@@ -1,4 +1,4 @@
-//===- StraightLineRewrite.h - Greedy rewrites without region simplification -===//
+//===- StraightLineRewrite.h - Greedy rewrites, no region simplify --------===//
 //
 // Until scf-to-cf, every region kcc's CPU pipeline holds is one block (the
 // step's function, linalg and scf bodies), so the greedy driver's region
