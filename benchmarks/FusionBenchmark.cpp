@@ -35,8 +35,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/KernelCount.h"
-#include "codegen/MemoryPlan.h"
+#include "codegen/pipeline/KernelCount.h"
+#include "codegen/memory/MemoryPlan.h"
 #include "codegen/Passes.h"
 #include "frontend/models/ReferenceModels.h"
 #include "ir/KcDialect.h"

@@ -196,11 +196,6 @@ void CompileCache::setDiskCache(std::optional<DiskCache> disk) {
   disk_ = std::move(disk);
 }
 
-std::optional<DiskCache> CompileCache::diskCache() const {
-  std::lock_guard<std::mutex> lock(mutex_);
-  return disk_;
-}
-
 int64_t CompileCache::diskHits() const {
   std::lock_guard<std::mutex> lock(mutex_);
   return diskHits_;

@@ -86,7 +86,6 @@ public:
 
   /// Puts compiled functions on disk too (std::nullopt: in memory only).
   void setDiskCache(std::optional<DiskCache> disk);
-  std::optional<DiskCache> diskCache() const;
 
   int64_t compiles() const;
   /// Hits in memory and on disk.

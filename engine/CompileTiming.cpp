@@ -42,8 +42,6 @@ void kcc::enableCompileTiming(bool enabled, bool cliOptions) {
   r.root = r.manager.getRootTimer();
 }
 
-bool kcc::compileTimingEnabled() { return report().manager.isEnabled(); }
-
 CompilePhase::CompilePhase(llvm::StringRef name) : parent_(innermost) {
   Report &r = report();
   if (!r.manager.isEnabled())

@@ -42,7 +42,6 @@ namespace kcc {
 /// MLIR's own --mlir-timing turns it on as well. Call before the first
 /// phase.
 void enableCompileTiming(bool enabled, bool cliOptions = true);
-bool compileTimingEnabled();
 
 /// One phase of a compile, timed from construction to destruction under the
 /// innermost phase running on this thread (or at the top). Does nothing when

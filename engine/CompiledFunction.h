@@ -20,8 +20,8 @@
 #ifndef KCC_ENGINE_COMPILEDFUNCTION_H
 #define KCC_ENGINE_COMPILEDFUNCTION_H
 
-#include "codegen/KernelCount.h"
-#include "codegen/MemoryPlan.h"
+#include "codegen/pipeline/KernelCount.h"
+#include "codegen/memory/MemoryPlan.h"
 #include "codegen/Passes.h"
 #include "codegen/aot/AotCompiler.h"
 #include "runtime/NDArray.h"

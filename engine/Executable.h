@@ -23,7 +23,7 @@
 #ifndef KCC_ENGINE_EXECUTABLE_H
 #define KCC_ENGINE_EXECUTABLE_H
 
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 #include "runtime/NDArray.h"
 #include "engine/CompiledFunction.h"
 

@@ -27,14 +27,6 @@ std::optional<StringRef> kc::getResultName(FunctionOpInterface f, unsigned i) {
   return std::nullopt;
 }
 
-void kc::setArgName(FunctionOpInterface f, unsigned i, StringRef name) {
-  f.setArgAttr(i, attr::kName, StringAttr::get(f.getContext(), name));
-}
-
-void kc::setResultName(FunctionOpInterface f, unsigned i, StringRef name) {
-  f.setResultAttr(i, attr::kName, StringAttr::get(f.getContext(), name));
-}
-
 DictionaryAttr kc::getNameDict(MLIRContext *ctx, StringRef name) {
   return DictionaryAttr::get(ctx,
                              {NamedAttribute(StringAttr::get(ctx, attr::kName),
@@ -44,10 +36,6 @@ DictionaryAttr kc::getNameDict(MLIRContext *ctx, StringRef name) {
 bool kc::isTrainableArg(FunctionOpInterface f, unsigned i) {
   auto trainable = f.getArgAttrOfType<BoolAttr>(i, attr::kTrainable);
   return trainable && trainable.getValue();
-}
-
-void kc::setTrainableArg(FunctionOpInterface f, unsigned i, bool trainable) {
-  f.setArgAttr(i, attr::kTrainable, BoolAttr::get(f.getContext(), trainable));
 }
 
 std::optional<unsigned> kc::getUpdatedArg(FunctionOpInterface f, unsigned i) {
@@ -77,12 +65,6 @@ static std::optional<int64_t> getArgIndex(FunctionOpInterface f, unsigned i,
   return std::nullopt;
 }
 
-static void setArgIndex(FunctionOpInterface f, unsigned i, StringRef name,
-                        int64_t index) {
-  f.setArgAttr(i, name,
-               IntegerAttr::get(IntegerType::get(f.getContext(), 64), index));
-}
-
 std::optional<int64_t> kc::getInputIndex(FunctionOpInterface f, unsigned i) {
   return getArgIndex(f, i, attr::kInput);
 }
@@ -91,24 +73,12 @@ bool kc::isInputArg(FunctionOpInterface f, unsigned i) {
   return getInputIndex(f, i).has_value();
 }
 
-void kc::setInputIndex(FunctionOpInterface f, unsigned i, int64_t index) {
-  setArgIndex(f, i, attr::kInput, index);
-}
-
 std::optional<int64_t> kc::getTargetIndex(FunctionOpInterface f, unsigned i) {
   return getArgIndex(f, i, attr::kTarget);
 }
 
-void kc::setTargetIndex(FunctionOpInterface f, unsigned i, int64_t index) {
-  setArgIndex(f, i, attr::kTarget, index);
-}
-
 bool kc::isStepArg(FunctionOpInterface f, unsigned i) {
   return static_cast<bool>(f.getArgAttrOfType<UnitAttr>(i, attr::kStep));
-}
-
-void kc::setStepArg(FunctionOpInterface f, unsigned i) {
-  f.setArgAttr(i, attr::kStep, UnitAttr::get(f.getContext()));
 }
 
 bool kc::isArenaArg(FunctionOpInterface f, unsigned i) {
@@ -173,10 +143,6 @@ void kc::setTrainStep(Operation *func, DictionaryAttr layout) {
 //===----------------------------------------------------------------------===//
 // Loops
 //===----------------------------------------------------------------------===//
-
-DictionaryAttr kc::getFusion(Operation *loop) {
-  return loop->getAttrOfType<DictionaryAttr>(attr::kFusion);
-}
 
 void kc::setFusion(Operation *loop, DictionaryAttr group) {
   loop->setAttr(attr::kFusion, group);

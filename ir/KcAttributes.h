@@ -61,16 +61,12 @@ std::optional<llvm::StringRef> getArgName(mlir::FunctionOpInterface f,
                                           unsigned i);
 std::optional<llvm::StringRef> getResultName(mlir::FunctionOpInterface f,
                                              unsigned i);
-void setArgName(mlir::FunctionOpInterface f, unsigned i, llvm::StringRef name);
-void setResultName(mlir::FunctionOpInterface f, unsigned i,
-                   llvm::StringRef name);
 /// An argument or result dictionary holding only `kc.name = name`.
 mlir::DictionaryAttr getNameDict(mlir::MLIRContext *ctx, llvm::StringRef name);
 
 /// `kc.trainable`: whether the optimizer updates parameter `i` (false when
 /// unmarked).
 bool isTrainableArg(mlir::FunctionOpInterface f, unsigned i);
-void setTrainableArg(mlir::FunctionOpInterface f, unsigned i, bool trainable);
 
 /// `kc.updates`: result `i` is the new value of argument `arg` (a
 /// non-trainable parameter a training-mode call assigns, such as a moving
@@ -87,15 +83,12 @@ void setAddedLoss(mlir::FunctionOpInterface f, unsigned i);
 /// `kc.input`: argument `i` is the model input with this index.
 std::optional<int64_t> getInputIndex(mlir::FunctionOpInterface f, unsigned i);
 bool isInputArg(mlir::FunctionOpInterface f, unsigned i);
-void setInputIndex(mlir::FunctionOpInterface f, unsigned i, int64_t index);
 
 /// `kc.target`: argument `i` is the training target with this index.
 std::optional<int64_t> getTargetIndex(mlir::FunctionOpInterface f, unsigned i);
-void setTargetIndex(mlir::FunctionOpInterface f, unsigned i, int64_t index);
 
 /// `kc.step`: argument `i` is the step counter that seeds dropout.
 bool isStepArg(mlir::FunctionOpInterface f, unsigned i);
-void setStepArg(mlir::FunctionOpInterface f, unsigned i);
 
 /// `kc.arena`: argument `i` is the memory arena kc-plan-memory planned.
 bool isArenaArg(mlir::FunctionOpInterface f, unsigned i);
@@ -131,8 +124,7 @@ void setTrainStep(mlir::Operation *func, mlir::DictionaryAttr layout);
 //===----------------------------------------------------------------------===//
 
 /// `kc.fusion`: the fusion group a loop nest computes (kind, ops, layers,
-/// local_bytes); null when absent.
-mlir::DictionaryAttr getFusion(mlir::Operation *loop);
+/// local_bytes).
 void setFusion(mlir::Operation *loop, mlir::DictionaryAttr group);
 
 /// `kc.parallel`: the loop's iterations are independent.

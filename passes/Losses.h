@@ -10,7 +10,7 @@
 #ifndef KCC_PASSES_LOSSES_H
 #define KCC_PASSES_LOSSES_H
 
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/Support/LogicalResult.h"

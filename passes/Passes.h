@@ -3,7 +3,7 @@
 #ifndef KCC_PASSES_PASSES_H
 #define KCC_PASSES_PASSES_H
 
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/Pass/Pass.h"

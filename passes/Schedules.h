@@ -12,7 +12,7 @@
 #ifndef KCC_PASSES_SCHEDULES_H
 #define KCC_PASSES_SCHEDULES_H
 
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 
 #include "mlir/IR/Builders.h"
 

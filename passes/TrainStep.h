@@ -30,7 +30,7 @@
 #define KCC_PASSES_TRAINSTEP_H
 
 #include "passes/Passes.h"
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

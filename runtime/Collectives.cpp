@@ -217,11 +217,6 @@ void broadcast(void *data, size_t bytes) {
           "MPI_Bcast");
 }
 
-void barrier() {
-  if (gActive)
-    check(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
-}
-
 void abortJob(int code) {
   std::fflush(stdout);
   std::fflush(stderr);

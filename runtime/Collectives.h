@@ -69,8 +69,6 @@ void allReduceSum(double *data, size_t n);
 void allReduce(float *data, size_t n, bool mean);
 /// Rank 0's `bytes` at `data` on every rank (identity when not active).
 void broadcast(void *data, size_t bytes);
-/// Waits for every rank.
-void barrier();
 /// Ends the job on every rank with `code` (MPI_Abort); exits when not active.
 [[noreturn]] void abortJob(int code);
 /// MPI_Finalize, when initialize() ran. Registered with atexit().

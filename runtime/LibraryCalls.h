@@ -1,7 +1,7 @@
 //===- LibraryCalls.h - C entry points compiled code calls ------*- C++ -*-===//
 //
 // Generated code calls the kernel library (oneDNN GEMM and convolution,
-// pooling) through these `extern "C"` functions; codegen/LowerLibraryCalls.cpp
+// pooling) through these `extern "C"` functions; codegen/lowering/LowerLibraryCalls.cpp
 // emits the calls. ABI: data pointers (inputs, then the output), then the
 // dims of every array in that order, then the op's integer attributes, all
 // int64_t. Padding is 0 (valid) or 1 (same).
@@ -32,7 +32,7 @@ extern "C" {
                                int64_t a1, int64_t a2, int64_t b0, int64_t b1, \
                                int64_t b2, int64_t o0, int64_t o1, int64_t o2, \
                                int64_t transposeA, int64_t transposeB);
-/// The GEMM with its epilogue fused (codegen/FuseEpilogues.cpp): a bias
+/// The GEMM with its epilogue fused (codegen/fusion/FuseEpilogues.cpp): a bias
 /// pointer before the output, and after the transposes `hasBias`, `act` (a
 /// kcc::EpilogueActivation, below) and the activation's parameter
 /// `actParam` (alpha, slope or maximum; 0 for those without one). The bias
@@ -67,12 +67,12 @@ extern "C" {
                            int64_t sh, int64_t sw, int64_t pad);
 /// Two 4-D inputs (x, grad_output), then window, strides, padding.
 /// max_pool2d_grad_relu also masks by x > 0 (the relu before the pooling,
-/// fused by codegen/FuseEpilogues.cpp); it needs windows that tile x. Both
-/// may write over x when the windows tile it (codegen/ReuseBuffers.cpp).
+/// fused by codegen/fusion/FuseEpilogues.cpp); it needs windows that tile x. Both
+/// may write over x when the windows tile it (codegen/memory/ReuseBuffers.cpp).
 /// avg_pool2d_grad_relu, _tanh and _sigmoid: avg_pool2d_grad followed by
 /// the gradient of the activation before the pooling (x is its output, the
 /// pooling's input; kernels::PoolGradActivation), fused by
-/// codegen/FuseEpilogues.cpp; they too may write over x when the windows
+/// codegen/fusion/FuseEpilogues.cpp; they too may write over x when the windows
 /// tile it.
 #define KCC_RT_POOL2(NAME, T, S)                                               \
   void kcc_rt_##NAME##_##S(const T *x, const T *y, T *out, int64_t x0,         \
@@ -150,7 +150,7 @@ KCC_RT_GATHER(double, f64, int64_t, i64)
 namespace kcc {
 
 /// The `act` argument of kcc_rt_matmul_epilogue_* and kcc_rt_conv2d_epilogue_*
-/// (codegen/FuseEpilogues.cpp emits it): the activation applied to the
+/// (codegen/fusion/FuseEpilogues.cpp emits it): the activation applied to the
 /// output after the bias. From Elu on, Keras's activations kcc composes of
 /// kc ops (frontend/ops/Activations.cpp), computed as the composition is
 /// (kernels::composedActivation); `actParam` is the parameter noted.

@@ -9,7 +9,7 @@ PACKAGES=(
   libdnnl-dev libgtest-dev libbenchmark-dev zlib1g-dev
   libzip-dev libhdf5-dev pkg-config libomp5-14
   ocl-icd-opencl-dev opencl-headers
-  clang-19 libclang-rt-19-dev
+  clang-19 libclang-rt-19-dev clang-format-19
   dataset-fashion-mnist
   # cpack -G DEB (the debian_package test): dpkg-shlibdeps, file, objdump.
   dpkg-dev file binutils

@@ -90,7 +90,7 @@ if grep -q '^\[  SKIPPED \]' "$test_out"; then
   die "GPU tests were skipped on a machine that should have a GPU"
 fi
 
-log "lit: tests/lit/cuda"
+log "lit: tests/lit/codegen/cuda"
 lit="/usr/lib/llvm-19/build/utils/lit/lit.py"
 if [[ -f "$lit" ]]; then
   timeout "$(left)" python3 "$lit" -sv "$build/tests/lit" --filter cuda \

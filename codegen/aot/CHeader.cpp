@@ -2,7 +2,7 @@
 
 #include "codegen/aot/CHeader.h"
 
-#include "codegen/MemoryPlan.h"
+#include "codegen/memory/MemoryPlan.h"
 #include "ir/KcAttributes.h"
 #include "passes/TrainStep.h"
 #include "runtime/MemoryBudget.h"

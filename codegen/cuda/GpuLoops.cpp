@@ -91,7 +91,7 @@ struct KcCudaTileParallelLoopsPass
   void runOnOperation() override {
     if (blockSize < 1) {
       getOperation().emitError("block-size must be positive, got ")
-          << blockSize;
+          << static_cast<int64_t>(blockSize);
       return signalPassFailure();
     }
     SmallVector<scf::ParallelOp> outermost;

@@ -9,7 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/CudaPasses.h"
-#include "codegen/LoweringUtils.h"
+#include "codegen/lowering/LoweringUtils.h"
 #include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"

@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/LoweringUtils.h"
+#include "codegen/lowering/LoweringUtils.h"
 #include "codegen/cuda/CudaPasses.h"
 #include "ir/KcDialect.h"
 

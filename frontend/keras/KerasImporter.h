@@ -23,7 +23,7 @@
 #define KCC_FRONTEND_KERAS_KERASIMPORTER_H
 
 #include "frontend/Model.h"
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 
 #include "llvm/ADT/StringRef.h"
 

@@ -13,7 +13,7 @@
 #include "frontend/keras/Hdf5Writer.h"
 #include "frontend/keras/LayerSpecs.h"
 #include "frontend/keras/ModelSpec.h"
-#include "passes/Optimizers.h"
+#include "config/OptimizerSlots.h"
 #include "runtime/data/AtomicFile.h"
 #include "runtime/data/ZipWriter.h"
 
@@ -126,7 +126,7 @@ std::vector<size_t> kerasTrainableOrder(Model &model,
 /// The one mapping from kcc's optimizer state to Keras's variables: for
 /// each of Keras's optimizer variables after `iteration` (and
 /// `learning_rate`, absent under a schedule), the index of the Executable's
-/// slot holding it. kerasStateOrder (passes/Optimizers.h) orders the slots
+/// slot holding it. kerasStateOrder (config/OptimizerSlots.h) orders the slots
 /// as Keras's build() adds them (RMSprop's velocities before its momentums,
 /// Nadam's u_product last); `perm` (kerasTrainableOrder) takes Keras's
 /// trainable weights to kcc's. Without a configuration (a weights file

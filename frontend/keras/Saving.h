@@ -21,7 +21,7 @@
 //                     vars/ group; optimizer/vars/<i> in Keras's order
 //                     (iterations, learning_rate unless a schedule sets
 //                     it, then the slots as Keras's build() adds them:
-//                     kerasStateOrder in passes/Optimizers.h, over the
+//                     kerasStateOrder in config/OptimizerSlots.h, over the
 //                     trainable weights in Keras's layer order).
 //
 // Every write goes to a temporary file next to the destination, renamed
@@ -44,7 +44,7 @@
 
 #include "frontend/Model.h"
 #include "frontend/keras/KerasImporter.h"
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 
 #include <cstdint>
 #include <optional>

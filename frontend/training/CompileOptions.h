@@ -33,7 +33,7 @@
 #define KCC_FRONTEND_TRAINING_COMPILEOPTIONS_H
 
 #include "frontend/Tensor.h"
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 
 #include "mlir/IR/BuiltinOps.h"
 

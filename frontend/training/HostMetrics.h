@@ -16,7 +16,7 @@
 
 #include "frontend/training/Callbacks.h"
 #include "frontend/training/CompileOptions.h"
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 #include "runtime/NDArray.h"
 
 #include <string>

@@ -22,7 +22,7 @@
 
 #include "frontend/Model.h"
 #include "frontend/training/CompileOptions.h"
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 #include "engine/Executable.h"
 
 #include "llvm/Support/raw_ostream.h"

@@ -129,10 +129,6 @@ ExecStats Trainer::stats() const {
   return s;
 }
 
-std::string Trainer::trainModuleText() const {
-  return active_ ? active_->moduleText() : std::string();
-}
-
 Executable &Trainer::stepFor(int64_t batch, bool weighted) {
   std::unique_ptr<Executable> &slot = steps_[{batch, weighted}];
   if (!slot) {

@@ -44,7 +44,7 @@
 #include "frontend/training/Callbacks.h"
 #include "frontend/training/CompileOptions.h"
 #include "frontend/training/DataSource.h"
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 #include "runtime/data/Dataset.h"
 
 #include <map>
@@ -171,8 +171,6 @@ public:
   /// The training Executables' stats (the full-batch one; in interpreted
   /// mode the dispatch and allocation totals of all, evaluate()'s included).
   ExecStats stats() const;
-  /// The training module (@forward and @train_step), as text.
-  std::string trainModuleText() const;
   /// The training Executable that ran last, or null before one did.
   Executable *executable() { return active_; }
   /// During fit: the data being trained on and the batch of the current

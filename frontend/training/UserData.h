@@ -26,7 +26,7 @@
 #define KCC_FRONTEND_TRAINING_USERDATA_H
 
 #include "frontend/training/DataSource.h"
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 #include "runtime/NDArray.h"
 #include "runtime/data/ExampleArray.h"
 

@@ -32,7 +32,7 @@
 #include "frontend/training/Distributed.h"
 #include "frontend/training/Jit.h"
 #include "frontend/training/Trainer.h"
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 #include "runtime/Error.h"
 #include "runtime/NDArray.h"
 

@@ -173,7 +173,7 @@ void maxPool2dGrad(const NDArray &x, const NDArray &gradOut,
 void avgPool2dGrad(const NDArray &gradOut, const Pool2DParams &p,
                    NDArray &gradInput);
 /// The activation before an average pooling whose gradient avgPool2dGrad
-/// below applies as it writes the input gradient (codegen/FuseEpilogues.cpp
+/// below applies as it writes the input gradient (codegen/fusion/FuseEpilogues.cpp
 /// fuses it): from the activation's output y (the pooling's input) and the
 /// pooled gradient r, relu `y > 0 ? r : 0`, tanh `r * (1 - y * y)`, sigmoid
 /// `r * (y * (1 - y))`, each rounded as the kc ops of its gradient are.

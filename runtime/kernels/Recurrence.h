@@ -4,7 +4,7 @@
 // recurrent cell, forward and backward, on raw row-major buffers, and the
 // whole sequence as a loop over those steps. The interpreter and eager mode
 // call the loops here. Compiled f32 code generates its own steps for the
-// static sizes (codegen/LowerRecurrence.cpp: the same arithmetic and
+// static sizes (codegen/lowering/LowerRecurrence.cpp: the same arithmetic and
 // activations, to rounding); f64 and very large recurrent kernels run the
 // loop as an scf.for calling the step entry points of runtime/LibraryCalls.h.
 //

@@ -4,7 +4,7 @@
 // H and W; over B and T) is computed in two steps, one partial sum per index
 // of the outermost dimension, then the partials added in order, when it is
 // big enough to pay for running the partials on all cores. The compiled
-// step (codegen/SplitReductions.cpp) and the kernel library's reduce apply
+// step (codegen/fusion/SplitReductions.cpp) and the kernel library's reduce apply
 // this one rule, so both modes add in the same order and round alike.
 //
 // Header-only: codegen reads it without linking the kernel library.

@@ -2,7 +2,7 @@
 //
 // kcc's one tanh for f32, used by every kernel (the elementwise op, gelu's
 // tanh form, mish, the recurrent cells) and generated into compiled code
-// op for op by kc-expand-math (codegen/ExpandMath.cpp), so the interpreter
+// op for op by kc-expand-math (codegen/lowering/ExpandMath.cpp), so the interpreter
 // and compiled steps round alike. It is Eigen's rational approximation,
 // the one XLA's CPU backend (and so Keras on JAX and TensorFlow) uses:
 // within 3.3e-7 of tanh, and about 60x cheaper than glibc's tanhf, which

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "E2ETestUtil.h"
+#include "tests/e2e/E2ETestUtil.h"
 
 #include "frontend/training/Jit.h"
 #include "frontend/training/Trainer.h"

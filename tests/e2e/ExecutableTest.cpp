@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "E2ETestUtil.h"
+#include "tests/e2e/E2ETestUtil.h"
 
 #include "frontend/Trace.h"
 #include "frontend/training/Jit.h"

@@ -11,7 +11,7 @@
 #ifndef KCC_TESTS_E2E_KERASFIXTUREUTIL_H
 #define KCC_TESTS_E2E_KERASFIXTUREUTIL_H
 
-#include "E2ETestUtil.h"
+#include "tests/e2e/E2ETestUtil.h"
 
 #include "frontend/training/Jit.h"
 

@@ -17,7 +17,7 @@
 
 #include "frontend/Model.h"
 #include "frontend/keras/KerasImporter.h"
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 
 #include "llvm/Support/Error.h"
 

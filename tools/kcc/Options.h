@@ -13,7 +13,7 @@
 #define KCC_TOOLS_KCC_OPTIONS_H
 
 #include "engine/CompiledFunction.h"
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 
 #include "llvm/Support/Error.h"
 

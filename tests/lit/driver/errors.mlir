@@ -4,7 +4,7 @@
 // RUN: not kcc --model=mlp %t/missing.json 2>&1 | FileCheck %s --check-prefix=BOTH
 // RUN: not kcc --emit=kc %t/missing.json 2>&1 | FileCheck %s --check-prefix=MISSING-SPEC
 // A shape error, with its location.
-// RUN: not kcc --emit=obj %S/../Inputs/shape-error.mlir -o %t/bad.o 2>&1 | FileCheck %s --check-prefix=SHAPE
+// RUN: not kcc --emit=obj %S/Inputs/shape-error.mlir -o %t/bad.o 2>&1 | FileCheck %s --check-prefix=SHAPE
 // A Keras spec whose weights do not fit the layer.
 // RUN: not kcc %kcc_src/tests/fixtures/keras/bad_weight_shape.keras 2>&1 | FileCheck %s --check-prefix=KERAS
 // An unknown --emit, --model, loss.

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CodegenTestUtil.h"
+#include "tests/unit/codegen/CodegenTestUtil.h"
 
 #include "frontend/Ops.h"
 #include "frontend/Trace.h"

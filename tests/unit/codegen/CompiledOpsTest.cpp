@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CodegenTestUtil.h"
+#include "tests/unit/codegen/CodegenTestUtil.h"
 
 using namespace kcc;
 using namespace kcc::testing;

@@ -1,7 +1,7 @@
 //===- CompiledRecurrenceTest.cpp - kc.recurrence, compiled vs interpreted ===//
 //
 // The compiled lowering of kc.recurrence and kc.recurrence_grad
-// (codegen/LowerRecurrence.cpp) generates the f32 steps of every cell as
+// (codegen/lowering/LowerRecurrence.cpp) generates the f32 steps of every cell as
 // loop nests of its own, blocked by 4 batch rows and 16 units; f64 and
 // large recurrent kernels loop over the kernel library's step entry points. Against the interpreter (the
 // library's whole-sequence kernels): every cell, each activation, both
@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CodegenTestUtil.h"
+#include "tests/unit/codegen/CodegenTestUtil.h"
 
 #include "runtime/kernels/Recurrence.h"
 

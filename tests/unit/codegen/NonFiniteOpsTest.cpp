@@ -9,7 +9,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CodegenTestUtil.h"
+#include "tests/unit/codegen/CodegenTestUtil.h"
 
 #include <limits>
 

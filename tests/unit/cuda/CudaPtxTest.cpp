@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaTestUtil.h"
+#include "tests/unit/cuda/CudaTestUtil.h"
 #include "codegen/cuda/CudaPasses.h"
 #include "ir/KcDialect.h"
 

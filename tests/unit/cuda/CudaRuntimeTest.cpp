@@ -14,7 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "CudaTestUtil.h"
+#include "tests/unit/cuda/CudaTestUtil.h"
 #include "codegen/cuda/CudaPasses.h"
 #include "runtime/Error.h"
 #include "runtime/cuda/CudaApi.h"

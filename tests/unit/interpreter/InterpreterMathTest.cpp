@@ -5,7 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "InterpreterTestUtil.h"
+#include "tests/unit/interpreter/InterpreterTestUtil.h"
 
 #include <algorithm>
 #include <functional>

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "InterpreterTestUtil.h"
+#include "tests/unit/interpreter/InterpreterTestUtil.h"
 
 #include <algorithm>
 #include <limits>

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "InterpreterTestUtil.h"
+#include "tests/unit/interpreter/InterpreterTestUtil.h"
 
 #include "engine/interpreter/OpKernels.h"
 #include "runtime/kernels/Kernels.h"

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KerasTestUtil.h"
+#include "tests/unit/keras/KerasTestUtil.h"
 
 #include "frontend/keras/Hdf5.h"
 #include "frontend/keras/ModelSpec.h"

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KerasTestUtil.h"
+#include "tests/unit/keras/KerasTestUtil.h"
 #include "frontend/models/ReferenceModels.h"
 
 using namespace kcc;

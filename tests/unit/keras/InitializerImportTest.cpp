@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KerasTestUtil.h"
+#include "tests/unit/keras/KerasTestUtil.h"
 
 #include <cmath>
 

@@ -21,7 +21,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KerasTestUtil.h"
+#include "tests/unit/keras/KerasTestUtil.h"
 
 #include "frontend/training/Jit.h"
 

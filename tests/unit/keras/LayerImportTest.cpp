@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KerasTestUtil.h"
+#include "tests/unit/keras/KerasTestUtil.h"
 
 using namespace kcc;
 using namespace kcc::keras_test;

@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "KerasTestUtil.h"
+#include "tests/unit/keras/KerasTestUtil.h"
 
 #include <cmath>
 

@@ -7,7 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/TrainingConfig.h"
+#include "config/TrainingConfig.h"
 #include "passes/TrainStep.h"
 
 #include <gtest/gtest.h>

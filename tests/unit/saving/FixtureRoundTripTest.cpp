@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SavingTestUtil.h"
+#include "tests/unit/saving/SavingTestUtil.h"
 
 #include "engine/Executable.h"
 #include "frontend/keras/Saving.h"

@@ -11,7 +11,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SavingTestUtil.h"
+#include "tests/unit/saving/SavingTestUtil.h"
 
 #include "frontend/keras/KerasImporter.h"
 #include "frontend/keras/ModelSpec.h"

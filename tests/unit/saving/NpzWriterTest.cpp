@@ -4,7 +4,7 @@
 #include "runtime/Error.h"
 #include "runtime/data/Npz.h"
 
-#include "SavingTestUtil.h"
+#include "tests/unit/saving/SavingTestUtil.h"
 
 using namespace kcc;
 using namespace kcc::saving_test;

@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SavingTestUtil.h"
+#include "tests/unit/saving/SavingTestUtil.h"
 
 #include "frontend/keras/Saving.h"
 #include "frontend/training/Checkpoint.h"

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "SavingTestUtil.h"
+#include "tests/unit/saving/SavingTestUtil.h"
 
 #include "frontend/keras/Hdf5Writer.h"
 #include "frontend/keras/ModelSpec.h"

@@ -6,7 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../ErrorOf.h"
+#include "tests/unit/ErrorOf.h"
 
 #include "frontend/Layers.h"
 #include "frontend/training/Trainer.h"

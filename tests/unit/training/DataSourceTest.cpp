@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../ErrorOf.h"
+#include "tests/unit/ErrorOf.h"
 
 #include "frontend/Layers.h"
 #include "frontend/training/Prefetcher.h"

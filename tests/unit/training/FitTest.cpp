@@ -10,7 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "../ErrorOf.h"
+#include "tests/unit/ErrorOf.h"
 
 #include "frontend/Layers.h"
 #include "frontend/training/Trainer.h"
