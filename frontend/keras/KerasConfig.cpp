@@ -12,6 +12,7 @@
 
 #include "frontend/Initializers.h"
 #include "frontend/Layers.h"
+#include "frontend/keras/LayerRegistry.h"
 #include "frontend/keras/Saving.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -152,93 +153,12 @@ json::Object layerConfig(const Layer &layer) {
         serializeInitializers(*innerConfig);
   for (auto &kv : own)
     c[kv.first] = std::move(kv.second);
-  if (cls == "Dense" || cls == "Conv2D") {
-    for (const char *key : {"kernel_regularizer", "bias_regularizer",
-                            "kernel_constraint", "bias_constraint"})
-      c[key] = nullptr;
-    if (cls == "Dense") {
-      c["quantization_config"] = nullptr;
-    } else {
-      c["data_format"] = "channels_last";
-      c["activity_regularizer"] = nullptr;
-    }
-  } else if (cls == "BatchNormalization") {
-    for (const char *key : {"beta_regularizer", "gamma_regularizer",
-                            "beta_constraint", "gamma_constraint"})
-      c[key] = nullptr;
-  } else if (cls == "LayerNormalization") {
-    for (const char *key : {"beta_regularizer", "gamma_regularizer",
-                            "beta_constraint", "gamma_constraint"})
-      c[key] = nullptr;
-  } else if (cls == "Conv1D") {
-    for (const char *key : {"kernel_regularizer", "bias_regularizer",
-                            "kernel_constraint", "bias_constraint",
-                            "activity_regularizer"})
-      c[key] = nullptr;
-    c["data_format"] = "channels_last";
-    c["groups"] = 1;
-  } else if (cls == "EinsumDense" || cls == "MultiHeadAttention") {
-    for (const char *key : {"kernel_regularizer", "bias_regularizer",
-                            "activity_regularizer", "kernel_constraint",
-                            "bias_constraint"})
-      c[key] = nullptr;
-    if (cls == "EinsumDense") {
-      c["lora_rank"] = nullptr;
-    } else {
-      c["use_gate"] = false;
-      c["sliding_window"] = nullptr;
-      c["seed"] = nullptr;
-    }
-  } else if (cls == "LSTM" || cls == "GRU" || cls == "SimpleRNN") {
-    for (const char *key :
-         {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
-          "activity_regularizer", "kernel_constraint", "recurrent_constraint",
-          "bias_constraint", "seed"})
-      c[key] = nullptr;
-  } else if (cls == "Bidirectional") {
-    // Its two layers' configs come from kerasConfig(), their initializers
-    // serialized above.
-  } else if (cls == "Embedding") {
-    for (const char *key : {"embeddings_regularizer", "activity_regularizer",
-                            "embeddings_constraint"})
-      c[key] = nullptr;
-  } else if (cls == "MaxPooling1D" || cls == "AveragePooling1D" ||
-             cls == "GlobalAveragePooling1D" || cls == "GlobalMaxPooling1D") {
-    c["data_format"] = "channels_last";
-  } else if (cls == "ZeroPadding1D" || cls == "UpSampling1D") {
-  } else if (cls == "ZeroPadding2D" || cls == "Cropping2D" ||
-             cls == "UpSampling2D") {
-    c["data_format"] = "channels_last";
-  } else if (cls == "DepthwiseConv2D" || cls == "SeparableConv2D" ||
-             cls == "Conv2DTranspose") {
-    // Their own keys come from kerasConfig(); the rest as Keras writes them.
-    c["data_format"] = "channels_last";
-    std::vector<std::string> kernels{"kernel"};
-    if (cls == "DepthwiseConv2D")
-      kernels = {"depthwise"};
-    else if (cls == "SeparableConv2D")
-      kernels = {"depthwise", "pointwise"};
-    for (const std::string &k : kernels) {
-      c[k + "_regularizer"] = nullptr;
-      c[k + "_constraint"] = nullptr;
-    }
-    for (const char *key :
-         {"bias_regularizer", "activity_regularizer", "bias_constraint"})
-      c[key] = nullptr;
-  } else if (cls == "MaxPooling2D" || cls == "AveragePooling2D" ||
-             cls == "GlobalAveragePooling2D" || cls == "GlobalMaxPooling2D" ||
-             cls == "Flatten") {
-    c["data_format"] = "channels_last";
-  } else if (cls != "Dropout" && cls != "Reshape" && cls != "Activation" &&
-             cls != "Softmax" && cls != "Add" && cls != "ReLU" &&
-             cls != "LeakyReLU" && cls != "Concatenate" &&
-             cls != "Multiply" && cls != "Subtract" && cls != "Average" &&
-             cls != "Maximum" && cls != "Minimum" && cls != "PReLU" &&
-             cls != "ELU") {
+  const keras::LayerClass *entry = keras::findLayerClass(cls);
+  if (!entry || !entry->read)
     throw Error("layer '" + layer.name() + "' (" + cls +
                 "): no Keras config is known for this class");
-  }
-  // `<weight>_regularizer` keys the branches above wrote as null.
+  keras::addSavedKeys(*entry, c);
+  // `<weight>_regularizer` keys the registry wrote as null.
   for (const std::string &name : impl.regularizableWeights())
     if (std::optional<Regularizer> r =
             impl.weightRegularizer(impl.regularizedWeight(name)))

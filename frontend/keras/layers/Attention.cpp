@@ -1,0 +1,56 @@
+//===- Attention.cpp - Keras's attention layers --------------------------===//
+//
+// MultiHeadAttention (keras/src/layers/attention/).
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/keras/ConfigReaders.h"
+#include "frontend/keras/LayerRegistry.h"
+
+using namespace kcc;
+using namespace kcc::keras;
+
+namespace {
+
+Layer buildMultiHeadAttention(const ObjectView &c, const CallOptions &call) {
+  checkNull(c, {"kernel_regularizer", "bias_regularizer",
+                "activity_regularizer", "kernel_constraint", "bias_constraint",
+                "sliding_window"});
+  if (c.getNumber("dropout", 0.0) != 0.0)
+    c.failField("dropout", "dropout on the attention scores is not supported "
+                           "(must be 0)");
+  if (c.getBool("use_gate", false))
+    c.failField("use_gate", "use_gate: true is not supported");
+  if (c.has("attention_axes")) {
+    Shape axes = readIntOrShape(c, "attention_axes");
+    if (axes.size() != 1 || (axes[0] != 1 && axes[0] != -2))
+      c.failField("attention_axes", "attention over axes " +
+                                        shapeToString(axes) +
+                                        " is not supported (only [1], the "
+                                        "steps of a rank-3 input)");
+  }
+  int64_t heads = readWidth(c, "num_heads");
+  int64_t keyDim = readWidth(c, "key_dim");
+  int64_t valueDim = c.has("value_dim") ? readWidth(c, "value_dim") : keyDim;
+  Shape outputShape = readIntOrShape(c, "output_shape");
+  for (int64_t d : outputShape)
+    if (d <= 0)
+      c.failField("output_shape", "'output_shape' must hold positive sizes");
+  return MultiHeadAttention(
+      heads, keyDim, valueDim, c.getBool("use_bias", true), outputShape,
+      call.useCausalMask,
+      readInitializer(c, "kernel_initializer", "glorot_uniform"),
+      readInitializer(c, "bias_initializer", "zeros"));
+}
+
+} // namespace
+
+void keras::addAttentionLayers(std::vector<LayerClass> &classes) {
+  classes.push_back({"MultiHeadAttention", "attention",
+                     [](const ObjectView &c, const CallOptions &call) {
+                       return buildMultiHeadAttention(c, call);
+                     },
+                     {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint", "sliding_window", "seed"},
+                     {{"use_gate", false}},
+                     "`num_heads`, `key_dim`, `value_dim`, `use_bias`, `output_shape`, `attention_axes` ([1]), initializers, `use_causal_mask` in the call"});
+}

@@ -1,0 +1,98 @@
+//===- Normalization.cpp - Keras's normalization layers ------------------===//
+//
+// BatchNormalization and LayerNormalization
+// (keras/src/layers/normalization/), over the last axis.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/keras/ConfigReaders.h"
+#include "frontend/keras/LayerRegistry.h"
+
+#include <cmath>
+
+using namespace kcc;
+using namespace kcc::keras;
+namespace json = llvm::json;
+
+namespace {
+
+/// Keras 3 writes axis as an int (-1), Keras 2 after build as a list of
+/// one positive axis ([3]); the layer checks it against the input's rank.
+Layer buildBatchNormalization(const ObjectView &c) {
+  checkNull(c, {"beta_constraint", "gamma_constraint", "virtual_batch_size",
+                "adjustment"});
+  if (c.getBool("renorm", false))
+    c.failField("renorm", "batch renormalization (renorm) is not supported");
+  int64_t axis = -1;
+  if (const json::Value *v = c.get("axis")) {
+    const json::Array *list = v->getAsArray();
+    std::optional<int64_t> one =
+        list ? (list->size() == 1 ? (*list)[0].getAsInteger() : std::nullopt)
+             : v->getAsInteger();
+    if (!one || *one < -1 || *one > (int64_t(1) << 31))
+      c.failField("axis", "'axis' must be one axis (kcc normalizes over the "
+                          "last axis only)");
+    axis = *one;
+  }
+  double momentum = c.getNumber("momentum", 0.99);
+  double epsilon = c.getNumber("epsilon", 1e-3);
+  if (!std::isfinite(momentum))
+    c.failField("momentum", "'momentum' must be finite");
+  if (!(std::isfinite(epsilon) && epsilon > 0))
+    c.failField("epsilon", "'epsilon' must be finite and > 0");
+  Layer bn = BatchNormalization(
+      axis, momentum, epsilon, c.getBool("center", true),
+      c.getBool("scale", true), readInitializer(c, "beta_initializer", "zeros"),
+      readInitializer(c, "gamma_initializer", "ones"),
+      readInitializer(c, "moving_mean_initializer", "zeros"),
+      readInitializer(c, "moving_variance_initializer", "ones"),
+      c.getBool("synchronized", false));
+  return withRegularizers(c, bn, {"beta", "gamma"});
+}
+
+/// Keras 3 writes axis as a list ([-1]), Keras 2 after build as a list of
+/// positive axes ([2]), either may be a bare int; one axis only, which the
+/// layer checks is the last.
+Layer buildLayerNormalization(const ObjectView &c) {
+  checkNull(c, {"beta_regularizer", "gamma_regularizer", "beta_constraint",
+                "gamma_constraint"});
+  if (c.getBool("rms_scaling", false))
+    c.failField("rms_scaling", "rms_scaling: true is not supported");
+  int64_t axis = -1;
+  if (const json::Value *v = c.get("axis")) {
+    const json::Array *list = v->getAsArray();
+    std::optional<int64_t> one =
+        list ? (list->size() == 1 ? (*list)[0].getAsInteger() : std::nullopt)
+             : v->getAsInteger();
+    if (!one || *one < -1 || *one > (int64_t(1) << 31))
+      c.failField("axis", "'axis' must be one axis (kcc normalizes over the "
+                          "last axis only)");
+    axis = *one;
+  }
+  double epsilon = c.getNumber("epsilon", 1e-3);
+  if (!(std::isfinite(epsilon) && epsilon > 0))
+    c.failField("epsilon", "'epsilon' must be finite and > 0");
+  return LayerNormalization(
+      axis, epsilon, c.getBool("center", true), c.getBool("scale", true),
+      readInitializer(c, "beta_initializer", "zeros"),
+      readInitializer(c, "gamma_initializer", "ones"));
+}
+
+} // namespace
+
+void keras::addNormalizationLayers(std::vector<LayerClass> &classes) {
+  classes.push_back({"BatchNormalization", "normalization",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildBatchNormalization(c);
+                     },
+                     {"beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"},
+                     {},
+                     "`axis` (the last), `momentum`, `epsilon`, `center`, `scale`, initializers, `synchronized`, beta and gamma regularizers"});
+  classes.push_back({"LayerNormalization", "normalization",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildLayerNormalization(c);
+                     },
+                     {"beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"},
+                     {},
+                     "`axis` (the last), `epsilon`, `center`, `scale`, initializers"});
+}

@@ -1,0 +1,138 @@
+//===- Recurrent.cpp - Keras's recurrent layers --------------------------===//
+//
+// LSTM, GRU and SimpleRNN, alone or in a Bidirectional
+// (keras/src/layers/rnn/).
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/keras/ConfigReaders.h"
+#include "frontend/keras/LayerRegistry.h"
+#include "runtime/MemoryBudget.h"
+
+using namespace kcc;
+using namespace kcc::keras;
+namespace json = llvm::json;
+
+namespace {
+
+/// LSTM, GRU and SimpleRNN, alone or as the layer a Bidirectional wraps.
+/// What would change the result and kcc does not model (dropout, masks
+/// carried across batches, constraints, regularizers) is refused; unroll
+/// and implementation only choose how Keras computes the same values.
+Layer buildRecurrent(const ObjectView &c, const std::string &cls) {
+  checkNull(c, {"kernel_constraint", "recurrent_constraint",
+                "bias_constraint", "kernel_regularizer",
+                "recurrent_regularizer", "bias_regularizer",
+                "activity_regularizer"});
+  if (c.getBool("stateful", false))
+    c.failField("stateful", "stateful: true is not supported (every batch "
+                            "starts from zero states)");
+  if (c.getBool("time_major", false))
+    c.failField("time_major", "time_major: true is not supported");
+  for (const char *key : {"dropout", "recurrent_dropout"})
+    if (c.getNumber(key, 0.0) != 0.0)
+      c.failField(key, "'" + std::string(key) +
+                           "' is not supported (must be 0)");
+  RecurrentOptions options;
+  options.returnSequences = c.getBool("return_sequences", false);
+  options.returnState = c.getBool("return_state", false);
+  options.goBackwards = c.getBool("go_backwards", false);
+  int64_t units = readWidth(c, "units");
+  int64_t gates = cls == "LSTM" ? 4 : cls == "GRU" ? 3 : 1;
+  if (TensorSize row = tensorSize({gates * 2, units}, sizeof(float), "f32");
+      !row)
+    c.failField("units", "units " + std::to_string(units) +
+                             " is too large: its gates, " + row.error);
+  std::string activation = readActivationAt(c, "activation", "tanh");
+  bool useBias = c.getBool("use_bias", true);
+  std::string kernelInit =
+      readInitializer(c, "kernel_initializer", "glorot_uniform");
+  std::string recurrentInit =
+      readInitializer(c, "recurrent_initializer", "orthogonal");
+  std::string biasInit = readInitializer(c, "bias_initializer", "zeros");
+  if (cls == "SimpleRNN")
+    return SimpleRNN(units, activation, useBias, kernelInit, recurrentInit,
+                     biasInit, options);
+  std::string recurrentActivation =
+      readActivationAt(c, "recurrent_activation", "sigmoid");
+  if (cls == "LSTM")
+    return LSTM(units, activation, recurrentActivation, useBias, kernelInit,
+                recurrentInit, biasInit, c.getBool("unit_forget_bias", true),
+                options);
+  return GRU(units, activation, recurrentActivation, useBias, kernelInit,
+             recurrentInit, biasInit, options,
+             c.getBool("reset_after", true));
+}
+
+bool isRecurrentClass(llvm::StringRef cls) {
+  return cls == "LSTM" || cls == "GRU" || cls == "SimpleRNN";
+}
+
+/// The recurrent layer of a Bidirectional's "layer" or "backward_layer".
+Layer buildWrappedRecurrent(const ObjectView &c, llvm::StringRef key) {
+  ObjectView entry = c.child(key);
+  std::string cls = entry.getString("class_name");
+  checkBuiltin(entry, cls);
+  if (!isRecurrentClass(cls))
+    entry.failField("class_name", "Bidirectional around '" + cls +
+                                      "' is not supported (LSTM, GRU or "
+                                      "SimpleRNN)");
+  ObjectView config = entry.child("config");
+  readDType(config);
+  return buildRecurrent(config, cls);
+}
+
+/// kcc's Bidirectional runs a copy of the forward layer backwards, so a
+/// backward_layer must be that copy: the same config but go_backwards.
+Layer buildBidirectional(const ObjectView &c) {
+  const json::Value *mode = c.object().get("merge_mode");
+  if (mode && mode->kind() == json::Value::Null)
+    c.failField("merge_mode", "merge_mode: null (separate forward and "
+                              "backward outputs) is not supported");
+  Layer forward = buildWrappedRecurrent(c, "layer");
+  if (c.has("backward_layer")) {
+    Layer backward = buildWrappedRecurrent(c, "backward_layer");
+    json::Object f = forward.impl()->kerasConfig();
+    json::Object b = backward.impl()->kerasConfig();
+    bool flipped = f.getBoolean("go_backwards") != b.getBoolean("go_backwards");
+    b["go_backwards"] = f["go_backwards"];
+    if (!flipped || json::Value(std::move(f)) != json::Value(std::move(b)))
+      c.failField("backward_layer",
+                  "a backward_layer other than the forward layer going "
+                  "the other way is not supported");
+  }
+  return Bidirectional(forward, c.getString("merge_mode", "concat"));
+}
+
+} // namespace
+
+void keras::addRecurrentLayers(std::vector<LayerClass> &classes) {
+  classes.push_back({"LSTM", "rnn",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRecurrent(c, "LSTM");
+                     },
+                     {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint", "seed"},
+                     {},
+                     "`units`, `activation`, `recurrent_activation`, `use_bias`, initializers, `unit_forget_bias`, `return_sequences`, `return_state`, `go_backwards`"});
+  classes.push_back({"GRU", "rnn",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRecurrent(c, "GRU");
+                     },
+                     {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint", "seed"},
+                     {},
+                     "as LSTM, with `reset_after` (true or false) in place of `unit_forget_bias`"});
+  classes.push_back({"SimpleRNN", "rnn",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRecurrent(c, "SimpleRNN");
+                     },
+                     {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint", "seed"},
+                     {},
+                     "`units`, `activation`, `use_bias`, initializers, `return_sequences`, `return_state`, `go_backwards`"});
+  classes.push_back({"Bidirectional", "rnn",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildBidirectional(c);
+                     },
+                     {},
+                     {},
+                     "`layer` (LSTM, GRU or SimpleRNN), `merge_mode`, a `backward_layer` that mirrors it"});
+}
