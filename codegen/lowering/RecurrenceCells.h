@@ -1,5 +1,4 @@
-//===- RecurrenceCells.h - Generated steps of the recurrent cells -*- C++
-//-*-===//
+//===- RecurrenceCells.h - Generated recurrent steps ------------*- C++ -*-===//
 //
 // What the generated f32 recurrences share: their sizes, the flat memrefs a
 // generated function works on, where one step reads and writes, the nonzero
