@@ -8,7 +8,16 @@
 // (RecurrenceProducts.h) between the equations.
 //
 // The order of the emitted ops is the generated code's: every load, index
-// and store is made where the equations first need it.
+// and store is made where the equations first need it (an input passed to
+// an equation as a lambda is read where the equation uses it).
+//
+// Names in the loop nests: bi a batch row, c0 the first of the w units of
+// a block (w <= kLanes), acc sums kept in registers. Offsets into the flat
+// memrefs: srow, zrow, crow, prow the start of row bi of the states, the
+// d x row, the carries and h_prev; sat, zat, cat, hpa the same at column
+// c0, rat the scratch row's; xb, pb, ob the x, h_prev and states rows of
+// every row of a block. dht is d h_t, dz* the gradients of the gates'
+// pre-activations.
 //
 //===----------------------------------------------------------------------===//
 
