@@ -10,8 +10,9 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/kernels/Recurrence.h"
-#include "runtime/kernels/Tanh.h"
 #include "runtime/kernels/KernelSupport.h"
+#include "runtime/kernels/RecurrentCells.h"
+#include "runtime/kernels/Tanh.h"
 
 #include <oneapi/dnnl/dnnl.h>
 
@@ -27,65 +28,50 @@ namespace {
 
 using Act = RecurrentActivation;
 
+/// The arithmetic of the cell equations (RecurrentCells.h) on scalars, and
+/// the kernel library's activations: the rational tanh of Tanh.h, sigmoid
+/// through std::exp.
+template <typename T> struct ScalarCellOps {
+  using Value = T;
 
-template <typename T> T activate(Act a, T x) {
-  switch (a) {
-  case Act::Tanh:
-    return tanhOf(x);
-  case Act::Sigmoid:
-    return T(1) / (T(1) + std::exp(-x));
-  case Act::Relu:
-    return x > T(0) ? x : T(0);
-  case Act::Linear:
+  T add(T a, T b) const { return a + b; }
+  T sub(T a, T b) const { return a - b; }
+  T mul(T a, T b) const { return a * b; }
+  T constant(double v, T) const { return T(v); }
+
+  T activate(Act a, T x) const {
+    switch (a) {
+    case Act::Tanh:
+      return tanhOf(x);
+    case Act::Sigmoid:
+      return T(1) / (T(1) + std::exp(-x));
+    case Act::Relu:
+      return x > T(0) ? x : T(0);
+    case Act::Linear:
+      return x;
+    case Act::HardSigmoid:
+      return std::min(T(1), std::max(T(0), x / T(6) + T(0.5)));
+    }
     return x;
-  case Act::HardSigmoid:
-    return std::min(T(1), std::max(T(0), x / T(6) + T(0.5)));
   }
-  return x;
-}
 
-/// x[i] = activation(x[i]) over a contiguous range: the switch is taken
-/// once, so the loop body is straight-line arithmetic (tanh and the hard
-/// and linear ones vectorize).
-template <typename T> void activateRange(Act a, T *x, int64_t n) {
-  switch (a) {
-  case Act::Tanh:
-    for (int64_t i = 0; i < n; ++i)
-      x[i] = tanhOf(x[i]);
-    return;
-  case Act::Sigmoid:
-    for (int64_t i = 0; i < n; ++i)
-      x[i] = T(1) / (T(1) + std::exp(-x[i]));
-    return;
-  case Act::Relu:
-    for (int64_t i = 0; i < n; ++i)
-      x[i] = x[i] > T(0) ? x[i] : T(0);
-    return;
-  case Act::Linear:
-    return;
-  case Act::HardSigmoid:
-    for (int64_t i = 0; i < n; ++i)
-      x[i] = std::min(T(1), std::max(T(0), x[i] / T(6) + T(0.5)));
-    return;
-  }
-}
-
-/// d activation / d input, from the activation's output y.
-template <typename T> T activationGrad(Act a, T y) {
-  switch (a) {
-  case Act::Tanh:
-    return T(1) - y * y;
-  case Act::Sigmoid:
-    return y * (T(1) - y);
-  case Act::Relu:
-    return y > T(0) ? T(1) : T(0);
-  case Act::Linear:
+  /// d activation / d input, from the activation's output y.
+  T activationGrad(Act a, T y) const {
+    switch (a) {
+    case Act::Tanh:
+      return T(1) - y * y;
+    case Act::Sigmoid:
+      return y * (T(1) - y);
+    case Act::Relu:
+      return y > T(0) ? T(1) : T(0);
+    case Act::Linear:
+      return T(1);
+    case Act::HardSigmoid:
+      return y > T(0) && y < T(1) ? T(1) / T(6) : T(0);
+    }
     return T(1);
-  case Act::HardSigmoid:
-    return y > T(0) && y < T(1) ? T(1) / T(6) : T(0);
   }
-  return T(1);
-}
+};
 
 /// Scratch that lives across the steps of one thread (no allocation per
 /// step once it has grown): slots 0 and 1 for the cells, 2 for loopGemm.
@@ -199,17 +185,17 @@ void lstmStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
     for (int64_t j = 0; j < GH; ++j)
       z[b * S + j] = s.x[b * GH + j] + rb[j];
   gemm(false, false, B, GH, H, T(1), s.hPrev, s.ldPrev, U, GH, T(1), z, S);
+  ScalarCellOps<T> ops;
   for (int64_t b = 0; b < B; ++b) {
-    T *r = row + b * S, *g = z + b * S;
+    T *r = row + b * S, *gates = z + b * S;
     const T *cp = s.cPrev + b * s.ldPrev;
-    activateRange(p.recurrentActivation, g, 2 * H); // i, f
-    activateRange(p.activation, g + 2 * H, H);      // candidate
-    activateRange(p.recurrentActivation, g + 3 * H, H); // o
-    for (int64_t j = 0; j < H; ++j)
-      r[j] = r[H + j] = g[H + j] * cp[j] + g[j] * g[2 * H + j];
-    activateRange(p.activation, r, H);
-    for (int64_t j = 0; j < H; ++j)
-      r[j] *= g[3 * H + j];
+    for (int64_t j = 0; j < H; ++j) {
+      cells::LstmStep<T> out = cells::lstmForward(
+          ops, p, [&](int64_t k) { return gates[k * H + j]; }, cp[j]);
+      int64_t slot = 0;
+      for (T v : {out.h, out.c, out.i, out.f, out.g, out.o})
+        r[slot++ * H + j] = v;
+    }
   }
 }
 
@@ -224,13 +210,15 @@ void gruStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
   // (r * h).U for the candidate.
   gemm(false, false, B, p.resetAfter ? GH : 2 * H, H, T(1), s.hPrev, s.ldPrev,
        U, GH, T(1), rec, GH);
+  ScalarCellOps<T> ops;
   if (!p.resetAfter) {
     T *rh = scratch<T>(B * H, 1);
     for (int64_t b = 0; b < B; ++b)
       for (int64_t j = 0; j < H; ++j)
-        rh[b * H + j] = activate(p.recurrentActivation,
-                                 s.x[b * GH + H + j] + rec[b * GH + H + j]) *
-                        s.hPrev[b * s.ldPrev + j];
+        rh[b * H + j] = cells::gruResetHidden(
+            ops,
+            cells::gruGate(ops, p, s.x[b * GH + H + j], rec[b * GH + H + j]),
+            s.hPrev[b * s.ldPrev + j]);
     gemm(false, false, B, H, H, T(1), rh, H, U + 2 * H, GH, T(1),
          rec + 2 * H, GH);
   }
@@ -239,12 +227,13 @@ void gruStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
     const T *hp = s.hPrev + b * s.ldPrev;
     T *r = row + b * S;
     for (int64_t j = 0; j < H; ++j) {
-      T zg = activate(p.recurrentActivation, xb[j] + rc[j]);
-      T rg = activate(p.recurrentActivation, xb[H + j] + rc[H + j]);
-      T hh = activate(p.activation, p.resetAfter
-                                         ? xb[2 * H + j] + rg * rc[2 * H + j]
-                                         : xb[2 * H + j] + rc[2 * H + j]);
-      r[j] = zg * hp[j] + (T(1) - zg) * hh;
+      T zg = cells::gruGate(ops, p, xb[j], rc[j]);
+      T rg = cells::gruGate(ops, p, xb[H + j], rc[H + j]);
+      T hh = p.resetAfter
+                 ? cells::gruCandidateResetAfter(ops, p, xb[2 * H + j], rg,
+                                                 rc[2 * H + j])
+                 : cells::gruCandidate(ops, p, xb[2 * H + j], rc[2 * H + j]);
+      r[j] = cells::gruOutput(ops, zg, hp[j], hh);
       r[H + j] = zg, r[2 * H + j] = rg, r[3 * H + j] = hh;
       if (p.resetAfter)
         r[4 * H + j] = rc[2 * H + j];
@@ -260,7 +249,9 @@ void simpleStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
     for (int64_t j = 0; j < H; ++j)
       row[b * H + j] = s.x[b * H + j] + rb[j];
   gemm(false, false, B, H, H, T(1), s.hPrev, s.ldPrev, U, H, T(1), row, H);
-  activateRange(p.activation, row, B * H);
+  ScalarCellOps<T> ops;
+  for (int64_t i = 0; i < B * H; ++i)
+    row[i] = cells::simpleRnnForward(ops, p, row[i]);
 }
 
 /// The flat gradient buffer's parts.
@@ -295,27 +286,20 @@ void lstmGradStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
   const int64_t B = s.B, H = s.H, S = s.S, GH = 4 * H;
   T *dz = g.dx + s.row * B * GH;
   T *dh = g.dInit, *dc = g.dInit + H; // carries, leading dimension 2H
-  T *acell = scratch<T>(H, 0);
+  ScalarCellOps<T> ops;
   for (int64_t b = 0; b < B; ++b) {
     const T *r = s.statesRow + b * S, *gr = gRow + b * S;
-    const T *gate = r + 2 * H, *ggate = gr + 2 * H;
     const T *cp = s.cPrev + b * s.ldPrev;
     T *dzb = dz + b * GH, *dhb = dh + b * 2 * H, *dcb = dc + b * 2 * H;
-    std::copy(r + H, r + 2 * H, acell);
-    activateRange(p.activation, acell, H);
     for (int64_t j = 0; j < H; ++j) {
-      T i = gate[j], f = gate[H + j], c = gate[2 * H + j], o = gate[3 * H + j];
-      T ac = acell[j];
-      T dht = gr[j] + dhb[j];
-      T dct = gr[H + j] + dcb[j] + dht * o * activationGrad(p.activation, ac);
-      dzb[j] = (dct * c + ggate[j]) * activationGrad(p.recurrentActivation, i);
-      dzb[H + j] =
-          (dct * cp[j] + ggate[H + j]) * activationGrad(p.recurrentActivation, f);
-      dzb[2 * H + j] =
-          (dct * i + ggate[2 * H + j]) * activationGrad(p.activation, c);
-      dzb[3 * H + j] =
-          (dht * ac + ggate[3 * H + j]) * activationGrad(p.recurrentActivation, o);
-      dcb[j] = dct * f;
+      cells::LstmStep<T> saved{r[j],         r[H + j],     r[2 * H + j],
+                               r[3 * H + j], r[4 * H + j], r[5 * H + j]};
+      cells::LstmGradients<T> d =
+          cells::lstmBackward(ops, p, saved, dhb[j], dcb[j], cp[j],
+                              [&](int64_t slot) { return gr[slot * H + j]; });
+      for (int64_t k = 0; k < 4; ++k)
+        dzb[k * H + j] = d.gates[k];
+      dcb[j] = cells::lstmCellCarry(ops, d.cell, saved.f);
     }
   }
   gemm(false, true, B, H, GH, T(1), dz, GH, U, GH, T(0), dh, 2 * H);
@@ -329,7 +313,7 @@ void gruGradStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
   const int64_t B = s.B, H = s.H, S = s.S, GH = 3 * H;
   T *dz = g.dx + s.row * B * GH;
   T *dh = g.dInit; // carry, leading dimension H
-  const Act ra = p.recurrentActivation, a = p.activation;
+  ScalarCellOps<T> ops;
   if (p.resetAfter) {
     T *drec = scratch<T>(B * GH, 0);
     for (int64_t b = 0; b < B; ++b) {
@@ -339,13 +323,15 @@ void gruGradStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
       for (int64_t j = 0; j < H; ++j) {
         T zg = r[H + j], rg = r[2 * H + j], hh = r[3 * H + j],
           recH = r[4 * H + j];
-        T dht = gr[j] + dhb[j];
-        T dzh = (dht * (T(1) - zg) + gr[3 * H + j]) * activationGrad(a, hh);
-        T dzz = (dht * (hp[j] - hh) + gr[H + j]) * activationGrad(ra, zg);
-        T dzr = (dzh * recH + gr[2 * H + j]) * activationGrad(ra, rg);
+        T dht = cells::hiddenGradient(ops, gr[j], dhb[j]);
+        T dzh = cells::gruCandidateGradient(ops, p, dht, zg, hh, gr[3 * H + j]);
+        T dzz = cells::gruUpdateGradient(ops, p, dht, hp[j], hh, zg, gr[H + j]);
+        T dzr = cells::gruResetGradient(ops, p, dzh, recH, rg, gr[2 * H + j]);
         dzb[j] = dzz, dzb[H + j] = dzr, dzb[2 * H + j] = dzh;
-        drb[j] = dzz, drb[H + j] = dzr, drb[2 * H + j] = dzh * rg + gr[4 * H + j];
-        dhb[j] = dht * zg;
+        drb[j] = dzz, drb[H + j] = dzr;
+        drb[2 * H + j] =
+            cells::gruRecurrentCandidateGradient(ops, dzh, rg, gr[4 * H + j]);
+        dhb[j] = cells::gruHiddenCarry(ops, dht, zg);
       }
     }
     gemm(false, true, B, H, GH, T(1), drec, GH, U, GH, T(1), dh, H);
@@ -362,11 +348,12 @@ void gruGradStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
     T *dzb = dz + b * GH, *dhb = dh + b * H;
     for (int64_t j = 0; j < H; ++j) {
       T zg = r[H + j], rg = r[2 * H + j], hh = r[3 * H + j];
-      T dht = gr[j] + dhb[j];
-      dzb[2 * H + j] = (dht * (T(1) - zg) + gr[3 * H + j]) * activationGrad(a, hh);
-      dzb[j] = (dht * (hp[j] - hh) + gr[H + j]) * activationGrad(ra, zg);
-      dhb[j] = dht * zg;
-      rh[b * H + j] = rg * hp[j];
+      T dht = cells::hiddenGradient(ops, gr[j], dhb[j]);
+      dzb[2 * H + j] =
+          cells::gruCandidateGradient(ops, p, dht, zg, hh, gr[3 * H + j]);
+      dzb[j] = cells::gruUpdateGradient(ops, p, dht, hp[j], hh, zg, gr[H + j]);
+      dhb[j] = cells::gruHiddenCarry(ops, dht, zg);
+      rh[b * H + j] = cells::gruResetHidden(ops, rg, hp[j]);
     }
   }
   gemm(false, true, B, H, H, T(1), dz + 2 * H, GH, U + 2 * H, GH, T(0), drh, H);
@@ -376,8 +363,8 @@ void gruGradStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
     T *dzb = dz + b * GH, *dhb = dh + b * H;
     for (int64_t j = 0; j < H; ++j) {
       T rg = r[2 * H + j], d = drh[b * H + j];
-      dzb[H + j] = (d * hp[j] + gr[2 * H + j]) * activationGrad(ra, rg);
-      dhb[j] += d * rg;
+      dzb[H + j] = cells::gruResetGradient(ops, p, d, hp[j], rg, gr[2 * H + j]);
+      dhb[j] = cells::gruResetCarry(ops, dhb[j], d, rg);
     }
   }
   gemm(false, true, B, H, 2 * H, T(1), dz, GH, U, GH, T(1), dh, H);
@@ -393,8 +380,10 @@ void simpleGradStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
                     const T *gRow, const GradParts<T> &g) {
   const int64_t B = s.B, H = s.H;
   T *dz = g.dx + s.row * B * H, *dh = g.dInit;
+  ScalarCellOps<T> ops;
   for (int64_t i = 0; i < B * H; ++i)
-    dz[i] = (gRow[i] + dh[i]) * activationGrad(p.activation, s.statesRow[i]);
+    dz[i] = cells::simpleRnnGradient(
+        ops, p, cells::hiddenGradient(ops, gRow[i], dh[i]), s.statesRow[i]);
   gemm(false, true, B, H, H, T(1), dz, H, U, H, T(0), dh, H);
   gemm(true, false, H, H, B, T(1), s.hPrev, s.ldPrev, dz, H, T(1), g.dU, H);
   addColumnSums(dz, B, H, H, g.dRb);

@@ -3,10 +3,12 @@
 // The kernels of kc.recurrence and kc.recurrence_grad: one time step of a
 // recurrent cell, forward and backward, on raw row-major buffers, and the
 // whole sequence as a loop over those steps. The interpreter and eager mode
-// call the loops here. Compiled f32 code generates its own steps for the
-// static sizes (codegen/lowering/LowerRecurrence.cpp: the same arithmetic and
-// activations, to rounding); f64 and very large recurrent kernels run the
-// loop as an scf.for calling the step entry points of runtime/LibraryCalls.h.
+// call the loops here. The gate arithmetic of every cell is written once,
+// in RecurrentCells.h: these steps run it on scalars, and compiled f32 code
+// generates its own steps for the static sizes from the same equations on
+// vectors (codegen/lowering/RecurrenceCells.cpp; activations alike to
+// rounding); f64 and very large recurrent kernels run the loop as an scf.for
+// calling the step entry points of runtime/LibraryCalls.h.
 //
 // Layouts, with T steps, B examples, H units and G gates (LSTM 4, GRU 3,
 // SimpleRNN 1), all time-major:

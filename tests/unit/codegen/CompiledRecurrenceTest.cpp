@@ -1,16 +1,17 @@
 //===- CompiledRecurrenceTest.cpp - kc.recurrence, compiled vs interpreted ===//
 //
 // The compiled lowering of kc.recurrence and kc.recurrence_grad
-// (codegen/lowering/LowerRecurrence.cpp) generates the f32 steps of every cell as
-// loop nests of its own, blocked by 4 batch rows and 16 units; f64 and
-// large recurrent kernels loop over the kernel library's step entry points. Against the interpreter (the
-// library's whole-sequence kernels): every cell, each activation, both
-// directions, one step and many, the fixtures' sizes, and sizes that leave a
-// remainder in every blocking (5 or 9 rows, 20, 33 or 37 units).
+// (codegen/lowering/LowerRecurrence.cpp) generates the f32 steps of every
+// cell as loop nests of its own, blocked by 4 batch rows and 16 units; f64
+// and large recurrent kernels loop over the kernel library's step entry
+// points. Against the interpreter (the library's whole-sequence kernels):
+// every cell, each activation, both directions, one step and many, the
+// fixtures' sizes, and sizes that leave a remainder in every blocking (5 or
+// 9 rows, 20, 33 or 37 units).
 //
 //===----------------------------------------------------------------------===//
 
-#include "tests/unit/codegen/CodegenTestUtil.h"
+#include "CodegenTestUtil.h"
 
 #include "runtime/kernels/Recurrence.h"
 

@@ -1,8 +1,9 @@
 // Recurrence is a loop in the IR: the training step of an LSTM, lowered to
 // the LLVM dialect, is as large (within 5% of its lines) for 1000 steps as
 // for 10. An f32 LSTM's forward and backward are generated loop nests over
-// vectors of the units (codegen/lowering/LowerRecurrence.cpp), with no call per step,
-// in internal functions: the forward of @forward and of @train_step is one.
+// vectors of the units (codegen/lowering/RecurrenceCells.cpp), with no call
+// per step, in internal functions: the forward of @forward and of
+// @train_step is one.
 // The f64 step keeps its loop over the step entry points.
 // RUN: kcc-opt %s --kc-build-train-step="loss=mse optimizer=adam" --kc-cpu-pipeline -o %t.10
 // RUN: sed -e 's/<10x/<1000x/g' -e 's/9, 0, 0/999, 0, 0/' -e 's/10, 2, 3/1000, 2, 3/' %s | kcc-opt --kc-build-train-step="loss=mse optimizer=adam" --kc-cpu-pipeline -o %t.1000
