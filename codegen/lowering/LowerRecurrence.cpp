@@ -52,7 +52,7 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/LoweringUtils.h"
+#include "codegen/lowering/LoweringUtils.h"
 #include "codegen/lowering/RecurrenceCells.h"
 #include "ir/KcDialect.h"
 #include "ir/Recurrence.h"

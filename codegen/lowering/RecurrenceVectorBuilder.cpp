@@ -6,7 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/lowering/RecurrenceVectorBuilder.h"
-#include "codegen/ExpandMath.h"
+#include "codegen/lowering/ExpandMath.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
