@@ -138,6 +138,9 @@ public:
   const std::optional<Regularizer> &activityRegularizer() const {
     return activity_;
   }
+  /// Whether a saved config lists the activity regularizer (Keras's
+  /// ActivityRegularization writes its own l1 and l2 instead).
+  virtual bool savesActivityRegularizer() const { return true; }
 
   /// Runs the layer on tensors of one kind, building it on the first call;
   /// ops inside report errors and locations under the layer's name.

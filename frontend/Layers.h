@@ -450,6 +450,59 @@ public:
   explicit UpSampling1D(int64_t size = 2);
 };
 
+/// Steps cropped from the start and the end of [batch, steps, channels].
+class Cropping1D : public Layer {
+public:
+  explicit Cropping1D(int64_t cropping = 1);
+  Cropping1D(int64_t before, int64_t after);
+};
+
+//===----------------------------------------------------------------------===//
+// Shape, preprocessing and regularization layers without weights
+//===----------------------------------------------------------------------===//
+
+/// Its input, unchanged (Keras's Identity).
+class Identity : public Layer {
+public:
+  Identity();
+};
+
+/// x * scale + offset (Keras's Rescaling): each a scalar, or one value per
+/// entry of the last axis (Keras broadcasts a list against the input's
+/// trailing axis).
+class Rescaling : public Layer {
+public:
+  explicit Rescaling(std::vector<double> scale,
+                     std::vector<double> offset = {0.0});
+};
+
+/// The non-batch axes permuted: `dims` lists, 1-based, which input axis
+/// each output axis is (Keras's Permute).
+class Permute : public Layer {
+public:
+  explicit Permute(std::vector<int64_t> dims);
+};
+
+/// [batch, features] -> [batch, n, features] (Keras's RepeatVector).
+class RepeatVector : public Layer {
+public:
+  explicit RepeatVector(int64_t n);
+};
+
+/// x scaled to unit L2 norm over `axes` (Keras's UnitNormalization:
+/// x * min(rsqrt(sum x^2), 1e12)).
+class UnitNormalization : public Layer {
+public:
+  explicit UnitNormalization(std::vector<int64_t> axes = {-1});
+};
+
+/// Its input, with l1 * sum|x| + l2 * sum x^2 of it added to the training
+/// loss as an activity regularizer (Keras's ActivityRegularization).
+class ActivityRegularization : public Layer {
+public:
+  explicit ActivityRegularization(double l1 = 0.0, double l2 = 0.0);
+};
+
 } // namespace kcc
 
 #endif // KCC_FRONTEND_LAYERS_H

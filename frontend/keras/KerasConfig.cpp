@@ -164,7 +164,7 @@ json::Object layerConfig(const Layer &layer) {
             impl.weightRegularizer(impl.regularizedWeight(name)))
       c[name + "_regularizer"] = regularizerJson(r);
   // Keras's base Layer writes activity_regularizer only when set.
-  if (impl.activityRegularizer())
+  if (impl.activityRegularizer() && impl.savesActivityRegularizer())
     c["activity_regularizer"] = regularizerJson(impl.activityRegularizer());
   return c;
 }

@@ -20,7 +20,7 @@ const std::vector<LayerClass> &keras::layerClasses() {
                      addConvolutionalLayers, addPoolingLayers,
                      addNormalizationLayers, addRegularizationLayers,
                      addReshapingLayers, addMergingLayers, addRecurrentLayers,
-                     addAttentionLayers})
+                     addAttentionLayers, addPreprocessingLayers})
       add(all);
     return all;
   }();

@@ -31,7 +31,8 @@ struct LayerClass {
   /// Keras's class_name.
   std::string name;
   /// keras/src/layers/<family>: core, activations, convolutional, pooling,
-  /// normalization, regularization, reshaping, merging, rnn, attention.
+  /// normalization, regularization, reshaping, merging, rnn, attention,
+  /// preprocessing.
   std::string family;
   /// Builds the layer from its config; null for InputLayer, which the
   /// model readers handle.
@@ -74,6 +75,7 @@ void addReshapingLayers(std::vector<LayerClass> &classes);
 void addMergingLayers(std::vector<LayerClass> &classes);
 void addRecurrentLayers(std::vector<LayerClass> &classes);
 void addAttentionLayers(std::vector<LayerClass> &classes);
+void addPreprocessingLayers(std::vector<LayerClass> &classes);
 
 } // namespace keras
 } // namespace kcc

@@ -123,6 +123,18 @@ private:
   int64_t axis_;
 };
 
+class IdentityImpl : public LayerImpl {
+public:
+  IdentityImpl() : LayerImpl("Identity") {}
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    return {inputs[0]};
+  }
+};
+
 } // namespace
 
 Dense::Dense(int64_t units, const std::string &activation, bool useBias,
@@ -135,3 +147,5 @@ Activation::Activation(const std::string &activation)
     : Layer(std::make_shared<ActivationImpl>(activation)) {}
 
 Softmax::Softmax(int64_t axis) : Layer(std::make_shared<SoftmaxImpl>(axis)) {}
+
+Identity::Identity() : Layer(std::make_shared<IdentityImpl>()) {}

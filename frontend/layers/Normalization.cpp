@@ -210,6 +210,47 @@ private:
   std::optional<size_t> gamma_, beta_;
 };
 
+/// Keras's ops.normalize(x, axis, order=2, epsilon=1e-12):
+/// x * min(rsqrt(sum(x^2, axis, keepdims)), 1 / epsilon).
+class UnitNormalizationImpl : public LayerImpl {
+public:
+  explicit UnitNormalizationImpl(std::vector<int64_t> axes)
+      : LayerImpl("UnitNormalization"), axes_(std::move(axes)) {
+    if (axes_.empty())
+      throw Error("UnitNormalization: axis must name at least one axis");
+  }
+  llvm::json::Object kerasConfig() const override {
+    if (axes_.size() == 1)
+      return llvm::json::Object{{"axis", axes_[0]}};
+    llvm::json::Array axes;
+    for (int64_t a : axes_)
+      axes.push_back(a);
+    return llvm::json::Object{{"axis", std::move(axes)}};
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    std::vector<int64_t> axes;
+    for (int64_t a : axes_) {
+      int64_t axis = a < 0 ? a + x.rank() : a;
+      if (axis <= 0 || axis >= x.rank())
+        fail("axis " + std::to_string(a) + " is not a non-batch axis of " +
+             x.shapeString());
+      axes.push_back(axis);
+    }
+    Tensor squares = ops::reduceSum(ops::mul(x, x), axes, /*keepdims=*/true);
+    Tensor inverse = ops::minimum(ops::rsqrt(squares),
+                                  ops::fillLike(squares, {}, 1e12));
+    return {ops::mul(x, inverse)};
+  }
+
+private:
+  std::vector<int64_t> axes_;
+};
+
 } // namespace
 
 LayerNormalization::LayerNormalization(int64_t axis, double epsilon,
@@ -229,3 +270,6 @@ BatchNormalization::BatchNormalization(
           gammaInitializer, movingMeanInitializer, movingVarianceInitializer,
           synchronized)) {
 }
+
+UnitNormalization::UnitNormalization(std::vector<int64_t> axes)
+    : Layer(std::make_shared<UnitNormalizationImpl>(std::move(axes))) {}

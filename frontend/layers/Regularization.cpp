@@ -57,7 +57,34 @@ private:
   uint64_t userSeed_;
 };
 
+/// The base layer's activity regularizer does the work; the saved config
+/// holds l1 and l2 in its place, as Keras's get_config() writes them.
+class ActivityRegularizationImpl : public LayerImpl {
+public:
+  ActivityRegularizationImpl(double l1, double l2)
+      : LayerImpl("ActivityRegularization"), l1_(l1), l2_(l2) {
+    setActivityRegularizer(Regularizer::L1L2(l1, l2));
+  }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"l1", l1_}, {"l2", l2_}};
+  }
+  bool savesActivityRegularizer() const override { return false; }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    return {inputs[0]};
+  }
+
+private:
+  double l1_, l2_;
+};
+
 } // namespace
 
 Dropout::Dropout(double rate, uint64_t seed)
     : Layer(std::make_shared<DropoutImpl>(rate, seed)) {}
+
+ActivityRegularization::ActivityRegularization(double l1, double l2)
+    : Layer(std::make_shared<ActivityRegularizationImpl>(l1, l2)) {}

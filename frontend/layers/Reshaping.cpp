@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/Layers.h"
+#include <algorithm>
 #include "frontend/Ops.h"
 #include "frontend/layers/NhwcLayerImpl.h"
 #include "runtime/MemoryBudget.h"
@@ -176,6 +177,77 @@ private:
   Size2 size_;
 };
 
+class PermuteImpl : public LayerImpl {
+public:
+  explicit PermuteImpl(std::vector<int64_t> dims)
+      : LayerImpl("Permute"), dims_(std::move(dims)) {
+    std::vector<int64_t> sorted = dims_;
+    std::sort(sorted.begin(), sorted.end());
+    for (size_t i = 0; i < sorted.size(); ++i)
+      if (sorted[i] != static_cast<int64_t>(i) + 1)
+        throw Error("Permute: dims must be a permutation of 1.." +
+                    std::to_string(dims_.size()) + ", got " +
+                    shapeToString(dims_));
+  }
+  llvm::json::Object kerasConfig() const override {
+    llvm::json::Array dims;
+    for (int64_t d : dims_)
+      dims.push_back(d);
+    return llvm::json::Object{{"dims", std::move(dims)}};
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (x.rank() != static_cast<int64_t>(dims_.size()) + 1)
+      fail("dims " + shapeToString(dims_) + " permute " +
+           std::to_string(dims_.size()) + " axes, the input " +
+           x.shapeString() + " has " + std::to_string(x.rank() - 1));
+    std::vector<int64_t> perm{0};
+    perm.insert(perm.end(), dims_.begin(), dims_.end());
+    return {ops::transpose(x, perm)};
+  }
+
+private:
+  std::vector<int64_t> dims_;
+};
+
+class RepeatVectorImpl : public LayerImpl {
+public:
+  explicit RepeatVectorImpl(int64_t n) : LayerImpl("RepeatVector"), n_(n) {
+    if (n <= 0)
+      throw Error("RepeatVector: n must be positive, got " +
+                  std::to_string(n));
+  }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"n", n_}};
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (x.rank() != 2)
+      fail("expects an input of rank 2 ([batch, features]), got " +
+           x.shapeString());
+    if (TensorSize size = tensorSize({x.dim(0), n_, x.dim(1)},
+                                     dtypeSize(x.dtype()),
+                                     dtypeName(x.dtype()));
+        !size)
+      fail("n " + std::to_string(n_) + " repeats of " + x.shapeString() +
+           " are too large: " + size.error);
+    int64_t batch = x.dim(0), features = x.dim(1);
+    return {ops::broadcastTo(ops::reshape(x, {batch, 1, features}),
+                             {batch, n_, features})};
+  }
+
+private:
+  int64_t n_;
+};
+
 } // namespace
 
 ZeroPadding2D::ZeroPadding2D(Sides2 padding)
@@ -191,3 +263,9 @@ Flatten::Flatten() : Layer(std::make_shared<FlattenImpl>()) {}
 
 Reshape::Reshape(Shape targetShape)
     : Layer(std::make_shared<ReshapeImpl>(std::move(targetShape))) {}
+
+Permute::Permute(std::vector<int64_t> dims)
+    : Layer(std::make_shared<PermuteImpl>(std::move(dims))) {}
+
+RepeatVector::RepeatVector(int64_t n)
+    : Layer(std::make_shared<RepeatVectorImpl>(n)) {}

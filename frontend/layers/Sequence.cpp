@@ -296,6 +296,34 @@ private:
   int64_t size_;
 };
 
+class Cropping1DImpl : public StepsLayerImpl {
+public:
+  Cropping1DImpl(int64_t before, int64_t after)
+      : StepsLayerImpl("Cropping1D"), before_(before), after_(after) {
+    if (before < 0 || after < 0)
+      throw Error("Cropping1D: cropping must be >= 0, got (" +
+                  std::to_string(before) + ", " + std::to_string(after) + ")");
+  }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"cropping", llvm::json::Array{before_, after_}}};
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    const Tensor &x = stepsInput(inputs);
+    int64_t steps = x.dim(1);
+    if (before_ >= steps || after_ >= steps - before_)
+      fail("cropping (" + std::to_string(before_) + ", " +
+           std::to_string(after_) + ") leaves no step of " + x.shapeString());
+    return {ops::slice(x, {0, before_, 0}, {x.dim(0), steps - after_, x.dim(2)},
+                       {1, 1, 1})};
+  }
+
+private:
+  int64_t before_, after_;
+};
+
 } // namespace
 
 Embedding::Embedding(int64_t inputDim, int64_t outputDim,
@@ -339,3 +367,8 @@ ZeroPadding1D::ZeroPadding1D(int64_t before, int64_t after)
 
 UpSampling1D::UpSampling1D(int64_t size)
     : Layer(std::make_shared<UpSampling1DImpl>(size)) {}
+
+Cropping1D::Cropping1D(int64_t cropping) : Cropping1D(cropping, cropping) {}
+
+Cropping1D::Cropping1D(int64_t before, int64_t after)
+    : Layer(std::make_shared<Cropping1DImpl>(before, after)) {}

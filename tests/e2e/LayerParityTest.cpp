@@ -4,7 +4,10 @@
 // Keras 3 itself: an MLP with every activation kcc has (strings and
 // layers, PReLU's trainable alpha included), a model joining two branches
 // in every merge layer, and a CNN with padding, cropping, upsampling, a
-// Concatenate along the width and global pooling. From Keras's initial
+// Concatenate along the width and global pooling; and the vocabulary
+// model of make_vocabulary_fixtures.py (Rescaling, Permute, Cropping1D,
+// Identity, UnitNormalization, ActivityRegularization, RepeatVector). From
+// Keras's initial
 // weights, on Keras's batch, kcc must reproduce, compiled and interpreted:
 //
 //  - Keras's predict on the first examples (initial weights): 1e-5;
@@ -51,10 +54,20 @@ using Param = std::tuple<std::string, ExecMode>;
 
 class LayerParity : public ::testing::TestWithParam<Param> {};
 
+/// The record of `name`: layers.json's models, or vocabulary.json's (the
+/// layers of make_vocabulary_fixtures.py).
+const json::Object &fixtureRoot(const std::string &name) {
+  static const json::Value vocabulary =
+      e2e::readFixtureJson("vocabulary.json");
+  const json::Object &layers = *layersJson().getAsObject();
+  return layers.getObject(name) ? layers : *vocabulary.getAsObject();
+}
+
 TEST_P(LayerParity, StepsAndPredictMatchKeras) {
   const auto &[name, mode] = GetParam();
-  const json::Object &root = *layersJson().getAsObject();
+  const json::Object &root = fixtureRoot(name);
   ASSERT_EQ(*root.getInteger("steps"), 5);
+  ASSERT_NE(root.getObject(name), nullptr) << name;
   const json::Object &record = *root.getObject(name);
 
   keras::ImportedModel imported =
@@ -84,7 +97,8 @@ TEST_P(LayerParity, StepsAndPredictMatchKeras) {
 
 INSTANTIATE_TEST_SUITE_P(
     KerasLayerFixtures, LayerParity,
-    ::testing::Combine(::testing::Values("activations", "merging", "vision"),
+    ::testing::Combine(::testing::Values("activations", "merging", "vision",
+                                         "vocabulary"),
                        ::testing::Values(ExecMode::Compiled,
                                          ExecMode::Interpreted)),
     [](const auto &info) {

@@ -78,4 +78,11 @@ void keras::addCoreLayers(std::vector<LayerClass> &classes) {
                      {"embeddings_regularizer", "activity_regularizer", "embeddings_constraint"},
                      {},
                      "`input_dim`, `output_dim`, `embeddings_initializer`, regularizers; int32 or int64 ids; no `mask_zero`"});
+  classes.push_back({"Identity", "core",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return Layer(Identity());
+                     },
+                     {},
+                     {},
+                     "no arguments"});
 }

@@ -78,6 +78,13 @@ Layer buildLayerNormalization(const ObjectView &c) {
       readInitializer(c, "gamma_initializer", "ones"));
 }
 
+Layer buildUnitNormalization(const ObjectView &c) {
+  Shape axes = readIntOrShape(c, "axis");
+  if (axes.empty())
+    axes = {-1};
+  return UnitNormalization(axes);
+}
+
 } // namespace
 
 void keras::addNormalizationLayers(std::vector<LayerClass> &classes) {
@@ -95,4 +102,11 @@ void keras::addNormalizationLayers(std::vector<LayerClass> &classes) {
                      {"beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"},
                      {},
                      "`axis` (the last), `epsilon`, `center`, `scale`, initializers"});
+  classes.push_back({"UnitNormalization", "normalization",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildUnitNormalization(c);
+                     },
+                     {},
+                     {},
+                     "`axis`: one axis or a list"});
 }

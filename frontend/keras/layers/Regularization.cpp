@@ -31,4 +31,11 @@ void keras::addRegularizationLayers(std::vector<LayerClass> &classes) {
                      {},
                      {},
                      "`rate`, `seed`; no `noise_shape`"});
+  classes.push_back({"ActivityRegularization", "regularization",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return ActivityRegularization(readNonNegative(c, "l1", 0.0), readNonNegative(c, "l2", 0.0));
+                     },
+                     {},
+                     {},
+                     "`l1`, `l2`: the activity penalty of its output"});
 }

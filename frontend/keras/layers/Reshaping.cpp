@@ -8,6 +8,8 @@
 #include "frontend/keras/ConfigReaders.h"
 #include "frontend/keras/LayerRegistry.h"
 
+#include <algorithm>
+
 using namespace kcc;
 using namespace kcc::keras;
 namespace json = llvm::json;
@@ -73,6 +75,44 @@ Layer buildZeroPadding1D(const ObjectView &c) {
   return ZeroPadding1D(check(p[0]), check(p[1]));
 }
 
+Layer buildPermute(const ObjectView &c) {
+  Shape dims = c.getShape("dims");
+  Shape sorted = dims;
+  std::sort(sorted.begin(), sorted.end());
+  for (size_t i = 0; i < sorted.size(); ++i)
+    if (sorted[i] != static_cast<int64_t>(i) + 1)
+      c.failField("dims", "'dims' " + shapeToString(dims) +
+                              " must be a permutation of 1.." +
+                              std::to_string(dims.size()));
+  return Permute(dims);
+}
+
+Layer buildRepeatVector(const ObjectView &c) {
+  int64_t n = c.getInt("n");
+  if (n <= 0 || n > (int64_t(1) << 31))
+    c.failField("n", "'n' must be in [1, 2^31], got " + std::to_string(n));
+  return RepeatVector(n);
+}
+
+/// An int (both ends) or [before, after], each in [0, 2^31-1].
+Layer buildCropping1D(const ObjectView &c) {
+  const json::Value *v = c.get("cropping");
+  if (!v)
+    return Cropping1D(1);
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  auto check = [&](int64_t n) {
+    if (n < 0 || n > kMax)
+      c.failField("cropping", "'cropping' entries must be in [0, 2^31-1]");
+    return n;
+  };
+  if (std::optional<int64_t> n = v->getAsInteger())
+    return Cropping1D(check(*n));
+  Shape p = c.getShape("cropping");
+  if (p.size() != 2)
+    c.failField("cropping", "'cropping' must be an int or [before, after]");
+  return Cropping1D(check(p[0]), check(p[1]));
+}
+
 } // namespace
 
 void keras::addReshapingLayers(std::vector<LayerClass> &classes) {
@@ -125,4 +165,25 @@ void keras::addReshapingLayers(std::vector<LayerClass> &classes) {
                      {},
                      {{"data_format", "channels_last"}},
                      "`size`, `interpolation` (nearest)"});
+  classes.push_back({"Permute", "reshaping",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildPermute(c);
+                     },
+                     {},
+                     {},
+                     "`dims`: a permutation of the non-batch axes, from 1"});
+  classes.push_back({"RepeatVector", "reshaping",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRepeatVector(c);
+                     },
+                     {},
+                     {},
+                     "`n`"});
+  classes.push_back({"Cropping1D", "reshaping",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildCropping1D(c);
+                     },
+                     {},
+                     {},
+                     "`cropping`: an int or [before, after]"});
 }

@@ -1,0 +1,100 @@
+#!/usr/bin/env python3
+"""Writes the Keras fixtures of the layers kcc's layer registry added to
+its first vocabulary (tests/fixtures/keras):
+
+  vocabulary.keras  a model through Rescaling (scalar and per channel),
+                    Reshape, Permute, Cropping1D, Conv1D, Identity,
+                    UnitNormalization (one axis and two), an
+                    ActivityRegularization whose penalty joins the loss, and
+                    RepeatVector;
+
+and vocabulary.json in layers.json's format (make_layer_fixtures.py): the
+loss of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's
+batch, and Keras's predict on the first 4 examples before and after them.
+Run as make_fixtures.py (KERAS_BACKEND=jax); it leaves the other fixtures
+alone.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_fixtures as mf  # noqa: E402  (sets KERAS_BACKEND=jax first)
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+L = keras.layers
+PREDICT = 4
+
+
+def vocabulary():
+    x = keras.Input((28, 28, 1))
+    h = L.Rescaling(2.0, offset=-0.5)(x)
+    h = L.Reshape((28, 28))(h)
+    h = L.Permute((2, 1))(h)                           # columns as steps
+    h = L.Cropping1D((1, 2))(h)                        # 25 x 28
+    h = L.Conv1D(8, 3, activation="relu")(h)           # 23 x 8
+    h = L.Rescaling([1.0, 0.5, 2.0, 1.5, 1.0, 0.25, 3.0, 1.0],
+                    offset=[0.1, 0.0, -0.1, 0.2, 0.0, 0.0, 0.3, -0.2])(h)
+    h = L.Identity()(h)
+    h = L.UnitNormalization()(h)
+    h = L.ActivityRegularization(l1=1e-3, l2=1e-2)(h)
+    d = L.Dense(16, activation="tanh")(L.Flatten()(h))
+    r = L.RepeatVector(3)(d)                           # 3 x 16
+    r = L.Permute((2, 1))(r)                           # 16 x 3
+    r = L.UnitNormalization(axis=[1, 2])(r)
+    y = L.Dense(10, activation="softmax")(L.Flatten()(r))
+    return keras.Model(x, y, name="vocabulary")
+
+
+def train_record(model, x, y):
+    """make_fixtures.train_record, with the activity penalty (model.losses
+    of the call) in the direct loss as train_on_batch adds it."""
+    loss = keras.losses.SparseCategoricalCrossentropy()
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate=1e-3),
+                  loss=loss, metrics=["accuracy"])
+    record = {
+        "optimizer": {"name": "adam", "learning_rate": 1e-3, "beta_1": 0.9,
+                      "beta_2": 0.999, "epsilon": 1e-7},
+        "loss": "sparse_categorical_crossentropy",
+        "from_logits": False,
+        "initial_weights": mf.checksums(model),
+    }
+    losses, direct = [], []
+    for _ in range(mf.STEPS):
+        out = model(x, training=True)
+        penalty = sum(float(l) for l in model.losses)
+        direct.append(float(loss(y, out)) + penalty)
+        model.reset_metrics()
+        logs = model.train_on_batch(x, y, return_dict=True)
+        losses.append(float(logs["loss"]))
+    if not np.allclose(losses, direct, rtol=1e-5, atol=1e-6):
+        sys.exit(f"train_on_batch losses {losses} != direct {direct}")
+    record["step_losses"] = losses
+    record["final_weights"] = mf.checksums(model)
+    return record
+
+
+def main():
+    os.makedirs(mf.OUT, exist_ok=True)
+    _, x, y = mf.batch()
+    result = mf.record_header(PREDICT)
+    mf.fresh_session()
+    model = vocabulary()
+    model.save(os.path.join(mf.OUT, "vocabulary.keras"))
+    initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
+    rec = train_record(model, x, y)
+    rec["initial_predict"] = initial.astype(np.float64).tolist()
+    rec["final_predict"] = np.asarray(
+        model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
+    result["vocabulary"] = rec
+    print("vocabulary losses", rec["step_losses"])
+    with open(os.path.join(mf.OUT, "vocabulary.json"), "w") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
