@@ -13,6 +13,7 @@
 #include "frontend/Initializers.h"
 #include "frontend/Layers.h"
 #include "frontend/keras/Saving.h"
+#include "frontend/keras/PythonJson.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -713,8 +714,5 @@ keras::kerasConfigJson(Model &model,
       sequential ? sequentialConfig(model) : functionalConfig(model);
   config["compile_config"] =
       training ? compileConfigJson(*training) : json::Object{};
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << json::Value(std::move(config));
-  return text;
+  return pythonJson(json::Value(std::move(config)));
 }
