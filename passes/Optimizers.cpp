@@ -47,12 +47,19 @@ llvm::SmallVector<SlotSpec> slotSpecs(const OptimizerConfig &config) {
     return {};
   case OptimizerKind::Adam:
   case OptimizerKind::AdamW:
+    if (config.amsgrad)
+      return {{"momentum"}, {"velocity"}, {"velocity_hat"}};
+    return {{"momentum"}, {"velocity"}};
   case OptimizerKind::Nadam:
     return {{"momentum"}, {"velocity"}};
-  case OptimizerKind::RMSprop:
+  case OptimizerKind::RMSprop: {
+    llvm::SmallVector<SlotSpec> slots = {{"velocity"}};
     if (config.momentum > 0.0)
-      return {{"velocity"}, {"momentum"}};
-    return {{"velocity"}};
+      slots.push_back({"momentum"});
+    if (config.centered)
+      slots.push_back({"average_gradient"});
+    return slots;
+  }
   case OptimizerKind::Adagrad:
     return {{"accumulator", config.initialAccumulatorValue}};
   case OptimizerKind::Adamax:
@@ -81,10 +88,19 @@ std::vector<unsigned> kerasStateOrder(const OptimizerConfig &config,
   unsigned slots = slotSpecs(config).size();
   std::vector<unsigned> order;
   if (config.kind == OptimizerKind::RMSprop) {
-    // build() adds all velocities, then all momentums.
+    // build() adds all velocities, then all momentums, then all average
+    // gradients.
     for (unsigned s = 0; s < slots; ++s)
       for (unsigned p = 0; p < numTrainable; ++p)
         order.push_back(p * slots + s);
+  } else if (config.amsgrad && (config.kind == OptimizerKind::Adam ||
+                                config.kind == OptimizerKind::AdamW)) {
+    // build() adds momentum and velocity per variable, then every
+    // velocity_hat.
+    for (unsigned p = 0; p < numTrainable; ++p)
+      order.insert(order.end(), {p * slots, p * slots + 1});
+    for (unsigned p = 0; p < numTrainable; ++p)
+      order.push_back(p * slots + 2);
   } else {
     for (unsigned i = 0; i < numTrainable * slots; ++i)
       order.push_back(i);
@@ -210,23 +226,38 @@ ParamUpdate buildUpdate(OpBuilder &b, Location loc,
     Value m = e.add(slots[0], e.mul(e.sub(grad, slots[0]), 1.0 - config.beta1));
     Value v = e.add(slots[1], e.mul(e.sub(e.mul(grad, grad), slots[1]),
                                     1.0 - config.resolvedBeta2()));
+    u.slots = {m, v};
+    if (config.amsgrad) {
+      // The update divides by the running maximum of v, kept as v_hat.
+      v = e.max(slots[2], v);
+      u.slots.push_back(v);
+    }
     u.param = e.sub(param, e.div(e.mul(m, bcast(scalars.adamAlpha)),
                                  e.add(e.sqrt(v), config.epsilon)));
-    u.slots = {m, v};
     return u;
   }
   case OptimizerKind::RMSprop: {
     // Keras 3 divides by sqrt(v + eps), not sqrt(v) + eps.
     Value v = e.add(e.mul(slots[0], config.rho),
                     e.mul(e.mul(grad, grad), 1.0 - config.rho));
-    Value increment =
-        e.div(e.mul(lr(), grad), e.sqrt(e.add(v, config.epsilon)));
+    Value denominator = e.add(v, config.epsilon);
+    Value average;
+    if (config.centered) {
+      // The variance: v - avg(g)^2 + eps, in Keras's order.
+      unsigned a = config.momentum > 0.0 ? 2 : 1;
+      average = e.add(e.mul(slots[a], config.rho),
+                      e.mul(grad, 1.0 - config.rho));
+      denominator = e.add(e.sub(v, e.mul(average, average)), config.epsilon);
+    }
+    Value increment = e.div(e.mul(lr(), grad), e.sqrt(denominator));
     u.slots.push_back(v);
     if (config.momentum > 0.0) {
       Value mom = e.add(e.mul(slots[1], config.momentum), increment);
       u.slots.push_back(mom);
       increment = mom;
     }
+    if (average)
+      u.slots.push_back(average);
     u.param = e.sub(param, increment);
     return u;
   }

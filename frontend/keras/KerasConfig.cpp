@@ -568,14 +568,14 @@ json::Object optimizerConfig(const OptimizerConfig &opt) {
     c["beta_1"] = opt.beta1;
     c["beta_2"] = beta2;
     c["epsilon"] = opt.epsilon;
-    c["amsgrad"] = false;
+    c["amsgrad"] = opt.amsgrad;
     break;
   case OptimizerKind::RMSprop:
     cls = "RMSprop";
     c["rho"] = opt.rho;
     c["momentum"] = opt.momentum;
     c["epsilon"] = opt.epsilon;
-    c["centered"] = false;
+    c["centered"] = opt.centered;
     break;
   case OptimizerKind::Adagrad:
     cls = "Adagrad";

@@ -2,7 +2,8 @@
 """Regenerates tests/fixtures/keras/continue: what `kcc train saved.keras`
 must reproduce of Keras's load_model + fit.
 
-For Adam and SGD with momentum, Keras builds a small MLP (784 -> Dense 8
+For Adam, SGD with momentum, Adam with AMSGrad and centered RMSprop with
+momentum (their extra slots: velocity_hat, average_gradient), Keras builds a small MLP (784 -> Dense 8
 relu -> Dense 10 softmax), fits it 3 epochs of one step each on the batch
 make_fixtures.py uses (the first 32 Fashion-MNIST training images, pixels /
 255, flattened), and saves continue_<name>.keras with its optimizer (3
@@ -35,6 +36,12 @@ OPTIMIZERS = {
     "adam": lambda: keras.optimizers.Adam(learning_rate=1e-2),
     "sgd_momentum": lambda: keras.optimizers.SGD(learning_rate=0.05,
                                                  momentum=0.9),
+    # beta_2 0.5: v follows the last gradients, so it falls, and the
+    # maximum AMSGrad divides by departs from it within 6 steps.
+    "adam_amsgrad": lambda: keras.optimizers.Adam(
+        learning_rate=1e-2, beta_2=0.5, amsgrad=True),
+    "rmsprop_centered": lambda: keras.optimizers.RMSprop(
+        learning_rate=1e-2, momentum=0.5, centered=True),
 }
 
 

@@ -139,14 +139,12 @@ cl::opt<double> epsilon("epsilon",
                                  "Adamax: epsilon (default 1e-7)"),
                         cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::opt<bool> amsgrad("amsgrad",
-                      cl::desc("Adam, AdamW: AMSGrad (default false; true "
-                               "is not supported)"),
+                      cl::desc("Adam, AdamW: AMSGrad (default false)"),
                       cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::opt<double> rho("rho", cl::desc("RMSprop: rho (default 0.9)"),
                     cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::opt<bool> centered("centered",
-                       cl::desc("RMSprop: centered (default false; true is "
-                                "not supported)"),
+                       cl::desc("RMSprop: centered (default false)"),
                        cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::opt<double> initialAccumulatorValue(
     "initial-accumulator-value",
@@ -586,9 +584,9 @@ llvm::Error applyOptimizerArguments(kcc::OptimizerConfig &opt) {
       {epsilon,
        {K::Adam, K::AdamW, K::RMSprop, K::Adagrad, K::Nadam, K::Adamax},
        [&] { opt.epsilon = epsilon; }},
-      {amsgrad, {K::Adam, K::AdamW}, [] {}},
+      {amsgrad, {K::Adam, K::AdamW}, [&] { opt.amsgrad = amsgrad; }},
       {rho, {K::RMSprop}, [&] { opt.rho = rho; }},
-      {centered, {K::RMSprop}, [] {}},
+      {centered, {K::RMSprop}, [&] { opt.centered = centered; }},
       {initialAccumulatorValue,
        {K::Adagrad},
        [&] { opt.initialAccumulatorValue = initialAccumulatorValue; }},
@@ -607,11 +605,6 @@ llvm::Error applyOptimizerArguments(kcc::OptimizerConfig &opt) {
     }
     a.apply();
   }
-  // Keras's AMSGrad and centered RMSprop: the importer refuses them too.
-  if (amsgrad || centered)
-    return llvm::createStringError(
-        std::string(amsgrad ? "--amsgrad" : "--centered") +
-        ": not supported (kcc trains without it)");
   return llvm::Error::success();
 }
 

@@ -13,6 +13,14 @@
 // RUN: kcc train %kcc_src/tests/fixtures/keras/continue/continue_sgd_momentum.keras --data %t/b.npz --batch 32 --epochs 3 --shuffle=false --csv-log %t/sgd.csv --save %t/sgd.keras
 // RUN: kcc predict %t/sgd.keras --data %t/x4.npz -o %t/sgd.npy
 // RUN: python3 %S/Inputs/compare_continue.py %kcc_src/tests/fixtures/keras/continue/continue.json sgd_momentum %t/sgd.csv %t/sgd.npy 1e-5 | FileCheck %s --check-prefix=CMP-SGD
+// AMSGrad's velocity_hat and centered RMSprop's average_gradient, read in
+// Keras's variable order and updated by Keras's formulas.
+// RUN: kcc train %kcc_src/tests/fixtures/keras/continue/continue_adam_amsgrad.keras --data %t/b.npz --batch 32 --epochs 3 --shuffle=false --verbose 0 --csv-log %t/amsgrad.csv --save %t/amsgrad.keras
+// RUN: kcc predict %t/amsgrad.keras --data %t/x4.npz -o %t/amsgrad.npy
+// RUN: python3 %S/Inputs/compare_continue.py %kcc_src/tests/fixtures/keras/continue/continue.json adam_amsgrad %t/amsgrad.csv %t/amsgrad.npy 1e-5 | FileCheck %s --check-prefix=CMP-AMSGRAD
+// RUN: kcc train %kcc_src/tests/fixtures/keras/continue/continue_rmsprop_centered.keras --data %t/b.npz --batch 32 --epochs 3 --shuffle=false --verbose 0 --csv-log %t/centered.csv --save %t/centered.keras
+// RUN: kcc predict %t/centered.keras --data %t/x4.npz -o %t/centered.npy
+// RUN: python3 %S/Inputs/compare_continue.py %kcc_src/tests/fixtures/keras/continue/continue.json rmsprop_centered %t/centered.csv %t/centered.npy 1e-5 | FileCheck %s --check-prefix=CMP-CENTERED
 // A flag that switches the optimizer starts a new one (Keras's compile()).
 // RUN: kcc train %kcc_src/tests/fixtures/keras/continue/continue_adam.keras --data %t/b.npz --batch 32 --optimizer=sgd | FileCheck %s --check-prefix=FRESH
 
@@ -23,6 +31,8 @@
 
 // CMP-ADAM: adam: 3 epochs, max loss difference
 // CMP-SGD: sgd_momentum: 3 epochs, max loss difference
+// CMP-AMSGRAD: adam_amsgrad: 3 epochs, max loss difference
+// CMP-CENTERED: rmsprop_centered: 3 epochs, max loss difference
 
 // FRESH: kcc: training continue_adam (compiled, batch 32, sgd
 // FRESH-NOT: continuing
