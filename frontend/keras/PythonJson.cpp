@@ -1,4 +1,4 @@
-//===- PythonJson.cpp - JSON text as Python's json module writes it -------===//
+//===- PythonJson.cpp - JSON as Python's json module writes it ------------===//
 
 #include "frontend/keras/PythonJson.h"
 

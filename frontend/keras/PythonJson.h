@@ -1,4 +1,4 @@
-//===- PythonJson.h - JSON text as Python's json module writes it -*- C++ -*-===//
+//===- PythonJson.h - JSON as Python's json module writes it ----*- C++ -*-===//
 //
 // Keras reads config.json with Python's json module and checks types:
 // SGD(momentum=0) fails `isinstance(momentum, float)`. llvm::json prints a

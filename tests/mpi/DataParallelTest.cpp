@@ -346,7 +346,8 @@ TEST_P(PartialBatch, MatchesOneProcess) {
     worstLoss = std::max(worstLoss, std::abs(h1.epochs[e].values["loss"] -
                                              h2.epochs[e].values["loss"]));
   }
-  std::vector<NDArray> expected = ref->getWeights(), actual = model->getWeights();
+  std::vector<NDArray> expected = ref->getWeights();
+  std::vector<NDArray> actual = model->getWeights();
   for (size_t i = 0; i < expected.size(); ++i) {
     double e = maxAbsDiff(expected[i], actual[i]);
     EXPECT_LE(e, kTol) << i;

@@ -83,8 +83,8 @@ NDArray oneInput(Model &model, size_t k,
     std::string wantText = shapeToString(want);
     wantText.replace(1, 2, "N");
     throw Error(path + ": array '" + name + "' has shape " +
-                shapeToString(x.shape()) + " but the model's input '" + inputName +
-                "' takes " + wantText);
+                shapeToString(x.shape()) + " but the model's input '" +
+                inputName + "' takes " + wantText);
   }
   if (x.shape()[0] == 0)
     throw Error(path + ": array '" + name + "' holds no examples");

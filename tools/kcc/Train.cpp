@@ -387,8 +387,8 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
     keras::Checkpoint ckpt =
         keras::loadCheckpoint(config.source.input, config.source.seed);
     continueState = std::move(ckpt.optimizer);
-    *loaded = loadedFromImport(std::move(ckpt.imported),
-                               llvm::sys::path::stem(config.source.input).str());
+    std::string name = llvm::sys::path::stem(config.source.input).str();
+    *loaded = loadedFromImport(std::move(ckpt.imported), name);
   } else {
     loaded = loadModel(config.source);
   }
