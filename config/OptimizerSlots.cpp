@@ -19,12 +19,19 @@ llvm::SmallVector<SlotSpec> slotSpecs(const OptimizerConfig &config) {
     return {};
   case OptimizerKind::Adam:
   case OptimizerKind::AdamW:
+    if (config.amsgrad)
+      return {{"momentum"}, {"velocity"}, {"velocity_hat"}};
+    return {{"momentum"}, {"velocity"}};
   case OptimizerKind::Nadam:
     return {{"momentum"}, {"velocity"}};
-  case OptimizerKind::RMSprop:
+  case OptimizerKind::RMSprop: {
+    llvm::SmallVector<SlotSpec> slots = {{"velocity"}};
     if (config.momentum > 0.0)
-      return {{"velocity"}, {"momentum"}};
-    return {{"velocity"}};
+      slots.push_back({"momentum"});
+    if (config.centered)
+      slots.push_back({"average_gradient"});
+    return slots;
+  }
   case OptimizerKind::Adagrad:
     return {{"accumulator", config.initialAccumulatorValue}};
   case OptimizerKind::Adamax:
@@ -53,10 +60,19 @@ std::vector<unsigned> kerasStateOrder(const OptimizerConfig &config,
   unsigned slots = slotSpecs(config).size();
   std::vector<unsigned> order;
   if (config.kind == OptimizerKind::RMSprop) {
-    // build() adds all velocities, then all momentums.
+    // build() adds all velocities, then all momentums, then all average
+    // gradients.
     for (unsigned s = 0; s < slots; ++s)
       for (unsigned p = 0; p < numTrainable; ++p)
         order.push_back(p * slots + s);
+  } else if (config.amsgrad && (config.kind == OptimizerKind::Adam ||
+                                config.kind == OptimizerKind::AdamW)) {
+    // build() adds momentum and velocity per variable, then every
+    // velocity_hat.
+    for (unsigned p = 0; p < numTrainable; ++p)
+      order.insert(order.end(), {p * slots, p * slots + 1});
+    for (unsigned p = 0; p < numTrainable; ++p)
+      order.push_back(p * slots + 2);
   } else {
     for (unsigned i = 0; i < numTrainable * slots; ++i)
       order.push_back(i);

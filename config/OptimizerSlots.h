@@ -6,9 +6,10 @@
 // (`<optimizer>/<param path with _>_<slot>`):
 //
 //   sgd       momentum (only when momentum != 0)
-//   adam      momentum, velocity          (amsgrad is refused)
-//   adamw     momentum, velocity
-//   rmsprop   velocity [, momentum when momentum > 0]   (centered refused)
+//   adam      momentum, velocity [, velocity_hat with amsgrad]
+//   adamw     momentum, velocity [, velocity_hat with amsgrad]
+//   rmsprop   velocity [, momentum when momentum > 0]
+//             [, average_gradient when centered]
 //   adagrad   accumulator (starts at initial_accumulator_value)
 //   nadam     momentum, velocity; then one global u_product (starts at 1)
 //   adamax    momentum, norm
@@ -16,8 +17,10 @@
 //
 // Keras's `optimizer.variables` are `iteration`, `learning_rate` (absent
 // with a schedule), then the slots: interleaved per param as above for every
-// optimizer but RMSprop, whose velocities all come before its momentums
-// (two add_optimizer_variables calls); Nadam's u_product comes last.
+// optimizer but RMSprop, whose velocities all come before its momentums and
+// those before its average gradients (one add_optimizer_variables call
+// each), and AMSGrad's velocity_hats, which follow every momentum and
+// velocity; Nadam's u_product comes last.
 // kerasStateOrder() gives the permutation.
 //
 // Plain data (no MLIR): the optimizer update (passes/Optimizers.h) and the

@@ -154,5 +154,15 @@ std::optional<NonFiniteOp> kcc::checkTrainStep(func::FuncOp trainStep,
       before.learningRate, dtypeOf(lrType.getElementType()));
   args[layout->firstInputArg()] = x;
   args[layout->targetArg()] = y;
-  return findFirstNonFinite(trainStep, args);
+  std::optional<NonFiniteOp> found = findFirstNonFinite(trainStep, args);
+  // The data arrays by the names the user gave them (x, y), as Keras's
+  // fit(x, y) does, rather than by the step's argument.
+  if (found)
+    for (std::string &name : found->nonFiniteArguments) {
+      if (name == argumentName(trainStep, layout->firstInputArg()))
+        name = "x";
+      else if (name == argumentName(trainStep, layout->targetArg()))
+        name = "y";
+    }
+  return found;
 }

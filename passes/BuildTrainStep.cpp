@@ -738,6 +738,8 @@ KcBuildTrainStepOptions BuildTrainStepPass::currentOptions() const {
   o.beta2 = beta2;
   o.epsilon = epsilon;
   o.rho = rho;
+  o.amsgrad = amsgrad;
+  o.centered = centered;
   o.initialAccumulatorValue = initialAccumulatorValue;
   o.weightDecay = weightDecay;
   o.clipnorm = clipnorm;

@@ -155,23 +155,38 @@ ParamUpdate buildUpdate(OpBuilder &b, Location loc,
     Value m = e.add(slots[0], e.mul(e.sub(grad, slots[0]), 1.0 - config.beta1));
     Value v = e.add(slots[1], e.mul(e.sub(e.mul(grad, grad), slots[1]),
                                     1.0 - config.resolvedBeta2()));
+    u.slots = {m, v};
+    if (config.amsgrad) {
+      // The update divides by the running maximum of v, kept as v_hat.
+      v = e.max(slots[2], v);
+      u.slots.push_back(v);
+    }
     u.param = e.sub(param, e.div(e.mul(m, bcast(scalars.adamAlpha)),
                                  e.add(e.sqrt(v), config.epsilon)));
-    u.slots = {m, v};
     return u;
   }
   case OptimizerKind::RMSprop: {
     // Keras 3 divides by sqrt(v + eps), not sqrt(v) + eps.
     Value v = e.add(e.mul(slots[0], config.rho),
                     e.mul(e.mul(grad, grad), 1.0 - config.rho));
-    Value increment =
-        e.div(e.mul(lr(), grad), e.sqrt(e.add(v, config.epsilon)));
+    Value denominator = e.add(v, config.epsilon);
+    Value average;
+    if (config.centered) {
+      // The variance: v - avg(g)^2 + eps, in Keras's order.
+      unsigned a = config.momentum > 0.0 ? 2 : 1;
+      average = e.add(e.mul(slots[a], config.rho),
+                      e.mul(grad, 1.0 - config.rho));
+      denominator = e.add(e.sub(v, e.mul(average, average)), config.epsilon);
+    }
+    Value increment = e.div(e.mul(lr(), grad), e.sqrt(denominator));
     u.slots.push_back(v);
     if (config.momentum > 0.0) {
       Value mom = e.add(e.mul(slots[1], config.momentum), increment);
       u.slots.push_back(mom);
       increment = mom;
     }
+    if (average)
+      u.slots.push_back(average);
     u.param = e.sub(param, increment);
     return u;
   }

@@ -52,6 +52,8 @@ toTrainStepOptions(const TrainingConfig &config,
   o.beta2 = opt.resolvedBeta2();
   o.epsilon = opt.epsilon;
   o.rho = opt.rho;
+  o.amsgrad = opt.amsgrad;
+  o.centered = opt.centered;
   o.initialAccumulatorValue = opt.initialAccumulatorValue;
   o.weightDecay = opt.resolvedWeightDecay();
   o.clipnorm = opt.clipnorm;
@@ -100,6 +102,8 @@ fromTrainStepOptions(const KcBuildTrainStepOptions &options) {
     opt.beta2 = options.beta2;
   opt.epsilon = options.epsilon;
   opt.rho = options.rho;
+  opt.amsgrad = options.amsgrad;
+  opt.centered = options.centered;
   opt.initialAccumulatorValue = options.initialAccumulatorValue;
   if (options.weightDecay != -1)
     opt.weightDecay = options.weightDecay;

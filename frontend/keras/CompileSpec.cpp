@@ -202,6 +202,8 @@ void readOptimizer(const ObjectView &cc, llvm::StringRef key,
   opt.momentum = c->getNumber("momentum", opt.momentum);
   opt.rho = c->getNumber("rho", opt.rho);
   opt.nesterov = c->getBool("nesterov", opt.nesterov);
+  opt.amsgrad = c->getBool("amsgrad", opt.amsgrad);
+  opt.centered = c->getBool("centered", opt.centered);
   opt.initialAccumulatorValue =
       c->getNumber("initial_accumulator_value", opt.initialAccumulatorValue);
   // Keras writes null for "none"; AdamW always writes its value.
@@ -211,9 +213,8 @@ void readOptimizer(const ObjectView &cc, llvm::StringRef key,
   opt.clipvalue = c->getNumber("clipvalue", opt.clipvalue);
   opt.globalClipnorm = c->getNumber("global_clipnorm", opt.globalClipnorm);
   // What kcc does not train with: the model still imports for inference.
-  for (llvm::StringRef flag : {"amsgrad", "centered", "use_ema"})
-    if (c->getBool(flag, false))
-      deferError(*c, flag, unsupported(flag + " is not supported"), error);
+  if (c->getBool("use_ema", false))
+    deferError(*c, "use_ema", unsupported("use_ema is not supported"), error);
   for (llvm::StringRef k : {"gradient_accumulation_steps", "loss_scale_factor"})
     if (c->has(k))
       deferError(*c, k, unsupported(k + " is not supported"), error);

@@ -14,6 +14,7 @@
 #include "frontend/Layers.h"
 #include "frontend/keras/LayerRegistry.h"
 #include "frontend/keras/Saving.h"
+#include "frontend/keras/PythonJson.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -487,14 +488,14 @@ json::Object optimizerConfig(const OptimizerConfig &opt) {
     c["beta_1"] = opt.beta1;
     c["beta_2"] = beta2;
     c["epsilon"] = opt.epsilon;
-    c["amsgrad"] = false;
+    c["amsgrad"] = opt.amsgrad;
     break;
   case OptimizerKind::RMSprop:
     cls = "RMSprop";
     c["rho"] = opt.rho;
     c["momentum"] = opt.momentum;
     c["epsilon"] = opt.epsilon;
-    c["centered"] = false;
+    c["centered"] = opt.centered;
     break;
   case OptimizerKind::Adagrad:
     cls = "Adagrad";
@@ -633,8 +634,5 @@ keras::kerasConfigJson(Model &model,
       sequential ? sequentialConfig(model) : functionalConfig(model);
   config["compile_config"] =
       training ? compileConfigJson(*training) : json::Object{};
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << json::Value(std::move(config));
-  return text;
+  return pythonJson(json::Value(std::move(config)));
 }

@@ -14,6 +14,7 @@
 #include "frontend/keras/LayerSpecs.h"
 #include "frontend/keras/ModelSpec.h"
 #include "config/OptimizerSlots.h"
+#include "frontend/keras/PythonJson.h"
 #include "runtime/data/AtomicFile.h"
 #include "runtime/data/ZipWriter.h"
 
@@ -47,12 +48,9 @@ std::string metadataJson(Model &model, const ModelState &state) {
                    {"seed", std::to_string(model.seed())}};
   if (state.optimizer)
     kcc["iterations"] = state.optimizer->iterations;
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << json::Value(json::Object{{"keras_version", kKerasVersion},
-                                 {"date_saved", nowString()},
-                                 {"kcc", std::move(kcc)}});
-  return text;
+  return pythonJson(json::Value(json::Object{{"keras_version", kKerasVersion},
+                                            {"date_saved", nowString()},
+                                            {"kcc", std::move(kcc)}}));
 }
 
 /// Fails unless `state` fits `model`: one array per weight, each of the
@@ -292,10 +290,7 @@ std::string updatedConfig(const ImportedModel &imported,
   if (!top)
     throw Error(source + ": the model's config is not a JSON object");
   (*top)["compile_config"] = compileConfigJson(*training);
-  std::string text;
-  llvm::raw_string_ostream os(text);
-  os << spec;
-  return text;
+  return pythonJson(spec);
 }
 
 } // namespace

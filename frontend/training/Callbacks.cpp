@@ -2,6 +2,7 @@
 
 #include "frontend/training/Callbacks.h"
 #include "frontend/training/Trainer.h"
+#include "runtime/Collectives.h"
 #include "runtime/Error.h"
 
 #include "llvm/Support/Format.h"
@@ -67,10 +68,25 @@ std::vector<std::pair<std::string, double>> barOrder(const Logs &logs) {
 }
 } // namespace
 
+/// Keras's Progbar time per step: "2s/step", "13ms/step", "162us/step".
+static std::string stepTimeText(double seconds) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (seconds >= 1 || seconds == 0)
+    os << llvm::format("%.0fs/step", seconds);
+  else if (seconds >= 1e-3)
+    os << llvm::format("%.0fms/step", seconds * 1e3);
+  else
+    os << llvm::format("%.0fus/step", seconds * 1e6);
+  return text;
+}
+
 ProgbarLogger::ProgbarLogger(llvm::raw_ostream &os, int verbose, int64_t epochs,
                              int64_t stepsPerEpoch)
     : os_(os), verbose_(verbose), epochs_(epochs), steps_(stepsPerEpoch),
-      live_(verbose == 1 && os.is_displayed()) {}
+      // A rank under mpirun writes to the launcher's pseudo-terminal even
+      // when the job's output goes to a file: redraw only alone.
+      live_(verbose == 1 && os.is_displayed() && collectives::size() == 1) {}
 
 void ProgbarLogger::onEpochBegin(int64_t epoch, Logs &) {
   os_ << "Epoch " << epoch + 1 << "/" << epochs_ << "\n";
@@ -100,8 +116,8 @@ void ProgbarLogger::draw(int64_t done, const Logs &logs, bool finished) {
   int digits = std::to_string(steps_).size();
   if (verbose_ == 2) {
     os_ << done << "/" << steps_ << " - "
-        << llvm::format("%.0fs - %.0fms/step", seconds,
-                        1e3 * seconds / perStepDiv);
+        << llvm::format("%.0fs - ", seconds)
+        << stepTimeText(seconds / perStepDiv);
   } else {
     constexpr int width = 30;
     int filled = static_cast<int>(width * done / std::max<int64_t>(1, steps_));
@@ -115,8 +131,8 @@ void ProgbarLogger::draw(int64_t done, const Logs &logs, bool finished) {
     os_ << llvm::format_decimal(done, digits) << "/" << steps_ << " [" << bar
         << "] - ";
     if (finished)
-      os_ << llvm::format("%.0fs %.0fms/step", seconds,
-                          1e3 * seconds / perStepDiv);
+      os_ << llvm::format("%.0fs ", seconds)
+          << stepTimeText(seconds / perStepDiv);
     else
       os_ << "ETA: "
           << llvm::format("%.0fs", seconds / perStepDiv * (steps_ - done));

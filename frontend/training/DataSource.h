@@ -37,6 +37,9 @@ namespace kcc {
 struct Batch {
   NDArray x, y, sampleWeight;
   std::vector<NDArray> inputs, targets;
+  /// Data-parallel: the examples of the global batch this one is a rank's
+  /// slice of (0: not a slice). The epoch's mean loss weighs it by that.
+  int64_t globalSize = 0;
   int64_t size() const { return x.defined() ? x.dim(0) : 0; }
   /// `inputs`, or {x} for a batch of one input; the same for the targets.
   std::vector<NDArray> allInputs() const;

@@ -5,6 +5,7 @@
 #include "runtime/Collectives.h"
 #include "runtime/Error.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -57,30 +58,41 @@ NDArray rows(const NDArray &a, int64_t begin, int64_t end) {
   return out;
 }
 
-std::string unevenBatch(int64_t rows, int size) {
+/// Rows [begin, end) of a batch of `n` rows that rank `rank` of `size`
+/// trains on: the first n % size ranks take one row more.
+std::pair<int64_t, int64_t> shareOf(int64_t n, int rank, int size) {
+  int64_t base = n / size, extra = n % size;
+  int64_t begin = rank * base + std::min<int64_t>(rank, extra);
+  return {begin, begin + base + (rank < extra)};
+}
+
+std::string tooSmallBatch(int64_t rows, int size) {
   return "data-parallel training: a batch of " + std::to_string(rows) +
-         " examples does not split evenly over " + std::to_string(size) +
-         " ranks (the batch size is the global batch: give a multiple of " +
-         std::to_string(size) + ")";
+         " example(s) leaves a rank of the " + std::to_string(size) +
+         " without any (give a batch of at least " + std::to_string(size) +
+         ")";
 }
 
 } // namespace
 
 ShardedDataSource::ShardedDataSource(DataSource &inner, int rank, int size)
     : inner_(inner), rank_(rank), size_(size) {
-  for (int64_t n : inner_.batchSizes())
-    if (n % size_ != 0)
-      throw Error(unevenBatch(n, size_));
+  for (int64_t n : inner_.batchSizes()) {
+    if (n < size_)
+      throw Error(tooSmallBatch(n, size_));
+    uneven_ |= n % size_ != 0;
+  }
 }
 
 Batch ShardedDataSource::batch(int64_t i) const {
   Batch global = inner_.batch(i);
   int64_t n = global.size();
-  if (n % size_ != 0)
-    throw Error(unevenBatch(n, size_) + " (batch " + std::to_string(i + 1) +
+  if (n < size_)
+    throw Error(tooSmallBatch(n, size_) + " (batch " + std::to_string(i + 1) +
                 ")");
-  int64_t share = n / size_, begin = rank_ * share, end = begin + share;
+  auto [begin, end] = shareOf(n, rank_, size_);
   Batch local;
+  local.globalSize = n;
   local.x = rows(global.x, begin, end);
   local.y = rows(global.y, begin, end);
   local.sampleWeight = rows(global.sampleWeight, begin, end);
@@ -88,17 +100,40 @@ Batch ShardedDataSource::batch(int64_t i) const {
     local.inputs.push_back(rows(a, begin, end));
   for (const NDArray &a : global.targets)
     local.targets.push_back(rows(a, begin, end));
+  if (hasSampleWeights() && !inner_.hasSampleWeights())
+    local.sampleWeight = NDArray::fromVector(
+        {end - begin}, std::vector<double>(end - begin, 1.0), DType::F32);
+  if (local.sampleWeight.defined() && (end - begin) * size_ != n) {
+    // The ranks' mean gradients are averaged: a rank with m of the n rows
+    // weighs its examples m * size / n, so the average is the mean over
+    // the n (a weighted loss divides by the rank's rows, as Keras's
+    // sum_over_batch_size does).
+    float scale = static_cast<float>(double((end - begin) * size_) / n);
+    NDArray w = NDArray::empty(local.sampleWeight.shape(), DType::F32);
+    for (int64_t k = 0; k < w.numel(); ++k)
+      w.data<float>()[k] = static_cast<float>(local.sampleWeight.at(k)) * scale;
+    local.sampleWeight = w;
+  }
   return local;
 }
 
 int64_t ShardedDataSource::numExamples() const {
-  int64_t n = inner_.numExamples();
-  return n < 0 ? n : n / size_;
+  std::vector<int64_t> sizes = batchSizes();
+  if (sizes.empty()) {
+    int64_t n = inner_.numExamples();
+    return n < 0 ? n : n / size_;
+  }
+  int64_t total = 0;
+  for (int64_t n : sizes)
+    total += n;
+  return total;
 }
 
 std::vector<int64_t> ShardedDataSource::batchSizes() const {
   std::vector<int64_t> sizes = inner_.batchSizes();
-  for (int64_t &n : sizes)
-    n /= size_;
+  for (int64_t &n : sizes) {
+    auto [begin, end] = shareOf(n, rank_, size_);
+    n = end - begin;
+  }
   return sizes;
 }

@@ -59,10 +59,13 @@ private:
   int rank_ = 0, size_ = 1;
 };
 
-/// Rank `rank` of `size`'s share of `inner`: rows [k*n/size, (k+1)*n/size)
-/// of each of its batches (n rows). Every batch must split evenly: the
-/// constructor checks the sizes `inner` announces and batch() the others,
-/// throwing kcc::Error that names the batch and the number of ranks.
+/// Rank `rank` of `size`'s share of `inner`: a contiguous slice of each of
+/// its batches (n rows), as even as it goes (the first n % size ranks take
+/// one row more, as Keras trains a partial last batch). When the slices
+/// differ, every batch carries sample weights (1, or the data's), scaled
+/// on an uneven batch so that the ranks' averaged gradient is the whole
+/// batch's mean: the step equals the one-process step. A batch smaller
+/// than `size` is a kcc::Error naming the batch and the number of ranks.
 class ShardedDataSource : public DataSource {
 public:
   ShardedDataSource(DataSource &inner, int rank, int size);
@@ -73,11 +76,15 @@ public:
   void onEpochEnd() override { inner_.onEpochEnd(); }
   int64_t numExamples() const override;
   std::vector<int64_t> batchSizes() const override;
-  bool hasSampleWeights() const override { return inner_.hasSampleWeights(); }
+  bool hasSampleWeights() const override {
+    return inner_.hasSampleWeights() || uneven_;
+  }
 
 private:
   DataSource &inner_;
   int rank_, size_;
+  /// Some batch (of those announced) does not split evenly.
+  bool uneven_ = false;
 };
 
 } // namespace kcc

@@ -439,15 +439,23 @@ History Trainer::fitShard(DataSource &train, const FitOptions &fit,
                            : trainOnBatch(current_.inputs, current_.targets,
                                           current_.sampleWeight);
         stepSeconds += secondsSince(stepStart);
-        if (config_.dataParallel)
+        if (config_.dataParallel) {
+          // A rank's metrics are means over its slice: weighed by its
+          // share, their average is the global batch's mean (the loss is,
+          // by the slice's sample weights: ShardedDataSource).
+          int64_t g = current_.globalSize;
+          if (g && current_.size() * collectives::size() != g)
+            for (double &m : r.metrics)
+              m *= double(current_.size() * collectives::size()) / g;
           averageOverRanks(r);
+        }
         if (names.empty()) {
           names = active_->metricNames();
           sums.assign(names.size(), 0.0);
         }
         // Keras weighs each batch's mean by its size (a partial batch
         // counts for its examples).
-        int64_t n = current_.size();
+        int64_t n = current_.globalSize ? current_.globalSize : current_.size();
         lossSum += r.loss * n;
         for (size_t i = 0; i < sums.size(); ++i)
           sums[i] += r.metrics[i] * n;

@@ -7,6 +7,10 @@
   train_under_mpirun.py fault KCC MPIRUN...    : rank 1 exits mid-epoch; the
       job fails with a message within 60 s, and the checkpoint of the last
       finished epoch loads and resumes, on one process.
+  train_under_mpirun.py partial KCC MPIRUN...  : 101 examples at batch 32
+      (a partial last batch of 5, split 3 + 2): two ranks log the single
+      process's losses and end with its model (outputs within 1e-5),
+      compiled and interpreted.
 """
 import os
 import re
@@ -50,7 +54,7 @@ elif mode == "fault":
     with tempfile.TemporaryDirectory() as tmp:
         ckpt = os.path.join(tmp, "ck.keras")
         common = ["--data", "fashion-mnist", "--batch", "32",
-                  "--steps-per-epoch", "40", "--verbose", "0"]
+                  "--steps-per-epoch", "40", "--verbose", "2"]
         p, secs = run(mpirun + [kcc, "train", mlp, "--epochs", "3",
                                 "--checkpoint=filepath=" + ckpt,
                                 "--fault-exit", "1:60"] + common, 120)
@@ -70,5 +74,48 @@ elif mode == "fault":
         if r.returncode != 0 or "resuming from" not in r.stdout:
             fail("resuming the last checkpoint failed", r)
         print("the epoch-1 checkpoint resumes on 1 process")
+elif mode == "partial":
+    sys.path.insert(0, os.path.join(src, "tests", "lit", "driver", "Inputs"))
+    from npy import parse_npy
+    with tempfile.TemporaryDirectory() as tmp:
+        data = os.path.join(tmp, "d.npz")
+        subprocess.run([sys.executable, os.path.join(
+            src, "tests", "lit", "driver", "Inputs", "npy.py"), "write", data,
+            "x=f4:101,28,28,1", "y=i8:101:labels:10"], check=True)
+
+        def train(launcher, name, exec_mode):
+            csv_log = os.path.join(tmp, name + ".csv")
+            model = os.path.join(tmp, name + ".keras")
+            p, _ = run(launcher + [kcc, "train", mlp, "--data", data,
+                                   "--batch", "32", "--epochs", "2",
+                                   "--mode", exec_mode, "--verbose", "2",
+                                   "--csv-log", csv_log, "--save", model],
+                       300)
+            if p.returncode != 0:
+                fail("%s exited %d" % (name, p.returncode), p)
+            r, _ = run([kcc, "predict", model, "--data", data, "-o",
+                        os.path.join(tmp, name + ".npy")], 120)
+            if r.returncode != 0:
+                fail("predict " + name, r)
+            losses = [float(line.split(",")[-1]) for line in
+                      open(csv_log).read().split()[1:]]
+            outputs = parse_npy(open(os.path.join(tmp, name + ".npy"),
+                                     "rb").read())[2]
+            return p, losses, outputs
+
+        for exec_mode in ("compiled", "interpreted"):
+            _, one_losses, one_out = train([], "one-" + exec_mode, exec_mode)
+            p, dp_losses, dp_out = train(mpirun, "dp-" + exec_mode, exec_mode)
+            if "data-parallel over 2 ranks" not in p.stdout:
+                fail("not a 2-rank run", p)
+            loss_diff = max(abs(a - b) for a, b in zip(one_losses, dp_losses))
+            out_diff = max(abs(a - b) for a, b in zip(one_out, dp_out))
+            print("%s: 101 examples at batch 32, 2 epochs, 2 ranks against "
+                  "1: max loss difference %.2e, max output difference %.2e" %
+                  (exec_mode, loss_diff, out_diff))
+            if len(one_losses) != 2 or len(dp_losses) != 2:
+                fail("expected 2 epochs logged", p)
+            if loss_diff > 1e-5 or out_diff > 1e-5:
+                fail("the 2-rank run differs from the single process", p)
 else:
     fail("unknown mode " + mode)

@@ -17,6 +17,7 @@
 #include "codegen/Passes.h"
 #include "engine/interpreter/Interpreter.h" // dtypeOf
 #include "frontend/Trace.h"
+#include "frontend/keras/PythonJson.h"
 #include "frontend/training/Jit.h"
 #include "passes/TrainStep.h"
 #include "runtime/Error.h"
@@ -189,9 +190,10 @@ int driver::runBench(const BenchConfig &config) {
     }
 
     if (config.json) {
-      llvm::outs() << llvm::formatv("{0:2}",
-                                    llvm::json::Value(std::move(result)))
-                   << "\n";
+      // Shortest round-trip numbers (71.134876, not 71.134876000000006).
+      keras::writePythonJson(llvm::outs(), llvm::json::Value(std::move(result)),
+                             /*indent=*/2);
+      llvm::outs() << "\n";
       return 0;
     }
     llvm::outs()

@@ -75,6 +75,12 @@ class Compilation {
 public:
   Compilation(const CompileConfig &config, MLIRContext &context)
       : config_(config), context_(context) {}
+  /// The step of a model being trained: `model` at `training`, its stages
+  /// dumped and reported as the flags say, nothing written to stdout.
+  Compilation(const CompileConfig &config, MLIRContext &context,
+              LoadedModel &model, const TrainingConfig &training)
+      : config_(config), context_(context), trained_(&model),
+        training_(&training) {}
 
   int run();
 
@@ -106,6 +112,9 @@ private:
   std::unique_ptr<SourceMgrDiagnosticHandler> sourceDiagnostics_;
   OwningOpRef<ModuleOp> module_;
   LoadedModel model_;
+  /// kcc train's model and step (then `model_` is unused).
+  LoadedModel *trained_ = nullptr;
+  const TrainingConfig *training_ = nullptr;
   aot::OutputFiles outputs_;
   std::optional<unsigned> outputIndex_, headerIndex_;
   std::optional<double> learningRate_;
@@ -158,6 +167,8 @@ bool Compilation::dump(llvm::StringRef fileName, llvm::StringRef text) {
 }
 
 int Compilation::finish(llvm::StringRef text) {
+  if (trained_)
+    return 0; // kcc train wrote the stages; the training is the output
   if (!outputIndex_) {
     llvm::outs() << text;
     llvm::outs().flush();
@@ -205,20 +216,23 @@ LogicalResult Compilation::load() {
       module_ = nullptr;
     return success(static_cast<bool>(module_));
   }
-  auto loaded = loadModel(source);
-  if (!loaded) {
-    fail(loaded.takeError());
-    return failure();
+  if (!trained_) {
+    auto loaded = loadModel(source);
+    if (!loaded) {
+      fail(loaded.takeError());
+      return failure();
+    }
+    model_ = std::move(*loaded);
   }
-  model_ = std::move(*loaded);
+  LoadedModel &model = trained_ ? *trained_ : model_;
   try {
     TraceOptions trace;
-    trace.batch = source.batch;
+    trace.batch = training_ ? training_->batch : source.batch;
     // The training-mode forward is what kc-build-train-step differentiates.
     trace.training = true;
-    module_ = traceForward(context_, *model_.model, trace);
+    module_ = traceForward(context_, *model.model, trace);
   } catch (const Error &e) {
-    fail(model_.name + ": " + e.what());
+    fail(model.name + ": " + e.what());
     return failure();
   }
   return success();
@@ -361,8 +375,9 @@ int Compilation::run() {
     return finish(moduleText(*module_));
 
   // train: the whole step in one function.
-  auto training = resolveTrainingConfig(model_, config_.source,
-                                        /*defaultMetrics=*/{});
+  auto training = training_ ? llvm::Expected<TrainingConfig>(*training_)
+                            : resolveTrainingConfig(model_, config_.source,
+                                                    /*defaultMetrics=*/{});
   if (!training)
     return fail(training.takeError());
   learningRate_ = training->optimizer.resolvedLearningRate();
@@ -377,10 +392,13 @@ int Compilation::run() {
 
   // From here on the functions carry their final (prefixed) names.
   renameFunctions(*module_);
-  if (config_.fusionReport)
-    return succeeded(printFusionReport(*module_, config_.cpu, llvm::outs()))
-               ? 0
-               : 1;
+  if (config_.fusionReport) {
+    if (failed(printFusionReport(*module_, config_.cpu, llvm::outs())))
+      return 1;
+    // kcc train goes on to dump the stages and train.
+    if (!trained_ || config_.dumpDir.empty())
+      return 0;
+  }
   // linalg and fused: the first half of kc-cpu-pipeline, without and with
   // elementwise fusion.
   for (EmitAction stage : {EmitAction::Linalg, EmitAction::Fused}) {
@@ -421,5 +439,20 @@ int driver::runCompile(const CompileConfig &config) {
   MLIRContext context(registry);
   context.loadDialect<kc::KcDialect, func::FuncDialect>();
   Compilation compilation(config, context);
+  return compilation.run();
+}
+
+int driver::inspectTrainStep(LoadedModel &model, const TrainingConfig &training,
+                             const std::string &dumpDir, bool fusionReport) {
+  CompileConfig config;
+  config.emit = dumpDir.empty() ? EmitAction::LlvmMlir : EmitAction::Llvm;
+  config.dumpDir = dumpDir;
+  config.fusionReport = fusionReport;
+  DialectRegistry registry;
+  registry.insert<kc::KcDialect, func::FuncDialect>();
+  registerCodegenInterfaces(registry);
+  MLIRContext context(registry);
+  context.loadDialect<kc::KcDialect, func::FuncDialect>();
+  Compilation compilation(config, context, model, training);
   return compilation.run();
 }

@@ -16,6 +16,7 @@
 #ifndef KCC_TOOLS_KCC_COMPILE_H
 #define KCC_TOOLS_KCC_COMPILE_H
 
+#include "ModelLoader.h"
 #include "Options.h"
 
 namespace kcc {
@@ -23,6 +24,13 @@ namespace driver {
 
 /// Returns the process exit code; diagnostics go to stderr.
 int runCompile(const CompileConfig &config);
+
+/// kcc train --dump-dir / --fusion-report: the stages of the step `model`
+/// trains with `training` (its batch, optimizer, data parallelism) written
+/// to `dumpDir` (01-kc.mlir ... 06-llvm.ll), and its fusion report printed
+/// on stdout. Returns the exit code: 0, or 1 after an error message.
+int inspectTrainStep(LoadedModel &model, const TrainingConfig &training,
+                     const std::string &dumpDir, bool fusionReport);
 
 } // namespace driver
 } // namespace kcc

@@ -27,6 +27,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <optional>
 #include <sstream>
 
@@ -69,6 +70,8 @@ cl::opt<int64_t> batch(
     cl::desc("Static batch size of the traced model (a .mlir input has its "
              "own)"),
     cl::init(32), cl::cat(modelCategory), KCC_ALL_COMMANDS);
+cl::alias batchSizeAlias("batch-size", cl::desc("Alias for --batch"),
+                         cl::aliasopt(batch));
 cl::opt<uint64_t> seed("seed",
                        cl::desc("Seed of the initial weights (and, in kcc "
                                 "train, of each epoch's shuffle)"),
@@ -113,6 +116,40 @@ cl::opt<int64_t> bucketKb(
              "carries; each bucket starts as soon as the backward has "
              "produced it (default 1024)"),
     cl::init(1024), cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::alias learningRateAlias("learning-rate", cl::desc("Alias for --lr"),
+                            cl::aliasopt(learningRate));
+// Each Keras optimizer argument, under its Keras name (beta_1 is
+// --beta-1); unset keeps the spec's value or Keras's default.
+cl::opt<double> momentum("momentum",
+                         cl::desc("SGD's and RMSprop's momentum (default 0)"),
+                         cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<bool> nesterov("nesterov",
+                       cl::desc("SGD: Nesterov momentum (default false)"),
+                       cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<double> beta1("beta-1",
+                      cl::desc("Adam, AdamW, Nadam, Adamax, Lion: beta_1 "
+                               "(default 0.9)"),
+                      cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<double> beta2("beta-2",
+                      cl::desc("Adam, AdamW, Nadam, Adamax, Lion: beta_2 "
+                               "(default 0.999, lion 0.99)"),
+                      cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<double> epsilon("epsilon",
+                        cl::desc("Adam, AdamW, RMSprop, Adagrad, Nadam, "
+                                 "Adamax: epsilon (default 1e-7)"),
+                        cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<bool> amsgrad("amsgrad",
+                      cl::desc("Adam, AdamW: AMSGrad (default false)"),
+                      cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<double> rho("rho", cl::desc("RMSprop: rho (default 0.9)"),
+                    cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<bool> centered("centered",
+                       cl::desc("RMSprop: centered (default false)"),
+                       cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<double> initialAccumulatorValue(
+    "initial-accumulator-value",
+    cl::desc("Adagrad: initial_accumulator_value (default 0.1)"),
+    cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::opt<double> weightDecay("weight-decay",
                             cl::desc("Weight decay (default: Keras's for the "
                                      "optimizer, adamw 0.004)"),
@@ -166,8 +203,9 @@ cl::opt<std::string> dumpDir(
     "dump-dir",
     cl::desc("Write every stage reached to DIR: 01-kc.mlir, "
              "02-train.mlir, 03-linalg.mlir, 04-fused.mlir, 05-llvm.mlir, "
-             "06-llvm.ll"),
-    cl::value_desc("dir"), cl::cat(compileCategory));
+             "06-llvm.ll (kcc train: the step it trains)"),
+    cl::value_desc("dir"), cl::cat(compileCategory),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(trainCommand));
 cl::opt<std::string>
     symbolPrefix("prefix",
                  cl::desc("Prefix of the emitted function names from "
@@ -189,8 +227,10 @@ cl::opt<bool> fusionReport(
     cl::desc("Print each fusion (elementwise chains, library-call epilogues, "
              "loop fusion groups) with the layers it covers and the bytes it "
              "saves, each refused fusion with its reason, the memory plan "
-             "and the kernel count of the training step, then stop"),
-    cl::init(false), cl::cat(compileCategory));
+             "and the kernel count of the training step, then stop (kcc "
+             "train: of the step it trains, then train)"),
+    cl::init(false), cl::cat(compileCategory),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(trainCommand));
 cl::opt<unsigned> optLevel("O", cl::desc("LLVM optimization level (0-3)"),
                            cl::Prefix, cl::init(3), cl::cat(compileCategory));
 cl::opt<std::string> llvmPasses(
@@ -422,6 +462,100 @@ std::optional<std::string> checkNumericFlags() {
   return std::nullopt;
 }
 
+/// The commands a flag is an option of, as bits of (1 << Command).
+constexpr unsigned bit(Command c) { return 1u << static_cast<unsigned>(c); }
+constexpr unsigned inCompile = bit(Command::Compile),
+                   inTrain = bit(Command::Train), inBench = bit(Command::Bench),
+                   inEvaluate = bit(Command::Evaluate);
+
+/// The first flag given to a command that does not use it, as an error
+/// naming the commands that do. llvm::cl accepts the top-level (compile)
+/// options in every subcommand, and the train-step options are shared:
+/// without this, `kcc train -o x` would be silently ignored.
+std::optional<std::string> checkFlagScopes(Command command) {
+  const unsigned steps = inCompile | inTrain | inBench;
+  const std::pair<const cl::Option *, unsigned> scopes[] = {
+      {&loss, steps | inEvaluate},
+      {&fromLogits, steps | inEvaluate},
+      {&static_cast<cl::Option &>(metrics), steps | inEvaluate},
+      {&classWeight, steps},
+      {&optimizer, steps},
+      {&learningRate, steps},
+      {&lrSchedule, steps},
+      {&momentum, steps},
+      {&nesterov, steps},
+      {&beta1, steps},
+      {&beta2, steps},
+      {&epsilon, steps},
+      {&amsgrad, steps},
+      {&rho, steps},
+      {&centered, steps},
+      {&initialAccumulatorValue, steps},
+      {&weightDecay, steps},
+      {&clipnorm, steps},
+      {&clipvalue, steps},
+      {&globalClipnorm, steps},
+      {&bucketKb, inCompile | inTrain},
+      {&emitAction, inCompile},
+      {&outputFile, inCompile},
+      {&symbolPrefix, inCompile},
+      {&mcpu, inCompile},
+      {&mattr, inCompile},
+      {&planMemory, inCompile},
+      {&optLevel, inCompile},
+      {&dumpDir, inCompile | inTrain},
+      {&fusionReport, inCompile | inTrain},
+  };
+  auto name = [](unsigned c) -> std::string {
+    switch (static_cast<Command>(c)) {
+    case Command::Compile:
+      return "the compile command (kcc <model>)";
+    case Command::Train:
+      return "kcc train";
+    case Command::Bench:
+      return "kcc bench";
+    case Command::Predict:
+      return "kcc predict";
+    case Command::Evaluate:
+      return "kcc evaluate";
+    }
+    return "";
+  };
+  for (auto [option, commands] : scopes) {
+    if (!option->getNumOccurrences() || (commands & bit(command)))
+      continue;
+    std::vector<std::string> takers;
+    for (unsigned c = 0; c < 5; ++c)
+      if (commands & (1u << c))
+        takers.push_back(name(c));
+    std::string list;
+    for (size_t i = 0; i < takers.size(); ++i)
+      list += (i == 0 ? "" : i + 1 == takers.size() ? " and " : ", ") +
+              takers[i];
+    std::string flag = (option->ArgStr.size() == 1 ? "-" : "--") +
+                       option->ArgStr.str();
+    return flag + " is not an option of " +
+           name(static_cast<unsigned>(command)) + ": it is one of " + list;
+  }
+  return std::nullopt;
+}
+
+/// kcc's usage: --help's overview, and what bare `kcc` prints.
+constexpr const char *kUsage =
+    "kcc: compiles Keras-style training steps\n\n"
+    "  kcc [options] <model>          compile (--emit=kc|train|linalg|"
+    "llvm-mlir|llvm|obj|lib)\n"
+    "  kcc train <model> [options]    train on a dataset\n"
+    "  kcc bench <model> [options]    compiled vs interpreted steps\n"
+    "  kcc predict <model> --data X.npz -o P.npy   the model's outputs\n"
+    "  kcc evaluate <model> --data D.npz           loss and metrics\n\n"
+    "  <model> is a .mlir file (- reads standard input), a Keras .json, "
+    ".keras or .h5\n  file, or --model=mlp|cnn|residual.\n"
+    "  kcc train --help, kcc bench --help: the options of each command.\n"
+    "  --help-hidden: also LLVM's and MLIR's own options "
+    "(--mlir-print-ir-after-all,\n  --mlir-timing, ...), which every "
+    "command accepts.\n";
+
 ModelSource modelSource() {
   ModelSource s;
   s.input = inputFile;
@@ -429,6 +563,49 @@ ModelSource modelSource() {
   s.batch = batch;
   s.seed = seed;
   return s;
+}
+
+/// The Keras optimizer arguments given as flags, each checked to be one
+/// of `opt`'s optimizer (Adam has no momentum).
+llvm::Error applyOptimizerArguments(kcc::OptimizerConfig &opt) {
+  using K = kcc::OptimizerKind;
+  struct Argument {
+    cl::Option &flag;
+    std::vector<K> kinds;
+    std::function<void()> apply;
+  };
+  const std::vector<K> betas = {K::Adam, K::AdamW, K::Nadam, K::Adamax,
+                                K::Lion};
+  const Argument arguments[] = {
+      {momentum, {K::SGD, K::RMSprop}, [&] { opt.momentum = momentum; }},
+      {nesterov, {K::SGD}, [&] { opt.nesterov = nesterov; }},
+      {beta1, betas, [&] { opt.beta1 = beta1; }},
+      {beta2, betas, [&] { opt.beta2 = beta2.getValue(); }},
+      {epsilon,
+       {K::Adam, K::AdamW, K::RMSprop, K::Adagrad, K::Nadam, K::Adamax},
+       [&] { opt.epsilon = epsilon; }},
+      {amsgrad, {K::Adam, K::AdamW}, [&] { opt.amsgrad = amsgrad; }},
+      {rho, {K::RMSprop}, [&] { opt.rho = rho; }},
+      {centered, {K::RMSprop}, [&] { opt.centered = centered; }},
+      {initialAccumulatorValue,
+       {K::Adagrad},
+       [&] { opt.initialAccumulatorValue = initialAccumulatorValue; }},
+  };
+  for (const Argument &a : arguments) {
+    if (!a.flag.getNumOccurrences())
+      continue;
+    std::string flag = "--" + a.flag.ArgStr.str();
+    if (!llvm::is_contained(a.kinds, opt.kind)) {
+      std::string takers;
+      for (K k : a.kinds)
+        takers += (takers.empty() ? "" : ", ") + kcc::optimizerName(k).str();
+      return llvm::createStringError(
+          flag + ": the " + kcc::optimizerName(opt.kind).str() +
+          " optimizer has no such argument (" + takers + " do)");
+    }
+    a.apply();
+  }
+  return llvm::Error::success();
 }
 
 } // namespace
@@ -458,19 +635,7 @@ Command kcc::driver::parseCommandLine(int argc, char **argv) {
   for (cl::SubCommand *sub : {&cl::SubCommand::getTopLevel(), &trainCommand,
                               &benchCommand, &predictCommand, &evaluateCommand})
     hideLibraryOptions(*sub);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "kcc: compiles Keras-style training steps\n\n"
-      "  kcc [options] <model>          compile (--emit=kc|train|linalg|"
-      "llvm-mlir|llvm|obj|lib)\n"
-      "  kcc train <model> [options]    train on a dataset\n"
-      "  kcc bench <model> [options]    compiled vs interpreted steps\n"
-      "  kcc predict <model> --data X.npz -o P.npy   the model's outputs\n"
-      "  kcc evaluate <model> --data D.npz           loss and metrics\n\n"
-      "  kcc train --help, kcc bench --help: the options of each command.\n"
-      "  --help-hidden: also LLVM's and MLIR's own options "
-      "(--mlir-print-ir-after-all,\n  --mlir-timing, ...), which every "
-      "command accepts.\n");
+  cl::ParseCommandLineOptions(argc, argv, kUsage);
   // One report for the whole compile instead of LLVM's own per-pass tables.
   kcc::enableCompileTiming(llvm::TimePassesIsEnabled);
   llvm::TimePassesIsEnabled = false;
@@ -478,22 +643,32 @@ Command kcc::driver::parseCommandLine(int argc, char **argv) {
     llvm::WithColor::error(llvm::errs(), "kcc") << *problem << "\n";
     std::exit(1);
   }
-  if (trainCommand)
-    return Command::Train;
-  if (benchCommand)
-    return Command::Bench;
-  if (predictCommand)
-    return Command::Predict;
-  if (evaluateCommand)
-    return Command::Evaluate;
-  return Command::Compile;
+  Command command = trainCommand      ? Command::Train
+                    : benchCommand    ? Command::Bench
+                    : predictCommand  ? Command::Predict
+                    : evaluateCommand ? Command::Evaluate
+                                      : Command::Compile;
+  if (std::optional<std::string> problem = checkFlagScopes(command)) {
+    llvm::WithColor::error(llvm::errs(), "kcc") << *problem << "\n";
+    std::exit(1);
+  }
+  // Bare `kcc` shows how to use it; standard input is read only for "-".
+  if (command == Command::Compile && inputFile.empty() &&
+      builtinModel.empty()) {
+    if (argc == 1)
+      llvm::outs() << "OVERVIEW: " << kUsage;
+    else
+      llvm::WithColor::error(llvm::errs(), "kcc")
+          << "no model: give a .mlir file (- for standard input), a Keras "
+             "spec or --model=mlp|cnn|residual\n";
+    std::exit(1);
+  }
+  return command;
 }
 
 CompileConfig kcc::driver::getCompileConfig() {
   CompileConfig c;
   c.source = modelSource();
-  if (c.source.input.empty() && c.source.builtin.empty())
-    c.source.input = "-";
   c.emit = emitAction;
   c.output = outputFile;
   c.dumpDir = dumpDir;
@@ -546,6 +721,8 @@ TrainConfig kcc::driver::getTrainConfig() {
   c.saveWeights = saveWeightsFlag;
   c.resume = resumeFlag;
   c.distributed = distributedFlag;
+  c.dumpDir = dumpDir;
+  c.fusionReport = fusionReport;
   if (!faultExitFlag.empty()) {
     auto [rank, step] = llvm::StringRef(faultExitFlag).split(':');
     int r = 0;
@@ -599,9 +776,16 @@ llvm::Error kcc::driver::applyTrainingFlags(TrainingConfig &config) {
     llvm::Expected<OptimizerKind> kind = parseOptimizer(optimizer);
     if (!kind)
       return kind.takeError();
-    config.optimizer.kind = *kind;
+    // As Keras's compile(optimizer="sgd"): a new optimizer takes its own
+    // defaults (learning rate included), not the spec's arguments.
+    if (*kind != config.optimizer.kind) {
+      config.optimizer = OptimizerConfig();
+      config.optimizer.kind = *kind;
+    }
   }
   OptimizerConfig &opt = config.optimizer;
+  if (llvm::Error err = applyOptimizerArguments(opt))
+    return err;
   if (learningRate.getNumOccurrences()) {
     opt.learningRate = learningRate;
     opt.schedule.reset(); // the flag overrides the spec's schedule

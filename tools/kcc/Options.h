@@ -92,6 +92,10 @@ struct TrainConfig {
   /// Train data-parallel when an MPI launcher started the process (off:
   /// each process trains alone).
   bool distributed = true;
+  /// Write the stages of the step trained here (01-kc.mlir ... 06-llvm.ll).
+  std::string dumpDir;
+  /// Print the fusion report of the step trained, before training it.
+  bool fusionReport = false;
   /// Testing faults: rank `first` exits (without MPI_Finalize) after step
   /// `second` of the run.
   std::optional<std::pair<int, int64_t>> faultExit;

@@ -48,8 +48,9 @@ int driver::runPredict(const PredictConfig &config) {
   std::vector<NDArray> inputs =
       modelInputs(model, readDataFile(config.data), config.data);
   int64_t rows = inputs[0].shape()[0];
-  Executable exe =
-      jitInference(model, std::min(config.source.batch, rows), config.mode);
+  // Compile reports go where the result line goes: piped output in order.
+  Executable exe = jitInference(model, std::min(config.source.batch, rows),
+                                config.mode, &llvm::outs());
   std::vector<NDArray> outputs = exe.predict(inputs);
   std::vector<std::string> names = model.outputNames();
   std::map<std::string, NDArray> arrays;

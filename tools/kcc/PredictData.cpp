@@ -10,13 +10,6 @@
 using namespace kcc;
 using namespace kcc::driver;
 
-std::string driver::numpyShape(const Shape &shape) {
-  std::string s = "(";
-  for (size_t i = 0; i < shape.size(); ++i)
-    s += (i ? ", " : "") + std::to_string(shape[i]);
-  return s + (shape.size() == 1 ? ",)" : ")");
-}
-
 std::map<std::string, NDArray> driver::readDataFile(const std::string &path) {
   if (llvm::sys::path::extension(path) == ".npy")
     return {{"x", readNpy(path)}};
@@ -87,11 +80,11 @@ NDArray oneInput(Model &model, size_t k,
       features != expected) {
     Shape want{-1};
     want.insert(want.end(), expected.begin(), expected.end());
-    std::string wantText = numpyShape(want);
+    std::string wantText = shapeToString(want);
     wantText.replace(1, 2, "N");
     throw Error(path + ": array '" + name + "' has shape " +
-                numpyShape(x.shape()) + " but the model's input '" + inputName +
-                "' takes " + wantText);
+                shapeToString(x.shape()) + " but the model's input '" +
+                inputName + "' takes " + wantText);
   }
   if (x.shape()[0] == 0)
     throw Error(path + ": array '" + name + "' holds no examples");

@@ -34,9 +34,6 @@ modelInputs(Model &model, const std::map<std::string, NDArray> &arrays,
 /// `array` converted to `dtype` (float or integer types).
 NDArray castTo(const NDArray &array, DType dtype);
 
-/// NumPy's shape repr, "(6, 784)", for messages about NumPy arrays.
-std::string numpyShape(const Shape &shape);
-
 } // namespace driver
 } // namespace kcc
 

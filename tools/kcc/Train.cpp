@@ -33,6 +33,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "CallbackFlags.h"
+#include "Compile.h"
 #include "Diagnostics.h"
 #include "ModelLoader.h"
 #include "Run.h"
@@ -351,9 +352,12 @@ llvm::Expected<std::vector<CallbackPtr>> flagCallbacks(const TrainConfig &c) {
 /// initial weights) in `mode`; loads and checks the data on first use.
 llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
                                     std::optional<TrainData> &data) {
+  // Progress and messages share stdout, so piped output stays in order;
+  // --verbose 0 prints nothing but errors and warnings (stderr).
+  llvm::raw_ostream &out = config.verbose ? llvm::outs() : llvm::nulls();
   // A checkpoint is the model when resuming; its optimizer state goes to
   // the step once the Trainer has one.
-  std::optional<keras::OptimizerState> resumeState;
+  std::optional<keras::OptimizerState> resumeState, continueState;
   int64_t initialEpoch = 0;
   llvm::Expected<LoadedModel> loaded = LoadedModel();
   if (!config.resume.empty()) {
@@ -372,8 +376,19 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
               std::to_string(ckpt.epoch));
     resumeState = ckpt.optimizer;
     initialEpoch = ckpt.epoch;
-    *loaded = loadedFromImport(std::move(ckpt.imported),
-                               llvm::sys::path::stem(config.resume).str());
+    // Named as the model it holds (Keras's model.name), not the file.
+    std::string name = ckpt.imported.model->name();
+    *loaded = loadedFromImport(std::move(ckpt.imported), name);
+  } else if (config.source.builtin.empty() &&
+             llvm::sys::path::extension(config.source.input) == ".keras" &&
+             llvm::sys::fs::exists(config.source.input)) {
+    // Keras's load_model + fit: a model saved with its optimizer goes on
+    // with the optimizer's state and step count, from epoch 0.
+    keras::Checkpoint ckpt =
+        keras::loadCheckpoint(config.source.input, config.source.seed);
+    continueState = std::move(ckpt.optimizer);
+    std::string name = llvm::sys::path::stem(config.source.input).str();
+    *loaded = loadedFromImport(std::move(ckpt.imported), name);
   } else {
     loaded = loadModel(config.source);
   }
@@ -383,6 +398,17 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
                                         /*defaultMetrics=*/{});
   if (!training)
     return training.takeError();
+  // A flag that switches the optimizer starts a new one, as compile() with
+  // another optimizer does in Keras; one that changes its learning rate
+  // keeps the state and sets the rate.
+  if (continueState &&
+      training->optimizer.kind == loaded->training.optimizer.kind) {
+    resumeState = std::move(continueState);
+    if (training->optimizer.resolvedLearningRate() !=
+            loaded->training.optimizer.resolvedLearningRate() ||
+        training->optimizer.schedule)
+      resumeState->learningRate = training->optimizer.resolvedLearningRate();
+  }
   training->mode = mode;
   training->dataParallel = collectives::size() > 1;
   auto callbacks = flagCallbacks(config);
@@ -397,15 +423,28 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
                                    llvm::toString(std::move(err)));
   if (!data)
     data = loadData(config, spec);
+  // --dump-dir and --fusion-report: the step trained, inspected once.
+  if ((!config.dumpDir.empty() || config.fusionReport) &&
+      mode == config.modes.front() && isRootRank())
+    if (inspectTrainStep(*loaded, *training, config.dumpDir,
+                         config.fusionReport))
+      return llvm::createStringError("cannot inspect the training step");
   Trainer trainer(*loaded->model, *training,
-                  isRootRank() ? &llvm::errs() : nullptr);
+                  isRootRank() && config.verbose ? &out : nullptr);
   if (resumeState) {
     try {
       trainer.restoreOptimizerState(resumeState->slots, resumeState->iterations,
                                     resumeState->learningRate);
     } catch (const Error &e) {
-      throw Error(config.resume +
-                  ": the checkpoint does not fit the model: " + e.what());
+      if (!config.resume.empty())
+        throw Error(config.resume +
+                    ": the checkpoint does not fit the model: " + e.what());
+      // Flags changed the optimizer's state layout (SGD's momentum).
+      llvm::WithColor::warning(llvm::errs(), "kcc")
+          << config.source.input << ": the saved optimizer state does not "
+          << "fit the optimizer the flags give; starting it afresh ("
+          << e.what() << ")\n";
+      resumeState.reset();
     }
   }
   if (config.checkpoint && isRootRank()) {
@@ -424,23 +463,27 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   if (data->validation.size())
     validation = dataSourceOf(data->validation, spec, batch);
 
-  llvm::outs() << "kcc: training " << loaded->name << " (" << execModeName(mode)
+  out << "kcc: training " << loaded->name << " (" << execModeName(mode)
                << ", batch " << batch << ", "
                << optimizerName(training->optimizer.kind) << ", "
                << lossText(*training) << ") on " << data->train.size()
                << " examples"
                << (data->train.x[0].mapped() ? " (memory-mapped)" : "");
   if (validation)
-    llvm::outs() << ", validating on " << data->validation.size();
+    out << ", validating on " << data->validation.size();
   if (training->dataParallel)
-    llvm::outs() << ", data-parallel over " << collectives::size()
+    out << ", data-parallel over " << collectives::size()
                  << " ranks";
-  llvm::outs() << "\n";
+  out << "\n";
 
-  if (resumeState)
-    llvm::outs() << "kcc: resuming from " << config.resume << " at epoch "
-                 << initialEpoch + 1 << " (" << resumeState->iterations
-                 << " steps done)\n";
+  if (resumeState && !config.resume.empty())
+    out << "kcc: resuming from " << config.resume << " at epoch "
+        << initialEpoch + 1 << " (" << resumeState->iterations
+        << " steps done)\n";
+  else if (resumeState)
+    out << "kcc: continuing the " << optimizerName(training->optimizer.kind)
+        << " state saved in " << config.source.input << " ("
+        << resumeState->iterations << " steps done)\n";
 
   FitOptions fit;
   fit.epochs = config.epochs;
@@ -475,7 +518,7 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   }
   result.msPerStep = 1e3 * stepSeconds / std::max<int64_t>(1, stepsRun);
   if (training->dataParallel && config.verbose)
-    llvm::outs() << llvm::format(
+    out << llvm::format(
         "kcc: %.3f ms/step, %.1f%% of it in the gradients' all-reduce\n",
         result.msPerStep,
         100 * collectives::allReduceSeconds() / std::max(stepSeconds, 1e-9));
@@ -489,13 +532,13 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   const Executable &exe = *trainer.executable();
   if (!config.save.empty() && isRootRank()) {
     saveModel(*loaded, *training, exe, finished, config.save, false);
-    llvm::outs() << "kcc: saved the model to " << config.save << " ("
+    out << "kcc: saved the model to " << config.save << " ("
                  << sizeText(config.save) << ", epoch " << finished << ", "
                  << exe.iterations() << " steps)\n";
   }
   if (!config.saveWeights.empty() && isRootRank()) {
     saveModel(*loaded, *training, exe, finished, config.saveWeights, true);
-    llvm::outs() << "kcc: saved the weights to " << config.saveWeights << " ("
+    out << "kcc: saved the weights to " << config.saveWeights << " ("
                  << sizeText(config.saveWeights) << ", epoch " << finished
                  << ", " << exe.iterations() << " steps)\n";
   }
@@ -513,7 +556,7 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
       eval->x[0].gather(all.data(), eval->size(), spec.inputs[0].type, x);
       result.accuracy = accuracy(trainer.predict(x, batch), eval->y[0]);
       result.accuracyName = data->test ? "test accuracy" : "val accuracy";
-      llvm::outs() << result.accuracyName << ": "
+      out << result.accuracyName << ": "
                    << llvm::format("%.4f", *result.accuracy) << " ("
                    << eval->size() << " examples)\n";
     }
@@ -525,21 +568,22 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
 /// other's is not (the compiled step must never hide a NaN, nor make one).
 bool compareRuns(const TrainConfig &config,
                  const std::vector<RunResult> &results) {
+  llvm::raw_ostream &out = config.verbose ? llvm::outs() : llvm::nulls();
   // The step time excludes compilation (done before the first step) and
   // data loading; both runs saw the same batches in the same order.
-  llvm::outs() << "\nsame initial weights, same batches:\n";
+  out << "\nsame initial weights, same batches:\n";
   for (size_t i = 0; i < 2; ++i) {
     std::string name = std::string(execModeName(config.modes[i])) + ":";
-    llvm::outs() << llvm::format("  %-12s loss %-10s ", name.c_str(),
+    out << llvm::format("  %-12s loss %-10s ", name.c_str(),
                                  lossText(results[i].finalLoss).c_str());
     if (results[i].terminated) {
-      llvm::outs() << "(terminated on a non-finite loss)\n";
+      out << "(terminated on a non-finite loss)\n";
       continue;
     }
     if (results[i].accuracy)
-      llvm::outs() << llvm::format("%s %.4f  ", results[i].accuracyName.c_str(),
+      out << llvm::format("%s %.4f  ", results[i].accuracyName.c_str(),
                                    *results[i].accuracy);
-    llvm::outs() << llvm::format("%8.3f ms/step\n", results[i].msPerStep);
+    out << llvm::format("%8.3f ms/step\n", results[i].msPerStep);
   }
   double l0 = results[0].finalLoss, l1 = results[1].finalLoss;
   bool finite0 = std::isfinite(l0), finite1 = std::isfinite(l1);
@@ -552,19 +596,19 @@ bool compareRuns(const TrainConfig &config,
   }
   if (results[0].terminated || results[1].terminated)
     return true;
-  llvm::outs() << llvm::format(
+  out << llvm::format(
       "  interpreted / compiled time per step: %.2fx; ",
       results[1].msPerStep / results[0].msPerStep);
   if (results[0].accuracy && results[1].accuracy)
-    llvm::outs() << llvm::format(
+    out << llvm::format(
         "accuracy differs by %.2f points; ",
         100 * std::abs(*results[0].accuracy - *results[1].accuracy));
   if (finite0)
-    llvm::outs() << llvm::format("loss by %.2g (relative)\n",
+    out << llvm::format("loss by %.2g (relative)\n",
                                  std::abs(l0 - l1) /
                                      std::max(1e-12, std::abs(l1)));
   else
-    llvm::outs() << "both losses are non-finite\n";
+    out << "both losses are non-finite\n";
   return true;
 }
 

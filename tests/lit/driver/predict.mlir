@@ -37,7 +37,7 @@
 // NAMED: 'dense_2' f32[2, 10] for 2 examples
 
 // MISSING: kcc: error: {{.*}}nox.npz: no array 'x' (or 'input_layer', the input layer's name); the file has y
-// SHAPE: kcc: error: {{.*}}flat.npz: array 'x' has shape (6, 784) but the model's input 'input_layer' takes (N, 28, 28, 1)
+// SHAPE: kcc: error: {{.*}}flat.npz: array 'x' has shape [6, 784] but the model's input 'input_layer' takes [N, 28, 28, 1]
 // EMPTY: kcc: error: {{.*}}empty.npz: array 'x' holds no examples
 // NOFILE: kcc: error: {{.*}}none.npz: cannot open: No such file or directory
 // KEEP: keep

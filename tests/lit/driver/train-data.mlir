@@ -14,7 +14,7 @@
 // Validation: a file, or the last quarter; --verbose 2 prints one line.
 // RUN: kcc train %kcc_src/examples/mlp.json --data %t/good.npz --validation-data %t/good.npz --batch 16 --epochs 1 2>&1 | FileCheck %s --check-prefix=VAL
 // RUN: kcc train %kcc_src/examples/mlp.json --data %t/good.npz --validation-split 0.25 --batch 16 --epochs 2 --verbose 2 2>/dev/null | FileCheck %s --check-prefix=SPLIT
-// RUN: kcc train %kcc_src/examples/mlp.json --data %t/good.npz --batch 16 --epochs 1 --verbose 0 2>&1 | FileCheck %s --check-prefix=SILENT
+// RUN: kcc train %kcc_src/examples/mlp.json --data %t/good.npz --batch 16 --epochs 1 --verbose 0 2>&1 | count 0
 //
 // An autoencoder with loss mse and no metrics: no accuracy is forced on it.
 // CSVLogger, ReduceLROnPlateau and EarlyStopping (which stops it: a patience
@@ -39,7 +39,7 @@
 
 // GOOD: on 64 examples
 // GOOD: Epoch 1/1
-// GOOD-NEXT: 2/2 [==============================] - {{[0-9]+}}s {{[0-9]+}}ms/step - loss: [[LOSS:[0-9.]+]] - accuracy: [[ACC:[0-9.]+]]
+// GOOD-NEXT: 2/2 [==============================] - {{[0-9]+}}s {{[0-9]+(s|ms|us)}}/step - loss: [[LOSS:[0-9.]+]] - accuracy: [[ACC:[0-9.]+]]
 // GOOD-NOT: test accuracy
 // MAPPED: on 64 examples (memory-mapped)
 // MAPPED: 2/2 [==============================] - {{.*}} - loss: {{[0-9.]+}}
@@ -50,12 +50,10 @@
 
 // SPLIT: on 48 examples, validating on 16
 // SPLIT: Epoch 1/2
-// SPLIT-NEXT: 3/3 - {{[0-9]+}}s - {{[0-9]+}}ms/step - loss: {{[0-9.]+}} - accuracy: {{[0-9.]+}} - val_loss: {{[0-9.]+}} - val_accuracy: {{[0-9.]+}}
+// SPLIT: 3/3 - {{[0-9]+}}s - {{[0-9]+(s|ms|us)}}/step - loss: {{[0-9.]+}} - accuracy: {{[0-9.]+}} - val_loss: {{[0-9.]+}} - val_accuracy: {{[0-9.]+}}
 // SPLIT-NEXT: Epoch 2/2
 // SPLIT-NEXT: 3/3 - {{[0-9]+}}s
 
-// SILENT: kcc: training mlp
-// SILENT-NOT: Epoch
 
 // AE: training ae (compiled, batch 16, adam, mean_squared_error) on 64 examples
 // AE: 4/4 [==============================] - {{.*}} - loss: {{[0-9.]+}}{{$}}

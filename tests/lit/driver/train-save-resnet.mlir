@@ -6,7 +6,7 @@
 // predicts the same within 1e-7, checked by hand with Keras 3.)
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: python3 %S/Inputs/npy.py write %t/d.npz x=f4:16,28,28,1 y=i8:16:labels:10
-// RUN: kcc train %kcc_src/tests/fixtures/keras/resnet.keras --data %t/d.npz --batch 8 --epochs 1 --seed 3 --verbose 0 --save %t/one.keras | FileCheck %s
+// RUN: kcc train %kcc_src/tests/fixtures/keras/resnet.keras --data %t/d.npz --batch 8 --epochs 1 --seed 3 --verbose 2 --save %t/one.keras | FileCheck %s
 // RUN: kcc train %kcc_src/tests/fixtures/keras/resnet.keras --data %t/d.npz --batch 8 --epochs 2 --seed 3 --verbose 0 --save %t/two.keras
 // RUN: kcc train --resume %t/one.keras --data %t/d.npz --batch 8 --epochs 2 --seed 3 --verbose 0 --save %t/resumed.keras
 // RUN: kcc predict %t/two.keras --data %t/d.npz -o %t/two.npy

@@ -8,9 +8,9 @@
 // RUN: python3 %S/Inputs/npy.py write %t/d.npz x=f4:44,28,28,1 y=i8:44:labels:10
 // RUN: python3 %S/Inputs/npy.py write %t/v.npz x=f4:16,28,28,1 y=i8:16:labels:10
 //
-// RUN: kcc train %kcc_src/examples/mlp.json --data %t/d.npz --batch 8 --epochs 2 --seed 3 --verbose 0 --save %t/two.keras --save-weights %t/two.weights.h5 | FileCheck %s --check-prefix=TWO
-// RUN: kcc train %kcc_src/examples/mlp.json --data %t/d.npz --batch 8 --epochs 1 --seed 3 --verbose 0 --save %t/one.keras | FileCheck %s --check-prefix=ONE
-// RUN: kcc train --resume %t/one.keras --data %t/d.npz --batch 8 --epochs 2 --seed 3 --verbose 0 --save %t/resumed.keras --save-weights %t/resumed.weights.h5 | FileCheck %s --check-prefix=RESUMED
+// RUN: kcc train %kcc_src/examples/mlp.json --data %t/d.npz --batch 8 --epochs 2 --seed 3 --verbose 2 --save %t/two.keras --save-weights %t/two.weights.h5 | FileCheck %s --check-prefix=TWO
+// RUN: kcc train %kcc_src/examples/mlp.json --data %t/d.npz --batch 8 --epochs 1 --seed 3 --verbose 2 --save %t/one.keras | FileCheck %s --check-prefix=ONE
+// RUN: kcc train --resume %t/one.keras --data %t/d.npz --batch 8 --epochs 2 --seed 3 --verbose 2 --save %t/resumed.keras --save-weights %t/resumed.weights.h5 | FileCheck %s --check-prefix=RESUMED
 // The weights: the same predictions, bit for bit (the .h5 files differ
 // in HDF5's object timestamps only). The optimizer state: a third epoch
 // resumed from each gives the same predictions again.
@@ -24,7 +24,7 @@
 // RUN: cmp %t/three-a.npy %t/three-b.npy
 // RUN: not cmp -s %t/two.npy %t/three-a.npy
 // Each run of --mode=both resumes from the same checkpoint.
-// RUN: kcc train --resume %t/one.keras --data %t/d.npz --batch 8 --epochs 2 --seed 3 --verbose 0 --mode=both | FileCheck %s --check-prefix=BOTH
+// RUN: kcc train --resume %t/one.keras --data %t/d.npz --batch 8 --epochs 2 --seed 3 --verbose 2 --mode=both | FileCheck %s --check-prefix=BOTH
 //
 // TWO: kcc: saved the model to {{.*}}two.keras ({{[0-9.]+}} MB, epoch 2, 12 steps)
 // TWO: kcc: saved the weights to {{.*}}two.weights.h5 ({{[0-9.]+}} MB, epoch 2, 12 steps)
@@ -37,7 +37,7 @@
 // One checkpoint per epoch, named by the pattern; each resumes.
 // RUN: cd %t && kcc train %kcc_src/examples/mlp.json --data d.npz --validation-data v.npz --batch 8 --epochs 3 --seed 3 --verbose 0 --checkpoint=filepath=ck-{epoch:02d}.keras
 // RUN: ls %t | FileCheck %s --check-prefix=EVERY
-// RUN: kcc train --resume %t/ck-02.keras --data %t/d.npz --batch 8 --epochs 3 --seed 3 --verbose 0 | FileCheck %s --check-prefix=CK
+// RUN: kcc train --resume %t/ck-02.keras --data %t/d.npz --batch 8 --epochs 3 --seed 3 --verbose 2 | FileCheck %s --check-prefix=CK
 // EVERY: ck-01.keras
 // EVERY-NEXT: ck-02.keras
 // EVERY-NEXT: ck-03.keras
@@ -45,7 +45,7 @@
 //
 // save_best_only: a learning rate this large makes val_loss stop improving
 // after the first epoch; only the improvement is saved.
-// RUN: mkdir %t/best && cd %t/best && kcc train %kcc_src/examples/mlp.json --data ../d.npz --validation-data ../v.npz --batch 8 --epochs 3 --seed 3 --lr 0.05 --verbose 0 --checkpoint=filepath=best-{epoch:02d}-{val_loss:.4f}.keras,monitor=val_loss,save_best_only=true,mode=min,verbose=1 | FileCheck %s --check-prefix=BEST
+// RUN: mkdir %t/best && cd %t/best && kcc train %kcc_src/examples/mlp.json --data ../d.npz --validation-data ../v.npz --batch 8 --epochs 3 --seed 3 --lr 0.05 --verbose 2 --checkpoint=filepath=best-{epoch:02d}-{val_loss:.4f}.keras,monitor=val_loss,save_best_only=true,mode=min,verbose=1 | FileCheck %s --check-prefix=BEST
 // RUN: ls %t/best | FileCheck %s --check-prefix=BESTFILES
 // BEST: Epoch 1: val_loss improved from inf to [[V:[0-9.]+]], saving model to best-01-
 // BEST: Epoch 2: val_loss did not improve from [[V]]

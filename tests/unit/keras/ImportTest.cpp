@@ -240,12 +240,12 @@ TEST(KerasImport, OptimizerScheduleDecayAndClippingFromCompileConfig) {
             "end_learning_rate=0.01,power=2,cycle=true)");
 
   // What kcc cannot train with is deferred, naming the field.
-  std::string amsgrad = spec;
-  amsgrad.replace(amsgrad.find("\"weight_decay\""), 0, "\"amsgrad\": true, ");
-  m = keras::importModelJson(amsgrad, "spec.json");
+  std::string ema = spec;
+  ema.replace(ema.find("\"weight_decay\""), 0, "\"use_ema\": true, ");
+  m = keras::importModelJson(ema, "spec.json");
   EXPECT_EQ(m.trainingError,
-            "spec.json: $.compile_config.optimizer.config.amsgrad: "
-            "compile_config: amsgrad is not supported");
+            "spec.json: $.compile_config.optimizer.config.use_ema: "
+            "compile_config: use_ema is not supported");
   std::string unknown = spec;
   unknown.replace(unknown.find("PolynomialDecay"), 15, "StepDecay");
   m = keras::importModelJson(unknown, "spec.json");
