@@ -11,6 +11,7 @@
 
 #include "codegen/Passes.h"
 #include "engine/CompileTiming.h"
+#include "frontend/keras/LayerRegistry.h"
 #include "passes/Passes.h"
 #include "runtime/kernels/Kernels.h"
 
@@ -22,6 +23,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Pass.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/Format.h"
 #include "llvm/Support/WithColor.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -65,6 +67,12 @@ cl::opt<std::string> inputFile(
 cl::opt<std::string> builtinModel(
     "model", cl::desc("Use a reference model built in C++: mlp|cnn|residual"),
     cl::value_desc("name"), cl::cat(modelCategory), KCC_ALL_COMMANDS);
+cl::opt<std::string> listLayers(
+    "list-layers",
+    cl::desc("Print every Keras layer class kcc imports, with what it reads "
+             "of its config, and exit (=markdown: docs/frontend.md's table)"),
+    cl::value_desc("text|markdown"), cl::ValueOptional,
+    cl::cat(modelCategory));
 cl::opt<int64_t> batch(
     "batch",
     cl::desc("Static batch size of the traced model (a .mlir input has its "
@@ -608,6 +616,21 @@ llvm::Error applyOptimizerArguments(kcc::OptimizerConfig &opt) {
   return llvm::Error::success();
 }
 
+/// The layer registry: a line per class (family, name, what kcc reads), or
+/// docs/frontend.md's Markdown table.
+void printLayerList(llvm::raw_ostream &os, bool markdown) {
+  if (markdown) {
+    os << kcc::keras::layerTableMarkdown();
+    return;
+  }
+  for (const kcc::keras::LayerClass &cls : kcc::keras::layerClasses()) {
+    std::string doc = cls.doc;
+    llvm::erase(doc, '`');
+    os << llvm::left_justify(cls.family, 15)
+       << llvm::left_justify(cls.name, 24) << doc << "\n";
+  }
+}
+
 } // namespace
 
 Command kcc::driver::parseCommandLine(int argc, char **argv) {
@@ -636,6 +659,16 @@ Command kcc::driver::parseCommandLine(int argc, char **argv) {
                               &benchCommand, &predictCommand, &evaluateCommand})
     hideLibraryOptions(*sub);
   cl::ParseCommandLineOptions(argc, argv, kUsage);
+  if (listLayers.getNumOccurrences()) {
+    if (listLayers != "" && listLayers != "text" && listLayers != "markdown") {
+      llvm::WithColor::error(llvm::errs(), "kcc")
+          << "--list-layers=" << listLayers
+          << ": expected text or markdown\n";
+      std::exit(1);
+    }
+    printLayerList(llvm::outs(), listLayers == "markdown");
+    std::exit(0);
+  }
   // One report for the whole compile instead of LLVM's own per-pass tables.
   kcc::enableCompileTiming(llvm::TimePassesIsEnabled);
   llvm::TimePassesIsEnabled = false;
