@@ -118,6 +118,19 @@ public:
   explicit Dropout(double rate, uint64_t seed = 0);
 };
 
+/// Dropout of whole channels of [batch, steps, channels]: one draw per
+/// (example, channel), kept or dropped at every step.
+class SpatialDropout1D : public Layer {
+public:
+  explicit SpatialDropout1D(double rate, uint64_t seed = 0);
+};
+
+/// Dropout of whole channels of [batch, rows, columns, channels].
+class SpatialDropout2D : public Layer {
+public:
+  explicit SpatialDropout2D(double rate, uint64_t seed = 0);
+};
+
 /// Any activation ops::activation knows by name (relu, elu, gelu, silu,
 /// mish, ...; see ops::activationNames()).
 class Activation : public Layer {

@@ -15,18 +15,25 @@ using namespace kcc;
 
 namespace {
 
+/// Dropout, and the spatial dropouts: the same mask over every step
+/// (SpatialDropout1D, [batch, 1, channels]) or pixel (SpatialDropout2D,
+/// [batch, 1, 1, channels]), as Keras's noise_shape.
 class DropoutImpl : public LayerImpl {
 public:
-  DropoutImpl(double rate, uint64_t seed)
-      : LayerImpl("Dropout"), rate_(rate), userSeed_(seed) {
+  DropoutImpl(const char *className, double rate, uint64_t seed,
+              int spatialDims)
+      : LayerImpl(className), rate_(rate), userSeed_(seed),
+        spatialDims_(spatialDims) {
     if (!(rate >= 0.0 && rate < 1.0))
-      throw Error("Dropout: rate must be in [0, 1), got " +
+      throw Error(std::string(className) + ": rate must be in [0, 1), got " +
                   std::to_string(rate));
   }
 
   bool usesRandomness() const override { return rate_ > 0.0; }
   llvm::json::Object kerasConfig() const override {
-    llvm::json::Object c{{"rate", rate_}, {"noise_shape", nullptr}};
+    llvm::json::Object c{{"rate", rate_}};
+    if (!spatialDims_)
+      c["noise_shape"] = nullptr;
     // Keras's seed=None is kcc's 0 (a stream derived from the model's seed).
     c["seed"] = userSeed_ ? llvm::json::Value(static_cast<int64_t>(userSeed_))
                           : llvm::json::Value(nullptr);
@@ -38,6 +45,15 @@ protected:
                               const CallContext &ctx) override {
     expectInputs(inputs, 1);
     const Tensor &x = inputs[0];
+    Shape noise = x.shape();
+    if (spatialDims_) {
+      if (x.rank() != spatialDims_ + 2)
+        fail("expects an input of rank " + std::to_string(spatialDims_ + 2) +
+             " ([batch, " + (spatialDims_ == 1 ? "steps" : "rows, columns") +
+             ", channels]), got " + x.shapeString());
+      for (int d = 1; d <= spatialDims_; ++d)
+        noise[d] = 1;
+    }
     if (!ctx.training || rate_ == 0.0)
       return {x};
     // Without an explicit seed, each Dropout gets its own stream from the
@@ -45,7 +61,7 @@ protected:
     uint64_t seed = userSeed_ ? userSeed_
                               : init::deriveSeed(this->seed(),
                                                  name() + "/dropout");
-    Tensor u = ops::randomUniform(x.shape(), seed, ctx.step, x.dtype());
+    Tensor u = ops::randomUniform(noise, seed, ctx.step, x.dtype());
     Tensor keep = ops::compare(ops::CompareKind::GE, u,
                                ops::scalar(rate_, x.dtype()));
     Tensor scaled = ops::mul(x, ops::scalar(1.0 / (1.0 - rate_), x.dtype()));
@@ -55,6 +71,7 @@ protected:
 private:
   double rate_;
   uint64_t userSeed_;
+  int spatialDims_;
 };
 
 /// The base layer's activity regularizer does the work; the saved config
@@ -84,7 +101,13 @@ private:
 } // namespace
 
 Dropout::Dropout(double rate, uint64_t seed)
-    : Layer(std::make_shared<DropoutImpl>(rate, seed)) {}
+    : Layer(std::make_shared<DropoutImpl>("Dropout", rate, seed, 0)) {}
+
+SpatialDropout1D::SpatialDropout1D(double rate, uint64_t seed)
+    : Layer(std::make_shared<DropoutImpl>("SpatialDropout1D", rate, seed, 1)) {}
+
+SpatialDropout2D::SpatialDropout2D(double rate, uint64_t seed)
+    : Layer(std::make_shared<DropoutImpl>("SpatialDropout2D", rate, seed, 2)) {}
 
 ActivityRegularization::ActivityRegularization(double l1, double l2)
     : Layer(std::make_shared<ActivityRegularizationImpl>(l1, l2)) {}

@@ -3,8 +3,10 @@
 its first vocabulary (tests/fixtures/keras):
 
   vocabulary.keras  a model through Rescaling (scalar and per channel),
-                    Reshape, Permute, Cropping1D, Conv1D, Identity,
-                    UnitNormalization (one axis and two), an
+                    SpatialDropout2D and 1D (at rate 0, where Keras's and
+                    kcc's random streams cannot differ), Reshape, Permute,
+                    Cropping1D, Conv1D, Identity, UnitNormalization (one
+                    axis and two), an
                     ActivityRegularization whose penalty joins the loss, and
                     RepeatVector;
 
@@ -32,6 +34,7 @@ PREDICT = 4
 def vocabulary():
     x = keras.Input((28, 28, 1))
     h = L.Rescaling(2.0, offset=-0.5)(x)
+    h = L.SpatialDropout2D(0.0)(h)
     h = L.Reshape((28, 28))(h)
     h = L.Permute((2, 1))(h)                           # columns as steps
     h = L.Cropping1D((1, 2))(h)                        # 25 x 28
@@ -39,6 +42,7 @@ def vocabulary():
     h = L.Rescaling([1.0, 0.5, 2.0, 1.5, 1.0, 0.25, 3.0, 1.0],
                     offset=[0.1, 0.0, -0.1, 0.2, 0.0, 0.0, 0.3, -0.2])(h)
     h = L.Identity()(h)
+    h = L.SpatialDropout1D(0.0)(h)
     h = L.UnitNormalization()(h)
     h = L.ActivityRegularization(l1=1e-3, l2=1e-2)(h)
     d = L.Dense(16, activation="tanh")(L.Flatten()(h))

@@ -139,6 +139,41 @@ TEST(Layers, DropoutMaskFractionAndScaleWhenTraining) {
   EXPECT_THROW(Dropout(1.0), Error);
 }
 
+/// SpatialDropout1D and 2D drop whole channels: every step (pixel) of an
+/// (example, channel) is kept, scaled, or dropped together; the fraction
+/// of dropped channels is the rate; identity when not training.
+TEST(Layers, SpatialDropoutDropsWholeChannels) {
+  double rate = 0.4;
+  for (int dims : {1, 2}) {
+    Shape shape = dims == 1 ? Shape{40, 6, 50} : Shape{40, 3, 2, 50};
+    Layer drop = dims == 1 ? Layer(SpatialDropout1D(rate, 5))
+                           : Layer(SpatialDropout2D(rate, 5));
+    NDArray ones = NDArray::fromVector(
+        shape, std::vector<double>(numElements(shape), 1));
+    EXPECT_EQ(drop(ones, /*training=*/false).toVector(),
+              Tensor(ones).toVector());
+    std::vector<double> y = drop(ones, /*training=*/true).toVector();
+    int64_t batch = 40, positions = 6, channels = 50, dropped = 0;
+    for (int64_t n = 0; n < batch; ++n)
+      for (int64_t c = 0; c < channels; ++c) {
+        double first = y[n * positions * channels + c];
+        if (first == 0)
+          ++dropped;
+        else
+          EXPECT_NEAR(first, 1 / (1 - rate), 1e-6);
+        for (int64_t p = 1; p < positions; ++p)
+          ASSERT_EQ(y[(n * positions + p) * channels + c], first)
+              << "example " << n << " channel " << c << " position " << p;
+      }
+    // 2,000 Bernoulli(0.4) channels: stddev of the fraction ~0.011.
+    EXPECT_NEAR(dropped / double(batch * channels), rate, 0.05);
+  }
+  EXPECT_THROW(SpatialDropout1D(1.0), Error);
+  std::string msg = errorOf(
+      [] { SpatialDropout2D(0.5)(testData({4, 8}, 1), /*training=*/true); });
+  EXPECT_NE(msg.find("expects an input of rank 4"), std::string::npos) << msg;
+}
+
 TEST(Layers, SequentialDeferredBuildAndInputShapeArg) {
   Sequential deferred({Flatten(), Dense(5)});
   Tensor y = deferred(testData({3, 2, 4}, 6));
