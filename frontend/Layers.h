@@ -496,6 +496,16 @@ public:
   explicit Permute(std::vector<int64_t> dims);
 };
 
+/// The dot products of two inputs' examples over one axis of each (Keras's
+/// Dot, batch_dot): [N, F] . [N, F] -> [N, 1]; rank-3 inputs contract
+/// axes (a, b) in {1, 2} into [N, the rest of x1, the rest of x2].
+/// `normalize` first scales each input to unit L2 norm along its axis.
+class Dot : public Layer {
+public:
+  explicit Dot(int64_t axes, bool normalize = false);
+  Dot(int64_t axis1, int64_t axis2, bool normalize = false);
+};
+
 /// [batch, features] -> [batch, n, features] (Keras's RepeatVector).
 class RepeatVector : public Layer {
 public:

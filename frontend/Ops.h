@@ -152,6 +152,10 @@ Tensor reduceMax(const Tensor &x, std::vector<int64_t> axes,
 Tensor reduceMean(const Tensor &x, std::vector<int64_t> axes,
                   bool keepdims = false);
 Tensor argmax(const Tensor &x, int64_t axis = -1);
+/// Keras's ops.normalize(x, axes, order=2, epsilon):
+/// x * min(rsqrt(sum(x^2, axes, keepdims)), 1 / epsilon).
+Tensor l2Normalize(const Tensor &x, std::vector<int64_t> axes,
+                   double epsilon);
 /// Rows of a float `table` [V, D...] at int32/int64 `indices` [I...]:
 /// [I..., D...]. An index in [-V, 0) counts from the end; any other index
 /// outside [0, V) gives a NaN row (jnp.take, as Keras's Embedding on JAX).

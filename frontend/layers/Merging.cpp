@@ -128,6 +128,56 @@ private:
 
 using MergeKind = ElementwiseMergeImpl::Kind;
 
+/// Keras's batch_dot for rank 2 and rank 3: the axes resolved against each
+/// input's rank (a negative axis counts from the end), then one multiply
+/// and sum (rank 2) or one batched matmul (rank 3).
+class DotImpl : public LayerImpl {
+public:
+  DotImpl(int64_t axis1, int64_t axis2, bool same, bool normalize)
+      : LayerImpl("Dot"), axis1_(axis1), axis2_(axis2), same_(same),
+        normalize_(normalize) {}
+  llvm::json::Object kerasConfig() const override {
+    llvm::json::Value axes = same_ ? llvm::json::Value(axis1_)
+                                   : llvm::json::Array{axis1_, axis2_};
+    return llvm::json::Object{{"axes", std::move(axes)},
+                              {"normalize", normalize_}};
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 2);
+    Tensor x1 = inputs[0], x2 = inputs[1];
+    if (x1.rank() != x2.rank() || x1.rank() < 2 || x1.rank() > 3)
+      fail("expects two inputs of rank 2 or two of rank 3, got " +
+           x1.shapeString() + " and " + x2.shapeString());
+    int64_t rank = x1.rank();
+    int64_t a1 = axis1_ < 0 ? axis1_ + rank : axis1_;
+    int64_t a2 = axis2_ < 0 ? axis2_ + rank : axis2_;
+    if (a1 < 1 || a1 >= rank || a2 < 1 || a2 >= rank)
+      fail("axes (" + std::to_string(axis1_) + ", " + std::to_string(axis2_) +
+           ") are not non-batch axes of " + x1.shapeString());
+    if (x1.dim(a1) != x2.dim(a2))
+      fail("axis " + std::to_string(a1) + " of " + x1.shapeString() +
+           " and axis " + std::to_string(a2) + " of " + x2.shapeString() +
+           " differ in size");
+    if (normalize_) {
+      // Keras's utils.normalize: ops.normalize at epsilon() = 1e-7.
+      x1 = ops::l2Normalize(x1, {a1}, 1e-7);
+      x2 = ops::l2Normalize(x2, {a2}, 1e-7);
+    }
+    if (rank == 2)
+      return {ops::reduceSum(ops::mul(x1, x2), {1}, /*keepdims=*/true)};
+    // [N, a, k] . [N, k, b] with x1's contracted axis last, x2's first.
+    return {ops::batchMatmul(x1, x2, /*transposeA=*/a1 == 1,
+                             /*transposeB=*/a2 == 2)};
+  }
+
+private:
+  int64_t axis1_, axis2_;
+  bool same_, normalize_;
+};
+
 } // namespace
 
 Add::Add() : Layer(std::make_shared<AddImpl>()) {}
@@ -149,3 +199,10 @@ KCC_ELEMENTWISE_MERGE_LAYER(Maximum)
 KCC_ELEMENTWISE_MERGE_LAYER(Minimum)
 
 #undef KCC_ELEMENTWISE_MERGE_LAYER
+
+Dot::Dot(int64_t axes, bool normalize)
+    : Layer(std::make_shared<DotImpl>(axes, axes, /*same=*/true, normalize)) {}
+
+Dot::Dot(int64_t axis1, int64_t axis2, bool normalize)
+    : Layer(std::make_shared<DotImpl>(axis1, axis2, /*same=*/false,
+                                      normalize)) {}

@@ -210,8 +210,7 @@ private:
   std::optional<size_t> gamma_, beta_;
 };
 
-/// Keras's ops.normalize(x, axis, order=2, epsilon=1e-12):
-/// x * min(rsqrt(sum(x^2, axis, keepdims)), 1 / epsilon).
+/// Keras's ops.normalize(x, axis, order=2, epsilon=1e-12).
 class UnitNormalizationImpl : public LayerImpl {
 public:
   explicit UnitNormalizationImpl(std::vector<int64_t> axes)
@@ -241,10 +240,7 @@ protected:
              x.shapeString());
       axes.push_back(axis);
     }
-    Tensor squares = ops::reduceSum(ops::mul(x, x), axes, /*keepdims=*/true);
-    Tensor inverse = ops::minimum(ops::rsqrt(squares),
-                                  ops::fillLike(squares, {}, 1e12));
-    return {ops::mul(x, inverse)};
+    return {ops::l2Normalize(x, axes, /*epsilon=*/1e-12)};
   }
 
 private:

@@ -119,6 +119,12 @@ Tensor ops::reduceMean(const Tensor &x, std::vector<int64_t> axes,
                                     x, std::move(axes), keepdims);
 }
 
+Tensor ops::l2Normalize(const Tensor &x, std::vector<int64_t> axes,
+                        double epsilon) {
+  Tensor squares = reduceSum(mul(x, x), std::move(axes), /*keepdims=*/true);
+  return mul(x, minimum(rsqrt(squares), fillLike(squares, {}, 1 / epsilon)));
+}
+
 Tensor ops::argmax(const Tensor &x, int64_t axis) {
   Mode mode = modeOf("argmax", {&x});
   commonDType("argmax", {&x});

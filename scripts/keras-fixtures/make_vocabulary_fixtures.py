@@ -6,9 +6,9 @@ its first vocabulary (tests/fixtures/keras):
                     SpatialDropout2D and 1D (at rate 0, where Keras's and
                     kcc's random streams cannot differ), Reshape, Permute,
                     Cropping1D, Conv1D, Identity, UnitNormalization (one
-                    axis and two), an
-                    ActivityRegularization whose penalty joins the loss, and
-                    RepeatVector;
+                    axis and two), an ActivityRegularization whose penalty
+                    joins the loss, RepeatVector, and Dot (rank 2 and 3,
+                    each kind of axis pair, normalize);
 
 and vocabulary.json in layers.json's format (make_layer_fixtures.py): the
 loss of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's
@@ -49,7 +49,14 @@ def vocabulary():
     r = L.RepeatVector(3)(d)                           # 3 x 16
     r = L.Permute((2, 1))(r)                           # 16 x 3
     r = L.UnitNormalization(axis=[1, 2])(r)
-    y = L.Dense(10, activation="softmax")(L.Flatten()(r))
+    e = L.Dense(6)(d)
+    dots = [L.Dot(axes=1)([d, L.Dense(16)(d)]),                  # N x 1
+            L.Dot(axes=1, normalize=True)([e, L.Dense(6)(e)]),
+            L.Flatten()(L.Dot(axes=(2, 2))([h, h])),             # 23 x 23
+            L.Flatten()(L.Dot(axes=(1, 1))([h, h])),             # 8 x 8
+            L.Flatten()(L.Dot(axes=(-1, 1))([r, L.Permute((2, 1))(r)]))]
+    y = L.Dense(10, activation="softmax")(
+        L.Concatenate()([L.Flatten()(r)] + dots))
     return keras.Model(x, y, name="vocabulary")
 
 

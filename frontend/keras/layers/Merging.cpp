@@ -10,6 +10,25 @@
 
 using namespace kcc;
 using namespace kcc::keras;
+namespace json = llvm::json;
+
+namespace {
+
+/// `axes`: one axis for both inputs or [axis1, axis2]; `normalize`.
+Layer buildDot(const ObjectView &c) {
+  bool normalize = c.getBool("normalize", false);
+  const json::Value *v = c.get("axes");
+  if (!v)
+    c.failField("axes", "missing required field 'axes'");
+  if (std::optional<int64_t> one = v->getAsInteger())
+    return Dot(*one, normalize);
+  Shape axes = c.getShape("axes");
+  if (axes.size() != 2)
+    c.failField("axes", "'axes' must be an int or a list of two ints");
+  return Dot(axes[0], axes[1], normalize);
+}
+
+} // namespace
 
 void keras::addMergingLayers(std::vector<LayerClass> &classes) {
   classes.push_back({"Add", "merging",
@@ -61,4 +80,12 @@ void keras::addMergingLayers(std::vector<LayerClass> &classes) {
                      {},
                      {},
                      "`axis`"});
+  classes.push_back({"Dot", "merging",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildDot(c);
+                     },
+                     {},
+                     {},
+                     "`axes` (one for both inputs, or a pair), `normalize`; "
+                     "inputs of rank 2 or 3"});
 }
