@@ -22,9 +22,6 @@ llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-constexpr LossKind kLosses[] = {
-    LossKind::SparseCategoricalCrossentropy, LossKind::CategoricalCrossentropy,
-    LossKind::BinaryCrossentropy, LossKind::MeanSquaredError};
 constexpr OptimizerKind kOptimizers[] = {
     OptimizerKind::SGD,    OptimizerKind::Adam,    OptimizerKind::RMSprop,
     OptimizerKind::AdamW,  OptimizerKind::Adagrad, OptimizerKind::Nadam,
@@ -52,11 +49,13 @@ std::optional<MetricKind> accuracyFor(LossKind loss) {
   case LossKind::CategoricalCrossentropy:
     return MetricKind::CategoricalAccuracy;
   case LossKind::BinaryCrossentropy:
+  case LossKind::BinaryFocalCrossentropy:
     return MetricKind::BinaryAccuracy;
-  case LossKind::MeanSquaredError:
+  case LossKind::CategoricalFocalCrossentropy:
+    return MetricKind::CategoricalAccuracy;
+  default:
     return std::nullopt;
   }
-  llvm_unreachable("unknown loss");
 }
 
 /// Fails unless `value` is finite and in [lo, hi) (or (lo, hi) when
@@ -80,37 +79,6 @@ llvm::Error checkRange(llvm::StringRef field, double value, double lo,
 }
 
 } // namespace
-
-llvm::Expected<LossKind> parseLoss(llvm::StringRef name) {
-  std::optional<LossKind> kind =
-      llvm::StringSwitch<std::optional<LossKind>>(name)
-          .Case("sparse_categorical_crossentropy",
-                LossKind::SparseCategoricalCrossentropy)
-          .Case("categorical_crossentropy", LossKind::CategoricalCrossentropy)
-          .Case("binary_crossentropy", LossKind::BinaryCrossentropy)
-          .Cases("mean_squared_error", "mse", LossKind::MeanSquaredError)
-          .Default(std::nullopt);
-  if (kind)
-    return *kind;
-  std::string expected;
-  for (LossKind k : kLosses)
-    expected += (expected.empty() ? "" : ", ") + lossName(k).str();
-  return makeError("unknown loss '" + name + "' (expected " + expected + ")");
-}
-
-llvm::StringRef lossName(LossKind kind) {
-  switch (kind) {
-  case LossKind::SparseCategoricalCrossentropy:
-    return "sparse_categorical_crossentropy";
-  case LossKind::CategoricalCrossentropy:
-    return "categorical_crossentropy";
-  case LossKind::BinaryCrossentropy:
-    return "binary_crossentropy";
-  case LossKind::MeanSquaredError:
-    return "mean_squared_error";
-  }
-  llvm_unreachable("unknown loss");
-}
 
 llvm::Expected<OptimizerKind> parseOptimizer(llvm::StringRef name) {
   for (OptimizerKind k : kOptimizers)
@@ -257,7 +225,9 @@ std::string OutputTraining::str() const {
   // Every digit: the weight must survive the option round trip exactly.
   char weight[32];
   std::snprintf(weight, sizeof(weight), "%.17g", lossWeight);
-  std::string out = name + ":" + loss.name() + ":" + weight + ":" +
+  LossConfig args = loss;
+  args.fromLogits = false; // FROM_LOGITS says it
+  std::string out = name + ":" + args.str() + ":" + weight + ":" +
                     (loss.fromLogits ? "1" : "0");
   for (const std::string &m : metrics)
     out += ":" + m;
@@ -273,12 +243,12 @@ llvm::Expected<OutputTraining> OutputTraining::parse(llvm::StringRef text) {
   OutputTraining out;
   out.name = fields[0].str();
   // Not a built-in loss: a custom object's name, which validate() checks.
-  if (llvm::Expected<LossKind> kind = parseLoss(fields[1]))
-    out.loss.kind = *kind;
-  else {
-    llvm::consumeError(kind.takeError());
-    out.loss.custom = fields[1].str();
-  }
+  llvm::Expected<LossConfig> loss =
+      LossConfig::parse(fields[1], /*allowCustom=*/true);
+  if (!loss)
+    return makeError("output '" + fields[0] +
+                     "': " + llvm::toString(loss.takeError()));
+  out.loss = *loss;
   if (fields[2].getAsDouble(out.lossWeight))
     return makeError("output '" + fields[0] + "': loss weight '" + fields[2] +
                      "' is not a number");
@@ -288,10 +258,6 @@ llvm::Expected<OutputTraining> OutputTraining::parse(llvm::StringRef text) {
   for (llvm::StringRef m : llvm::ArrayRef(fields).drop_front(4))
     out.metrics.push_back(m.str());
   return out;
-}
-
-std::string LossConfig::name() const {
-  return custom.empty() ? lossName(kind).str() : custom;
 }
 
 llvm::StringRef metricLogName(llvm::StringRef name) {
@@ -325,7 +291,7 @@ llvm::Error checkCustomLoss(const TrainingConfig &config,
   if (loss.custom.empty() || config.isCustomObject(loss.custom))
     return llvm::Error::success();
   std::string builtins;
-  for (LossKind k : kLosses)
+  for (LossKind k : allLosses())
     builtins += (builtins.empty() ? "" : ", ") + lossName(k).str();
   llvm::StringRef name = loss.custom;
   std::string supply = "from C++ supply it in "
@@ -370,6 +336,8 @@ llvm::Error TrainingConfig::validate() const {
                        "or ','");
   if (llvm::Error e = checkCustomLoss(*this, loss))
     return e;
+  if (llvm::Error e = loss.validate())
+    return e;
   for (const std::string &name : metrics)
     if (llvm::Error e = checkMetric(*this, name, loss))
       return e;
@@ -388,6 +356,9 @@ llvm::Error TrainingConfig::validate() const {
       return makeError("loss_weights: the weight of output '" + o.name +
                        "' must be finite, got " + formatNumber(o.lossWeight));
     if (llvm::Error e = checkCustomLoss(*this, o.loss))
+      return makeError("output '" + o.name +
+                       "': " + llvm::toString(std::move(e)));
+    if (llvm::Error e = o.loss.validate())
       return makeError("output '" + o.name +
                        "': " + llvm::toString(std::move(e)));
     for (const std::string &name : o.metrics)

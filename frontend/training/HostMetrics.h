@@ -1,11 +1,12 @@
 //===- HostMetrics.h - Loss and metrics from predictions --------*- C++ -*-===//
 //
 // evaluate() and fit()'s validation compute the loss and the metrics of
-// TrainingConfig on the host from the inference @forward's predictions,
-// with the formulas of passes/Losses.cpp (Keras's: probabilities clipped to
-// [1e-7, 1 - 1e-7], log-softmax from logits, 0.5 thresholds), accumulated
-// over batches as Keras's evaluate() does: each value is the mean over
-// every example (every element for the elementwise ones), however the
+// TrainingConfig on the host from the inference @forward's predictions: the
+// loss by running the step's own loss IR (HostLoss), the metrics with the
+// formulas of passes/Losses.cpp (Keras's 0.5 thresholds, top-k ties),
+// accumulated over batches as Keras's evaluate() does: the loss the mean of
+// the batch losses weighed by their example counts, each metric the mean
+// over every example (every element for the elementwise ones), however the
 // batches split them. Custom losses and metrics (CompileOptions) run
 // eagerly on the predictions, reduced as the step reduces them.
 //
@@ -16,9 +17,11 @@
 
 #include "frontend/training/Callbacks.h"
 #include "frontend/training/CompileOptions.h"
+#include "frontend/training/HostLoss.h"
 #include "config/TrainingConfig.h"
 #include "runtime/NDArray.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,6 +53,9 @@ private:
                         int64_t &count);
 
   LossConfig loss_;
+  /// The built-in loss (null for a custom one); shared, so copies of the
+  /// accumulator (one per output) stay cheap.
+  std::shared_ptr<HostLoss> hostLoss_;
   const CustomObject *customLoss_ = nullptr;
   std::vector<std::pair<std::string, MetricKind>> metrics_;
   /// Per metric: its custom object, or null for a built-in one.
