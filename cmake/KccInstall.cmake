@@ -17,7 +17,7 @@ set(KCC_INSTALL_HEADERDIR ${CMAKE_INSTALL_INCLUDEDIR}/kcc)
 # with the tablegen'd .h.inc files beside their headers; "kcc/kcc.h" is the
 # umbrella. Nothing outside include/kcc/ is needed besides MLIR, LLVM and
 # oneDNN's own headers.
-foreach(stage ir passes codegen engine frontend runtime)
+foreach(stage config ir passes codegen engine frontend runtime)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/${stage}/
     DESTINATION ${KCC_INSTALL_HEADERDIR}/${stage}
     FILES_MATCHING PATTERN "*.h" PATTERN "fuzz" EXCLUDE)

@@ -202,6 +202,9 @@ llvm::Expected<LossReduction> parseLossReduction(llvm::StringRef name) {
       return r;
   if (isNone(name))
     return LossReduction::None;
+  // tf.keras's default: sum_over_batch_size outside distribution strategies.
+  if (name == "auto")
+    return LossReduction::SumOverBatchSize;
   return makeError("unknown reduction '" + name +
                    "' (expected sum_over_batch_size, sum, mean, "
                    "mean_with_sample_weight)");
@@ -244,12 +247,12 @@ llvm::ArrayRef<llvm::StringRef> LossConfig::argumentNames(LossKind kind) {
   static const llvm::StringRef crossentropy[] = {
       "from_logits", "label_smoothing", "axis", "reduction"};
   static const llvm::StringRef sparse[] = {"from_logits", "ignore_class",
-                                          "axis", "reduction"};
+                                           "axis", "reduction"};
   static const llvm::StringRef huber[] = {"delta", "reduction"};
   static const llvm::StringRef axisOnly[] = {"axis", "reduction"};
   static const llvm::StringRef binaryFocal[] = {
-      "apply_class_balancing", "alpha",          "gamma",    "from_logits",
-      "label_smoothing",       "axis",           "reduction"};
+      "apply_class_balancing", "alpha", "gamma",    "from_logits",
+      "label_smoothing",       "axis",  "reduction"};
   static const llvm::StringRef categoricalFocal[] = {
       "alpha", "gamma", "from_logits", "label_smoothing", "axis", "reduction"};
   static const llvm::StringRef tversky[] = {"alpha", "beta", "axis",

@@ -101,8 +101,8 @@ struct LossConfig {
   /// BinaryFocal (with apply_class_balancing), CategoricalFocal (0.25),
   /// Tversky (0.5). Unset: Keras's default for `kind`.
   std::optional<double> alpha;
-  double beta = 0.5;  ///< Tversky
-  double gamma = 2.0; ///< the focal losses
+  double beta = 0.5;                ///< Tversky
+  double gamma = 2.0;               ///< the focal losses
   bool applyClassBalancing = false; ///< BinaryFocal
   LossReduction reduction = LossReduction::SumOverBatchSize;
   /// A custom loss, by the name it is registered under (Keras's

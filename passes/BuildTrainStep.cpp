@@ -286,7 +286,9 @@ LogicalResult TrainStepBuilder::analyzeForward() {
              << k << " " << result << " cannot take the " << lossConfig.name()
              << " loss (expects a float tensor of rank >= 1)";
     if (lossConfig.custom.empty())
-      if (std::string why = checkLossShape(lossConfig, pred); !why.empty())
+      if (std::string why =
+              checkLossShape(lossConfig, pred, config_.sampleWeight);
+          !why.empty())
         return forward_.emitOpError("result ")
                << k << " " << result << " cannot take the loss "
                << lossConfig.str() << ": " << why;

@@ -152,8 +152,8 @@ private:
       shape[axis] = 1;
     else
       shape.erase(shape.begin() + axis);
-    return b.create<Op>(loc, t.clone(shape), x,
-                        b.getDenseI64ArrayAttr({axis}), b.getBoolAttr(keepdims));
+    return b.create<Op>(loc, t.clone(shape), x, b.getDenseI64ArrayAttr({axis}),
+                        b.getBoolAttr(keepdims));
   }
 
   mlir::OpBuilder &b;

@@ -25,18 +25,25 @@ RankedTensorType targetType(LossKind kind, RankedTensorType pred) {
                                IntegerType::get(pred.getContext(), 32));
 }
 
-std::string checkLossShape(const LossConfig &loss, RankedTensorType pred) {
+std::string checkLossShape(const LossConfig &loss, RankedTensorType pred,
+                           bool weighted) {
   int64_t rank = pred.getRank();
   std::optional<int64_t> axis = loss.resolvedAxis();
   if (!axis)
     return "";
   if (*axis < -rank || *axis >= rank)
-    return "axis " + std::to_string(*axis) + " is out of range for a "
-           "prediction of rank " + std::to_string(rank);
+    return "axis " + std::to_string(*axis) +
+           " is out of range for a "
+           "prediction of rank " +
+           std::to_string(rank);
   if (loss.kind == LossKind::SparseCategoricalCrossentropy &&
       losses::normalizeAxis(*axis, rank) != rank - 1)
     return "the class axis of sparse_categorical_crossentropy must be the "
-           "last (got axis " + std::to_string(*axis) + ")";
+           "last (got axis " +
+           std::to_string(*axis) + ")";
+  if (weighted && rank > 1 && losses::normalizeAxis(*axis, rank) == 0)
+    return "axis 0 reduces over the batch, which leaves no value per "
+           "example for the sample weights to weigh";
   return "";
 }
 
@@ -114,6 +121,21 @@ Value reduceLossValues(OpBuilder &b, Location loc, Value values, Value weight,
     values = e.mul(e.broadcastLike(values, weight), weight);
     weight = {};
   }
+  // Unweighted, the mean of per-example means over the last axis is the
+  // mean of every element: one reduction instead of two (the IR the step
+  // had before losses kept Keras's per-example values).
+  bool mean = reduction == LossReduction::SumOverBatchSize ||
+              reduction == LossReduction::Mean;
+  if (!weight && !valid && mean)
+    if (auto perExample = values.getDefiningOp<kc::ReduceMeanOp>();
+        perExample && perExample->use_empty() && !perExample.getKeepdims() &&
+        perExample.getAxes().size() == 1 &&
+        perExample.getAxes()[0] ==
+            KcEmitter::typeOf(perExample.getX()).getRank() - 1) {
+      Value x = perExample.getX();
+      perExample->erase();
+      return e.meanAll(x);
+    }
   Value w = weight ? weightLike(e, weight, values) : Value();
   if (w)
     values = e.mul(values, w);
@@ -173,6 +195,20 @@ Value buildLoss(OpBuilder &b, Location loc, const LossConfig &loss, Value pred,
                           loss.reduction, v.valid);
 }
 
+std::optional<LossConfig> metricAsLoss(MetricKind kind) {
+  LossConfig loss;
+  switch (kind) {
+  case MetricKind::MeanAbsoluteError:
+    loss.kind = LossKind::MeanAbsoluteError;
+    return loss;
+  case MetricKind::MeanSquaredError:
+    loss.kind = LossKind::MeanSquaredError;
+    return loss;
+  default:
+    return std::nullopt;
+  }
+}
+
 Value buildMetric(OpBuilder &b, Location loc, MetricKind kind, Value pred,
                   Value target) {
   KcEmitter e(b, loc);
@@ -201,11 +237,9 @@ Value buildMetric(OpBuilder &b, Location loc, MetricKind kind, Value pred,
     return meanInTopK(e, pred, b.create<kc::OneHotOp>(loc, predType, cls));
   }
   case MetricKind::MeanAbsoluteError:
-    return e.meanAll(e.abs(e.sub(target, pred)));
-  case MetricKind::MeanSquaredError: {
-    Value d = e.sub(target, pred);
-    return e.meanAll(e.mul(d, d));
-  }
+  case MetricKind::MeanSquaredError:
+    // The loss function's values, averaged unweighted.
+    return buildLoss(b, loc, *metricAsLoss(kind), pred, target);
   }
   llvm_unreachable("unknown metric");
 }

@@ -17,6 +17,7 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/Support/LogicalResult.h"
 
+#include <optional>
 #include <string>
 
 namespace kcc {
@@ -30,10 +31,11 @@ constexpr double kKerasEpsilon = 1e-7;
 mlir::RankedTensorType targetType(LossKind kind, mlir::RankedTensorType pred);
 
 /// Why `loss` cannot take a prediction of type `pred` (an axis out of
-/// range, a class axis other than the last for the sparse loss), or an
+/// range, a class axis other than the last for the sparse loss, an axis 0
+/// that leaves no value per example for `weighted` sample weights), or an
 /// empty string when it can.
-std::string checkLossShape(const LossConfig &loss,
-                           mlir::RankedTensorType pred);
+std::string checkLossShape(const LossConfig &loss, mlir::RankedTensorType pred,
+                           bool weighted = false);
 
 /// The loss over the batch as a rank-0 tensor of the prediction's element
 /// type: the loss function's values reduced as `loss.reduction` says.
@@ -54,11 +56,16 @@ mlir::Value buildLoss(mlir::OpBuilder &b, mlir::Location loc,
 /// `floatType`. `valid` (0/1 of the values' shape, optional) is Keras's
 /// mask: masked values count for nothing, and the means are over the valid
 /// ones.
-mlir::Value reduceLossValues(
-    mlir::OpBuilder &b, mlir::Location loc, mlir::Value values,
-    mlir::Value weight, mlir::Type floatType,
-    LossReduction reduction = LossReduction::SumOverBatchSize,
-    mlir::Value valid = {});
+mlir::Value
+reduceLossValues(mlir::OpBuilder &b, mlir::Location loc, mlir::Value values,
+                 mlir::Value weight, mlir::Type floatType,
+                 LossReduction reduction = LossReduction::SumOverBatchSize,
+                 mlir::Value valid = {});
+
+/// The loss whose function a metric averages (Keras's MeanMetricWrapper of
+/// a loss function: mae, mse), so the metric is that loss's IR; none for
+/// the other metrics.
+std::optional<LossConfig> metricAsLoss(MetricKind kind);
 
 /// The metric over the batch as a rank-0 tensor of the prediction's element
 /// type (the fraction of correct examples; the mean absolute or squared

@@ -301,7 +301,8 @@ void readLoss(const ObjectView &cc, const json::Value *v, const JsonPath &path,
     return;
   // Every constructor argument of the class, under its Keras name.
   for (const auto &[key, value] : c->object()) {
-    if (key == "name" || key == "dtype")
+    // A label, the policy, and tf.keras's copy of the function's name.
+    if (key == "name" || key == "dtype" || key == "fn")
       continue;
     std::string text;
     if (std::optional<bool> b = value.getAsBoolean())

@@ -50,7 +50,7 @@ func::FuncOp HostLoss::Impl::function(const Shape &shape, DType dtype,
     if (!target)
       throw Error("evaluate: predictions " + shapeToString(shape) +
                   " cannot take the " + loss.name() + " loss");
-    if (std::string why = checkLossShape(loss, pred); !why.empty())
+    if (std::string why = checkLossShape(loss, pred, weighted); !why.empty())
       throw Error("evaluate: loss " + loss.str() + ": " + why);
     llvm::SmallVector<Type> args = {pred, target};
     if (weighted)
@@ -58,8 +58,7 @@ func::FuncOp HostLoss::Impl::function(const Shape &shape, DType dtype,
     OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
     b.setInsertionPointToEnd(module->getBody());
     auto f = b.create<func::FuncOp>(
-        loc, "loss",
-        b.getFunctionType(args, RankedTensorType::get({}, ft)));
+        loc, "loss", b.getFunctionType(args, RankedTensorType::get({}, ft)));
     Block *body = f.addEntryBlock();
     b.setInsertionPointToEnd(body);
     Value value =
@@ -84,9 +83,9 @@ double HostLoss::operator()(const NDArray &pred, const NDArray &target,
   // examples gives the same loss, as the former host formulas did.
   DType ft = DType::F64;
   auto as = [](const NDArray &a, DType dtype) {
-    return a.dtype() == dtype ? a
-                              : NDArray::fromVector(a.shape(), a.toVector(),
-                                                    dtype);
+    return a.dtype() == dtype
+               ? a
+               : NDArray::fromVector(a.shape(), a.toVector(), dtype);
   };
   bool sparse = impl_->loss.kind == LossKind::SparseCategoricalCrossentropy;
   // The target's shape: labels [n, ...] for the sparse loss (a trailing 1

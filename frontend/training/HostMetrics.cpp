@@ -1,6 +1,7 @@
 //===- HostMetrics.cpp - A model's loss and metrics from predictions ------===//
 
 #include "frontend/training/HostMetrics.h"
+#include "passes/Losses.h"
 #include "runtime/Error.h"
 
 #include <algorithm>
@@ -41,6 +42,7 @@ MetricAccumulator::MetricAccumulator(const TrainingConfig &config,
     throw Error("evaluate: custom loss '" + loss_.custom +
                 "' has no function in CompileOptions::customObjects");
   for (const std::string &name : config.metrics) {
+    metricLosses_.emplace_back();
     if (const CustomObject *object = customNamed(name)) {
       metrics_.emplace_back(metricLogName(name).str(), MetricKind{});
       customMetrics_.push_back(object);
@@ -51,6 +53,8 @@ MetricAccumulator::MetricAccumulator(const TrainingConfig &config,
       throw Error("evaluate: " + llvm::toString(kind.takeError()));
     metrics_.emplace_back(name, *kind);
     customMetrics_.push_back(nullptr);
+    if (std::optional<LossConfig> loss = metricAsLoss(*kind))
+      metricLosses_.back() = std::make_shared<HostLoss>(*loss);
   }
   metricSums_.assign(metrics_.size(), 0.0);
   metricCounts_.assign(metrics_.size(), 0);
@@ -125,14 +129,11 @@ void MetricAccumulator::add(const NDArray &predArray,
       metricCounts_[m] += rows;
       break;
     case MetricKind::MeanAbsoluteError:
-      for (size_t i = 0; i < pred.size(); ++i)
-        metricSums_[m] += std::fabs(target[i] - pred[i]);
-      metricCounts_[m] += pred.size();
-      break;
     case MetricKind::MeanSquaredError:
-      for (size_t i = 0; i < pred.size(); ++i)
-        metricSums_[m] += (target[i] - pred[i]) * (target[i] - pred[i]);
-      metricCounts_[m] += pred.size();
+      // The loss IR's mean of the batch (HostLoss), weighed by its examples.
+      metricSums_[m] +=
+          (*metricLosses_[m])(predArray, targetArray, NDArray()) * examples;
+      metricCounts_[m] += examples;
       break;
     }
     // A metric the step computes but this file does not (yet): say so

@@ -15,10 +15,10 @@
 #ifndef KCC_FRONTEND_TRAINING_HOSTMETRICS_H
 #define KCC_FRONTEND_TRAINING_HOSTMETRICS_H
 
+#include "config/TrainingConfig.h"
 #include "frontend/training/Callbacks.h"
 #include "frontend/training/CompileOptions.h"
 #include "frontend/training/HostLoss.h"
-#include "config/TrainingConfig.h"
 #include "runtime/NDArray.h"
 
 #include <memory>
@@ -58,6 +58,8 @@ private:
   std::shared_ptr<HostLoss> hostLoss_;
   const CustomObject *customLoss_ = nullptr;
   std::vector<std::pair<std::string, MetricKind>> metrics_;
+  /// Per metric: the loss IR it averages (mae, mse), or null.
+  std::vector<std::shared_ptr<HostLoss>> metricLosses_;
   /// Per metric: its custom object, or null for a built-in one.
   std::vector<const CustomObject *> customMetrics_;
   double lossSum_ = 0;

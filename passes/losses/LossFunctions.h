@@ -29,8 +29,8 @@ inline int64_t normalizeAxis(int64_t axis, int64_t rank) {
 }
 
 /// The crossentropies, the focal ones, KLDivergence and Poisson.
-LossValues probabilistic(KcEmitter &e, const LossConfig &loss,
-                         mlir::Value pred, mlir::Value target);
+LossValues probabilistic(KcEmitter &e, const LossConfig &loss, mlir::Value pred,
+                         mlir::Value target);
 /// MSE, MAE, MAPE, MSLE, Huber, LogCosh and CosineSimilarity.
 mlir::Value regression(KcEmitter &e, const LossConfig &loss, mlir::Value pred,
                        mlir::Value target);

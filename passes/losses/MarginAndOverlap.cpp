@@ -5,8 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/losses/LossFunctions.h"
 #include "passes/Losses.h"
+#include "passes/losses/LossFunctions.h"
 
 using namespace mlir;
 
@@ -19,8 +19,8 @@ namespace {
 /// (checked over the whole batch, as Keras does), 2 t - 1; else t as it is.
 Value hingeLabels(KcEmitter &e, Value t) {
   Type ft = KcEmitter::typeOf(t).getElementType();
-  Value notZero = e.cast(
-      e.compare(kc::CompareDirection::NE, t, e.splatLike(t, 0.0)), ft);
+  Value notZero =
+      e.cast(e.compare(kc::CompareDirection::NE, t, e.splatLike(t, 0.0)), ft);
   Value notOne =
       e.cast(e.compare(kc::CompareDirection::NE, t, e.splatLike(t, 1.0)), ft);
   Value others = e.sumAll(e.mul(notZero, notOne));

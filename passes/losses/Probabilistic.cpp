@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/losses/LossFunctions.h"
 #include "passes/Losses.h"
+#include "passes/losses/LossFunctions.h"
 
 using namespace mlir;
 
@@ -79,8 +79,7 @@ Value binaryFocal(KcEmitter &e, const LossConfig &loss, Value pred, Value z) {
   Value p = loss.fromLogits ? e.sigmoid(pred) : pred;
   Value bce = binaryCrossentropy(e, p, z, /*fromLogits=*/false);
   Value pt = e.add(e.mul(z, p), e.mul(e.rsub(1.0, z), e.rsub(1.0, p)));
-  Value focal =
-      e.mul(e.pow(e.rsub(1.0, pt), e.splatLike(pt, loss.gamma)), bce);
+  Value focal = e.mul(e.pow(e.rsub(1.0, pt), e.splatLike(pt, loss.gamma)), bce);
   if (!loss.applyClassBalancing)
     return focal;
   double alpha = loss.resolvedAlpha();

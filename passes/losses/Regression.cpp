@@ -1,4 +1,5 @@
-//===- Regression.cpp - Keras's regression losses --------------------------===//
+//===- Regression.cpp - Keras's regression losses
+//--------------------------===//
 //
 // keras/src/losses/losses.py's regression functions, each a mean (or sum)
 // over the last axis of an elementwise error: mean_squared_error,
@@ -7,8 +8,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "passes/losses/LossFunctions.h"
 #include "passes/Losses.h"
+#include "passes/losses/LossFunctions.h"
 
 #include <cmath>
 
@@ -39,8 +40,7 @@ Value huber(KcEmitter &e, Value err, double delta) {
   Value a = e.abs(err);
   Value quadratic = e.mul(e.mul(err, err), 0.5);
   Value linear = e.add(e.mul(a, delta), -0.5 * delta * delta);
-  Value small =
-      e.compare(kc::CompareDirection::LE, a, e.splatLike(a, delta));
+  Value small = e.compare(kc::CompareDirection::LE, a, e.splatLike(a, delta));
   return e.select(small, quadratic, linear);
 }
 
@@ -76,8 +76,8 @@ Value regression(KcEmitter &e, const LossConfig &loss, Value pred,
     return e.meanAxis(v, -1, false);
   }
   case LossKind::CosineSimilarity: {
-    int64_t axis = normalizeAxis(*loss.resolvedAxis(),
-                                 KcEmitter::typeOf(pred).getRank());
+    int64_t axis =
+        normalizeAxis(*loss.resolvedAxis(), KcEmitter::typeOf(pred).getRank());
     Value products =
         e.mul(l2Normalize(e, target, axis), l2Normalize(e, pred, axis));
     return e.neg(e.sumAxis(products, axis, false));

@@ -96,11 +96,11 @@ TEST_P(LossParity, FitAndEvaluateReproduceKeras) {
   }
 
   int64_t evalBatch = *record().getInteger("evaluate_batch");
-  ArrayDataSource data(
-      ExampleArray::fromNDArray(x, "x"), ExampleArray::fromNDArray(y, "y"),
-      evalBatch, DType::F32, y.dtype(),
-      weighted ? ExampleArray::fromNDArray(w, "sample_weight")
-               : ExampleArray());
+  ArrayDataSource data(ExampleArray::fromNDArray(x, "x"),
+                       ExampleArray::fromNDArray(y, "y"), evalBatch, DType::F32,
+                       y.dtype(),
+                       weighted ? ExampleArray::fromNDArray(w, "sample_weight")
+                                : ExampleArray());
   double kerasEval = *c.getNumber("evaluate");
   double kccEval = trainer.evaluate(data).at("loss");
   double evalRel =

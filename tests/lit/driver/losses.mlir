@@ -8,6 +8,8 @@
 // RUN: not kcc --emit=train --loss='mae(reduction=none)' %S/Inputs/dense.mlir 2>&1 | FileCheck %s --check-prefix=NONE
 // An axis out of range for the prediction.
 // RUN: not kcc --emit=train --loss='cosine_similarity(axis=2)' %S/Inputs/dense.mlir 2>&1 | FileCheck %s --check-prefix=AXIS
+// Sample weights need one value per example.
+// RUN: not kcc-opt %S/Inputs/dense.mlir --kc-build-train-step="loss=dice(axis=0) sample-weight=true" 2>&1 | FileCheck %s --check-prefix=WEIGHTED
 
 // HELP: --loss=<string>
 // HELP-SAME: huber(delta=2)
@@ -27,3 +29,4 @@
 // VALUE: kcc: error: compile: loss dice: axis must be an integer or None, got 'x'
 // NONE: kcc: error: compile: loss mean_absolute_error: reduction 'none' leaves one loss per example
 // AXIS: cannot take the loss cosine_similarity(axis=2): axis 2 is out of range for a prediction of rank 2
+// WEIGHTED: cannot take the loss dice(axis=0): axis 0 reduces over the batch, which leaves no value per example for the sample weights to weigh

@@ -35,8 +35,7 @@ namespace {
 
 const json::Object &fixture() {
   static const json::Value root = [] {
-    std::string path =
-        std::string(KCC_KERAS_FIXTURES) + "/losses/values.json";
+    std::string path = std::string(KCC_KERAS_FIXTURES) + "/losses/values.json";
     auto buffer = llvm::MemoryBuffer::getFile(path);
     if (!buffer)
       return json::Value(nullptr);
@@ -90,8 +89,7 @@ TEST(LossGradients, EveryLossMatchesKerasAndCentralDifferences) {
     const json::Object &o = *c.getAsObject();
     std::string name = o.getString("name")->str();
     SCOPED_TRACE(name);
-    llvm::Expected<LossConfig> loss =
-        LossConfig::parse(*o.getString("kcc"));
+    llvm::Expected<LossConfig> loss = LossConfig::parse(*o.getString("kcc"));
     ASSERT_TRUE(static_cast<bool>(loss)) << llvm::toString(loss.takeError());
     ASSERT_FALSE(static_cast<bool>(loss->validate()));
     bool weighted = o.getArray("weights") != nullptr;
@@ -101,20 +99,20 @@ TEST(LossGradients, EveryLossMatchesKerasAndCentralDifferences) {
     test::loadDialects(ctx);
     OwningOpRef<ModuleOp> module = lossModule(ctx, *loss, shape, weighted);
     ASSERT_TRUE(succeeded(verify(*module)));
-    std::vector<NDArray> inputs = {NDArray::fromVector(
-        shape, numbers(*o.getArray("pred")), DType::F64)};
+    std::vector<NDArray> inputs = {
+        NDArray::fromVector(shape, numbers(*o.getArray("pred")), DType::F64)};
     std::vector<double> target = numbers(*o.getArray("target"));
-    inputs.push_back(sparse ? NDArray::fromVector({shape[0]}, target,
-                                                  DType::I32)
-                            : NDArray::fromVector(shape, target, DType::F64));
+    inputs.push_back(sparse
+                         ? NDArray::fromVector({shape[0]}, target, DType::I32)
+                         : NDArray::fromVector(shape, target, DType::F64));
     if (weighted)
       inputs.push_back(NDArray::fromVector(
           {shape[0]}, numbers(*o.getArray("weights")), DType::F64));
 
     Interpreter interpreter;
     double value =
-        interpreter.run(module->lookupSymbol<func::FuncOp>("f"), inputs)[0]
-            .at(0);
+        interpreter.run(module->lookupSymbol<func::FuncOp>("f"), inputs)[0].at(
+            0);
     double keras = *o.getNumber("value");
     double err = std::abs(value - keras) / std::max(1.0, std::abs(keras));
     worstValue = std::max(worstValue, err);

@@ -76,6 +76,9 @@ TEST(TrainingConfig, LossArgumentsRoundTripTheirTextForm) {
       LossConfig::parse("sparse_categorical_crossentropy(ignore_class=0)"));
   EXPECT_EQ(sparse.ignoreClass, 0);
   EXPECT_EQ(sparse.str(), "sparse_categorical_crossentropy(ignore_class=0)");
+  // tf.keras's "auto" is sum_over_batch_size.
+  EXPECT_EQ(llvm::cantFail(LossConfig::parse("bce(reduction=auto)")).str(),
+            "binary_crossentropy");
   // Kept as a custom loss only where asked.
   EXPECT_EQ(llvm::cantFail(LossConfig::parse("my_loss", true)).custom,
             "my_loss");

@@ -87,8 +87,8 @@ TEST(LossConfigRoundTrip, EveryFixtureImportsSavesAndImportsTheSame) {
     ASSERT_NE(kerasObject, nullptr) << "kcc wrote " << text(kcc);
     for (llvm::StringRef key : {"module", "class_name", "registered_name"})
       EXPECT_TRUE(*kerasObject->get(key) == *kccObject->get(key))
-          << key.str() << ": Keras " << text(*kerasObject->get(key))
-          << ", kcc " << text(*kccObject->get(key));
+          << key.str() << ": Keras " << text(*kerasObject->get(key)) << ", kcc "
+          << text(*kccObject->get(key));
     const json::Object &kerasConfig = *kerasObject->getObject("config");
     const json::Object &kccConfig = *kccObject->getObject("config");
     for (const auto &[key, value] : kerasConfig) {
