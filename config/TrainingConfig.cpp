@@ -153,13 +153,32 @@ llvm::Expected<MetricKind> parseMetric(llvm::StringRef name, LossKind loss) {
                 MetricKind::SparseTopKCategoricalAccuracy)
           .Cases("mae", "mean_absolute_error", MetricKind::MeanAbsoluteError)
           .Cases("mse", "mean_squared_error", MetricKind::MeanSquaredError)
+          .Cases("mape", "mean_absolute_percentage_error",
+                 MetricKind::MeanAbsolutePercentageError)
+          .Cases("msle", "mean_squared_logarithmic_error",
+                 MetricKind::MeanSquaredLogarithmicError)
+          .Case("logcosh", MetricKind::LogCoshError)
+          .Case("cosine_similarity", MetricKind::CosineSimilarity)
+          .Case("kl_divergence", MetricKind::KLDivergence)
+          .Case("poisson", MetricKind::Poisson)
+          .Case("hinge", MetricKind::Hinge)
+          .Case("squared_hinge", MetricKind::SquaredHinge)
+          .Case("categorical_hinge", MetricKind::CategoricalHinge)
+          .Case("binary_crossentropy", MetricKind::BinaryCrossentropy)
+          .Case("categorical_crossentropy", MetricKind::CategoricalCrossentropy)
+          .Case("sparse_categorical_crossentropy",
+                MetricKind::SparseCategoricalCrossentropy)
           .Default(std::nullopt);
   if (!kind) {
     std::string list = std::string(accuracy ? "accuracy, acc, " : "") +
                        "sparse_categorical_accuracy, categorical_accuracy, "
                        "binary_accuracy, top_k_categorical_accuracy, "
                        "sparse_top_k_categorical_accuracy, mae, "
-                       "mean_absolute_error, mse, mean_squared_error";
+                       "mean_absolute_error, mse, mean_squared_error, mape, "
+                       "msle, logcosh, cosine_similarity, kl_divergence, "
+                       "poisson, hinge, squared_hinge, categorical_hinge, "
+                       "binary_crossentropy, categorical_crossentropy, "
+                       "sparse_categorical_crossentropy";
     // A registered Python function or class ("MyPackage>my_metric").
     if (name.contains('>'))
       return makeError("custom metric '" + name +
@@ -176,11 +195,11 @@ llvm::Expected<MetricKind> parseMetric(llvm::StringRef name, LossKind loss) {
   // shape otherwise.
   bool sparseLoss = loss == LossKind::SparseCategoricalCrossentropy;
   bool sparseMetric = *kind == MetricKind::SparseCategoricalAccuracy ||
-                      *kind == MetricKind::SparseTopKCategoricalAccuracy;
+                      *kind == MetricKind::SparseTopKCategoricalAccuracy ||
+                      *kind == MetricKind::SparseCategoricalCrossentropy;
   bool newMetric = *kind == MetricKind::TopKCategoricalAccuracy ||
                    *kind == MetricKind::SparseTopKCategoricalAccuracy ||
-                   *kind == MetricKind::MeanAbsoluteError ||
-                   *kind == MetricKind::MeanSquaredError;
+                   *kind >= MetricKind::MeanAbsoluteError;
   if (newMetric && sparseMetric != sparseLoss)
     return makeError("metric '" + name + "' needs " +
                      (sparseMetric ? "class-index targets"

@@ -38,6 +38,21 @@ enum class MetricKind {
   SparseTopKCategoricalAccuracy,
   MeanAbsoluteError,
   MeanSquaredError,
+  /// Keras's metrics that average a loss function (MeanMetricWrapper):
+  /// computed by that loss's IR (passes/Losses.h, metricAsLoss).
+  MeanAbsolutePercentageError,
+  MeanSquaredLogarithmicError,
+  LogCoshError,
+  /// +cosine similarity (the loss is its negative).
+  CosineSimilarity,
+  KLDivergence,
+  Poisson,
+  Hinge,
+  SquaredHinge,
+  CategoricalHinge,
+  BinaryCrossentropy,
+  CategoricalCrossentropy,
+  SparseCategoricalCrossentropy,
 };
 
 /// k of the top_k metrics: Keras's default.

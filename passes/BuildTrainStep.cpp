@@ -373,7 +373,8 @@ func::FuncOp TrainStepBuilder::customFunction(llvm::StringRef name, unsigned k,
 namespace {
 bool takesClassIndices(MetricKind kind) {
   return kind == MetricKind::SparseCategoricalAccuracy ||
-         kind == MetricKind::SparseTopKCategoricalAccuracy;
+         kind == MetricKind::SparseTopKCategoricalAccuracy ||
+         kind == MetricKind::SparseCategoricalCrossentropy;
 }
 } // namespace
 

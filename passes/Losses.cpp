@@ -195,23 +195,69 @@ Value buildLoss(OpBuilder &b, Location loc, const LossConfig &loss, Value pred,
                           loss.reduction, v.valid);
 }
 
-std::optional<LossConfig> metricAsLoss(MetricKind kind) {
-  LossConfig loss;
+std::optional<MetricLoss> metricAsLoss(MetricKind kind) {
+  std::optional<LossKind> loss;
   switch (kind) {
   case MetricKind::MeanAbsoluteError:
-    loss.kind = LossKind::MeanAbsoluteError;
-    return loss;
+    loss = LossKind::MeanAbsoluteError;
+    break;
   case MetricKind::MeanSquaredError:
-    loss.kind = LossKind::MeanSquaredError;
-    return loss;
+    loss = LossKind::MeanSquaredError;
+    break;
+  case MetricKind::MeanAbsolutePercentageError:
+    loss = LossKind::MeanAbsolutePercentageError;
+    break;
+  case MetricKind::MeanSquaredLogarithmicError:
+    loss = LossKind::MeanSquaredLogarithmicError;
+    break;
+  case MetricKind::LogCoshError:
+    loss = LossKind::LogCosh;
+    break;
+  case MetricKind::CosineSimilarity:
+    loss = LossKind::CosineSimilarity;
+    break;
+  case MetricKind::KLDivergence:
+    loss = LossKind::KLDivergence;
+    break;
+  case MetricKind::Poisson:
+    loss = LossKind::Poisson;
+    break;
+  case MetricKind::Hinge:
+    loss = LossKind::Hinge;
+    break;
+  case MetricKind::SquaredHinge:
+    loss = LossKind::SquaredHinge;
+    break;
+  case MetricKind::CategoricalHinge:
+    loss = LossKind::CategoricalHinge;
+    break;
+  case MetricKind::BinaryCrossentropy:
+    loss = LossKind::BinaryCrossentropy;
+    break;
+  case MetricKind::CategoricalCrossentropy:
+    loss = LossKind::CategoricalCrossentropy;
+    break;
+  case MetricKind::SparseCategoricalCrossentropy:
+    loss = LossKind::SparseCategoricalCrossentropy;
+    break;
   default:
     return std::nullopt;
   }
+  MetricLoss m;
+  m.loss.kind = *loss;
+  if (kind == MetricKind::CosineSimilarity)
+    m.scale = -1.0;
+  return m;
 }
 
 Value buildMetric(OpBuilder &b, Location loc, MetricKind kind, Value pred,
                   Value target) {
   KcEmitter e(b, loc);
+  // The loss function's values, averaged unweighted.
+  if (std::optional<MetricLoss> m = metricAsLoss(kind)) {
+    Value v = buildLoss(b, loc, m->loss, pred, target);
+    return m->scale == 1.0 ? v : e.mul(v, m->scale);
+  }
   RankedTensorType predType = KcEmitter::typeOf(pred);
   Type ft = predType.getElementType();
   switch (kind) {
@@ -236,12 +282,9 @@ Value buildMetric(OpBuilder &b, Location loc, MetricKind kind, Value pred,
         target, b.getI64IntegerAttr(predType.getRank() - 1));
     return meanInTopK(e, pred, b.create<kc::OneHotOp>(loc, predType, cls));
   }
-  case MetricKind::MeanAbsoluteError:
-  case MetricKind::MeanSquaredError:
-    // The loss function's values, averaged unweighted.
-    return buildLoss(b, loc, *metricAsLoss(kind), pred, target);
+  default:
+    llvm_unreachable("a loss metric is built above");
   }
-  llvm_unreachable("unknown metric");
 }
 
 } // namespace kcc

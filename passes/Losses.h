@@ -62,10 +62,15 @@ reduceLossValues(mlir::OpBuilder &b, mlir::Location loc, mlir::Value values,
                  LossReduction reduction = LossReduction::SumOverBatchSize,
                  mlir::Value valid = {});
 
-/// The loss whose function a metric averages (Keras's MeanMetricWrapper of
-/// a loss function: mae, mse), so the metric is that loss's IR; none for
-/// the other metrics.
-std::optional<LossConfig> metricAsLoss(MetricKind kind);
+/// A metric that averages a loss function (Keras's MeanMetricWrapper: mae,
+/// mse, mape, hinge, the crossentropies, ...): that loss, unweighted, times
+/// `scale` (-1 for cosine_similarity, the loss's negative).
+struct MetricLoss {
+  LossConfig loss;
+  double scale = 1.0;
+};
+/// The loss a metric averages; none for the accuracies.
+std::optional<MetricLoss> metricAsLoss(MetricKind kind);
 
 /// The metric over the batch as a rank-0 tensor of the prediction's element
 /// type (the fraction of correct examples; the mean absolute or squared

@@ -258,6 +258,17 @@ void readMetrics(const ObjectView &cc, const json::Value &v,
       c.failField("k", "k other than Keras's default " +
                            std::to_string(kTopK) + " is not supported");
   }
+  // A crossentropy metric is computed from probabilities, with Keras's
+  // defaults.
+  if (llvm::StringRef(cls).ends_with("Crossentropy") && m.has("config")) {
+    ObjectView c = m.child("config");
+    if (c.getBool("from_logits", false))
+      c.failField("from_logits", "a crossentropy metric from logits is not "
+                                 "supported yet");
+    if (c.getNumber("label_smoothing", 0) != 0)
+      c.failField("label_smoothing", "label smoothing on a crossentropy "
+                                     "metric is not supported yet");
+  }
   out.push_back(m.has("config") ? m.child("config").getString(
                                       "name", toSnakeCase(cls))
                                 : toSnakeCase(cls));

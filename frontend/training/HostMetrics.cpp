@@ -43,6 +43,7 @@ MetricAccumulator::MetricAccumulator(const TrainingConfig &config,
                 "' has no function in CompileOptions::customObjects");
   for (const std::string &name : config.metrics) {
     metricLosses_.emplace_back();
+    metricScales_.push_back(1.0);
     if (const CustomObject *object = customNamed(name)) {
       metrics_.emplace_back(metricLogName(name).str(), MetricKind{});
       customMetrics_.push_back(object);
@@ -53,8 +54,10 @@ MetricAccumulator::MetricAccumulator(const TrainingConfig &config,
       throw Error("evaluate: " + llvm::toString(kind.takeError()));
     metrics_.emplace_back(name, *kind);
     customMetrics_.push_back(nullptr);
-    if (std::optional<LossConfig> loss = metricAsLoss(*kind))
-      metricLosses_.back() = std::make_shared<HostLoss>(*loss);
+    if (std::optional<MetricLoss> m = metricAsLoss(*kind)) {
+      metricLosses_.back() = std::make_shared<HostLoss>(m->loss);
+      metricScales_.back() = m->scale;
+    }
   }
   metricSums_.assign(metrics_.size(), 0.0);
   metricCounts_.assign(metrics_.size(), 0);
@@ -98,6 +101,13 @@ void MetricAccumulator::add(const NDArray &predArray,
                 metricSums_[m], metricCounts_[m]);
       continue;
     }
+    if (metricLosses_[m]) {
+      // The loss IR's mean of the batch (HostLoss), weighed by its examples.
+      metricSums_[m] += metricScales_[m] * examples *
+                        (*metricLosses_[m])(predArray, targetArray, NDArray());
+      metricCounts_[m] += examples;
+      continue;
+    }
     switch (metrics_[m].second) {
     case MetricKind::SparseCategoricalAccuracy:
       for (int64_t r = 0; r < rows; ++r)
@@ -128,12 +138,7 @@ void MetricAccumulator::add(const NDArray &predArray,
                                  argmax(&target[r * classes], classes));
       metricCounts_[m] += rows;
       break;
-    case MetricKind::MeanAbsoluteError:
-    case MetricKind::MeanSquaredError:
-      // The loss IR's mean of the batch (HostLoss), weighed by its examples.
-      metricSums_[m] +=
-          (*metricLosses_[m])(predArray, targetArray, NDArray()) * examples;
-      metricCounts_[m] += examples;
+    default:
       break;
     }
     // A metric the step computes but this file does not (yet): say so

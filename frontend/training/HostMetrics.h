@@ -58,8 +58,10 @@ private:
   std::shared_ptr<HostLoss> hostLoss_;
   const CustomObject *customLoss_ = nullptr;
   std::vector<std::pair<std::string, MetricKind>> metrics_;
-  /// Per metric: the loss IR it averages (mae, mse), or null.
+  /// Per metric: the loss IR it averages (metricAsLoss), or null, and the
+  /// factor of its values.
   std::vector<std::shared_ptr<HostLoss>> metricLosses_;
+  std::vector<double> metricScales_;
   /// Per metric: its custom object, or null for a built-in one.
   std::vector<const CustomObject *> customMetrics_;
   double lossSum_ = 0;

@@ -12,7 +12,8 @@ evaluates it afterwards in batches of 6 (a partial last batch).
 fit.json records the batch (x, each target form, the sample weights) and
 per case the target form, whether it was weighted, Keras's history and
 evaluate()'s loss (and `kcc_loss` where Keras's saved config loses an
-argument).
+argument); four cases also compile the metrics that average a loss function
+and record their history and evaluate() values.
 
 Run from the throwaway virtualenv make_fixtures.py describes:
 
@@ -112,6 +113,18 @@ CASES = [
 KCC_LOSS = {"huber": "huber(delta=0.5)"}
 
 
+# Metrics that average a loss function, logged by fit and evaluate under
+# Keras's names, by case: strings and metric objects.
+M = keras.metrics
+METRICS = {
+    "mae": ["mape", "msle", "cosine_similarity", M.LogCoshError()],
+    "kld": ["kl_divergence", "categorical_crossentropy", "poisson",
+            M.CategoricalHinge()],
+    "binary_focal": ["binary_crossentropy", "hinge", "squared_hinge"],
+    "scce_ignore_class": ["sparse_categorical_crossentropy"],
+}
+
+
 def main():
     os.makedirs(LOSS_OUT, exist_ok=True)
     data = batch()
@@ -121,7 +134,7 @@ def main():
         fresh_session()
         m = model(activation)
         m.compile(optimizer=keras.optimizers.Adam(learning_rate=1e-2),
-                  loss=loss)
+                  loss=loss, metrics=METRICS.get(name))
         m.save(os.path.join(LOSS_OUT, name + ".keras"))
         y = data[target]
         w = data["weights"] if weighted else None
@@ -135,6 +148,12 @@ def main():
             "loss": [float(v) for v in history.history["loss"]],
             "evaluate": float(evaluated["loss"]),
         }
+        if name in METRICS:
+            cases[name]["metrics"] = {
+                k: [float(x) for x in v] for k, v in history.history.items()
+                if k != "loss"}
+            cases[name]["evaluate_metrics"] = {
+                k: float(v) for k, v in evaluated.items() if k != "loss"}
         if name in KCC_LOSS:
             cases[name]["kcc_loss"] = KCC_LOSS[name]
         print(name, cases[name]["loss"][0], cases[name]["loss"][-1])

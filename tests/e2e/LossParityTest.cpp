@@ -8,7 +8,10 @@
 // with sample weights. kcc imports the .keras (compile_config included),
 // runs the same 5 steps compiled and interpreted and must log Keras's
 // losses within 1e-4 relative; evaluate() in batches of 6 afterwards (the
-// loss IR run on the host) must match Keras's within 1e-5 relative.
+// loss IR run on the host) must match Keras's within 1e-5 relative. Four
+// cases also log the metrics that average a loss function (mape, msle,
+// logcosh, cosine_similarity, kl_divergence, poisson, the hinges, the
+// crossentropies), computed by the same loss IR, checked alike.
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,6 +96,21 @@ TEST_P(LossParity, FitAndEvaluateReproduceKeras) {
     worst = std::max(worst, rel);
     EXPECT_LE(rel, 1e-4) << name << " step " << s << ": Keras " << losses[s]
                          << ", kcc " << r.loss;
+    // The metrics that average a loss function, by Keras's names.
+    const std::vector<std::string> &names = trainer.executable()->metricNames();
+    ASSERT_EQ(names.size(), r.metrics.size());
+    const json::Object *metrics = c.getObject("metrics");
+    ASSERT_EQ(names.size(), metrics ? metrics->size() : 0u);
+    for (size_t k = 0; k < names.size(); ++k) {
+      const json::Array *values = metrics->getArray(names[k]);
+      ASSERT_NE(values, nullptr) << "Keras logs no " << names[k];
+      double keras = e2e::numbers(*values)[s];
+      double err =
+          std::abs(r.metrics[k] - keras) / std::max(1e-3, std::abs(keras));
+      worst = std::max(worst, err);
+      EXPECT_LE(err, 1e-4) << name << " step " << s << " " << names[k]
+                           << ": Keras " << keras << ", kcc " << r.metrics[k];
+    }
   }
 
   int64_t evalBatch = *record().getInteger("evaluate_batch");
@@ -102,7 +120,17 @@ TEST_P(LossParity, FitAndEvaluateReproduceKeras) {
                        weighted ? ExampleArray::fromNDArray(w, "sample_weight")
                                 : ExampleArray());
   double kerasEval = *c.getNumber("evaluate");
-  double kccEval = trainer.evaluate(data).at("loss");
+  Logs evaluated = trainer.evaluate(data);
+  double kccEval = evaluated.at("loss");
+  if (const json::Object *metrics = c.getObject("evaluate_metrics"))
+    for (const auto &[key, value] : *metrics) {
+      double keras = *value.getAsNumber();
+      ASSERT_TRUE(evaluated.count(key.str())) << "kcc logs no " << key.str();
+      double err = std::abs(evaluated.at(key.str()) - keras) /
+                   std::max(1e-3, std::abs(keras));
+      EXPECT_LE(err, 1e-5) << name << " evaluate " << key.str() << ": Keras "
+                           << keras << ", kcc " << evaluated.at(key.str());
+    }
   double evalRel =
       std::abs(kccEval - kerasEval) / std::max(1e-3, std::abs(kerasEval));
   EXPECT_LE(evalRel, 1e-5) << name << " evaluate: Keras " << kerasEval

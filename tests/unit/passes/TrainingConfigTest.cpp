@@ -128,7 +128,10 @@ TEST(TrainingConfig, UnknownNamesListWhatIsAccepted) {
             "sparse_categorical_accuracy, categorical_accuracy, "
             "binary_accuracy, top_k_categorical_accuracy, "
             "sparse_top_k_categorical_accuracy, mae, mean_absolute_error, "
-            "mse, mean_squared_error)");
+            "mse, mean_squared_error, mape, msle, logcosh, "
+            "cosine_similarity, kl_divergence, poisson, hinge, squared_hinge, "
+            "categorical_hinge, binary_crossentropy, categorical_crossentropy, "
+            "sparse_categorical_crossentropy)");
   EXPECT_EQ(errorOf(parseExecMode("eager")),
             "unknown mode 'eager' (expected compiled, interpreted)");
 }
@@ -152,7 +155,8 @@ TEST(TrainingConfig, ValidateNamesTheField) {
   std::string unknown = errorOf(c.validate());
   EXPECT_NE(unknown.find("unknown metric 'precision'"), std::string::npos);
   EXPECT_NE(unknown.find("sparse_top_k_categorical_accuracy, mae, "
-                         "mean_absolute_error, mse, mean_squared_error)"),
+                         "mean_absolute_error, mse, mean_squared_error, "
+                         "mape, "),
             std::string::npos)
       << unknown;
   // The sparse loss's targets are class indices: mae and the one-hot top-k
