@@ -22,9 +22,6 @@ llvm::Error makeError(const llvm::Twine &message) {
   return llvm::createStringError(llvm::inconvertibleErrorCode(), message);
 }
 
-constexpr LossKind kLosses[] = {
-    LossKind::SparseCategoricalCrossentropy, LossKind::CategoricalCrossentropy,
-    LossKind::BinaryCrossentropy, LossKind::MeanSquaredError};
 constexpr OptimizerKind kOptimizers[] = {
     OptimizerKind::SGD,    OptimizerKind::Adam,    OptimizerKind::RMSprop,
     OptimizerKind::AdamW,  OptimizerKind::Adagrad, OptimizerKind::Nadam,
@@ -52,11 +49,13 @@ std::optional<MetricKind> accuracyFor(LossKind loss) {
   case LossKind::CategoricalCrossentropy:
     return MetricKind::CategoricalAccuracy;
   case LossKind::BinaryCrossentropy:
+  case LossKind::BinaryFocalCrossentropy:
     return MetricKind::BinaryAccuracy;
-  case LossKind::MeanSquaredError:
+  case LossKind::CategoricalFocalCrossentropy:
+    return MetricKind::CategoricalAccuracy;
+  default:
     return std::nullopt;
   }
-  llvm_unreachable("unknown loss");
 }
 
 /// Fails unless `value` is finite and in [lo, hi) (or (lo, hi) when
@@ -80,37 +79,6 @@ llvm::Error checkRange(llvm::StringRef field, double value, double lo,
 }
 
 } // namespace
-
-llvm::Expected<LossKind> parseLoss(llvm::StringRef name) {
-  std::optional<LossKind> kind =
-      llvm::StringSwitch<std::optional<LossKind>>(name)
-          .Case("sparse_categorical_crossentropy",
-                LossKind::SparseCategoricalCrossentropy)
-          .Case("categorical_crossentropy", LossKind::CategoricalCrossentropy)
-          .Case("binary_crossentropy", LossKind::BinaryCrossentropy)
-          .Cases("mean_squared_error", "mse", LossKind::MeanSquaredError)
-          .Default(std::nullopt);
-  if (kind)
-    return *kind;
-  std::string expected;
-  for (LossKind k : kLosses)
-    expected += (expected.empty() ? "" : ", ") + lossName(k).str();
-  return makeError("unknown loss '" + name + "' (expected " + expected + ")");
-}
-
-llvm::StringRef lossName(LossKind kind) {
-  switch (kind) {
-  case LossKind::SparseCategoricalCrossentropy:
-    return "sparse_categorical_crossentropy";
-  case LossKind::CategoricalCrossentropy:
-    return "categorical_crossentropy";
-  case LossKind::BinaryCrossentropy:
-    return "binary_crossentropy";
-  case LossKind::MeanSquaredError:
-    return "mean_squared_error";
-  }
-  llvm_unreachable("unknown loss");
-}
 
 llvm::Expected<OptimizerKind> parseOptimizer(llvm::StringRef name) {
   for (OptimizerKind k : kOptimizers)
@@ -185,13 +153,32 @@ llvm::Expected<MetricKind> parseMetric(llvm::StringRef name, LossKind loss) {
                 MetricKind::SparseTopKCategoricalAccuracy)
           .Cases("mae", "mean_absolute_error", MetricKind::MeanAbsoluteError)
           .Cases("mse", "mean_squared_error", MetricKind::MeanSquaredError)
+          .Cases("mape", "mean_absolute_percentage_error",
+                 MetricKind::MeanAbsolutePercentageError)
+          .Cases("msle", "mean_squared_logarithmic_error",
+                 MetricKind::MeanSquaredLogarithmicError)
+          .Case("logcosh", MetricKind::LogCoshError)
+          .Case("cosine_similarity", MetricKind::CosineSimilarity)
+          .Case("kl_divergence", MetricKind::KLDivergence)
+          .Case("poisson", MetricKind::Poisson)
+          .Case("hinge", MetricKind::Hinge)
+          .Case("squared_hinge", MetricKind::SquaredHinge)
+          .Case("categorical_hinge", MetricKind::CategoricalHinge)
+          .Case("binary_crossentropy", MetricKind::BinaryCrossentropy)
+          .Case("categorical_crossentropy", MetricKind::CategoricalCrossentropy)
+          .Case("sparse_categorical_crossentropy",
+                MetricKind::SparseCategoricalCrossentropy)
           .Default(std::nullopt);
   if (!kind) {
     std::string list = std::string(accuracy ? "accuracy, acc, " : "") +
                        "sparse_categorical_accuracy, categorical_accuracy, "
                        "binary_accuracy, top_k_categorical_accuracy, "
                        "sparse_top_k_categorical_accuracy, mae, "
-                       "mean_absolute_error, mse, mean_squared_error";
+                       "mean_absolute_error, mse, mean_squared_error, mape, "
+                       "msle, logcosh, cosine_similarity, kl_divergence, "
+                       "poisson, hinge, squared_hinge, categorical_hinge, "
+                       "binary_crossentropy, categorical_crossentropy, "
+                       "sparse_categorical_crossentropy";
     // A registered Python function or class ("MyPackage>my_metric").
     if (name.contains('>'))
       return makeError("custom metric '" + name +
@@ -208,11 +195,11 @@ llvm::Expected<MetricKind> parseMetric(llvm::StringRef name, LossKind loss) {
   // shape otherwise.
   bool sparseLoss = loss == LossKind::SparseCategoricalCrossentropy;
   bool sparseMetric = *kind == MetricKind::SparseCategoricalAccuracy ||
-                      *kind == MetricKind::SparseTopKCategoricalAccuracy;
+                      *kind == MetricKind::SparseTopKCategoricalAccuracy ||
+                      *kind == MetricKind::SparseCategoricalCrossentropy;
   bool newMetric = *kind == MetricKind::TopKCategoricalAccuracy ||
                    *kind == MetricKind::SparseTopKCategoricalAccuracy ||
-                   *kind == MetricKind::MeanAbsoluteError ||
-                   *kind == MetricKind::MeanSquaredError;
+                   *kind >= MetricKind::MeanAbsoluteError;
   if (newMetric && sparseMetric != sparseLoss)
     return makeError("metric '" + name + "' needs " +
                      (sparseMetric ? "class-index targets"
@@ -257,7 +244,9 @@ std::string OutputTraining::str() const {
   // Every digit: the weight must survive the option round trip exactly.
   char weight[32];
   std::snprintf(weight, sizeof(weight), "%.17g", lossWeight);
-  std::string out = name + ":" + loss.name() + ":" + weight + ":" +
+  LossConfig args = loss;
+  args.fromLogits = false; // FROM_LOGITS says it
+  std::string out = name + ":" + args.str() + ":" + weight + ":" +
                     (loss.fromLogits ? "1" : "0");
   for (const std::string &m : metrics)
     out += ":" + m;
@@ -273,12 +262,12 @@ llvm::Expected<OutputTraining> OutputTraining::parse(llvm::StringRef text) {
   OutputTraining out;
   out.name = fields[0].str();
   // Not a built-in loss: a custom object's name, which validate() checks.
-  if (llvm::Expected<LossKind> kind = parseLoss(fields[1]))
-    out.loss.kind = *kind;
-  else {
-    llvm::consumeError(kind.takeError());
-    out.loss.custom = fields[1].str();
-  }
+  llvm::Expected<LossConfig> loss =
+      LossConfig::parse(fields[1], /*allowCustom=*/true);
+  if (!loss)
+    return makeError("output '" + fields[0] +
+                     "': " + llvm::toString(loss.takeError()));
+  out.loss = *loss;
   if (fields[2].getAsDouble(out.lossWeight))
     return makeError("output '" + fields[0] + "': loss weight '" + fields[2] +
                      "' is not a number");
@@ -288,10 +277,6 @@ llvm::Expected<OutputTraining> OutputTraining::parse(llvm::StringRef text) {
   for (llvm::StringRef m : llvm::ArrayRef(fields).drop_front(4))
     out.metrics.push_back(m.str());
   return out;
-}
-
-std::string LossConfig::name() const {
-  return custom.empty() ? lossName(kind).str() : custom;
 }
 
 llvm::StringRef metricLogName(llvm::StringRef name) {
@@ -325,7 +310,7 @@ llvm::Error checkCustomLoss(const TrainingConfig &config,
   if (loss.custom.empty() || config.isCustomObject(loss.custom))
     return llvm::Error::success();
   std::string builtins;
-  for (LossKind k : kLosses)
+  for (LossKind k : allLosses())
     builtins += (builtins.empty() ? "" : ", ") + lossName(k).str();
   llvm::StringRef name = loss.custom;
   std::string supply = "from C++ supply it in "
@@ -370,6 +355,8 @@ llvm::Error TrainingConfig::validate() const {
                        "or ','");
   if (llvm::Error e = checkCustomLoss(*this, loss))
     return e;
+  if (llvm::Error e = loss.validate())
+    return e;
   for (const std::string &name : metrics)
     if (llvm::Error e = checkMetric(*this, name, loss))
       return e;
@@ -388,6 +375,9 @@ llvm::Error TrainingConfig::validate() const {
       return makeError("loss_weights: the weight of output '" + o.name +
                        "' must be finite, got " + formatNumber(o.lossWeight));
     if (llvm::Error e = checkCustomLoss(*this, o.loss))
+      return makeError("output '" + o.name +
+                       "': " + llvm::toString(std::move(e)));
+    if (llvm::Error e = o.loss.validate())
       return makeError("output '" + o.name +
                        "': " + llvm::toString(std::move(e)));
     for (const std::string &name : o.metrics)

@@ -14,6 +14,8 @@
 #ifndef KCC_CONFIG_TRAININGCONFIG_H
 #define KCC_CONFIG_TRAININGCONFIG_H
 
+#include "config/LossConfig.h"
+
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
 
@@ -24,13 +26,6 @@
 #include <vector>
 
 namespace kcc {
-
-enum class LossKind {
-  SparseCategoricalCrossentropy,
-  CategoricalCrossentropy,
-  BinaryCrossentropy,
-  MeanSquaredError,
-};
 
 enum class MetricKind {
   SparseCategoricalAccuracy,
@@ -43,6 +38,21 @@ enum class MetricKind {
   SparseTopKCategoricalAccuracy,
   MeanAbsoluteError,
   MeanSquaredError,
+  /// Keras's metrics that average a loss function (MeanMetricWrapper):
+  /// computed by that loss's IR (passes/Losses.h, metricAsLoss).
+  MeanAbsolutePercentageError,
+  MeanSquaredLogarithmicError,
+  LogCoshError,
+  /// +cosine similarity (the loss is its negative).
+  CosineSimilarity,
+  KLDivergence,
+  Poisson,
+  Hinge,
+  SquaredHinge,
+  CategoricalHinge,
+  BinaryCrossentropy,
+  CategoricalCrossentropy,
+  SparseCategoricalCrossentropy,
 };
 
 /// k of the top_k metrics: Keras's default.
@@ -71,10 +81,6 @@ enum class ScheduleKind {
 
 /// How a step runs: JIT-compiled, or op by op by the interpreter.
 enum class ExecMode { Compiled, Interpreted };
-
-/// "sparse_categorical_crossentropy" etc., or Keras's short alias "mse".
-llvm::Expected<LossKind> parseLoss(llvm::StringRef name);
-llvm::StringRef lossName(LossKind kind);
 
 /// "sgd", "adam", "rmsprop", "adamw", "adagrad", "nadam", "adamax", "lion",
 /// in any case (Keras's class names work too).
@@ -179,25 +185,6 @@ struct OptimizerConfig {
   double resolvedWeightDecay() const;
 };
 
-/// A loss; defaults are Keras 3's.
-struct LossConfig {
-  LossKind kind = LossKind::SparseCategoricalCrossentropy;
-  /// The prediction is logits rather than probabilities.
-  bool fromLogits = false;
-  /// A custom loss, by the name it is registered under (Keras's
-  /// "MyPackage>my_loss", or any name without ':'): one of
-  /// TrainingConfig::customObjects, a function of the module (see
-  /// customFunctionSymbol). `fromLogits` is then unused, and built-in
-  /// metrics resolve against the target the function takes:
-  /// sparse_categorical_crossentropy's for integer targets, else
-  /// categorical_crossentropy's (kc-build-train-step reads it from the
-  /// function; CompileOptions::resolvedConfig sets `kind` to it).
-  std::string custom;
-
-  /// `custom`, or the built-in loss's name.
-  std::string name() const;
-};
-
 /// The name Keras logs a metric under: a registered custom object's own
 /// name without its package ("MyPackage>my_metric" logs "my_metric"),
 /// other names as they are.
@@ -216,8 +203,10 @@ struct OutputTraining {
   std::vector<std::string> metrics;
 
   /// The one-line form kc-build-train-step's `outputs` option carries:
-  /// `NAME:LOSS:WEIGHT:FROM_LOGITS[:METRIC...]`, e.g.
-  /// `class:sparse_categorical_crossentropy:1:0:accuracy`.
+  /// `NAME:LOSS:WEIGHT:FROM_LOGITS[:METRIC...]` with LOSS in
+  /// LossConfig::str()'s form, e.g.
+  /// `class:sparse_categorical_crossentropy:1:0:accuracy` or
+  /// `box:huber(delta=2):0.5:0`.
   std::string str() const;
   static llvm::Expected<OutputTraining> parse(llvm::StringRef text);
 };

@@ -285,6 +285,13 @@ LogicalResult TrainStepBuilder::analyzeForward() {
       return forward_.emitOpError("result ")
              << k << " " << result << " cannot take the " << lossConfig.name()
              << " loss (expects a float tensor of rank >= 1)";
+    if (lossConfig.custom.empty())
+      if (std::string why =
+              checkLossShape(lossConfig, pred, config_.sampleWeight);
+          !why.empty())
+        return forward_.emitOpError("result ")
+               << k << " " << result << " cannot take the loss "
+               << lossConfig.str() << ": " << why;
     if (k == 0)
       predType_ = pred;
     else if (pred.getElementType() != predType_.getElementType() ||
@@ -366,7 +373,8 @@ func::FuncOp TrainStepBuilder::customFunction(llvm::StringRef name, unsigned k,
 namespace {
 bool takesClassIndices(MetricKind kind) {
   return kind == MetricKind::SparseCategoricalAccuracy ||
-         kind == MetricKind::SparseTopKCategoricalAccuracy;
+         kind == MetricKind::SparseTopKCategoricalAccuracy ||
+         kind == MetricKind::SparseCategoricalCrossentropy;
 }
 } // namespace
 
@@ -420,8 +428,7 @@ Value TrainStepBuilder::inlineCustom(func::FuncOp fn, Value target,
 Value TrainStepBuilder::outputLoss(unsigned k, const LossConfig &loss,
                                    Value pred, llvm::StringRef name) {
   if (loss.custom.empty())
-    return buildLoss(b_, nameLoc(name), loss.kind, loss.fromLogits, pred,
-                     target(k), sampleWeight());
+    return buildLoss(b_, nameLoc(name), loss, pred, target(k), sampleWeight());
   Value values = inlineCustom(custom_[{k, loss.custom}], target(k), pred);
   return reduceLossValues(b_, nameLoc(name), values, sampleWeight(),
                           predType_.getElementType());

@@ -73,6 +73,14 @@ public:
   mlir::Value sqrt(mlir::Value x) { return un<kc::SqrtOp>(x); }
   mlir::Value abs(mlir::Value x) { return un<kc::AbsOp>(x); }
   mlir::Value relu(mlir::Value x) { return un<kc::ReluOp>(x); }
+  mlir::Value rsqrt(mlir::Value x) { return un<kc::RsqrtOp>(x); }
+  mlir::Value sigmoid(mlir::Value x) { return un<kc::SigmoidOp>(x); }
+  /// `c - x` with a compile-time constant `c`.
+  mlir::Value rsub(double c, mlir::Value x) { return sub(splatLike(x, c), x); }
+  /// `x` clipped to [lo, hi] (zero gradient where clipped).
+  mlir::Value clip(mlir::Value x, double lo, double hi) {
+    return min(max(x, splatLike(x, lo)), splatLike(x, hi));
+  }
 
   /// An elementwise comparison: an i1 tensor of `l`'s shape.
   mlir::Value compare(kc::CompareDirection dir, mlir::Value l, mlir::Value r) {
@@ -102,6 +110,18 @@ public:
   /// Mean over every element: a rank-0 tensor.
   mlir::Value meanAll(mlir::Value x) { return reduceAll<kc::ReduceMeanOp>(x); }
 
+  /// Sum, mean or max over `axis` (negative counts from the end), dropping
+  /// it or keeping it as size 1.
+  mlir::Value sumAxis(mlir::Value x, int64_t axis, bool keepdims) {
+    return reduceAxis<kc::ReduceSumOp>(x, axis, keepdims);
+  }
+  mlir::Value meanAxis(mlir::Value x, int64_t axis, bool keepdims) {
+    return reduceAxis<kc::ReduceMeanOp>(x, axis, keepdims);
+  }
+  mlir::Value maxAxis(mlir::Value x, int64_t axis, bool keepdims) {
+    return reduceAxis<kc::ReduceMaxOp>(x, axis, keepdims);
+  }
+
 private:
   template <typename Op> mlir::Value bin(mlir::Value l, mlir::Value r) {
     return b.create<Op>(loc, l.getType(), l, r);
@@ -120,6 +140,20 @@ private:
       axes.push_back(i);
     return b.create<Op>(loc, t.clone(llvm::ArrayRef<int64_t>{}), x,
                         b.getDenseI64ArrayAttr(axes), b.getBoolAttr(false));
+  }
+
+  template <typename Op>
+  mlir::Value reduceAxis(mlir::Value x, int64_t axis, bool keepdims) {
+    mlir::RankedTensorType t = typeOf(x);
+    if (axis < 0)
+      axis += t.getRank();
+    llvm::SmallVector<int64_t> shape(t.getShape());
+    if (keepdims)
+      shape[axis] = 1;
+    else
+      shape.erase(shape.begin() + axis);
+    return b.create<Op>(loc, t.clone(shape), x, b.getDenseI64ArrayAttr({axis}),
+                        b.getBoolAttr(keepdims));
   }
 
   mlir::OpBuilder &b;

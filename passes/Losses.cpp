@@ -1,15 +1,14 @@
 //===- Losses.cpp - Keras losses and metrics as kc IR ---------------------===//
 //
-// Each loss follows keras/src/backend/*/nn.py and keras/src/losses: the
-// per-example loss, then the mean over every remaining element (Keras's
-// "sum_over_batch_size" reduction). Probabilities are clipped to
-// [eps, 1 - eps] with kc.max/kc.min so the gradient is zero where clipped,
-// as with Keras's clip.
+// A loss is its function's values (the family files under losses/), then
+// Keras's reduce_weighted_values: times the sample weights, reduced as the
+// Loss's `reduction` says. The metrics of compile() follow.
 //
 //===----------------------------------------------------------------------===//
 
 #include "passes/Losses.h"
 #include "passes/KcEmitter.h"
+#include "passes/losses/LossFunctions.h"
 
 #include "mlir/IR/TypeUtilities.h"
 
@@ -26,6 +25,28 @@ RankedTensorType targetType(LossKind kind, RankedTensorType pred) {
                                IntegerType::get(pred.getContext(), 32));
 }
 
+std::string checkLossShape(const LossConfig &loss, RankedTensorType pred,
+                           bool weighted) {
+  int64_t rank = pred.getRank();
+  std::optional<int64_t> axis = loss.resolvedAxis();
+  if (!axis)
+    return "";
+  if (*axis < -rank || *axis >= rank)
+    return "axis " + std::to_string(*axis) +
+           " is out of range for a "
+           "prediction of rank " +
+           std::to_string(rank);
+  if (loss.kind == LossKind::SparseCategoricalCrossentropy &&
+      losses::normalizeAxis(*axis, rank) != rank - 1)
+    return "the class axis of sparse_categorical_crossentropy must be the "
+           "last (got axis " +
+           std::to_string(*axis) + ")";
+  if (weighted && rank > 1 && losses::normalizeAxis(*axis, rank) == 0)
+    return "axis 0 reduces over the batch, which leaves no value per "
+           "example for the sample weights to weigh";
+  return "";
+}
+
 namespace {
 
 /// The per-example weights `w` ([batch]) broadcast to `like` ([batch, ...]).
@@ -39,51 +60,13 @@ Value weightLike(KcEmitter &e, Value w, Value like) {
   return e.broadcastLike(w, like);
 }
 
-/// Keras's weighted sum_over_batch_size of per-element losses: the mean of
-/// `values * w`, or of `values` without weights.
-Value weightedMean(KcEmitter &e, Value values, Value w) {
-  if (!w)
-    return e.meanAll(values);
-  return e.meanAll(e.mul(values, weightLike(e, w, values)));
-}
-
-/// log(p) of probabilities normalized along the class axis and clipped to
-/// [eps, 1 - eps] (Keras's categorical_crossentropy, from_logits=False).
-Value clippedLogProbs(KcEmitter &e, Value p) {
-  Value sum = e.broadcastLike(e.sumLastAxis(p, /*keepdims=*/true), p);
-  Value clipped = e.min(e.max(e.div(p, sum), e.splatLike(p, kKerasEpsilon)),
-                        e.splatLike(p, 1.0 - kKerasEpsilon));
-  return e.log(clipped);
-}
-
-/// -sum(target * log_prob) over the class axis, then the (weighted) mean.
-Value crossentropy(KcEmitter &e, Value oneHot, Value logProbs, Value w) {
-  return e.neg(
-      weightedMean(e, e.sumLastAxis(e.mul(oneHot, logProbs), false), w));
-}
-
-Value logProbs(KcEmitter &e, Value pred, bool fromLogits) {
-  if (!fromLogits)
-    return clippedLogProbs(e, pred);
-  RankedTensorType t = KcEmitter::typeOf(pred);
-  return e.builder().create<kc::LogSoftmaxOp>(
-      e.location(), t, pred, e.builder().getI64IntegerAttr(t.getRank() - 1));
-}
-
-/// Elementwise binary crossentropy. From logits the stable form
-/// max(x, 0) - x * z + log(1 + exp(-|x|)), which equals Keras's
-/// -z log_sigmoid(x) - (1 - z) log_sigmoid(-x).
-Value binaryCrossentropy(KcEmitter &e, Value pred, Value z, bool fromLogits) {
-  if (fromLogits) {
-    Value softplus = e.log(e.add(e.exp(e.neg(e.abs(pred))), 1.0));
-    return e.add(e.sub(e.relu(pred), e.mul(pred, z)), softplus);
-  }
-  Value p = e.min(e.max(pred, e.splatLike(pred, kKerasEpsilon)),
-                  e.splatLike(pred, 1.0 - kKerasEpsilon));
-  Value one = e.splatLike(pred, 1.0);
-  Value pos = e.mul(z, e.log(p));
-  Value negTerm = e.mul(e.sub(one, z), e.log(e.sub(one, p)));
-  return e.neg(e.add(pos, negTerm));
+/// `num / den`, or 0 where `den` is 0 (ops.divide_no_nan), for rank-0
+/// tensors.
+Value divideNoNan(KcEmitter &e, Value num, Value den) {
+  Value zero = e.splatLike(den, 0.0);
+  Value isZero = e.compare(kc::CompareDirection::EQ, den, zero);
+  Value safe = e.select(isZero, e.splatLike(den, 1.0), den);
+  return e.select(isZero, zero, e.div(num, safe));
 }
 
 /// Fraction of equal elements of two float tensors of one type.
@@ -124,43 +107,157 @@ Value meanInTopK(KcEmitter &e, Value pred, Value oneHot) {
 
 } // namespace
 
-Value buildLoss(OpBuilder &b, Location loc, LossKind kind, bool fromLogits,
-                Value pred, Value target, Value weight) {
-  KcEmitter e(b, loc);
-  RankedTensorType predType = KcEmitter::typeOf(pred);
-  switch (kind) {
-  case LossKind::SparseCategoricalCrossentropy: {
-    Value oneHot = b.create<kc::OneHotOp>(loc, predType, target);
-    return crossentropy(e, oneHot, logProbs(e, pred, fromLogits), weight);
-  }
-  case LossKind::CategoricalCrossentropy:
-    return crossentropy(e, target, logProbs(e, pred, fromLogits), weight);
-  case LossKind::BinaryCrossentropy:
-    return weightedMean(e, binaryCrossentropy(e, pred, target, fromLogits),
-                        weight);
-  case LossKind::MeanSquaredError: {
-    Value d = e.sub(target, pred);
-    return weightedMean(e, e.mul(d, d), weight);
-  }
-  }
-  llvm_unreachable("unknown loss");
-}
-
 Value reduceLossValues(OpBuilder &b, Location loc, Value values, Value weight,
-                       Type floatType) {
+                       Type floatType, LossReduction reduction, Value valid) {
   KcEmitter e(b, loc);
   if (getElementTypeOrSelf(values.getType()) != floatType)
     values = e.cast(values, floatType);
-  if (KcEmitter::typeOf(values).getRank() == 0)
-    return values;
   if (weight && getElementTypeOrSelf(weight.getType()) != floatType)
     weight = e.cast(weight, floatType);
-  return weightedMean(e, values, weight);
+  // A scalar is the loss itself, unless weighed: then one value per example.
+  if (KcEmitter::typeOf(values).getRank() == 0) {
+    if (!weight)
+      return values;
+    values = e.mul(e.broadcastLike(values, weight), weight);
+    weight = {};
+  }
+  // Unweighted, the mean of per-example means over the last axis is the
+  // mean of every element: one reduction instead of two (the IR the step
+  // had before losses kept Keras's per-example values).
+  bool mean = reduction == LossReduction::SumOverBatchSize ||
+              reduction == LossReduction::Mean;
+  if (!weight && !valid && mean)
+    if (auto perExample = values.getDefiningOp<kc::ReduceMeanOp>();
+        perExample && perExample->use_empty() && !perExample.getKeepdims() &&
+        perExample.getAxes().size() == 1 &&
+        perExample.getAxes()[0] ==
+            KcEmitter::typeOf(perExample.getX()).getRank() - 1) {
+      Value x = perExample.getX();
+      perExample->erase();
+      return e.meanAll(x);
+    }
+  Value w = weight ? weightLike(e, weight, values) : Value();
+  if (w)
+    values = e.mul(values, w);
+  switch (reduction) {
+  case LossReduction::Sum:
+  case LossReduction::None: // refused by LossConfig::validate
+    return e.sumAll(values);
+  case LossReduction::SumOverBatchSize:
+  case LossReduction::Mean:
+    // Keras weighs valid values by total / valid: the mean of the valid.
+    if (valid)
+      return divideNoNan(e, e.sumAll(values), e.sumAll(valid));
+    return e.meanAll(values);
+  case LossReduction::MeanWithSampleWeight: {
+    if (!w && !valid)
+      return e.meanAll(values);
+    Value divisor = w && valid ? e.mul(w, valid) : (w ? w : valid);
+    return divideNoNan(e, e.sumAll(values), e.sumAll(divisor));
+  }
+  }
+  llvm_unreachable("unknown reduction");
+}
+
+Value buildLoss(OpBuilder &b, Location loc, const LossConfig &loss, Value pred,
+                Value target, Value weight) {
+  KcEmitter e(b, loc);
+  losses::LossValues v;
+  switch (loss.kind) {
+  case LossKind::SparseCategoricalCrossentropy:
+  case LossKind::CategoricalCrossentropy:
+  case LossKind::BinaryCrossentropy:
+  case LossKind::BinaryFocalCrossentropy:
+  case LossKind::CategoricalFocalCrossentropy:
+  case LossKind::KLDivergence:
+  case LossKind::Poisson:
+    v = losses::probabilistic(e, loss, pred, target);
+    break;
+  case LossKind::MeanSquaredError:
+  case LossKind::MeanAbsoluteError:
+  case LossKind::MeanAbsolutePercentageError:
+  case LossKind::MeanSquaredLogarithmicError:
+  case LossKind::Huber:
+  case LossKind::LogCosh:
+  case LossKind::CosineSimilarity:
+    v.values = losses::regression(e, loss, pred, target);
+    break;
+  case LossKind::Hinge:
+  case LossKind::SquaredHinge:
+  case LossKind::CategoricalHinge:
+  case LossKind::Dice:
+  case LossKind::Tversky:
+    v.values = losses::marginAndOverlap(e, loss, pred, target);
+    break;
+  }
+  return reduceLossValues(b, loc, v.values, weight,
+                          KcEmitter::typeOf(pred).getElementType(),
+                          loss.reduction, v.valid);
+}
+
+std::optional<MetricLoss> metricAsLoss(MetricKind kind) {
+  std::optional<LossKind> loss;
+  switch (kind) {
+  case MetricKind::MeanAbsoluteError:
+    loss = LossKind::MeanAbsoluteError;
+    break;
+  case MetricKind::MeanSquaredError:
+    loss = LossKind::MeanSquaredError;
+    break;
+  case MetricKind::MeanAbsolutePercentageError:
+    loss = LossKind::MeanAbsolutePercentageError;
+    break;
+  case MetricKind::MeanSquaredLogarithmicError:
+    loss = LossKind::MeanSquaredLogarithmicError;
+    break;
+  case MetricKind::LogCoshError:
+    loss = LossKind::LogCosh;
+    break;
+  case MetricKind::CosineSimilarity:
+    loss = LossKind::CosineSimilarity;
+    break;
+  case MetricKind::KLDivergence:
+    loss = LossKind::KLDivergence;
+    break;
+  case MetricKind::Poisson:
+    loss = LossKind::Poisson;
+    break;
+  case MetricKind::Hinge:
+    loss = LossKind::Hinge;
+    break;
+  case MetricKind::SquaredHinge:
+    loss = LossKind::SquaredHinge;
+    break;
+  case MetricKind::CategoricalHinge:
+    loss = LossKind::CategoricalHinge;
+    break;
+  case MetricKind::BinaryCrossentropy:
+    loss = LossKind::BinaryCrossentropy;
+    break;
+  case MetricKind::CategoricalCrossentropy:
+    loss = LossKind::CategoricalCrossentropy;
+    break;
+  case MetricKind::SparseCategoricalCrossentropy:
+    loss = LossKind::SparseCategoricalCrossentropy;
+    break;
+  default:
+    return std::nullopt;
+  }
+  MetricLoss m;
+  m.loss.kind = *loss;
+  if (kind == MetricKind::CosineSimilarity)
+    m.scale = -1.0;
+  return m;
 }
 
 Value buildMetric(OpBuilder &b, Location loc, MetricKind kind, Value pred,
                   Value target) {
   KcEmitter e(b, loc);
+  // The loss function's values, averaged unweighted.
+  if (std::optional<MetricLoss> m = metricAsLoss(kind)) {
+    Value v = buildLoss(b, loc, m->loss, pred, target);
+    return m->scale == 1.0 ? v : e.mul(v, m->scale);
+  }
   RankedTensorType predType = KcEmitter::typeOf(pred);
   Type ft = predType.getElementType();
   switch (kind) {
@@ -185,14 +282,9 @@ Value buildMetric(OpBuilder &b, Location loc, MetricKind kind, Value pred,
         target, b.getI64IntegerAttr(predType.getRank() - 1));
     return meanInTopK(e, pred, b.create<kc::OneHotOp>(loc, predType, cls));
   }
-  case MetricKind::MeanAbsoluteError:
-    return e.meanAll(e.abs(e.sub(target, pred)));
-  case MetricKind::MeanSquaredError: {
-    Value d = e.sub(target, pred);
-    return e.meanAll(e.mul(d, d));
+  default:
+    llvm_unreachable("a loss metric is built above");
   }
-  }
-  llvm_unreachable("unknown metric");
 }
 
 } // namespace kcc

@@ -60,8 +60,8 @@ def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
   let options = [
     Option<"loss", "loss", "std::string",
            /*default=*/"::kcc::lossName(::kcc::LossConfig().kind).str()",
-           "sparse_categorical_crossentropy | categorical_crossentropy | "
-           "binary_crossentropy | mean_squared_error | one of "
+           "a Keras loss by name, with its arguments as `huber(delta=2)` "
+           "(kcc::LossConfig::str's form: any of keras.losses), or one of "
            "custom-objects">,
     Option<"fromLogits", "from-logits", "bool",
            /*default=*/"::kcc::LossConfig().fromLogits",

@@ -36,7 +36,10 @@ KcBuildTrainStepOptions
 toTrainStepOptions(const TrainingConfig &config,
                    std::vector<std::string> &outputStorage) {
   KcBuildTrainStepOptions o;
-  o.loss = config.loss.name();
+  // The loss's arguments travel in its text; from_logits in its own option.
+  LossConfig loss = config.loss;
+  loss.fromLogits = false;
+  o.loss = loss.str();
   o.fromLogits = config.loss.fromLogits;
   o.metrics = config.metrics;
   o.customObjects = config.customObjects;
@@ -72,13 +75,12 @@ fromTrainStepOptions(const KcBuildTrainStepOptions &options) {
   config.customObjects.assign(options.customObjects.begin(),
                               options.customObjects.end());
   // Not a built-in loss: a custom object's name, which validate() checks.
-  if (llvm::Expected<LossKind> loss = parseLoss(options.loss))
-    config.loss.kind = *loss;
-  else {
-    llvm::consumeError(loss.takeError());
-    config.loss.custom = options.loss;
-  }
-  config.loss.fromLogits = options.fromLogits;
+  llvm::Expected<LossConfig> loss =
+      LossConfig::parse(options.loss, /*allowCustom=*/true);
+  if (!loss)
+    return loss.takeError();
+  config.loss = *loss;
+  config.loss.fromLogits = config.loss.fromLogits || options.fromLogits;
   config.metrics.assign(options.metrics.begin(), options.metrics.end());
   for (const std::string &text : options.outputs) {
     llvm::Expected<OutputTraining> out = OutputTraining::parse(text);

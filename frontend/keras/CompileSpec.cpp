@@ -14,6 +14,7 @@
 #include "frontend/keras/ModelSpec.h"
 
 #include <algorithm>
+#include <cstdio>
 
 using namespace kcc;
 using namespace kcc::keras;
@@ -258,6 +259,17 @@ void readMetrics(const ObjectView &cc, const json::Value &v,
       c.failField("k", "k other than Keras's default " +
                            std::to_string(kTopK) + " is not supported");
   }
+  // A crossentropy metric is computed from probabilities, with Keras's
+  // defaults.
+  if (llvm::StringRef(cls).ends_with("Crossentropy") && m.has("config")) {
+    ObjectView c = m.child("config");
+    if (c.getBool("from_logits", false))
+      c.failField("from_logits", "a crossentropy metric from logits is not "
+                                 "supported yet");
+    if (c.getNumber("label_smoothing", 0) != 0)
+      c.failField("label_smoothing", "label smoothing on a crossentropy "
+                                     "metric is not supported yet");
+  }
   out.push_back(m.has("config") ? m.child("config").getString(
                                       "name", toSnakeCase(cls))
                                 : toSnakeCase(cls));
@@ -273,10 +285,7 @@ void readLoss(const ObjectView &cc, const json::Value *v, const JsonPath &path,
     loss.custom = *custom;
     customFirst = customFirst || error.empty();
     std::string builtins;
-    for (LossKind k :
-         {LossKind::SparseCategoricalCrossentropy,
-          LossKind::CategoricalCrossentropy, LossKind::BinaryCrossentropy,
-          LossKind::MeanSquaredError})
+    for (LossKind k : allLosses())
       builtins += (builtins.empty() ? "" : ", ") + lossName(k).str();
     return deferErrorAt(
         cc, path,
@@ -290,18 +299,46 @@ void readLoss(const ObjectView &cc, const json::Value *v, const JsonPath &path,
   }
   std::optional<ObjectView> c;
   std::string name = objectName(cc, v, path, c);
-  if (c) {
-    name = c->getString("name", name);
-    loss.fromLogits = c->getBool("from_logits", false);
-    if (c->has("label_smoothing") && c->getNumber("label_smoothing") != 0)
-      c->failField("label_smoothing", "label smoothing is not supported");
-    if (c->has("ignore_class"))
-      c->failField("ignore_class", "ignore_class is not supported");
+  // A Loss object is read by its class (its `name` is only a label:
+  // Huber's default is "huber_loss"), a function or a bare name by name.
+  if (const json::Object *o = v->getAsObject())
+    if (std::optional<llvm::StringRef> cls = o->getString("class_name");
+        cls && *cls != "function")
+      name = cls->str();
+  llvm::Expected<LossKind> kind = parseLoss(name);
+  if (!kind)
+    return deferErrorAt(cc, path, kind.takeError(), error);
+  loss.kind = *kind;
+  if (!c)
+    return;
+  // Every constructor argument of the class, under its Keras name.
+  for (const auto &[key, value] : c->object()) {
+    // A label, the policy, and tf.keras's copy of the function's name.
+    if (key == "name" || key == "dtype" || key == "fn")
+      continue;
+    std::string text;
+    if (std::optional<bool> b = value.getAsBoolean())
+      text = *b ? "true" : "false";
+    else if (value.kind() == json::Value::Null)
+      text = "None";
+    else if (std::optional<llvm::StringRef> str = value.getAsString())
+      text = str->str();
+    else if (std::optional<int64_t> n = value.getAsInteger())
+      text = std::to_string(*n);
+    else if (std::optional<double> d = value.getAsNumber()) {
+      char buffer[40];
+      std::snprintf(buffer, sizeof(buffer), "%.17g", *d);
+      text = buffer;
+    } else {
+      deferError(*c, key, unsupported("expects a number, a bool or a name"),
+                 error);
+      continue;
+    }
+    if (llvm::Error e = loss.setArgument(key, text))
+      deferError(*c, key, std::move(e), error);
   }
-  if (llvm::Expected<LossKind> kind = parseLoss(name))
-    loss.kind = *kind;
-  else
-    deferErrorAt(cc, path, kind.takeError(), error);
+  if (llvm::Error e = loss.validate())
+    deferErrorAt(cc, path, std::move(e), error);
 }
 
 /// A dict by output name (not a serialized Keras object) or a list of one

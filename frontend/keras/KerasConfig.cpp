@@ -526,36 +526,45 @@ json::Object optimizerConfig(const OptimizerConfig &opt) {
                       {"registered_name", nullptr}};
 }
 
+/// A loss as compile(loss=...) records it: its function's name when every
+/// argument has its default, else the Loss object with the config its
+/// get_config writes (so Keras rebuilds it with the same arguments).
 json::Value lossConfig(const LossConfig &loss) {
   std::string name = lossName(loss.kind).str();
-  if (!loss.fromLogits)
+  // A custom loss is saved as the built-in of its target form (as before).
+  if (!loss.custom.empty() || loss.str() == name)
     return name;
-  // from_logits needs the loss object, as compile(loss=...Crossentropy(
-  // from_logits=True)) records it.
-  json::Object c{{"name", name},
-                 {"reduction", "sum_over_batch_size"},
-                 {"from_logits", true}};
-  std::string cls;
-  switch (loss.kind) {
-  case LossKind::SparseCategoricalCrossentropy:
-    cls = "SparseCategoricalCrossentropy";
-    c["ignore_class"] = nullptr;
-    break;
-  case LossKind::CategoricalCrossentropy:
-    cls = "CategoricalCrossentropy";
-    c["label_smoothing"] = 0.0;
-    c["axis"] = -1;
-    break;
-  case LossKind::BinaryCrossentropy:
-    cls = "BinaryCrossentropy";
-    c["label_smoothing"] = 0.0;
-    c["axis"] = -1;
-    break;
-  default:
-    throw Error("loss '" + name + "' takes no from_logits");
+  json::Object c{{"name", lossDefaultInstanceName(loss.kind)},
+                 {"reduction", lossReductionName(loss.reduction)}};
+  auto axis = [&]() -> json::Value {
+    std::optional<int64_t> a = loss.resolvedAxis();
+    return a ? json::Value(*a) : json::Value(nullptr);
+  };
+  for (llvm::StringRef key : LossConfig::argumentNames(loss.kind)) {
+    if (key == "from_logits")
+      c["from_logits"] = loss.fromLogits;
+    else if (key == "label_smoothing")
+      c["label_smoothing"] = loss.labelSmoothing;
+    else if (key == "axis" &&
+             (loss.kind != LossKind::SparseCategoricalCrossentropy ||
+              loss.resolvedAxis() != -1))
+      c["axis"] = axis();
+    else if (key == "ignore_class")
+      c["ignore_class"] = loss.ignoreClass ? json::Value(*loss.ignoreClass)
+                                           : json::Value(nullptr);
+    else if (key == "delta")
+      c["delta"] = loss.delta;
+    else if (key == "alpha")
+      c["alpha"] = loss.resolvedAlpha();
+    else if (key == "beta")
+      c["beta"] = loss.beta;
+    else if (key == "gamma")
+      c["gamma"] = loss.gamma;
+    else if (key == "apply_class_balancing")
+      c["apply_class_balancing"] = loss.applyClassBalancing;
   }
   return json::Object{{"module", "keras.losses"},
-                      {"class_name", cls},
+                      {"class_name", lossClassName(loss.kind)},
                       {"config", std::move(c)},
                       {"registered_name", nullptr}};
 }

@@ -1,6 +1,7 @@
 //===- HostMetrics.cpp - A model's loss and metrics from predictions ------===//
 
 #include "frontend/training/HostMetrics.h"
+#include "passes/Losses.h"
 #include "runtime/Error.h"
 
 #include <algorithm>
@@ -9,9 +10,6 @@
 using namespace kcc;
 
 namespace {
-/// Keras's backend epsilon (keras.config.epsilon()).
-constexpr double kEpsilon = 1e-7;
-
 int64_t argmax(const double *row, int64_t n) {
   int64_t best = 0;
   for (int64_t j = 1; j < n; ++j)
@@ -20,24 +18,6 @@ int64_t argmax(const double *row, int64_t n) {
   return best;
 }
 
-/// log-probabilities of one row: log_softmax of logits, else the row
-/// normalized and clipped.
-void logProbs(const double *row, int64_t n, bool fromLogits, double *out) {
-  if (fromLogits) {
-    double m = *std::max_element(row, row + n), s = 0;
-    for (int64_t j = 0; j < n; ++j)
-      s += std::exp(row[j] - m);
-    double lse = m + std::log(s);
-    for (int64_t j = 0; j < n; ++j)
-      out[j] = row[j] - lse;
-    return;
-  }
-  double s = 0;
-  for (int64_t j = 0; j < n; ++j)
-    s += row[j];
-  for (int64_t j = 0; j < n; ++j)
-    out[j] = std::log(std::clamp(row[j] / s, kEpsilon, 1.0 - kEpsilon));
-}
 /// Keras's in_top_k: fewer than k classes score strictly more than `cls`.
 bool inTopK(const double *row, int64_t n, int64_t cls) {
   int64_t above = 0;
@@ -50,6 +30,8 @@ bool inTopK(const double *row, int64_t n, int64_t cls) {
 MetricAccumulator::MetricAccumulator(const TrainingConfig &config,
                                      const CustomObjects *custom)
     : loss_(config.loss) {
+  if (loss_.custom.empty())
+    hostLoss_ = std::make_shared<HostLoss>(loss_);
   auto customNamed = [&](const std::string &name) -> const CustomObject * {
     if (!custom)
       return nullptr;
@@ -60,6 +42,8 @@ MetricAccumulator::MetricAccumulator(const TrainingConfig &config,
     throw Error("evaluate: custom loss '" + loss_.custom +
                 "' has no function in CompileOptions::customObjects");
   for (const std::string &name : config.metrics) {
+    metricLosses_.emplace_back();
+    metricScales_.push_back(1.0);
     if (const CustomObject *object = customNamed(name)) {
       metrics_.emplace_back(metricLogName(name).str(), MetricKind{});
       customMetrics_.push_back(object);
@@ -70,6 +54,10 @@ MetricAccumulator::MetricAccumulator(const TrainingConfig &config,
       throw Error("evaluate: " + llvm::toString(kind.takeError()));
     metrics_.emplace_back(name, *kind);
     customMetrics_.push_back(nullptr);
+    if (std::optional<MetricLoss> m = metricAsLoss(*kind)) {
+      metricLosses_.back() = std::make_shared<HostLoss>(m->loss);
+      metricScales_.back() = m->scale;
+    }
   }
   metricSums_.assign(metrics_.size(), 0.0);
   metricCounts_.assign(metrics_.size(), 0);
@@ -82,7 +70,6 @@ void MetricAccumulator::add(const NDArray &predArray,
   std::vector<double> target = targetArray.toVector();
   int64_t classes = predArray.rank() > 0 ? predArray.shape().back() : 1;
   int64_t rows = classes ? static_cast<int64_t>(pred.size()) / classes : 0;
-  // The weight of element i's example (1 unweighted).
   std::vector<double> weights =
       sampleWeight.defined() ? sampleWeight.toVector() : std::vector<double>();
   int64_t examples = predArray.rank() > 0 ? predArray.dim(0) : 1;
@@ -90,63 +77,21 @@ void MetricAccumulator::add(const NDArray &predArray,
     throw Error("evaluate: " + std::to_string(weights.size()) +
                 " sample weights for " + std::to_string(examples) +
                 " examples");
-  int64_t perExample = examples ? pred.size() / examples : 0;
-  auto weightOf = [&](size_t element) {
-    return weights.empty() ? 1.0 : weights[element / perExample];
-  };
   bool sparse = loss_.kind == LossKind::SparseCategoricalCrossentropy;
-  if (customLoss_)
+  if (customLoss_) {
     addCustom(*customLoss_, predArray, targetArray, examples, weights, lossSum_,
               lossCount_);
-  else if (sparse ? static_cast<int64_t>(target.size()) != rows
-                  : target.size() != pred.size())
-    throw Error("evaluate: targets " + shapeToString(targetArray.shape()) +
-                " do not match predictions " +
-                shapeToString(predArray.shape()));
-
-  std::vector<double> lp(classes);
-  if (!customLoss_)
-    switch (loss_.kind) {
-    case LossKind::SparseCategoricalCrossentropy:
-    case LossKind::CategoricalCrossentropy:
-      for (int64_t r = 0; r < rows; ++r) {
-        logProbs(&pred[r * classes], classes, loss_.fromLogits, lp.data());
-        double l = 0;
-        if (sparse) {
-          double label = target[r];
-          if (!(label >= 0 && label < classes))
-            throw Error("evaluate: label " + pythonFloatRepr(label) +
-                        " is out of range for " + std::to_string(classes) +
-                        " classes");
-          l = -lp[static_cast<int64_t>(label)];
-        } else {
-          for (int64_t j = 0; j < classes; ++j)
-            l -= target[r * classes + j] * lp[j];
-        }
-        lossSum_ += weightOf(r * classes) * l;
-      }
-      lossCount_ += rows;
-      break;
-    case LossKind::BinaryCrossentropy:
-      for (size_t i = 0; i < pred.size(); ++i) {
-        double x = pred[i], z = target[i];
-        if (loss_.fromLogits) {
-          lossSum_ += weightOf(i) * (std::max(x, 0.0) - x * z +
-                                     std::log1p(std::exp(-std::fabs(x))));
-        } else {
-          double p = std::clamp(x, kEpsilon, 1.0 - kEpsilon);
-          lossSum_ -=
-              weightOf(i) * (z * std::log(p) + (1 - z) * std::log(1 - p));
-        }
-      }
-      lossCount_ += pred.size();
-      break;
-    case LossKind::MeanSquaredError:
-      for (size_t i = 0; i < pred.size(); ++i)
-        lossSum_ += weightOf(i) * (target[i] - pred[i]) * (target[i] - pred[i]);
-      lossCount_ += pred.size();
-      break;
-    }
+  } else {
+    if (sparse && !loss_.ignoreClass)
+      for (double label : target)
+        if (!(label >= 0 && label < classes))
+          throw Error("evaluate: label " + pythonFloatRepr(label) +
+                      " is out of range for " + std::to_string(classes) +
+                      " classes");
+    // Keras's evaluate() averages the batch losses by their example counts.
+    lossSum_ += (*hostLoss_)(predArray, targetArray, sampleWeight) * examples;
+    lossCount_ += examples;
+  }
 
   for (size_t m = 0; m < metrics_.size(); ++m) {
     int64_t countBefore = metricCounts_[m];
@@ -154,6 +99,13 @@ void MetricAccumulator::add(const NDArray &predArray,
       // Unweighted, as compile()'s metrics are.
       addCustom(*customMetrics_[m], predArray, targetArray, examples, {},
                 metricSums_[m], metricCounts_[m]);
+      continue;
+    }
+    if (metricLosses_[m]) {
+      // The loss IR's mean of the batch (HostLoss), weighed by its examples.
+      metricSums_[m] += metricScales_[m] * examples *
+                        (*metricLosses_[m])(predArray, targetArray, NDArray());
+      metricCounts_[m] += examples;
       continue;
     }
     switch (metrics_[m].second) {
@@ -186,15 +138,7 @@ void MetricAccumulator::add(const NDArray &predArray,
                                  argmax(&target[r * classes], classes));
       metricCounts_[m] += rows;
       break;
-    case MetricKind::MeanAbsoluteError:
-      for (size_t i = 0; i < pred.size(); ++i)
-        metricSums_[m] += std::fabs(target[i] - pred[i]);
-      metricCounts_[m] += pred.size();
-      break;
-    case MetricKind::MeanSquaredError:
-      for (size_t i = 0; i < pred.size(); ++i)
-        metricSums_[m] += (target[i] - pred[i]) * (target[i] - pred[i]);
-      metricCounts_[m] += pred.size();
+    default:
       break;
     }
     // A metric the step computes but this file does not (yet): say so

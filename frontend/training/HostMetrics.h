@@ -1,11 +1,12 @@
 //===- HostMetrics.h - Loss and metrics from predictions --------*- C++ -*-===//
 //
 // evaluate() and fit()'s validation compute the loss and the metrics of
-// TrainingConfig on the host from the inference @forward's predictions,
-// with the formulas of passes/Losses.cpp (Keras's: probabilities clipped to
-// [1e-7, 1 - 1e-7], log-softmax from logits, 0.5 thresholds), accumulated
-// over batches as Keras's evaluate() does: each value is the mean over
-// every example (every element for the elementwise ones), however the
+// TrainingConfig on the host from the inference @forward's predictions: the
+// loss by running the step's own loss IR (HostLoss), the metrics with the
+// formulas of passes/Losses.cpp (Keras's 0.5 thresholds, top-k ties),
+// accumulated over batches as Keras's evaluate() does: the loss the mean of
+// the batch losses weighed by their example counts, each metric the mean
+// over every example (every element for the elementwise ones), however the
 // batches split them. Custom losses and metrics (CompileOptions) run
 // eagerly on the predictions, reduced as the step reduces them.
 //
@@ -14,11 +15,13 @@
 #ifndef KCC_FRONTEND_TRAINING_HOSTMETRICS_H
 #define KCC_FRONTEND_TRAINING_HOSTMETRICS_H
 
+#include "config/TrainingConfig.h"
 #include "frontend/training/Callbacks.h"
 #include "frontend/training/CompileOptions.h"
-#include "config/TrainingConfig.h"
+#include "frontend/training/HostLoss.h"
 #include "runtime/NDArray.h"
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -50,8 +53,15 @@ private:
                         int64_t &count);
 
   LossConfig loss_;
+  /// The built-in loss (null for a custom one); shared, so copies of the
+  /// accumulator (one per output) stay cheap.
+  std::shared_ptr<HostLoss> hostLoss_;
   const CustomObject *customLoss_ = nullptr;
   std::vector<std::pair<std::string, MetricKind>> metrics_;
+  /// Per metric: the loss IR it averages (metricAsLoss), or null, and the
+  /// factor of its values.
+  std::vector<std::shared_ptr<HostLoss>> metricLosses_;
+  std::vector<double> metricScales_;
   /// Per metric: its custom object, or null for a built-in one.
   std::vector<const CustomObject *> customMetrics_;
   double lossSum_ = 0;

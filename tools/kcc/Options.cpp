@@ -86,12 +86,25 @@ cl::opt<uint64_t> seed("seed",
                        cl::init(0), cl::cat(modelCategory), KCC_ALL_COMMANDS);
 
 // ---- The training step ----------------------------------------------------
-cl::opt<std::string>
-    loss("loss",
-         cl::desc("Loss: sparse_categorical_crossentropy (default), "
-                  "categorical_crossentropy, binary_crossentropy, "
-                  "mean_squared_error"),
-         cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+/// --loss's help: every built-in loss, from the one list of them.
+const std::string &lossHelp() {
+  static const std::string text = [] {
+    std::string names;
+    for (kcc::LossKind k : kcc::allLosses())
+      names += (names.empty() ? "" : ", ") + kcc::lossName(k).str();
+    return "Loss, with Keras's arguments as NAME(KEY=VALUE,...), e.g. "
+           "huber(delta=2) or "
+           "binary_focal_crossentropy(gamma=3,label_smoothing=0.1): " +
+           names +
+           " (default sparse_categorical_crossentropy; Keras's class names "
+           "and aliases mse, mae, mape, msle, kld, bce work too; every loss "
+           "takes reduction=sum_over_batch_size|sum|mean|"
+           "mean_with_sample_weight)";
+  }();
+  return text;
+}
+cl::opt<std::string> loss("loss", cl::desc(lossHelp()),
+                          cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::opt<std::string> optimizer("optimizer",
                                cl::desc("Optimizer: adam (default), sgd, "
                                         "rmsprop, adamw, adagrad, nadam, "
@@ -795,11 +808,11 @@ bool kcc::driver::lossFlagGiven() { return loss.getNumOccurrences() > 0; }
 
 llvm::Error kcc::driver::applyTrainingFlags(TrainingConfig &config) {
   if (loss.getNumOccurrences()) {
-    llvm::Expected<LossKind> kind = parseLoss(loss);
-    if (!kind)
-      return kind.takeError();
-    config.loss.kind = *kind;
-    config.loss.custom.clear(); // a built-in loss replaces a custom one
+    // A built-in loss replaces a custom one, arguments and all.
+    llvm::Expected<LossConfig> parsed = LossConfig::parse(loss);
+    if (!parsed)
+      return parsed.takeError();
+    config.loss = *parsed;
   }
   if (fromLogits.getNumOccurrences())
     config.loss.fromLogits = fromLogits;

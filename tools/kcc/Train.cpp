@@ -80,12 +80,20 @@ std::string lossText(double loss) {
 /// The loss as the run's first line names it: each output's with several
 /// ("class: sparse_categorical_crossentropy, value: mse").
 std::string lossText(const TrainingConfig &training) {
+  // The built-in loss with the arguments that differ from Keras's defaults
+  // ("huber(delta=2)"); from_logits is left out, as before.
+  auto one = [](const LossConfig &loss) {
+    if (!loss.custom.empty())
+      return lossName(loss.kind).str();
+    LossConfig shown = loss;
+    shown.fromLogits = false;
+    return shown.str();
+  };
   if (training.outputs.empty())
-    return lossName(training.loss.kind).str();
+    return one(training.loss);
   std::string text;
   for (const OutputTraining &out : training.outputs)
-    text += (text.empty() ? "" : ", ") + out.name + ": " +
-            lossName(out.loss.kind).str();
+    text += (text.empty() ? "" : ", ") + out.name + ": " + one(out.loss);
   return text;
 }
 

@@ -13,9 +13,9 @@
 // RUN: kcc train %kcc_src/tests/fixtures/keras/custom/metric_function.keras --data %t/d.npz --metrics=binary_accuracy --verbose 2 2>&1 | FileCheck %s --check-prefix=METRICFLAG
 // RUN: not ls %t/*.keras
 
-// FN: loss_function.keras:config.json: $.compile_config.loss: compile_config: custom loss 'MyPackage>my_loss' is Python code, which kcc cannot run; give a built-in loss with --loss (sparse_categorical_crossentropy, categorical_crossentropy, binary_crossentropy, mean_squared_error), or from C++ supply it in kcc::CompileOptions::customObjects
+// FN: loss_function.keras:config.json: $.compile_config.loss: compile_config: custom loss 'MyPackage>my_loss' is Python code, which kcc cannot run; give a built-in loss with --loss (sparse_categorical_crossentropy, categorical_crossentropy, binary_crossentropy, mean_squared_error, mean_absolute_error, mean_absolute_percentage_error, mean_squared_logarithmic_error, huber, log_cosh, poisson, kl_divergence, cosine_similarity, hinge, squared_hinge, categorical_hinge, binary_focal_crossentropy, categorical_focal_crossentropy, dice, tversky), or from C++ supply it in kcc::CompileOptions::customObjects
 // CLS: loss_class.keras:config.json: $.compile_config.loss: compile_config: custom loss 'MyPackage>MyLoss' is Python code, which kcc cannot run; give a built-in loss with --loss
-// METRIC: compile: custom metric 'MyPackage>my_metric' is Python code, which kcc cannot run; give built-in ones with --metrics, or from C++ supply it in kcc::CompileOptions::customObjects (for loss mean_squared_error: sparse_categorical_accuracy, {{.*}}, mean_squared_error)
+// METRIC: compile: custom metric 'MyPackage>my_metric' is Python code, which kcc cannot run; give built-in ones with --metrics, or from C++ supply it in kcc::CompileOptions::customObjects (for loss mean_squared_error: sparse_categorical_accuracy, {{.*}}, mean_squared_error, mape, msle, logcosh, cosine_similarity, kl_divergence, poisson, hinge, squared_hinge, categorical_hinge, binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy)
 // LAYER: layer.keras:config.json: $.config.layers[1].registered_name: layer 'my_dense' (MyDense): custom object 'MyPackage>MyDense' cannot be imported: kcc only knows Keras's built-in layers
 
 // LOSSFLAG: 1/1 - {{.*}} - loss: {{[0-9.]+}}{{$}}

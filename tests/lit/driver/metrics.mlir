@@ -15,6 +15,6 @@
 // SPARSE: 2/2 - {{.*}} - loss: {{[0-9.]+}} - accuracy: 0.{{[0-9]+}} - sparse_top_k_categorical_accuracy: {{[01]}}.{{[0-9]+}}{{$}}
 // DENSE: 2/2 - {{.*}} - loss: {{[0-9.]+}} - mae: 0.{{[0-9]+}} - mean_squared_error: 0.{{[0-9]+}} - top_k_categorical_accuracy: {{[01]}}.{{[0-9]+}}{{$}}
 // EVAL: loss: [[L:[0-9.]+]] - mae: 0.{{[0-9]+}} - mse: [[L]] - top_k_categorical_accuracy: {{[01]}}.{{[0-9]+}}
-// AUC: kcc: error: compile: metric 'auc' is not supported yet for loss sparse_categorical_crossentropy (expected accuracy, acc, sparse_categorical_accuracy, categorical_accuracy, binary_accuracy, top_k_categorical_accuracy, sparse_top_k_categorical_accuracy, mae, mean_absolute_error, mse, mean_squared_error)
+// AUC: kcc: error: compile: metric 'auc' is not supported yet for loss sparse_categorical_crossentropy (expected accuracy, acc, sparse_categorical_accuracy, categorical_accuracy, binary_accuracy, top_k_categorical_accuracy, sparse_top_k_categorical_accuracy, mae, mean_absolute_error, mse, mean_squared_error, mape, msle, logcosh, cosine_similarity, kl_divergence, poisson, hinge, squared_hinge, categorical_hinge, binary_crossentropy, categorical_crossentropy, sparse_categorical_crossentropy)
 // MAE: kcc: error: compile: metric 'mae' needs targets of the prediction's shape, which loss sparse_categorical_crossentropy does not take
 // UNKNOWN: kcc: error: compile: unknown metric 'f1' for loss

@@ -35,16 +35,90 @@ TEST(TrainingConfig, ParsersAcceptKerasNames) {
       MetricKind::CategoricalAccuracy);
   EXPECT_EQ(llvm::cantFail(parseExecMode("interpreted")),
             ExecMode::Interpreted);
-  for (LossKind k :
-       {LossKind::SparseCategoricalCrossentropy, LossKind::BinaryCrossentropy})
+  for (LossKind k : allLosses()) {
     EXPECT_EQ(llvm::cantFail(parseLoss(lossName(k))), k);
+    EXPECT_EQ(llvm::cantFail(parseLoss(lossClassName(k))), k);
+  }
+  // keras.losses.get's aliases.
+  EXPECT_EQ(llvm::cantFail(parseLoss("mae")), LossKind::MeanAbsoluteError);
+  EXPECT_EQ(llvm::cantFail(parseLoss("MAPE")),
+            LossKind::MeanAbsolutePercentageError);
+  EXPECT_EQ(llvm::cantFail(parseLoss("msle")),
+            LossKind::MeanSquaredLogarithmicError);
+  EXPECT_EQ(llvm::cantFail(parseLoss("kld")), LossKind::KLDivergence);
+  EXPECT_EQ(llvm::cantFail(parseLoss("bce")), LossKind::BinaryCrossentropy);
+}
+
+TEST(TrainingConfig, LossArgumentsRoundTripTheirTextForm) {
+  LossConfig huber = llvm::cantFail(LossConfig::parse("Huber(delta=2.5)"));
+  EXPECT_EQ(huber.kind, LossKind::Huber);
+  EXPECT_EQ(huber.delta, 2.5);
+  EXPECT_EQ(huber.str(), "huber(delta=2.5)");
+  LossConfig focal = llvm::cantFail(LossConfig::parse(
+      "binary_focal_crossentropy(apply_class_balancing=true,alpha=0.4,"
+      "gamma=3,from_logits=true,label_smoothing=0.1,reduction=sum)"));
+  EXPECT_TRUE(focal.applyClassBalancing);
+  EXPECT_EQ(focal.resolvedAlpha(), 0.4);
+  EXPECT_EQ(focal.gamma, 3);
+  EXPECT_TRUE(focal.fromLogits);
+  EXPECT_EQ(focal.labelSmoothing, 0.1);
+  EXPECT_EQ(focal.reduction, LossReduction::Sum);
+  LossConfig again = llvm::cantFail(LossConfig::parse(focal.str()));
+  EXPECT_EQ(again.str(), focal.str());
+  // Defaults are left out; Dice's axis defaults to every axis.
+  EXPECT_EQ(llvm::cantFail(LossConfig::parse("mse()")).str(),
+            "mean_squared_error");
+  EXPECT_EQ(llvm::cantFail(LossConfig::parse("dice(axis=1)")).str(),
+            "dice(axis=1)");
+  EXPECT_EQ(llvm::cantFail(LossConfig::parse("tversky(alpha=0.5)")).str(),
+            "tversky");
+  LossConfig sparse = llvm::cantFail(
+      LossConfig::parse("sparse_categorical_crossentropy(ignore_class=0)"));
+  EXPECT_EQ(sparse.ignoreClass, 0);
+  EXPECT_EQ(sparse.str(), "sparse_categorical_crossentropy(ignore_class=0)");
+  // tf.keras's "auto" is sum_over_batch_size.
+  EXPECT_EQ(llvm::cantFail(LossConfig::parse("bce(reduction=auto)")).str(),
+            "binary_crossentropy");
+  // Kept as a custom loss only where asked.
+  EXPECT_EQ(llvm::cantFail(LossConfig::parse("my_loss", true)).custom,
+            "my_loss");
+}
+
+TEST(TrainingConfig, LossArgumentErrorsNameTheArgument) {
+  EXPECT_EQ(errorOf(LossConfig::parse("huber(gamma=2)")),
+            "loss huber takes no argument 'gamma' (it takes delta, "
+            "reduction)");
+  EXPECT_EQ(errorOf(LossConfig::parse("huber(delta=big)")),
+            "loss huber: delta must be a number, got 'big'");
+  EXPECT_EQ(errorOf(LossConfig::parse("huber(delta=2")),
+            "loss 'huber(delta=2' is not NAME or NAME(KEY=VALUE,...): no "
+            "closing ')'");
+  EXPECT_EQ(errorOf(LossConfig::parse("mae(reduction=most)")),
+            "unknown reduction 'most' (expected sum_over_batch_size, sum, "
+            "mean, mean_with_sample_weight)");
+  TrainingConfig config;
+  config.loss = llvm::cantFail(LossConfig::parse("mae(reduction=none)"));
+  EXPECT_EQ(errorOf(config.validate()),
+            "loss mean_absolute_error: reduction 'none' leaves one loss per "
+            "example, which fit() cannot differentiate (as in Keras); use "
+            "sum_over_batch_size, sum, mean or mean_with_sample_weight");
+  config.loss = llvm::cantFail(LossConfig::parse("bce(label_smoothing=2)"));
+  EXPECT_EQ(errorOf(config.validate()),
+            "loss binary_crossentropy: label_smoothing must be in [0, 1], "
+            "got 2");
 }
 
 TEST(TrainingConfig, UnknownNamesListWhatIsAccepted) {
-  EXPECT_EQ(errorOf(parseLoss("hinge")),
-            "unknown loss 'hinge' (expected sparse_categorical_crossentropy, "
+  EXPECT_EQ(errorOf(parseLoss("ctc")),
+            "unknown loss 'ctc' (expected sparse_categorical_crossentropy, "
             "categorical_crossentropy, binary_crossentropy, "
-            "mean_squared_error)");
+            "mean_squared_error, mean_absolute_error, "
+            "mean_absolute_percentage_error, mean_squared_logarithmic_error, "
+            "huber, log_cosh, poisson, kl_divergence, cosine_similarity, "
+            "hinge, squared_hinge, categorical_hinge, "
+            "binary_focal_crossentropy, categorical_focal_crossentropy, dice, "
+            "tversky, their Keras class names, or mse, mae, mape, msle, kld, "
+            "bce)");
   EXPECT_EQ(
       errorOf(parseOptimizer("ftrl")),
       "unknown optimizer 'ftrl' (expected sgd, adam, rmsprop, adamw, adagrad, "
@@ -54,7 +128,10 @@ TEST(TrainingConfig, UnknownNamesListWhatIsAccepted) {
             "sparse_categorical_accuracy, categorical_accuracy, "
             "binary_accuracy, top_k_categorical_accuracy, "
             "sparse_top_k_categorical_accuracy, mae, mean_absolute_error, "
-            "mse, mean_squared_error)");
+            "mse, mean_squared_error, mape, msle, logcosh, "
+            "cosine_similarity, kl_divergence, poisson, hinge, squared_hinge, "
+            "categorical_hinge, binary_crossentropy, categorical_crossentropy, "
+            "sparse_categorical_crossentropy)");
   EXPECT_EQ(errorOf(parseExecMode("eager")),
             "unknown mode 'eager' (expected compiled, interpreted)");
 }
@@ -78,7 +155,8 @@ TEST(TrainingConfig, ValidateNamesTheField) {
   std::string unknown = errorOf(c.validate());
   EXPECT_NE(unknown.find("unknown metric 'precision'"), std::string::npos);
   EXPECT_NE(unknown.find("sparse_top_k_categorical_accuracy, mae, "
-                         "mean_absolute_error, mse, mean_squared_error)"),
+                         "mean_absolute_error, mse, mean_squared_error, "
+                         "mape, "),
             std::string::npos)
       << unknown;
   // The sparse loss's targets are class indices: mae and the one-hot top-k
@@ -118,7 +196,8 @@ TEST(TrainingConfig, ValidateNamesTheField) {
 
 TEST(TrainingConfig, RoundTripsThroughTheTrainStepOptions) {
   TrainingConfig c;
-  c.loss = {LossKind::BinaryCrossentropy, /*fromLogits=*/true};
+  c.loss.kind = LossKind::BinaryCrossentropy;
+  c.loss.fromLogits = true;
   c.metrics = {"acc"};
   c.optimizer.kind = OptimizerKind::RMSprop;
   c.optimizer.momentum = 0.5;

@@ -1,0 +1,109 @@
+//===- HostLoss.cpp - A built-in loss of predictions, on the host ---------===//
+
+#include "frontend/training/HostLoss.h"
+
+#include "engine/interpreter/Interpreter.h"
+#include "ir/KcDialect.h"
+#include "passes/Losses.h"
+#include "runtime/Error.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/Builders.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/MLIRContext.h"
+#include "mlir/IR/OwningOpRef.h"
+
+#include <map>
+#include <tuple>
+
+using namespace kcc;
+using namespace mlir;
+
+struct HostLoss::Impl {
+  LossConfig loss;
+  MLIRContext context;
+  /// @loss by (prediction shape, float dtype, weighted): a partial last batch
+  /// builds its own.
+  mutable std::map<std::tuple<Shape, DType, bool>, OwningOpRef<ModuleOp>>
+      modules;
+  mutable Interpreter interpreter;
+
+  explicit Impl(const LossConfig &loss) : loss(loss) {
+    context.loadDialect<kc::KcDialect, func::FuncDialect>();
+  }
+  ~Impl() { interpreter.clearConstantCache(); }
+
+  func::FuncOp function(const Shape &shape, DType dtype, bool weighted) const;
+};
+
+func::FuncOp HostLoss::Impl::function(const Shape &shape, DType dtype,
+                                      bool weighted) const {
+  auto key = std::make_tuple(shape, dtype, weighted);
+  auto it = modules.find(key);
+  if (it == modules.end()) {
+    auto &ctx = const_cast<MLIRContext &>(context);
+    OpBuilder b(&ctx);
+    Location loc = NameLoc::get(b.getStringAttr("loss"));
+    Type ft = dtype == DType::F64 ? Type(b.getF64Type()) : b.getF32Type();
+    auto pred = RankedTensorType::get(shape, ft);
+    RankedTensorType target = targetType(loss.kind, pred);
+    if (!target)
+      throw Error("evaluate: predictions " + shapeToString(shape) +
+                  " cannot take the " + loss.name() + " loss");
+    if (std::string why = checkLossShape(loss, pred, weighted); !why.empty())
+      throw Error("evaluate: loss " + loss.str() + ": " + why);
+    llvm::SmallVector<Type> args = {pred, target};
+    if (weighted)
+      args.push_back(RankedTensorType::get({shape[0]}, ft));
+    OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+    b.setInsertionPointToEnd(module->getBody());
+    auto f = b.create<func::FuncOp>(
+        loc, "loss", b.getFunctionType(args, RankedTensorType::get({}, ft)));
+    Block *body = f.addEntryBlock();
+    b.setInsertionPointToEnd(body);
+    Value value =
+        buildLoss(b, loc, loss, body->getArgument(0), body->getArgument(1),
+                  weighted ? body->getArgument(2) : Value());
+    b.create<func::ReturnOp>(loc, value);
+    it = modules.emplace(key, std::move(module)).first;
+  }
+  return it->second->lookupSymbol<func::FuncOp>("loss");
+}
+
+HostLoss::HostLoss(const LossConfig &loss)
+    : impl_(std::make_unique<Impl>(loss)) {}
+HostLoss::~HostLoss() = default;
+HostLoss::HostLoss(HostLoss &&) noexcept = default;
+HostLoss &HostLoss::operator=(HostLoss &&) noexcept = default;
+
+double HostLoss::operator()(const NDArray &pred, const NDArray &target,
+                            const NDArray &weight) const {
+  // In float64, whatever the prediction's type: the batch losses are then
+  // averaged over batches without float32 rounding, so any split of the
+  // examples gives the same loss, as the former host formulas did.
+  DType ft = DType::F64;
+  auto as = [](const NDArray &a, DType dtype) {
+    return a.dtype() == dtype
+               ? a
+               : NDArray::fromVector(a.shape(), a.toVector(), dtype);
+  };
+  bool sparse = impl_->loss.kind == LossKind::SparseCategoricalCrossentropy;
+  // The target's shape: labels [n, ...] for the sparse loss (a trailing 1
+  // squeezed, as Keras does), else the prediction's.
+  Shape targetShape = pred.shape();
+  if (sparse && !targetShape.empty())
+    targetShape.pop_back();
+  int64_t want = 1;
+  for (int64_t d : targetShape)
+    want *= d;
+  if (target.numel() != want)
+    throw Error("evaluate: targets " + shapeToString(target.shape()) +
+                " do not match predictions " + shapeToString(pred.shape()));
+  std::vector<NDArray> args = {
+      as(pred, ft), NDArray::fromVector(targetShape, target.toVector(),
+                                        sparse ? DType::I32 : ft)};
+  if (weight.defined())
+    args.push_back(as(weight, ft));
+  func::FuncOp f = impl_->function(pred.shape(), ft, weight.defined());
+  return impl_->interpreter.run(f, args)[0].toVector()[0];
+}

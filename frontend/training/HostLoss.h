@@ -1,0 +1,42 @@
+//===- HostLoss.h - A built-in loss of predictions, on the host -*- C++ -*-===//
+//
+// evaluate() and fit()'s validation need the loss of predictions the
+// inference @forward returned. Rather than a second copy of the math, the
+// loss is the IR kc-build-train-step puts in the step (kcc::buildLoss),
+// built into a small function @loss(pred, target[, weight]) per batch shape
+// and run by the interpreter, in float64.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef KCC_FRONTEND_TRAINING_HOSTLOSS_H
+#define KCC_FRONTEND_TRAINING_HOSTLOSS_H
+
+#include "config/LossConfig.h"
+#include "runtime/NDArray.h"
+
+#include <memory>
+
+namespace kcc {
+
+class HostLoss {
+public:
+  explicit HostLoss(const LossConfig &loss);
+  ~HostLoss();
+  HostLoss(HostLoss &&) noexcept;
+  HostLoss &operator=(HostLoss &&) noexcept;
+
+  /// The loss of one batch, reduced as the step reduces it: `pred` [n, ...]
+  /// as @forward returns it, `target` in the form the loss takes (class
+  /// indices for the sparse loss, any numeric dtype), `weight` [n] or
+  /// undefined. Throws kcc::Error on a shape the loss cannot take.
+  double operator()(const NDArray &pred, const NDArray &target,
+                    const NDArray &weight) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace kcc
+
+#endif // KCC_FRONTEND_TRAINING_HOSTLOSS_H
