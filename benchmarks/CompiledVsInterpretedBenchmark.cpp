@@ -18,9 +18,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "engine/CompileCache.h"
 #include "frontend/models/ReferenceModels.h"
 #include "frontend/training/Jit.h"
-#include "engine/CompileCache.h"
 
 #include <benchmark/benchmark.h>
 
@@ -52,9 +52,9 @@ NDArray labels(int64_t batch) {
 void stepBenchmark(benchmark::State &state, const std::string &name,
                    ExecMode mode) {
   int64_t batch = state.range(0);
-  std::unique_ptr<Model> model = name == "mlp" ? std::unique_ptr<Model>(
-                                                     models::buildMlp(1))
-                                               : models::buildCnn(1);
+  std::unique_ptr<Model> model =
+      name == "mlp" ? std::unique_ptr<Model>(models::buildMlp(1))
+                    : models::buildCnn(1);
   TrainingConfig config; // adam
   config.batch = batch;
   config.metrics = {"accuracy"};
@@ -76,7 +76,8 @@ void stepBenchmark(benchmark::State &state, const std::string &name,
     state.counters["MB_bound"] = after.boundBytes / 1e6;
     state.counters["MB_interm"] = after.intermediateBytes / 1e6;
   } else {
-    state.counters["ops"] = (after.opsDispatched - before.opsDispatched) / steps;
+    state.counters["ops"] =
+        (after.opsDispatched - before.opsDispatched) / steps;
     state.counters["MB_alloc"] =
         (after.bytesAllocated - before.bytesAllocated) / 1e6 / steps;
     state.counters["MB_peak"] = after.peakLiveBytes / 1e6;
@@ -96,13 +97,25 @@ void BM_StepCnnInterpreted(benchmark::State &s) {
   stepBenchmark(s, "cnn", ExecMode::Interpreted);
 }
 
-BENCHMARK(BM_StepMlpCompiled)->Name("Step/mlp/compiled")->Arg(32)->Arg(64)
-    ->Arg(256)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_StepMlpInterpreted)->Name("Step/mlp/interpreted")->Arg(32)
-    ->Arg(64)->Arg(256)->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_StepCnnCompiled)->Name("Step/cnn/compiled")->Arg(64)
+BENCHMARK(BM_StepMlpCompiled)
+    ->Name("Step/mlp/compiled")
+    ->Arg(32)
+    ->Arg(64)
+    ->Arg(256)
     ->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_StepCnnInterpreted)->Name("Step/cnn/interpreted")->Arg(64)
+BENCHMARK(BM_StepMlpInterpreted)
+    ->Name("Step/mlp/interpreted")
+    ->Arg(32)
+    ->Arg(64)
+    ->Arg(256)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StepCnnCompiled)
+    ->Name("Step/cnn/compiled")
+    ->Arg(64)
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_StepCnnInterpreted)
+    ->Name("Step/cnn/interpreted")
+    ->Arg(64)
     ->Unit(benchmark::kMillisecond);
 
 /// Everything kcc::jit does for the MLP, the compile cache bypassed.
@@ -121,8 +134,11 @@ void BM_CompileMlpStep(benchmark::State &state) {
     benchmark::DoNotOptimize(&exe);
   }
 }
-BENCHMARK(BM_CompileMlpStep)->Name("CompileMlpStep")->Arg(64)
-    ->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK(BM_CompileMlpStep)
+    ->Name("CompileMlpStep")
+    ->Arg(64)
+    ->Unit(benchmark::kMillisecond)
+    ->Iterations(3);
 
 } // namespace
 

@@ -20,9 +20,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "engine/interpreter/Interpreter.h"
 #include "frontend/models/ReferenceModels.h"
 #include "kcc/kcc.h"
-#include "engine/interpreter/Interpreter.h"
 #include "runtime/kernels/Kernels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -52,9 +52,9 @@ NDArray filled(const Shape &shape, uint64_t seed) {
 
 /// Reports NDArray allocations per iteration since `before`.
 void reportAllocs(benchmark::State &state, int64_t before) {
-  state.counters["allocs"] = benchmark::Counter(
-      static_cast<double>(AllocStats::numAllocs() - before),
-      benchmark::Counter::kAvgIterations);
+  state.counters["allocs"] =
+      benchmark::Counter(static_cast<double>(AllocStats::numAllocs() - before),
+                         benchmark::Counter::kAvgIterations);
 }
 
 //===----------------------------------------------------------------------===//
@@ -147,9 +147,9 @@ void BM_InterpMlp(benchmark::State &state) {
     benchmark::DoNotOptimize(out[0].rawData());
   }
   reportAllocs(state, before);
-  state.counters["ops"] = benchmark::Counter(
-      static_cast<double>(interp.stats().opsDispatched),
-      benchmark::Counter::kAvgIterations);
+  state.counters["ops"] =
+      benchmark::Counter(static_cast<double>(interp.stats().opsDispatched),
+                         benchmark::Counter::kAvgIterations);
   state.SetItemsProcessed(state.iterations() * batch);
 }
 
@@ -182,10 +182,18 @@ void BM_Sgemm(benchmark::State &state) {
 BENCHMARK(BM_EagerAdd4)->UseRealTime();
 BENCHMARK(BM_KernelAdd4)->UseRealTime();
 BENCHMARK(BM_EagerRelu32x128)->UseRealTime();
-BENCHMARK(BM_EagerMlp)->Arg(32)->Arg(64)->Arg(256)->UseRealTime()->Unit(
-    benchmark::kMicrosecond);
-BENCHMARK(BM_InterpMlp)->Arg(32)->Arg(64)->Arg(256)->UseRealTime()->Unit(
-    benchmark::kMicrosecond);
+BENCHMARK(BM_EagerMlp)
+    ->Arg(32)
+    ->Arg(64)
+    ->Arg(256)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_InterpMlp)
+    ->Arg(32)
+    ->Arg(64)
+    ->Arg(256)
+    ->UseRealTime()
+    ->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_EagerCnn)->Arg(64)->UseRealTime()->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Sgemm)->Arg(512)->Arg(2048)->UseRealTime()->Unit(
     benchmark::kMillisecond);

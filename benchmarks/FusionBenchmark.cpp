@@ -35,15 +35,15 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/pipeline/KernelCount.h"
-#include "codegen/memory/MemoryPlan.h"
 #include "codegen/Passes.h"
+#include "codegen/memory/MemoryPlan.h"
+#include "codegen/pipeline/KernelCount.h"
+#include "engine/CompiledFunction.h"
+#include "engine/interpreter/Interpreter.h"
 #include "frontend/models/ReferenceModels.h"
 #include "ir/KcDialect.h"
 #include "kcc/kcc.h"
 #include "passes/TrainStep.h"
-#include "engine/interpreter/Interpreter.h"
-#include "engine/CompiledFunction.h"
 #include "runtime/kernels/Kernels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -98,12 +98,12 @@ double stepFlops(mlir::func::FuncOp func) {
       flops += 2.0 * numel(c.getResult()) * dim(w, 0) * dim(w, 1) * dim(w, 2);
     } else if (auto c = mlir::dyn_cast<kc::Conv2DBackpropInputOp>(op)) {
       mlir::Value w = c.getFilter();
-      flops += 2.0 * numel(c.getGradOutput()) * dim(w, 0) * dim(w, 1) *
-               dim(w, 2);
+      flops +=
+          2.0 * numel(c.getGradOutput()) * dim(w, 0) * dim(w, 1) * dim(w, 2);
     } else if (auto c = mlir::dyn_cast<kc::Conv2DBackpropFilterOp>(op)) {
       mlir::Value w = c.getResult();
-      flops += 2.0 * numel(c.getGradOutput()) * dim(w, 0) * dim(w, 1) *
-               dim(w, 2);
+      flops +=
+          2.0 * numel(c.getGradOutput()) * dim(w, 0) * dim(w, 1) * dim(w, 2);
     }
   });
   return flops;
@@ -150,7 +150,8 @@ struct Step {
     func = module->lookupSymbol<mlir::func::FuncOp>("train_step");
     auto layout = getTrainStepLayout(func);
     for (unsigned i = 0; i < func.getNumArguments(); ++i) {
-      auto t = mlir::cast<mlir::RankedTensorType>(func.getArgument(i).getType());
+      auto t =
+          mlir::cast<mlir::RankedTensorType>(func.getArgument(i).getType());
       Shape shape(t.getShape().begin(), t.getShape().end());
       DType dt = dtypeOf(t.getElementType());
       if (i < layout->numParams || i == layout->firstInputArg())
@@ -215,12 +216,12 @@ void BM_Interpreted(benchmark::State &state, const std::string &model) {
     benchmark::DoNotOptimize(out[0].rawData());
   }
   addRateCounters(state, stepFlops(step.func));
-  state.counters["kernels"] = benchmark::Counter(
-      static_cast<double>(interp.stats().opsDispatched),
-      benchmark::Counter::kAvgIterations);
+  state.counters["kernels"] =
+      benchmark::Counter(static_cast<double>(interp.stats().opsDispatched),
+                         benchmark::Counter::kAvgIterations);
   // Arguments are live throughout; the step adds intermediates and results.
-  state.counters["peak_B"] = static_cast<double>(
-      AllocStats::peakBytes() - live + step.argBytes);
+  state.counters["peak_B"] =
+      static_cast<double>(AllocStats::peakBytes() - live + step.argBytes);
 }
 
 /// `kernelFusion` false: elementwise fusion only, no epilogues in the
@@ -267,9 +268,9 @@ struct SgemmOfMlpGemm {
         dw(NDArray::empty({n, n}, DType::F32)) {}
   double flops() const { return 3 * 2.0 * b * n * n; }
   void once() {
-    kernels::matmul(x, w, false, false, y);  // forward
-    kernels::matmul(y, w, false, true, x);   // grad wrt input
-    kernels::matmul(x, y, true, false, dw);  // grad wrt weight
+    kernels::matmul(x, w, false, false, y); // forward
+    kernels::matmul(y, w, false, true, x);  // grad wrt input
+    kernels::matmul(x, y, true, false, dw); // grad wrt weight
   }
 };
 
@@ -281,9 +282,9 @@ double measureSgemmRate() {
   for (int i = 0; i < 5; ++i) {
     auto start = std::chrono::steady_clock::now();
     g.once();
-    double s = std::chrono::duration<double>(std::chrono::steady_clock::now() -
-                                             start)
-                   .count();
+    double s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     rates.push_back(g.flops() * 1e-9 / s);
   }
   std::sort(rates.begin(), rates.end());
@@ -292,21 +293,23 @@ double measureSgemmRate() {
 
 void BM_SgemmOfMlpGemm(benchmark::State &state) {
   int64_t b = state.range(0), n = 4096;
-  NDArray x = filled({b, n}, DType::F32, 1, 1), w = filled({n, n}, DType::F32, 2, 1);
+  NDArray x = filled({b, n}, DType::F32, 1, 1),
+          w = filled({n, n}, DType::F32, 2, 1);
   NDArray y = NDArray::empty({b, n}, DType::F32);
   NDArray dw = NDArray::empty({n, n}, DType::F32);
   auto once = [&] {
-    kernels::matmul(x, w, false, false, y);  // forward
-    kernels::matmul(y, w, false, true, x);   // grad wrt input
-    kernels::matmul(x, y, true, false, dw);  // grad wrt weight
+    kernels::matmul(x, w, false, false, y); // forward
+    kernels::matmul(y, w, false, true, x);  // grad wrt input
+    kernels::matmul(x, y, true, false, dw); // grad wrt weight
   };
   once();
   for (auto _ : state) {
     once();
     benchmark::ClobberMemory();
   }
-  state.counters["GFLOPS"] = benchmark::Counter(
-      3 * 2.0 * b * n * n * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  state.counters["GFLOPS"] =
+      benchmark::Counter(3 * 2.0 * b * n * n * 1e-9,
+                         benchmark::Counter::kIsIterationInvariantRate);
 }
 
 void registerAll() {

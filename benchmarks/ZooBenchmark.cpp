@@ -116,8 +116,7 @@ int main(int argc, char **argv) {
       for (auto [mode, label] : {std::pair{ExecMode::Compiled, "compiled"},
                                  {ExecMode::Interpreted, "interpreted"}})
         benchmark::RegisterBenchmark(
-            ("Zoo/" + name + "/" + std::to_string(batch) + "/" + label)
-                .c_str(),
+            ("Zoo/" + name + "/" + std::to_string(batch) + "/" + label).c_str(),
             [path, batch, mode = mode](benchmark::State &state) {
               zooStep(state, path, batch, mode);
             })

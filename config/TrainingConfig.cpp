@@ -319,8 +319,8 @@ llvm::Error checkCustomLoss(const TrainingConfig &config,
   if (name.contains('>'))
     return makeError("custom loss '" + name +
                      "' is Python code, which kcc cannot run; give a "
-                     "built-in loss with --loss (" + builtins + "), or " +
-                     supply);
+                     "built-in loss with --loss (" +
+                     builtins + "), or " + supply);
   return makeError("unknown loss '" + name + "' (expected " + builtins +
                    "; or, for a loss written in C++, " + supply + ")");
 }
@@ -341,15 +341,16 @@ llvm::Error checkMetric(const TrainingConfig &config, llvm::StringRef name,
     llvm::consumeError(sparse.takeError());
   }
   llvm::Expected<MetricKind> m = parseMetric(
-      name, loss.custom.empty() ? loss.kind : LossKind::CategoricalCrossentropy);
+      name,
+      loss.custom.empty() ? loss.kind : LossKind::CategoricalCrossentropy);
   return m ? llvm::Error::success() : m.takeError();
 }
 } // namespace
 
 llvm::Error TrainingConfig::validate() const {
   for (const std::string &name : customObjects)
-    if (name.empty() || llvm::StringRef(name).find_first_of(":,") !=
-                            llvm::StringRef::npos)
+    if (name.empty() ||
+        llvm::StringRef(name).find_first_of(":,") != llvm::StringRef::npos)
       return makeError("custom object '" + name +
                        "': its name must be non-empty and contain no ':' "
                        "or ','");

@@ -160,8 +160,8 @@ struct OptimizerConfig {
   std::optional<double> beta2; ///< adam, adamw, nadam, adamax, lion
   double epsilon = 1e-7;       ///< adam, adamw, rmsprop, adagrad, nadam, adamax
   bool amsgrad = false;        ///< adam, adamw: a velocity_hat slot
-  double rho = 0.9;      ///< rmsprop
-  bool centered = false; ///< rmsprop: an average_gradient slot
+  double rho = 0.9;            ///< rmsprop
+  bool centered = false;       ///< rmsprop: an average_gradient slot
   double initialAccumulatorValue = 0.1; ///< adagrad
   /// Decoupled weight decay `w -= w * wd * lr` before the update (Keras's
   /// BaseOptimizer._apply_weight_decay). Unset: Keras's default for `kind`

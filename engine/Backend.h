@@ -61,7 +61,8 @@ public:
 std::unique_ptr<Backend> createCompiledBackend(const StepFunctions &functions,
                                                const ExecOptions &options);
 /// Runs every function op by op on the kernel library.
-std::unique_ptr<Backend> createInterpretedBackend(const StepFunctions &functions);
+std::unique_ptr<Backend>
+createInterpretedBackend(const StepFunctions &functions);
 
 } // namespace kcc
 

@@ -1,4 +1,5 @@
-//===- CompileCache.h - Compiled functions keyed by IR and target -*- C++ -*-===//
+//===- CompileCache.h - Compiled functions keyed by IR and target -*- C++
+//-*-===//
 //
 // Compiling a train step takes seconds; the same model at the same shapes
 // for the same target must never compile twice in a process, nor, with the

@@ -28,8 +28,8 @@ std::vector<bool> slotsInPlace(const CompiledFunction &fn,
                                const TrainStepLayout &l) {
   const auto &pairs = fn.inPlaceResults();
   auto proven = [&](unsigned result, unsigned arg) {
-    return std::find(pairs.begin(), pairs.end(),
-                     std::make_pair(result, arg)) != pairs.end();
+    return std::find(pairs.begin(), pairs.end(), std::make_pair(result, arg)) !=
+           pairs.end();
   };
   std::vector<bool> slots;
   for (unsigned i = 0; i < l.numParams; ++i)
@@ -195,7 +195,8 @@ private:
 
 } // namespace
 
-std::unique_ptr<Backend> kcc::createCompiledBackend(const StepFunctions &functions,
-                                                    const ExecOptions &options) {
+std::unique_ptr<Backend>
+kcc::createCompiledBackend(const StepFunctions &functions,
+                           const ExecOptions &options) {
   return std::make_unique<CompiledBackend>(functions, options);
 }

@@ -168,8 +168,8 @@ std::string CpuOptions::key() const {
   // without anyone listing it here.
   pipeline->print(os);
   os << "|cpu:" << (target.cpu.empty() ? "host" : target.cpu) << "+"
-     << target.features << "|O" << target.optLevel << "|passes:" << target.passes
-     << "|ir:" << keepIR;
+     << target.features << "|O" << target.optLevel
+     << "|passes:" << target.passes << "|ir:" << keepIR;
   return key;
 }
 

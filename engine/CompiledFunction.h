@@ -1,4 +1,5 @@
-//===- CompiledFunction.h - A kc function JIT-compiled for the CPU -*- C++ -*-===//
+//===- CompiledFunction.h - A kc function JIT-compiled for the CPU -*- C++
+//-*-===//
 //
 // compile() is build() then load(). build() lowers one func.func of kc ops
 // through kc-cpu-pipeline to the LLVM dialect, translates it to LLVM IR,
@@ -20,10 +21,10 @@
 #ifndef KCC_ENGINE_COMPILEDFUNCTION_H
 #define KCC_ENGINE_COMPILEDFUNCTION_H
 
-#include "codegen/pipeline/KernelCount.h"
-#include "codegen/memory/MemoryPlan.h"
 #include "codegen/Passes.h"
 #include "codegen/aot/AotCompiler.h"
+#include "codegen/memory/MemoryPlan.h"
+#include "codegen/pipeline/KernelCount.h"
 #include "runtime/NDArray.h"
 
 #include "llvm/ADT/StringRef.h"

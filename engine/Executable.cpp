@@ -389,10 +389,9 @@ std::vector<NDArray> Executable::predict(const std::vector<NDArray> &inputs) {
     for (size_t k = 0; k < inputs.size(); ++k) {
       size_t inRow = rowBytes(inSpecs[k]);
       auto *dst = static_cast<char *>(m.predictIn[k].rawData());
-      std::memcpy(dst,
-                  static_cast<const char *>(inputs[k].rawData()) +
-                      start * inRow,
-                  rows * inRow);
+      std::memcpy(
+          dst, static_cast<const char *>(inputs[k].rawData()) + start * inRow,
+          rows * inRow);
       if (rows < batch)
         std::memset(dst + rows * inRow, 0, (batch - rows) * inRow);
     }
@@ -431,7 +430,8 @@ void Executable::setWeights(const std::vector<NDArray> &values) {
     throw Error("setWeights: expected " + std::to_string(m.names.size()) +
                 " arrays, got " + std::to_string(values.size()));
   for (size_t i = 0; i < values.size(); ++i)
-    checkMatches(values[i], m.paramSpecs[i], "setWeights: '" + m.names[i] + "'");
+    checkMatches(values[i], m.paramSpecs[i],
+                 "setWeights: '" + m.names[i] + "'");
   for (size_t i = 0; i < values.size(); ++i)
     setWeight(m.names[i], values[i]);
 }

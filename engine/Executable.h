@@ -24,8 +24,8 @@
 #define KCC_ENGINE_EXECUTABLE_H
 
 #include "config/TrainingConfig.h"
-#include "runtime/NDArray.h"
 #include "engine/CompiledFunction.h"
+#include "runtime/NDArray.h"
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OwningOpRef.h"

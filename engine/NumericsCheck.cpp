@@ -70,11 +70,10 @@ NonFiniteCount kcc::countNonFinite(const NDArray &array) {
 }
 
 std::string NonFiniteOp::describe() const {
-  std::string text = "layer '" + layer + "' (" + op + ", op " +
-                     std::to_string(opIndex) + " of @" + function + "): " +
-                     std::to_string(count.nans) + " NaN, " +
-                     std::to_string(count.infs) + " inf in " +
-                     shapeToString(shape);
+  std::string text =
+      "layer '" + layer + "' (" + op + ", op " + std::to_string(opIndex) +
+      " of @" + function + "): " + std::to_string(count.nans) + " NaN, " +
+      std::to_string(count.infs) + " inf in " + shapeToString(shape);
   if (!nonFiniteArguments.empty()) {
     text += "; non-finite inputs:";
     for (const std::string &name : nonFiniteArguments)
@@ -134,9 +133,9 @@ std::optional<NonFiniteOp> kcc::checkTrainStep(func::FuncOp trainStep,
   if (before.params.size() != layout->numParams ||
       before.state.size() != layout->numOptimizerState ||
       layout->numInputs != 1)
-    throw Error("numerics check: @" + trainStep.getSymName().str() +
-                " takes " + std::to_string(layout->numParams) +
-                " parameters, " + std::to_string(layout->numOptimizerState) +
+    throw Error("numerics check: @" + trainStep.getSymName().str() + " takes " +
+                std::to_string(layout->numParams) + " parameters, " +
+                std::to_string(layout->numOptimizerState) +
                 " optimizer slots and " + std::to_string(layout->numInputs) +
                 " inputs; the step had " +
                 std::to_string(before.params.size()) + ", " +
@@ -150,8 +149,8 @@ std::optional<NonFiniteOp> kcc::checkTrainStep(func::FuncOp trainStep,
       NDArray::scalar(static_cast<double>(before.iterations), DType::I64);
   auto lrType = cast<RankedTensorType>(
       trainStep.getArgument(layout->learningRateArg()).getType());
-  args[layout->learningRateArg()] = NDArray::scalar(
-      before.learningRate, dtypeOf(lrType.getElementType()));
+  args[layout->learningRateArg()] =
+      NDArray::scalar(before.learningRate, dtypeOf(lrType.getElementType()));
   args[layout->firstInputArg()] = x;
   args[layout->targetArg()] = y;
   std::optional<NonFiniteOp> found = findFirstNonFinite(trainStep, args);

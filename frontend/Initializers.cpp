@@ -138,9 +138,9 @@ double standardNormal(std::mt19937_64 &gen) {
   return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * M_PI * u2);
 }
 
-/// Keras's Orthogonal: gain times the Q of a QR factorization of a standard normal
-/// [rows, cols] matrix (rows = product of all but the last dim), signs fixed
-/// by R's diagonal, transposed when rows < cols. Gram-Schmidt in double
+/// Keras's Orthogonal: gain times the Q of a QR factorization of a standard
+/// normal [rows, cols] matrix (rows = product of all but the last dim), signs
+/// fixed by R's diagonal, transposed when rows < cols. Gram-Schmidt in double
 /// gives the same Q.
 void orthogonal(NDArray &out, std::mt19937_64 &gen, double gain) {
   int64_t cols = out.shape().empty() ? 1 : out.shape().back();
@@ -264,7 +264,8 @@ std::optional<Initializer> init::parse(const std::string &text,
     if (rest.consume_back(")"))
       inner = parse(rest.str(), &why);
     if (!inner || inner->name == "unit_forget_bias")
-      return fail("initializer '" + text + "' is malformed (expected "
+      return fail("initializer '" + text +
+                  "' is malformed (expected "
                   "unit_forget_bias(<initializer>))" +
                   (why.empty() ? "" : ": " + why));
     init.inner = inner->name == "zeros" ? "" : inner->str();
@@ -284,10 +285,10 @@ std::optional<Initializer> init::parse(const std::string &text,
       value = value.trim();
       if (!llvm::is_contained(args, key))
         return fail("initializer '" + text + "': " + init.name +
-                    (args.empty() ? " takes no arguments"
-                                  : " has no argument '" + key.str() +
-                                        "' (it takes " +
-                                        llvm::join(args, ", ") + ")"));
+                    (args.empty()
+                         ? " takes no arguments"
+                         : " has no argument '" + key.str() + "' (it takes " +
+                               llvm::join(args, ", ") + ")"));
       if (llvm::is_contained(seen, key))
         return fail("initializer '" + text + "': '" + key.str() +
                     "' is given twice");
@@ -376,7 +377,7 @@ NDArray init::initialize(const std::string &name, const Shape &shape,
   NDArray out = NDArray::empty(shape, dtype);
   int64_t n = out.numel();
   if (init.name == "zeros" || init.name == "ones" || init.name == "constant") {
-    double v = init.name == "zeros" ? 0.0
+    double v = init.name == "zeros"  ? 0.0
                : init.name == "ones" ? 1.0
                                      : init.value;
     for (int64_t i = 0; i < n; ++i)

@@ -80,7 +80,7 @@ struct Initializer {
   std::string mode = "fan_in";          ///< fan_in, fan_out or fan_avg
   std::string distribution = "truncated_normal"; ///< or untruncated_normal,
                                                  ///< uniform
-  double gain = 1.0;                    ///< identity, orthogonal
+  double gain = 1.0;                             ///< identity, orthogonal
   /// unit_forget_bias: the canonical text of LSTM's bias_initializer
   /// ("" for zeros), drawn outside the forget gate's quarter.
   std::string inner;

@@ -46,8 +46,7 @@ void LayerImpl::setName(std::string name) {
 size_t LayerImpl::addWeight(std::string name, Shape shape,
                             std::string initializer, bool trainable) {
   if (!init::isInitializer(initializer))
-    fail("unknown initializer '" + initializer + "' for weight '" + name +
-         "'");
+    fail("unknown initializer '" + initializer + "' for weight '" + name + "'");
   TensorSize size = tensorSize(shape, dtypeSize(DType::F32), "f32");
   if (!size)
     fail("weight '" + name + "' " + size.error);
@@ -62,8 +61,7 @@ size_t LayerImpl::addWeight(std::string name, Shape shape,
   return weights_.size() - 1;
 }
 
-void LayerImpl::setWeightRegularizer(const std::string &name,
-                                     Regularizer r) {
+void LayerImpl::setWeightRegularizer(const std::string &name, Regularizer r) {
   std::vector<std::string> names = regularizableWeights();
   if (!llvm::is_contained(names, name)) {
     std::string takes;
@@ -111,8 +109,8 @@ Tensor kcc::regularizationPenalty(const Tensor &x, const Regularizer &r) {
   // Keras starts from 0.0 and adds each nonzero term: 0 + t is t exactly.
   Tensor penalty;
   auto add = [&](double factor, const Tensor &values) {
-    Tensor term = ops::mul(ops::fillLike(x, {}, factor),
-                           ops::reduceSum(values, all));
+    Tensor term =
+        ops::mul(ops::fillLike(x, {}, factor), ops::reduceSum(values, all));
     penalty = penalty.defined() ? ops::add(penalty, term) : term;
   };
   if (r.l1 != 0)
@@ -322,10 +320,9 @@ void Layer::setWeights(const std::vector<NDArray> &values) const {
                 (built() ? "" : " (the layer is not built yet)"));
   for (size_t i = 0; i < ws.size(); ++i)
     if (values[i].shape() != ws[i].shape || values[i].dtype() != ws[i].dtype)
-      throw Error("layer '" + name() + "': weight '" + ws[i].name +
-                  "' is " + dtypeName(ws[i].dtype) +
-                  shapeToString(ws[i].shape) + ", got " +
-                  dtypeName(values[i].dtype()) +
+      throw Error("layer '" + name() + "': weight '" + ws[i].name + "' is " +
+                  dtypeName(ws[i].dtype) + shapeToString(ws[i].shape) +
+                  ", got " + dtypeName(values[i].dtype()) +
                   shapeToString(values[i].shape()));
   for (size_t i = 0; i < ws.size(); ++i)
     ws[i].value = values[i];

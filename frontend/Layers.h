@@ -413,7 +413,6 @@ public:
                          const std::string &mergeMode = "concat");
 };
 
-
 /// 1-D convolution, kernel [kernelSize, channels, filters]; padding
 /// "valid", "same" or "causal" (zeros before the steps only).
 class Conv1D : public Layer {

@@ -253,9 +253,8 @@ std::vector<std::string> Model::outputNames() {
   ensureGraph(nullptr);
   std::vector<std::string> names;
   for (const Tensor &out : outputs_)
-    names.push_back(out.node() && out.node()->layer
-                        ? out.node()->layer->name()
-                        : std::string());
+    names.push_back(out.node() && out.node()->layer ? out.node()->layer->name()
+                                                    : std::string());
   return names;
 }
 
@@ -273,15 +272,13 @@ size_t Model::numOutputs() {
 }
 
 bool Model::usesRandomness() {
-  return llvm::any_of(layers(), [](const Layer &l) {
-    return l.impl()->usesRandomness();
-  });
+  return llvm::any_of(
+      layers(), [](const Layer &l) { return l.impl()->usesRandomness(); });
 }
 
 bool Model::trainingDiffers() {
-  return llvm::any_of(layers(), [](const Layer &l) {
-    return l.impl()->trainingDiffers();
-  });
+  return llvm::any_of(
+      layers(), [](const Layer &l) { return l.impl()->trainingDiffers(); });
 }
 
 std::vector<Parameter> Model::parameters() {
@@ -311,8 +308,8 @@ void Model::setWeights(const std::vector<NDArray> &values) {
   size_t next = 0;
   for (const Layer &l : layers()) {
     size_t n = l.impl()->weights().size();
-    l.setWeights(std::vector<NDArray>(values.begin() + next,
-                                      values.begin() + next + n));
+    l.setWeights(
+        std::vector<NDArray>(values.begin() + next, values.begin() + next + n));
     next += n;
   }
 }
@@ -373,8 +370,7 @@ void Sequential::add(const Tensor &input) {
 void Sequential::add(const Layer &layer) {
   adopt(layer);
   chain_.push_back(layer);
-  if (!output_.defined() && chain_.size() == 1 &&
-      layer.impl()->inputShape())
+  if (!output_.defined() && chain_.size() == 1 && layer.impl()->inputShape())
     input_ = output_ = Input(*layer.impl()->inputShape());
   if (!output_.defined())
     return; // Deferred: built on the first call.
@@ -406,7 +402,8 @@ void Sequential::ensureGraph(const std::vector<Tensor> *callInputs) {
   if (x.rank() < 1)
     throw Error("model '" + name() + "' expects a batched input, got " +
                 x.describe());
-  Tensor input = Input(Shape(x.shape().begin() + 1, x.shape().end()), x.dtype());
+  Tensor input =
+      Input(Shape(x.shape().begin() + 1, x.shape().end()), x.dtype());
   Tensor output = input;
   for (const Layer &l : chain_)
     output = l(output);

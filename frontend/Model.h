@@ -42,11 +42,10 @@ public:
   virtual ~Model();
 
   /// Single input and output.
-  Tensor operator()(const Tensor &x, bool training = false,
-                    int64_t step = 0);
+  Tensor operator()(const Tensor &x, bool training = false, int64_t step = 0);
   /// Runs the graph on tensors of one kind.
   std::vector<Tensor> call(const std::vector<Tensor> &inputs,
-                                   const CallContext &ctx);
+                           const CallContext &ctx);
 
   const std::string &name() const { return name_; }
   uint64_t seed() const { return seed_; }
@@ -118,9 +117,10 @@ void releaseGraph(std::vector<std::shared_ptr<SymbolicNode>> nodes,
 
 /// A Sequential entry: a layer or an Input tensor.
 struct SequentialEntry {
-  SequentialEntry(Layer layer) : layer(std::move(layer)) {} // NOLINT
+  SequentialEntry(Layer layer) : layer(std::move(layer)) {}  // NOLINT
   SequentialEntry(Tensor input) : input(std::move(input)) {} // NOLINT
-  template <typename L, typename = std::enable_if_t<std::is_base_of_v<Layer, L>>>
+  template <typename L,
+            typename = std::enable_if_t<std::is_base_of_v<Layer, L>>>
   SequentialEntry(const L &layer) : layer(Layer(layer)) {} // NOLINT
   std::optional<Layer> layer;
   Tensor input;

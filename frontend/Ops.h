@@ -1,4 +1,5 @@
-//===- Ops.h - Tensor ops of the frontend (eager, traced, symbolic) -*- C++ -*-===//
+//===- Ops.h - Tensor ops of the frontend (eager, traced, symbolic) -*- C++
+//-*-===//
 //
 // kcc::ops mirrors the kc dialect one function per op. Each op computes its
 // result shape with the shared rules in ir/ShapeFunctions.h, then:
@@ -154,8 +155,7 @@ Tensor reduceMean(const Tensor &x, std::vector<int64_t> axes,
 Tensor argmax(const Tensor &x, int64_t axis = -1);
 /// Keras's ops.normalize(x, axes, order=2, epsilon):
 /// x * min(rsqrt(sum(x^2, axes, keepdims)), 1 / epsilon).
-Tensor l2Normalize(const Tensor &x, std::vector<int64_t> axes,
-                   double epsilon);
+Tensor l2Normalize(const Tensor &x, std::vector<int64_t> axes, double epsilon);
 /// Rows of a float `table` [V, D...] at int32/int64 `indices` [I...]:
 /// [I..., D...]. An index in [-V, 0) counts from the end; any other index
 /// outside [0, V) gives a NaN row (jnp.take, as Keras's Embedding on JAX).
@@ -215,10 +215,18 @@ Tensor avgPool2d(const Tensor &x, const std::vector<int64_t> &window,
 } // namespace ops
 
 /// Operators for readable model code: a + b, a * b, ...
-inline Tensor operator+(const Tensor &a, const Tensor &b) { return ops::add(a, b); }
-inline Tensor operator-(const Tensor &a, const Tensor &b) { return ops::sub(a, b); }
-inline Tensor operator*(const Tensor &a, const Tensor &b) { return ops::mul(a, b); }
-inline Tensor operator/(const Tensor &a, const Tensor &b) { return ops::div(a, b); }
+inline Tensor operator+(const Tensor &a, const Tensor &b) {
+  return ops::add(a, b);
+}
+inline Tensor operator-(const Tensor &a, const Tensor &b) {
+  return ops::sub(a, b);
+}
+inline Tensor operator*(const Tensor &a, const Tensor &b) {
+  return ops::mul(a, b);
+}
+inline Tensor operator/(const Tensor &a, const Tensor &b) {
+  return ops::div(a, b);
+}
 
 } // namespace kcc
 

@@ -141,7 +141,7 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
   // argument says "dense/kernel" rather than pointing at the whole function.
   Block *entry = b.createBlock(&func.getBody());
   for (auto [i, type] : llvm::enumerate(argTypes)) {
-    std::string what = i < params.size()               ? params[i].name
+    std::string what = i < params.size() ? params[i].name
                        : i < params.size() + inShapes.size()
                            ? "input_" + std::to_string(i - params.size())
                            : std::string("step");
@@ -171,9 +171,8 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
       cc.step = Tensor::traced(entry->getArguments().back(), {}, DType::I64);
     for (const Tensor &out : model.call(inputs, cc)) {
       if (!out.isTraced())
-        throw Error("traceForward: model '" + model.name() +
-                    "' returns " + out.describe() +
-                    ", which does not depend on its inputs");
+        throw Error("traceForward: model '" + model.name() + "' returns " +
+                    out.describe() + ", which does not depend on its inputs");
       results.push_back(out.value());
       resultTypes.push_back(out.value().getType());
     }
@@ -190,8 +189,8 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
       for (auto [i, p] : llvm::enumerate(params))
         if (p.weight->trainable && p.weight->regularizer) {
           LayerScope scope(p.name.substr(0, p.name.rfind('/')));
-          terms.push_back(regularizationPenalty(
-              *trace.lookupWeight(p.weight), *p.weight->regularizer));
+          terms.push_back(regularizationPenalty(*trace.lookupWeight(p.weight),
+                                                *p.weight->regularizer));
         }
       if (!terms.empty()) {
         Tensor total = terms[0];
@@ -219,8 +218,8 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
         {attr(kc::attr::kName, b.getStringAttr(p.name)),
          attr(kc::attr::kTrainable, b.getBoolAttr(p.weight->trainable))});
   for (size_t i = 0; i < inShapes.size(); ++i)
-    argAttrs[params.size() + i] = b.getDictionaryAttr(
-        {attr(kc::attr::kInput, b.getI64IntegerAttr(i))});
+    argAttrs[params.size() + i] =
+        b.getDictionaryAttr({attr(kc::attr::kInput, b.getI64IntegerAttr(i))});
   if (withStep)
     argAttrs.back() =
         b.getDictionaryAttr({attr(kc::attr::kStep, b.getUnitAttr())});

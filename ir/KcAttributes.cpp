@@ -165,15 +165,14 @@ LogicalResult kc::checkDenseArrayStorage(Operation *root) {
     WalkResult inner = op->getAttrDictionary().walk([&](DenseArrayAttr a) {
       Type element = a.getElementType();
       // Storage is one byte per i1, the type's bytes otherwise.
-      int64_t bytes =
-          element.isIntOrFloat() ? (element.getIntOrFloatBitWidth() + 7) / 8
-                                 : 0;
+      int64_t bytes = element.isIntOrFloat()
+                          ? (element.getIntOrFloatBitWidth() + 7) / 8
+                          : 0;
       if (bytes == 0 ||
           static_cast<int64_t>(a.getRawData().size()) != a.getSize() * bytes) {
         mlir::emitError(op->getLoc())
             << "malformed dense array attribute in '" << op->getName()
-            << "' (its storage does not match " << a.getSize()
-            << " elements)";
+            << "' (its storage does not match " << a.getSize() << " elements)";
         return WalkResult::interrupt();
       }
       return WalkResult::advance();

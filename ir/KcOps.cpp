@@ -41,8 +41,8 @@ LogicalResult checkSameElementType(Operation *op, Value a, Value b) {
   Type ea = cast<RankedTensorType>(a.getType()).getElementType();
   Type eb = cast<RankedTensorType>(b.getType()).getElementType();
   if (ea != eb)
-    return op->emitOpError() << "expects element type " << ea
-                             << " to match " << eb;
+    return op->emitOpError()
+           << "expects element type " << ea << " to match " << eb;
   return success();
 }
 
@@ -133,10 +133,10 @@ LogicalResult ConcatOp::verify() {
 LogicalResult SliceOp::verify() {
   if (failed(checkSameElementType(*this, getX(), getResult())))
     return failure();
-  return checkResultShape(*this,
-                          shapes::slice(shapeOf(getX()), getStart(),
-                                        getLimit(), getStrides()),
-                          shapeOf(getResult()));
+  return checkResultShape(
+      *this,
+      shapes::slice(shapeOf(getX()), getStart(), getLimit(), getStrides()),
+      shapeOf(getResult()));
 }
 
 LogicalResult ReduceSumOp::verify() { return verifyReduce(*this); }
@@ -155,8 +155,8 @@ LogicalResult OneHotOp::verify() {
     return emitOpError() << "expects a result of rank " << labels.size() + 1
                          << " ending in the class count, got "
                          << shapes::str(result);
-  return checkResultShape(*this, shapes::Dims(labels),
-                          result.drop_back(), "result leading");
+  return checkResultShape(*this, shapes::Dims(labels), result.drop_back(),
+                          "result leading");
 }
 
 //===----------------------------------------------------------------------===//
@@ -171,43 +171,39 @@ LogicalResult MatmulOp::verify() {
 }
 
 LogicalResult BatchMatmulOp::verify() {
-  return checkResultShape(*this,
-                          shapes::batchMatmul(shapeOf(getLhs()),
-                                              shapeOf(getRhs()),
-                                              getTransposeLhs(),
-                                              getTransposeRhs()),
-                          shapeOf(getResult()));
+  return checkResultShape(
+      *this,
+      shapes::batchMatmul(shapeOf(getLhs()), shapeOf(getRhs()),
+                          getTransposeLhs(), getTransposeRhs()),
+      shapeOf(getResult()));
 }
 
 LogicalResult SoftmaxOp::verify() { return verifySoftmax(*this); }
 LogicalResult LogSoftmaxOp::verify() { return verifySoftmax(*this); }
 
 LogicalResult Conv2DOp::verify() {
-  return checkResultShape(*this,
-                          shapes::conv2d(shapeOf(getInput()),
-                                         shapeOf(getFilter()), getStrides(),
-                                         getDilations(),
-                                         isSame(getPadding()), getGroups()),
-                          shapeOf(getResult()));
+  return checkResultShape(
+      *this,
+      shapes::conv2d(shapeOf(getInput()), shapeOf(getFilter()), getStrides(),
+                     getDilations(), isSame(getPadding()), getGroups()),
+      shapeOf(getResult()));
 }
 
 LogicalResult Conv2DBackpropInputOp::verify() {
   // The result is the forward input: convolving it must give grad_output.
-  return checkResultShape(*this,
-                          shapes::conv2d(shapeOf(getResult()),
-                                         shapeOf(getFilter()), getStrides(),
-                                         getDilations(),
-                                         isSame(getPadding()), getGroups()),
-                          shapeOf(getGradOutput()), "grad_output");
+  return checkResultShape(
+      *this,
+      shapes::conv2d(shapeOf(getResult()), shapeOf(getFilter()), getStrides(),
+                     getDilations(), isSame(getPadding()), getGroups()),
+      shapeOf(getGradOutput()), "grad_output");
 }
 
 LogicalResult Conv2DBackpropFilterOp::verify() {
-  return checkResultShape(*this,
-                          shapes::conv2d(shapeOf(getInput()),
-                                         shapeOf(getResult()), getStrides(),
-                                         getDilations(),
-                                         isSame(getPadding()), getGroups()),
-                          shapeOf(getGradOutput()), "grad_output");
+  return checkResultShape(
+      *this,
+      shapes::conv2d(shapeOf(getInput()), shapeOf(getResult()), getStrides(),
+                     getDilations(), isSame(getPadding()), getGroups()),
+      shapeOf(getGradOutput()), "grad_output");
 }
 
 LogicalResult MaxPool2DOp::verify() { return verifyPool(*this); }
@@ -228,8 +224,7 @@ static LogicalResult verifyBucketOp(Operation *op, Value bucket,
     return op->emitOpError("expects reduction \"sum\" or \"mean\", got \"")
            << reduction << "\"";
   if (cast<RankedTensorType>(bucket.getType()).getRank() != 1)
-    return op->emitOpError("expects a rank-1 bucket, got ")
-           << bucket.getType();
+    return op->emitOpError("expects a rank-1 bucket, got ") << bucket.getType();
   return success();
 }
 
@@ -312,8 +307,7 @@ LogicalResult checkRecurrence(OpTy op, const kernels::RecurrenceParams &p,
                               Value states, int64_t &steps, int64_t &batch,
                               int64_t &units) {
   ArrayRef<int64_t> k = shapeOf(op.getKernel()),
-                    init = shapeOf(op.getInitialState()),
-                    s = shapeOf(states);
+                    init = shapeOf(op.getInitialState()), s = shapeOf(states);
   if (k.size() != 2 || init.size() != 2 || s.size() != 3)
     return op.emitOpError() << "expects a 2-D kernel, a 2-D initial state "
                                "and [T, B, S] states";
@@ -342,9 +336,9 @@ LogicalResult RecurrenceOp::verify() {
   if (failed(checkRecurrence(*this, *p, getResult(), T, B, H)))
     return failure();
   int64_t GH = kernels::recurrentGates(p->cell) * H;
-  return success(succeeded(checkShape(*this, getX(), {T, B, GH}, "x")) &&
-                 succeeded(checkShape(*this, getRecurrentBias(), {GH},
-                                      "recurrent_bias")));
+  return success(
+      succeeded(checkShape(*this, getX(), {T, B, GH}, "x")) &&
+      succeeded(checkShape(*this, getRecurrentBias(), {GH}, "recurrent_bias")));
 }
 
 LogicalResult RecurrenceGradOp::verify() {

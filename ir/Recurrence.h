@@ -24,9 +24,9 @@ template <typename OpTy>
 mlir::FailureOr<kernels::RecurrenceParams> recurrenceParams(OpTy op) {
   kernels::RecurrenceParams p;
   if (!kernels::parseRecurrentCell(op.getCell().str(), p.cell))
-    return op.emitOpError() << "unknown cell '" << op.getCell()
-                            << "' (expected " << kernels::recurrentCellNames()
-                            << ")";
+    return op.emitOpError()
+           << "unknown cell '" << op.getCell() << "' (expected "
+           << kernels::recurrentCellNames() << ")";
   for (auto [name, slot] :
        {std::pair{op.getActivation(), &p.activation},
         std::pair{op.getRecurrentActivation(), &p.recurrentActivation}})

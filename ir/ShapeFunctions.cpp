@@ -98,8 +98,8 @@ Expected<Dims> batchMatmul(ArrayRef<int64_t> lhs, ArrayRef<int64_t> rhs,
   if (lhs[0] != rhs[0])
     return fail(formatv("expects the batch dims to match: lhs {0}, rhs {1}",
                         str(lhs), str(rhs)));
-  Expected<Dims> mn = matmul(lhs.drop_front(), rhs.drop_front(), transposeLhs,
-                             transposeRhs);
+  Expected<Dims> mn =
+      matmul(lhs.drop_front(), rhs.drop_front(), transposeLhs, transposeRhs);
   if (!mn)
     return mn.takeError();
   return checked(Dims{lhs[0], (*mn)[0], (*mn)[1]});
@@ -128,8 +128,8 @@ Expected<Dims> reshape(ArrayRef<int64_t> from, ArrayRef<int64_t> to) {
   int64_t total = *count;
   if (inferred >= 0) {
     if (known == 0 || total % known != 0)
-      return fail(formatv("cannot reshape {0} ({1} elements) to {2}",
-                          str(from), total, str(to)));
+      return fail(formatv("cannot reshape {0} ({1} elements) to {2}", str(from),
+                          total, str(to)));
     out[inferred] = total / known;
   } else if (known != total) {
     return fail(formatv("cannot reshape {0} ({1} elements) to {2} ({3} "
@@ -157,8 +157,8 @@ Expected<Dims> transpose(ArrayRef<int64_t> x, ArrayRef<int64_t> perm) {
 
 Expected<int64_t> normalizeAxis(int64_t axis, int64_t rank, StringRef what) {
   if (axis < -rank || axis >= rank)
-    return fail(formatv("{0} {1} is out of range for rank {2}", what, axis,
-                        rank));
+    return fail(
+        formatv("{0} {1} is out of range for rank {2}", what, axis, rank));
   return axis < 0 ? axis + rank : axis;
 }
 
@@ -173,8 +173,8 @@ Expected<Dims> concat(ArrayRef<SmallVector<int64_t, 4>> inputs, int64_t axis) {
   out[*ax] = 0;
   for (auto [i, in] : llvm::enumerate(inputs)) {
     if (static_cast<int64_t>(in.size()) != rank)
-      return fail(formatv("input {0} has rank {1}, expected {2}", i, in.size(),
-                          rank));
+      return fail(
+          formatv("input {0} has rank {1}, expected {2}", i, in.size(), rank));
     for (int64_t d = 0; d < rank; ++d)
       if (d != *ax && in[d] != inputs[0][d])
         return fail(formatv("input {0} {1} differs from input 0 {2} in dim "
@@ -319,8 +319,8 @@ Expected<Dims> pool2d(ArrayRef<int64_t> x, ArrayRef<int64_t> window,
   if (x.size() != 4)
     return fail(formatv("expects a 4-D NHWC operand, got {0}", str(x)));
   if (window.size() != 2 || window[0] < 1 || window[1] < 1)
-    return fail(formatv("window {0} must have 2 positive entries",
-                        str(window)));
+    return fail(
+        formatv("window {0} must have 2 positive entries", str(window)));
   int64_t ones[] = {1, 1};
   if (Error e = checkWindowAttrs(strides, ones))
     return e;
@@ -330,7 +330,8 @@ Expected<Dims> pool2d(ArrayRef<int64_t> x, ArrayRef<int64_t> window,
 Expected<Dims> gather(ArrayRef<int64_t> table, ArrayRef<int64_t> indices) {
   if (table.empty() || table[0] < 1)
     return fail("gather: expects a table of rank >= 1 with at least one row, "
-                "got " + str(table));
+                "got " +
+                str(table));
   Dims out(indices.begin(), indices.end());
   out.append(table.begin() + 1, table.end());
   return checked(std::move(out));

@@ -43,15 +43,15 @@ llvm::Expected<Dims> matmul(llvm::ArrayRef<int64_t> lhs,
                             bool transposeRhs);
 /// [B, M, K] x [B, K, N] -> [B, M, N], transposes per batch as matmul's.
 llvm::Expected<Dims> batchMatmul(llvm::ArrayRef<int64_t> lhs,
-                                 llvm::ArrayRef<int64_t> rhs,
-                                 bool transposeLhs, bool transposeRhs);
+                                 llvm::ArrayRef<int64_t> rhs, bool transposeLhs,
+                                 bool transposeRhs);
 /// `to` may hold one -1, inferred from the element count.
 llvm::Expected<Dims> reshape(llvm::ArrayRef<int64_t> from,
                              llvm::ArrayRef<int64_t> to);
 llvm::Expected<Dims> transpose(llvm::ArrayRef<int64_t> x,
                                llvm::ArrayRef<int64_t> perm);
-llvm::Expected<Dims> concat(llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> inputs,
-                            int64_t axis);
+llvm::Expected<Dims>
+concat(llvm::ArrayRef<llvm::SmallVector<int64_t, 4>> inputs, int64_t axis);
 llvm::Expected<Dims> slice(llvm::ArrayRef<int64_t> x,
                            llvm::ArrayRef<int64_t> start,
                            llvm::ArrayRef<int64_t> limit,

@@ -128,8 +128,8 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Value loss,
   Operation *lossOp = loss.getDefiningOp();
   Location lossLoc = loss.getLoc();
   if (!isFloatTensor(loss))
-    return emitError(lossLoc) << "expects a float tensor loss, got "
-                              << loss.getType();
+    return emitError(lossLoc)
+           << "expects a float tensor loss, got " << loss.getType();
 
   llvm::DenseSet<Value> useful;
   SmallVector<Operation *> active =
@@ -139,12 +139,12 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Value loss,
   // IR untouched.
   for (Operation *op : active) {
     if (!isa<kc::GradientOpInterface>(op))
-      return op->emitError() << "no gradient rule for '" << op->getName()
-                             << "'";
+      return op->emitError()
+             << "no gradient rule for '" << op->getName() << "'";
     if (op->getNumResults() != 1)
-      return op->emitError() << "autodiff expects one result, '"
-                             << op->getName() << "' has "
-                             << op->getNumResults();
+      return op->emitError()
+             << "autodiff expects one result, '" << op->getName() << "' has "
+             << op->getNumResults();
   }
 
   OpBuilder::Listener *previousListener = b.getListener();
@@ -164,10 +164,10 @@ FailureOr<SmallVector<Value>> buildGradients(OpBuilder &b, Value loss,
     SmallVector<Value> opGrads =
         cast<kc::GradientOpInterface>(op).buildGradients(b, resultGrad);
     if (opGrads.size() != op->getNumOperands())
-      return op->emitError() << "gradient rule of '" << op->getName()
-                             << "' returned " << opGrads.size()
-                             << " gradients for " << op->getNumOperands()
-                             << " operands";
+      return op->emitError()
+             << "gradient rule of '" << op->getName() << "' returned "
+             << opGrads.size() << " gradients for " << op->getNumOperands()
+             << " operands";
     Location loc = kc::gradientLoc(op);
     for (auto [operand, grad] : llvm::zip(op->getOperands(), opGrads)) {
       if (!grad || !useful.contains(operand))

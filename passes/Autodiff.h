@@ -1,4 +1,5 @@
-//===- Autodiff.h - Reverse-mode differentiation of kc functions -*- C++ -*-===//
+//===- Autodiff.h - Reverse-mode differentiation of kc functions -*- C++
+//-*-===//
 //
 // Builds the backward pass of a kc computation from the ops' gradient rules
 // (kc::GradientOpInterface). The train-step pass calls it on the loss of

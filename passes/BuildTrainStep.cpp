@@ -404,7 +404,7 @@ TrainStepBuilder::checkMetrics(unsigned k, const LossConfig &loss,
              << "': " << llvm::toString(kind.takeError());
     RankedTensorType want = targetType(
         takesClassIndices(*kind) ? LossKind::SparseCategoricalCrossentropy
-                                : LossKind::MeanSquaredError,
+                                 : LossKind::MeanSquaredError,
         pred);
     if (want != targetTypes_[k])
       return forward_.emitOpError("metric '")

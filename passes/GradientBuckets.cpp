@@ -102,8 +102,8 @@ void kcc::reduceGradientsInBuckets(OpBuilder &b, Location loc,
                        ? flat[0]
                        : b.create<kc::ConcatOp>(loc, bucketType, flat,
                                                 b.getI64IntegerAttr(0));
-    started.push_back(b.create<kc::AllReduceStartOp>(
-        loc, bucketType, packed, b.getStringAttr("mean")));
+    started.push_back(b.create<kc::AllReduceStartOp>(loc, bucketType, packed,
+                                                     b.getStringAttr("mean")));
   }
 
   b.restoreInsertionPoint(end);
@@ -116,11 +116,10 @@ void kcc::reduceGradientsInBuckets(OpBuilder &b, Location loc,
       int64_t size = type.getNumElements();
       Value g = reduced;
       if (bk.members.size() > 1)
-        g = b.create<kc::SliceOp>(
-            loc, flatType(grads[k]), reduced,
-            b.getDenseI64ArrayAttr({offset}),
-            b.getDenseI64ArrayAttr({offset + size}),
-            b.getDenseI64ArrayAttr({1}));
+        g = b.create<kc::SliceOp>(loc, flatType(grads[k]), reduced,
+                                  b.getDenseI64ArrayAttr({offset}),
+                                  b.getDenseI64ArrayAttr({offset + size}),
+                                  b.getDenseI64ArrayAttr({1}));
       if (g.getType() != type)
         g = b.create<kc::ReshapeOp>(loc, type, g);
       grads[k] = g;

@@ -103,9 +103,9 @@ public:
       shape.back() = 1;
     else
       shape.pop_back();
-    return b.create<kc::ReduceSumOp>(
-        loc, t.clone(shape), x, b.getDenseI64ArrayAttr({t.getRank() - 1}),
-        b.getBoolAttr(keepdims));
+    return b.create<kc::ReduceSumOp>(loc, t.clone(shape), x,
+                                     b.getDenseI64ArrayAttr({t.getRank() - 1}),
+                                     b.getBoolAttr(keepdims));
   }
   /// Mean over every element: a rank-0 tensor.
   mlir::Value meanAll(mlir::Value x) { return reduceAll<kc::ReduceMeanOp>(x); }

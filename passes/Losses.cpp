@@ -73,15 +73,15 @@ Value divideNoNan(KcEmitter &e, Value num, Value den) {
 Value meanEqual(KcEmitter &e, Value a, Value b) {
   RankedTensorType t = KcEmitter::typeOf(a);
   auto maskType = t.clone(e.builder().getI1Type());
-  Value eq = e.builder().create<kc::CompareOp>(
-      e.location(), maskType, kc::CompareDirection::EQ, a, b);
+  Value eq = e.builder().create<kc::CompareOp>(e.location(), maskType,
+                                               kc::CompareDirection::EQ, a, b);
   return e.meanAll(e.cast(eq, t.getElementType()));
 }
 
 Value argmaxAsFloat(KcEmitter &e, Value x, Type floatType) {
   RankedTensorType t = KcEmitter::typeOf(x);
-  auto idxType = RankedTensorType::get(t.getShape().drop_back(),
-                                       e.builder().getI64Type());
+  auto idxType =
+      RankedTensorType::get(t.getShape().drop_back(), e.builder().getI64Type());
   Value idx = e.builder().create<kc::ArgmaxOp>(
       e.location(), idxType, x, e.builder().getI64IntegerAttr(t.getRank() - 1));
   return e.cast(idx, floatType);
@@ -264,7 +264,8 @@ Value buildMetric(OpBuilder &b, Location loc, MetricKind kind, Value pred,
   case MetricKind::SparseCategoricalAccuracy:
     return meanEqual(e, argmaxAsFloat(e, pred, ft), e.cast(target, ft));
   case MetricKind::CategoricalAccuracy:
-    return meanEqual(e, argmaxAsFloat(e, pred, ft), argmaxAsFloat(e, target, ft));
+    return meanEqual(e, argmaxAsFloat(e, pred, ft),
+                     argmaxAsFloat(e, target, ft));
   case MetricKind::BinaryAccuracy: {
     // Keras: cast(y_pred > 0.5) == y_true.
     Value gt = b.create<kc::CompareOp>(loc, predType.clone(b.getI1Type()),

@@ -77,8 +77,8 @@ std::optional<MetricLoss> metricAsLoss(MetricKind kind);
 /// error of every element for mae and mse). Unweighted even in a weighted
 /// step: Keras 3 applies sample weights to `weighted_metrics` only, never to
 /// compile()'s `metrics` (CompileMetrics.update_state).
-mlir::Value buildMetric(mlir::OpBuilder &b, mlir::Location loc,
-                        MetricKind kind, mlir::Value pred, mlir::Value target);
+mlir::Value buildMetric(mlir::OpBuilder &b, mlir::Location loc, MetricKind kind,
+                        mlir::Value pred, mlir::Value target);
 
 } // namespace kcc
 

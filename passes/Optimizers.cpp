@@ -174,8 +174,8 @@ ParamUpdate buildUpdate(OpBuilder &b, Location loc,
     if (config.centered) {
       // The variance: v - avg(g)^2 + eps, in Keras's order.
       unsigned a = config.momentum > 0.0 ? 2 : 1;
-      average = e.add(e.mul(slots[a], config.rho),
-                      e.mul(grad, 1.0 - config.rho));
+      average =
+          e.add(e.mul(slots[a], config.rho), e.mul(grad, 1.0 - config.rho));
       denominator = e.add(e.sub(v, e.mul(average, average)), config.epsilon);
     }
     Value increment = e.div(e.mul(lr(), grad), e.sqrt(denominator));

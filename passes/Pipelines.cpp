@@ -1,7 +1,7 @@
 //===- Pipelines.cpp - Named kc pipelines ---------------------------------===//
 
-#include "passes/Passes.h"
 #include "ir/KcDialect.h"
+#include "passes/Passes.h"
 #include "passes/TrainStep.h"
 
 #include "mlir/Pass/PassRegistry.h"

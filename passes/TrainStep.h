@@ -29,8 +29,8 @@
 #ifndef KCC_PASSES_TRAINSTEP_H
 #define KCC_PASSES_TRAINSTEP_H
 
-#include "passes/Passes.h"
 #include "config/TrainingConfig.h"
+#include "passes/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

@@ -35,8 +35,8 @@ void check(int rc, const char *what) {
 }
 
 template <typename T>
-void allReduceImpl(const T *in, T *out, int64_t n, bool mean,
-                   MPI_Datatype type, bool timed = true) {
+void allReduceImpl(const T *in, T *out, int64_t n, bool mean, MPI_Datatype type,
+                   bool timed = true) {
   if (!gActive) {
     if (in != out)
       for (int64_t i = 0; i < n; ++i)
@@ -49,14 +49,13 @@ void allReduceImpl(const T *in, T *out, int64_t n, bool mean,
   for (int64_t off = 0; off < n; off += kChunk) {
     int count = static_cast<int>(std::min(kChunk, n - off));
     const void *send = in == out ? MPI_IN_PLACE : in + off;
-    check(MPI_Allreduce(send, out + off, count, type, MPI_SUM,
-                        MPI_COMM_WORLD),
+    check(MPI_Allreduce(send, out + off, count, type, MPI_SUM, MPI_COMM_WORLD),
           "MPI_Allreduce");
   }
   if (timed)
-    gAllReduceSeconds += std::chrono::duration<double>(
-                           std::chrono::steady_clock::now() - start)
-                           .count();
+    gAllReduceSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
   if (mean) {
     T scale = T(1) / T(gSize);
     for (int64_t i = 0; i < n; ++i)
@@ -110,8 +109,9 @@ template <typename T>
 void waitImpl(const T *bucket, T *out, int64_t n, bool mean) {
   T scale = T(1);
   if (gActive) {
-    auto it = std::find_if(gPending.begin(), gPending.end(),
-                           [&](const Pending &p) { return p.bucket == bucket; });
+    auto it =
+        std::find_if(gPending.begin(), gPending.end(),
+                     [&](const Pending &p) { return p.bucket == bucket; });
     if (it == gPending.end() || it->mean != mean) {
       std::fprintf(stderr,
                    "kcc: rank %d: kc.all_reduce_wait on a bucket that no "
@@ -123,9 +123,9 @@ void waitImpl(const T *bucket, T *out, int64_t n, bool mean) {
     check(MPI_Waitall(static_cast<int>(it->requests.size()),
                       it->requests.data(), MPI_STATUSES_IGNORE),
           "MPI_Waitall");
-    gAllReduceSeconds += std::chrono::duration<double>(
-                             std::chrono::steady_clock::now() - start)
-                             .count();
+    gAllReduceSeconds +=
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+            .count();
     gPending.erase(it);
     if (mean)
       scale = T(1) / T(gSize);
@@ -161,8 +161,8 @@ extern "C" void kcc_rt_all_reduce_f32(const float *in, float *out, int64_t n,
   allReduceImpl(in, out, n, mean != 0, MPI_FLOAT);
 }
 
-extern "C" void kcc_rt_all_reduce_f64(const double *in, double *out,
-                                      int64_t n, int64_t mean) {
+extern "C" void kcc_rt_all_reduce_f64(const double *in, double *out, int64_t n,
+                                      int64_t mean) {
   allReduceImpl(in, out, n, mean != 0, MPI_DOUBLE);
 }
 

@@ -1,4 +1,5 @@
-//===- FlushDenormals.h - Denormals as zero for the length of a step -*- C++ -*-===//
+//===- FlushDenormals.h - Denormals as zero for the length of a step -*- C++
+//-*-===//
 //
 // Subnormal floats are up to a hundred times slower on x86, and a training
 // step produces them as gradients and Adam's moments decay towards zero.

@@ -150,8 +150,8 @@ void matmulEpilogue(const T *a, const T *b, const T *bias, T *out, int64_t a0,
                     int64_t a1, int64_t b0, int64_t b1, int64_t o0, int64_t o1,
                     int64_t ta, int64_t tb, int64_t hasBias, int64_t act,
                     double actParam) {
-  if (!matmulFast(a, b, hasBias ? bias : nullptr, out, a0, a1, o0, o1, ta,
-                  tb, Act(act) == Act::Relu))
+  if (!matmulFast(a, b, hasBias ? bias : nullptr, out, a0, a1, o0, o1, ta, tb,
+                  Act(act) == Act::Relu))
     guarded("matmul", [&] {
       NDArray A = view(a, {a0, a1}), B = view(b, {b0, b1});
       NDArray O = view(out, {o0, o1}), Bias = view(bias, {o1});
@@ -203,8 +203,8 @@ void conv(const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,
   });
 }
 
-kernels::Pool2DParams poolParams(int64_t wh, int64_t ww, int64_t sh,
-                                 int64_t sw, int64_t pad) {
+kernels::Pool2DParams poolParams(int64_t wh, int64_t ww, int64_t sh, int64_t sw,
+                                 int64_t pad) {
   kernels::Pool2DParams p;
   p.windowH = wh, p.windowW = ww, p.strideH = sh, p.strideW = sw;
   p.padding = padding(pad);
@@ -239,8 +239,7 @@ void maxPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
   guarded("max_pool2d_grad", [&] {
     NDArray X = view(x, {x0, x1, x2, x3}), Y = view(y, {y0, y1, y2, y3});
     NDArray O = view(out, {o0, o1, o2, o3});
-    kernels::maxPool2dGrad(X, Y, poolParams(wh, ww, sh, sw, pad), O,
-                           reluMask);
+    kernels::maxPool2dGrad(X, Y, poolParams(wh, ww, sh, sw, pad), O, reluMask);
   });
 }
 
@@ -407,9 +406,9 @@ void gatherGradCall(const I *indices, const T *grad, T *out, int64_t i0,
                                 int64_t o0, int64_t o1) {                      \
     gatherCall(table, indices, out, t0, t1, i0, o0, o1);                       \
   }                                                                            \
-  void kcc_rt_gather_grad_##IS##_##S(const I *indices, const T *grad,          \
-                                     T *out, int64_t i0, int64_t g0,           \
-                                     int64_t g1, int64_t o0, int64_t o1) {     \
+  void kcc_rt_gather_grad_##IS##_##S(const I *indices, const T *grad, T *out,  \
+                                     int64_t i0, int64_t g0, int64_t g1,       \
+                                     int64_t o0, int64_t o1) {                 \
     gatherGradCall(indices, grad, out, i0, g0, g1, o0, o1);                    \
   }
 
@@ -452,10 +451,10 @@ kernels::RecurrenceParams recurrenceParams(int64_t cell, int64_t resetAfter,
     });                                                                        \
   }                                                                            \
   void kcc_rt_recurrence_grad_step_##S(                                        \
-      const T *kernel, const T *initial, const T *states,                      \
-      const T *gradStates, T *grad, int64_t step, int64_t steps,               \
-      int64_t batch, int64_t units, int64_t cell, int64_t resetAfter,          \
-      int64_t activation, int64_t recurrentActivation, int64_t reverse) {      \
+      const T *kernel, const T *initial, const T *states, const T *gradStates, \
+      T *grad, int64_t step, int64_t steps, int64_t batch, int64_t units,      \
+      int64_t cell, int64_t resetAfter, int64_t activation,                    \
+      int64_t recurrentActivation, int64_t reverse) {                          \
     guarded("recurrence_grad", [&] {                                           \
       kernels::recurrenceGradStep<T>(                                          \
           recurrenceParams(cell, resetAfter, activation, recurrentActivation,  \
@@ -475,16 +474,26 @@ namespace {
 /// The LLVM OpenMP runtime entry points MLIR's OpenMP translation emits
 /// (parallel regions, static worksharing loops, their barriers).
 constexpr const char *kOpenMPEntryPoints[] = {
-    "__kmpc_global_thread_num", "__kmpc_fork_call",
-    "__kmpc_for_static_init_4", "__kmpc_for_static_init_4u",
-    "__kmpc_for_static_init_8", "__kmpc_for_static_init_8u",
-    "__kmpc_for_static_fini",   "__kmpc_barrier",
-    "__kmpc_cancel_barrier",    "__kmpc_push_num_threads",
-    "__kmpc_serialized_parallel", "__kmpc_end_serialized_parallel",
-    "__kmpc_flush",             "__kmpc_critical",
-    "__kmpc_end_critical",      "__kmpc_reduce",
-    "__kmpc_end_reduce",        "__kmpc_reduce_nowait",
-    "__kmpc_end_reduce_nowait", "omp_get_thread_num",
+    "__kmpc_global_thread_num",
+    "__kmpc_fork_call",
+    "__kmpc_for_static_init_4",
+    "__kmpc_for_static_init_4u",
+    "__kmpc_for_static_init_8",
+    "__kmpc_for_static_init_8u",
+    "__kmpc_for_static_fini",
+    "__kmpc_barrier",
+    "__kmpc_cancel_barrier",
+    "__kmpc_push_num_threads",
+    "__kmpc_serialized_parallel",
+    "__kmpc_end_serialized_parallel",
+    "__kmpc_flush",
+    "__kmpc_critical",
+    "__kmpc_end_critical",
+    "__kmpc_reduce",
+    "__kmpc_end_reduce",
+    "__kmpc_reduce_nowait",
+    "__kmpc_end_reduce_nowait",
+    "omp_get_thread_num",
     "omp_get_num_threads",
 };
 

@@ -1,10 +1,10 @@
 //===- LibraryCalls.h - C entry points compiled code calls ------*- C++ -*-===//
 //
 // Generated code calls the kernel library (oneDNN GEMM and convolution,
-// pooling) through these `extern "C"` functions; codegen/lowering/LowerLibraryCalls.cpp
-// emits the calls. ABI: data pointers (inputs, then the output), then the
-// dims of every array in that order, then the op's integer attributes, all
-// int64_t. Padding is 0 (valid) or 1 (same).
+// pooling) through these `extern "C"` functions;
+// codegen/lowering/LowerLibraryCalls.cpp emits the calls. ABI: data pointers
+// (inputs, then the output), then the dims of every array in that order, then
+// the op's integer attributes, all int64_t. Padding is 0 (valid) or 1 (same).
 //
 // A kernel failure cannot unwind through JIT-compiled frames, so these
 // functions catch kcc::Error, print it and abort; the op verifiers have
@@ -53,12 +53,11 @@ extern "C" {
 /// 4-D arrays x 3 (input, filter or grad, output), then strides, dilations,
 /// padding, groups.
 #define KCC_RT_CONV(NAME, T, S)                                                \
-  void kcc_rt_##NAME##_##S(const T *x, const T *y, T *out, int64_t x0,         \
-                           int64_t x1, int64_t x2, int64_t x3, int64_t y0,     \
-                           int64_t y1, int64_t y2, int64_t y3, int64_t o0,     \
-                           int64_t o1, int64_t o2, int64_t o3, int64_t sh,     \
-                           int64_t sw, int64_t dh, int64_t dw, int64_t pad,    \
-                           int64_t groups);
+  void kcc_rt_##NAME##_##S(                                                    \
+      const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
+      int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
+      int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw, int64_t dh,  \
+      int64_t dw, int64_t pad, int64_t groups);
 /// One 4-D input, then window, strides, padding.
 #define KCC_RT_POOL1(NAME, T, S)                                               \
   void kcc_rt_##NAME##_##S(const T *x, T *out, int64_t x0, int64_t x1,         \
@@ -67,13 +66,13 @@ extern "C" {
                            int64_t sh, int64_t sw, int64_t pad);
 /// Two 4-D inputs (x, grad_output), then window, strides, padding.
 /// max_pool2d_grad_relu also masks by x > 0 (the relu before the pooling,
-/// fused by codegen/fusion/FuseEpilogues.cpp); it needs windows that tile x. Both
-/// may write over x when the windows tile it (codegen/memory/ReuseBuffers.cpp).
-/// avg_pool2d_grad_relu, _tanh and _sigmoid: avg_pool2d_grad followed by
-/// the gradient of the activation before the pooling (x is its output, the
-/// pooling's input; kernels::PoolGradActivation), fused by
-/// codegen/fusion/FuseEpilogues.cpp; they too may write over x when the windows
-/// tile it.
+/// fused by codegen/fusion/FuseEpilogues.cpp); it needs windows that tile x.
+/// Both may write over x when the windows tile it
+/// (codegen/memory/ReuseBuffers.cpp). avg_pool2d_grad_relu, _tanh and _sigmoid:
+/// avg_pool2d_grad followed by the gradient of the activation before the
+/// pooling (x is its output, the pooling's input; kernels::PoolGradActivation),
+/// fused by codegen/fusion/FuseEpilogues.cpp; they too may write over x when
+/// the windows tile it.
 #define KCC_RT_POOL2(NAME, T, S)                                               \
   void kcc_rt_##NAME##_##S(const T *x, const T *y, T *out, int64_t x0,         \
                            int64_t x1, int64_t x2, int64_t x3, int64_t y0,     \
@@ -88,9 +87,9 @@ extern "C" {
   void kcc_rt_gather_##IS##_##S(const T *table, const I *indices, T *out,      \
                                 int64_t t0, int64_t t1, int64_t i0,            \
                                 int64_t o0, int64_t o1);                       \
-  void kcc_rt_gather_grad_##IS##_##S(const I *indices, const T *grad,          \
-                                     T *out, int64_t i0, int64_t g0,           \
-                                     int64_t g1, int64_t o0, int64_t o1);
+  void kcc_rt_gather_grad_##IS##_##S(const I *indices, const T *grad, T *out,  \
+                                     int64_t i0, int64_t g0, int64_t g1,       \
+                                     int64_t o0, int64_t o1);
 
 /// One step of kc.recurrence / kc.recurrence_grad (runtime/kernels/
 /// Recurrence.h): compiled code loops over the steps and calls these, the
@@ -105,10 +104,10 @@ extern "C" {
       int64_t cell, int64_t resetAfter, int64_t activation,                    \
       int64_t recurrentActivation, int64_t reverse);                           \
   void kcc_rt_recurrence_grad_step_##S(                                        \
-      const T *kernel, const T *initial, const T *states,                      \
-      const T *gradStates, T *grad, int64_t step, int64_t steps,               \
-      int64_t batch, int64_t units, int64_t cell, int64_t resetAfter,          \
-      int64_t activation, int64_t recurrentActivation, int64_t reverse);
+      const T *kernel, const T *initial, const T *states, const T *gradStates, \
+      T *grad, int64_t step, int64_t steps, int64_t batch, int64_t units,      \
+      int64_t cell, int64_t resetAfter, int64_t activation,                    \
+      int64_t recurrentActivation, int64_t reverse);
 
 #define KCC_RT_ALL(T, S)                                                       \
   KCC_RT_MATMUL(T, S)                                                          \

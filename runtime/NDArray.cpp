@@ -219,7 +219,8 @@ NDArray NDArray::borrow(void *data, const Shape &shape, DType dtype) {
   // A no-op deleter: the storage belongs to the caller. An empty array still
   // needs a non-null pointer to count as defined().
   alignas(64) static char emptyStorage;
-  a.storage_ = std::shared_ptr<void>(data ? data : &emptyStorage, [](void *) {});
+  a.storage_ =
+      std::shared_ptr<void>(data ? data : &emptyStorage, [](void *) {});
   return a;
 }
 

@@ -1,4 +1,5 @@
-//===- NDArray.h - Dense host arrays used by kernels and runtime -*- C++ -*-===//
+//===- NDArray.h - Dense host arrays used by kernels and runtime -*- C++
+//-*-===//
 //
 // An NDArray is a dense, row-major, 64-byte aligned host array with a static
 // shape and a dtype. It is what the kernel library reads and writes, what the
@@ -67,7 +68,8 @@ public:
   /// Zero-filled.
   static NDArray zeros(const Shape &shape, DType dtype);
   /// Copies `values` (converted) into a new F32 or F64 array.
-  static NDArray fromVector(const Shape &shape, const std::vector<double> &values,
+  static NDArray fromVector(const Shape &shape,
+                            const std::vector<double> &values,
                             DType dtype = DType::F32);
   /// A scalar (rank 0).
   static NDArray scalar(double value, DType dtype = DType::F32);
@@ -82,7 +84,9 @@ public:
   DType dtype() const { return dtype_; }
   int64_t numel() const { return numElements(shape_); }
   /// Checked when the array was made, so plain arithmetic is exact here.
-  size_t bytes() const { return static_cast<size_t>(numel()) * dtypeSize(dtype_); }
+  size_t bytes() const {
+    return static_cast<size_t>(numel()) * dtypeSize(dtype_);
+  }
   bool defined() const { return storage_ != nullptr; }
 
   void *rawData() { return storage_.get(); }

@@ -12,15 +12,15 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/CudaPasses.h"
-#include "frontend/models/ReferenceModels.h"
+#include "engine/cuda/CudaEager.h"
+#include "engine/cuda/CudaExecutable.h"
+#include "engine/interpreter/Interpreter.h"
 #include "frontend/Trace.h"
+#include "frontend/models/ReferenceModels.h"
 #include "kcc/kcc.h"
 #include "passes/TrainStep.h"
 #include "runtime/Error.h"
 #include "runtime/cuda/CudaApi.h"
-#include "engine/cuda/CudaEager.h"
-#include "engine/cuda/CudaExecutable.h"
-#include "engine/interpreter/Interpreter.h"
 
 #include "ir/KcDialect.h"
 #include "mlir/Parser/Parser.h"
@@ -48,8 +48,8 @@ std::string mlpText(int64_t batch, const std::vector<int64_t> &dims) {
        << dims[l + 1] << "xf32> {kc.name = \"dense_" << l
        << "/bias\", kc.trainable = true}, ";
   os << "%x: tensor<" << batch << "x" << dims[0]
-     << "xf32> {kc.input = 0 : i64}) -> tensor<" << batch << "x"
-     << dims.back() << "xf32> {\n";
+     << "xf32> {kc.input = 0 : i64}) -> tensor<" << batch << "x" << dims.back()
+     << "xf32> {\n";
   std::string h = "%x";
   for (size_t l = 0; l + 1 < dims.size(); ++l) {
     std::string t = "tensor<" + std::to_string(batch) + "x" +
@@ -60,8 +60,8 @@ std::string mlpText(int64_t batch, const std::vector<int64_t> &dims) {
     os << "  %m" << L << " = kc.matmul " << h << ", %w" << L << " : " << in
        << ", tensor<" << dims[l] << "x" << dims[l + 1] << "xf32> -> " << t
        << "\n  %bb" << L << " = kc.broadcast_to %b" << L << " : tensor<"
-       << dims[l + 1] << "xf32> -> " << t << "\n  %a" << L
-       << " = kc.add %m" << L << ", %bb" << L << " : " << t << "\n";
+       << dims[l + 1] << "xf32> -> " << t << "\n  %a" << L << " = kc.add %m"
+       << L << ", %bb" << L << " : " << t << "\n";
     h = "%a" + L;
     if (l + 2 < dims.size()) {
       os << "  %r" << L << " = kc.relu %a" << L << " : " << t << "\n";
@@ -123,7 +123,8 @@ std::unique_ptr<Workload> makeWorkload(const std::string &name) {
   std::mt19937 gen(3);
   std::normal_distribution<double> normal(0, 0.02);
   for (unsigned i = 0; i < w->step.getNumArguments(); ++i) {
-    auto t = mlir::cast<mlir::RankedTensorType>(w->step.getArgument(i).getType());
+    auto t =
+        mlir::cast<mlir::RankedTensorType>(w->step.getArgument(i).getType());
     Shape shape(t.getShape().begin(), t.getShape().end());
     NDArray a = NDArray::zeros(shape, dtypeOf(t.getElementType()));
     if (i < w->layout.numParams || i == w->layout.firstInputArg())
@@ -258,20 +259,28 @@ func.func @gemm(%a: tensor<512x4096xf32>, %b: tensor<4096x4096xf32>) -> tensor<5
 
 BENCHMARK(BM_Sgemm)->Unit(benchmark::kMillisecond)->UseRealTime();
 BENCHMARK_CAPTURE(BM_Compiled, mlp4096, std::string("mlp4096"))
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_Eager, mlp4096, std::string("mlp4096"))
-    ->Unit(benchmark::kMillisecond)->UseRealTime();
+    ->Unit(benchmark::kMillisecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_Compiled, mlp, std::string("mlp"))
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_Eager, mlp, std::string("mlp"))
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_Compiled, cnn, std::string("cnn"))
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_Eager, cnn, std::string("cnn"))
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_Compiled, residual, std::string("residual"))
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 BENCHMARK_CAPTURE(BM_Eager, residual, std::string("residual"))
-    ->Unit(benchmark::kMicrosecond)->UseRealTime();
+    ->Unit(benchmark::kMicrosecond)
+    ->UseRealTime();
 
 BENCHMARK_MAIN();

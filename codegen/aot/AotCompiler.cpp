@@ -18,9 +18,9 @@
 
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
-#include "llvm/Passes/PassBuilder.h"
 #include "llvm/MC/MCSubtargetInfo.h"
 #include "llvm/MC/TargetRegistry.h"
+#include "llvm/Passes/PassBuilder.h"
 #include "llvm/Support/TargetSelect.h"
 #include "llvm/Support/Threading.h"
 #include "llvm/Support/raw_ostream.h"
@@ -323,8 +323,8 @@ private:
 
   void compile(size_t i, aot::LLVMPart &part) {
     auto tm = aot::createTargetMachine(target_);
-    llvm::Error err = tm ? aot::optimize(*part.module, **tm, target_)
-                         : tm.takeError();
+    llvm::Error err =
+        tm ? aot::optimize(*part.module, **tm, target_) : tm.takeError();
     llvm::SmallVector<char, 0> buffer;
     if (!err)
       err = aot::emitObject(*part.module, **tm, buffer);

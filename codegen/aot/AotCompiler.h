@@ -1,4 +1,5 @@
-//===- AotCompiler.h - LLVM dialect to object code, ahead of time -*- C++ -*-===//
+//===- AotCompiler.h - LLVM dialect to object code, ahead of time -*- C++
+//-*-===//
 //
 // The back end of `kcc --emit=llvm|obj|lib`: translate a module in the LLVM
 // dialect (the output of kc-cpu-pipeline) to LLVM IR, optimize it at -O<n>

@@ -77,7 +77,8 @@ SmallVector<OwningOpRef<ModuleOp>> aot::splitModule(ModuleOp module) {
   SmallVector<int64_t> load(count, 0);
   llvm::DenseMap<StringAttr, unsigned> home;
   for (unsigned i : order) {
-    unsigned lightest = std::min_element(load.begin(), load.end()) - load.begin();
+    unsigned lightest =
+        std::min_element(load.begin(), load.end()) - load.begin();
     home[bodies[i].getSymNameAttr()] = lightest;
     load[lightest] += weights[i];
   }

@@ -1,4 +1,5 @@
-//===- SplitModule.h - An LLVM-dialect module in parts ------------*- C++ -*-===//
+//===- SplitModule.h - An LLVM-dialect module in parts ------------*- C++
+//-*-===//
 //
 // LLVM's -O<n> and machine-code emission take most of a compile, and they
 // work one function at a time: kc-outline-kernels has put the kernels in

@@ -69,9 +69,9 @@ void registerCudaCodegenPasses();
 /// Lowers a clone of `module` with kc-cuda-pipeline and reads `funcName`'s
 /// host side back into a CudaProgram. Errors are emitted as diagnostics on
 /// the module's context; returns failure after them.
-mlir::FailureOr<cuda::CudaProgram>
-compileForCuda(mlir::ModuleOp module, llvm::StringRef funcName,
-               const CudaOptions &opts);
+mlir::FailureOr<cuda::CudaProgram> compileForCuda(mlir::ModuleOp module,
+                                                  llvm::StringRef funcName,
+                                                  const CudaOptions &opts);
 
 /// The PTX of every kernel module of `module` (kc, or anything
 /// kc-cuda-pipeline accepts), each preceded by a `// kernel module NAME`
@@ -81,9 +81,10 @@ mlir::LogicalResult emitPtx(mlir::ModuleOp module, const CudaOptions &opts,
 
 /// Reads a lowered module (after kc-cuda-pipeline) into a CudaProgram.
 /// `numInputs`/`numResults`: the entry's signature before lowering.
-mlir::FailureOr<cuda::CudaProgram>
-extractCudaProgram(mlir::ModuleOp lowered, llvm::StringRef funcName,
-                   unsigned numInputs, unsigned numResults);
+mlir::FailureOr<cuda::CudaProgram> extractCudaProgram(mlir::ModuleOp lowered,
+                                                      llvm::StringRef funcName,
+                                                      unsigned numInputs,
+                                                      unsigned numResults);
 
 } // namespace kcc
 

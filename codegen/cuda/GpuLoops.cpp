@@ -50,9 +50,8 @@ struct KcCudaPrepareParallelPass
       for (unsigned i = 0; i < iters.size(); ++i)
         if (!linalg::isParallelIterator(iters[i]))
           perm.push_back(i);
-      bool identity = llvm::all_of(llvm::enumerate(perm), [](auto p) {
-        return p.index() == p.value();
-      });
+      bool identity = llvm::all_of(
+          llvm::enumerate(perm), [](auto p) { return p.index() == p.value(); });
       if (identity)
         continue;
       rewriter.setInsertionPoint(g);
@@ -76,8 +75,8 @@ struct KcCudaPrepareParallelPass
       Location loc = op.getLoc();
       Value c0 = rewriter.create<arith::ConstantIndexOp>(loc, 0);
       Value c1 = rewriter.create<arith::ConstantIndexOp>(loc, 1);
-      auto par = rewriter.create<scf::ParallelOp>(loc, ValueRange{c0},
-                                                  ValueRange{c1}, ValueRange{c1});
+      auto par = rewriter.create<scf::ParallelOp>(
+          loc, ValueRange{c0}, ValueRange{c1}, ValueRange{c1});
       op->moveBefore(par.getBody()->getTerminator());
     }
   }

@@ -142,9 +142,10 @@ LogicalResult Extractor::constant(memref::GetGlobalOp op) {
   auto it = globalIndex.find(op.getName());
   if (it == globalIndex.end()) {
     auto global = module.lookupSymbol<memref::GlobalOp>(op.getNameAttr());
-    auto init = global ? dyn_cast_or_null<DenseElementsAttr>(
-                             global.getInitialValueAttr())
-                       : DenseElementsAttr();
+    auto init =
+        global
+            ? dyn_cast_or_null<DenseElementsAttr>(global.getInitialValueAttr())
+            : DenseElementsAttr();
     Type elt = op.getType().getElementType();
     if (!init || elt.isInteger(1))
       return op.emitOpError("constant the CUDA runtime cannot upload");
@@ -210,8 +211,8 @@ LogicalResult Extractor::launch(gpu::LaunchFuncOp op) {
       FloatAttr value;
       if (!matchPattern(operand, m_Constant(&value)))
         return op.emitOpError("expects a constant float kernel operand");
-      a.kind = t.isF32() ? cuda::KernelArg::Kind::F32
-                         : cuda::KernelArg::Kind::F64;
+      a.kind =
+          t.isF32() ? cuda::KernelArg::Kind::F32 : cuda::KernelArg::Kind::F64;
       a.floatValue = value.getValueAsDouble();
     } else {
       return op.emitOpError("kernel operand of unsupported type ") << t;
@@ -226,8 +227,8 @@ LogicalResult Extractor::launch(gpu::LaunchFuncOp op) {
 LogicalResult Extractor::call(func::CallOp op) {
   StringRef callee = op.getCallee();
   if (!callee.consume_front(codegen::kLibraryCallPrefix))
-    return op.emitOpError("calls @") << op.getCallee()
-                                     << ", which the CUDA runtime cannot run";
+    return op.emitOpError("calls @")
+           << op.getCallee() << ", which the CUDA runtime cannot run";
   cuda::LibraryCall c;
   auto [name, dtype] = callee.rsplit('_');
   c.name = name.str();
@@ -283,7 +284,9 @@ LogicalResult Extractor::visit(Operation *op) {
           return alias(c.getResult(), c.getIn(), 0);
         return success(); // a plain integer: resolved where used
       })
-      .Case([&](LLVM::IntToPtrOp c) { return alias(c.getResult(), c.getArg(), 0); })
+      .Case([&](LLVM::IntToPtrOp c) {
+        return alias(c.getResult(), c.getArg(), 0);
+      })
       .Case([&](arith::AddIOp a) -> LogicalResult {
         // Pointer arithmetic folded out of a view: address + constant.
         for (auto [addr, off] : {std::pair(a.getLhs(), a.getRhs()),
@@ -307,9 +310,9 @@ LogicalResult Extractor::visit(Operation *op) {
         if (failed(a) || failed(b))
           return failure();
         p.steps.push_back({cuda::Step::Kind::Copy, unsigned(p.copies.size())});
-        p.copies.push_back({*a, *b,
-                            from.getNumElements() *
-                                elementBytes(from.getElementType())});
+        p.copies.push_back(
+            {*a, *b,
+             from.getNumElements() * elementBytes(from.getElementType())});
         return success();
       })
       .Default([](Operation *o) -> LogicalResult {
@@ -327,9 +330,10 @@ LogicalResult Extractor::visit(Operation *op) {
 
 } // namespace
 
-FailureOr<cuda::CudaProgram>
-kcc::extractCudaProgram(ModuleOp lowered, StringRef funcName,
-                        unsigned numInputs, unsigned numResults) {
+FailureOr<cuda::CudaProgram> kcc::extractCudaProgram(ModuleOp lowered,
+                                                     StringRef funcName,
+                                                     unsigned numInputs,
+                                                     unsigned numResults) {
   auto f = lowered.lookupSymbol<func::FuncOp>(funcName);
   if (!f)
     return lowered.emitError("no function @") << funcName << " after lowering";

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/lowering/LoweringUtils.h"
 #include "codegen/cuda/CudaPasses.h"
+#include "codegen/lowering/LoweringUtils.h"
 #include "ir/KcDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -49,8 +49,8 @@ struct Axis {
                         : 0;
     padBefore = total / 2;
     // Enough rows after for every window the output reads (never negative).
-    padAfter = std::max<int64_t>(
-        (out - 1) * stride + extent - in - padBefore, 0);
+    padAfter =
+        std::max<int64_t>((out - 1) * stride + extent - in - padBefore, 0);
   }
 };
 
@@ -73,19 +73,21 @@ Value padNHWC(OpBuilder &b, Location loc, Value x, const Axis &h, const Axis &w,
   shape[1] += h.padBefore + h.padAfter;
   shape[2] += w.padBefore + w.padAfter;
   auto padded = RankedTensorType::get(shape, type.getElementType());
-  SmallVector<OpFoldResult> low = {b.getIndexAttr(0), b.getIndexAttr(h.padBefore),
-                                   b.getIndexAttr(w.padBefore), b.getIndexAttr(0)};
-  SmallVector<OpFoldResult> high = {b.getIndexAttr(0), b.getIndexAttr(h.padAfter),
-                                    b.getIndexAttr(w.padAfter), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> low = {
+      b.getIndexAttr(0), b.getIndexAttr(h.padBefore),
+      b.getIndexAttr(w.padBefore), b.getIndexAttr(0)};
+  SmallVector<OpFoldResult> high = {
+      b.getIndexAttr(0), b.getIndexAttr(h.padAfter), b.getIndexAttr(w.padAfter),
+      b.getIndexAttr(0)};
   Value pad = scalarConstant(b, loc, type.getElementType(), value);
   return b.create<tensor::PadOp>(loc, padded, x, low, high, pad);
 }
 
 /// A 4-D result over 6 or 7 loops: outputs use the first four dimensions,
 /// the body folds each input element into the accumulator.
-Value windowGeneric(OpBuilder &b, Location loc, Value init,
-                    ValueRange inputs, ArrayRef<AffineMap> inputMaps,
-                    unsigned numLoops, Body body) {
+Value windowGeneric(OpBuilder &b, Location loc, Value init, ValueRange inputs,
+                    ArrayRef<AffineMap> inputMaps, unsigned numLoops,
+                    Body body) {
   MLIRContext *ctx = b.getContext();
   SmallVector<AffineMap> maps(inputMaps);
   SmallVector<AffineExpr> outDims;
@@ -120,8 +122,7 @@ std::pair<Value, Value> sourceOf(OpBuilder &b, Location loc, Value i, Value k,
   Value o = b.create<arith::DivSIOp>(loc, t, stride);
   Value c0 = cIdx(b, loc, 0);
   Value ok = b.create<arith::AndIOp>(
-      loc,
-      b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, t, c0),
+      loc, b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::sge, t, c0),
       b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
                               b.create<arith::RemSIOp>(loc, t, stride), c0));
   ok = b.create<arith::AndIOp>(
@@ -152,12 +153,10 @@ Value inverseCount(OpBuilder &b, Location loc, Type elt, Value oh, Value ow,
 
 constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 
-template <typename OpTy>
-struct ConvLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct ConvLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
     if (op.getGroups() != 1)
       return op.emitOpError("groups = ")
              << op.getGroups() << " has no CUDA lowering (only groups = 1)";
@@ -180,8 +179,9 @@ struct ConvLowering : OpConversionPattern<OpTy> {
       Axis w(in.getDimSize(2), f.getDimSize(1), s[1], dl[1], op.getPadding());
       Value x = padNHWC(b, loc, adaptor.getInput(), h, w, 0);
       // (n, oh, ow, f, kh, kw, c)
-      AffineMap xMap = dims(ctx, 7, {d(0), d(1) * s[0] + d(4) * dl[0],
-                                     d(2) * s[1] + d(5) * dl[1], d(6)});
+      AffineMap xMap = dims(
+          ctx, 7,
+          {d(0), d(1) * s[0] + d(4) * dl[0], d(2) * s[1] + d(5) * dl[1], d(6)});
       AffineMap wMap = dims(ctx, 7, {d(4), d(5), d(6), d(3)});
       b.replaceOp(op, windowGeneric(b, loc, zeros, {x, adaptor.getFilter()},
                                     {xMap, wMap}, 7, mac));
@@ -193,11 +193,11 @@ struct ConvLowering : OpConversionPattern<OpTy> {
              op.getPadding());
       Value x = padNHWC(b, loc, adaptor.getInput(), h, w, 0);
       // (kh, kw, c, f, n, oh, ow)
-      AffineMap xMap = dims(ctx, 7, {d(4), d(5) * s[0] + d(0) * dl[0],
-                                     d(6) * s[1] + d(1) * dl[1], d(2)});
+      AffineMap xMap = dims(
+          ctx, 7,
+          {d(4), d(5) * s[0] + d(0) * dl[0], d(6) * s[1] + d(1) * dl[1], d(2)});
       AffineMap dyMap = dims(ctx, 7, {d(4), d(5), d(6), d(3)});
-      b.replaceOp(op, windowGeneric(b, loc, zeros,
-                                    {x, adaptor.getGradOutput()},
+      b.replaceOp(op, windowGeneric(b, loc, zeros, {x, adaptor.getGradOutput()},
                                     {xMap, dyMap}, 7, mac));
     } else {
       // Backprop input, gathered: dx[n,h,w,c] = sum over (kh, kw, f) of
@@ -217,8 +217,8 @@ struct ConvLowering : OpConversionPattern<OpTy> {
             l, dy, ValueRange{index(nb, l, 0), oh, ow, index(nb, l, 6)});
         Value prod = nb.create<arith::MulFOp>(l, g, a[0]);
         Value ok = nb.create<arith::AndIOp>(l, okH, okW);
-        Value term = nb.create<arith::SelectOp>(
-            l, ok, prod, scalarConstant(nb, l, elt, 0));
+        Value term = nb.create<arith::SelectOp>(l, ok, prod,
+                                                scalarConstant(nb, l, elt, 0));
         return nb.create<arith::AddFOp>(l, a[1], term);
       };
       b.replaceOp(op, windowGeneric(b, loc, zeros, {adaptor.getFilter()},
@@ -236,12 +236,10 @@ Value windowShape(OpBuilder &b, Location loc, const Axis &h, const Axis &w,
                                    elt);
 }
 
-template <typename OpTy>
-struct PoolLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct PoolLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
-  LogicalResult
-  matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
-                  ConversionPatternRewriter &b) const override {
+  LogicalResult matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
+                                ConversionPatternRewriter &b) const override {
     Location loc = op.getLoc();
     MLIRContext *ctx = b.getContext();
     auto outType = cast<RankedTensorType>(op.getType());
@@ -267,16 +265,16 @@ struct PoolLowering : OpConversionPattern<OpTy> {
       // (n, oh, ow, c, kh, kw) over the padded input: -inf never wins a
       // max, zeros do not change a sum.
       Value x = padNHWC(b, loc, adaptor.getX(), h, w, isMax ? kNegInf : 0);
-      AffineMap xMap = dims(ctx, 6, {d(0), d(1) * s[0] + d(4),
-                                     d(2) * s[1] + d(5), d(3)});
+      AffineMap xMap =
+          dims(ctx, 6, {d(0), d(1) * s[0] + d(4), d(2) * s[1] + d(5), d(3)});
       Value init = filledTensor(b, loc, outType, isMax ? kNegInf : 0);
-      Value r = windowGeneric(
-          b, loc, init, {x, window}, {xMap, winMap}, 6,
-          [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
-            if (isMax)
-              return runningMax(nb, l, a[0], a[2]);
-            return nb.create<arith::AddFOp>(l, a[2], a[0]);
-          });
+      Value r =
+          windowGeneric(b, loc, init, {x, window}, {xMap, winMap}, 6,
+                        [&](OpBuilder &nb, Location l, ValueRange a) -> Value {
+                          if (isMax)
+                            return runningMax(nb, l, a[0], a[2]);
+                          return nb.create<arith::AddFOp>(l, a[2], a[0]);
+                        });
       if (isAvg)
         r = buildElementwise(
             b, loc, outType, {r},
@@ -315,7 +313,8 @@ struct PoolLowering : OpConversionPattern<OpTy> {
       auto posType = RankedTensorType::get(pooled.getShape(), b.getI64Type());
       Value best = filledTensor(b, loc, pooled, kNegInf);
       Value pos = filledTensor(b, loc, posType, -1);
-      SmallVector<AffineMap> maps = {winMap, dims(ctx, 6, {d(0), d(1), d(2), d(3)}),
+      SmallVector<AffineMap> maps = {winMap,
+                                     dims(ctx, 6, {d(0), d(1), d(2), d(3)}),
                                      dims(ctx, 6, {d(0), d(1), d(2), d(3)})};
       SmallVector<utils::IteratorType> iters(4, utils::IteratorType::parallel);
       iters.append(2, utils::IteratorType::reduction);
@@ -337,7 +336,8 @@ struct PoolLowering : OpConversionPattern<OpTy> {
                   nb.create<arith::CmpIOp>(l, arith::CmpIPredicate::slt, i,
                                            cIdx(nb, l, ax.in)));
               return std::make_pair(
-                  nb.create<arith::SelectOp>(l, ok, i, cIdx(nb, l, 0)).getResult(),
+                  nb.create<arith::SelectOp>(l, ok, i, cIdx(nb, l, 0))
+                      .getResult(),
                   ok);
             };
             auto [iy, okY] = at(1, h, 4);
@@ -349,8 +349,8 @@ struct PoolLowering : OpConversionPattern<OpTy> {
                 nb.create<arith::ConstantIntOp>(l, 0, 64));
             // The first maximum wins, and a NaN beats any number (the first
             // NaN takes the gradient), as the kernel library's maxPoolGrad.
-            Value gt = nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT,
-                                                v, a[1]);
+            Value gt =
+                nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, v, a[1]);
             Value newNan = nb.create<arith::AndIOp>(
                 l, nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO, v, v),
                 nb.create<arith::CmpFOp>(l, arith::CmpFPredicate::ORD, a[1],
@@ -363,8 +363,9 @@ struct PoolLowering : OpConversionPattern<OpTy> {
                 l, nb.create<arith::MulIOp>(l, iy, cIdx(nb, l, w.in)), ix);
             flat = nb.create<arith::IndexCastOp>(l, nb.getI64Type(), flat);
             nb.create<linalg::YieldOp>(
-                l, ValueRange{nb.create<arith::SelectOp>(l, better, v, a[1]),
-                              nb.create<arith::SelectOp>(l, better, flat, a[2])});
+                l,
+                ValueRange{nb.create<arith::SelectOp>(l, better, v, a[1]),
+                           nb.create<arith::SelectOp>(l, better, flat, a[2])});
           });
       where = argmax.getResult(1);
     }
@@ -419,12 +420,11 @@ struct KcCudaLowerWindowOpsPass
                         kc::AvgPool2DGradOp>();
     target.markUnknownOpDynamicallyLegal([](Operation *) { return true; });
     RewritePatternSet patterns(ctx);
-    patterns.add<ConvLowering<kc::Conv2DOp>,
-                 ConvLowering<kc::Conv2DBackpropInputOp>,
-                 ConvLowering<kc::Conv2DBackpropFilterOp>,
-                 PoolLowering<kc::MaxPool2DOp>, PoolLowering<kc::AvgPool2DOp>,
-                 PoolLowering<kc::MaxPool2DGradOp>,
-                 PoolLowering<kc::AvgPool2DGradOp>>(ctx);
+    patterns.add<
+        ConvLowering<kc::Conv2DOp>, ConvLowering<kc::Conv2DBackpropInputOp>,
+        ConvLowering<kc::Conv2DBackpropFilterOp>, PoolLowering<kc::MaxPool2DOp>,
+        PoolLowering<kc::AvgPool2DOp>, PoolLowering<kc::MaxPool2DGradOp>,
+        PoolLowering<kc::AvgPool2DGradOp>>(ctx);
     if (failed(applyPartialConversion(getOperation(), target,
                                       std::move(patterns))))
       signalPassFailure();

@@ -30,9 +30,7 @@ using Activation = EpilogueActivation;
 
 namespace {
 
-bool isZero(Value v) {
-  return matchPattern(v, m_AnyZeroFloat());
-}
+bool isZero(Value v) { return matchPattern(v, m_AnyZeroFloat()); }
 
 bool isOne(Value v) { return matchPattern(v, m_OneFloat()); }
 
@@ -167,13 +165,14 @@ Value matchSigmoid(Value v) {
   auto add = div.getRhs().getDefiningOp<arith::AddFOp>();
   if (!add)
     return {};
-  Value e = isOne(add.getLhs()) ? add.getRhs()
-                                : isOne(add.getRhs()) ? add.getLhs() : Value();
+  Value e = isOne(add.getLhs())   ? add.getRhs()
+            : isOne(add.getRhs()) ? add.getLhs()
+                                  : Value();
   auto exp = e ? e.getDefiningOp<math::ExpOp>() : math::ExpOp();
-  auto neg = exp ? exp.getOperand().getDefiningOp<arith::NegFOp>()
-                 : arith::NegFOp();
-  auto abs = neg ? neg.getOperand().getDefiningOp<math::AbsFOp>()
-                 : math::AbsFOp();
+  auto neg =
+      exp ? exp.getOperand().getDefiningOp<arith::NegFOp>() : arith::NegFOp();
+  auto abs =
+      neg ? neg.getOperand().getDefiningOp<math::AbsFOp>() : math::AbsFOp();
   if (!abs || abs.getOperand() != x ||
       !isCommutedPair(mul.getLhs(), mul.getRhs(), e, div.getResult()))
     return {};
@@ -430,8 +429,8 @@ Activation matchActivationGradient(Value result, Value g, Value y) {
     return Activation::None;
   // tanh: 1 - y * y.
   auto sub = factor.getDefiningOp<arith::SubFOp>();
-  auto square = sub ? sub.getRhs().getDefiningOp<arith::MulFOp>()
-                    : arith::MulFOp();
+  auto square =
+      sub ? sub.getRhs().getDefiningOp<arith::MulFOp>() : arith::MulFOp();
   if (square && isExactly(sub.getLhs(), 1.0) && square.getLhs() == y &&
       square.getRhs() == y)
     return Activation::Tanh;

@@ -1,4 +1,5 @@
-//===- EpilogueActivations.h - Activations a GEMM epilogue applies -*- C++ -*-===//
+//===- EpilogueActivations.h - Activations a GEMM epilogue applies -*- C++
+//-*-===//
 //
 // Internal to codegen/: recognises, in the scalar body of a linalg.generic,
 // the activations a GEMM or convolution call can apply to its output

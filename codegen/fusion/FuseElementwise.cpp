@@ -137,8 +137,7 @@ int64_t tensorBytes(Type t) {
   if (!shaped || !shaped.hasStaticShape() ||
       !shaped.getElementType().isIntOrFloat())
     return 0;
-  return shaped.getNumElements() *
-         ((shaped.getElementTypeBitWidth() + 7) / 8);
+  return shaped.getNumElements() * ((shaped.getElementTypeBitWidth() + 7) / 8);
 }
 
 /// The producer's results the fused op must still yield: those read by an
@@ -438,9 +437,7 @@ bool isCheapProducer(Operation *op) {
         generic.getNumLoops())
       return false;
   return llvm::all_of(generic.getBody()->without_terminator(),
-                      [](Operation &o) {
-    return isa<arith::ConstantOp>(o);
-  });
+                      [](Operation &o) { return isa<arith::ConstantOp>(o); });
 }
 
 /// Gives each elementwise consumer of a cheap producer (a broadcast, a fill)
@@ -468,10 +465,9 @@ void cloneCheapProducers(func::FuncOp func) {
           !llvm::is_contained(users, use.getOwner()))
         users.push_back(use.getOwner());
     // The first user can take the original when no other reads it.
-    bool keepForOthers =
-        llvm::any_of(result.getUsers(), [&](Operation *u) {
-          return !llvm::is_contained(users, u);
-        });
+    bool keepForOthers = llvm::any_of(result.getUsers(), [&](Operation *u) {
+      return !llvm::is_contained(users, u);
+    });
     for (Operation *user : llvm::drop_begin(users, keepForOthers ? 0 : 1)) {
       builder.setInsertionPoint(user);
       Operation *copy = builder.clone(*producer);

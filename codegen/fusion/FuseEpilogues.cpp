@@ -38,9 +38,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/Passes.h"
 #include "codegen/fusion/EpilogueActivations.h"
 #include "codegen/lowering/LoweringUtils.h"
-#include "codegen/Passes.h"
 #include "runtime/LibraryCalls.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -192,8 +192,8 @@ linalg::GenericOp singleGenericUser(memref::AllocOp out,
 /// with an error, when one of another type exists).
 func::FuncOp declare(func::CallOp call, StringRef name, FunctionType type) {
   OpBuilder b(call);
-  func::FuncOp callee = codegen::getOrDeclare(
-      b, call->getParentOfType<ModuleOp>(), name, type);
+  func::FuncOp callee =
+      codegen::getOrDeclare(b, call->getParentOfType<ModuleOp>(), name, type);
   if (callee.getFunctionType() != type) {
     call.emitOpError("conflicting declaration of ") << name;
     return {};
@@ -248,7 +248,8 @@ LogicalResult fuseMaxPoolGradMask(func::CallOp call, StringRef suffix,
   if (!callee)
     return failure();
   OpBuilder b(call);
-  auto fused = b.create<func::CallOp>(call.getLoc(), callee, call.getOperands());
+  auto fused =
+      b.create<func::CallOp>(call.getLoc(), callee, call.getOperands());
   if (remarks)
     fused.emitRemark() << "fused into " << name
                        << ": relu's gradient mask (one pass over the input "
@@ -319,11 +320,10 @@ LogicalResult fuseAvgPoolGradActivation(func::CallOp call, StringRef suffix,
   llvm::append_range(args, ops.slice(2, 4));
   llvm::append_range(args, ops.slice(6, 4));
   llvm::append_range(args, ops.slice(10, 5));
-  std::string name = ("kcc_rt_avg_pool2d_grad_" +
-                      codegen::activationName(act) + suffix)
-                         .str();
-  func::FuncOp callee = declare(
-      call, name, b.getFunctionType(ValueRange(args).getTypes(), {}));
+  std::string name =
+      ("kcc_rt_avg_pool2d_grad_" + codegen::activationName(act) + suffix).str();
+  func::FuncOp callee =
+      declare(call, name, b.getFunctionType(ValueRange(args).getTypes(), {}));
   if (!callee)
     return failure();
   auto fused = b.create<func::CallOp>(loc, callee, args);
@@ -357,7 +357,8 @@ LogicalResult fuse(func::CallOp call, bool remarks) {
       kind = &k;
       suffix = callee.drop_front(k.base.size());
     }
-  if (!kind || call.getNumOperands() != kind->outPointer + 1 + kind->numTrailing)
+  if (!kind ||
+      call.getNumOperands() != kind->outPointer + 1 + kind->numTrailing)
     return failure();
   memref::AllocOp out = pointerSource(call.getOperand(kind->outPointer));
   if (!out)
@@ -436,9 +437,10 @@ struct KcFuseEpiloguesPass
     for (func::CallOp call : calls)
       (void)fuse(call, remarks);
     // Declarations the fused calls replaced.
-    for (auto f : llvm::make_early_inc_range(
-             getOperation().getOps<func::FuncOp>()))
-      if (f.isExternal() && f.getSymName().starts_with(codegen::kLibraryCallPrefix) &&
+    for (auto f :
+         llvm::make_early_inc_range(getOperation().getOps<func::FuncOp>()))
+      if (f.isExternal() &&
+          f.getSymName().starts_with(codegen::kLibraryCallPrefix) &&
           f.symbolKnownUseEmpty(getOperation()))
         f.erase();
   }

@@ -30,8 +30,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/lowering/LoweringUtils.h"
 #include "codegen/Passes.h"
+#include "codegen/lowering/LoweringUtils.h"
 #include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -78,11 +78,11 @@ constexpr int64_t kChunk = 8192;
 
 /// One buffer access of an op.
 struct Access {
-  Value root;     ///< the allocation or argument behind the operand
-  bool write;     ///< an init (output) operand
-  bool rowLocal;  ///< row i of the root touched at outer iteration i only
+  Value root;      ///< the allocation or argument behind the operand
+  bool write;      ///< an init (output) operand
+  bool rowLocal;   ///< row i of the root touched at outer iteration i only
   bool contiguous; ///< identity map over the whole, unsliced root
-  bool scalar;    ///< a 0-d operand
+  bool scalar;     ///< a 0-d operand
 };
 
 /// What the legality checks of one function need besides its ops.
@@ -195,9 +195,8 @@ bool isSliceable(linalg::LinalgOp op, ArrayRef<Access> access) {
       op.getNumLoops() != op.getNumParallelLoops() ||
       !generic.getBody()->getOps<linalg::IndexOp>().empty())
     return false;
-  return llvm::all_of(access, [](const Access &a) {
-    return a.contiguous || a.scalar;
-  });
+  return llvm::all_of(access,
+                      [](const Access &a) { return a.contiguous || a.scalar; });
 }
 
 struct Group {
@@ -255,11 +254,11 @@ const char *tryAdd(const FuseContext &ctx, Group &g, linalg::LinalgOp op) {
     g.rows = lead; // scalar ops so far: the first op with loops decides
   SmallVector<Access> acc = accesses(ctx, op, g.rows);
   if (lead == g.rows) {
-    bool parallel = g.parallel &&
-                    op.getIteratorTypesArray()[0] == utils::IteratorType::parallel &&
-                    llvm::all_of(acc, [](const Access &a) {
-                      return !a.write || a.rowLocal;
-                    });
+    bool parallel =
+        g.parallel &&
+        op.getIteratorTypesArray()[0] == utils::IteratorType::parallel &&
+        llvm::all_of(acc,
+                     [](const Access &a) { return !a.write || a.rowLocal; });
     for (const Member &m : g.members) {
       if (m.role == Role::Row && conflict(acc, m.access, /*rowLocal=*/true))
         return "it reads or writes rows other iterations produce";
@@ -279,8 +278,9 @@ const char *tryAdd(const FuseContext &ctx, Group &g, linalg::LinalgOp op) {
   // Another shape, and more than a scalar's work: elementwise ops of
   // different shapes can still share a chunked loop.
   if (n > kTinyOp)
-    return tryHorizontal(ctx, g, op) ? nullptr
-                                     : "its outer loop differs from the group's";
+    return tryHorizontal(ctx, g, op)
+               ? nullptr
+               : "its outer loop differs from the group's";
   // A tiny op of another shape: once, by the first iteration when it reads
   // nothing the group wrote, else by the last.
   bool dependsOnRows = false;
@@ -453,9 +453,8 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
       if (!isStatic(linalgOp))
         continue;
       current.emplace();
-      current->rows = linalgOp.getNumLoops() > 0
-                          ? linalgOp.getStaticLoopRanges()[0]
-                          : 1;
+      current->rows =
+          linalgOp.getNumLoops() > 0 ? linalgOp.getStaticLoopRanges()[0] : 1;
       if (tryAdd(ctx, *current, linalgOp))
         current.reset();
     }
@@ -469,8 +468,7 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
   }
 
   /// Records the group on its loop and reports it.
-  void annotate(scf::ForOp loop, const Group &g,
-                ArrayRef<StringRef> layers) {
+  void annotate(scf::ForOp loop, const Group &g, ArrayRef<StringRef> layers) {
     Builder b(loop.getContext());
     SmallVector<Attribute> names;
     for (StringRef n : layers)
@@ -484,7 +482,8 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
                    b.getNamedAttr("ops", b.getI64IntegerAttr(g.members.size())),
                    b.getNamedAttr("layers", b.getArrayAttr(names)),
                    b.getNamedAttr("local_bytes", b.getI64IntegerAttr(local))}));
-    bool par = g.parallel && parallelThreshold > 0 && g.work >= parallelThreshold;
+    bool par =
+        g.parallel && parallelThreshold > 0 && g.work >= parallelThreshold;
     if (par)
       kc::setParallelLoop(loop);
     ++numGroups;
@@ -511,11 +510,11 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
     Operation *terminator = loop.getBody()->getTerminator();
     Value iv = loop.getInductionVar();
     rewriter.setInsertionPoint(terminator);
-    Value isFirst = rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                                   iv, lb);
+    Value isFirst =
+        rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq, iv, lb);
     Value lastIndex = rewriter.create<arith::ConstantIndexOp>(loc, g.rows - 1);
-    Value isLast = rewriter.create<arith::CmpIOp>(
-        loc, arith::CmpIPredicate::eq, iv, lastIndex);
+    Value isLast = rewriter.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
+                                                  iv, lastIndex);
     for (Member &m : g.members) {
       if (m.role != Role::Row) {
         lowerGuarded(rewriter, m.op, m.role == Role::First ? isFirst : isLast,
@@ -647,4 +646,3 @@ struct KcFuseLoopsPass : public kcc::impl::KcFuseLoopsBase<KcFuseLoopsPass> {
 };
 
 } // namespace
-

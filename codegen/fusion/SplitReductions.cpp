@@ -7,8 +7,8 @@
 // iteration adds into the same accumulator. Split in two, it runs on all
 // cores:
 //
-//   partial[n, c] = sum over the inner reduced dims of f(x[n, ...])  (n parallel)
-//   out[c]        = init[c] + sum over n of partial[n, c]            (small)
+//   partial[n, c] = sum over the inner reduced dims of f(x[n, ...])  (n
+//   parallel) out[c]        = init[c] + sum over n of partial[n, c] (small)
 //
 // The partial sums are added in the order of n, so the result does not
 // depend on the thread count. Only sums split, by the kernel library's rule
@@ -18,8 +18,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/lowering/LoweringUtils.h"
 #include "codegen/Passes.h"
+#include "codegen/lowering/LoweringUtils.h"
 #include "runtime/kernels/SplitSum.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -113,20 +113,20 @@ void split(IRRewriter &rewriter, linalg::GenericOp op) {
   SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
   iterators[0] = utils::IteratorType::parallel;
   auto partial = rewriter.create<linalg::GenericOp>(
-      loc, ValueRange(partialInits).getTypes(), op.getDpsInputs(),
-      partialInits, maps, iterators);
+      loc, ValueRange(partialInits).getTypes(), op.getDpsInputs(), partialInits,
+      maps, iterators);
   rewriter.inlineRegionBefore(op.getRegion(), partial.getRegion(),
                               partial.getRegion().begin());
   partial->setDiscardableAttrs(op->getDiscardableAttrDictionary());
 
   // Each output: its initial value plus the partial rows, in row order.
   SmallVector<Value> results;
-  for (auto [init, p] :
-       llvm::zip(op.getDpsInits(), partial.getResults())) {
+  for (auto [init, p] : llvm::zip(op.getDpsInits(), partial.getResults())) {
     auto type = cast<RankedTensorType>(init.getType());
     unsigned rank = type.getRank();
     AffineMap inMap = AffineMap::getMultiDimIdentityMap(rank + 1, ctx);
-    AffineMap outMap = AffineMap::get(rank + 1, 0, inMap.getResults().drop_front(), ctx);
+    AffineMap outMap =
+        AffineMap::get(rank + 1, 0, inMap.getResults().drop_front(), ctx);
     SmallVector<utils::IteratorType> combineIterators(
         rank + 1, utils::IteratorType::parallel);
     combineIterators[0] = utils::IteratorType::reduction;

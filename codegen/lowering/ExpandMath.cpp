@@ -3,10 +3,10 @@
 // kc-expand-math: every f32 math.tanh (scalar or vector) becomes the
 // kernel library's tanh (runtime/kernels/Tanh.h), op for op: a clamp to
 // [-7.9, 7.9], two polynomials in x^2 by fused multiply-adds, a division,
-// the input itself near 0 and +-1 from |x| >= 9. Compiled and interpreted steps then round
-// alike, the loops that hold a tanh vectorize (a libm call on a vector is
-// one call per lane), and the cost per element drops from glibc's tanhf
-// (through expm1f) to a dozen arithmetic instructions.
+// the input itself near 0 and +-1 from |x| >= 9. Compiled and interpreted steps
+// then round alike, the loops that hold a tanh vectorize (a libm call on a
+// vector is one call per lane), and the cost per element drops from glibc's
+// tanhf (through expm1f) to a dozen arithmetic instructions.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,8 +17,8 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/IR/TypeUtilities.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/Statistic.h"
 
@@ -39,7 +39,8 @@ namespace {
 Value constantLike(OpBuilder &b, Location loc, Type type, float v) {
   FloatAttr f = b.getF32FloatAttr(v);
   if (auto vec = dyn_cast<VectorType>(type))
-    return b.create<arith::ConstantOp>(loc, vec, DenseElementsAttr::get(vec, f));
+    return b.create<arith::ConstantOp>(loc, vec,
+                                       DenseElementsAttr::get(vec, f));
   return b.create<arith::ConstantOp>(loc, f);
 }
 

@@ -57,8 +57,7 @@ Value binaryBody(Operation *op, OpBuilder &b, Location loc, Value x, Value y) {
   return nanPropagatingSelect(b, loc, arith::CmpFPredicate::OLT, x, y);
 }
 
-template <typename OpTy>
-struct BinaryLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct BinaryLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
@@ -91,7 +90,8 @@ Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x) {
     return b.create<math::AbsFOp>(loc, x);
   if (isa<kc::ReluOp>(op)) {
     // x < 0 ? 0 : x lets NaN through.
-    Value neg = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, c(0));
+    Value neg =
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OLT, x, c(0));
     return b.create<arith::SelectOp>(loc, neg, c(0), x);
   }
   if (isa<kc::SigmoidOp>(op)) {
@@ -100,7 +100,8 @@ Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x) {
         loc, b.create<arith::NegFOp>(loc, b.create<math::AbsFOp>(loc, x)));
     Value s = b.create<arith::DivFOp>(loc, c(1),
                                       b.create<arith::AddFOp>(loc, c(1), e));
-    Value pos = b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGE, x, c(0));
+    Value pos =
+        b.create<arith::CmpFOp>(loc, arith::CmpFPredicate::OGE, x, c(0));
     return b.create<arith::SelectOp>(loc, pos, s,
                                      b.create<arith::MulFOp>(loc, e, s));
   }
@@ -112,7 +113,9 @@ Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x) {
   if (gelu.getApproximate()) {
     // sqrt(2/pi) * (x + 0.044715 * x * x * x)
     Value cube = b.create<arith::MulFOp>(
-        loc, b.create<arith::MulFOp>(loc, b.create<arith::MulFOp>(loc, c(0.044715), x), x),
+        loc,
+        b.create<arith::MulFOp>(
+            loc, b.create<arith::MulFOp>(loc, c(0.044715), x), x),
         x);
     inner = b.create<math::TanhOp>(
         loc, b.create<arith::MulFOp>(loc, c(0.79788456080286535588),
@@ -125,18 +128,17 @@ Value unaryBody(Operation *op, OpBuilder &b, Location loc, Value x) {
                                  b.create<arith::AddFOp>(loc, c(1), inner));
 }
 
-template <typename OpTy>
-struct UnaryLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct UnaryLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
     auto type = cast<RankedTensorType>(op.getType());
-    Value result = buildElementwise(
-        rewriter, op.getLoc(), type, {adaptor.getX()},
-        [&](OpBuilder &b, Location loc, Args a) -> Vals {
-          return {unaryBody(op, b, loc, a[0])};
-        });
+    Value result =
+        buildElementwise(rewriter, op.getLoc(), type, {adaptor.getX()},
+                         [&](OpBuilder &b, Location loc, Args a) -> Vals {
+                           return {unaryBody(op, b, loc, a[0])};
+                         });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -159,23 +161,35 @@ struct CompareLowering : OpConversionPattern<kc::CompareOp> {
     bool isBool = elt.isInteger(1);
     auto fpred = [&] {
       switch (dir) {
-      case D::EQ: return arith::CmpFPredicate::OEQ;
-      case D::NE: return arith::CmpFPredicate::UNE; // NaN != NaN is true.
-      case D::LT: return arith::CmpFPredicate::OLT;
-      case D::LE: return arith::CmpFPredicate::OLE;
-      case D::GT: return arith::CmpFPredicate::OGT;
-      case D::GE: return arith::CmpFPredicate::OGE;
+      case D::EQ:
+        return arith::CmpFPredicate::OEQ;
+      case D::NE:
+        return arith::CmpFPredicate::UNE; // NaN != NaN is true.
+      case D::LT:
+        return arith::CmpFPredicate::OLT;
+      case D::LE:
+        return arith::CmpFPredicate::OLE;
+      case D::GT:
+        return arith::CmpFPredicate::OGT;
+      case D::GE:
+        return arith::CmpFPredicate::OGE;
       }
       llvm_unreachable("bad direction");
     };
     auto ipred = [&] {
       switch (dir) {
-      case D::EQ: return arith::CmpIPredicate::eq;
-      case D::NE: return arith::CmpIPredicate::ne;
-      case D::LT: return isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
-      case D::LE: return isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
-      case D::GT: return isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
-      case D::GE: return isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
+      case D::EQ:
+        return arith::CmpIPredicate::eq;
+      case D::NE:
+        return arith::CmpIPredicate::ne;
+      case D::LT:
+        return isBool ? arith::CmpIPredicate::ult : arith::CmpIPredicate::slt;
+      case D::LE:
+        return isBool ? arith::CmpIPredicate::ule : arith::CmpIPredicate::sle;
+      case D::GT:
+        return isBool ? arith::CmpIPredicate::ugt : arith::CmpIPredicate::sgt;
+      case D::GE:
+        return isBool ? arith::CmpIPredicate::uge : arith::CmpIPredicate::sge;
       }
       llvm_unreachable("bad direction");
     };
@@ -345,8 +359,8 @@ struct OneHotLowering : OpConversionPattern<kc::OneHotOp> {
           Value label = a[0];
           if (!label.getType().isInteger(64))
             label = b.create<arith::ExtSIOp>(loc, b.getI64Type(), label);
-          Value hit = b.create<arith::CmpIOp>(loc, arith::CmpIPredicate::eq,
-                                              label, indexI64(b, loc, rank - 1));
+          Value hit = b.create<arith::CmpIOp>(
+              loc, arith::CmpIPredicate::eq, label, indexI64(b, loc, rank - 1));
           b.create<linalg::YieldOp>(
               loc, ValueRange{b.create<arith::SelectOp>(
                        loc, hit, scalarConstant(b, loc, elt, 1),
@@ -406,7 +420,8 @@ struct RandomUniformLowering : OpConversionPattern<kc::RandomUniformOp> {
                                                b.getI64IntegerAttr(int64_t(v)));
           };
           // key = mix(mix(seed + golden) + counter); LICM hoists it.
-          Value key = mixOps(b, loc, b.create<arith::AddIOp>(loc, c(seedMix), a[0]));
+          Value key =
+              mixOps(b, loc, b.create<arith::AddIOp>(loc, c(seedMix), a[0]));
           // Row-major flat index of this element.
           Value flat = c(0);
           int64_t stride = 1;
@@ -444,7 +459,7 @@ void kcc::codegen::populateElementwisePatterns(RewritePatternSet &patterns) {
                UnaryLowering<kc::RsqrtOp>, UnaryLowering<kc::AbsOp>,
                UnaryLowering<kc::ReluOp>, UnaryLowering<kc::SigmoidOp>,
                UnaryLowering<kc::TanhOp>, UnaryLowering<kc::GeluOp>>(ctx);
-  patterns.add<CompareLowering, SelectLowering, CastLowering,
-               BroadcastToLowering, ConstantLowering, OneHotLowering,
-               RandomUniformLowering>(ctx);
+  patterns
+      .add<CompareLowering, SelectLowering, CastLowering, BroadcastToLowering,
+           ConstantLowering, OneHotLowering, RandomUniformLowering>(ctx);
 }

@@ -37,9 +37,9 @@ namespace {
 
 /// What a library call needs besides its tensors.
 struct CallSpec {
-  std::string name;               ///< without prefix and dtype suffix
-  SmallVector<Value> inputs;      ///< tensors, in ABI order
-  SmallVector<int64_t> attrs;     ///< trailing i64 arguments
+  std::string name;           ///< without prefix and dtype suffix
+  SmallVector<Value> inputs;  ///< tensors, in ABI order
+  SmallVector<int64_t> attrs; ///< trailing i64 arguments
   /// Elementwise calls of any rank take the output's element count alone
   /// instead of every array's dims, so one declaration serves all shapes.
   bool flat = false;
@@ -53,8 +53,8 @@ LogicalResult emitCall(Operation *op, const CallSpec &spec,
   Type elt = outType.getElementType();
   if (!elt.isF32() && !elt.isF64())
     return rewriter.notifyMatchFailure(op, "library calls take f32 or f64");
-  std::string name = (kLibraryCallPrefix + spec.name +
-                      (elt.isF32() ? "_f32" : "_f64")).str();
+  std::string name =
+      (kLibraryCallPrefix + spec.name + (elt.isF32() ? "_f32" : "_f64")).str();
 
   SmallVector<Value> args;
   SmallVector<int64_t> dims;
@@ -79,8 +79,8 @@ LogicalResult emitCall(Operation *op, const CallSpec &spec,
   else
     llvm::append_range(dims, outType.getShape());
   for (int64_t v : llvm::concat<const int64_t>(dims, spec.attrs))
-    args.push_back(rewriter.create<arith::ConstantOp>(
-        loc, rewriter.getI64IntegerAttr(v)));
+    args.push_back(
+        rewriter.create<arith::ConstantOp>(loc, rewriter.getI64IntegerAttr(v)));
 
   auto module = op->getParentOfType<ModuleOp>();
   auto fnType = rewriter.getFunctionType(ValueRange(args).getTypes(), {});
@@ -122,15 +122,17 @@ struct BatchMatmulLowering : OpConversionPattern<kc::BatchMatmulOp> {
   }
 };
 
-template <typename OpTy>
-SmallVector<int64_t> convAttrs(OpTy op) {
+template <typename OpTy> SmallVector<int64_t> convAttrs(OpTy op) {
   ArrayRef<int64_t> s = op.getStrides(), d = op.getDilations();
-  return {s[0], s[1], d[0], d[1], padCode(op.getPadding()),
+  return {s[0],
+          s[1],
+          d[0],
+          d[1],
+          padCode(op.getPadding()),
           static_cast<int64_t>(op.getGroups())};
 }
 
-template <typename OpTy>
-SmallVector<int64_t> poolAttrs(OpTy op) {
+template <typename OpTy> SmallVector<int64_t> poolAttrs(OpTy op) {
   ArrayRef<int64_t> w = op.getWindow(), s = op.getStrides();
   return {w[0], w[1], s[0], s[1], padCode(op.getPadding())};
 }
@@ -140,10 +142,10 @@ struct Conv2DLowering : OpConversionPattern<kc::Conv2DOp> {
   LogicalResult
   matchAndRewrite(kc::Conv2DOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    return emitCall(op,
-                    {"conv2d", {adaptor.getInput(), adaptor.getFilter()},
-                     convAttrs(op)},
-                    rewriter);
+    return emitCall(
+        op,
+        {"conv2d", {adaptor.getInput(), adaptor.getFilter()}, convAttrs(op)},
+        rewriter);
   }
 };
 
@@ -175,8 +177,7 @@ struct Conv2DBackpropFilterLowering
   }
 };
 
-template <typename OpTy>
-struct PoolLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct PoolLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
@@ -206,10 +207,9 @@ struct AvgPoolGradLowering : OpConversionPattern<kc::AvgPool2DGradOp> {
   LogicalResult
   matchAndRewrite(kc::AvgPool2DGradOp op, OpAdaptor adaptor,
                   ConversionPatternRewriter &rewriter) const override {
-    return emitCall(op,
-                    {"avg_pool2d_grad", {adaptor.getGradOutput()},
-                     poolAttrs(op)},
-                    rewriter);
+    return emitCall(
+        op, {"avg_pool2d_grad", {adaptor.getGradOutput()}, poolAttrs(op)},
+        rewriter);
   }
 };
 
@@ -219,8 +219,7 @@ struct AvgPoolGradLowering : OpConversionPattern<kc::AvgPool2DGradOp> {
 /// its own buffer, which MPI reduces in place until all_reduce_wait copies
 /// the result out; the memory planner keeps that buffer alive from the
 /// start to the wait, its one user.
-template <typename OpTy>
-struct CollectiveLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct CollectiveLowering : OpConversionPattern<OpTy> {
   CollectiveLowering(MLIRContext *ctx, StringRef name)
       : OpConversionPattern<OpTy>(ctx), name(name.str()) {}
   LogicalResult
@@ -321,9 +320,9 @@ void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
                                                          "all_reduce_start");
   patterns.add<CollectiveLowering<kc::AllReduceWaitOp>>(ctx, "all_reduce_wait");
   patterns.add<MatmulLowering, BatchMatmulLowering, Conv2DLowering,
-               Conv2DBackpropInputLowering, Conv2DBackpropFilterLowering, PoolLowering<kc::MaxPool2DOp>,
-               PoolLowering<kc::AvgPool2DOp>, MaxPoolGradLowering,
-               AvgPoolGradLowering>(patterns.getContext());
+               Conv2DBackpropInputLowering, Conv2DBackpropFilterLowering,
+               PoolLowering<kc::MaxPool2DOp>, PoolLowering<kc::AvgPool2DOp>,
+               MaxPoolGradLowering, AvgPoolGradLowering>(patterns.getContext());
   patterns.add<GatherLowering, GatherGradLowering>(patterns.getContext());
   // kc.recurrence and its gradient: codegen/lowering/LowerRecurrence.cpp.
   populateRecurrencePatterns(patterns);

@@ -9,16 +9,16 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/lowering/LoweringUtils.h"
 #include "codegen/Passes.h"
+#include "codegen/lowering/LoweringUtils.h"
 #include "ir/KcAttributes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Vector/IR/VectorOps.h"
-#include "mlir/Dialect/Affine/IR/AffineOps.h"
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 
 #include "llvm/ADT/Statistic.h"
@@ -68,8 +68,7 @@ void parallelizeOutermost(IRRewriter &rewriter, scf::ForOp outer) {
   rewriter.eraseOp(outer);
 }
 
-struct KcLowerLoopsPass
-    : public kcc::impl::KcLowerLoopsBase<KcLowerLoopsPass> {
+struct KcLowerLoopsPass : public kcc::impl::KcLowerLoopsBase<KcLowerLoopsPass> {
   using KcLowerLoopsBase::KcLowerLoopsBase;
 
   void runOnOperation() override {

@@ -43,7 +43,8 @@ constexpr double kNegInf = -std::numeric_limits<double>::infinity();
 Value reduceOver(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
                  bool isMax) {
   auto type = cast<RankedTensorType>(x.getType());
-  Value init = filledTensor(b, loc, reducedType(type, axes), isMax ? kNegInf : 0);
+  Value init =
+      filledTensor(b, loc, reducedType(type, axes), isMax ? kNegInf : 0);
   return buildReduction(b, loc, x, axes, init,
                         [&](OpBuilder &nb, Location nloc, Args a) -> Vals {
                           if (isMax)
@@ -52,8 +53,7 @@ Value reduceOver(OpBuilder &b, Location loc, Value x, ArrayRef<int64_t> axes,
                         });
 }
 
-template <typename OpTy>
-struct ReduceLowering : OpConversionPattern<OpTy> {
+template <typename OpTy> struct ReduceLowering : OpConversionPattern<OpTy> {
   using OpConversionPattern<OpTy>::OpConversionPattern;
   LogicalResult
   matchAndRewrite(OpTy op, typename OpTy::Adaptor adaptor,
@@ -72,13 +72,12 @@ struct ReduceLowering : OpConversionPattern<OpTy> {
       double scale = count ? 1.0 / double(count)
                            : std::numeric_limits<double>::quiet_NaN();
       auto rType = cast<RankedTensorType>(r.getType());
-      r = buildElementwise(rewriter, loc, rType, {r},
-                           [&](OpBuilder &b, Location l, Args a) -> Vals {
-                             Value s = scalarConstant(
-                                 b, l, rType.getElementType(), scale);
-                             return {count ? b.create<arith::MulFOp>(l, a[0], s)
-                                           : s};
-                           });
+      r = buildElementwise(
+          rewriter, loc, rType, {r},
+          [&](OpBuilder &b, Location l, Args a) -> Vals {
+            Value s = scalarConstant(b, l, rType.getElementType(), scale);
+            return {count ? b.create<arith::MulFOp>(l, a[0], s) : s};
+          });
     }
     rewriter.replaceOp(op, reshapeTensor(rewriter, loc, r, outType));
     return success();
@@ -122,8 +121,10 @@ struct ArgmaxLowering : OpConversionPattern<kc::ArgmaxOp> {
           Value gt =
               b.create<arith::CmpFOp>(l, arith::CmpFPredicate::OGT, a[0], a[1]);
           Value newNan = b.create<arith::AndIOp>(
-              l, b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO, a[0], a[0]),
-              b.create<arith::CmpFOp>(l, arith::CmpFPredicate::ORD, a[1], a[1]));
+              l,
+              b.create<arith::CmpFOp>(l, arith::CmpFPredicate::UNO, a[0], a[0]),
+              b.create<arith::CmpFOp>(l, arith::CmpFPredicate::ORD, a[1],
+                                      a[1]));
           Value better = b.create<arith::OrIOp>(l, gt, newNan);
           Value i = b.create<arith::IndexCastOp>(
               l, idxElt, b.create<linalg::IndexOp>(l, axis));
@@ -183,15 +184,16 @@ struct SoftmaxLowering : OpConversionPattern<OpTy> {
     if constexpr (Log) {
       // (x - m) - log(s), the kernel's grouping.
       auto rowType = cast<RankedTensorType>(s.getType());
-      Value shifted = mapWithRow(rewriter, loc, x, m, axis,
-                                 [](OpBuilder &b, Location l, Args a) -> Vals {
-                                   return {b.create<arith::SubFOp>(l, a[0], a[1])};
-                                 });
-      Value logSum = buildElementwise(
-          rewriter, loc, rowType, {s},
-          [](OpBuilder &b, Location l, Args a) -> Vals {
-            return {b.create<math::LogOp>(l, a[0])};
-          });
+      Value shifted =
+          mapWithRow(rewriter, loc, x, m, axis,
+                     [](OpBuilder &b, Location l, Args a) -> Vals {
+                       return {b.create<arith::SubFOp>(l, a[0], a[1])};
+                     });
+      Value logSum =
+          buildElementwise(rewriter, loc, rowType, {s},
+                           [](OpBuilder &b, Location l, Args a) -> Vals {
+                             return {b.create<math::LogOp>(l, a[0])};
+                           });
       result = mapWithRow(rewriter, loc, shifted, logSum, axis,
                           [](OpBuilder &b, Location l, Args a) -> Vals {
                             return {b.create<arith::SubFOp>(l, a[0], a[1])};

@@ -93,6 +93,7 @@ struct SliceLowering : OpConversionPattern<kc::SliceOp> {
 } // namespace
 
 void kcc::codegen::populateShapePatterns(RewritePatternSet &patterns) {
-  patterns.add<ReshapeLowering, TransposeLowering, ConcatLowering,
-               SliceLowering>(patterns.getContext());
+  patterns
+      .add<ReshapeLowering, TransposeLowering, ConcatLowering, SliceLowering>(
+          patterns.getContext());
 }

@@ -16,8 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/lowering/LoweringUtils.h"
 #include "codegen/Passes.h"
+#include "codegen/lowering/LoweringUtils.h"
 #include "ir/KcDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -60,17 +60,18 @@ struct KcLowerToLinalgPass
           return;
         for (unsigned i = 0, e = f.getNumArguments(); i < e; ++i)
           if (isa<TensorType>(f.getArgument(i).getType()))
-            f.setArgAttr(i, "bufferization.writable", BoolAttr::get(ctx, false));
+            f.setArgAttr(i, "bufferization.writable",
+                         BoolAttr::get(ctx, false));
       });
     }
 
     ConversionTarget target(*ctx);
     target.addIllegalDialect<kc::KcDialect>();
-    target.addLegalDialect<arith::ArithDialect, bufferization::BufferizationDialect,
-                           func::FuncDialect, linalg::LinalgDialect,
-                           LLVM::LLVMDialect, math::MathDialect,
-                           memref::MemRefDialect, scf::SCFDialect,
-                           tensor::TensorDialect, vector::VectorDialect>();
+    target.addLegalDialect<
+        arith::ArithDialect, bufferization::BufferizationDialect,
+        func::FuncDialect, linalg::LinalgDialect, LLVM::LLVMDialect,
+        math::MathDialect, memref::MemRefDialect, scf::SCFDialect,
+        tensor::TensorDialect, vector::VectorDialect>();
     RewritePatternSet patterns(ctx);
     codegen::populateElementwisePatterns(patterns);
     codegen::populateShapePatterns(patterns);

@@ -27,8 +27,9 @@ Value pointerMemref(Value ptr) {
   auto cast = toPtr ? toPtr.getArg().getDefiningOp<arith::IndexCastOp>()
                     : arith::IndexCastOp();
   auto extract =
-      cast ? cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
-           : memref::ExtractAlignedPointerAsIndexOp();
+      cast
+          ? cast.getIn().getDefiningOp<memref::ExtractAlignedPointerAsIndexOp>()
+          : memref::ExtractAlignedPointerAsIndexOp();
   return extract ? extract.getSource() : Value();
 }
 
@@ -112,12 +113,11 @@ Value buildReduction(OpBuilder &b, Location loc, Value input,
     if (!reduced)
       kept.push_back(b.getAffineDimExpr(d));
   }
-  SmallVector<AffineMap> maps = {
-      b.getMultiDimIdentityMap(rank),
-      AffineMap::get(rank, 0, kept, b.getContext())};
+  SmallVector<AffineMap> maps = {b.getMultiDimIdentityMap(rank),
+                                 AffineMap::get(rank, 0, kept, b.getContext())};
   auto generic = b.create<linalg::GenericOp>(
-      loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{init},
-      maps, iters, [&](OpBuilder &nb, Location nloc, ValueRange args) {
+      loc, TypeRange{init.getType()}, ValueRange{input}, ValueRange{init}, maps,
+      iters, [&](OpBuilder &nb, Location nloc, ValueRange args) {
         nb.create<linalg::YieldOp>(nloc, body(nb, nloc, args));
       });
   return generic.getResult(0);

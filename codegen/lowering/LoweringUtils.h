@@ -1,4 +1,5 @@
-//===- LoweringUtils.h - Shared helpers of the kc -> linalg patterns -*- C++ -*-===//
+//===- LoweringUtils.h - Shared helpers of the kc -> linalg patterns -*- C++
+//-*-===//
 //
 // Internal to codegen/: the pattern files (one per op family) share these
 // builders and register their patterns through the populate functions.
@@ -71,8 +72,7 @@ mlir::Value dataPointer(mlir::OpBuilder &b, mlir::Location loc,
 /// The private, external declaration of `name` in `module`: the existing
 /// one, or a new one of `type` at the module's start.
 mlir::func::FuncOp getOrDeclare(mlir::OpBuilder &b, mlir::ModuleOp module,
-                                llvm::StringRef name,
-                                mlir::FunctionType type);
+                                llvm::StringRef name, mlir::FunctionType type);
 
 /// The memref a library call's pointer argument was taken from (through
 /// dataPointer's extract / index_cast / inttoptr), or null.
@@ -95,9 +95,9 @@ bool isOuterLoopIndependent(mlir::linalg::LinalgOp op);
 /// runs on vectors (VectorLoops.cpp); `keepOuterUnitStep` keeps a nest of
 /// one loop scalar (a fusion group runs it one row at a time). Returns the
 /// outermost loop, null for a 0-d op.
-mlir::FailureOr<mlir::scf::ForOp>
-lowerToLoopNest(mlir::RewriterBase &rewriter, mlir::linalg::LinalgOp op,
-                bool keepOuterUnitStep);
+mlir::FailureOr<mlir::scf::ForOp> lowerToLoopNest(mlir::RewriterBase &rewriter,
+                                                  mlir::linalg::LinalgOp op,
+                                                  bool keepOuterUnitStep);
 
 /// The pattern families (one file each).
 void populateElementwisePatterns(mlir::RewritePatternSet &patterns);

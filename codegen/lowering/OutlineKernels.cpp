@@ -73,7 +73,8 @@ bool isSinkable(Operation *op) {
 /// A value an outlined function can take as an argument.
 bool isPassable(Value v) {
   auto memref = dyn_cast<MemRefType>(v.getType());
-  return !memref || (memref.getLayout().isIdentity() && memref.hasStaticShape());
+  return !memref ||
+         (memref.getLayout().isIdentity() && memref.hasStaticShape());
 }
 
 /// A kernel: what the outlined functions are made of.
@@ -112,9 +113,8 @@ LogicalResult collectCaptures(ArrayRef<Operation *> ops,
     args.insert(v);
   }
   sunk.assign(toSink.begin(), toSink.end());
-  llvm::sort(sunk, [](Operation *a, Operation *b) {
-    return a->isBeforeInBlock(b);
-  });
+  llvm::sort(sunk,
+             [](Operation *a, Operation *b) { return a->isBeforeInBlock(b); });
   return success();
 }
 
@@ -153,8 +153,8 @@ void outline(func::FuncOp func, ArrayRef<Operation *> ops, unsigned index,
   b.create<func::ReturnOp>(loc);
 
   OpBuilder callBuilder(ops.front());
-  callBuilder.create<func::CallOp>(loc, kernel,
-                                   SmallVector<Value>(args.begin(), args.end()));
+  callBuilder.create<func::CallOp>(
+      loc, kernel, SmallVector<Value>(args.begin(), args.end()));
   for (Operation *op : ops)
     op->erase();
   ++numOutlined;

@@ -439,7 +439,6 @@ void emitGruResetBeforeGradStep(VectorBuilder &vb, const RecurrenceSizes &dims,
                rowsAt(vb, at.dInit, H, b0, rows), /*accumulate=*/true);
 }
 
-
 /// Where step `s` reads h_prev and c_prev: the initial state at step 0,
 /// the previous states row after (one select, so one copy of the step).
 PrevState prevOf(VectorBuilder &vb, const RecurrenceSizes &dims, Value s,

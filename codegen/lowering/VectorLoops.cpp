@@ -70,9 +70,8 @@ int64_t innermostVectorWidth(linalg::GenericOp op) {
     }
     // Along the innermost dim: the last index only, at unit stride.
     if (!memref || map.getResults().back() != inner ||
-        llvm::any_of(map.getResults().drop_back(), [&](AffineExpr e) {
-          return e.isFunctionOfDim(n - 1);
-        }))
+        llvm::any_of(map.getResults().drop_back(),
+                     [&](AffineExpr e) { return e.isFunctionOfDim(n - 1); }))
       return 0;
     SmallVector<int64_t> strides;
     int64_t offset;
@@ -118,8 +117,8 @@ scf::ForOp lowerVectorized(RewriterBase &rewriter, linalg::GenericOp op,
   auto indices = [&](AffineMap map) {
     SmallVector<Value> result;
     for (unsigned i = 0; i < map.getNumResults(); ++i)
-      result.push_back(rewriter.create<affine::AffineApplyOp>(
-          loc, map.getSubMap({i}), ivs));
+      result.push_back(
+          rewriter.create<affine::AffineApplyOp>(loc, map.getSubMap({i}), ivs));
     return result;
   };
   DenseMap<Value, Value> splats; // values from outside the body
@@ -144,10 +143,10 @@ scf::ForOp lowerVectorized(RewriterBase &rewriter, linalg::GenericOp op,
       mapping.map(arg, rewriter.create<vector::LoadOp>(
                            loc, vectorOf(arg.getType()), v, indices(map)));
     else
-      mapping.map(arg, rewriter.create<vector::BroadcastOp>(
-                           loc, vectorOf(arg.getType()),
-                           rewriter.create<memref::LoadOp>(loc, v,
-                                                           indices(map))));
+      mapping.map(arg,
+                  rewriter.create<vector::BroadcastOp>(
+                      loc, vectorOf(arg.getType()),
+                      rewriter.create<memref::LoadOp>(loc, v, indices(map))));
   }
   auto lookup = [&](Value v) {
     return mapping.contains(v) ? mapping.lookup(v) : splat(v);
@@ -155,9 +154,9 @@ scf::ForOp lowerVectorized(RewriterBase &rewriter, linalg::GenericOp op,
   for (Operation &inner : body.without_terminator()) {
     if (auto c = dyn_cast<arith::ConstantOp>(inner)) {
       auto type = vectorOf(c.getType());
-      mapping.map(c.getResult(), rewriter.create<arith::ConstantOp>(
-                                     loc, type,
-                                     DenseElementsAttr::get(type, c.getValue())));
+      mapping.map(c.getResult(),
+                  rewriter.create<arith::ConstantOp>(
+                      loc, type, DenseElementsAttr::get(type, c.getValue())));
       continue;
     }
     SmallVector<Value> operands;

@@ -42,8 +42,7 @@ struct KcBufferDeallocationPass
   static bool isTopLevel(memref::AllocOp alloc) {
     auto func = llvm::dyn_cast<func::FuncOp>(alloc->getParentOp());
     return func && func.getBody().hasOneBlock() &&
-           llvm::isa<func::ReturnOp>(
-               func.getBody().front().getTerminator());
+           llvm::isa<func::ReturnOp>(func.getBody().front().getTerminator());
   }
 
   void runOnOperation() override {
@@ -66,8 +65,9 @@ struct KcBufferDeallocationPass
         complex = true;
         return WalkResult::interrupt();
       }
-      if (isa<func::ReturnOp>(op) ? llvm::any_of(op->getOperandTypes(), isMemRef)
-                                  : llvm::any_of(op->getResultTypes(), isMemRef)) {
+      if (isa<func::ReturnOp>(op)
+              ? llvm::any_of(op->getOperandTypes(), isMemRef)
+              : llvm::any_of(op->getResultTypes(), isMemRef)) {
         complex = true;
         return WalkResult::interrupt();
       }

@@ -139,7 +139,8 @@ struct KcMarkInPlacePass
         int64_t outIndex = *numInputs + p[i];
         if (outIndex >= func.getNumArguments())
           continue;
-        Value arg = func.getArgument(p[i + 1]), out = func.getArgument(outIndex);
+        Value arg = func.getArgument(p[i + 1]),
+              out = func.getArgument(outIndex);
         if (provenInPlace(block, arg, out)) {
           proven.append({p[i], p[i + 1]});
           ++numInPlace;

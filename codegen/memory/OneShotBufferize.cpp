@@ -44,9 +44,7 @@ namespace {
 
 struct KcOneShotBufferizePass
     : public kcc::impl::KcOneShotBufferizeBase<KcOneShotBufferizePass> {
-  static bool isTensor(Type t) {
-    return llvm::isa<TensorType>(t);
-  }
+  static bool isTensor(Type t) { return llvm::isa<TensorType>(t); }
   /// A tensor the boundary conversion takes: ranked, no encoding.
   static bool isPlainTensor(Type t) {
     auto ranked = llvm::dyn_cast<RankedTensorType>(t);
@@ -67,10 +65,12 @@ struct KcOneShotBufferizePass
           return false;
         continue;
       }
-      if (!llvm::all_of(type.getInputs(),
-                        [](Type t) { return !isTensor(t) || isPlainTensor(t); }) ||
-          !llvm::all_of(type.getResults(),
-                        [](Type t) { return !isTensor(t) || isPlainTensor(t); }))
+      if (!llvm::all_of(
+              type.getInputs(),
+              [](Type t) { return !isTensor(t) || isPlainTensor(t); }) ||
+          !llvm::all_of(type.getResults(), [](Type t) {
+            return !isTensor(t) || isPlainTensor(t);
+          }))
         return false;
       for (unsigned i = 0, e = func.getNumArguments(); i < e; ++i)
         if (func.getArgAttr(i, "bufferization.buffer_layout"))

@@ -22,8 +22,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/memory/MemoryPlan.h"
 #include "codegen/Passes.h"
+#include "codegen/memory/MemoryPlan.h"
 #include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -98,8 +98,7 @@ liveInterval(memref::AllocOp alloc, const DenseMap<Operation *, int64_t> &order,
         deallocs.push_back(user);
         continue;
       }
-      if (isa<func::ReturnOp>(user) ||
-          user->hasTrait<OpTrait::IsTerminator>())
+      if (isa<func::ReturnOp>(user) || user->hasTrait<OpTrait::IsTerminator>())
         return std::nullopt;
       int64_t pos = positionIn(user, block, order);
       if (pos < 0)
@@ -132,7 +131,9 @@ int64_t assignOffsets(MutableArrayRef<PlannedBuffer> buffers,
                        return a->bytes > b->bytes;
                      return a->firstUse < b->firstUse;
                    });
-  auto alignUp = [&](int64_t x) { return (x + alignment - 1) / alignment * alignment; };
+  auto alignUp = [&](int64_t x) {
+    return (x + alignment - 1) / alignment * alignment;
+  };
   SmallVector<PlannedBuffer *> placed;
   int64_t arena = 0;
   for (PlannedBuffer *buf : bySize) {
@@ -199,8 +200,7 @@ void rebaseExtractedPointers(OpBuilder &b, Value view, Value arena,
         continue;
       b.setInsertionPoint(extract);
       Location loc = extract.getLoc();
-      Value base =
-          b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, arena);
+      Value base = b.create<memref::ExtractAlignedPointerAsIndexOp>(loc, arena);
       Value shifted = b.create<arith::AddIOp>(
           loc, base, b.create<arith::ConstantIndexOp>(loc, offset));
       extract.replaceAllUsesWith(shifted);
@@ -269,7 +269,8 @@ struct KcPlanMemoryPass : public kcc::impl::KcPlanMemoryBase<KcPlanMemoryPass> {
     }
     for (auto [alloc, buf] : llvm::zip(allocs, report.buffers)) {
       b.setInsertionPoint(alloc);
-      Value offset = b.create<arith::ConstantIndexOp>(alloc.getLoc(), buf.offset);
+      Value offset =
+          b.create<arith::ConstantIndexOp>(alloc.getLoc(), buf.offset);
       Value view = b.create<memref::ViewOp>(alloc.getLoc(), alloc.getType(),
                                             arena, offset, ValueRange{});
       alloc.replaceAllUsesWith(view);
@@ -284,11 +285,11 @@ struct KcPlanMemoryPass : public kcc::impl::KcPlanMemoryBase<KcPlanMemoryPass> {
     numPlannedBuffers += report.buffers.size();
     numArenaBytes += report.arenaBytes;
     numSavedBytes += report.sumBytes - report.arenaBytes;
-    LLVM_DEBUG(llvm::dbgs() << "@" << func.getSymName() << ": "
-                            << report.buffers.size() << " buffers, arena "
-                            << report.arenaBytes << " B, lower bound "
-                            << report.lowerBoundBytes << " B, sum "
-                            << report.sumBytes << " B\n");
+    LLVM_DEBUG(llvm::dbgs()
+               << "@" << func.getSymName() << ": " << report.buffers.size()
+               << " buffers, arena " << report.arenaBytes << " B, lower bound "
+               << report.lowerBoundBytes << " B, sum " << report.sumBytes
+               << " B\n");
     if (remarks)
       func.emitRemark() << "arena " << report.arenaBytes << " B for "
                         << report.buffers.size() << " buffers (lower bound "
@@ -305,12 +306,10 @@ struct KcPlanMemoryPass : public kcc::impl::KcPlanMemoryBase<KcPlanMemoryPass> {
 //===----------------------------------------------------------------------===//
 
 llvm::json::Object MemoryPlanReport::toJSON() const {
-  return llvm::json::Object{{"arena_bytes", arenaBytes},
-                            {"lower_bound_bytes", lowerBoundBytes},
-                            {"sum_bytes", sumBytes},
-                            {"saved_bytes", savedBytes()},
-                            {"buffers", numBuffers},
-                            {"alignment", alignment}};
+  return llvm::json::Object{
+      {"arena_bytes", arenaBytes}, {"lower_bound_bytes", lowerBoundBytes},
+      {"sum_bytes", sumBytes},     {"saved_bytes", savedBytes()},
+      {"buffers", numBuffers},     {"alignment", alignment}};
 }
 
 void kcc::writeMemoryPlan(Operation *func, const MemoryPlanReport &report) {

@@ -72,7 +72,8 @@ struct KcPrepareOutParamsPass
         if (ownAlloc && seen.insert(v).second)
           continue;
         // A fresh, identity-layout buffer of the result's shape.
-        auto allocType = MemRefType::get(type.getShape(), type.getElementType());
+        auto allocType =
+            MemRefType::get(type.getShape(), type.getElementType());
         Value copy = b.create<memref::AllocOp>(ret.getLoc(), allocType,
                                                b.getI64IntegerAttr(64));
         b.create<linalg::CopyOp>(ret.getLoc(), v, copy);

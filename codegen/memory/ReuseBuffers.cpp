@@ -12,8 +12,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "codegen/lowering/LoweringUtils.h"
 #include "codegen/Passes.h"
+#include "codegen/lowering/LoweringUtils.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

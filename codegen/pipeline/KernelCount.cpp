@@ -9,8 +9,8 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/pipeline/KernelCount.h"
-#include "codegen/lowering/LoweringUtils.h"
 #include "codegen/Passes.h"
+#include "codegen/lowering/LoweringUtils.h"
 #include "ir/KcAttributes.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
@@ -50,8 +50,7 @@ bool isLibraryCall(Operation *op) {
 
 bool isLoopNest(Operation *op) {
   return isa<linalg::LinalgOp, scf::ForOp, scf::ParallelOp, scf::ForallOp,
-             affine::AffineForOp, affine::AffineParallelOp, memref::CopyOp>(
-      op);
+             affine::AffineForOp, affine::AffineParallelOp, memref::CopyOp>(op);
 }
 
 } // namespace
@@ -120,8 +119,7 @@ struct KcCountKernelsPass
       numLoopNestKernels += c.loopNests;
       if (remarks)
         func.emitRemark() << c.total() << " kernels: " << c.libraryCalls
-                          << " library calls, " << c.loopNests
-                          << " loop nests";
+                          << " library calls, " << c.loopNests << " loop nests";
     }
   }
 };

@@ -77,7 +77,7 @@ namespace {
 NDArray hostArrayFor(Type type) {
   auto t = cast<RankedTensorType>(type);
   Type e = t.getElementType();
-  DType dt = e.isF64()          ? DType::F64
+  DType dt = e.isF64()         ? DType::F64
              : e.isInteger(64) ? DType::I64
              : e.isInteger(32) ? DType::I32
              : e.isInteger(1)  ? DType::I1
@@ -151,9 +151,8 @@ std::vector<uint64_t> CudaEager::runDevice(func::FuncOp f,
     unsigned here = order[&op];
     for (Value v : op.getOperands())
       if (lastUse.lookup(v) == here && !isa<BlockArgument>(v) &&
-          !llvm::any_of(v.getUsers(), [](Operation *u) {
-            return isa<func::ReturnOp>(u);
-          }) &&
+          !llvm::any_of(v.getUsers(),
+                        [](Operation *u) { return isa<func::ReturnOp>(u); }) &&
           buffers.count(v)) {
         check(d->cuMemFreeAsync(buffers[v], stream), "cuMemFreeAsync");
         buffers.erase(v);
@@ -208,10 +207,11 @@ void CudaEager::setResident(func::FuncOp f, const std::vector<NDArray> &args) {
   }
 }
 
-std::vector<NDArray> CudaEager::stepResident(
-    func::FuncOp f, const std::vector<std::pair<unsigned, unsigned>> &carry,
-    const std::map<unsigned, NDArray> &perStep,
-    const std::vector<unsigned> &fetch) {
+std::vector<NDArray>
+CudaEager::stepResident(func::FuncOp f,
+                        const std::vector<std::pair<unsigned, unsigned>> &carry,
+                        const std::map<unsigned, NDArray> &perStep,
+                        const std::vector<unsigned> &fetch) {
   const DriverApi *d = driver();
   auto stream = static_cast<CUstream>(stream_);
   for (auto &[a, value] : perStep)

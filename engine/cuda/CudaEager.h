@@ -1,4 +1,5 @@
-//===- CudaEager.h - Op-by-op execution on the GPU (eager baseline) -*- C++ -*-===//
+//===- CudaEager.h - Op-by-op execution on the GPU (eager baseline) -*- C++
+//-*-===//
 //
 // The GPU counterpart of the interpreter: runs a func.func of kc ops one op
 // at a time, each op a program of its own (compiled once by kc-cuda-pipeline
@@ -13,8 +14,8 @@
 #define KCC_ENGINE_CUDA_CUDAEAGER_H
 
 #include "codegen/cuda/CudaPasses.h"
-#include "runtime/NDArray.h"
 #include "engine/cuda/CudaExecutable.h"
+#include "runtime/NDArray.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 

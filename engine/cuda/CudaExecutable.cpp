@@ -135,10 +135,10 @@ struct CudaExecutable::Impl {
     int64_t a0 = n[0], a1 = n[1], b0 = n[2], b1 = n[3], o0 = n[4], o1 = n[5];
     bool ta = n[6] != 0, tb = n[7] != 0;
     cudaDataType_t type = g.f64 ? CUDA_R_64F : CUDA_R_32F;
-    checkBlas(blas->cublasLtMatmulDescCreate(
-                  &g.desc, g.f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F,
-                  type),
-              "cublasLtMatmulDescCreate");
+    checkBlas(
+        blas->cublasLtMatmulDescCreate(
+            &g.desc, g.f64 ? CUBLAS_COMPUTE_64F : CUBLAS_COMPUTE_32F, type),
+        "cublasLtMatmulDescCreate");
     // Column-major view: cuBLAS's A is our B (b1 x b0), its B is our A.
     cublasOperation_t opA = tb ? CUBLAS_OP_T : CUBLAS_OP_N;
     cublasOperation_t opB = ta ? CUBLAS_OP_T : CUBLAS_OP_N;
@@ -232,11 +232,11 @@ CudaCounts CudaExecutable::counts() const {
   return c;
 }
 
-void CudaExecutable::enqueue(const std::vector<uint64_t> &args,
-                             uint64_t arena, void *streamHandle) {
+void CudaExecutable::enqueue(const std::vector<uint64_t> &args, uint64_t arena,
+                             void *streamHandle) {
   Impl &m = *impl_;
-  CUstream stream = streamHandle ? static_cast<CUstream>(streamHandle)
-                                 : m.stream;
+  CUstream stream =
+      streamHandle ? static_cast<CUstream>(streamHandle) : m.stream;
   if (args.size() != program_.args.size())
     throw Error("CUDA program @" + program_.function + " takes " +
                 std::to_string(program_.args.size()) + " buffers, got " +
@@ -283,11 +283,10 @@ void CudaExecutable::enqueue(const std::vector<uint64_t> &args,
       std::vector<void *> params;
       for (uint64_t &slot : slots)
         params.push_back(&slot);
-      check(m.d->cuLaunchKernel(m.functions[s.index], unsigned(l.grid[0]),
-                                unsigned(l.grid[1]), unsigned(l.grid[2]),
-                                unsigned(l.block[0]), unsigned(l.block[1]),
-                                unsigned(l.block[2]), 0, stream,
-                                params.data(), nullptr),
+      check(m.d->cuLaunchKernel(
+                m.functions[s.index], unsigned(l.grid[0]), unsigned(l.grid[1]),
+                unsigned(l.grid[2]), unsigned(l.block[0]), unsigned(l.block[1]),
+                unsigned(l.block[2]), 0, stream, params.data(), nullptr),
             ("launch " + l.kernel).c_str());
       break;
     }
@@ -368,8 +367,9 @@ void CudaExecutable::upload(unsigned arg, const NDArray &value) {
                 " expects " + spec.dtype + " " + shapeToString(spec.shape) +
                 ", got " + dtypeName(value.dtype()) + " " +
                 shapeToString(value.shape()));
-  check(m.d->cuMemcpyHtoD(m.addr[m.parity][arg], value.rawData(), value.bytes()),
-        "cuMemcpyHtoD");
+  check(
+      m.d->cuMemcpyHtoD(m.addr[m.parity][arg], value.rawData(), value.bytes()),
+      "cuMemcpyHtoD");
 }
 
 NDArray CudaExecutable::download(unsigned arg) {

@@ -11,8 +11,8 @@
 #include "engine/interpreter/Interpreter.h"
 #include "runtime/FlushDenormals.h"
 
-#include "runtime/Error.h"
 #include "engine/interpreter/OpKernels.h"
+#include "runtime/Error.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -114,7 +114,8 @@ public:
 
   const NDArray &lookup(Value value) const {
     auto it = values.find(value);
-    assert(it != values.end() && "operand used before definition or after free");
+    assert(it != values.end() &&
+           "operand used before definition or after free");
     return it->second;
   }
 
@@ -226,24 +227,20 @@ NDArray kcc::interp::elementsToNDArray(ElementsAttr value) {
   bool ok = false;
   switch (dtype) {
   case DType::F32:
-    ok = fillFrom<float>(value, out, [&](int64_t i, float v) {
-      out.data<float>()[i] = v;
-    });
+    ok = fillFrom<float>(value, out,
+                         [&](int64_t i, float v) { out.data<float>()[i] = v; });
     break;
   case DType::F64:
-    ok = fillFrom<double>(value, out, [&](int64_t i, double v) {
-      out.data<double>()[i] = v;
-    });
+    ok = fillFrom<double>(
+        value, out, [&](int64_t i, double v) { out.data<double>()[i] = v; });
     break;
   case DType::I32:
-    ok = fillFrom<int32_t>(value, out, [&](int64_t i, int32_t v) {
-      out.data<int32_t>()[i] = v;
-    });
+    ok = fillFrom<int32_t>(
+        value, out, [&](int64_t i, int32_t v) { out.data<int32_t>()[i] = v; });
     break;
   case DType::I64:
-    ok = fillFrom<int64_t>(value, out, [&](int64_t i, int64_t v) {
-      out.data<int64_t>()[i] = v;
-    });
+    ok = fillFrom<int64_t>(
+        value, out, [&](int64_t i, int64_t v) { out.data<int64_t>()[i] = v; });
     break;
   case DType::I1:
     ok = fillFrom<bool>(value, out, [&](int64_t i, bool v) {

@@ -38,10 +38,10 @@ namespace kcc {
 /// buffer), so it allocates nothing; cached constants are not counted as
 /// allocations either. Arguments are the caller's and never count as live.
 struct InterpreterStats {
-  int64_t opsDispatched = 0;   ///< kernels called (constants included)
+  int64_t opsDispatched = 0; ///< kernels called (constants included)
   int64_t buffersAllocated = 0;
   int64_t bytesAllocated = 0;
-  int64_t peakLiveBytes = 0;   ///< largest sum of live intermediate values
+  int64_t peakLiveBytes = 0; ///< largest sum of live intermediate values
 };
 
 /// Sees each op's result right after its kernel ran (engine/NumericsCheck

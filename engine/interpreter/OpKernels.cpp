@@ -94,7 +94,8 @@ template <typename OpT> kk::Pool2DParams poolParams(OpT op) {
   return p;
 }
 
-template <typename OpT> void addBinary(KernelTable &table, kk::BinaryKind kind) {
+template <typename OpT>
+void addBinary(KernelTable &table, kk::BinaryKind kind) {
   add<OpT>(table, [kind](OpT op, Operands in, OpEnv &env) {
     NDArray out = env.allocate(op.getResult());
     kk::binary(kind, *in[0], *in[1], out);
@@ -110,7 +111,8 @@ template <typename OpT> void addUnary(KernelTable &table, kk::UnaryKind kind) {
   });
 }
 
-template <typename OpT> void addReduce(KernelTable &table, kk::ReduceKind kind) {
+template <typename OpT>
+void addReduce(KernelTable &table, kk::ReduceKind kind) {
   add<OpT>(table, [kind](OpT op, Operands in, OpEnv &env) {
     NDArray out = env.allocate(op.getResult());
     kk::reduce(kind, *in[0], toVector(op.getAxes()), out);
@@ -215,8 +217,7 @@ void addNN(KernelTable &t) {
     kk::matmul(*in[0], *in[1], op.getTransposeLhs(), op.getTransposeRhs(), out);
     return out;
   });
-  add<kc::BatchMatmulOp>(t, [](kc::BatchMatmulOp op, Operands in,
-                               OpEnv &env) {
+  add<kc::BatchMatmulOp>(t, [](kc::BatchMatmulOp op, Operands in, OpEnv &env) {
     NDArray out = env.allocate(op.getResult());
     kk::batchMatmul(*in[0], *in[1], op.getTransposeLhs(), op.getTransposeRhs(),
                     out);
@@ -267,12 +268,12 @@ void addNN(KernelTable &t) {
         kk::maxPool2dGrad(*in[0], *in[1], poolParams(op), out);
         return out;
       });
-  add<kc::AvgPool2DGradOp>(
-      t, [](kc::AvgPool2DGradOp op, Operands in, OpEnv &env) {
-        NDArray out = env.allocate(op.getResult());
-        kk::avgPool2dGrad(*in[0], poolParams(op), out);
-        return out;
-      });
+  add<kc::AvgPool2DGradOp>(t,
+                           [](kc::AvgPool2DGradOp op, Operands in, OpEnv &env) {
+                             NDArray out = env.allocate(op.getResult());
+                             kk::avgPool2dGrad(*in[0], poolParams(op), out);
+                             return out;
+                           });
 
   add<kc::AllReduceOp>(t, [](kc::AllReduceOp op, Operands in, OpEnv &env) {
     NDArray out = env.allocate(op.getResult());
@@ -290,8 +291,8 @@ void addNN(KernelTable &t) {
         NDArray out = env.allocate(op.getResult());
         bool mean = op.getReduction() == "mean";
         if (in[0]->dtype() == DType::F64)
-          kcc_rt_all_reduce_start_f64(in[0]->data<double>(),
-                                      out.data<double>(), out.numel(), mean);
+          kcc_rt_all_reduce_start_f64(in[0]->data<double>(), out.data<double>(),
+                                      out.numel(), mean);
         else
           kcc_rt_all_reduce_start_f32(in[0]->data<float>(), out.data<float>(),
                                       out.numel(), mean);
@@ -302,8 +303,8 @@ void addNN(KernelTable &t) {
         NDArray out = env.allocate(op.getResult());
         bool mean = op.getReduction() == "mean";
         if (in[0]->dtype() == DType::F64)
-          kcc_rt_all_reduce_wait_f64(in[0]->data<double>(),
-                                     out.data<double>(), out.numel(), mean);
+          kcc_rt_all_reduce_wait_f64(in[0]->data<double>(), out.data<double>(),
+                                     out.numel(), mean);
         else
           kcc_rt_all_reduce_wait_f32(in[0]->data<float>(), out.data<float>(),
                                      out.numel(), mean);
@@ -334,20 +335,19 @@ void addNN(KernelTable &t) {
         return out;
       });
 
-  add<kc::RandomUniformOp>(
-      t, [](kc::RandomUniformOp op, Operands in, OpEnv &env) {
-        const NDArray &counter = *in[0];
-        if (counter.dtype() != DType::I64 || counter.numel() != 1)
-          throw Error(std::string("expects a scalar i64 counter, got ") +
-                      dtypeName(counter.dtype()) + " " +
-                      shapeToString(counter.shape()));
-        NDArray out = env.allocate(op.getResult());
-        // Read the integer directly: a double would round counters past 2^53.
-        kk::randomUniform(op.getSeed(),
-                          static_cast<uint64_t>(counter.data<int64_t>()[0]),
-                          out);
-        return out;
-      });
+  add<kc::RandomUniformOp>(t, [](kc::RandomUniformOp op, Operands in,
+                                 OpEnv &env) {
+    const NDArray &counter = *in[0];
+    if (counter.dtype() != DType::I64 || counter.numel() != 1)
+      throw Error(std::string("expects a scalar i64 counter, got ") +
+                  dtypeName(counter.dtype()) + " " +
+                  shapeToString(counter.shape()));
+    NDArray out = env.allocate(op.getResult());
+    // Read the integer directly: a double would round counters past 2^53.
+    kk::randomUniform(op.getSeed(),
+                      static_cast<uint64_t>(counter.data<int64_t>()[0]), out);
+    return out;
+  });
 }
 
 KernelTable buildTable() {

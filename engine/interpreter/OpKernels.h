@@ -1,4 +1,5 @@
-//===- OpKernels.h - Interpreter dispatch from kc ops to kernels -*- C++ -*-===//
+//===- OpKernels.h - Interpreter dispatch from kc ops to kernels -*- C++
+//-*-===//
 //
 // Internal to the interpreter: the table that maps each kc op (by TypeID) to
 // a function that reads the op's attributes, allocates its result through the

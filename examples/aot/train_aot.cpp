@@ -112,8 +112,8 @@ int main(int argc, char **argv) {
       std::printf(k ? "x%lld" : "%lld",
                   static_cast<long long>(mlp_train_step_args[i].shape[k]));
     std::printf("]\n");
-    glorotUniform(mlp_train_step_args[i],
-                  static_cast<float *>(args.ptrs[i]), rng);
+    glorotUniform(mlp_train_step_args[i], static_cast<float *>(args.ptrs[i]),
+                  rng);
   }
   *static_cast<float *>(args.ptrs[MLP_TRAIN_STEP_ARG_LEARNING_RATE]) =
       static_cast<float>(MLP_LEARNING_RATE);
@@ -147,7 +147,8 @@ int main(int argc, char **argv) {
     stepArgs[MLP_TRAIN_STEP_ARG_TARGET] = y.rawData();
     mlp_train_step_packed(stepArgs, results.ptrs.data(), stepArena.get());
 
-    float loss = *static_cast<float *>(results.ptrs[MLP_TRAIN_STEP_RESULT_LOSS]);
+    float loss =
+        *static_cast<float *>(results.ptrs[MLP_TRAIN_STEP_RESULT_LOSS]);
     if (!std::isfinite(loss)) {
       std::fprintf(stderr, "train_aot: step %d: loss is %f\n", step, loss);
       return 1;
@@ -209,8 +210,7 @@ int main(int argc, char **argv) {
     return 1;
   }
   if (!(windowLoss.back() < 0.8 * windowLoss.front())) {
-    std::fprintf(stderr,
-                 "train_aot: the loss did not go down: %.4f -> %.4f\n",
+    std::fprintf(stderr, "train_aot: the loss did not go down: %.4f -> %.4f\n",
                  windowLoss.front(), windowLoss.back());
     return 1;
   }

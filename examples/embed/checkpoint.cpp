@@ -100,13 +100,12 @@ std::unique_ptr<Model> buildRecurrent() {
                          "orthogonal", "zeros", true, sequences))(x);
   RecurrentOptions backwards = sequences;
   backwards.goBackwards = true;
-  x = GRU(6, "tanh", "sigmoid", true, "glorot_uniform", "orthogonal",
-          "zeros", backwards, /*resetAfter=*/false)(x);
+  x = GRU(6, "tanh", "sigmoid", true, "glorot_uniform", "orthogonal", "zeros",
+          backwards, /*resetAfter=*/false)(x);
   RecurrentOptions state;
   state.returnState = true;
   std::vector<Tensor> outs =
-      SimpleRNN(5, "tanh", true, "glorot_uniform", "orthogonal", "zeros",
-                state)
+      SimpleRNN(5, "tanh", true, "glorot_uniform", "orthogonal", "zeros", state)
           .call({x}, CallContext{});
   Tensor merged = Concatenate()({outs[0], outs[1]});
   return std::make_unique<Model>(in, Dense(10)(merged), "recurrent", 0);

@@ -18,8 +18,8 @@
 
 int main(int argc, char **argv) try {
   kcc::Distributed dist = kcc::Distributed::fromEnvironment();
-  kcc::FashionMnist data = kcc::loadFashionMnist(
-      argc > 1 ? argv[1] : kcc::defaultFashionMnistDir());
+  kcc::FashionMnist data =
+      kcc::loadFashionMnist(argc > 1 ? argv[1] : kcc::defaultFashionMnistDir());
   // Every rank builds the same model; the Trainer broadcasts rank 0's
   // weights anyway, so differently seeded ranks would agree too.
   kcc::Sequential model({kcc::Input({28, 28, 1}), kcc::Flatten(),

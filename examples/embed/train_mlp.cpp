@@ -40,8 +40,8 @@ double accuracy(const kcc::NDArray &probs, const kcc::NDArray &labels) {
 } // namespace
 
 int main(int argc, char **argv) try {
-  kcc::FashionMnist data = kcc::loadFashionMnist(
-      argc > 1 ? argv[1] : kcc::defaultFashionMnistDir());
+  kcc::FashionMnist data =
+      kcc::loadFashionMnist(argc > 1 ? argv[1] : kcc::defaultFashionMnistDir());
   kcc::Sequential model({kcc::Input({28, 28, 1}), kcc::Flatten(),
                          kcc::Dense(128, "relu"), kcc::Dense(64, "relu"),
                          kcc::Dense(10, "softmax")},
@@ -93,8 +93,7 @@ int main(int argc, char **argv) try {
   std::printf("step time: compiled %.3f ms (%lld kernels), interpreted %.3f "
               "ms (%lld ops/step): interpreted/compiled = %.2fx\n",
               1e3 * t[0], static_cast<long long>(cs.kernelsPerStep()),
-              1e3 * t[1],
-              static_cast<long long>(is.opsDispatched / is.steps),
+              1e3 * t[1], static_cast<long long>(is.opsDispatched / is.steps),
               t[1] / t[0]);
   model.setWeights(exe.getWeights());
   return 0;

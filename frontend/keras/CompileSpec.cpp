@@ -61,8 +61,8 @@ std::string objectName(const ObjectView &parent, llvm::StringRef key,
 /// "registered_name": "MyLoss"}). Nothing for bare names and Keras's own.
 std::optional<std::string> customObjectName(const json::Value &v) {
   const json::Object *o = v.getAsObject();
-  std::optional<llvm::StringRef> cls = o ? o->getString("class_name")
-                                         : std::nullopt;
+  std::optional<llvm::StringRef> cls =
+      o ? o->getString("class_name") : std::nullopt;
   if (!cls)
     return std::nullopt;
   if (*cls == "function" || *cls == "__lambda__") {
@@ -94,8 +94,8 @@ std::string customObjectError(llvm::StringRef what, llvm::StringRef name,
 }
 
 /// Keeps the first error: the one a user fixes first.
-void deferErrorAt(const ObjectView &view, const JsonPath &path,
-                  llvm::Error err, std::string &error) {
+void deferErrorAt(const ObjectView &view, const JsonPath &path, llvm::Error err,
+                  std::string &error) {
   std::string msg = llvm::toString(std::move(err));
   if (error.empty())
     error = view.reader().message(path, view.context(), msg);
@@ -239,8 +239,7 @@ void readMetrics(const ObjectView &cc, const json::Value &v,
       readMetrics(cc, m, path.index(i), out);
     return;
   }
-  ObjectView m = ObjectView::of(cc.reader(), v, path, cc.context(),
-                                "a metric");
+  ObjectView m = ObjectView::of(cc.reader(), v, path, cc.context(), "a metric");
   std::string cls = m.getString("class_name");
   if (cls == "function" || cls == "__lambda__") {
     const json::Value *c = m.get("config");
@@ -256,8 +255,8 @@ void readMetrics(const ObjectView &cc, const json::Value &v,
       m.has("config")) {
     ObjectView c = m.child("config");
     if (c.has("k") && c.getNumber("k") != kTopK)
-      c.failField("k", "k other than Keras's default " +
-                           std::to_string(kTopK) + " is not supported");
+      c.failField("k", "k other than Keras's default " + std::to_string(kTopK) +
+                           " is not supported");
   }
   // A crossentropy metric is computed from probabilities, with Keras's
   // defaults.
@@ -270,9 +269,9 @@ void readMetrics(const ObjectView &cc, const json::Value &v,
       c.failField("label_smoothing", "label smoothing on a crossentropy "
                                      "metric is not supported yet");
   }
-  out.push_back(m.has("config") ? m.child("config").getString(
-                                      "name", toSnakeCase(cls))
-                                : toSnakeCase(cls));
+  out.push_back(m.has("config")
+                    ? m.child("config").getString("name", toSnakeCase(cls))
+                    : toSnakeCase(cls));
 }
 
 /// One loss, a name or a Keras object, at `path`. Sets `customFirst` when
@@ -412,8 +411,7 @@ void readOutputs(const ObjectView &cc, llvm::ArrayRef<std::string> outputs,
         [&](size_t k, const json::Value &v, const JsonPath &) {
           std::optional<double> n = v.getAsNumber();
           if (!n)
-            cc.failField("loss_weights", "the weight of output '" +
-                                             outputs[k] +
+            cc.failField("loss_weights", "the weight of output '" + outputs[k] +
                                              "' must be a number");
           out[k].lossWeight = *n;
         });
@@ -429,14 +427,13 @@ void readOutputs(const ObjectView &cc, llvm::ArrayRef<std::string> outputs,
                   llvm::all_of(*list, [](const json::Value &e) {
                     return e.getAsArray() != nullptr || e == nullptr;
                   });
-    bool perOutput =
-        (!list || nested) &&
-        forEachOutput(cc, "metrics", outputs,
-                      [&](size_t k, const json::Value &v,
-                          const JsonPath &path) {
-                        if (v != nullptr)
-                          readMetrics(cc, v, path, out[k].metrics);
-                      });
+    bool perOutput = (!list || nested) &&
+                     forEachOutput(cc, "metrics", outputs,
+                                   [&](size_t k, const json::Value &v,
+                                       const JsonPath &path) {
+                                     if (v != nullptr)
+                                       readMetrics(cc, v, path, out[k].metrics);
+                                   });
     if (!perOutput) {
       for (OutputTraining &o : out)
         readMetrics(cc, *m, cc.path().field("metrics"), o.metrics);

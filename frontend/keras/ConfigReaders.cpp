@@ -28,9 +28,9 @@ DType keras::readDType(const ObjectView &config, llvm::StringRef key) {
   } else if (const json::Object *o = v->getAsObject()) {
     ObjectView policy(config.reader(), *o, config.path().field(key),
                       config.context());
-    name = policy.has("config") ? policy.child("config").getString("name",
-                                                                    "float32")
-                                : "float32";
+    name = policy.has("config")
+               ? policy.child("config").getString("name", "float32")
+               : "float32";
   } else {
     config.failField(key, "dtype must be a string or a dtype policy");
   }
@@ -65,14 +65,14 @@ void keras::checkChannelsLast(const ObjectView &config) {
 }
 
 void keras::checkNull(const ObjectView &config,
-               std::initializer_list<llvm::StringRef> keys) {
+                      std::initializer_list<llvm::StringRef> keys) {
   for (llvm::StringRef key : keys)
     if (config.has(key))
       config.failField(key, "'" + key + "' is not supported (must be null)");
 }
 
 std::optional<Regularizer> keras::readRegularizer(const ObjectView &config,
-                                           llvm::StringRef key) {
+                                                  llvm::StringRef key) {
   const json::Value *v = config.get(key);
   if (!v || v->kind() == json::Value::Null)
     return std::nullopt;
@@ -117,7 +117,7 @@ std::optional<Regularizer> keras::readRegularizer(const ObjectView &config,
 }
 
 Layer keras::withRegularizers(const ObjectView &config, Layer layer,
-                       std::initializer_list<const char *> weights) {
+                              std::initializer_list<const char *> weights) {
   for (const char *w : weights)
     if (std::optional<Regularizer> r =
             readRegularizer(config, std::string(w) + "_regularizer"))
@@ -128,8 +128,8 @@ Layer keras::withRegularizers(const ObjectView &config, Layer layer,
   return layer;
 }
 
-std::string keras::readActivationAt(const ObjectView &config, llvm::StringRef key,
-                             llvm::StringRef dflt) {
+std::string keras::readActivationAt(const ObjectView &config,
+                                    llvm::StringRef key, llvm::StringRef dflt) {
   std::string name =
       dflt.empty() ? config.getString(key) : config.getString(key, dflt);
   // tf.keras 2's hard_sigmoid is clip(0.2 x + 0.5, 0, 1), Keras 3's
@@ -149,8 +149,8 @@ std::string keras::readActivation(const ObjectView &config, bool required) {
   return readActivationAt(config, "activation", required ? "" : "linear");
 }
 
-std::string keras::readInitializer(const ObjectView &config, llvm::StringRef key,
-                            llvm::StringRef dflt) {
+std::string keras::readInitializer(const ObjectView &config,
+                                   llvm::StringRef key, llvm::StringRef dflt) {
   const json::Value *v = config.get(key);
   if (!v)
     return dflt.str();
@@ -163,9 +163,9 @@ std::string keras::readInitializer(const ObjectView &config, llvm::StringRef key
                                 init::supportedKerasClasses() +
                                 ", or their snake_case names)");
   } else if (v->getAsObject()) {
-    ObjectView obj = ObjectView::of(config.reader(), *v,
-                                    config.path().field(key),
-                                    config.context(), "an initializer");
+    ObjectView obj =
+        ObjectView::of(config.reader(), *v, config.path().field(key),
+                       config.context(), "an initializer");
     std::string cls = obj.getString("class_name");
     checkBuiltin(obj, cls);
     result.name = init::fromKerasName(cls);
@@ -184,16 +184,15 @@ std::string keras::readInitializer(const ObjectView &config, llvm::StringRef key
         result.minval = cfg.getNumber("minval", -0.05);
         result.maxval = cfg.getNumber("maxval", 0.05);
       } else if (n == "constant") {
-        if (const json::Value *value = cfg.get("value"); value &&
-                                                          !value->getAsNumber())
+        if (const json::Value *value = cfg.get("value");
+            value && !value->getAsNumber())
           cfg.failField("value", "Constant's value must be a number (kcc "
                                  "has scalar constants only)");
         result.value = cfg.getNumber("value", 0.0);
       } else if (n == "variance_scaling") {
         result.scale = cfg.getNumber("scale", 1.0);
         result.mode = cfg.getString("mode", "fan_in");
-        result.distribution =
-            cfg.getString("distribution", "truncated_normal");
+        result.distribution = cfg.getString("distribution", "truncated_normal");
       } else if (n == "identity" || n == "orthogonal") {
         result.gain = cfg.getNumber("gain", 1.0);
       }
@@ -217,7 +216,8 @@ int64_t keras::readWidth(const ObjectView &config, llvm::StringRef key) {
   return n;
 }
 
-Size2 keras::checkedSize2(const ObjectView &config, llvm::StringRef key, Size2 s) {
+Size2 keras::checkedSize2(const ObjectView &config, llvm::StringRef key,
+                          Size2 s) {
   constexpr int64_t kMax = (int64_t(1) << 31) - 1;
   if (s.h <= 0 || s.w <= 0 || s.h > kMax || s.w > kMax)
     config.failField(key, "'" + key + "' " + shapeToString({s.h, s.w}) +
@@ -234,7 +234,8 @@ std::string keras::readPadding(const ObjectView &config) {
   return lower;
 }
 
-double keras::readNonNegative(const ObjectView &c, llvm::StringRef key, double dflt) {
+double keras::readNonNegative(const ObjectView &c, llvm::StringRef key,
+                              double dflt) {
   double v = c.getNumber(key, dflt);
   if (!(v >= 0) || !std::isfinite(v))
     c.failField(key, "'" + key + "' must be a finite number >= 0, got " +
@@ -243,7 +244,7 @@ double keras::readNonNegative(const ObjectView &c, llvm::StringRef key, double d
 }
 
 int64_t keras::readSize1(const ObjectView &c, llvm::StringRef key,
-                  std::optional<int64_t> dflt) {
+                         std::optional<int64_t> dflt) {
   const json::Value *v = c.get(key);
   if (!v) {
     if (!dflt)

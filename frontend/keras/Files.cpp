@@ -65,8 +65,8 @@ public:
     if (!(st.valid & ZIP_STAT_COMP_SIZE) || st.comp_size > fileBytes_)
       throw Error(where + ": declares more compressed bytes than the " +
                   std::to_string(fileBytes_) + "-byte archive holds");
-    bool stored = (st.valid & ZIP_STAT_COMP_METHOD) &&
-                  st.comp_method == ZIP_CM_STORE;
+    bool stored =
+        (st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method == ZIP_CM_STORE;
     if (stored ? st.size != st.comp_size
                : st.size / kMaxDeflateRatio > st.comp_size)
       throw Error(where + ": declares " + std::to_string(st.size) +
@@ -119,8 +119,8 @@ keras::readModelFile(const std::string &path, uint64_t limit) {
 }
 
 std::optional<std::string> keras::readArchiveMember(const std::string &path,
-                                                   const char *name,
-                                                   uint64_t limit) {
+                                                    const char *name,
+                                                    uint64_t limit) {
   ZipArchive zip(path, modelFileSize(path));
   if (!zip.has(name))
     return std::nullopt;
@@ -131,8 +131,8 @@ ImportedModel keras::importKerasArchive(const std::string &path,
                                         uint64_t seed) {
   ZipArchive zip(path, modelFileSize(path));
   std::string configName = path + ":config.json";
-  ImportedModel imported = importModelJson(
-      zip.read("config.json", kMaxJsonBytes), configName, seed);
+  ImportedModel imported =
+      importModelJson(zip.read("config.json", kMaxJsonBytes), configName, seed);
   if (zip.has("metadata.json")) {
     std::string metaName = path + ":metadata.json";
     json::Value meta =

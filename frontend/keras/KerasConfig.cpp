@@ -13,8 +13,8 @@
 #include "frontend/Initializers.h"
 #include "frontend/Layers.h"
 #include "frontend/keras/LayerRegistry.h"
-#include "frontend/keras/Saving.h"
 #include "frontend/keras/PythonJson.h"
+#include "frontend/keras/Saving.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
@@ -77,20 +77,18 @@ json::Value initializer(llvm::StringRef text) {
   const init::Initializer &i = *parsed;
   json::Object config;
   if (i.name == "random_normal" || i.name == "truncated_normal")
-    config = json::Object{
-        {"seed", nullptr}, {"mean", i.mean}, {"stddev", i.stddev}};
+    config =
+        json::Object{{"seed", nullptr}, {"mean", i.mean}, {"stddev", i.stddev}};
   else if (i.name == "random_uniform")
     config = json::Object{
         {"seed", nullptr}, {"minval", i.minval}, {"maxval", i.maxval}};
   else if (i.name == "constant")
     config = json::Object{{"value", i.value}};
   else if (i.name == "variance_scaling")
-    config = json::Object{{"seed", nullptr},
-                          {"scale", i.scale},
-                          {"mode", i.mode},
-                          {"distribution", i.distribution},
-                          {"input_axes", nullptr},
-                          {"output_axes", nullptr}};
+    config =
+        json::Object{{"seed", nullptr},       {"scale", i.scale},
+                     {"mode", i.mode},        {"distribution", i.distribution},
+                     {"input_axes", nullptr}, {"output_axes", nullptr}};
   else if (i.name == "identity" && i.gain != 1.0)
     // Keras 3.15.1's Identity.get_config() is {} (its gain is lost on a
     // save); its from_config(), Identity(**config), reads a gain back.
@@ -113,8 +111,8 @@ void serializeInitializers(json::Object &config) {
        {"kernel_initializer", "bias_initializer", "beta_initializer",
         "gamma_initializer", "moving_mean_initializer",
         "moving_variance_initializer", "embeddings_initializer",
-        "alpha_initializer", "depthwise_initializer",
-        "pointwise_initializer", "recurrent_initializer"})
+        "alpha_initializer", "depthwise_initializer", "pointwise_initializer",
+        "recurrent_initializer"})
     if (std::optional<llvm::StringRef> init = config.getString(key))
       config[key] = initializer(*init);
 }

@@ -22,8 +22,8 @@
 #ifndef KCC_FRONTEND_KERAS_KERASIMPORTER_H
 #define KCC_FRONTEND_KERAS_KERASIMPORTER_H
 
-#include "frontend/Model.h"
 #include "config/TrainingConfig.h"
+#include "frontend/Model.h"
 
 #include "llvm/ADT/StringRef.h"
 

@@ -9,18 +9,17 @@
 
 #include "llvm/ADT/StringMap.h"
 
-
 using namespace kcc;
 using namespace kcc::keras;
 
 const std::vector<LayerClass> &keras::layerClasses() {
   static const std::vector<LayerClass> classes = [] {
     std::vector<LayerClass> all;
-    for (auto add : {addCoreLayers, addActivationLayers,
-                     addConvolutionalLayers, addPoolingLayers,
-                     addNormalizationLayers, addRegularizationLayers,
-                     addReshapingLayers, addMergingLayers, addRecurrentLayers,
-                     addAttentionLayers, addPreprocessingLayers})
+    for (auto add :
+         {addCoreLayers, addActivationLayers, addConvolutionalLayers,
+          addPoolingLayers, addNormalizationLayers, addRegularizationLayers,
+          addReshapingLayers, addMergingLayers, addRecurrentLayers,
+          addAttentionLayers, addPreprocessingLayers})
       add(all);
     return all;
   }();

@@ -36,8 +36,7 @@ struct LayerClass {
   std::string family;
   /// Builds the layer from its config; null for InputLayer, which the
   /// model readers handle.
-  std::function<Layer(const ObjectView &config, const CallOptions &call)>
-      read;
+  std::function<Layer(const ObjectView &config, const CallOptions &call)> read;
   /// get_config() keys Keras writes as null and kcc's layer leaves out
   /// (regularizers and constraints it has none of).
   std::vector<std::string> nullKeys;

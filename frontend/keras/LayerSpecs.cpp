@@ -28,8 +28,7 @@ void keras::checkBuiltin(const ObjectView &entry,
     std::optional<llvm::StringRef> s = r->getAsString();
     if (!s || *s != className)
       entry.failField("registered_name",
-                      "custom object '" +
-                          (s ? s->str() : std::string("?")) +
+                      "custom object '" + (s ? s->str() : std::string("?")) +
                           "' cannot be imported: kcc only knows Keras's "
                           "built-in layers");
   }
@@ -101,8 +100,7 @@ InputSpec keras::readInputLayer(const ObjectView &config) {
 }
 
 BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
-                             const std::string &name,
-                             const CallOptions &call) {
+                             const std::string &name, const CallOptions &call) {
   if (cls == "Lambda")
     c.fail("Lambda layers hold Python code and cannot be imported");
   if (cls == "Sequential" || cls == "Functional" || cls == "Model")

@@ -35,7 +35,8 @@ InputSpec readInputLayer(const ObjectView &config);
 std::optional<Shape> readBatchInputShape(const ObjectView &config);
 
 /// A kcc layer built from `config` (the entry's "config" object) of class
-/// `className`, named `name` (unless empty). Throws for unsupported classes and values.
+/// `className`, named `name` (unless empty). Throws for unsupported classes and
+/// values.
 struct BuiltLayer {
   Layer layer;
   bool trainable = true;

@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "frontend/keras/ModelSpec.h"
 #include "frontend/keras/KerasImporter.h"
 #include "frontend/keras/LayerSpecs.h"
-#include "frontend/keras/ModelSpec.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
@@ -49,11 +49,10 @@ Entry readEntry(SpecReader &reader, const json::Value &v, JsonPath path,
   e.name = e.config->getString("name", view.getString("name", ""));
   if (e.name.empty() && nameRequired)
     e.config->failField("name", "missing required field 'name'");
-  std::string ctx =
-      layerContext(e.name.empty() ? "#" + std::to_string(
-                                              path.segments().back().index)
-                                  : e.name,
-                   e.cls);
+  std::string ctx = layerContext(
+      e.name.empty() ? "#" + std::to_string(path.segments().back().index)
+                     : e.name,
+      e.cls);
   e.view.setContext(ctx);
   e.config->setContext(ctx);
   checkBuiltin(e.view, e.cls);
@@ -69,15 +68,14 @@ void freezeIfNeeded(const BuiltLayer &b) {
 // Sequential
 //===----------------------------------------------------------------------===//
 
-std::unique_ptr<Model> readSequential(SpecReader &reader,
-                                      const ObjectView &top,
+std::unique_ptr<Model> readSequential(SpecReader &reader, const ObjectView &top,
                                       const ObjectView &config,
                                       const json::Array &layers,
                                       const JsonPath &layersPath,
                                       ImportedModel &out, uint64_t seed) {
   std::string name = config.getString("name", "sequential");
-  auto model = std::make_unique<Sequential>(std::vector<SequentialEntry>{},
-                                            name, seed);
+  auto model =
+      std::make_unique<Sequential>(std::vector<SequentialEntry>{}, name, seed);
   llvm::StringSet<> names;
   bool haveInput = false;
   for (auto [i, v] : llvm::enumerate(layers)) {
@@ -330,9 +328,9 @@ private:
                        " is out of range (layer '" + slot.entry.name +
                        "' has " + std::to_string(list->size()) + " node(s))");
     if (!slot.built)
-      slot.built = buildLayer(*slot.entry.config, slot.entry.cls,
-                              slot.entry.name,
-                              readCallOptions(slot, *list, nodesPath));
+      slot.built =
+          buildLayer(*slot.entry.config, slot.entry.cls, slot.entry.name,
+                     readCallOptions(slot, *list, nodesPath));
     JsonPath nodePath = nodesPath.index(ref.node);
     std::vector<TensorRef> args;
     collectArgs((*list)[ref.node], nodePath, args);
@@ -424,8 +422,7 @@ private:
             collectTensors(*t, kw.path().field(key), out);
         for (const auto &kv : *kwargs) {
           llvm::StringRef key = kv.first;
-          if (key == "initial_state" &&
-              kv.second.kind() != json::Value::Null)
+          if (key == "initial_state" && kv.second.kind() != json::Value::Null)
             kw.failField(key, "initial_state is not supported (recurrent "
                               "layers start from zero states)");
           const json::Object *t = kv.second.getAsObject();
@@ -471,8 +468,8 @@ private:
         collectTensors(item, path.index(i), out);
       return;
     }
-    ObjectView t = ObjectView::of(reader_, v, path, modelContext(),
-                                  "a __keras_tensor__");
+    ObjectView t =
+        ObjectView::of(reader_, v, path, modelContext(), "a __keras_tensor__");
     if (t.getString("class_name") != "__keras_tensor__")
       t.failField("class_name", "only tensors can be layer arguments");
     ObjectView cfg = t.child("config");
@@ -525,9 +522,9 @@ ImportedModel keras::readModelSpec(SpecReader &reader, const json::Value &spec,
   ImportedModel out;
   // Keras 2 specs carry keras_version; Keras 3 ones the module key.
   out.kerasVersion = top.getString("keras_version", "");
-  out.kerasMajorVersion =
-      !out.kerasVersion.empty() ? (out.kerasVersion[0] == '2' ? 2 : 3)
-                                : (top.has("module") ? 3 : 2);
+  out.kerasMajorVersion = !out.kerasVersion.empty()
+                              ? (out.kerasVersion[0] == '2' ? 2 : 3)
+                              : (top.has("module") ? 3 : 2);
   reader.setKerasMajorVersion(out.kerasMajorVersion);
   ObjectView config = top.child("config");
   if (std::optional<llvm::StringRef> n = config.object().getString("name"))
@@ -541,8 +538,8 @@ ImportedModel keras::readModelSpec(SpecReader &reader, const json::Value &spec,
   if (!layers)
     config.failField("layers", "'layers' must be a list");
   if (cls == "Sequential")
-    out.model = readSequential(reader, top, config, *layers, layersPath, out,
-                               seed);
+    out.model =
+        readSequential(reader, top, config, *layers, layersPath, out, seed);
   else if (cls == "Functional" || cls == "Model")
     out.model = readFunctional(reader, config, *layers, layersPath, out, seed);
   else

@@ -54,8 +54,7 @@ uint64_t modelFileSize(const std::string &path,
 /// Member `name` of the .keras archive `path` (at most `limit` bytes), or
 /// std::nullopt when the archive has no such member.
 std::optional<std::string> readArchiveMember(const std::string &path,
-                                             const char *name,
-                                             uint64_t limit);
+                                             const char *name, uint64_t limit);
 
 /// The bytes of `path`, checked by modelFileSize.
 std::unique_ptr<llvm::MemoryBuffer>

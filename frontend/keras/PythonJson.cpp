@@ -46,8 +46,7 @@ void write(json::OStream &j, const json::Value &v) {
     return;
   case json::Value::Number:
     // getAsUINT64 answers for integers alone, never for a double.
-    if (v.getAsUINT64() ||
-        (v.getAsInteger() && *v.getAsInteger() < 0))
+    if (v.getAsUINT64() || (v.getAsInteger() && *v.getAsInteger() < 0))
       j.value(v);
     else
       j.rawValue(keras::pythonFloatText(*v.getAsNumber()));

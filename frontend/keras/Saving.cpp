@@ -9,11 +9,11 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/keras/Saving.h"
+#include "config/OptimizerSlots.h"
 #include "frontend/keras/Hdf5.h"
 #include "frontend/keras/Hdf5Writer.h"
 #include "frontend/keras/LayerSpecs.h"
 #include "frontend/keras/ModelSpec.h"
-#include "config/OptimizerSlots.h"
 #include "frontend/keras/PythonJson.h"
 #include "runtime/data/AtomicFile.h"
 #include "runtime/data/ZipWriter.h"
@@ -49,8 +49,8 @@ std::string metadataJson(Model &model, const ModelState &state) {
   if (state.optimizer)
     kcc["iterations"] = state.optimizer->iterations;
   return pythonJson(json::Value(json::Object{{"keras_version", kKerasVersion},
-                                            {"date_saved", nowString()},
-                                            {"kcc", std::move(kcc)}}));
+                                             {"date_saved", nowString()},
+                                             {"kcc", std::move(kcc)}}));
 }
 
 /// Fails unless `state` fits `model`: one array per weight, each of the

@@ -42,9 +42,9 @@
 #ifndef KCC_FRONTEND_KERAS_SAVING_H
 #define KCC_FRONTEND_KERAS_SAVING_H
 
+#include "config/TrainingConfig.h"
 #include "frontend/Model.h"
 #include "frontend/keras/KerasImporter.h"
-#include "config/TrainingConfig.h"
 
 #include <cstdint>
 #include <optional>

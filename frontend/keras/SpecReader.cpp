@@ -105,7 +105,8 @@ json::Value keras::parseJson(llvm::StringRef text, llvm::StringRef source) {
   // llvm::json reports "[line:col, byte=N]: message"; say it compiler-style.
   std::string msg = llvm::toString(value.takeError());
   llvm::SmallVector<llvm::StringRef, 4> m;
-  if (llvm::Regex("^\\[([0-9]+):([0-9]+), byte=[0-9]+\\]: (.*)$").match(msg, &m))
+  if (llvm::Regex("^\\[([0-9]+):([0-9]+), byte=[0-9]+\\]: (.*)$")
+          .match(msg, &m))
     throw Error(source.str() + ":" + m[1].str() + ":" + m[2].str() +
                 ": invalid JSON: " + m[3].str());
   throw Error(source.str() + ": invalid JSON: " + msg);

@@ -103,7 +103,8 @@ public:
   ObjectView child(llvm::StringRef key) const;
 
   [[noreturn]] void fail(const llvm::Twine &msg) const;
-  [[noreturn]] void failField(llvm::StringRef key, const llvm::Twine &msg) const;
+  [[noreturn]] void failField(llvm::StringRef key,
+                              const llvm::Twine &msg) const;
 
   int64_t getInt(llvm::StringRef key) const;
   int64_t getInt(llvm::StringRef key, int64_t dflt) const;

@@ -54,8 +54,7 @@ void assign(const Hdf5File &file, const Layer &layer,
 /// order: SUBGROUP/vars/<i>, SUBGROUP the member of the layer's group whose
 /// vars/ "name" attribute is the sublayer (else sublayerGroup's name), <i>
 /// counting that sublayer's weights. Empty for a layer without them.
-std::vector<std::string> sublayerPaths(const Hdf5File &file,
-                                       const Layer &layer,
+std::vector<std::string> sublayerPaths(const Hdf5File &file, const Layer &layer,
                                        const std::string &group) {
   std::vector<std::string> paths;
   std::string base = "layers/" + group;
@@ -79,10 +78,9 @@ std::vector<std::string> sublayerPaths(const Hdf5File &file,
   }
   for (const auto &kv : counts) {
     std::string member = byName.lookup(kv.first());
-    std::string vars = base + "/" +
-                       (member.empty() ? keras::sublayerGroup(kv.first())
-                                       : member) +
-                       "/vars";
+    std::string vars =
+        base + "/" +
+        (member.empty() ? keras::sublayerGroup(kv.first()) : member) + "/vars";
     if (file.exists(vars + "/" + std::to_string(kv.second)))
       file.fail(vars, layerContext(layer.name(), layer.className()) +
                           ": the file has more than the " +
@@ -126,8 +124,7 @@ void loadKeras3(const Hdf5File &file, ImportedModel &imported) {
   }
 }
 
-void loadKeras2(const Hdf5File &file, const std::string &root,
-                Model &model) {
+void loadKeras2(const Hdf5File &file, const std::string &root, Model &model) {
   std::vector<std::string> names = *file.stringListAttr(root, "layer_names");
   llvm::StringMap<bool> seen;
   for (const std::string &name : names) {
@@ -164,8 +161,7 @@ void keras::loadWeightsH5(ImportedModel &imported, llvm::StringRef image,
   loadWeightsFromHdf5(Hdf5File(image, sourceName.str()), imported);
 }
 
-void keras::loadWeightsFromHdf5(const Hdf5File &file,
-                                ImportedModel &imported) {
+void keras::loadWeightsFromHdf5(const Hdf5File &file, ImportedModel &imported) {
   if (file.isGroup("layers"))
     loadKeras3(file, imported);
   else if (file.stringListAttr("model_weights", "layer_names"))

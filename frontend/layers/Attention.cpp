@@ -61,9 +61,9 @@ void checkActivation(const std::string &layer, const std::string &name) {
 
 class EinsumDenseImpl : public LayerImpl {
 public:
-  EinsumDenseImpl(std::string equation, Shape outputShape,
-                  std::string biasAxes, std::string activation,
-                  std::string kernelInit, std::string biasInit)
+  EinsumDenseImpl(std::string equation, Shape outputShape, std::string biasAxes,
+                  std::string activation, std::string kernelInit,
+                  std::string biasInit)
       : LayerImpl("EinsumDense"), equation_(std::move(equation)),
         outputShape_(std::move(outputShape)), biasAxes_(std::move(biasAxes)),
         activation_(std::move(activation)), kernelInit_(std::move(kernelInit)),
@@ -76,14 +76,14 @@ public:
     llvm::json::Array shape;
     for (int64_t d : outputShape_)
       shape.push_back(d);
-    return llvm::json::Object{
-        {"equation", equation_},
-        {"output_shape", std::move(shape)},
-        {"activation", activation_},
-        {"bias_axes", biasAxes_.empty() ? llvm::json::Value(nullptr)
-                                        : llvm::json::Value(biasAxes_)},
-        {"kernel_initializer", kernelInit_},
-        {"bias_initializer", biasInit_}};
+    return llvm::json::Object{{"equation", equation_},
+                              {"output_shape", std::move(shape)},
+                              {"activation", activation_},
+                              {"bias_axes", biasAxes_.empty()
+                                                ? llvm::json::Value(nullptr)
+                                                : llvm::json::Value(biasAxes_)},
+                              {"kernel_initializer", kernelInit_},
+                              {"bias_initializer", biasInit_}};
   }
 
 protected:
@@ -170,8 +170,8 @@ private:
     while (contracted_ < kernel_.size() &&
            input_.find(kernel_[contracted_]) != std::string::npos)
       ++contracted_;
-    size_t nFree = input_.size() >= contracted_ ? input_.size() - contracted_
-                                                : 0;
+    size_t nFree =
+        input_.size() >= contracted_ ? input_.size() - contracted_ : 0;
     if (contracted_ == 0 || nFree == 0 ||
         input_.substr(nFree) != kernel_.substr(0, contracted_))
       bad("the input must end with the kernel's leading (contracted) dims");

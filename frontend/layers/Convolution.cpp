@@ -28,8 +28,7 @@ const char *paddingName(ops::Padding p) {
   return p == ops::Padding::Same ? "same" : "valid";
 }
 
-void checkPositive(const std::string &layer, const std::string &what,
-                   Size2 s) {
+void checkPositive(const std::string &layer, const std::string &what, Size2 s) {
   if (s.h <= 0 || s.w <= 0)
     throw Error(layer + ": " + what + " must be positive, got " +
                 shapeToString({s.h, s.w}));
@@ -52,8 +51,12 @@ ConvOptions convOptions(const std::string &layer, Size2 kernel, Size2 strides,
   checkPositive(layer, "dilation_rate", dilation);
   if (!ops::isActivation(activation))
     throw Error(layer + ": unknown activation '" + activation + "'");
-  return {kernel,  strides, dilation, parsePadding(layer, padding),
-          std::move(activation), useBias};
+  return {kernel,
+          strides,
+          dilation,
+          parsePadding(layer, padding),
+          std::move(activation),
+          useBias};
 }
 
 void checkWidth(const std::string &layer, const std::string &what, int64_t n) {
@@ -74,7 +77,8 @@ llvm::json::Array pair(Size2 s) { return llvm::json::Array{s.h, s.w}; }
 class ConvLayerImpl : public LayerImpl {
 public:
   ConvLayerImpl(std::string className, ConvOptions o, std::string biasInit)
-      : LayerImpl(className), o_(std::move(o)), biasInit_(std::move(biasInit)) {}
+      : LayerImpl(className), o_(std::move(o)), biasInit_(std::move(biasInit)) {
+  }
 
   llvm::json::Object kerasConfig() const override {
     llvm::json::Object c{{"kernel_size", pair(o_.kernel)},
@@ -150,8 +154,8 @@ public:
 protected:
   llvm::json::Object ownConfig() const override {
     return llvm::json::Object{{"filters", filters_},
-            {"groups", groups_},
-            {"kernel_initializer", kernelInit_}};
+                              {"groups", groups_},
+                              {"kernel_initializer", kernelInit_}};
   }
   void addKernels(int64_t channels) override {
     if (channels % groups_ != 0)
@@ -201,7 +205,7 @@ public:
 protected:
   llvm::json::Object ownConfig() const override {
     return llvm::json::Object{{"depth_multiplier", multiplier_},
-            {"depthwise_initializer", init_}};
+                              {"depthwise_initializer", init_}};
   }
   void addKernels(int64_t channels) override {
     checkWidth("DepthwiseConv2D", "input channels x depth_multiplier",
@@ -241,9 +245,9 @@ public:
 protected:
   llvm::json::Object ownConfig() const override {
     return llvm::json::Object{{"filters", filters_},
-            {"depth_multiplier", multiplier_},
-            {"depthwise_initializer", depthwiseInit_},
-            {"pointwise_initializer", pointwiseInit_}};
+                              {"depth_multiplier", multiplier_},
+                              {"depthwise_initializer", depthwiseInit_},
+                              {"pointwise_initializer", pointwiseInit_}};
   }
   void addKernels(int64_t channels) override {
     checkWidth("SeparableConv2D", "input channels x depth_multiplier",
@@ -282,8 +286,8 @@ public:
 protected:
   llvm::json::Object ownConfig() const override {
     return llvm::json::Object{{"filters", filters_},
-            {"output_padding", nullptr},
-            {"kernel_initializer", kernelInit_}};
+                              {"output_padding", nullptr},
+                              {"kernel_initializer", kernelInit_}};
   }
   void addKernels(int64_t channels) override {
     // Keras's layout: [kh, kw, out, in].

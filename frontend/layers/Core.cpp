@@ -36,10 +36,10 @@ public:
   }
   llvm::json::Object kerasConfig() const override {
     return llvm::json::Object{{"units", units_},
-            {"activation", activation_},
-            {"use_bias", useBias_},
-            {"kernel_initializer", kernelInit_},
-            {"bias_initializer", biasInit_}};
+                              {"activation", activation_},
+                              {"use_bias", useBias_},
+                              {"kernel_initializer", kernelInit_},
+                              {"bias_initializer", biasInit_}};
   }
 
 protected:

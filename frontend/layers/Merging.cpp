@@ -137,8 +137,8 @@ public:
       : LayerImpl("Dot"), axis1_(axis1), axis2_(axis2), same_(same),
         normalize_(normalize) {}
   llvm::json::Object kerasConfig() const override {
-    llvm::json::Value axes = same_ ? llvm::json::Value(axis1_)
-                                   : llvm::json::Array{axis1_, axis2_};
+    llvm::json::Value axes =
+        same_ ? llvm::json::Value(axis1_) : llvm::json::Array{axis1_, axis2_};
     return llvm::json::Object{{"axes", std::move(axes)},
                               {"normalize", normalize_}};
   }
@@ -204,5 +204,5 @@ Dot::Dot(int64_t axes, bool normalize)
     : Layer(std::make_shared<DotImpl>(axes, axes, /*same=*/true, normalize)) {}
 
 Dot::Dot(int64_t axis1, int64_t axis2, bool normalize)
-    : Layer(std::make_shared<DotImpl>(axis1, axis2, /*same=*/false,
-                                      normalize)) {}
+    : Layer(
+          std::make_shared<DotImpl>(axis1, axis2, /*same=*/false, normalize)) {}

@@ -35,8 +35,8 @@ public:
                          std::string movingVarianceInit, bool synchronized)
       : LayerImpl("BatchNormalization"), axis_(axis), momentum_(momentum),
         epsilon_(epsilon), center_(center), scale_(scale),
-        synchronized_(synchronized),
-        betaInit_(std::move(betaInit)), gammaInit_(std::move(gammaInit)),
+        synchronized_(synchronized), betaInit_(std::move(betaInit)),
+        gammaInit_(std::move(gammaInit)),
         movingMeanInit_(std::move(movingMeanInit)),
         movingVarianceInit_(std::move(movingVarianceInit)) {
     if (!std::isfinite(momentum))
@@ -53,16 +53,17 @@ public:
     return {"beta", "gamma"};
   }
   llvm::json::Object kerasConfig() const override {
-    return llvm::json::Object{{"axis", axis_},
-            {"momentum", momentum_},
-            {"epsilon", epsilon_},
-            {"center", center_},
-            {"scale", scale_},
-            {"beta_initializer", betaInit_},
-            {"gamma_initializer", gammaInit_},
-            {"moving_mean_initializer", movingMeanInit_},
-            {"moving_variance_initializer", movingVarianceInit_},
-            {"synchronized", synchronized_}};
+    return llvm::json::Object{
+        {"axis", axis_},
+        {"momentum", momentum_},
+        {"epsilon", epsilon_},
+        {"center", center_},
+        {"scale", scale_},
+        {"beta_initializer", betaInit_},
+        {"gamma_initializer", gammaInit_},
+        {"moving_mean_initializer", movingMeanInit_},
+        {"moving_variance_initializer", movingVarianceInit_},
+        {"synchronized", synchronized_}};
   }
 
 protected:
@@ -81,8 +82,8 @@ protected:
       gamma_ = addWeight("gamma", channels, gammaInit_);
     if (center_)
       beta_ = addWeight("beta", channels, betaInit_);
-    movingMean_ =
-        addWeight("moving_mean", channels, movingMeanInit_, /*trainable=*/false);
+    movingMean_ = addWeight("moving_mean", channels, movingMeanInit_,
+                            /*trainable=*/false);
     movingVariance_ = addWeight("moving_variance", channels,
                                 movingVarianceInit_, /*trainable=*/false);
   }
@@ -109,8 +110,8 @@ protected:
       Tensor batchVariance = statistic(ops::mul(centred, centred));
       Tensor keep = ops::scalar(momentum_, dt);
       Tensor take = ops::scalar(1.0 - momentum_, dt);
-      assignWeight(movingMean_, ops::add(ops::mul(mean, keep),
-                                         ops::mul(batchMean, take)));
+      assignWeight(movingMean_,
+                   ops::add(ops::mul(mean, keep), ops::mul(batchMean, take)));
       assignWeight(movingVariance_, ops::add(ops::mul(variance, keep),
                                              ops::mul(batchVariance, take)));
       mean = batchMean;
@@ -141,9 +142,8 @@ private:
 /// backward (the mean and variance gradients included) from kc's rules.
 class LayerNormalizationImpl : public LayerImpl {
 public:
-  LayerNormalizationImpl(int64_t axis, double epsilon, bool center,
-                         bool scale, std::string betaInit,
-                         std::string gammaInit)
+  LayerNormalizationImpl(int64_t axis, double epsilon, bool center, bool scale,
+                         std::string betaInit, std::string gammaInit)
       : LayerImpl("LayerNormalization"), axis_(axis), epsilon_(epsilon),
         center_(center), scale_(scale), betaInit_(std::move(betaInit)),
         gammaInit_(std::move(gammaInit)) {
@@ -264,8 +264,7 @@ BatchNormalization::BatchNormalization(
     : Layer(std::make_shared<BatchNormalizationImpl>(
           axis, momentum, epsilon, center, scale, betaInitializer,
           gammaInitializer, movingMeanInitializer, movingVarianceInitializer,
-          synchronized)) {
-}
+          synchronized)) {}
 
 UnitNormalization::UnitNormalization(std::vector<int64_t> axes)
     : Layer(std::make_shared<UnitNormalizationImpl>(std::move(axes))) {}

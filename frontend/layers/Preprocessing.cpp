@@ -62,8 +62,8 @@ private:
            std::to_string(x.rank() < 2 ? 0 : x.dim(x.rank() - 1)) +
            " channels");
     // A concrete operand of a traced op becomes a kc.constant.
-    return Tensor(NDArray::fromVector({static_cast<int64_t>(v.size())}, v,
-                                      x.dtype()));
+    return Tensor(
+        NDArray::fromVector({static_cast<int64_t>(v.size())}, v, x.dtype()));
   }
 
   std::vector<double> scale_, offset_;

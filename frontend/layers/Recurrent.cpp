@@ -45,8 +45,10 @@ struct RecurrentConfig {
       bad("units must be positive, got " + std::to_string(units));
     kernels::RecurrentActivation a;
     if (!kernels::parseRecurrentActivation(activation, a))
-      bad("activation '" + activation + "' is not supported in a recurrent "
-          "cell (supported: " + kernels::recurrentActivationNames() + ")");
+      bad("activation '" + activation +
+          "' is not supported in a recurrent "
+          "cell (supported: " +
+          kernels::recurrentActivationNames() + ")");
     if (cell != kernels::RecurrentCell::SimpleRnn &&
         !kernels::parseRecurrentActivation(recurrentActivation, a))
       bad("recurrent_activation '" + recurrentActivation +
@@ -84,8 +86,7 @@ struct WeightSpec {
   std::string initializer;
 };
 
-std::vector<WeightSpec> weightSpecs(const RecurrentConfig &c,
-                                    int64_t features,
+std::vector<WeightSpec> weightSpecs(const RecurrentConfig &c, int64_t features,
                                     const std::string &prefix) {
   int64_t GH = c.gates() * c.units;
   std::vector<WeightSpec> ws = {
@@ -97,8 +98,8 @@ std::vector<WeightSpec> weightSpecs(const RecurrentConfig &c,
     if (c.isLstm() && c.unitForgetBias)
       init = init == "zeros" ? "unit_forget_bias"
                              : "unit_forget_bias(" + init + ")";
-    ws.push_back({prefix + "cell/bias",
-                  c.splitBias() ? Shape{2, GH} : Shape{GH}, init});
+    ws.push_back(
+        {prefix + "cell/bias", c.splitBias() ? Shape{2, GH} : Shape{GH}, init});
   }
   return ws;
 }
@@ -118,9 +119,8 @@ std::vector<Tensor> runRecurrent(const RecurrentConfig &c, const Tensor &x,
   Tensor recurrentBias = ops::fillLike(kernel, {GH}, 0.0);
   if (bias) {
     if (c.splitBias()) {
-      proj = ops::add(proj, ops::reshape(ops::slice(*bias, {0, 0}, {1, GH},
-                                                    {1, 1}),
-                                         {GH}));
+      proj = ops::add(
+          proj, ops::reshape(ops::slice(*bias, {0, 0}, {1, GH}, {1, 1}), {GH}));
       recurrentBias =
           ops::reshape(ops::slice(*bias, {1, 0}, {2, GH}, {1, 1}), {GH});
     } else {
@@ -134,12 +134,12 @@ std::vector<Tensor> runRecurrent(const RecurrentConfig &c, const Tensor &x,
   spec.cell = kernels::recurrentCellName(c.cell);
   spec.resetAfter = c.resetAfter;
   spec.activation = c.activation;
-  spec.recurrentActivation =
-      c.cell == kernels::RecurrentCell::SimpleRnn ? std::string("sigmoid")
-                                                  : c.recurrentActivation;
+  spec.recurrentActivation = c.cell == kernels::RecurrentCell::SimpleRnn
+                                 ? std::string("sigmoid")
+                                 : c.recurrentActivation;
   spec.reverse = c.options.goBackwards;
-  Tensor states = ops::recurrence(proj, recurrentKernel, initial,
-                                  recurrentBias, spec);
+  Tensor states =
+      ops::recurrence(proj, recurrentKernel, initial, recurrentBias, spec);
   auto lastStep = [&](int64_t from, int64_t to) {
     return ops::reshape(
         ops::slice(states, {T - 1, 0, from}, {T, B, to}, {1, 1, 1}),
@@ -167,9 +167,9 @@ std::vector<Tensor> runRecurrent(const RecurrentConfig &c, const Tensor &x,
   return outs;
 }
 
-const Tensor &sequenceInput(
-    const std::vector<Tensor> &inputs,
-    const std::function<void(const std::string &)> &fail) {
+const Tensor &
+sequenceInput(const std::vector<Tensor> &inputs,
+              const std::function<void(const std::string &)> &fail) {
   if (inputs.size() != 1)
     fail("expects one input (initial states are not supported), got " +
          std::to_string(inputs.size()));
@@ -202,8 +202,8 @@ protected:
 
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &) override {
-    const Tensor &x = sequenceInput(
-        inputs, [&](const std::string &m) { fail(m); });
+    const Tensor &x =
+        sequenceInput(inputs, [&](const std::string &m) { fail(m); });
     std::optional<Tensor> bias;
     if (c_.useBias)
       bias = weight(2);
@@ -235,9 +235,10 @@ public:
                                 {"config", std::move(config)},
                                 {"registered_name", nullptr}};
     };
-    return llvm::json::Object{{"merge_mode", merge_},
-                              {"layer", wrapped(forward_, "forward")},
-                              {"backward_layer", wrapped(backward_, "backward")}};
+    return llvm::json::Object{
+        {"merge_mode", merge_},
+        {"layer", wrapped(forward_, "forward")},
+        {"backward_layer", wrapped(backward_, "backward")}};
   }
 
 protected:
@@ -245,17 +246,16 @@ protected:
     if (shapes.size() != 1 || shapes[0].size() != 3)
       fail("expects one input of rank 3 ([batch, steps, features])");
     for (const char *prefix : {"forward_layer/", "backward_layer/"})
-      for (const WeightSpec &w :
-           weightSpecs(std::string(prefix) == "forward_layer/" ? forward_
-                                                               : backward_,
-                       shapes[0][2], prefix))
+      for (const WeightSpec &w : weightSpecs(
+               std::string(prefix) == "forward_layer/" ? forward_ : backward_,
+               shapes[0][2], prefix))
         addWeight(w.name, w.shape, w.initializer);
   }
 
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &) override {
-    const Tensor &x = sequenceInput(
-        inputs, [&](const std::string &m) { fail(m); });
+    const Tensor &x =
+        sequenceInput(inputs, [&](const std::string &m) { fail(m); });
     size_t per = forward_.useBias ? 3 : 2;
     auto run = [&](const RecurrentConfig &c, size_t first) {
       std::optional<Tensor> bias;
@@ -293,8 +293,8 @@ namespace {
 /// The config every recurrent class shares; the caller sets its own flags.
 RecurrentConfig baseConfig(const char *className, kernels::RecurrentCell cell,
                            int64_t units, const std::string &activation,
-                           const std::string &recurrentActivation,
-                           bool useBias, const std::string &kernelInit,
+                           const std::string &recurrentActivation, bool useBias,
+                           const std::string &kernelInit,
                            const std::string &recurrentInit,
                            const std::string &biasInit,
                            RecurrentOptions options) {
@@ -359,6 +359,7 @@ Bidirectional::Bidirectional(const Layer &layer, const std::string &mergeMode)
         auto *rnn = dynamic_cast<const RecurrentImpl *>(layer.impl().get());
         if (!rnn)
           throw Error("Bidirectional: expects an LSTM, GRU or SimpleRNN "
-                      "layer, got " + layer.className());
+                      "layer, got " +
+                      layer.className());
         return std::make_shared<BidirectionalImpl>(rnn->config(), mergeMode);
       }()) {}

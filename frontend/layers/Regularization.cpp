@@ -58,12 +58,12 @@ protected:
       return {x};
     // Without an explicit seed, each Dropout gets its own stream from the
     // model's seed and the layer's name.
-    uint64_t seed = userSeed_ ? userSeed_
-                              : init::deriveSeed(this->seed(),
-                                                 name() + "/dropout");
+    uint64_t seed = userSeed_
+                        ? userSeed_
+                        : init::deriveSeed(this->seed(), name() + "/dropout");
     Tensor u = ops::randomUniform(noise, seed, ctx.step, x.dtype());
-    Tensor keep = ops::compare(ops::CompareKind::GE, u,
-                               ops::scalar(rate_, x.dtype()));
+    Tensor keep =
+        ops::compare(ops::CompareKind::GE, u, ops::scalar(rate_, x.dtype()));
     Tensor scaled = ops::mul(x, ops::scalar(1.0 / (1.0 - rate_), x.dtype()));
     return {ops::select(keep, scaled, ops::scalar(0.0, x.dtype()))};
   }

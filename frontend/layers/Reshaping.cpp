@@ -9,10 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/Layers.h"
-#include <algorithm>
 #include "frontend/Ops.h"
 #include "frontend/layers/NhwcLayerImpl.h"
 #include "runtime/MemoryBudget.h"
+#include <algorithm>
 
 using namespace kcc;
 
@@ -218,8 +218,7 @@ class RepeatVectorImpl : public LayerImpl {
 public:
   explicit RepeatVectorImpl(int64_t n) : LayerImpl("RepeatVector"), n_(n) {
     if (n <= 0)
-      throw Error("RepeatVector: n must be positive, got " +
-                  std::to_string(n));
+      throw Error("RepeatVector: n must be positive, got " + std::to_string(n));
   }
   llvm::json::Object kerasConfig() const override {
     return llvm::json::Object{{"n", n_}};
@@ -233,9 +232,9 @@ protected:
     if (x.rank() != 2)
       fail("expects an input of rank 2 ([batch, features]), got " +
            x.shapeString());
-    if (TensorSize size = tensorSize({x.dim(0), n_, x.dim(1)},
-                                     dtypeSize(x.dtype()),
-                                     dtypeName(x.dtype()));
+    if (TensorSize size =
+            tensorSize({x.dim(0), n_, x.dim(1)}, dtypeSize(x.dtype()),
+                       dtypeName(x.dtype()));
         !size)
       fail("n " + std::to_string(n_) + " repeats of " + x.shapeString() +
            " are too large: " + size.error);

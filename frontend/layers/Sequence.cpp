@@ -75,8 +75,7 @@ public:
             tensorSize({inputDim, outputDim}, sizeof(float), "f32");
         !table)
       throw Error("Embedding: the table [" + std::to_string(inputDim) + ", " +
-                  std::to_string(outputDim) + "] is too large: " +
-                  table.error);
+                  std::to_string(outputDim) + "] is too large: " + table.error);
   }
   std::vector<std::string> regularizableWeights() const override {
     return {"embeddings"};
@@ -171,10 +170,9 @@ protected:
       padding = ops::Padding::Same;
     else if (padding_ == "causal")
       x = padSteps(x, dilation_ * (kernel_ - 1), 0);
-    Tensor filter =
-        ops::reshape(weight(0), {1, kernel_, channels_, filters_});
-    Tensor y = fromImage(ops::conv2d(toImage(x), filter, {1, strides_},
-                                     padding, {1, dilation_}));
+    Tensor filter = ops::reshape(weight(0), {1, kernel_, channels_, filters_});
+    Tensor y = fromImage(ops::conv2d(toImage(x), filter, {1, strides_}, padding,
+                                     {1, dilation_}));
     if (useBias_)
       y = ops::add(y, weight(1));
     return {ops::activation(y, activation_)};
@@ -199,8 +197,9 @@ public:
     if (padding == "same")
       padding_ = ops::Padding::Same;
     else if (padding != "valid")
-      throw Error(className + ": padding must be \"valid\" or \"same\", got \"" +
-                  padding + "\"");
+      throw Error(className +
+                  ": padding must be \"valid\" or \"same\", got \"" + padding +
+                  "\"");
   }
   llvm::json::Object kerasConfig() const override {
     return llvm::json::Object{
@@ -288,7 +287,8 @@ protected:
     if (!ow)
       fail("size " + std::to_string(size_) + " overflows " + x.shapeString());
     // Keras's repeat along the steps: [N,W,1,C] -> [N,W,s,C] -> [N,W*s,C].
-    Tensor y = ops::broadcastTo(ops::reshape(x, {n, w, 1, c}), {n, w, size_, c});
+    Tensor y =
+        ops::broadcastTo(ops::reshape(x, {n, w, 1, c}), {n, w, size_, c});
     return {ops::reshape(y, {n, *ow, c})};
   }
 
@@ -336,9 +336,9 @@ Conv1D::Conv1D(int64_t filters, int64_t kernelSize, int64_t strides,
                const std::string &activation, bool useBias,
                const std::string &kernelInitializer,
                const std::string &biasInitializer)
-    : Layer(std::make_shared<Conv1DImpl>(
-          filters, kernelSize, strides, padding, dilationRate, activation,
-          useBias, kernelInitializer, biasInitializer)) {}
+    : Layer(std::make_shared<Conv1DImpl>(filters, kernelSize, strides, padding,
+                                         dilationRate, activation, useBias,
+                                         kernelInitializer, biasInitializer)) {}
 
 MaxPooling1D::MaxPooling1D(int64_t poolSize, std::optional<int64_t> strides,
                            const std::string &padding)

@@ -59,10 +59,10 @@ namespace {
 template <typename T>
 mlir::DenseElementsAttr denseOf(mlir::RankedTensorType type, const T *data,
                                 int64_t n) {
-  bool splat = n > 0 && std::all_of(data, data + n,
-                                    [&](T v) { return v == data[0]; });
-  return mlir::DenseElementsAttr::get(
-      type, llvm::ArrayRef<T>(data, splat ? 1 : n));
+  bool splat =
+      n > 0 && std::all_of(data, data + n, [&](T v) { return v == data[0]; });
+  return mlir::DenseElementsAttr::get(type,
+                                      llvm::ArrayRef<T>(data, splat ? 1 : n));
 }
 } // namespace
 
@@ -181,16 +181,24 @@ Tensor ops::minimum(const Tensor &a, const Tensor &b) {
   return binaryOp<kc::MinOp>("min", BK::Min, a, b);
 }
 
-Tensor ops::neg(const Tensor &x) { return unaryOp<kc::NegOp>("neg", UK::Neg, x); }
-Tensor ops::exp(const Tensor &x) { return unaryOp<kc::ExpOp>("exp", UK::Exp, x); }
-Tensor ops::log(const Tensor &x) { return unaryOp<kc::LogOp>("log", UK::Log, x); }
+Tensor ops::neg(const Tensor &x) {
+  return unaryOp<kc::NegOp>("neg", UK::Neg, x);
+}
+Tensor ops::exp(const Tensor &x) {
+  return unaryOp<kc::ExpOp>("exp", UK::Exp, x);
+}
+Tensor ops::log(const Tensor &x) {
+  return unaryOp<kc::LogOp>("log", UK::Log, x);
+}
 Tensor ops::sqrt(const Tensor &x) {
   return unaryOp<kc::SqrtOp>("sqrt", UK::Sqrt, x);
 }
 Tensor ops::rsqrt(const Tensor &x) {
   return unaryOp<kc::RsqrtOp>("rsqrt", UK::Rsqrt, x);
 }
-Tensor ops::abs(const Tensor &x) { return unaryOp<kc::AbsOp>("abs", UK::Abs, x); }
+Tensor ops::abs(const Tensor &x) {
+  return unaryOp<kc::AbsOp>("abs", UK::Abs, x);
+}
 Tensor ops::relu(const Tensor &x) {
   return unaryOp<kc::ReluOp>("relu", UK::Relu, x);
 }
@@ -243,8 +251,7 @@ Tensor ops::select(const Tensor &cond, const Tensor &a, const Tensor &b) {
   if (cond.dtype() != DType::I1)
     fail("select", "expects an i1 condition, got " + cond.describe());
   DType dt = commonDType("select", {&a, &b}, /*floatOnly=*/false);
-  Shape shape =
-      unwrap("select", shapes::broadcastShapes(a.shape(), b.shape()));
+  Shape shape = unwrap("select", shapes::broadcastShapes(a.shape(), b.shape()));
   shape = unwrap("select", shapes::broadcastShapes(cond.shape(), shape));
   if (mode == Mode::Symbolic)
     return Tensor::symbolic(shape, dt);
@@ -254,9 +261,8 @@ Tensor ops::select(const Tensor &cond, const Tensor &a, const Tensor &b) {
   if (mode == Mode::Traced)
     return emit<kc::SelectOp>(shape, dt, valueOf(c), valueOf(t), valueOf(f));
   NDArray out = allocate(shape, dt);
-  runKernel("select", [&] {
-    kernels::select(c.array(), t.array(), f.array(), out);
-  });
+  runKernel("select",
+            [&] { kernels::select(c.array(), t.array(), f.array(), out); });
   return Tensor(out);
 }
 
@@ -316,8 +322,8 @@ Tensor ops::randomUniform(const Shape &shape, uint64_t seed,
     fail("random_uniform",
          "expects a rank-0 i64 counter, got " + step.describe());
   if (!isFloat(dtype))
-    fail("random_uniform", std::string("expects a float dtype, got ") +
-                               dtypeName(dtype));
+    fail("random_uniform",
+         std::string("expects a float dtype, got ") + dtypeName(dtype));
   Mode mode = modeOf("random_uniform", {&step});
   if (mode == Mode::Symbolic)
     return Tensor::symbolic(shape, dtype);

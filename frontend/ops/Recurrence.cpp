@@ -1,7 +1,7 @@
 //===- Recurrence.cpp - Recurrent cells over a sequence -------------------===//
 
-#include "frontend/ops/OpSupport.h"
 #include "runtime/kernels/Recurrence.h"
+#include "frontend/ops/OpSupport.h"
 
 using namespace kcc;
 using namespace kcc::ops;
@@ -14,9 +14,9 @@ kernels::RecurrenceParams paramsOf(const RecurrenceSpec &spec) {
   if (!kernels::parseRecurrentCell(spec.cell, p.cell))
     fail("recurrence", "unknown cell '" + spec.cell + "' (expected " +
                            kernels::recurrentCellNames() + ")");
-  for (auto [name, slot] : {std::pair{&spec.activation, &p.activation},
-                            std::pair{&spec.recurrentActivation,
-                                      &p.recurrentActivation}})
+  for (auto [name, slot] :
+       {std::pair{&spec.activation, &p.activation},
+        std::pair{&spec.recurrentActivation, &p.recurrentActivation}})
     if (!kernels::parseRecurrentActivation(*name, *slot))
       fail("recurrence", "unsupported activation '" + *name +
                              "' in a recurrent cell (expected " +
@@ -35,16 +35,16 @@ void expectShape(const Tensor &t, const Shape &shape, const char *what) {
 } // namespace
 
 Tensor ops::recurrence(const Tensor &x, const Tensor &kernel,
-                       const Tensor &initialState,
-                       const Tensor &recurrentBias, const RecurrenceSpec &spec) {
+                       const Tensor &initialState, const Tensor &recurrentBias,
+                       const RecurrenceSpec &spec) {
   const char *op = "recurrence";
   Mode mode = modeOf(op, {&x, &kernel, &initialState, &recurrentBias});
   DType dt = commonDType(op, {&x, &kernel, &initialState, &recurrentBias});
   kernels::RecurrenceParams p = paramsOf(spec);
   if (x.rank() != 3 || kernel.rank() != 2)
     fail(op, "expects a [steps, batch, gates*units] x and a [units, "
-             "gates*units] kernel, got " + x.shapeString() + " and " +
-             kernel.shapeString());
+             "gates*units] kernel, got " +
+                 x.shapeString() + " and " + kernel.shapeString());
   int64_t T = x.dim(0), B = x.dim(1), H = kernel.dim(0);
   int64_t GH = kernels::recurrentGates(p.cell) * H;
   expectShape(x, {T, B, GH}, "x");

@@ -16,8 +16,8 @@ Tensor ops::matmul(const Tensor &a, const Tensor &b, bool transposeA,
                    bool transposeB) {
   Mode mode = modeOf("matmul", {&a, &b});
   DType dt = commonDType("matmul", {&a, &b});
-  Shape shape = unwrap("matmul", shapes::matmul(a.shape(), b.shape(),
-                                                transposeA, transposeB));
+  Shape shape = unwrap(
+      "matmul", shapes::matmul(a.shape(), b.shape(), transposeA, transposeB));
   if (mode == Mode::Symbolic)
     return Tensor::symbolic(shape, dt);
   if (mode == Mode::Traced)
@@ -35,8 +35,8 @@ Tensor ops::batchMatmul(const Tensor &a, const Tensor &b, bool transposeA,
   Mode mode = modeOf("batch_matmul", {&a, &b});
   DType dt = commonDType("batch_matmul", {&a, &b});
   Shape shape =
-      unwrap("batch_matmul", shapes::batchMatmul(a.shape(), b.shape(),
-                                                 transposeA, transposeB));
+      unwrap("batch_matmul",
+             shapes::batchMatmul(a.shape(), b.shape(), transposeA, transposeB));
   if (mode == Mode::Symbolic)
     return Tensor::symbolic(shape, dt);
   if (mode == Mode::Traced)
@@ -81,8 +81,8 @@ Tensor ops::logSoftmax(const Tensor &x, int64_t axis) {
 
 namespace {
 template <typename KcOp>
-Tensor reduceOp(llvm::StringRef name, kernels::ReduceKind kind,
-                const Tensor &x, std::vector<int64_t> axes, bool keepdims) {
+Tensor reduceOp(llvm::StringRef name, kernels::ReduceKind kind, const Tensor &x,
+                std::vector<int64_t> axes, bool keepdims) {
   Mode mode = modeOf(name, {&x});
   DType dt = commonDType(name, {&x});
   // The kc op wants sorted, non-negative axes; users may write -1.
@@ -115,8 +115,8 @@ Tensor ops::reduceMax(const Tensor &x, std::vector<int64_t> axes,
 
 Tensor ops::reduceMean(const Tensor &x, std::vector<int64_t> axes,
                        bool keepdims) {
-  return reduceOp<kc::ReduceMeanOp>("reduce_mean", kernels::ReduceKind::Mean,
-                                    x, std::move(axes), keepdims);
+  return reduceOp<kc::ReduceMeanOp>("reduce_mean", kernels::ReduceKind::Mean, x,
+                                    std::move(axes), keepdims);
 }
 
 Tensor ops::l2Normalize(const Tensor &x, std::vector<int64_t> axes,
@@ -207,13 +207,11 @@ Tensor ops::slice(const Tensor &x, const std::vector<int64_t> &start,
   if (mode == Mode::Symbolic)
     return Tensor::symbolic(shape, x.dtype());
   if (mode == Mode::Traced)
-    return emit<kc::SliceOp>(shape, x.dtype(), valueOf(x),
-                             llvm::ArrayRef<int64_t>(start),
-                             llvm::ArrayRef<int64_t>(limit),
-                             llvm::ArrayRef<int64_t>(strides));
+    return emit<kc::SliceOp>(
+        shape, x.dtype(), valueOf(x), llvm::ArrayRef<int64_t>(start),
+        llvm::ArrayRef<int64_t>(limit), llvm::ArrayRef<int64_t>(strides));
   NDArray out = allocate(shape, x.dtype());
-  runKernel("slice",
-            [&] { kernels::slice(x.array(), start, strides, out); });
+  runKernel("slice", [&] { kernels::slice(x.array(), start, strides, out); });
   return Tensor(out);
 }
 
@@ -229,8 +227,7 @@ kc::Padding toKc(Padding p) {
 void expectPair(llvm::StringRef op, llvm::StringRef what,
                 const std::vector<int64_t> &v) {
   if (v.size() != 2)
-    fail(op, "expects 2 " + what.str() + " ({h, w}), got " +
-                 shapes::str(v));
+    fail(op, "expects 2 " + what.str() + " ({h, w}), got " + shapes::str(v));
 }
 } // namespace
 
@@ -256,16 +253,16 @@ Tensor ops::conv2d(const Tensor &x, const Tensor &filter,
   Mode mode = modeOf("conv2d", {&x, &filter});
   DType dt = commonDType("conv2d", {&x, &filter});
   bool same = padding == Padding::Same;
-  Shape shape = unwrap("conv2d", shapes::conv2d(x.shape(), filter.shape(),
-                                                strides, dilations, same,
-                                                groups));
+  Shape shape =
+      unwrap("conv2d", shapes::conv2d(x.shape(), filter.shape(), strides,
+                                      dilations, same, groups));
   if (mode == Mode::Symbolic)
     return Tensor::symbolic(shape, dt);
   if (mode == Mode::Traced)
     return emit<kc::Conv2DOp>(shape, dt, valueOf(x), valueOf(filter),
                               llvm::ArrayRef<int64_t>(strides),
-                              llvm::ArrayRef<int64_t>(dilations),
-                              toKc(padding), groups);
+                              llvm::ArrayRef<int64_t>(dilations), toKc(padding),
+                              groups);
   kernels::Conv2DParams p = convParams(strides, padding, dilations, groups);
   NDArray out = allocate(shape, dt);
   runKernel("conv2d",
@@ -285,7 +282,8 @@ Tensor ops::conv2dTranspose(const Tensor &x, const Tensor &filter,
   const Shape &in = x.shape(), &w = filter.shape();
   if (in.size() != 4 || w.size() != 4)
     fail(op, "expects a 4-D NHWC input and a 4-D [KH, KW, out, in] filter, "
-             "got " + shapes::str(in) + " and " + shapes::str(w));
+             "got " +
+                 shapes::str(in) + " and " + shapes::str(w));
   if (in[3] != w[3])
     fail(op, "expects input channels (" + std::to_string(in[3]) +
                  ") to match the filter's last dim: filter " + shapes::str(w));

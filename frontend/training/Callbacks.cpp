@@ -115,8 +115,7 @@ void ProgbarLogger::draw(int64_t done, const Logs &logs, bool finished) {
   int64_t perStepDiv = std::max<int64_t>(1, done);
   int digits = std::to_string(steps_).size();
   if (verbose_ == 2) {
-    os_ << done << "/" << steps_ << " - "
-        << llvm::format("%.0fs - ", seconds)
+    os_ << done << "/" << steps_ << " - " << llvm::format("%.0fs - ", seconds)
         << stepTimeText(seconds / perStepDiv);
   } else {
     constexpr int width = 30;

@@ -32,8 +32,8 @@
 #ifndef KCC_FRONTEND_TRAINING_COMPILEOPTIONS_H
 #define KCC_FRONTEND_TRAINING_COMPILEOPTIONS_H
 
-#include "frontend/Tensor.h"
 #include "config/TrainingConfig.h"
+#include "frontend/Tensor.h"
 
 #include "mlir/IR/BuiltinOps.h"
 

@@ -69,8 +69,7 @@ std::pair<int64_t, int64_t> shareOf(int64_t n, int rank, int size) {
 std::string tooSmallBatch(int64_t rows, int size) {
   return "data-parallel training: a batch of " + std::to_string(rows) +
          " example(s) leaves a rank of the " + std::to_string(size) +
-         " without any (give a batch of at least " + std::to_string(size) +
-         ")";
+         " without any (give a batch of at least " + std::to_string(size) + ")";
 }
 
 } // namespace

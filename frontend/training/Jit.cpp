@@ -57,8 +57,8 @@ buildTrainModule(mlir::MLIRContext &ctx, Model &model,
     phase.timePasses(pm);
     buildTrainPipeline(pm, config);
     if (mlir::failed(pm.run(*module)))
-      throw Error("compile: building the train step of model '" +
-                  model.name() + "' failed:\n" + diagnostics);
+      throw Error("compile: building the train step of model '" + model.name() +
+                  "' failed:\n" + diagnostics);
   }
 
   // The pipeline keeps the training-mode @forward; predict wants Keras's

@@ -1,4 +1,5 @@
-//===- Jit.h - kcc::jit: a model's training step as an Executable -*- C++ -*-===//
+//===- Jit.h - kcc::jit: a model's training step as an Executable -*- C++
+//-*-===//
 //
 // The embedding API: trace a model, build its @train_step (loss, autodiff,
 // optimizer) and bind its weights in one call, compiled or interpreted.
@@ -20,10 +21,10 @@
 #ifndef KCC_FRONTEND_TRAINING_JIT_H
 #define KCC_FRONTEND_TRAINING_JIT_H
 
-#include "frontend/Model.h"
-#include "frontend/training/CompileOptions.h"
 #include "config/TrainingConfig.h"
 #include "engine/Executable.h"
+#include "frontend/Model.h"
+#include "frontend/training/CompileOptions.h"
 
 #include "llvm/Support/raw_ostream.h"
 

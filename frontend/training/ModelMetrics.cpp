@@ -27,8 +27,8 @@ void ModelMetrics::add(const std::vector<NDArray> &preds,
   if (preds.size() != perOutput_.size() || targets.size() != perOutput_.size())
     throw Error("evaluate: " + std::to_string(preds.size()) +
                 " predictions and " + std::to_string(targets.size()) +
-                " targets for a model of " +
-                std::to_string(perOutput_.size()) + " outputs");
+                " targets for a model of " + std::to_string(perOutput_.size()) +
+                " outputs");
   for (size_t k = 0; k < perOutput_.size(); ++k)
     perOutput_[k].add(preds[k], targets[k], sampleWeight);
 }

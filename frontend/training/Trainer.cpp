@@ -3,8 +3,8 @@
 #include "frontend/training/Trainer.h"
 
 #include "frontend/training/Distributed.h"
-#include "frontend/training/ModelMetrics.h"
 #include "frontend/training/Jit.h"
+#include "frontend/training/ModelMetrics.h"
 #include "frontend/training/Prefetcher.h"
 #include "runtime/Collectives.h"
 #include "runtime/Error.h"
@@ -433,11 +433,11 @@ History Trainer::fitShard(DataSource &train, const FitOptions &fit,
         Logs batchLogs;
         callbacks.each([&](Callback &c) { c.onBatchBegin(b, batchLogs); });
         auto stepStart = Clock::now();
-        StepResult r = current_.inputs.empty() && current_.targets.empty()
-                           ? trainOnBatch(current_.x, current_.y,
-                                          current_.sampleWeight)
-                           : trainOnBatch(current_.inputs, current_.targets,
-                                          current_.sampleWeight);
+        StepResult r =
+            current_.inputs.empty() && current_.targets.empty()
+                ? trainOnBatch(current_.x, current_.y, current_.sampleWeight)
+                : trainOnBatch(current_.inputs, current_.targets,
+                               current_.sampleWeight);
         stepSeconds += secondsSince(stepStart);
         if (config_.dataParallel) {
           // A rank's metrics are means over its slice: weighed by its

@@ -39,12 +39,12 @@
 #ifndef KCC_FRONTEND_TRAINING_TRAINER_H
 #define KCC_FRONTEND_TRAINING_TRAINER_H
 
+#include "config/TrainingConfig.h"
 #include "engine/Executable.h"
 #include "frontend/Model.h"
 #include "frontend/training/Callbacks.h"
 #include "frontend/training/CompileOptions.h"
 #include "frontend/training/DataSource.h"
-#include "config/TrainingConfig.h"
 #include "runtime/data/Dataset.h"
 
 #include <map>

@@ -77,18 +77,16 @@ DataSpec kcc::dataSpecOf(Model &model, const TrainingConfig &config) {
   std::vector<Shape> inputShapes = model.inputShapes();
   std::vector<DType> inputTypes = model.inputDTypes();
   for (size_t k = 0; k < inputShapes.size(); ++k)
-    spec.inputs.push_back(
-        {k < inputNames.size() ? inputNames[k] : "", inputShapes[k],
-         inputTypes[k]});
+    spec.inputs.push_back({k < inputNames.size() ? inputNames[k] : "",
+                           inputShapes[k], inputTypes[k]});
   std::vector<std::string> outputNames = model.outputNames();
   std::vector<Shape> outputShapes = model.outputShapes();
   for (size_t k = 0; k < outputShapes.size(); ++k) {
     ArraySpec t;
     t.name = k < outputNames.size() ? outputNames[k] : "";
     t.row = outputShapes[k];
-    const LossConfig &loss = k < config.outputs.size()
-                                 ? config.outputs[k].loss
-                                 : config.loss;
+    const LossConfig &loss =
+        k < config.outputs.size() ? config.outputs[k].loss : config.loss;
     t.sparseLabels = loss.kind == LossKind::SparseCategoricalCrossentropy;
     if (t.sparseLabels) {
       // The prediction has one more axis than the labels: the classes.
@@ -139,10 +137,9 @@ void kcc::checkExamples(const Examples &e, const DataSpec &spec,
   }
   const ExampleArray &x = e.x[0];
   if (!spec.several() && x.rows() != e.y[0].rows())
-    throw Error(source + ": x has " + std::to_string(x.rows()) +
-                " examples (" + x.name() + ") but y has " +
-                std::to_string(e.y[0].rows()) + " (" + e.y[0].name() +
-                "): they must have as many");
+    throw Error(source + ": x has " + std::to_string(x.rows()) + " examples (" +
+                x.name() + ") but y has " + std::to_string(e.y[0].rows()) +
+                " (" + e.y[0].name() + "): they must have as many");
   for (const std::vector<ExampleArray> *arrays : {&e.x, &e.y})
     for (const ExampleArray &a : *arrays)
       if (a.rows() != x.rows())
@@ -227,8 +224,8 @@ Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
       std::string files = "'" + keys[0] + ".npy'";
       for (size_t i = 1; i < keys.size(); ++i)
         files += " (or '" + keys[i] + ".npy')";
-      throw Error(path + ": no " + role + (role.empty() ? "" : " ") +
-                  "file " + files + note + " in the folder; it holds: " +
+      throw Error(path + ": no " + role + (role.empty() ? "" : " ") + "file " +
+                  files + note + " in the folder; it holds: " +
                   (present.empty() ? "no .npy files" : present));
     };
   } else {
@@ -245,8 +242,8 @@ Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
                                            path + ": array '" + key + "'");
       if (!required)
         return ExampleArray();
-      throw Error(path + ": no " + role + (role.empty() ? "" : " ") +
-                  "array " + keyList(keys) + note + "; the archive holds: " +
+      throw Error(path + ": no " + role + (role.empty() ? "" : " ") + "array " +
+                  keyList(keys) + note + "; the archive holds: " +
                   (present.empty() ? "no arrays" : present));
     };
   }
@@ -260,18 +257,17 @@ Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
   // 'class' for output 'class' (the model's outputs are 'class', 'value')".
   auto note = [&](const char *role, const std::vector<ArraySpec> &specs,
                   size_t k) {
-    return specs.size() == 1 ? std::string()
-                             : " for " + roleOf(role, specs, k) +
-                                   " (the model's " + role + "s are " +
-                                   expected(specs) + ")";
+    return specs.size() == 1
+               ? std::string()
+               : " for " + roleOf(role, specs, k) + " (the model's " + role +
+                     "s are " + expected(specs) + ")";
   };
   bool severalIn = spec.inputs.size() > 1, severalOut = spec.targets.size() > 1;
   for (size_t k = 0; k < spec.inputs.size(); ++k)
     e.x.push_back(find(keysOf(spec.inputs, k, "x"), severalIn ? "" : "input",
                        note("input", spec.inputs, k), true));
   for (size_t k = 0; k < spec.targets.size(); ++k)
-    e.y.push_back(find(keysOf(spec.targets, k, "y"),
-                       severalOut ? "" : "target",
+    e.y.push_back(find(keysOf(spec.targets, k, "y"), severalOut ? "" : "target",
                        note("output", spec.targets, k), true));
   e.sampleWeight = find({"sample_weight"}, "", "", false);
   // Keras's sample_weight dict (one array per output) needs a step that
@@ -287,9 +283,8 @@ Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
   return e;
 }
 
-std::unique_ptr<ArrayDataSource> kcc::dataSourceOf(const Examples &e,
-                                                   const DataSpec &spec,
-                                                   int64_t batchSize) {
+std::unique_ptr<ArrayDataSource>
+kcc::dataSourceOf(const Examples &e, const DataSpec &spec, int64_t batchSize) {
   std::vector<DType> inputTypes, targetTypes;
   for (const ArraySpec &in : spec.inputs)
     inputTypes.push_back(in.type);

@@ -25,8 +25,8 @@
 #ifndef KCC_FRONTEND_TRAINING_USERDATA_H
 #define KCC_FRONTEND_TRAINING_USERDATA_H
 
-#include "frontend/training/DataSource.h"
 #include "config/TrainingConfig.h"
+#include "frontend/training/DataSource.h"
 #include "runtime/NDArray.h"
 #include "runtime/data/ExampleArray.h"
 
@@ -86,9 +86,8 @@ void checkExamples(const Examples &examples, const DataSpec &spec,
 
 /// Batches of `examples` for the step `spec` describes: each array cast to
 /// its input's or target's dtype, labels stored [N, 1] reshaped to [N].
-std::unique_ptr<ArrayDataSource> dataSourceOf(const Examples &examples,
-                                              const DataSpec &spec,
-                                              int64_t batchSize);
+std::unique_ptr<ArrayDataSource>
+dataSourceOf(const Examples &examples, const DataSpec &spec, int64_t batchSize);
 
 } // namespace kcc
 

@@ -22,6 +22,7 @@
 #ifndef KCC_KCC_H
 #define KCC_KCC_H
 
+#include "config/TrainingConfig.h"
 #include "frontend/Initializers.h"
 #include "frontend/Layer.h"
 #include "frontend/Layers.h"
@@ -32,7 +33,6 @@
 #include "frontend/training/Distributed.h"
 #include "frontend/training/Jit.h"
 #include "frontend/training/Trainer.h"
-#include "config/TrainingConfig.h"
 #include "runtime/Error.h"
 #include "runtime/NDArray.h"
 

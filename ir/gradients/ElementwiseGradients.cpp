@@ -122,8 +122,8 @@ Grads ReluOp::buildGradients(OpBuilder &builder, Value g) {
   // backprop), and a GEMM or convolution can produce relu(x) directly.
   GradientBuilder gb(builder, *this);
   Value y = getResult();
-  return {gb.selectOrZero(
-      gb.compare(CompareDirection::GT, y, gb.zerosLike(y)), g)};
+  return {
+      gb.selectOrZero(gb.compare(CompareDirection::GT, y, gb.zerosLike(y)), g)};
 }
 
 Grads SigmoidOp::buildGradients(OpBuilder &builder, Value g) {
@@ -154,8 +154,8 @@ Grads GeluOp::buildGradients(OpBuilder &builder, Value g) {
     Value half1pT = gb.scale(gb.add(one, t), 0.5);
     Value dInner = gb.scale(gb.add(one, gb.scale(x2, 3.0 * a)), k);
     Value sech2 = gb.sub(one, gb.mul(t, t));
-    Value dydx = gb.add(half1pT,
-                        gb.mul(gb.scale(x, 0.5), gb.mul(sech2, dInner)));
+    Value dydx =
+        gb.add(half1pT, gb.mul(gb.scale(x, 0.5), gb.mul(sech2, dInner)));
     return {gb.mul(g, dydx)};
   }
   // y = x Phi(x): dy/dx = Phi(x) + x phi(x). kc has no erf, so Phi comes
@@ -165,8 +165,7 @@ Grads GeluOp::buildGradients(OpBuilder &builder, Value g) {
   const double tiny = 1e-3;
   Value one = gb.like(x, 1.0);
   Value x2 = gb.mul(x, x);
-  Value large =
-      gb.compare(CompareDirection::GT, gb.abs(x), gb.like(x, tiny));
+  Value large = gb.compare(CompareDirection::GT, gb.abs(x), gb.like(x, tiny));
   Value phiByDivision = gb.div(getResult(), gb.select(large, x, one));
   Value phiBySeries = gb.add(
       gb.like(x, 0.5),

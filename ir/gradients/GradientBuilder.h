@@ -1,4 +1,5 @@
-//===- GradientBuilder.h - Helpers for writing kc gradient rules -*- C++ -*-===//
+//===- GradientBuilder.h - Helpers for writing kc gradient rules -*- C++
+//-*-===//
 //
 // The gradient rules (ir/gradients/*.cpp) build many small kc ops with static
 // result types. GradientBuilder spells each one in a line, derives the result
@@ -58,8 +59,8 @@ public:
       scalar = b.getFloatAttr(elem, value);
     else
       scalar = b.getIntegerAttr(elem, static_cast<int64_t>(value));
-    return b.create<ConstantOp>(loc, mlir::DenseElementsAttr::get(
-                                         tensor, llvm::ArrayRef(scalar)));
+    return b.create<ConstantOp>(
+        loc, mlir::DenseElementsAttr::get(tensor, llvm::ArrayRef(scalar)));
   }
   mlir::Value zerosLike(mlir::Value v) { return constant(v.getType(), 0.0); }
   /// A splat of `value` shaped like `v`.
@@ -128,10 +129,9 @@ public:
       shape.push_back((limit[d] - start[d] + strides[d] - 1) / strides[d]);
     if (llvm::ArrayRef<int64_t>(shape) == shapeOf(x))
       return x;
-    return b.create<SliceOp>(loc, typeOf(x).clone(shape), x,
-                             b.getDenseI64ArrayAttr(start),
-                             b.getDenseI64ArrayAttr(limit),
-                             b.getDenseI64ArrayAttr(strides));
+    return b.create<SliceOp>(
+        loc, typeOf(x).clone(shape), x, b.getDenseI64ArrayAttr(start),
+        b.getDenseI64ArrayAttr(limit), b.getDenseI64ArrayAttr(strides));
   }
   /// Joins `inputs` along `axis`; a single input is returned as is.
   mlir::Value concat(llvm::ArrayRef<mlir::Value> inputs, int64_t axis) {

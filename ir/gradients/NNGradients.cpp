@@ -110,9 +110,9 @@ Grads Conv2DBackpropInputOp::buildGradients(OpBuilder &builder, Value g) {
 
 Grads MaxPool2DOp::buildGradients(OpBuilder &builder, Value g) {
   GradientBuilder gb(builder, *this);
-  return {builder.create<MaxPool2DGradOp>(
-      gb.location(), getX().getType(), getX(), g, getWindowAttr(),
-      getStridesAttr(), getPaddingAttr())};
+  return {builder.create<MaxPool2DGradOp>(gb.location(), getX().getType(),
+                                          getX(), g, getWindowAttr(),
+                                          getStridesAttr(), getPaddingAttr())};
 }
 
 Grads AvgPool2DOp::buildGradients(OpBuilder &builder, Value g) {

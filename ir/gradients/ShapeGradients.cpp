@@ -26,8 +26,7 @@ int64_t reducedCount(ArrayRef<int64_t> shape, ArrayRef<int64_t> axes) {
 }
 
 /// Zeros shaped like `like` with dim `dim` set to `size`.
-Value zerosWithDim(GradientBuilder &gb, Value like, int64_t dim,
-                   int64_t size) {
+Value zerosWithDim(GradientBuilder &gb, Value like, int64_t dim, int64_t size) {
   llvm::SmallVector<int64_t> shape(GradientBuilder::shapeOf(like));
   shape[dim] = size;
   return gb.constant(GradientBuilder::typeOf(like).clone(shape), 0.0);
@@ -49,9 +48,8 @@ Value padSliceDim(GradientBuilder &gb, Value g, int64_t dim, int64_t start,
     llvm::SmallVector<int64_t> split(shape);
     split.insert(split.begin() + dim + 1, 1);
     Value column = gb.reshape(g, split);
-    Value spread =
-        gb.concat({column, zerosWithDim(gb, column, dim + 1, stride - 1)},
-                  dim + 1);
+    Value spread = gb.concat(
+        {column, zerosWithDim(gb, column, dim + 1, stride - 1)}, dim + 1);
     covered = n * stride;
     shape[dim] = covered;
     g = gb.reshape(spread, shape);

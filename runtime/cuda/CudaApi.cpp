@@ -27,7 +27,8 @@ bool lookup(void *lib, Fn &fn, const char *abi, std::string &why) {
 // symbol (cuMemAlloc -> "cuMemAlloc_v2").
 #define KCC_STR2(x) #x
 #define KCC_STR(x) KCC_STR2(x)
-#define KCC_LOOKUP(api, lib, name, why) lookup(lib, api.name, KCC_STR(name), why)
+#define KCC_LOOKUP(api, lib, name, why)                                        \
+  lookup(lib, api.name, KCC_STR(name), why)
 
 struct DriverState {
   DriverApi api;
@@ -45,21 +46,24 @@ struct DriverState {
     }
     std::string missing;
 #define L(name) KCC_LOOKUP(api, lib, name, missing);
-    L(cuInit) L(cuDeviceGetCount) L(cuDeviceGet) L(cuDeviceGetName)
-    L(cuDevicePrimaryCtxRetain) L(cuCtxSetCurrent) L(cuGetErrorString)
-    L(cuModuleLoadDataEx) L(cuModuleGetFunction) L(cuModuleUnload)
-    L(cuMemAlloc) L(cuMemFree) L(cuMemAllocAsync) L(cuMemFreeAsync)
-    L(cuMemAllocHost) L(cuMemFreeHost)
-    L(cuMemcpyHtoD) L(cuMemcpyDtoH) L(cuMemcpyAsync) L(cuMemcpyHtoDAsync) L(cuMemcpyDtoHAsync)
-    L(cuMemsetD8)
-    L(cuStreamCreate) L(cuStreamDestroy) L(cuStreamSynchronize)
-    L(cuStreamBeginCapture) L(cuStreamEndCapture)
-    L(cuGraphInstantiateWithFlags) L(cuGraphLaunch) L(cuGraphDestroy)
-    L(cuGraphExecDestroy) L(cuLaunchKernel) L(cuEventCreate)
-    L(cuEventRecord) L(cuEventSynchronize) L(cuEventElapsedTime)
-    L(cuEventDestroy)
+    L(cuInit)
+    L(cuDeviceGetCount) L(cuDeviceGet) L(cuDeviceGetName)
+        L(cuDevicePrimaryCtxRetain) L(cuCtxSetCurrent) L(cuGetErrorString) L(
+            cuModuleLoadDataEx) L(cuModuleGetFunction) L(cuModuleUnload)
+            L(cuMemAlloc) L(cuMemFree) L(cuMemAllocAsync) L(cuMemFreeAsync) L(
+                cuMemAllocHost) L(cuMemFreeHost) L(cuMemcpyHtoD) L(cuMemcpyDtoH)
+                L(cuMemcpyAsync) L(cuMemcpyHtoDAsync) L(cuMemcpyDtoHAsync)
+                    L(cuMemsetD8) L(cuStreamCreate) L(cuStreamDestroy)
+                        L(cuStreamSynchronize) L(cuStreamBeginCapture)
+                            L(cuStreamEndCapture) L(cuGraphInstantiateWithFlags)
+                                L(cuGraphLaunch) L(cuGraphDestroy)
+                                    L(cuGraphExecDestroy) L(cuLaunchKernel)
+                                        L(cuEventCreate) L(cuEventRecord)
+                                            L(cuEventSynchronize)
+                                                L(cuEventElapsedTime)
+                                                    L(cuEventDestroy)
 #undef L
-    if (!missing.empty()) {
+                                                        if (!missing.empty()) {
       why = "no CUDA device found: libcuda.so.1 is too old (" + missing + ")";
       return;
     }
@@ -107,14 +111,15 @@ struct BlasState {
     }
     std::string missing;
 #define L(name) KCC_LOOKUP(api, lib, name, missing);
-    L(cublasLtCreate) L(cublasLtDestroy) L(cublasLtMatmulDescCreate)
-    L(cublasLtMatmulDescDestroy) L(cublasLtMatmulDescSetAttribute)
-    L(cublasLtMatrixLayoutCreate) L(cublasLtMatrixLayoutDestroy)
-    L(cublasLtMatmulPreferenceCreate) L(cublasLtMatmulPreferenceDestroy)
-    L(cublasLtMatmulPreferenceSetAttribute) L(cublasLtMatmulAlgoGetHeuristic)
-    L(cublasLtMatmul)
+    L(cublasLtCreate)
+    L(cublasLtDestroy) L(cublasLtMatmulDescCreate) L(cublasLtMatmulDescDestroy)
+        L(cublasLtMatmulDescSetAttribute) L(cublasLtMatrixLayoutCreate)
+            L(cublasLtMatrixLayoutDestroy) L(cublasLtMatmulPreferenceCreate)
+                L(cublasLtMatmulPreferenceDestroy)
+                    L(cublasLtMatmulPreferenceSetAttribute)
+                        L(cublasLtMatmulAlgoGetHeuristic) L(cublasLtMatmul)
 #undef L
-    if (!missing.empty()) {
+                            if (!missing.empty()) {
       why = "cuBLASLt: " + missing;
       return;
     }

@@ -1,4 +1,5 @@
-//===- CudaApi.h - The CUDA driver and cuBLASLt, loaded at run time -*- C++ -*-===//
+//===- CudaApi.h - The CUDA driver and cuBLASLt, loaded at run time -*- C++
+//-*-===//
 //
 // kcc binaries must start (and their tests run) on machines without an
 // NVIDIA driver, so nothing links libcuda or cuBLASLt: both are dlopen'ed on

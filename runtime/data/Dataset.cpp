@@ -56,7 +56,8 @@ BatchIterator::BatchIterator(const Dataset &data, int64_t batchSize,
     : data_(data), batchSize_(batchSize), shuffle_(shuffle), seed_(seed),
       order_(data.size()) {
   if (batchSize < 1)
-    throw Error("batch size must be positive, got " + std::to_string(batchSize));
+    throw Error("batch size must be positive, got " +
+                std::to_string(batchSize));
   if (data.size() < batchSize)
     throw Error("the dataset has " + std::to_string(data.size()) +
                 " examples, fewer than one batch of " +

@@ -30,7 +30,8 @@ std::string defaultFashionMnistDir();
 
 /// Loads the four IDX files from `dir`; throws kcc::Error naming the first
 /// file that is missing or malformed.
-FashionMnist loadFashionMnist(const std::string &dir = defaultFashionMnistDir());
+FashionMnist
+loadFashionMnist(const std::string &dir = defaultFashionMnistDir());
 
 /// Iterates over a dataset in batches of `batchSize`, in an order shuffled by
 /// `seed` anew each epoch (no shuffle when `shuffle` is false). The last

@@ -77,9 +77,9 @@ IdxFile readIdx(const std::string &path) {
   uint64_t capacity =
       gzdirect(file.get()) ? fileBytes : fileBytes * kMaxDeflateRatio;
   if (overflow || count > capacity)
-    throw Error(path + ": the IDX header declares " +
-                shapeToString(idx.shape) + ", more bytes than the " +
-                std::to_string(fileBytes) + "-byte file holds");
+    throw Error(path + ": the IDX header declares " + shapeToString(idx.shape) +
+                ", more bytes than the " + std::to_string(fileBytes) +
+                "-byte file holds");
   idx.bytes.reserve(std::min<uint64_t>(count, kChunkBytes));
   while (idx.bytes.size() < count) {
     size_t chunk = std::min<uint64_t>(count - idx.bytes.size(), kChunkBytes);

@@ -453,11 +453,10 @@ NpyLayout kcc::parseNpyLayout(std::string_view header, uint64_t fileBytes,
     throw Error(source + ": shape " + shapeTuple(h.shape) + " of " +
                 h.dtype.descr + " needs " + std::to_string(need) +
                 " data bytes, the file holds " +
-                std::to_string(fileBytes < h.dataOffset
-                                   ? 0
-                                   : fileBytes - h.dataOffset));
-  return {h.dtype.descr, h.dtype.kind,    h.dtype.itemSize,
-          h.dtype.bigEndian, h.shape, h.dataOffset};
+                std::to_string(
+                    fileBytes < h.dataOffset ? 0 : fileBytes - h.dataOffset));
+  return {h.dtype.descr,     h.dtype.kind, h.dtype.itemSize,
+          h.dtype.bigEndian, h.shape,      h.dataOffset};
 }
 
 NDArray kcc::parseNpy(std::string_view bytes, const std::string &source) {

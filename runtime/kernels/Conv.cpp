@@ -13,9 +13,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/kernels/DnnlContext.h"
 #include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
-#include "runtime/kernels/DnnlContext.h"
 
 #include <oneapi/dnnl/dnnl.hpp>
 
@@ -43,7 +43,7 @@ struct Geom {
   int64_t groupOut() const { return o / grp; }
 
   std::array<int64_t, 18> key() const {
-    return {n,  h,  w,  c,  kh,   kw,   o,    oh,  ow,
+    return {n,  h,  w,  c,  kh,   kw,   o,    oh,   ow,
             sh, sw, dh, dw, padT, padL, padB, padR, grp};
   }
 };
@@ -104,7 +104,7 @@ void checkDtypes(const char *op, const NDArray &a, const NDArray &b,
 /// filter (a few KB) is reordered per call; the activations never are.
 struct Filter {
   dnnl::memory::desc desc;
-  dnnl::memory blocked; ///< scratch in `desc`, when it is not HWIO
+  dnnl::memory blocked;  ///< scratch in `desc`, when it is not HWIO
   dnnl::reorder reorder; ///< HWIO -> desc, or desc -> HWIO for a gradient
 };
 
@@ -149,9 +149,10 @@ Filter makeFilter(const dnnl::memory::desc &want,
     return f;
   dnnl::engine &eng = cpuEngine();
   f.blocked = dnnl::memory(want, eng);
-  f.reorder = gradient
-                  ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, want, eng, hwio))
-                  : dnnl::reorder(dnnl::reorder::primitive_desc(eng, hwio, eng, want));
+  f.reorder =
+      gradient
+          ? dnnl::reorder(dnnl::reorder::primitive_desc(eng, want, eng, hwio))
+          : dnnl::reorder(dnnl::reorder::primitive_desc(eng, hwio, eng, want));
   return f;
 }
 
@@ -161,16 +162,18 @@ dnnl::memory filterArg(const Filter &f, dnnl::memory &hwio, bool gradient) {
   if (!f.blocked)
     return hwio;
   if (!gradient)
-    f.reorder.execute(cpuStream(), {{DNNL_ARG_FROM, hwio},
-                                    {DNNL_ARG_TO, const_cast<dnnl::memory &>(f.blocked)}});
+    f.reorder.execute(cpuStream(),
+                      {{DNNL_ARG_FROM, hwio},
+                       {DNNL_ARG_TO, const_cast<dnnl::memory &>(f.blocked)}});
   return f.blocked;
 }
 
 /// After a primitive wrote the filter gradient into the scratch: to HWIO.
 void filterResult(const Filter &f, dnnl::memory &hwio) {
   if (f.blocked)
-    f.reorder.execute(cpuStream(), {{DNNL_ARG_FROM, const_cast<dnnl::memory &>(f.blocked)},
-                                    {DNNL_ARG_TO, hwio}});
+    f.reorder.execute(cpuStream(),
+                      {{DNNL_ARG_FROM, const_cast<dnnl::memory &>(f.blocked)},
+                       {DNNL_ARG_TO, hwio}});
 }
 
 /// The primitive variants: relu never changes the primitive.
@@ -201,8 +204,9 @@ fusedForward(ConvEntry &e, const Geom &g, const Epilogue &epilogue) {
                      e.src, anyWei, e.dst, strides, dilates, padL, padR);
   convolution_forward::primitive_desc pd(d, attr, cpuEngine());
   return e.fused
-      .emplace(kind, std::make_pair(convolution_forward(pd),
-                                    makeFilter(pd.weights_desc(), e.wei, false)))
+      .emplace(kind,
+               std::make_pair(convolution_forward(pd),
+                              makeFilter(pd.weights_desc(), e.wei, false)))
       .first->second;
 }
 
@@ -244,8 +248,8 @@ ConvEntry &getConv(const Geom &g, Pass pass) {
     }
     if (pass == Pass::BackwardWeights && !e.hasBwdWeights) {
       convolution_backward_weights::desc d(algorithm::convolution_direct, e.src,
-                                           anyWei, e.dst, strides, dilates, padL,
-                                           padR);
+                                           anyWei, e.dst, strides, dilates,
+                                           padL, padR);
       convolution_backward_weights::primitive_desc pd(d, cpuEngine(), e.fwdPd);
       e.bwdWeights = convolution_backward_weights(pd);
       e.bwdWeightsFilter = makeFilter(pd.diff_weights_desc(), e.wei, true);
@@ -284,22 +288,25 @@ void runDnnl(const Geom &g, Pass pass, const void *src, const void *wei,
           {DNNL_ARG_WEIGHTS, filterArg(prim->second, mw, false)},
           {DNNL_ARG_DST, md}};
       if (epilogue.bias)
-        args.emplace(DNNL_ARG_BIAS,
-                     dnnl::memory({{g.o}, dnnl::memory::data_type::f32,
-                                   dnnl::memory::format_tag::a},
-                                  eng, const_cast<void *>(epilogue.bias->rawData())));
+        args.emplace(
+            DNNL_ARG_BIAS,
+            dnnl::memory({{g.o},
+                          dnnl::memory::data_type::f32,
+                          dnnl::memory::format_tag::a},
+                         eng, const_cast<void *>(epilogue.bias->rawData())));
       prim->first.execute(cpuStream(), args);
       break;
     }
-    e.fwd.execute(cpuStream(), {{DNNL_ARG_SRC, ms},
-                                {DNNL_ARG_WEIGHTS, filterArg(e.fwdFilter, mw, false)},
-                                {DNNL_ARG_DST, md}});
+    e.fwd.execute(cpuStream(),
+                  {{DNNL_ARG_SRC, ms},
+                   {DNNL_ARG_WEIGHTS, filterArg(e.fwdFilter, mw, false)},
+                   {DNNL_ARG_DST, md}});
     break;
   case Pass::BackwardData:
-    e.bwdData.execute(cpuStream(),
-                      {{DNNL_ARG_DIFF_SRC, ms},
-                       {DNNL_ARG_WEIGHTS, filterArg(e.bwdDataFilter, mw, false)},
-                       {DNNL_ARG_DIFF_DST, md}});
+    e.bwdData.execute(
+        cpuStream(), {{DNNL_ARG_DIFF_SRC, ms},
+                      {DNNL_ARG_WEIGHTS, filterArg(e.bwdDataFilter, mw, false)},
+                      {DNNL_ARG_DIFF_DST, md}});
     break;
   case Pass::BackwardWeights:
     e.bwdWeights.execute(

@@ -1,4 +1,5 @@
-//===- DnnlContext.h - The oneDNN engine and stream of the kernels -*- C++ -*-===//
+//===- DnnlContext.h - The oneDNN engine and stream of the kernels -*- C++
+//-*-===//
 //
 // One CPU engine for the process; one stream per thread, since a oneDNN
 // stream is not to be shared by threads executing at once. The GEMM and

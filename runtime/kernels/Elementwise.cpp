@@ -24,7 +24,6 @@ using namespace kcc::kernels::detail;
 
 namespace {
 
-
 /// Runs body(begin, end) over [0, n), split evenly over the OpenMP threads
 /// when n is large enough to pay for the fork.
 template <typename Body> void parallelFor(int64_t n, const Body &body) {

@@ -26,8 +26,7 @@ inline int64_t rowOf(int64_t index, int64_t rows) {
   return index >= 0 && index < rows ? index : -1;
 }
 
-template <typename I>
-int64_t indexAt(const NDArray &indices, int64_t i) {
+template <typename I> int64_t indexAt(const NDArray &indices, int64_t i) {
   return static_cast<int64_t>(indices.data<I>()[i]);
 }
 
@@ -124,8 +123,8 @@ template <typename T, typename I> struct GatherGradFn {
 void kernels::gather(const NDArray &table, const NDArray &indices,
                      NDArray &out) {
   GatherGeom g = checkGather("gather", table, indices, out);
-  dispatchGather<GatherFn>(table.dtype(), indices.dtype(), table, indices,
-                           out, g);
+  dispatchGather<GatherFn>(table.dtype(), indices.dtype(), table, indices, out,
+                           g);
 }
 
 void kernels::gatherGrad(const NDArray &indices, const NDArray &gradOut,

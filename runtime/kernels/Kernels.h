@@ -33,7 +33,18 @@ namespace kernels {
 
 enum class BinaryKind { Add, Sub, Mul, Div, Pow, Max, Min };
 enum class UnaryKind {
-  Neg, Exp, Log, Sqrt, Rsqrt, Abs, Relu, Sigmoid, Tanh, Gelu, GeluTanh, Silu
+  Neg,
+  Exp,
+  Log,
+  Sqrt,
+  Rsqrt,
+  Abs,
+  Relu,
+  Sigmoid,
+  Tanh,
+  Gelu,
+  GeluTanh,
+  Silu
 };
 enum class CompareKind { EQ, NE, LT, LE, GT, GE };
 enum class ReduceKind { Sum, Max, Mean };
@@ -66,7 +77,8 @@ enum class ComposedActivation {
 void composedActivation(ComposedActivation kind, double param, const NDArray &x,
                         NDArray &out);
 /// out (I1) = a <kind> b.
-void compare(CompareKind kind, const NDArray &a, const NDArray &b, NDArray &out);
+void compare(CompareKind kind, const NDArray &a, const NDArray &b,
+             NDArray &out);
 /// out = cond ? a : b; cond is I1.
 void select(const NDArray &cond, const NDArray &a, const NDArray &b,
             NDArray &out);
@@ -173,10 +185,11 @@ void maxPool2dGrad(const NDArray &x, const NDArray &gradOut,
 void avgPool2dGrad(const NDArray &gradOut, const Pool2DParams &p,
                    NDArray &gradInput);
 /// The activation before an average pooling whose gradient avgPool2dGrad
-/// below applies as it writes the input gradient (codegen/fusion/FuseEpilogues.cpp
-/// fuses it): from the activation's output y (the pooling's input) and the
-/// pooled gradient r, relu `y > 0 ? r : 0`, tanh `r * (1 - y * y)`, sigmoid
-/// `r * (y * (1 - y))`, each rounded as the kc ops of its gradient are.
+/// below applies as it writes the input gradient
+/// (codegen/fusion/FuseEpilogues.cpp fuses it): from the activation's output y
+/// (the pooling's input) and the pooled gradient r, relu `y > 0 ? r : 0`, tanh
+/// `r * (1 - y * y)`, sigmoid `r * (y * (1 - y))`, each rounded as the kc ops
+/// of its gradient are.
 enum class PoolGradActivation { Relu, Tanh, Sigmoid };
 /// avgPool2dGrad, then the gradient of `act` (y: the activation's output,
 /// the pooling's input, shaped as gradInput), in one pass: bit for bit

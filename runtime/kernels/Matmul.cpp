@@ -2,9 +2,9 @@
 //
 // f32 GEMMs run oneDNN's matmul primitive. Creating a primitive costs far more
 // than running a small one, so primitives are cached by (M, N, K, transA,
-// transB) and reused, per thread. Transposed operands are described to oneDNN as strided
-// memory (format tag `ba`), so no transpose is ever materialized. A batched
-// GEMM ([B, M, K] x [B, K, N]) is one primitive with a batch dim (tags
+// transB) and reused, per thread. Transposed operands are described to oneDNN
+// as strided memory (format tag `ba`), so no transpose is ever materialized. A
+// batched GEMM ([B, M, K] x [B, K, N]) is one primitive with a batch dim (tags
 // abc / acb), keyed by its batch count too.
 //
 // f64 (the numerics oracle path) uses a cache-blocked loop nest.
@@ -43,9 +43,9 @@ struct GemmKey {
 struct GemmKeyHash {
   size_t operator()(const GemmKey &key) const {
     size_t h = std::hash<int64_t>()(key.m);
-    for (int64_t v : {key.n, key.k, key.batch,
-                      int64_t(key.transA) * 8 + key.transB * 4 + key.bias * 2 +
-                          key.relu})
+    for (int64_t v :
+         {key.n, key.k, key.batch,
+          int64_t(key.transA) * 8 + key.transB * 4 + key.bias * 2 + key.relu})
       h = h * 0x9E3779B97F4A7C15ull + std::hash<int64_t>()(v);
     return h;
   }
@@ -87,9 +87,9 @@ const GemmEntry &getGemm(const GemmKey &key) {
     dnnl::primitive_attr attr;
     if (key.bias)
       e.bias = dnnl::memory::desc({1, key.n}, dt::f32, tag::ab);
-    dnnl::matmul::desc desc =
-        key.bias ? dnnl::matmul::desc(e.a, e.b, e.bias, e.c)
-                 : dnnl::matmul::desc(e.a, e.b, e.c);
+    dnnl::matmul::desc desc = key.bias
+                                  ? dnnl::matmul::desc(e.a, e.b, e.bias, e.c)
+                                  : dnnl::matmul::desc(e.a, e.b, e.c);
     e.prim =
         dnnl::matmul(dnnl::matmul::primitive_desc(desc, attr, cpuEngine()));
   } catch (const dnnl::error &err) {
@@ -141,15 +141,16 @@ void gemmF32(const float *a, const float *b, const float *bias, float *c,
   auto it = memories.find(&e);
   if (it == memories.end()) {
     dnnl::engine &eng = cpuEngine();
-    it =
-        memories
-            .emplace(&e, GemmMemories{dnnl::memory(e.a, eng, DNNL_MEMORY_NONE),
-                                      dnnl::memory(e.b, eng, DNNL_MEMORY_NONE),
-                                      dnnl::memory(e.c, eng, DNNL_MEMORY_NONE),
-                                      {}, {}})
-            .first;
+    it = memories
+             .emplace(&e, GemmMemories{dnnl::memory(e.a, eng, DNNL_MEMORY_NONE),
+                                       dnnl::memory(e.b, eng, DNNL_MEMORY_NONE),
+                                       dnnl::memory(e.c, eng, DNNL_MEMORY_NONE),
+                                       {},
+                                       {}})
+             .first;
     GemmMemories &m = it->second;
-    m.args = {{DNNL_ARG_SRC, m.a}, {DNNL_ARG_WEIGHTS, m.b}, {DNNL_ARG_DST, m.c}};
+    m.args = {
+        {DNNL_ARG_SRC, m.a}, {DNNL_ARG_WEIGHTS, m.b}, {DNNL_ARG_DST, m.c}};
     if (key.bias) {
       m.bias = dnnl::memory(e.bias, eng, DNNL_MEMORY_NONE);
       m.args.emplace(DNNL_ARG_BIAS, m.bias);
@@ -202,9 +203,9 @@ void gemmF64(const double *a, const double *b, double *c, const GemmKey &key) {
 }
 
 /// The epilogue in plain loops, for the paths oneDNN does not run.
-template <typename T>
-void applyEpilogue(const Epilogue &e, NDArray &out) {
-  int64_t n = out.dim(out.rank() - 1), rows = out.numel() / std::max<int64_t>(n, 1);
+template <typename T> void applyEpilogue(const Epilogue &e, NDArray &out) {
+  int64_t n = out.dim(out.rank() - 1),
+          rows = out.numel() / std::max<int64_t>(n, 1);
   T *o = out.data<T>();
   const T *bias = e.bias ? e.bias->data<T>() : nullptr;
   for (int64_t i = 0; i < rows; ++i)
@@ -219,10 +220,9 @@ void checkEpilogue(const char *op, const Epilogue &e, const NDArray &out) {
     return;
   if (e.bias->rank() != 1 || e.bias->dim(0) != out.dim(out.rank() - 1) ||
       e.bias->dtype() != out.dtype())
-    throw KernelError(std::string(op) + ": bias " +
-                      shapeToString(e.bias->shape()) +
-                      " does not match the output " +
-                      shapeToString(out.shape()));
+    throw KernelError(
+        std::string(op) + ": bias " + shapeToString(e.bias->shape()) +
+        " does not match the output " + shapeToString(out.shape()));
 }
 
 } // namespace
@@ -266,8 +266,8 @@ void kernels::matmul(const NDArray &a, const NDArray &b, bool transposeA,
       applyEpilogue<double>(epilogue, out);
     return;
   }
-  GemmKey key{m, n, k, transposeA, transposeB, epilogue.bias != nullptr,
-              epilogue.relu};
+  GemmKey key{
+      m, n, k, transposeA, transposeB, epilogue.bias != nullptr, epilogue.relu};
   switch (a.dtype()) {
   case DType::F32:
     return gemmF32(a.data<float>(), b.data<float>(),
@@ -295,11 +295,10 @@ void kernels::batchMatmulF32(const float *a, const float *b, float *out,
 void kernels::batchMatmul(const NDArray &a, const NDArray &b, bool transposeA,
                           bool transposeB, NDArray &out) {
   auto mismatch = [&] {
-    throw KernelError("batch_matmul: incompatible shapes " +
-                      shapeToString(a.shape()) + (transposeA ? "^T" : "") +
-                      " x " + shapeToString(b.shape()) +
-                      (transposeB ? "^T" : "") + " -> " +
-                      shapeToString(out.shape()));
+    throw KernelError(
+        "batch_matmul: incompatible shapes " + shapeToString(a.shape()) +
+        (transposeA ? "^T" : "") + " x " + shapeToString(b.shape()) +
+        (transposeB ? "^T" : "") + " -> " + shapeToString(out.shape()));
   };
   if (a.rank() != 3 || b.rank() != 3 || out.rank() != 3)
     mismatch();
@@ -308,8 +307,8 @@ void kernels::batchMatmul(const NDArray &a, const NDArray &b, bool transposeA,
   int64_t k = transposeA ? a.dim(1) : a.dim(2);
   int64_t kb = transposeB ? b.dim(2) : b.dim(1);
   int64_t n = transposeB ? b.dim(1) : b.dim(2);
-  if (b.dim(0) != batch || out.dim(0) != batch || k != kb ||
-      out.dim(1) != m || out.dim(2) != n)
+  if (b.dim(0) != batch || out.dim(0) != batch || k != kb || out.dim(1) != m ||
+      out.dim(2) != n)
     mismatch();
   if (a.dtype() != b.dtype() || a.dtype() != out.dtype())
     throw KernelError(std::string("batch_matmul: dtype mismatch ") +

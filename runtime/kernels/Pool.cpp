@@ -273,8 +273,7 @@ template <Factor F, typename T> inline T activationGrad(T v, T r) {
 /// a zeroed buffer, contracted or not; 0 where no window reaches), which
 /// every input row of the windows then takes in one contiguous pass.
 template <Factor F, typename T>
-void avgPoolGradTiled(const Geom &g, const T *y, const T *gradOut,
-                      T *gradIn) {
+void avgPoolGradTiled(const Geom &g, const T *y, const T *gradOut, T *gradIn) {
   int64_t row = g.w * g.c;
   runTasks(g.n * g.oh, g.n * g.h * row, [&](int64_t t) {
     thread_local std::vector<T> shares;
@@ -420,8 +419,8 @@ void kernels::avgPool2dGrad(const NDArray &gradOut, const Pool2DParams &p,
       avgPoolGradTiled<Factor::None, float>(g, nullptr, gradOut.data<float>(),
                                             gradInput.data<float>());
     else
-      avgPoolGradTiled<Factor::None, double>(
-          g, nullptr, gradOut.data<double>(), gradInput.data<double>());
+      avgPoolGradTiled<Factor::None, double>(g, nullptr, gradOut.data<double>(),
+                                             gradInput.data<double>());
     return;
   }
   std::memset(gradInput.rawData(), 0, gradInput.bytes());

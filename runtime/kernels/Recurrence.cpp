@@ -130,8 +130,8 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, float alpha,
     return;
   if (m * n * k <= kLoopGemmMacs)
     return loopGemm(ta, tb, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
-  if (dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b,
-                 ldb, beta, c, ldc) != dnnl_success)
+  if (dnnl_sgemm(ta ? 'T' : 'N', tb ? 'T' : 'N', m, n, k, alpha, a, lda, b, ldb,
+                 beta, c, ldc) != dnnl_success)
     detail::fail("recurrence", "oneDNN sgemm failed");
 }
 
@@ -144,18 +144,17 @@ void gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, double alpha,
 /// The views one step works on.
 template <typename T> struct Step {
   int64_t B, H, G, S, K;
-  int64_t row;                 ///< the x row this step reads
-  const T *x;                  ///< [B, G*H]
-  const T *hPrev, *cPrev;      ///< [B, H], leading dimension ldPrev
+  int64_t row;            ///< the x row this step reads
+  const T *x;             ///< [B, G*H]
+  const T *hPrev, *cPrev; ///< [B, H], leading dimension ldPrev
   int64_t ldPrev;
-  const T *statesRow;          ///< [B, S]
-  T *outRow;                   ///< forward: the row written
+  const T *statesRow; ///< [B, S]
+  T *outRow;          ///< forward: the row written
 };
 
 template <typename T>
-Step<T> viewStep(const RecurrenceParams &p, const RecurrenceDims &d,
-                 const T *x, const T *initial, const T *states,
-                 int64_t step) {
+Step<T> viewStep(const RecurrenceParams &p, const RecurrenceDims &d, const T *x,
+                 const T *initial, const T *states, int64_t step) {
   Step<T> s;
   s.B = d.batch;
   s.H = d.units;
@@ -219,8 +218,8 @@ void gruStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
             ops,
             cells::gruGate(ops, p, s.x[b * GH + H + j], rec[b * GH + H + j]),
             s.hPrev[b * s.ldPrev + j]);
-    gemm(false, false, B, H, H, T(1), rh, H, U + 2 * H, GH, T(1),
-         rec + 2 * H, GH);
+    gemm(false, false, B, H, H, T(1), rh, H, U + 2 * H, GH, T(1), rec + 2 * H,
+         GH);
   }
   for (int64_t b = 0; b < B; ++b) {
     const T *xb = s.x + b * GH, *rc = rec + b * GH;
@@ -273,8 +272,7 @@ GradParts<T> gradParts(const RecurrenceParams &p, const RecurrenceDims &d,
 
 /// dRb[j] += sum over b of m[b, j] (leading dimension ld).
 template <typename T>
-void addColumnSums(const T *m, int64_t rows, int64_t cols, int64_t ld,
-                   T *out) {
+void addColumnSums(const T *m, int64_t rows, int64_t cols, int64_t ld, T *out) {
   for (int64_t b = 0; b < rows; ++b)
     for (int64_t j = 0; j < cols; ++j)
       out[j] += m[b * ld + j];
@@ -389,11 +387,10 @@ void simpleGradStep(const RecurrenceParams &p, const Step<T> &s, const T *U,
   addColumnSums(dz, B, H, H, g.dRb);
 }
 
-template <typename T>
-const T *typed(const NDArray &a, const char *what) {
+template <typename T> const T *typed(const NDArray &a, const char *what) {
   if (a.dtype() != (sizeof(T) == 4 ? DType::F32 : DType::F64))
-    detail::fail("recurrence", std::string(what) + " has dtype " +
-                                   dtypeName(a.dtype()));
+    detail::fail("recurrence",
+                 std::string(what) + " has dtype " + dtypeName(a.dtype()));
   return a.data<T>();
 }
 
@@ -403,8 +400,7 @@ RecurrenceDims dimsOf(const RecurrenceParams &p, const NDArray &kernel,
   d.units = kernel.rank() == 2 ? kernel.dim(0) : 0;
   d.batch = initial.rank() == 2 ? initial.dim(0) : 0;
   d.steps = steps;
-  if (kernel.rank() != 2 ||
-      kernel.dim(1) != recurrentGates(p.cell) * d.units ||
+  if (kernel.rank() != 2 || kernel.dim(1) != recurrentGates(p.cell) * d.units ||
       initial.rank() != 2 ||
       initial.dim(1) != recurrentInitialWidth(p.cell, d.units))
     detail::fail("recurrence", "kernel " + shapeToString(kernel.shape()) +
@@ -440,10 +436,9 @@ void runBackward(const RecurrenceParams &p, const NDArray &kernel,
 } // namespace
 
 template <typename T>
-void kernels::recurrenceStep(const RecurrenceParams &p,
-                             const RecurrenceDims &d, const T *x,
-                             const T *kernel, const T *initial, const T *rbias,
-                             T *states, int64_t step) {
+void kernels::recurrenceStep(const RecurrenceParams &p, const RecurrenceDims &d,
+                             const T *x, const T *kernel, const T *initial,
+                             const T *rbias, T *states, int64_t step) {
   Step<T> s = viewStep<T>(p, d, x, initial, states, step);
   T *row = states + step * s.B * s.S;
   switch (p.cell) {
@@ -465,12 +460,12 @@ void kernels::recurrenceGradStep(const RecurrenceParams &p,
   if (step == d.steps - 1) {
     int64_t GH = recurrentGates(p.cell) * d.units;
     std::fill(g.dU, g.dU + d.units * GH, T(0));
-    std::fill(g.dInit, g.dInit + d.batch * recurrentInitialWidth(p.cell, d.units),
-              T(0));
+    std::fill(g.dInit,
+              g.dInit + d.batch * recurrentInitialWidth(p.cell, d.units), T(0));
     std::fill(g.dRb, g.dRb + GH, T(0));
   }
-  Step<T> s = viewStep<T>(p, d, static_cast<const T *>(nullptr), initial,
-                          states, step);
+  Step<T> s =
+      viewStep<T>(p, d, static_cast<const T *>(nullptr), initial, states, step);
   const T *gRow = gradStates + step * s.B * s.S;
   switch (p.cell) {
   case RecurrentCell::Lstm:
@@ -492,9 +487,11 @@ template void kernels::recurrenceStep<double>(const RecurrenceParams &,
                                               const double *, const double *,
                                               const double *, const double *,
                                               double *, int64_t);
-template void kernels::recurrenceGradStep<float>(
-    const RecurrenceParams &, const RecurrenceDims &, const float *,
-    const float *, const float *, const float *, float *, int64_t);
+template void kernels::recurrenceGradStep<float>(const RecurrenceParams &,
+                                                 const RecurrenceDims &,
+                                                 const float *, const float *,
+                                                 const float *, const float *,
+                                                 float *, int64_t);
 template void kernels::recurrenceGradStep<double>(
     const RecurrenceParams &, const RecurrenceDims &, const double *,
     const double *, const double *, const double *, double *, int64_t);
@@ -504,7 +501,8 @@ void kernels::recurrence(const RecurrenceParams &p, const NDArray &x,
                          const NDArray &rbias, NDArray &states) {
   if (x.rank() != 3 || states.rank() != 3 || states.dim(0) != x.dim(0))
     detail::fail("recurrence", "expects [T, B, G*H] x and [T, B, S] states, "
-                               "got " + shapeToString(x.shape()) + " and " +
+                               "got " +
+                                   shapeToString(x.shape()) + " and " +
                                    shapeToString(states.shape()));
   if (states.dtype() == DType::F64)
     runForward<double>(p, x, kernel, initial, rbias, states);
@@ -516,10 +514,10 @@ void kernels::recurrenceGrad(const RecurrenceParams &p, const NDArray &kernel,
                              const NDArray &initial, const NDArray &states,
                              const NDArray &gradStates, NDArray &grad) {
   if (states.rank() != 3 || gradStates.shape() != states.shape())
-    detail::fail("recurrence_grad",
-                 "expects the gradient of the states " +
-                     shapeToString(states.shape()) + ", got " +
-                     shapeToString(gradStates.shape()));
+    detail::fail("recurrence_grad", "expects the gradient of the states " +
+                                        shapeToString(states.shape()) +
+                                        ", got " +
+                                        shapeToString(gradStates.shape()));
   if (grad.dtype() == DType::F64)
     runBackward<double>(p, kernel, initial, states, gradStates, grad);
   else

@@ -45,7 +45,11 @@ enum class RecurrentCell : int64_t { Lstm = 0, Gru = 1, SimpleRnn = 2 };
 /// The activations a cell may use, as Keras names them; hard_sigmoid is
 /// Keras 3's relu6(x + 3) / 6.
 enum class RecurrentActivation : int64_t {
-  Tanh = 0, Sigmoid = 1, Relu = 2, Linear = 3, HardSigmoid = 4
+  Tanh = 0,
+  Sigmoid = 1,
+  Relu = 2,
+  Linear = 3,
+  HardSigmoid = 4
 };
 
 struct RecurrenceParams {

@@ -19,7 +19,6 @@ using namespace kcc::kernels::detail;
 
 namespace {
 
-
 template <typename Fn> void dispatchBytes(size_t size, Fn &&fn) {
   switch (size) {
   case 1:

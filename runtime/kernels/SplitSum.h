@@ -1,11 +1,12 @@
-//===- SplitSum.h - When a sum over the batch runs as partial sums --*- C++ -*-===//
+//===- SplitSum.h - When a sum over the batch runs as partial sums --*- C++
+//-*-===//
 //
 // A sum whose outermost dimension and at least one more are reduced (over N,
 // H and W; over B and T) is computed in two steps, one partial sum per index
 // of the outermost dimension, then the partials added in order, when it is
 // big enough to pay for running the partials on all cores. The compiled
-// step (codegen/fusion/SplitReductions.cpp) and the kernel library's reduce apply
-// this one rule, so both modes add in the same order and round alike.
+// step (codegen/fusion/SplitReductions.cpp) and the kernel library's reduce
+// apply this one rule, so both modes add in the same order and round alike.
 //
 // Header-only: codegen reads it without linking the kernel library.
 //

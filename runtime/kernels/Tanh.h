@@ -2,10 +2,10 @@
 //
 // kcc's one tanh for f32, used by every kernel (the elementwise op, gelu's
 // tanh form, mish, the recurrent cells) and generated into compiled code
-// op for op by kc-expand-math (codegen/lowering/ExpandMath.cpp), so the interpreter
-// and compiled steps round alike. It is Eigen's rational approximation,
-// the one XLA's CPU backend (and so Keras on JAX and TensorFlow) uses:
-// within 3.3e-7 of tanh, and about 60x cheaper than glibc's tanhf, which
+// op for op by kc-expand-math (codegen/lowering/ExpandMath.cpp), so the
+// interpreter and compiled steps round alike. It is Eigen's rational
+// approximation, the one XLA's CPU backend (and so Keras on JAX and TensorFlow)
+// uses: within 3.3e-7 of tanh, and about 60x cheaper than glibc's tanhf, which
 // spends most of its time in expm1f. Inputs are clamped to [-7.9, 7.9],
 // where the approximation peaks just under 1, and from |x| >= 9 the result
 // is exactly +-1, as tanh rounds in f32 and as XLA's saturates (so
@@ -33,13 +33,13 @@ constexpr float kTanhNumerator[] = {
     -2.76076847742355e-16f, 2.00018790482477e-13f, -8.60467152213735e-11f,
     5.12229709037114e-08f,  1.48572235717979e-05f, 6.37261928875436e-04f,
     4.89352455891786e-03f};
-constexpr float kTanhDenominator[] = {1.19825839466702e-06f,
-                                      1.18534705686654e-04f,
-                                      2.26843463243900e-03f,
-                                      4.89352518554385e-03f};
+constexpr float kTanhDenominator[] = {
+    1.19825839466702e-06f, 1.18534705686654e-04f, 2.26843463243900e-03f,
+    4.89352518554385e-03f};
 
 inline float tanhOf(float in) {
-  float x = in < -kTanhClamp ? -kTanhClamp : (in > kTanhClamp ? kTanhClamp : in);
+  float x =
+      in < -kTanhClamp ? -kTanhClamp : (in > kTanhClamp ? kTanhClamp : in);
   float x2 = x * x;
   float p = kTanhNumerator[0];
   for (unsigned i = 1; i < sizeof(kTanhNumerator) / sizeof(float); ++i)

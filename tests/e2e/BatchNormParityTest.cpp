@@ -135,7 +135,8 @@ void checkFixture(const std::string &name, ExecMode mode,
         std::vector<double> truth =
             e2e::numbers(*exact->getObject(layer)->getArray(weight));
         for (size_t j = 0; j < truth.size(); ++j)
-          worstExact = std::max(worstExact, std::abs(after[i].at(j) - truth[j]));
+          worstExact =
+              std::max(worstExact, std::abs(after[i].at(j) - truth[j]));
       }
       ++checkedStats;
     } else if (!params[i].trainable) {
@@ -161,15 +162,14 @@ void checkFixture(const std::string &name, ExecMode mode,
   }
 
   double worstFinal =
-      compare(exe.predict(x), flatten(*record.getArray("final_predict")),
-              1e-4, name + " final predict");
-  std::printf("[ keras ] %s (%s): worst loss relative error %.2e, moving "
-              "statistics error %.2e (%d), frozen weights %d unchanged, "
-              "predict error %.2e initial, %.2e after 5 steps\n",
-              name.c_str(),
-              mode == ExecMode::Compiled ? "compiled" : "interpreted",
-              worstLoss, worstStats, checkedStats, frozen, worstInitial,
-              worstFinal);
+      compare(exe.predict(x), flatten(*record.getArray("final_predict")), 1e-4,
+              name + " final predict");
+  std::printf(
+      "[ keras ] %s (%s): worst loss relative error %.2e, moving "
+      "statistics error %.2e (%d), frozen weights %d unchanged, "
+      "predict error %.2e initial, %.2e after 5 steps\n",
+      name.c_str(), mode == ExecMode::Compiled ? "compiled" : "interpreted",
+      worstLoss, worstStats, checkedStats, frozen, worstInitial, worstFinal);
 }
 
 class BatchNormParity : public ::testing::TestWithParam<Param> {};

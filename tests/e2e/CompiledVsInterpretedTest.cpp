@@ -83,8 +83,8 @@ TEST_P(TenSteps, LossAndEveryWeightAgreeAfterEachStep) {
     StepResult rc = compiled.step(x, y);
     double lossErr = std::abs(ri.loss - rc.loss) / std::abs(ri.loss);
     worstLoss = std::max(worstLoss, lossErr);
-    EXPECT_LE(lossErr, kTol) << "step " << s << ": loss interpreted "
-                             << ri.loss << ", compiled " << rc.loss;
+    EXPECT_LE(lossErr, kTol) << "step " << s << ": loss interpreted " << ri.loss
+                             << ", compiled " << rc.loss;
     ASSERT_EQ(ri.metrics.size(), 1u);
     EXPECT_NEAR(ri.metrics[0], rc.metrics[0], 1.0 / o.batch + 1e-9)
         << "step " << s << ": accuracy";
@@ -115,15 +115,16 @@ TEST_P(TenSteps, LossAndEveryWeightAgreeAfterEachStep) {
               worstName.c_str());
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    ReferenceModels, TenSteps,
-    ::testing::Values(StepCase{"mlp", "adam"}, StepCase{"mlp", "sgd"},
-                      StepCase{"cnn", "adam"}, StepCase{"cnn", "sgd"},
-                      StepCase{"residual", "adam"},
-                      StepCase{"residual", "sgd"}),
-    [](const auto &info) {
-      return info.param.model + "_" + info.param.optimizer;
-    });
+INSTANTIATE_TEST_SUITE_P(ReferenceModels, TenSteps,
+                         ::testing::Values(StepCase{"mlp", "adam"},
+                                           StepCase{"mlp", "sgd"},
+                                           StepCase{"cnn", "adam"},
+                                           StepCase{"cnn", "sgd"},
+                                           StepCase{"residual", "adam"},
+                                           StepCase{"residual", "sgd"}),
+                         [](const auto &info) {
+                           return info.param.model + "_" + info.param.optimizer;
+                         });
 
 /// One epoch of the Keras tutorial MLP, compiled and interpreted, through
 /// the Trainer (fit + evaluate), from the same initial weights.

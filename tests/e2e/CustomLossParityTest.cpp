@@ -61,8 +61,7 @@ Tensor sparseCrossentropy(const Tensor &labels, const Tensor &probs) {
   for (int64_t i = 0; i < classes; ++i)
     eye[i * classes + i] = 1.0;
   Tensor oneHot = ops::gather(
-      Tensor(NDArray::fromVector({classes, classes}, eye, DType::F32)),
-      labels);
+      Tensor(NDArray::fromVector({classes, classes}, eye, DType::F32)), labels);
   Tensor clipped = ops::minimum(ops::maximum(probs, ops::scalar(1e-7)),
                                 ops::scalar(1.0 - 1e-7));
   return ops::neg(ops::reduceSum(oneHot * ops::log(clipped), {-1}));
@@ -98,7 +97,8 @@ class CustomLossParity
 
 TEST_P(CustomLossParity, FiveStepsEvaluateAndPredictReproduceKeras) {
   const auto &[name, mode] = GetParam();
-  const char *modeName = mode == ExecMode::Compiled ? "compiled" : "interpreted";
+  const char *modeName =
+      mode == ExecMode::Compiled ? "compiled" : "interpreted";
   const json::Object &record = *fixture().getObject("cases")->getObject(name);
   keras::ImportedModel imported = keras::importKerasArchive(
       e2e::kerasFixture("custom_loss/custom_loss.keras"));
@@ -161,12 +161,10 @@ TEST_P(CustomLossParity, FiveStepsEvaluateAndPredictReproduceKeras) {
 
   // evaluate() runs the C++ functions eagerly on the predictions, in
   // batches of 12 (the last one partial), weighted as Keras weighs them.
-  ArrayDataSource data(ExampleArray::fromNDArray(x, "x"),
-                       ExampleArray::fromNDArray(y, "y"),
-                       *fixture().getInteger("evaluate_batch_size"),
-                       DType::F32, DType::F32,
-                       w.defined() ? ExampleArray::fromNDArray(w, "w")
-                                   : ExampleArray());
+  ArrayDataSource data(
+      ExampleArray::fromNDArray(x, "x"), ExampleArray::fromNDArray(y, "y"),
+      *fixture().getInteger("evaluate_batch_size"), DType::F32, DType::F32,
+      w.defined() ? ExampleArray::fromNDArray(w, "w") : ExampleArray());
   Logs evaluated = trainer.evaluate(data);
   const json::Object &kerasEval = *record.getObject("evaluate");
   double worstEval = 0;
@@ -185,8 +183,8 @@ TEST_P(CustomLossParity, FiveStepsEvaluateAndPredictReproduceKeras) {
   for (size_t i = 0; i < predict.size(); ++i) {
     std::vector<double> row = numbers(*predict[i].getAsArray());
     for (size_t j = 0; j < row.size(); ++j)
-      worstPredict = std::max(worstPredict,
-                              std::abs(p.at(i * row.size() + j) - row[j]));
+      worstPredict =
+          std::max(worstPredict, std::abs(p.at(i * row.size() + j) - row[j]));
   }
   EXPECT_LE(worstPredict, 1e-5) << name;
   std::printf("[ keras ] custom loss %-13s %-11s worst rel: loss %.1e, "
@@ -238,14 +236,13 @@ class CustomEqualsBuiltIn
 /// same losses and, after 5 Adam steps, the same weights.
 TEST_P(CustomEqualsBuiltIn, SameLossesAndWeights) {
   const auto &[which, mode] = GetParam();
-  BuiltInCase c =
-      which == 0
-          ? BuiltInCase{"custom_loss/custom_loss.keras",
-                        LossKind::MeanSquaredError,
-                        {meanSquaredError}}
-          : BuiltInCase{"weighting/sample_weight.keras",
-                        LossKind::SparseCategoricalCrossentropy,
-                        {sparseCrossentropy, DType::I32, Shape{}}};
+  BuiltInCase c = which == 0
+                      ? BuiltInCase{"custom_loss/custom_loss.keras",
+                                    LossKind::MeanSquaredError,
+                                    {meanSquaredError}}
+                      : BuiltInCase{"weighting/sample_weight.keras",
+                                    LossKind::SparseCategoricalCrossentropy,
+                                    {sparseCrossentropy, DType::I32, Shape{}}};
   keras::ImportedModel imported =
       keras::importKerasArchive(e2e::kerasFixture(c.fixture));
   NDArray x, labels;
@@ -301,8 +298,8 @@ INSTANTIATE_TEST_SUITE_P(
 /// A model of two outputs: a custom loss on one output (and a custom
 /// metric logged under the output's name) trains as the built-in one.
 TEST(CustomLoss, OnOneOutputOfSeveral) {
-  keras::ImportedModel imported = keras::importKerasArchive(
-      e2e::kerasFixture("multi/multi_output.keras"));
+  keras::ImportedModel imported =
+      keras::importKerasArchive(e2e::kerasFixture("multi/multi_output.keras"));
   NDArray x, labels;
   e2e::kerasBatch(x, labels);
   NDArray value = NDArray::empty({32, 1}, DType::F32);
@@ -365,10 +362,9 @@ TEST(CustomLoss, BadFunctionsAreClearErrors) {
       << compileError(*imported.model, unknown);
 
   CompileOptions scalarPerBatch(config);
-  scalarPerBatch.customObjects["mine"] = {
-      [](const Tensor &y, const Tensor &p) {
-        return ops::reduceMean(meanSquaredError(y, p), {0});
-      }};
+  scalarPerBatch.customObjects["mine"] = {[](const Tensor &y, const Tensor &p) {
+    return ops::reduceMean(meanSquaredError(y, p), {0});
+  }};
   // A scalar is a loss (unweighted), as in Keras.
   EXPECT_EQ(compileError(*imported.model, scalarPerBatch), "no error");
 

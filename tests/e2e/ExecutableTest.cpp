@@ -9,10 +9,10 @@
 
 #include "tests/e2e/E2ETestUtil.h"
 
+#include "engine/CompileCache.h"
 #include "frontend/Trace.h"
 #include "frontend/training/Jit.h"
 #include "runtime/Error.h"
-#include "engine/CompileCache.h"
 
 #include "llvm/Support/raw_ostream.h"
 
@@ -126,8 +126,7 @@ TEST(Executable, WrongBatchThrowsInBothModes) {
       exe.step(x, y);
       ADD_FAILURE() << execModeName(mode) << ": no error for batch 16";
     } catch (const Error &e) {
-      EXPECT_NE(std::string(e.what()).find("[8, 28, 28, 1]"),
-                std::string::npos)
+      EXPECT_NE(std::string(e.what()).find("[8, 28, 28, 1]"), std::string::npos)
           << e.what();
     }
   }

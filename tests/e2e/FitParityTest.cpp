@@ -43,9 +43,9 @@ struct Loaded {
 };
 
 Loaded load(const std::string &model, ExecMode mode, int64_t batch) {
-  Loaded l{keras::importKerasArchive(
-               e2e::kerasFixture("multi/" + model + ".keras")),
-           {}};
+  Loaded l{
+      keras::importKerasArchive(e2e::kerasFixture("multi/" + model + ".keras")),
+      {}};
   EXPECT_TRUE(l.imported.weightsLoaded);
   EXPECT_TRUE(l.imported.training.has_value()) << l.imported.trainingError;
   l.config = *l.imported.training;
@@ -87,8 +87,7 @@ struct Run {
   double validationSplit;
 };
 
-class FitParity
-    : public ::testing::TestWithParam<std::tuple<Run, ExecMode>> {};
+class FitParity : public ::testing::TestWithParam<std::tuple<Run, ExecMode>> {};
 
 TEST_P(FitParity, HistoryMatchesKeras) {
   const auto &[run, mode] = GetParam();
@@ -106,8 +105,7 @@ TEST_P(FitParity, HistoryMatchesKeras) {
     validation = train.slice(splitAt, train.size());
     train = train.slice(0, splitAt);
   }
-  std::unique_ptr<ArrayDataSource> trainData =
-      dataSourceOf(train, spec, batch);
+  std::unique_ptr<ArrayDataSource> trainData = dataSourceOf(train, spec, batch);
   std::unique_ptr<ArrayDataSource> valData =
       dataSourceOf(validation, spec, batch);
   Trainer trainer(*l.imported.model, l.config, /*log=*/nullptr);
@@ -135,13 +133,12 @@ TEST_P(FitParity, HistoryMatchesKeras) {
 INSTANTIATE_TEST_SUITE_P(
     KerasFit, FitParity,
     ::testing::Combine(
-        ::testing::Values(
-            Run{"multi_plain", "multi_output", "fit_multi_train.npz",
-                "fit_multi_val.npz", 0},
-            Run{"multi_weighted", "multi_output", "fit_multi_all.npz",
-                nullptr, 0.25},
-            Run{"two_inputs", "two_inputs_adam", "fit_two_train.npz",
-                "fit_two_val.npz", 0}),
+        ::testing::Values(Run{"multi_plain", "multi_output",
+                              "fit_multi_train.npz", "fit_multi_val.npz", 0},
+                          Run{"multi_weighted", "multi_output",
+                              "fit_multi_all.npz", nullptr, 0.25},
+                          Run{"two_inputs", "two_inputs_adam",
+                              "fit_two_train.npz", "fit_two_val.npz", 0}),
         ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::string(std::get<0>(info.param).record) +

@@ -115,8 +115,7 @@ inline LossErrors expectKerasLosses(Executable &exe, const NDArray &x,
 
 /// Worst |kcc - keras| over Keras's rows of predictions; expects each
 /// element within 1e-5 (failures name `what`, the row and the column).
-inline double comparePredict(const NDArray &kcc,
-                             const llvm::json::Array &keras,
+inline double comparePredict(const NDArray &kcc, const llvm::json::Array &keras,
                              const std::string &what) {
   double worst = 0;
   int64_t cols = kcc.shape().back();

@@ -13,8 +13,8 @@
 
 #include "frontend/keras/KerasImporter.h"
 
-#include "gtest/gtest.h"
 #include "llvm/Support/JSON.h"
+#include "gtest/gtest.h"
 
 #include <cmath>
 #include <cstdio>

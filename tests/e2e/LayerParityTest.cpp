@@ -57,8 +57,7 @@ class LayerParity : public ::testing::TestWithParam<Param> {};
 /// The record of `name`: layers.json's models, or vocabulary.json's (the
 /// layers of make_vocabulary_fixtures.py).
 const json::Object &fixtureRoot(const std::string &name) {
-  static const json::Value vocabulary =
-      e2e::readFixtureJson("vocabulary.json");
+  static const json::Value vocabulary = e2e::readFixtureJson("vocabulary.json");
   const json::Object &layers = *layersJson().getAsObject();
   return layers.getObject(name) ? layers : *vocabulary.getAsObject();
 }
@@ -97,10 +96,9 @@ TEST_P(LayerParity, StepsAndPredictMatchKeras) {
 
 INSTANTIATE_TEST_SUITE_P(
     KerasLayerFixtures, LayerParity,
-    ::testing::Combine(::testing::Values("activations", "merging", "vision",
-                                         "vocabulary"),
-                       ::testing::Values(ExecMode::Compiled,
-                                         ExecMode::Interpreted)),
+    ::testing::Combine(
+        ::testing::Values("activations", "merging", "vision", "vocabulary"),
+        ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +
              (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"
@@ -123,8 +121,8 @@ TEST(LayerTwoInputs, ForwardMatchesKerasPredictInEveryMode) {
   std::vector<Tensor> out = imported.model->call(
       {Tensor(x), Tensor(x.reshaped({32, 784}))}, CallContext{});
   ASSERT_EQ(out.size(), 1u);
-  double worst =
-      e2e::comparePredict(out[0].array(), *record.getArray("predict"), "two_inputs");
+  double worst = e2e::comparePredict(out[0].array(),
+                                     *record.getArray("predict"), "two_inputs");
   std::printf("[ keras ] two_inputs (eager): predict error %.2e\n", worst);
 
   mlir::MLIRContext ctx;
@@ -143,13 +141,13 @@ TEST(LayerTwoInputs, ForwardMatchesKerasPredictInEveryMode) {
   args.push_back(x);
   args.push_back(x.reshaped({32, 784}));
   Interpreter interpreter;
-  double worstInterpreted =
-      e2e::comparePredict(interpreter.run(forward, args)[0],
-                     *record.getArray("predict"), "two_inputs interpreted");
+  double worstInterpreted = e2e::comparePredict(
+      interpreter.run(forward, args)[0], *record.getArray("predict"),
+      "two_inputs interpreted");
   CompiledFunction compiled = CompiledFunction::compile(*module, "forward");
   double worstCompiled =
       e2e::comparePredict(compiled.run(args)[0], *record.getArray("predict"),
-                     "two_inputs compiled");
+                          "two_inputs compiled");
   std::printf("[ keras ] two_inputs (@forward): predict error %.2e "
               "interpreted, %.2e compiled\n",
               worstInterpreted, worstCompiled);

@@ -120,16 +120,15 @@ LogErrors expectLogs(const json::Object &keras, const Logs &kcc,
     double err = std::abs(it->second - expected);
     double rel = expected == 0 ? err : err / std::abs(expected);
     worst.merge({err, rel});
-    EXPECT_LE(err, 1e-5) << where << " " << key.str() << ": Keras "
-                         << expected << ", kcc " << it->second;
-    EXPECT_LE(rel, 1e-4) << where << " " << key.str() << ": Keras "
-                         << expected << ", kcc " << it->second;
+    EXPECT_LE(err, 1e-5) << where << " " << key.str() << ": Keras " << expected
+                         << ", kcc " << it->second;
+    EXPECT_LE(rel, 1e-4) << where << " " << key.str() << ": Keras " << expected
+                         << ", kcc " << it->second;
   }
   return worst;
 }
 
-class MetricParity
-    : public ::testing::TestWithParam<std::tuple<Case, Mode>> {};
+class MetricParity : public ::testing::TestWithParam<std::tuple<Case, Mode>> {};
 
 TEST_P(MetricParity, StepsAndEvaluateReproduceKeras) {
   const auto &[fixture, mode] = GetParam();
@@ -155,8 +154,7 @@ TEST_P(MetricParity, StepsAndEvaluateReproduceKeras) {
   LogErrors worst;
   for (size_t s = 0; s < steps.size(); ++s) {
     StepResult r = trainer.trainOnBatch(x, y);
-    const std::vector<std::string> &names =
-        trainer.executable()->metricNames();
+    const std::vector<std::string> &names = trainer.executable()->metricNames();
     ASSERT_EQ(names.size(), r.metrics.size());
     Logs logs{{"loss", r.loss}};
     for (size_t m = 0; m < names.size(); ++m)

@@ -56,8 +56,9 @@ double comparePredicts(const std::vector<NDArray> &kcc, const json::Value &v,
   double worst = 0;
   for (size_t k = 0; k < kcc.size(); ++k)
     worst = std::max(
-        worst, e2e::comparePredict(kcc[k], several ? *keras[k].getAsArray() : keras,
-                              what + " output " + std::to_string(k)));
+        worst,
+        e2e::comparePredict(kcc[k], several ? *keras[k].getAsArray() : keras,
+                            what + " output " + std::to_string(k)));
   return worst;
 }
 
@@ -83,7 +84,8 @@ class MultiIOParity
 
 TEST_P(MultiIOParity, FiveAdamStepsAndPredictReproduceKeras) {
   const auto &[name, mode] = GetParam();
-  const char *modeName = mode == ExecMode::Compiled ? "compiled" : "interpreted";
+  const char *modeName =
+      mode == ExecMode::Compiled ? "compiled" : "interpreted";
   const json::Object &record = *multiJson().getObject(name);
   keras::ImportedModel imported =
       keras::importKerasArchive(e2e::kerasFixture("multi/" + name + ".keras"));
@@ -116,16 +118,16 @@ TEST_P(MultiIOParity, FiveAdamStepsAndPredictReproduceKeras) {
       const std::string &log = exe.metricNames()[k];
       std::optional<double> keras = logs.getNumber(log);
       ASSERT_TRUE(keras.has_value()) << name << ": Keras logs no " << log;
-      double err = std::abs(r.metrics[k] - *keras) /
-                   std::max(1.0, std::abs(*keras));
+      double err =
+          std::abs(r.metrics[k] - *keras) / std::max(1.0, std::abs(*keras));
       worstOther = std::max(worstOther, err);
-      EXPECT_LE(err, 1e-4) << name << " step " << s << " " << log
-                           << ": Keras " << *keras << ", kcc " << r.metrics[k];
+      EXPECT_LE(err, 1e-4) << name << " step " << s << " " << log << ": Keras "
+                           << *keras << ", kcc " << r.metrics[k];
     }
   }
-  double worstFinal = comparePredicts(exe.predict(firstRows(c.inputs)),
-                                      *record.get("final_predict"),
-                                      name + " final predict");
+  double worstFinal =
+      comparePredicts(exe.predict(firstRows(c.inputs)),
+                      *record.get("final_predict"), name + " final predict");
   std::printf("[ keras ] %-15s %-11s loss: worst rel %.1e, other logs %.1e; "
               "predict %.1e initial, %.1e after 5 steps\n",
               name.c_str(), modeName, worstLoss, worstOther, worstInitial,
@@ -150,8 +152,8 @@ INSTANTIATE_TEST_SUITE_P(
 /// array per input and output trains them: FitParityTest.cpp).
 TEST(MultiIO, TrainerTakesOneArrayPerInputAndOutput) {
   const json::Object &record = *multiJson().getObject("multi_output");
-  keras::ImportedModel imported = keras::importKerasArchive(
-      e2e::kerasFixture("multi/multi_output.keras"));
+  keras::ImportedModel imported =
+      keras::importKerasArchive(e2e::kerasFixture("multi/multi_output.keras"));
   TrainingConfig config = *imported.training;
   config.batch = 32;
   Trainer trainer(*imported.model, config, /*log=*/nullptr);
@@ -164,9 +166,9 @@ TEST(MultiIO, TrainerTakesOneArrayPerInputAndOutput) {
   }
   EXPECT_EQ(trainer.iterations(), 5);
   ASSERT_NE(trainer.executable(), nullptr);
-  EXPECT_EQ(trainer.executable()->metricNames(),
-            (std::vector<std::string>{"class_loss", "value_loss",
-                                      "class_accuracy"}));
+  EXPECT_EQ(
+      trainer.executable()->metricNames(),
+      (std::vector<std::string>{"class_loss", "value_loss", "class_accuracy"}));
   comparePredicts(trainer.predict(firstRows(c.inputs)),
                   *record.get("final_predict"), "trainer final predict");
 
@@ -181,8 +183,8 @@ TEST(MultiIO, TrainerTakesOneArrayPerInputAndOutput) {
 /// The compile_config's dicts land per output, in the model's output order,
 /// and the step's results carry Keras 3's log names.
 TEST(MultiIO, CompileConfigPerOutput) {
-  keras::ImportedModel imported = keras::importKerasArchive(
-      e2e::kerasFixture("multi/multi_output.keras"));
+  keras::ImportedModel imported =
+      keras::importKerasArchive(e2e::kerasFixture("multi/multi_output.keras"));
   ASSERT_TRUE(imported.training.has_value());
   const TrainingConfig &config = *imported.training;
   ASSERT_EQ(config.outputs.size(), 2u);
@@ -195,16 +197,16 @@ TEST(MultiIO, CompileConfigPerOutput) {
   EXPECT_EQ(config.outputs[1].loss.kind, LossKind::MeanSquaredError);
   EXPECT_EQ(config.outputs[1].lossWeight, 0.5);
   EXPECT_TRUE(config.outputs[1].metrics.empty());
-  EXPECT_EQ(config.resultNames(),
-            (std::vector<std::string>{"class_loss", "value_loss",
-                                      "class_accuracy"}));
+  EXPECT_EQ(
+      config.resultNames(),
+      (std::vector<std::string>{"class_loss", "value_loss", "class_accuracy"}));
 }
 
 /// Written back (Keras's dicts by output name) and read again, the
 /// per-output config is the same.
 TEST(MultiIO, CompileConfigRoundTrips) {
-  keras::ImportedModel imported = keras::importKerasArchive(
-      e2e::kerasFixture("multi/multi_output.keras"));
+  keras::ImportedModel imported =
+      keras::importKerasArchive(e2e::kerasFixture("multi/multi_output.keras"));
   TrainingConfig config = *imported.training;
   config.outputs[1].lossWeight = 0.25;
   config.outputs[1].metrics = {"accuracy"};
@@ -217,7 +219,8 @@ TEST(MultiIO, CompileConfigRoundTrips) {
   ASSERT_TRUE(again.training.has_value()) << again.trainingError;
   ASSERT_EQ(again.training->outputs.size(), 2u);
   for (size_t k = 0; k < 2; ++k) {
-    const OutputTraining &a = config.outputs[k], &b = again.training->outputs[k];
+    const OutputTraining &a = config.outputs[k],
+                         &b = again.training->outputs[k];
     EXPECT_EQ(b.name, a.name);
     EXPECT_EQ(b.loss.kind, a.loss.kind);
     EXPECT_EQ(b.lossWeight, a.lossWeight);
@@ -250,9 +253,8 @@ TEST(MultiIO, SingleArrayCallsNameTheCounts) {
       exe.step(c.inputs, {c.targets[0], c.targets[0], c.targets[0]});
       ADD_FAILURE() << name << ": three targets did not throw";
     } catch (const Error &e) {
-      EXPECT_NE(std::string(e.what()).find("got " +
-                                           std::to_string(c.inputs.size()) +
-                                           " and 3"),
+      EXPECT_NE(std::string(e.what()).find(
+                    "got " + std::to_string(c.inputs.size()) + " and 3"),
                 std::string::npos)
           << e.what();
     }

@@ -71,11 +71,10 @@ TEST_P(ResumeParity, FiveStepsAfterKerasSavedMatchKeras) {
 
 INSTANTIATE_TEST_SUITE_P(
     KerasResume, ResumeParity,
-    ::testing::Combine(::testing::Values(std::string("adam"),
-                                         std::string("sgd_momentum"),
-                                         std::string("rmsprop")),
-                       ::testing::Values(ExecMode::Compiled,
-                                         ExecMode::Interpreted)),
+    ::testing::Combine(
+        ::testing::Values(std::string("adam"), std::string("sgd_momentum"),
+                          std::string("rmsprop")),
+        ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +
              (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"

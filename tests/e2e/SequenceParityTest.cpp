@@ -1,4 +1,5 @@
-//===- SequenceParityTest.cpp - Sequence and recurrent models train as Keras ===//
+//===- SequenceParityTest.cpp - Sequence and recurrent models train as Keras
+//===//
 //
 // The fixtures of scripts/keras-fixtures/make_sequence_fixtures.py and
 // make_recurrent_fixtures.py, written by Keras 3 itself on int32 token ids.
@@ -65,8 +66,8 @@ TEST_P(SequenceParity, StepsAndPredictMatchKeras) {
   ASSERT_EQ(*suiteJson(dir).getInteger("steps"), 5);
   const json::Object &record = *suiteJson(dir).getObject(name);
 
-  keras::ImportedModel imported = keras::importKerasArchive(
-      e2e::kerasFixture(dir + "/" + name + ".keras"));
+  keras::ImportedModel imported =
+      keras::importKerasArchive(e2e::kerasFixture(dir + "/" + name + ".keras"));
   ASSERT_TRUE(imported.weightsLoaded);
   std::map<std::string, NDArray> batch =
       readNpz(e2e::kerasFixture(dir + "/" + name + ".npz"));
@@ -106,11 +107,11 @@ INSTANTIATE_TEST_SUITE_P(
                        kModes),
     paramName);
 
-INSTANTIATE_TEST_SUITE_P(
-    KerasEinsumFixtures, SequenceParity,
-    ::testing::Combine(::testing::Values("einsum"),
-                       ::testing::Values("seq_einsum"), kModes),
-    paramName);
+INSTANTIATE_TEST_SUITE_P(KerasEinsumFixtures, SequenceParity,
+                         ::testing::Combine(::testing::Values("einsum"),
+                                            ::testing::Values("seq_einsum"),
+                                            kModes),
+                         paramName);
 
 INSTANTIATE_TEST_SUITE_P(
     KerasRecurrentFixtures, SequenceParity,

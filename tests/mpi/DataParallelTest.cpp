@@ -5,10 +5,11 @@
 // check compares, on every rank, the data-parallel run against the one
 // process it must reproduce: for the MLP and the CNN, compiled and
 // interpreted, 20 Adam steps on the same global batches agree on the loss
-// (the ranks' mean, relative) and on every weight within 1e-5 (absolute); summation order is the
-// only difference. Through the Trainer, ranks that start from different
-// weights end with rank 0's training, a partial last batch trains as in one
-// process, and a batch smaller than the number of ranks is an error.
+// (the ranks' mean, relative) and on every weight within 1e-5 (absolute);
+// summation order is the only difference. Through the Trainer, ranks that start
+// from different weights end with rank 0's training, a partial last batch
+// trains as in one process, and a batch smaller than the number of ranks is an
+// error.
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,8 +69,8 @@ double maxRelError(const NDArray &expected, const NDArray &actual) {
     double e = expected.at(i), a = actual.at(i);
     if (std::isnan(a) || std::isnan(e))
       return INFINITY;
-    worst = std::max(worst, std::abs(e - a) / std::max({std::abs(e), scale,
-                                                         1e-30}));
+    worst = std::max(worst,
+                     std::abs(e - a) / std::max({std::abs(e), scale, 1e-30}));
   }
   return worst;
 }
@@ -101,8 +102,8 @@ double stepBoth(Executable &one, Executable &dp, int64_t global,
   return worstLoss;
 }
 
-TrainingConfig configFor(const std::string &model, ExecMode mode,
-                         int64_t batch, bool dataParallel) {
+TrainingConfig configFor(const std::string &model, ExecMode mode, int64_t batch,
+                         bool dataParallel) {
   TrainingConfig c;
   c.batch = batch;
   c.mode = mode;
@@ -128,7 +129,8 @@ TEST_P(TwentySteps, LossesAndEveryWeightMatchOneProcess) {
   std::unique_ptr<Model> model = buildModel(c.model, /*seed=*/5);
   JitOptions quiet;
   quiet.log = nullptr;
-  Executable one = jit(*model, configFor(c.model, c.mode, global, false), quiet);
+  Executable one =
+      jit(*model, configFor(c.model, c.mode, global, false), quiet);
   Executable dp = jit(*model, configFor(c.model, c.mode, local, true), quiet);
   EXPECT_NE(dp.moduleText().find("kc.all_reduce"), std::string::npos);
   EXPECT_EQ(one.moduleText().find("kc.all_reduce"), std::string::npos);
@@ -161,15 +163,15 @@ TEST_P(TwentySteps, LossesAndEveryWeightMatchOneProcess) {
                 worstRel);
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Models, TwentySteps,
-    ::testing::Values(Case{"mlp", ExecMode::Compiled},
-                      Case{"mlp", ExecMode::Interpreted},
-                      Case{"cnn", ExecMode::Compiled},
-                      Case{"cnn", ExecMode::Interpreted}),
-    [](const ::testing::TestParamInfo<Case> &info) {
-      return info.param.model + "_" + execModeName(info.param.mode);
-    });
+INSTANTIATE_TEST_SUITE_P(Models, TwentySteps,
+                         ::testing::Values(Case{"mlp", ExecMode::Compiled},
+                                           Case{"mlp", ExecMode::Interpreted},
+                                           Case{"cnn", ExecMode::Compiled},
+                                           Case{"cnn", ExecMode::Interpreted}),
+                         [](const ::testing::TestParamInfo<Case> &info) {
+                           return info.param.model + "_" +
+                                  execModeName(info.param.mode);
+                         });
 
 /// Trainer::fit with the global batch: each rank its slice, rank 0's
 /// initial weights (rank 1 starts from others), the same training as one
@@ -193,7 +195,8 @@ TEST(TrainerDataParallel, FitMatchesOneProcessFromRankZerosWeights) {
   EXPECT_NEAR(h1.epochs[0].values["loss"], h2.epochs[0].values["loss"], kTol);
   EXPECT_NEAR(h1.epochs[0].values["accuracy"], h2.epochs[0].values["accuracy"],
               kTol);
-  std::vector<NDArray> expected = ref->getWeights(), actual = model->getWeights();
+  std::vector<NDArray> expected = ref->getWeights(),
+                       actual = model->getWeights();
   for (size_t i = 0; i < expected.size(); ++i)
     EXPECT_LE(maxAbsDiff(expected[i], actual[i]), kTol) << i;
 }
@@ -230,8 +233,8 @@ TEST_P(BatchNormSteps, SynchronizedMatchesOneProcess) {
   std::unique_ptr<Model> model = buildBatchNormMlp(/*synchronized=*/true);
   JitOptions quiet;
   quiet.log = nullptr;
-  Executable one = jit(*model, configFor("mlp", GetParam(), global, false),
-                       quiet);
+  Executable one =
+      jit(*model, configFor("mlp", GetParam(), global, false), quiet);
   Executable dp = jit(*model, configFor("mlp", GetParam(), local, true), quiet);
   std::vector<NDArray> initial = one.getWeights();
   dp.setWeights(initial);
@@ -277,8 +280,8 @@ TEST_P(BatchNormSteps, PerReplicaStatisticsAveragedMovingStatistics) {
   std::unique_ptr<Model> model = buildBatchNormMlp(/*synchronized=*/false);
   JitOptions quiet;
   quiet.log = nullptr;
-  Executable alone = jit(*model, configFor("mlp", GetParam(), local, false),
-                         quiet);
+  Executable alone =
+      jit(*model, configFor("mlp", GetParam(), local, false), quiet);
   Executable dp = jit(*model, configFor("mlp", GetParam(), local, true), quiet);
   dp.setWeights(alone.getWeights());
   int64_t mine = rank * local;

@@ -19,15 +19,15 @@ std::string tooLarge(llvm::StringRef what) {
 }
 } // namespace
 
-std::unique_ptr<llvm::MemoryBuffer>
-tools::readMlirInput(llvm::StringRef path, std::string &error) {
+std::unique_ptr<llvm::MemoryBuffer> tools::readMlirInput(llvm::StringRef path,
+                                                         std::string &error) {
   if (path == "-") {
     // Read in chunks, stopping past the limit: stdin may never end.
     llvm::SmallString<0> text;
     std::vector<char> chunk(size_t(1) << 20);
     while (true) {
-      llvm::Expected<size_t> n = llvm::sys::fs::readNativeFile(
-          llvm::sys::fs::getStdinHandle(), chunk);
+      llvm::Expected<size_t> n =
+          llvm::sys::fs::readNativeFile(llvm::sys::fs::getStdinHandle(), chunk);
       if (!n) {
         error = "cannot read stdin: " + llvm::toString(n.takeError());
         return nullptr;

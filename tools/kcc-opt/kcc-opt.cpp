@@ -58,10 +58,10 @@ int main(int argc, char **argv) {
   }
   // Checked in a SourceMgr of its own, so the error has line and column.
   llvm::SourceMgr sourceMgr;
-  sourceMgr.AddNewSourceBuffer(llvm::MemoryBuffer::getMemBuffer(
-                                   input->getBuffer(),
-                                   input->getBufferIdentifier()),
-                               llvm::SMLoc());
+  sourceMgr.AddNewSourceBuffer(
+      llvm::MemoryBuffer::getMemBuffer(input->getBuffer(),
+                                       input->getBufferIdentifier()),
+      llvm::SMLoc());
   if (!kcc::tools::checkMlirNesting(sourceMgr, 1))
     return 1;
   auto output = mlir::openOutputFile(outputFile, &error);
@@ -69,8 +69,8 @@ int main(int argc, char **argv) {
     llvm::errs() << error << "\n";
     return 1;
   }
-  if (mlir::failed(mlir::MlirOptMain(output->os(), std::move(input), registry,
-                                     config)))
+  if (mlir::failed(
+          mlir::MlirOptMain(output->os(), std::move(input), registry, config)))
     return 1;
   output->keep();
   return 0;

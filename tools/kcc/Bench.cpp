@@ -3,10 +3,10 @@
 // Times one model's training step compiled and interpreted in one process,
 // on one synthetic batch (timings on a shared machine are noisy: the ratio
 // measured in one run is the number to read, and each time is the median of
-// --repetitions runs of --steps steps, the two modes' runs alternating). Also reports what each mode does per
-// step: kernels launched (compiled) against kc ops dispatched (interpreted),
-// and the static arena against its lower bound (kc-plan-memory) and the
-// interpreter's peak of live intermediates.
+// --repetitions runs of --steps steps, the two modes' runs alternating). Also
+// reports what each mode does per step: kernels launched (compiled) against kc
+// ops dispatched (interpreted), and the static arena against its lower bound
+// (kc-plan-memory) and the interpreter's peak of live intermediates.
 //
 //===----------------------------------------------------------------------===//
 

@@ -339,12 +339,11 @@ int Compilation::emitNative(ModuleOp llvmDialectModule, ModuleOp kcModule) {
   {
     CompilePhase link(isLast(EmitAction::Obj) ? "link the parts"
                                               : "link the shared library");
-    llvm::Error err =
-        isLast(EmitAction::Obj)
-            ? aot::linkRelocatable(objectPaths,
-                                   outputs_.tempPath(*outputIndex_))
-            : aot::linkSharedLibrary(objectPaths,
-                                     outputs_.tempPath(*outputIndex_));
+    llvm::Error err = isLast(EmitAction::Obj)
+                          ? aot::linkRelocatable(
+                                objectPaths, outputs_.tempPath(*outputIndex_))
+                          : aot::linkSharedLibrary(
+                                objectPaths, outputs_.tempPath(*outputIndex_));
     if (err)
       return fail(std::move(err));
   }

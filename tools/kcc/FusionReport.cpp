@@ -51,7 +51,7 @@ struct Section {
 } // namespace
 
 LogicalResult kcc::driver::printFusionReport(ModuleOp module,
-                                            const CpuOptions &cpu,
+                                             const CpuOptions &cpu,
                                              llvm::raw_ostream &os) {
   OwningOpRef<ModuleOp> copy = module.clone();
   // The training step is what runs every step; the forward alone (for

@@ -15,9 +15,9 @@
 
 #include "Options.h"
 
+#include "config/TrainingConfig.h"
 #include "frontend/Model.h"
 #include "frontend/keras/KerasImporter.h"
-#include "config/TrainingConfig.h"
 
 #include "llvm/Support/Error.h"
 

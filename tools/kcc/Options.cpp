@@ -71,8 +71,7 @@ cl::opt<std::string> listLayers(
     "list-layers",
     cl::desc("Print every Keras layer class kcc imports, with what it reads "
              "of its config, and exit (=markdown: docs/frontend.md's table)"),
-    cl::value_desc("text|markdown"), cl::ValueOptional,
-    cl::cat(modelCategory));
+    cl::value_desc("text|markdown"), cl::ValueOptional, cl::cat(modelCategory));
 cl::opt<int64_t> batch(
     "batch",
     cl::desc("Static batch size of the traced model (a .mlir input has its "
@@ -131,12 +130,12 @@ cl::opt<bool> dataParallel(
              "ranks (kc.all_reduce_start/wait in buckets) before the "
              "optimizer (kcc train does it under mpirun)"),
     cl::cat(trainStepCategory), cl::sub(cl::SubCommand::getTopLevel()));
-cl::opt<int64_t> bucketKb(
-    "all-reduce-bucket-kb",
-    cl::desc("Data-parallel: the most KiB of gradients one all-reduce "
-             "carries; each bucket starts as soon as the backward has "
-             "produced it (default 1024)"),
-    cl::init(1024), cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
+cl::opt<int64_t>
+    bucketKb("all-reduce-bucket-kb",
+             cl::desc("Data-parallel: the most KiB of gradients one all-reduce "
+                      "carries; each bucket starts as soon as the backward has "
+                      "produced it (default 1024)"),
+             cl::init(1024), cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::alias learningRateAlias("learning-rate", cl::desc("Alias for --lr"),
                             cl::aliasopt(learningRate));
 // Each Keras optimizer argument, under its Keras name (beta_1 is
@@ -551,10 +550,12 @@ std::optional<std::string> checkFlagScopes(Command command) {
         takers.push_back(name(c));
     std::string list;
     for (size_t i = 0; i < takers.size(); ++i)
-      list += (i == 0 ? "" : i + 1 == takers.size() ? " and " : ", ") +
+      list += (i == 0                   ? ""
+               : i + 1 == takers.size() ? " and "
+                                        : ", ") +
               takers[i];
-    std::string flag = (option->ArgStr.size() == 1 ? "-" : "--") +
-                       option->ArgStr.str();
+    std::string flag =
+        (option->ArgStr.size() == 1 ? "-" : "--") + option->ArgStr.str();
     return flag + " is not an option of " +
            name(static_cast<unsigned>(command)) + ": it is one of " + list;
   }
@@ -639,8 +640,8 @@ void printLayerList(llvm::raw_ostream &os, bool markdown) {
   for (const kcc::keras::LayerClass &cls : kcc::keras::layerClasses()) {
     std::string doc = cls.doc;
     llvm::erase(doc, '`');
-    os << llvm::left_justify(cls.family, 15)
-       << llvm::left_justify(cls.name, 24) << doc << "\n";
+    os << llvm::left_justify(cls.family, 15) << llvm::left_justify(cls.name, 24)
+       << doc << "\n";
   }
 }
 
@@ -675,8 +676,7 @@ Command kcc::driver::parseCommandLine(int argc, char **argv) {
   if (listLayers.getNumOccurrences()) {
     if (listLayers != "" && listLayers != "text" && listLayers != "markdown") {
       llvm::WithColor::error(llvm::errs(), "kcc")
-          << "--list-layers=" << listLayers
-          << ": expected text or markdown\n";
+          << "--list-layers=" << listLayers << ": expected text or markdown\n";
       std::exit(1);
     }
     printLayerList(llvm::outs(), listLayers == "markdown");

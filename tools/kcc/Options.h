@@ -12,8 +12,8 @@
 #ifndef KCC_TOOLS_KCC_OPTIONS_H
 #define KCC_TOOLS_KCC_OPTIONS_H
 
-#include "engine/CompiledFunction.h"
 #include "config/TrainingConfig.h"
+#include "engine/CompiledFunction.h"
 
 #include "llvm/Support/Error.h"
 

@@ -102,11 +102,11 @@ driver::modelInputs(Model &model, const std::map<std::string, NDArray> &arrays,
   for (size_t k = 0, n = model.graphInputs().size(); k < n; ++k) {
     out.push_back(oneInput(model, k, arrays, path));
     if (out[k].shape()[0] != out[0].shape()[0])
-      throw Error(path + ": array '" + model.graphInputs()[k].node()->inputName +
-                  "' has " + std::to_string(out[k].shape()[0]) +
-                  " examples but '" + model.graphInputs()[0].node()->inputName +
-                  "' has " + std::to_string(out[0].shape()[0]) +
-                  ": every input needs as many");
+      throw Error(
+          path + ": array '" + model.graphInputs()[k].node()->inputName +
+          "' has " + std::to_string(out[k].shape()[0]) + " examples but '" +
+          model.graphInputs()[0].node()->inputName + "' has " +
+          std::to_string(out[0].shape()[0]) + ": every input needs as many");
   }
   return out;
 }

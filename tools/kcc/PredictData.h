@@ -27,9 +27,9 @@ std::map<std::string, NDArray> readDataFile(const std::string &path);
 /// One array per input of `model`, by its input layer's name ("x" too for
 /// a model of one input), checked against the input's shape and cast to
 /// its dtype; all of as many rows. Throws kcc::Error.
-std::vector<NDArray>
-modelInputs(Model &model, const std::map<std::string, NDArray> &arrays,
-            const std::string &path);
+std::vector<NDArray> modelInputs(Model &model,
+                                 const std::map<std::string, NDArray> &arrays,
+                                 const std::string &path);
 
 /// `array` converted to `dtype` (float or integer types).
 NDArray castTo(const NDArray &array, DType dtype);

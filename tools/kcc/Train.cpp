@@ -278,9 +278,10 @@ TrainData loadData(const TrainConfig &config, const DataSpec &spec) {
     std::string dir =
         config.dataDir.empty() ? defaultFashionMnistDir() : config.dataDir;
     FashionMnist fm = loadFashionMnist(dir);
-    data.train = {{ExampleArray::fromNDArray(fm.train.x, dir + ": train images")},
-                  {ExampleArray::fromNDArray(fm.train.y, dir + ": train labels")},
-                  {}};
+    data.train = {
+        {ExampleArray::fromNDArray(fm.train.x, dir + ": train images")},
+        {ExampleArray::fromNDArray(fm.train.y, dir + ": train labels")},
+        {}};
     checkExamples(data.train, spec, dir, &llvm::errs());
     data.test =
         Examples{{ExampleArray::fromNDArray(fm.test.x, dir + ": t10k images")},
@@ -465,23 +466,21 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
                     weightsOnly);
         }));
   }
-  std::unique_ptr<ArrayDataSource> train = dataSourceOf(data->train, spec, batch);
+  std::unique_ptr<ArrayDataSource> train =
+      dataSourceOf(data->train, spec, batch);
   train->setShuffle(config.shuffle, config.source.seed);
   std::unique_ptr<ArrayDataSource> validation;
   if (data->validation.size())
     validation = dataSourceOf(data->validation, spec, batch);
 
   out << "kcc: training " << loaded->name << " (" << execModeName(mode)
-               << ", batch " << batch << ", "
-               << optimizerName(training->optimizer.kind) << ", "
-               << lossText(*training) << ") on " << data->train.size()
-               << " examples"
-               << (data->train.x[0].mapped() ? " (memory-mapped)" : "");
+      << ", batch " << batch << ", " << optimizerName(training->optimizer.kind)
+      << ", " << lossText(*training) << ") on " << data->train.size()
+      << " examples" << (data->train.x[0].mapped() ? " (memory-mapped)" : "");
   if (validation)
     out << ", validating on " << data->validation.size();
   if (training->dataParallel)
-    out << ", data-parallel over " << collectives::size()
-                 << " ranks";
+    out << ", data-parallel over " << collectives::size() << " ranks";
   out << "\n";
 
   if (resumeState && !config.resume.empty())
@@ -541,14 +540,14 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   if (!config.save.empty() && isRootRank()) {
     saveModel(*loaded, *training, exe, finished, config.save, false);
     out << "kcc: saved the model to " << config.save << " ("
-                 << sizeText(config.save) << ", epoch " << finished << ", "
-                 << exe.iterations() << " steps)\n";
+        << sizeText(config.save) << ", epoch " << finished << ", "
+        << exe.iterations() << " steps)\n";
   }
   if (!config.saveWeights.empty() && isRootRank()) {
     saveModel(*loaded, *training, exe, finished, config.saveWeights, true);
     out << "kcc: saved the weights to " << config.saveWeights << " ("
-                 << sizeText(config.saveWeights) << ", epoch " << finished
-                 << ", " << exe.iterations() << " steps)\n";
+        << sizeText(config.saveWeights) << ", epoch " << finished << ", "
+        << exe.iterations() << " steps)\n";
   }
   // Class scores against integer labels: the accuracy a Keras user checks,
   // whether or not the model logs it as a metric.
@@ -565,8 +564,8 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
       result.accuracy = accuracy(trainer.predict(x, batch), eval->y[0]);
       result.accuracyName = data->test ? "test accuracy" : "val accuracy";
       out << result.accuracyName << ": "
-                   << llvm::format("%.4f", *result.accuracy) << " ("
-                   << eval->size() << " examples)\n";
+          << llvm::format("%.4f", *result.accuracy) << " (" << eval->size()
+          << " examples)\n";
     }
   }
   return result;
@@ -583,14 +582,14 @@ bool compareRuns(const TrainConfig &config,
   for (size_t i = 0; i < 2; ++i) {
     std::string name = std::string(execModeName(config.modes[i])) + ":";
     out << llvm::format("  %-12s loss %-10s ", name.c_str(),
-                                 lossText(results[i].finalLoss).c_str());
+                        lossText(results[i].finalLoss).c_str());
     if (results[i].terminated) {
       out << "(terminated on a non-finite loss)\n";
       continue;
     }
     if (results[i].accuracy)
       out << llvm::format("%s %.4f  ", results[i].accuracyName.c_str(),
-                                   *results[i].accuracy);
+                          *results[i].accuracy);
     out << llvm::format("%8.3f ms/step\n", results[i].msPerStep);
   }
   double l0 = results[0].finalLoss, l1 = results[1].finalLoss;
@@ -604,17 +603,15 @@ bool compareRuns(const TrainConfig &config,
   }
   if (results[0].terminated || results[1].terminated)
     return true;
-  out << llvm::format(
-      "  interpreted / compiled time per step: %.2fx; ",
-      results[1].msPerStep / results[0].msPerStep);
+  out << llvm::format("  interpreted / compiled time per step: %.2fx; ",
+                      results[1].msPerStep / results[0].msPerStep);
   if (results[0].accuracy && results[1].accuracy)
     out << llvm::format(
         "accuracy differs by %.2f points; ",
         100 * std::abs(*results[0].accuracy - *results[1].accuracy));
   if (finite0)
     out << llvm::format("loss by %.2g (relative)\n",
-                                 std::abs(l0 - l1) /
-                                     std::max(1e-12, std::abs(l1)));
+                        std::abs(l0 - l1) / std::max(1e-12, std::abs(l1)));
   else
     out << "both losses are non-finite\n";
   return true;

@@ -26,9 +26,8 @@ Layer buildReLU(const ObjectView &c) {
 
 Layer buildLeakyReLU(const ObjectView &c) {
   // Keras 3 writes negative_slope; Keras 2 wrote alpha (same default).
-  llvm::StringRef key = c.has("negative_slope") || !c.has("alpha")
-                            ? "negative_slope"
-                            : "alpha";
+  llvm::StringRef key =
+      c.has("negative_slope") || !c.has("alpha") ? "negative_slope" : "alpha";
   return LeakyReLU(readNonNegative(c, key, 0.3));
 }
 
@@ -59,46 +58,49 @@ Layer buildELU(const ObjectView &c) {
 } // namespace
 
 void keras::addActivationLayers(std::vector<LayerClass> &classes) {
-  classes.push_back({"Activation", "activations",
+  classes.push_back({"Activation",
+                     "activations",
                      [](const ObjectView &c, const CallOptions &) {
                        return Activation(readActivation(c, /*required=*/true));
                      },
                      {},
                      {},
                      "`activation`: any of kcc's activations by Keras name"});
-  classes.push_back({"Softmax", "activations",
+  classes.push_back({"Softmax",
+                     "activations",
                      [](const ObjectView &c, const CallOptions &) {
                        return Softmax(c.getInt("axis", -1));
                      },
                      {},
                      {},
                      "`axis`"});
-  classes.push_back({"ReLU", "activations",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildReLU(c);
-                     },
-                     {},
-                     {},
-                     "`max_value`, `negative_slope`, `threshold`"});
-  classes.push_back({"LeakyReLU", "activations",
+  classes.push_back(
+      {"ReLU",
+       "activations",
+       [](const ObjectView &c, const CallOptions &) { return buildReLU(c); },
+       {},
+       {},
+       "`max_value`, `negative_slope`, `threshold`"});
+  classes.push_back({"LeakyReLU",
+                     "activations",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildLeakyReLU(c);
                      },
                      {},
                      {},
                      "`negative_slope` (Keras 2: `alpha`)"});
-  classes.push_back({"PReLU", "activations",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildPReLU(c);
-                     },
-                     {},
-                     {},
-                     "`alpha_initializer`, `shared_axes`"});
-  classes.push_back({"ELU", "activations",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildELU(c);
-                     },
-                     {},
-                     {},
-                     "`alpha`"});
+  classes.push_back(
+      {"PReLU",
+       "activations",
+       [](const ObjectView &c, const CallOptions &) { return buildPReLU(c); },
+       {},
+       {},
+       "`alpha_initializer`, `shared_axes`"});
+  classes.push_back(
+      {"ELU",
+       "activations",
+       [](const ObjectView &c, const CallOptions &) { return buildELU(c); },
+       {},
+       {},
+       "`alpha`"});
 }

@@ -13,9 +13,9 @@ using namespace kcc::keras;
 namespace {
 
 Layer buildMultiHeadAttention(const ObjectView &c, const CallOptions &call) {
-  checkNull(c, {"kernel_regularizer", "bias_regularizer",
-                "activity_regularizer", "kernel_constraint", "bias_constraint",
-                "sliding_window"});
+  checkNull(c,
+            {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
+             "kernel_constraint", "bias_constraint", "sliding_window"});
   if (c.getNumber("dropout", 0.0) != 0.0)
     c.failField("dropout", "dropout on the attention scores is not supported "
                            "(must be 0)");
@@ -46,11 +46,15 @@ Layer buildMultiHeadAttention(const ObjectView &c, const CallOptions &call) {
 } // namespace
 
 void keras::addAttentionLayers(std::vector<LayerClass> &classes) {
-  classes.push_back({"MultiHeadAttention", "attention",
-                     [](const ObjectView &c, const CallOptions &call) {
-                       return buildMultiHeadAttention(c, call);
-                     },
-                     {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint", "sliding_window", "seed"},
-                     {{"use_gate", false}},
-                     "`num_heads`, `key_dim`, `value_dim`, `use_bias`, `output_shape`, `attention_axes` ([1]), initializers, `use_causal_mask` in the call"});
+  classes.push_back(
+      {"MultiHeadAttention",
+       "attention",
+       [](const ObjectView &c, const CallOptions &call) {
+         return buildMultiHeadAttention(c, call);
+       },
+       {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
+        "kernel_constraint", "bias_constraint", "sliding_window", "seed"},
+       {{"use_gate", false}},
+       "`num_heads`, `key_dim`, `value_dim`, `use_bias`, `output_shape`, "
+       "`attention_axes` ([1]), initializers, `use_causal_mask` in the call"});
 }

@@ -61,11 +61,10 @@ Layer buildConv2D(const ObjectView &c) {
     c.failField("groups", "groups (" + std::to_string(groups) +
                               ") must be positive and divide filters (" +
                               std::to_string(filters) + ")");
-  Layer conv =
-      Conv2D(filters, s.kernel, s.strides, s.padding, s.dilation, groups,
-             s.activation, s.useBias,
-             readInitializer(c, "kernel_initializer", "glorot_uniform"),
-             readInitializer(c, "bias_initializer", "zeros"));
+  Layer conv = Conv2D(
+      filters, s.kernel, s.strides, s.padding, s.dilation, groups, s.activation,
+      s.useBias, readInitializer(c, "kernel_initializer", "glorot_uniform"),
+      readInitializer(c, "bias_initializer", "zeros"));
   return withRegularizers(c, conv, {"kernel", "bias"});
 }
 
@@ -112,8 +111,7 @@ Layer buildConv2DTranspose(const ObjectView &c) {
       c,
       Conv2DTranspose(
           filters, s.kernel, s.strides, s.padding, s.dilation, s.activation,
-          s.useBias,
-          readInitializer(c, "kernel_initializer", "glorot_uniform"),
+          s.useBias, readInitializer(c, "kernel_initializer", "glorot_uniform"),
           readInitializer(c, "bias_initializer", "zeros")),
       {"kernel", "bias"});
 }
@@ -123,56 +121,78 @@ Layer buildConv1D(const ObjectView &c) {
   checkChannelsLast(c);
   if (c.getInt("groups", 1) != 1)
     c.failField("groups", "grouped convolutions are not supported");
-  std::string padding = llvm::StringRef(c.getString("padding", "valid")).lower();
+  std::string padding =
+      llvm::StringRef(c.getString("padding", "valid")).lower();
   if (padding != "valid" && padding != "same" && padding != "causal")
     c.failField("padding", "padding '" + padding +
                                "' is not supported (valid, same or causal)");
   int64_t filters = readWidth(c, "filters");
-  Layer conv = Conv1D(filters, readSize1(c, "kernel_size", std::nullopt),
-                      readSize1(c, "strides", 1), padding,
-                      readSize1(c, "dilation_rate", 1), readActivation(c),
-                      c.getBool("use_bias", true),
-                      readInitializer(c, "kernel_initializer", "glorot_uniform"),
-                      readInitializer(c, "bias_initializer", "zeros"));
+  Layer conv = Conv1D(
+      filters, readSize1(c, "kernel_size", std::nullopt),
+      readSize1(c, "strides", 1), padding, readSize1(c, "dilation_rate", 1),
+      readActivation(c), c.getBool("use_bias", true),
+      readInitializer(c, "kernel_initializer", "glorot_uniform"),
+      readInitializer(c, "bias_initializer", "zeros"));
   return withRegularizers(c, conv, {"kernel", "bias"});
 }
 
 } // namespace
 
 void keras::addConvolutionalLayers(std::vector<LayerClass> &classes) {
-  classes.push_back({"Conv1D", "convolutional",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildConv1D(c);
-                     },
-                     {"kernel_regularizer", "bias_regularizer", "kernel_constraint", "bias_constraint", "activity_regularizer"},
-                     {{"data_format", "channels_last"}, {"groups", 1}},
-                     "`filters`, `kernel_size`, `strides`, `padding` (valid, same, causal), `dilation_rate`, `activation`, `use_bias`, initializers, regularizers"});
-  classes.push_back({"Conv2D", "convolutional",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildConv2D(c);
-                     },
-                     {"kernel_regularizer", "bias_regularizer", "kernel_constraint", "bias_constraint", "activity_regularizer"},
-                     {{"data_format", "channels_last"}},
-                     "`filters`, `kernel_size`, `strides`, `padding`, `dilation_rate`, `groups`, `activation`, `use_bias`, initializers, regularizers"});
-  classes.push_back({"DepthwiseConv2D", "convolutional",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildDepthwiseConv2D(c);
-                     },
-                     {"depthwise_regularizer", "depthwise_constraint", "bias_regularizer", "activity_regularizer", "bias_constraint"},
-                     {{"data_format", "channels_last"}},
-                     "`kernel_size`, `strides`, `padding`, `depth_multiplier`, `dilation_rate`, `activation`, `use_bias`, initializers, regularizers"});
-  classes.push_back({"SeparableConv2D", "convolutional",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildSeparableConv2D(c);
-                     },
-                     {"depthwise_regularizer", "depthwise_constraint", "pointwise_regularizer", "pointwise_constraint", "bias_regularizer", "activity_regularizer", "bias_constraint"},
-                     {{"data_format", "channels_last"}},
-                     "`filters`, `kernel_size`, `strides`, `padding`, `dilation_rate`, `depth_multiplier`, `activation`, `use_bias`, initializers, regularizers"});
-  classes.push_back({"Conv2DTranspose", "convolutional",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildConv2DTranspose(c);
-                     },
-                     {"kernel_regularizer", "kernel_constraint", "bias_regularizer", "activity_regularizer", "bias_constraint"},
-                     {{"data_format", "channels_last"}},
-                     "`filters`, `kernel_size`, `strides`, `padding`, `dilation_rate`, `activation`, `use_bias`, initializers, regularizers; no `output_padding`"});
+  classes.push_back(
+      {"Conv1D",
+       "convolutional",
+       [](const ObjectView &c, const CallOptions &) { return buildConv1D(c); },
+       {"kernel_regularizer", "bias_regularizer", "kernel_constraint",
+        "bias_constraint", "activity_regularizer"},
+       {{"data_format", "channels_last"}, {"groups", 1}},
+       "`filters`, `kernel_size`, `strides`, `padding` (valid, same, causal), "
+       "`dilation_rate`, `activation`, `use_bias`, initializers, "
+       "regularizers"});
+  classes.push_back(
+      {"Conv2D",
+       "convolutional",
+       [](const ObjectView &c, const CallOptions &) { return buildConv2D(c); },
+       {"kernel_regularizer", "bias_regularizer", "kernel_constraint",
+        "bias_constraint", "activity_regularizer"},
+       {{"data_format", "channels_last"}},
+       "`filters`, `kernel_size`, `strides`, `padding`, `dilation_rate`, "
+       "`groups`, `activation`, `use_bias`, initializers, regularizers"});
+  classes.push_back(
+      {"DepthwiseConv2D",
+       "convolutional",
+       [](const ObjectView &c, const CallOptions &) {
+         return buildDepthwiseConv2D(c);
+       },
+       {"depthwise_regularizer", "depthwise_constraint", "bias_regularizer",
+        "activity_regularizer", "bias_constraint"},
+       {{"data_format", "channels_last"}},
+       "`kernel_size`, `strides`, `padding`, `depth_multiplier`, "
+       "`dilation_rate`, `activation`, `use_bias`, initializers, "
+       "regularizers"});
+  classes.push_back(
+      {"SeparableConv2D",
+       "convolutional",
+       [](const ObjectView &c, const CallOptions &) {
+         return buildSeparableConv2D(c);
+       },
+       {"depthwise_regularizer", "depthwise_constraint",
+        "pointwise_regularizer", "pointwise_constraint", "bias_regularizer",
+        "activity_regularizer", "bias_constraint"},
+       {{"data_format", "channels_last"}},
+       "`filters`, `kernel_size`, `strides`, `padding`, `dilation_rate`, "
+       "`depth_multiplier`, `activation`, `use_bias`, initializers, "
+       "regularizers"});
+  classes.push_back(
+      {"Conv2DTranspose",
+       "convolutional",
+       [](const ObjectView &c, const CallOptions &) {
+         return buildConv2DTranspose(c);
+       },
+       {"kernel_regularizer", "kernel_constraint", "bias_regularizer",
+        "activity_regularizer", "bias_constraint"},
+       {{"data_format", "channels_last"}},
+       "`filters`, `kernel_size`, `strides`, `padding`, `dilation_rate`, "
+       "`activation`, `use_bias`, initializers, regularizers; no "
+       "`output_padding`"});
 }

@@ -54,31 +54,44 @@ Layer buildEmbedding(const ObjectView &c) {
 } // namespace
 
 void keras::addCoreLayers(std::vector<LayerClass> &classes) {
-  classes.push_back({"InputLayer", "core", nullptr, {}, {},
+  classes.push_back({"InputLayer",
+                     "core",
+                     nullptr,
+                     {},
+                     {},
                      "`batch_shape` (Keras 3), `batch_input_shape` (Keras 2) "
                      "or `shape`; dtype float32, int32 or int64"});
-  classes.push_back({"Dense", "core",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildDense(c);
-                     },
-                     {"kernel_regularizer", "bias_regularizer", "kernel_constraint", "bias_constraint", "quantization_config"},
-                     {},
-                     "`units`, `activation`, `use_bias`, initializers, kernel, bias and activity regularizers"});
-  classes.push_back({"EinsumDense", "core",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildEinsumDense(c);
-                     },
-                     {"kernel_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "bias_constraint", "lora_rank"},
-                     {},
-                     "`equation`, `output_shape`, `bias_axes`, `activation`, initializers"});
-  classes.push_back({"Embedding", "core",
+  classes.push_back(
+      {"Dense",
+       "core",
+       [](const ObjectView &c, const CallOptions &) { return buildDense(c); },
+       {"kernel_regularizer", "bias_regularizer", "kernel_constraint",
+        "bias_constraint", "quantization_config"},
+       {},
+       "`units`, `activation`, `use_bias`, initializers, kernel, bias and "
+       "activity regularizers"});
+  classes.push_back(
+      {"EinsumDense",
+       "core",
+       [](const ObjectView &c, const CallOptions &) {
+         return buildEinsumDense(c);
+       },
+       {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
+        "kernel_constraint", "bias_constraint", "lora_rank"},
+       {},
+       "`equation`, `output_shape`, `bias_axes`, `activation`, initializers"});
+  classes.push_back({"Embedding",
+                     "core",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildEmbedding(c);
                      },
-                     {"embeddings_regularizer", "activity_regularizer", "embeddings_constraint"},
+                     {"embeddings_regularizer", "activity_regularizer",
+                      "embeddings_constraint"},
                      {},
-                     "`input_dim`, `output_dim`, `embeddings_initializer`, regularizers; int32 or int64 ids; no `mask_zero`"});
-  classes.push_back({"Identity", "core",
+                     "`input_dim`, `output_dim`, `embeddings_initializer`, "
+                     "regularizers; int32 or int64 ids; no `mask_zero`"});
+  classes.push_back({"Identity",
+                     "core",
                      [](const ObjectView &c, const CallOptions &) {
                        return Layer(Identity());
                      },

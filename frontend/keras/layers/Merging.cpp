@@ -31,61 +31,67 @@ Layer buildDot(const ObjectView &c) {
 } // namespace
 
 void keras::addMergingLayers(std::vector<LayerClass> &classes) {
-  classes.push_back({"Add", "merging",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return Layer(Add());
-                     },
-                     {},
-                     {},
-                     "no arguments"});
-  classes.push_back({"Subtract", "merging",
+  classes.push_back(
+      {"Add",
+       "merging",
+       [](const ObjectView &c, const CallOptions &) { return Layer(Add()); },
+       {},
+       {},
+       "no arguments"});
+  classes.push_back({"Subtract",
+                     "merging",
                      [](const ObjectView &c, const CallOptions &) {
                        return Layer(Subtract());
                      },
                      {},
                      {},
                      "no arguments"});
-  classes.push_back({"Multiply", "merging",
+  classes.push_back({"Multiply",
+                     "merging",
                      [](const ObjectView &c, const CallOptions &) {
                        return Layer(Multiply());
                      },
                      {},
                      {},
                      "no arguments"});
-  classes.push_back({"Average", "merging",
+  classes.push_back({"Average",
+                     "merging",
                      [](const ObjectView &c, const CallOptions &) {
                        return Layer(Average());
                      },
                      {},
                      {},
                      "no arguments"});
-  classes.push_back({"Maximum", "merging",
+  classes.push_back({"Maximum",
+                     "merging",
                      [](const ObjectView &c, const CallOptions &) {
                        return Layer(Maximum());
                      },
                      {},
                      {},
                      "no arguments"});
-  classes.push_back({"Minimum", "merging",
+  classes.push_back({"Minimum",
+                     "merging",
                      [](const ObjectView &c, const CallOptions &) {
                        return Layer(Minimum());
                      },
                      {},
                      {},
                      "no arguments"});
-  classes.push_back({"Concatenate", "merging",
+  classes.push_back({"Concatenate",
+                     "merging",
                      [](const ObjectView &c, const CallOptions &) {
                        return Layer(Concatenate(c.getInt("axis", -1)));
                      },
                      {},
                      {},
                      "`axis`"});
-  classes.push_back({"Dot", "merging",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildDot(c);
-                     },
-                     {},
-                     {},
-                     "`axes` (one for both inputs, or a pair), `normalize`; "
-                     "inputs of rank 2 or 3"});
+  classes.push_back(
+      {"Dot",
+       "merging",
+       [](const ObjectView &c, const CallOptions &) { return buildDot(c); },
+       {},
+       {},
+       "`axes` (one for both inputs, or a pair), `normalize`; "
+       "inputs of rank 2 or 3"});
 }

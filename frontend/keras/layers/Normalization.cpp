@@ -72,10 +72,10 @@ Layer buildLayerNormalization(const ObjectView &c) {
   double epsilon = c.getNumber("epsilon", 1e-3);
   if (!(std::isfinite(epsilon) && epsilon > 0))
     c.failField("epsilon", "'epsilon' must be finite and > 0");
-  return LayerNormalization(
-      axis, epsilon, c.getBool("center", true), c.getBool("scale", true),
-      readInitializer(c, "beta_initializer", "zeros"),
-      readInitializer(c, "gamma_initializer", "ones"));
+  return LayerNormalization(axis, epsilon, c.getBool("center", true),
+                            c.getBool("scale", true),
+                            readInitializer(c, "beta_initializer", "zeros"),
+                            readInitializer(c, "gamma_initializer", "ones"));
 }
 
 Layer buildUnitNormalization(const ObjectView &c) {
@@ -88,21 +88,29 @@ Layer buildUnitNormalization(const ObjectView &c) {
 } // namespace
 
 void keras::addNormalizationLayers(std::vector<LayerClass> &classes) {
-  classes.push_back({"BatchNormalization", "normalization",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildBatchNormalization(c);
-                     },
-                     {"beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"},
-                     {},
-                     "`axis` (the last), `momentum`, `epsilon`, `center`, `scale`, initializers, `synchronized`, beta and gamma regularizers"});
-  classes.push_back({"LayerNormalization", "normalization",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildLayerNormalization(c);
-                     },
-                     {"beta_regularizer", "gamma_regularizer", "beta_constraint", "gamma_constraint"},
-                     {},
-                     "`axis` (the last), `epsilon`, `center`, `scale`, initializers"});
-  classes.push_back({"UnitNormalization", "normalization",
+  classes.push_back(
+      {"BatchNormalization",
+       "normalization",
+       [](const ObjectView &c, const CallOptions &) {
+         return buildBatchNormalization(c);
+       },
+       {"beta_regularizer", "gamma_regularizer", "beta_constraint",
+        "gamma_constraint"},
+       {},
+       "`axis` (the last), `momentum`, `epsilon`, `center`, `scale`, "
+       "initializers, `synchronized`, beta and gamma regularizers"});
+  classes.push_back(
+      {"LayerNormalization",
+       "normalization",
+       [](const ObjectView &c, const CallOptions &) {
+         return buildLayerNormalization(c);
+       },
+       {"beta_regularizer", "gamma_regularizer", "beta_constraint",
+        "gamma_constraint"},
+       {},
+       "`axis` (the last), `epsilon`, `center`, `scale`, initializers"});
+  classes.push_back({"UnitNormalization",
+                     "normalization",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildUnitNormalization(c);
                      },

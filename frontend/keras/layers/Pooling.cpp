@@ -54,56 +54,64 @@ Layer buildGlobalPool1D(const ObjectView &c, bool isMax) {
 } // namespace
 
 void keras::addPoolingLayers(std::vector<LayerClass> &classes) {
-  classes.push_back({"MaxPooling1D", "pooling",
+  classes.push_back({"MaxPooling1D",
+                     "pooling",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildPool1D(c, /*isMax=*/true);
                      },
                      {},
                      {{"data_format", "channels_last"}},
                      "`pool_size`, `strides`, `padding`"});
-  classes.push_back({"AveragePooling1D", "pooling",
+  classes.push_back({"AveragePooling1D",
+                     "pooling",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildPool1D(c, /*isMax=*/false);
                      },
                      {},
                      {{"data_format", "channels_last"}},
                      "`pool_size`, `strides`, `padding`"});
-  classes.push_back({"MaxPooling2D", "pooling",
+  classes.push_back({"MaxPooling2D",
+                     "pooling",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildPool(c, /*isMax=*/true);
                      },
                      {},
                      {{"data_format", "channels_last"}},
                      "`pool_size`, `strides`, `padding`"});
-  classes.push_back({"AveragePooling2D", "pooling",
+  classes.push_back({"AveragePooling2D",
+                     "pooling",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildPool(c, /*isMax=*/false);
                      },
                      {},
                      {{"data_format", "channels_last"}},
                      "`pool_size`, `strides`, `padding`"});
-  classes.push_back({"GlobalAveragePooling1D", "pooling",
+  classes.push_back({"GlobalAveragePooling1D",
+                     "pooling",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildGlobalPool1D(c, /*isMax=*/false);
                      },
                      {},
                      {{"data_format", "channels_last"}},
                      "`keepdims`"});
-  classes.push_back({"GlobalMaxPooling1D", "pooling",
+  classes.push_back({"GlobalMaxPooling1D",
+                     "pooling",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildGlobalPool1D(c, /*isMax=*/true);
                      },
                      {},
                      {{"data_format", "channels_last"}},
                      "`keepdims`"});
-  classes.push_back({"GlobalAveragePooling2D", "pooling",
+  classes.push_back({"GlobalAveragePooling2D",
+                     "pooling",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildGlobalPool(c, /*isMax=*/false);
                      },
                      {},
                      {{"data_format", "channels_last"}},
                      "`keepdims`"});
-  classes.push_back({"GlobalMaxPooling2D", "pooling",
+  classes.push_back({"GlobalMaxPooling2D",
+                     "pooling",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildGlobalPool(c, /*isMax=*/true);
                      },

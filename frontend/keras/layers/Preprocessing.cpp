@@ -56,7 +56,8 @@ std::vector<double> readScalarOrList(const ObjectView &c, llvm::StringRef key,
 } // namespace
 
 void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
-  classes.push_back({"Rescaling", "preprocessing",
+  classes.push_back({"Rescaling",
+                     "preprocessing",
                      [](const ObjectView &c, const CallOptions &) {
                        return Layer(
                            Rescaling(readScalarOrList(c, "scale", std::nullopt),

@@ -20,10 +20,9 @@ namespace {
 /// carried across batches, constraints, regularizers) is refused; unroll
 /// and implementation only choose how Keras computes the same values.
 Layer buildRecurrent(const ObjectView &c, const std::string &cls) {
-  checkNull(c, {"kernel_constraint", "recurrent_constraint",
-                "bias_constraint", "kernel_regularizer",
-                "recurrent_regularizer", "bias_regularizer",
-                "activity_regularizer"});
+  checkNull(c, {"kernel_constraint", "recurrent_constraint", "bias_constraint",
+                "kernel_regularizer", "recurrent_regularizer",
+                "bias_regularizer", "activity_regularizer"});
   if (c.getBool("stateful", false))
     c.failField("stateful", "stateful: true is not supported (every batch "
                             "starts from zero states)");
@@ -31,8 +30,8 @@ Layer buildRecurrent(const ObjectView &c, const std::string &cls) {
     c.failField("time_major", "time_major: true is not supported");
   for (const char *key : {"dropout", "recurrent_dropout"})
     if (c.getNumber(key, 0.0) != 0.0)
-      c.failField(key, "'" + std::string(key) +
-                           "' is not supported (must be 0)");
+      c.failField(key,
+                  "'" + std::string(key) + "' is not supported (must be 0)");
   RecurrentOptions options;
   options.returnSequences = c.getBool("return_sequences", false);
   options.returnState = c.getBool("return_state", false);
@@ -60,8 +59,7 @@ Layer buildRecurrent(const ObjectView &c, const std::string &cls) {
                 recurrentInit, biasInit, c.getBool("unit_forget_bias", true),
                 options);
   return GRU(units, activation, recurrentActivation, useBias, kernelInit,
-             recurrentInit, biasInit, options,
-             c.getBool("reset_after", true));
+             recurrentInit, biasInit, options, c.getBool("reset_after", true));
 }
 
 bool isRecurrentClass(llvm::StringRef cls) {
@@ -107,32 +105,50 @@ Layer buildBidirectional(const ObjectView &c) {
 } // namespace
 
 void keras::addRecurrentLayers(std::vector<LayerClass> &classes) {
-  classes.push_back({"LSTM", "rnn",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildRecurrent(c, "LSTM");
-                     },
-                     {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint", "seed"},
-                     {},
-                     "`units`, `activation`, `recurrent_activation`, `use_bias`, initializers, `unit_forget_bias`, `return_sequences`, `return_state`, `go_backwards`"});
-  classes.push_back({"GRU", "rnn",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildRecurrent(c, "GRU");
-                     },
-                     {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint", "seed"},
-                     {},
-                     "as LSTM, with `reset_after` (true or false) in place of `unit_forget_bias`"});
-  classes.push_back({"SimpleRNN", "rnn",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildRecurrent(c, "SimpleRNN");
-                     },
-                     {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer", "activity_regularizer", "kernel_constraint", "recurrent_constraint", "bias_constraint", "seed"},
-                     {},
-                     "`units`, `activation`, `use_bias`, initializers, `return_sequences`, `return_state`, `go_backwards`"});
-  classes.push_back({"Bidirectional", "rnn",
+  classes.push_back(
+      {"LSTM",
+       "rnn",
+       [](const ObjectView &c, const CallOptions &) {
+         return buildRecurrent(c, "LSTM");
+       },
+       {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+        "activity_regularizer", "kernel_constraint", "recurrent_constraint",
+        "bias_constraint", "seed"},
+       {},
+       "`units`, `activation`, `recurrent_activation`, `use_bias`, "
+       "initializers, `unit_forget_bias`, `return_sequences`, `return_state`, "
+       "`go_backwards`"});
+  classes.push_back(
+      {"GRU",
+       "rnn",
+       [](const ObjectView &c, const CallOptions &) {
+         return buildRecurrent(c, "GRU");
+       },
+       {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+        "activity_regularizer", "kernel_constraint", "recurrent_constraint",
+        "bias_constraint", "seed"},
+       {},
+       "as LSTM, with `reset_after` (true or false) in place of "
+       "`unit_forget_bias`"});
+  classes.push_back(
+      {"SimpleRNN",
+       "rnn",
+       [](const ObjectView &c, const CallOptions &) {
+         return buildRecurrent(c, "SimpleRNN");
+       },
+       {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+        "activity_regularizer", "kernel_constraint", "recurrent_constraint",
+        "bias_constraint", "seed"},
+       {},
+       "`units`, `activation`, `use_bias`, initializers, `return_sequences`, "
+       "`return_state`, `go_backwards`"});
+  classes.push_back({"Bidirectional",
+                     "rnn",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildBidirectional(c);
                      },
                      {},
                      {},
-                     "`layer` (LSTM, GRU or SimpleRNN), `merge_mode`, a `backward_layer` that mirrors it"});
+                     "`layer` (LSTM, GRU or SimpleRNN), `merge_mode`, a "
+                     "`backward_layer` that mirrors it"});
 }

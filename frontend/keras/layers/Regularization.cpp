@@ -33,21 +33,26 @@ Layer buildDropout(const ObjectView &c, int spatialDims) {
 } // namespace
 
 void keras::addRegularizationLayers(std::vector<LayerClass> &classes) {
-  classes.push_back({"Dropout", "regularization",
+  classes.push_back({"Dropout",
+                     "regularization",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildDropout(c, 0);
                      },
                      {},
                      {},
                      "`rate`, `seed`; no `noise_shape`"});
-  classes.push_back({"ActivityRegularization", "regularization",
+  classes.push_back({"ActivityRegularization",
+                     "regularization",
                      [](const ObjectView &c, const CallOptions &) {
-                       return ActivityRegularization(readNonNegative(c, "l1", 0.0), readNonNegative(c, "l2", 0.0));
+                       return ActivityRegularization(
+                           readNonNegative(c, "l1", 0.0),
+                           readNonNegative(c, "l2", 0.0));
                      },
                      {},
                      {},
                      "`l1`, `l2`: the activity penalty of its output"});
-  classes.push_back({"SpatialDropout1D", "regularization",
+  classes.push_back({"SpatialDropout1D",
+                     "regularization",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildDropout(c, 1);
                      },
@@ -55,7 +60,8 @@ void keras::addRegularizationLayers(std::vector<LayerClass> &classes) {
                      {},
                      "`rate`, `seed`: whole channels of [batch, steps, "
                      "channels]"});
-  classes.push_back({"SpatialDropout2D", "regularization",
+  classes.push_back({"SpatialDropout2D",
+                     "regularization",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildDropout(c, 2);
                      },

@@ -116,70 +116,83 @@ Layer buildCropping1D(const ObjectView &c) {
 } // namespace
 
 void keras::addReshapingLayers(std::vector<LayerClass> &classes) {
-  classes.push_back({"Flatten", "reshaping",
+  classes.push_back({"Flatten",
+                     "reshaping",
                      [](const ObjectView &c, const CallOptions &) {
                        return (checkChannelsLast(c), Layer(Flatten()));
                      },
                      {},
                      {{"data_format", "channels_last"}},
                      "channels_last only"});
-  classes.push_back({"Reshape", "reshaping",
+  classes.push_back({"Reshape",
+                     "reshaping",
                      [](const ObjectView &c, const CallOptions &) {
                        return Layer(Reshape(c.getShape("target_shape")));
                      },
                      {},
                      {},
                      "`target_shape`"});
-  classes.push_back({"ZeroPadding1D", "reshaping",
+  classes.push_back({"ZeroPadding1D",
+                     "reshaping",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildZeroPadding1D(c);
                      },
                      {},
                      {},
                      "`padding`: an int or [before, after]"});
-  classes.push_back({"ZeroPadding2D", "reshaping",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return (checkChannelsLast(c), Layer(ZeroPadding2D(readSides(c, "padding", 1))));
-                     },
-                     {},
-                     {{"data_format", "channels_last"}},
-                     "`padding`: an int, [h, w] or [[top, bottom], [left, right]]"});
-  classes.push_back({"Cropping2D", "reshaping",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return (checkChannelsLast(c), Layer(Cropping2D(readSides(c, "cropping", 0))));
-                     },
-                     {},
-                     {{"data_format", "channels_last"}},
-                     "`cropping`: an int, [h, w] or [[top, bottom], [left, right]]"});
-  classes.push_back({"UpSampling1D", "reshaping",
+  classes.push_back(
+      {"ZeroPadding2D",
+       "reshaping",
+       [](const ObjectView &c, const CallOptions &) {
+         return (checkChannelsLast(c),
+                 Layer(ZeroPadding2D(readSides(c, "padding", 1))));
+       },
+       {},
+       {{"data_format", "channels_last"}},
+       "`padding`: an int, [h, w] or [[top, bottom], [left, right]]"});
+  classes.push_back(
+      {"Cropping2D",
+       "reshaping",
+       [](const ObjectView &c, const CallOptions &) {
+         return (checkChannelsLast(c),
+                 Layer(Cropping2D(readSides(c, "cropping", 0))));
+       },
+       {},
+       {{"data_format", "channels_last"}},
+       "`cropping`: an int, [h, w] or [[top, bottom], [left, right]]"});
+  classes.push_back({"UpSampling1D",
+                     "reshaping",
                      [](const ObjectView &c, const CallOptions &) {
                        return Layer(UpSampling1D(readSize1(c, "size", 2)));
                      },
                      {},
                      {},
                      "`size`"});
-  classes.push_back({"UpSampling2D", "reshaping",
+  classes.push_back({"UpSampling2D",
+                     "reshaping",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildUpSampling2D(c);
                      },
                      {},
                      {{"data_format", "channels_last"}},
                      "`size`, `interpolation` (nearest)"});
-  classes.push_back({"Permute", "reshaping",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildPermute(c);
-                     },
-                     {},
-                     {},
-                     "`dims`: a permutation of the non-batch axes, from 1"});
-  classes.push_back({"RepeatVector", "reshaping",
+  classes.push_back(
+      {"Permute",
+       "reshaping",
+       [](const ObjectView &c, const CallOptions &) { return buildPermute(c); },
+       {},
+       {},
+       "`dims`: a permutation of the non-batch axes, from 1"});
+  classes.push_back({"RepeatVector",
+                     "reshaping",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildRepeatVector(c);
                      },
                      {},
                      {},
                      "`n`"});
-  classes.push_back({"Cropping1D", "reshaping",
+  classes.push_back({"Cropping1D",
+                     "reshaping",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildCropping1D(c);
                      },

@@ -260,13 +260,13 @@ TEST(ActivationGradients, EinsumDenseEquations) {
       EinsumDense("ab,bc->ac", {4}, "c", "tanh"), {{3, 5}}, {3, 4}));
   EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
       EinsumDense("abc,cd->abd", {-1, 4}, "d"), {{2, 3, 5}}, {2, 3, 4}));
-  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
-      EinsumDense("abc,cde->abde", {-1, 2, 3}, "de"), {{2, 3, 4}},
-      {2, 3, 2, 3}));
+  EXPECT_GRADIENTS_MATCH(
+      checkWeightedLayer(EinsumDense("abc,cde->abde", {-1, 2, 3}, "de"),
+                         {{2, 3, 4}}, {2, 3, 2, 3}));
   // A bias over d alone is [d, 1], broadcast over e after the GEMM.
-  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
-      EinsumDense("abc,cde->abde", {-1, 2, 3}, "d"), {{2, 3, 4}},
-      {2, 3, 2, 3}));
+  EXPECT_GRADIENTS_MATCH(
+      checkWeightedLayer(EinsumDense("abc,cde->abde", {-1, 2, 3}, "d"),
+                         {{2, 3, 4}}, {2, 3, 2, 3}));
   EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
       EinsumDense("abcd,cde->abe", {-1, 4}, "e"), {{2, 3, 2, 3}}, {2, 3, 4}));
 }
@@ -278,13 +278,13 @@ TEST(ActivationGradients, MultiHeadAttention) {
       {{2, 4, 5}, {2, 4, 5}}, {2, 4, 5}));
   // Cross-attention: a key of its own, value_dim != key_dim, output_shape,
   // no biases, more key steps than query steps.
-  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
-      MultiHeadAttention(2, 3, 2, false, {4}),
-      {{2, 3, 5}, {2, 4, 6}, {2, 4, 3}}, {2, 3, 4}));
+  EXPECT_GRADIENTS_MATCH(
+      checkWeightedLayer(MultiHeadAttention(2, 3, 2, false, {4}),
+                         {{2, 3, 5}, {2, 4, 6}, {2, 4, 3}}, {2, 3, 4}));
   // The causal mask with fewer key steps than query steps.
-  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
-      MultiHeadAttention(1, 2, 0, true, {}, true), {{1, 4, 3}, {1, 3, 3}},
-      {1, 4, 3}));
+  EXPECT_GRADIENTS_MATCH(
+      checkWeightedLayer(MultiHeadAttention(1, 2, 0, true, {}, true),
+                         {{1, 4, 3}, {1, 3, 3}}, {1, 4, 3}));
 }
 
 } // namespace
@@ -296,12 +296,11 @@ TEST(ActivationGradients, RegularizationPenalties) {
   NDArray w = awayFromZero(kShape, 0.1, 2, 21);
   for (Regularizer r : {Regularizer::L1(0.3), Regularizer::L2(0.7),
                         Regularizer::L1L2(0.3, 0.7)})
-    EXPECT_GRADIENTS_MATCH(checkTraced(
-        {kShape},
-        [&](const std::vector<Tensor> &in) {
-          return regularizationPenalty(in[0], r);
-        },
-        {w}, {}));
+    EXPECT_GRADIENTS_MATCH(checkTraced({kShape},
+                                       [&](const std::vector<Tensor> &in) {
+                                         return regularizationPenalty(in[0], r);
+                                       },
+                                       {w}, {}));
 }
 
 } // namespace

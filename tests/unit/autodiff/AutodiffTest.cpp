@@ -2,9 +2,9 @@
 
 #include "tests/unit/autodiff/GradCheck.h"
 
+#include "engine/interpreter/Interpreter.h"
 #include "ir/KcDialect.h"
 #include "passes/Autodiff.h"
-#include "engine/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -20,8 +20,7 @@ namespace {
 
 /// Differentiates the loss @f returns w.r.t. the arguments `wrt`, replacing
 /// the return with the gradients. Returns the diagnostics emitted.
-std::string differentiate(func::FuncOp f, ArrayRef<unsigned> wrt,
-                          bool &ok) {
+std::string differentiate(func::FuncOp f, ArrayRef<unsigned> wrt, bool &ok) {
   std::string diagnostics;
   ScopedDiagnosticHandler handler(f.getContext(), [&](Diagnostic &diag) {
     diagnostics += diag.str();
@@ -37,8 +36,8 @@ std::string differentiate(func::FuncOp f, ArrayRef<unsigned> wrt,
   if (ok) {
     b.create<func::ReturnOp>(ret->getLoc(), *grads);
     ret->erase();
-    f.setType(b.getFunctionType(f.getArgumentTypes(),
-                                ValueRange(*grads).getTypes()));
+    f.setType(
+        b.getFunctionType(f.getArgumentTypes(), ValueRange(*grads).getTypes()));
   }
   return diagnostics;
 }

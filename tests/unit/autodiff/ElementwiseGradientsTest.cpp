@@ -8,9 +8,9 @@
 
 #include "tests/unit/autodiff/GradCheck.h"
 
+#include "engine/interpreter/Interpreter.h"
 #include "ir/KcDialect.h"
 #include "passes/Autodiff.h"
-#include "engine/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -107,19 +107,23 @@ TEST(ElementwiseGradients, SelectRoutesToTheChosenBranch) {
   std::string body =
       "  %c = kc.constant dense<[[true, false, true, true], [false, false, "
       "true, false], [true, true, false, true]]> : tensor<3x4xi1>\n"
-      "  %y = kc.select %c, %x0, %x1 : tensor<3x4xi1>, " + kT;
-  EXPECT_GRADIENTS_MATCH(checkOp(ctx, body, {kT, kT}, kT,
-                                 {uniform(kShape, -2, 2, 12),
-                                  uniform(kShape, -2, 2, 13)}));
+      "  %y = kc.select %c, %x0, %x1 : tensor<3x4xi1>, " +
+      kT;
+  EXPECT_GRADIENTS_MATCH(
+      checkOp(ctx, body, {kT, kT}, kT,
+              {uniform(kShape, -2, 2, 12), uniform(kShape, -2, 2, 13)}));
 }
 
 TEST(ElementwiseGradients, ReluWrittenAsCompareAndSelect) {
   // The mask depends on x through an i1 compare: not a gradient path.
   mlir::MLIRContext ctx;
-  std::string body = "  %z = kc.constant dense<0.0> : " + kT + "\n"
-                     "  %m = kc.compare gt, %x0, %z : " + kT +
+  std::string body = "  %z = kc.constant dense<0.0> : " + kT +
+                     "\n"
+                     "  %m = kc.compare gt, %x0, %z : " +
+                     kT +
                      " -> tensor<3x4xi1>\n"
-                     "  %y = kc.select %m, %x0, %z : tensor<3x4xi1>, " + kT;
+                     "  %y = kc.select %m, %x0, %z : tensor<3x4xi1>, " +
+                     kT;
   EXPECT_GRADIENTS_MATCH(
       checkOp(ctx, body, {kT}, kT, {awayFromZero(kShape, 0.1, 2, 14)}));
 }

@@ -27,8 +27,8 @@ TEST(GatherGradients, TableGradientScatterAddsRepeatedAndNegativeIds) {
       return %l : tensor<f64>
     })mlir");
   ASSERT_TRUE(module);
-  NDArray ids = NDArray::fromVector({2, 4}, {1, 3, 1, -1, 0, 7, -6, 3},
-                                    DType::I64);
+  NDArray ids =
+      NDArray::fromVector({2, 4}, {1, 3, 1, -1, 0, 7, -6, 3}, DType::I64);
   EXPECT_GRADIENTS_MATCH(checkGradients(
       *module, {uniform({5, 3}, -1, 1, 80), uniform({2, 4, 3}, -1, 1, 81), ids},
       /*numWrt=*/1));

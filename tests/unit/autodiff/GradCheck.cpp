@@ -2,9 +2,9 @@
 
 #include "tests/unit/autodiff/GradCheck.h"
 
+#include "engine/interpreter/Interpreter.h"
 #include "ir/KcDialect.h"
 #include "passes/Autodiff.h"
-#include "engine/interpreter/Interpreter.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -95,8 +95,7 @@ OwningOpRef<ModuleOp> parse(MLIRContext &ctx, const std::string &text) {
 }
 
 GradCheckResult checkGradients(ModuleOp module,
-                               const std::vector<NDArray> &inputs,
-                               int numWrt) {
+                               const std::vector<NDArray> &inputs, int numWrt) {
   GradCheckResult result;
   MLIRContext *ctx = module.getContext();
   auto f = module.lookupSymbol<func::FuncOp>("f");
@@ -155,9 +154,8 @@ GradCheckResult checkGradients(ModuleOp module,
       if (!(rel <= result.maxRelError)) { // NaN counts as the worst
         result.maxRelError = std::isnan(rel) ? INFINITY : rel;
         std::ostringstream os;
-        os << "argument " << i << " " << joinShape(probe.shape())
-           << " element " << e << ": analytic " << exact << ", numeric "
-           << numeric;
+        os << "argument " << i << " " << joinShape(probe.shape()) << " element "
+           << e << ": analytic " << exact << ", numeric " << numeric;
         result.worst = os.str();
       }
       ++result.elementsChecked;

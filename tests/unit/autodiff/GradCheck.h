@@ -44,9 +44,9 @@ void loadDialects(mlir::MLIRContext &ctx);
 
 /// Result of one gradient check.
 struct GradCheckResult {
-  bool built = false;       ///< buildGradients succeeded, IR verified
-  double maxRelError = 0;   ///< over all elements of all gradients
-  std::string worst;        ///< where the largest error is, for messages
+  bool built = false;     ///< buildGradients succeeded, IR verified
+  double maxRelError = 0; ///< over all elements of all gradients
+  std::string worst;      ///< where the largest error is, for messages
   int64_t elementsChecked = 0;
 };
 
@@ -54,8 +54,7 @@ struct GradCheckResult {
 /// arguments and checks every gradient element by central differences.
 /// `inputs` holds one array per argument of @f.
 GradCheckResult checkGradients(mlir::ModuleOp module,
-                               const std::vector<NDArray> &inputs,
-                               int numWrt);
+                               const std::vector<NDArray> &inputs, int numWrt);
 
 /// Checks the gradient of one op through the loss sum(op(x..) * R) with a
 /// fixed random R, so a generic vector-Jacobian product is tested. `body`
@@ -69,7 +68,7 @@ GradCheckResult checkOp(mlir::MLIRContext &ctx, const std::string &body,
 } // namespace kcc
 
 /// Expects a gradient check that built, checked elements and passed.
-#define EXPECT_GRADIENTS_MATCH(expr)                                          \
+#define EXPECT_GRADIENTS_MATCH(expr)                                           \
   do {                                                                         \
     ::kcc::test::GradCheckResult kccResult_ = (expr);                          \
     EXPECT_TRUE(kccResult_.built);                                             \

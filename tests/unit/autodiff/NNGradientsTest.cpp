@@ -22,15 +22,14 @@ TEST(NNGradients, MatmulAllTransposeCombinations) {
       std::ostringstream body;
       body << "  %y = kc.matmul %x0, %x1 {transpose_lhs = "
            << (ta ? "true" : "false")
-           << ", transpose_rhs = " << (tb ? "true" : "false") << "} : "
-           << f64Tensor(a) << ", " << f64Tensor(b) << " -> "
+           << ", transpose_rhs = " << (tb ? "true" : "false")
+           << "} : " << f64Tensor(a) << ", " << f64Tensor(b) << " -> "
            << f64Tensor({m, n});
       SCOPED_TRACE(body.str());
-      EXPECT_GRADIENTS_MATCH(
-          checkOp(ctx, body.str(), {f64Tensor(a), f64Tensor(b)},
-                  f64Tensor({m, n}),
-                  {uniform(a, -1, 1, 1 + 2 * ta + tb),
-                   uniform(b, -1, 1, 5 + 2 * ta + tb)}));
+      EXPECT_GRADIENTS_MATCH(checkOp(
+          ctx, body.str(), {f64Tensor(a), f64Tensor(b)}, f64Tensor({m, n}),
+          {uniform(a, -1, 1, 1 + 2 * ta + tb),
+           uniform(b, -1, 1, 5 + 2 * ta + tb)}));
     }
   }
 }
@@ -40,8 +39,9 @@ TEST(NNGradients, SoftmaxAndLogSoftmax) {
   const std::string t = "tensor<3x5xf64>";
   for (const char *op : {"softmax", "log_softmax"}) {
     for (int axis : {-1, 0}) {
-      std::string body = std::string("  %y = kc.") + op + " %x0 {axis = " +
-                         std::to_string(axis) + " : i64} : " + t;
+      std::string body = std::string("  %y = kc.") + op +
+                         " %x0 {axis = " + std::to_string(axis) +
+                         " : i64} : " + t;
       SCOPED_TRACE(body);
       EXPECT_GRADIENTS_MATCH(
           checkOp(ctx, body, {t}, t, {uniform({3, 5}, -3, 3, 10 + axis)}));
@@ -58,26 +58,44 @@ TEST(NNGradients, Conv2D) {
   mlir::MLIRContext ctx;
   const ConvCase cases[] = {
       {{2, 5, 5, 3}, {3, 3, 3, 4}, {2, 3, 3, 4}, ""},
-      {{2, 5, 5, 3}, {3, 3, 3, 4}, {2, 5, 5, 4},
+      {{2, 5, 5, 3},
+       {3, 3, 3, 4},
+       {2, 5, 5, 4},
        "{padding = #kc<padding same>}"},
-      {{2, 5, 5, 3}, {3, 3, 3, 4}, {2, 3, 3, 4},
+      {{2, 5, 5, 3},
+       {3, 3, 3, 4},
+       {2, 3, 3, 4},
        "{padding = #kc<padding same>, strides = array<i64: 2, 2>}"},
-      {{1, 6, 6, 2}, {3, 3, 2, 2}, {1, 3, 3, 2},
+      {{1, 6, 6, 2},
+       {3, 3, 2, 2},
+       {1, 3, 3, 2},
        "{padding = #kc<padding same>, strides = array<i64: 2, 2>}"},
-      {{2, 5, 5, 3}, {3, 3, 3, 4}, {2, 2, 2, 4},
+      {{2, 5, 5, 3},
+       {3, 3, 3, 4},
+       {2, 2, 2, 4},
        "{strides = array<i64: 2, 2>}"},
-      {{1, 7, 7, 2}, {3, 3, 2, 3}, {1, 3, 3, 3},
+      {{1, 7, 7, 2},
+       {3, 3, 2, 3},
+       {1, 3, 3, 3},
        "{dilations = array<i64: 2, 2>}"},
-      {{1, 7, 7, 2}, {3, 3, 2, 3}, {1, 7, 7, 3},
+      {{1, 7, 7, 2},
+       {3, 3, 2, 3},
+       {1, 7, 7, 3},
        "{padding = #kc<padding same>, dilations = array<i64: 2, 2>}"},
-      {{1, 6, 5, 2}, {2, 3, 2, 2}, {1, 3, 2, 2},
+      {{1, 6, 5, 2},
+       {2, 3, 2, 2},
+       {1, 3, 2, 2},
        "{padding = #kc<padding same>, strides = array<i64: 2, 3>}"},
       // Grouped and depthwise (groups = input channels, multiplier 2).
       {{2, 5, 5, 4}, {3, 3, 2, 6}, {2, 3, 3, 6}, "{groups = 2}"},
-      {{1, 6, 6, 3}, {3, 3, 1, 6}, {1, 3, 3, 6},
+      {{1, 6, 6, 3},
+       {3, 3, 1, 6},
+       {1, 3, 3, 6},
        "{groups = 3, padding = #kc<padding same>, strides = array<i64: 2, "
        "2>}"},
-      {{1, 7, 7, 4}, {2, 2, 1, 4}, {1, 5, 5, 4},
+      {{1, 7, 7, 4},
+       {2, 2, 1, 4},
+       {1, 5, 5, 4},
        "{groups = 4, dilations = array<i64: 2, 2>}"},
   };
   unsigned seed = 20;
@@ -101,11 +119,17 @@ TEST(NNGradients, Conv2DBackpropInput) {
   // {grad_output, filter, result (the forward input)}.
   const ConvCase cases[] = {
       {{2, 3, 3, 4}, {3, 3, 3, 4}, {2, 5, 5, 3}, ""},
-      {{1, 3, 3, 2}, {3, 3, 2, 2}, {1, 6, 6, 2},
+      {{1, 3, 3, 2},
+       {3, 3, 2, 2},
+       {1, 6, 6, 2},
        "{padding = #kc<padding same>, strides = array<i64: 2, 2>}"},
-      {{1, 4, 3, 2}, {3, 2, 3, 2}, {1, 9, 4, 3},
+      {{1, 4, 3, 2},
+       {3, 2, 3, 2},
+       {1, 9, 4, 3},
        "{strides = array<i64: 2, 1>}"},
-      {{1, 3, 3, 3}, {2, 2, 3, 3}, {1, 5, 5, 3},
+      {{1, 3, 3, 3},
+       {2, 2, 3, 3},
+       {1, 5, 5, 3},
        "{dilations = array<i64: 2, 2>}"},
       {{1, 3, 3, 4}, {3, 3, 2, 4}, {1, 5, 5, 4}, "{groups = 2}"},
   };
@@ -113,8 +137,9 @@ TEST(NNGradients, Conv2DBackpropInput) {
   for (const ConvCase &c : cases) {
     std::string dy = f64Tensor(c.input), w = f64Tensor(c.filter),
                 out = f64Tensor(c.output);
-    std::string body = std::string("  %y = kc.conv2d_backprop_input %x0, %x1 ") +
-                       c.attrs + " : " + dy + ", " + w + " -> " + out;
+    std::string body =
+        std::string("  %y = kc.conv2d_backprop_input %x0, %x1 ") + c.attrs +
+        " : " + dy + ", " + w + " -> " + out;
     SCOPED_TRACE(body);
     EXPECT_GRADIENTS_MATCH(checkOp(
         ctx, body, {dy, w}, out,
@@ -133,9 +158,17 @@ TEST(NNGradients, SeparableConvolution) {
     const char *attrs;
   };
   const Case cases[] = {
-      {{2, 6, 6, 3}, {3, 3, 3, 2}, {1, 1, 6, 4}, {2, 3, 3, 6}, {2, 3, 3, 4},
+      {{2, 6, 6, 3},
+       {3, 3, 3, 2},
+       {1, 1, 6, 4},
+       {2, 3, 3, 6},
+       {2, 3, 3, 4},
        "padding = #kc<padding same>, strides = array<i64: 2, 2>"},
-      {{1, 7, 7, 2}, {2, 2, 2, 1}, {1, 1, 2, 3}, {1, 5, 5, 2}, {1, 5, 5, 3},
+      {{1, 7, 7, 2},
+       {2, 2, 2, 1},
+       {1, 1, 2, 3},
+       {1, 5, 5, 2},
+       {1, 5, 5, 3},
        "dilations = array<i64: 2, 2>"},
   };
   unsigned seed = 80;
@@ -167,14 +200,18 @@ struct PoolCase {
 TEST(NNGradients, Pooling) {
   mlir::MLIRContext ctx;
   const PoolCase cases[] = {
-      {{1, 4, 4, 2}, {1, 2, 2, 2},
+      {{1, 4, 4, 2},
+       {1, 2, 2, 2},
        "{window = array<i64: 2, 2>, strides = array<i64: 2, 2>}"},
-      {{2, 5, 5, 2}, {2, 2, 2, 2},
+      {{2, 5, 5, 2},
+       {2, 2, 2, 2},
        "{window = array<i64: 3, 3>, strides = array<i64: 2, 2>}"},
-      {{2, 5, 5, 2}, {2, 3, 3, 2},
+      {{2, 5, 5, 2},
+       {2, 3, 3, 2},
        "{window = array<i64: 3, 3>, strides = array<i64: 2, 2>, padding = "
        "#kc<padding same>}"},
-      {{1, 5, 4, 1}, {1, 3, 2, 1},
+      {{1, 5, 4, 1},
+       {1, 3, 2, 1},
        "{window = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = "
        "#kc<padding same>}"},
   };
@@ -202,15 +239,15 @@ TEST(NNGradients, BatchMatmulAllTransposeCombinations) {
       std::ostringstream body;
       body << "  %y = kc.batch_matmul %x0, %x1 {transpose_lhs = "
            << (ta ? "true" : "false")
-           << ", transpose_rhs = " << (tb ? "true" : "false") << "} : "
-           << f64Tensor(a) << ", " << f64Tensor(b) << " -> "
+           << ", transpose_rhs = " << (tb ? "true" : "false")
+           << "} : " << f64Tensor(a) << ", " << f64Tensor(b) << " -> "
            << f64Tensor({batch, m, n});
       SCOPED_TRACE(body.str());
-      EXPECT_GRADIENTS_MATCH(
-          checkOp(ctx, body.str(), {f64Tensor(a), f64Tensor(b)},
-                  f64Tensor({batch, m, n}),
-                  {uniform(a, -1, 1, 31 + 2 * ta + tb),
-                   uniform(b, -1, 1, 35 + 2 * ta + tb)}));
+      EXPECT_GRADIENTS_MATCH(checkOp(ctx, body.str(),
+                                     {f64Tensor(a), f64Tensor(b)},
+                                     f64Tensor({batch, m, n}),
+                                     {uniform(a, -1, 1, 31 + 2 * ta + tb),
+                                      uniform(b, -1, 1, 35 + 2 * ta + tb)}));
     }
   }
 }
@@ -254,11 +291,11 @@ TEST(NNGradients, SoftmaxCrossEntropyOfADenseLayer) {
   const int classes[] = {2, 0, 4, 2};
   for (int i = 0; i < 4; ++i)
     labels.set(i, classes[i]);
-  EXPECT_GRADIENTS_MATCH(checkGradients(
-      *module,
-      {uniform({4, 3}, -1, 1, 70), uniform({3, 5}, -1, 1, 71),
-       uniform({5}, -1, 1, 72), labels},
-      /*numWrt=*/3));
+  EXPECT_GRADIENTS_MATCH(
+      checkGradients(*module,
+                     {uniform({4, 3}, -1, 1, 70), uniform({3, 5}, -1, 1, 71),
+                      uniform({5}, -1, 1, 72), labels},
+                     /*numWrt=*/3));
 }
 
 TEST(NNGradients, DropoutAsRandomCompareSelect) {
@@ -283,8 +320,8 @@ TEST(NNGradients, DropoutAsRandomCompareSelect) {
   NDArray step = NDArray::zeros({}, DType::I64);
   step.set(0, 3);
   EXPECT_GRADIENTS_MATCH(checkGradients(
-      *module,
-      {uniform({4, 6}, -2, 2, 80), uniform({4, 6}, -1, 1, 81), step}, 1));
+      *module, {uniform({4, 6}, -2, 2, 80), uniform({4, 6}, -1, 1, 81), step},
+      1));
 }
 
 } // namespace

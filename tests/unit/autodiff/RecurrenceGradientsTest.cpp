@@ -32,12 +32,12 @@ void checkCell(const RecurrenceCase &c, int64_t steps, int64_t batch,
   int64_t gh = kernels::recurrentGates(c.cell) * units;
   kernels::RecurrenceParams params;
   params.cell = c.cell;
-  params.resetAfter = std::string(c.attrs).find("reset_after = false") ==
-                      std::string::npos;
+  params.resetAfter =
+      std::string(c.attrs).find("reset_after = false") == std::string::npos;
   int64_t width = kernels::recurrentStateWidth(params, units);
   Shape x{steps, batch, gh}, kernel{units, gh},
-      initial{batch, kernels::recurrentInitialWidth(c.cell, units)},
-      rbias{gh}, states{steps, batch, width};
+      initial{batch, kernels::recurrentInitialWidth(c.cell, units)}, rbias{gh},
+      states{steps, batch, width};
   std::vector<std::string> types = {f64Tensor(x), f64Tensor(kernel),
                                     f64Tensor(initial), f64Tensor(rbias)};
   std::ostringstream body;
@@ -45,11 +45,11 @@ void checkCell(const RecurrenceCase &c, int64_t steps, int64_t batch,
        << types[0] << ", " << types[1] << ", " << types[2] << ", " << types[3]
        << " -> " << f64Tensor(states);
   SCOPED_TRACE(body.str());
-  EXPECT_GRADIENTS_MATCH(checkOp(
-      ctx, body.str(), types, f64Tensor(states),
-      {uniform(x, -1, 1, seed), uniform(kernel, -0.8, 0.8, seed + 1),
-       uniform(initial, -0.5, 0.5, seed + 2),
-       uniform(rbias, -0.3, 0.3, seed + 3)}));
+  EXPECT_GRADIENTS_MATCH(
+      checkOp(ctx, body.str(), types, f64Tensor(states),
+              {uniform(x, -1, 1, seed), uniform(kernel, -0.8, 0.8, seed + 1),
+               uniform(initial, -0.5, 0.5, seed + 2),
+               uniform(rbias, -0.3, 0.3, seed + 3)}));
 }
 
 using kernels::RecurrentCell;
@@ -59,9 +59,8 @@ TEST(RecurrenceGradients, Lstm) {
 }
 
 TEST(RecurrenceGradients, LstmBackwardsWithHardSigmoid) {
-  checkCell({RecurrentCell::Lstm,
-             "{cell = \"lstm\", reverse = true, "
-             "recurrent_activation = \"hard_sigmoid\"}"},
+  checkCell({RecurrentCell::Lstm, "{cell = \"lstm\", reverse = true, "
+                                  "recurrent_activation = \"hard_sigmoid\"}"},
             5, 3, 2, 20);
 }
 
@@ -70,8 +69,8 @@ TEST(RecurrenceGradients, GruResetAfter) {
 }
 
 TEST(RecurrenceGradients, GruResetBefore) {
-  checkCell({RecurrentCell::Gru, "{cell = \"gru\", reset_after = false}"}, 4,
-            2, 3, 40);
+  checkCell({RecurrentCell::Gru, "{cell = \"gru\", reset_after = false}"}, 4, 2,
+            3, 40);
 }
 
 TEST(RecurrenceGradients, GruBackwardsLinear) {
@@ -81,8 +80,7 @@ TEST(RecurrenceGradients, GruBackwardsLinear) {
 }
 
 TEST(RecurrenceGradients, SimpleRnnTanh) {
-  checkCell({RecurrentCell::SimpleRnn, "{cell = \"simple_rnn\"}"}, 6, 2, 3,
-            60);
+  checkCell({RecurrentCell::SimpleRnn, "{cell = \"simple_rnn\"}"}, 6, 2, 3, 60);
 }
 
 TEST(RecurrenceGradients, SimpleRnnBackwardsRelu) {

@@ -2,9 +2,9 @@
 
 #include "tests/unit/autodiff/GradCheck.h"
 
+#include "engine/interpreter/Interpreter.h"
 #include "ir/KcDialect.h"
 #include "passes/Autodiff.h"
-#include "engine/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 
@@ -22,10 +22,9 @@ GradCheckResult checkShapeOp(mlir::MLIRContext &ctx, const std::string &op,
                              const std::string &attrs, const Shape &in,
                              const Shape &out, unsigned seed) {
   std::string inT = f64Tensor(in), outT = f64Tensor(out);
-  return checkOp(ctx,
-                 "  %y = kc." + op + " %x0 " + attrs + " : " + inT + " -> " +
-                     outT,
-                 {inT}, outT, {uniform(in, -2, 2, seed)});
+  return checkOp(
+      ctx, "  %y = kc." + op + " %x0 " + attrs + " : " + inT + " -> " + outT,
+      {inT}, outT, {uniform(in, -2, 2, seed)});
 }
 
 TEST(ShapeGradients, Reshape) {
@@ -38,8 +37,8 @@ TEST(ShapeGradients, Reshape) {
 TEST(ShapeGradients, Transpose) {
   mlir::MLIRContext ctx;
   EXPECT_GRADIENTS_MATCH(checkShapeOp(ctx, "transpose",
-                                      "{perm = array<i64: 2, 0, 1>}",
-                                      {2, 3, 4}, {4, 2, 3}, 3));
+                                      "{perm = array<i64: 2, 0, 1>}", {2, 3, 4},
+                                      {4, 2, 3}, 3));
   EXPECT_GRADIENTS_MATCH(checkShapeOp(
       ctx, "transpose", "{perm = array<i64: 1, 0>}", {3, 5}, {5, 3}, 4));
 }
@@ -101,9 +100,9 @@ struct ReduceCase {
 TEST(ShapeGradients, Reductions) {
   mlir::MLIRContext ctx;
   const Shape in = {2, 3, 4};
-  const ReduceCase cases[] = {{{1}, false}, {{1}, true},   {{0, 2}, true},
-                              {{0, 2}, false}, {{2}, false}, {{0, 1, 2}, false},
-                              {{0, 1, 2}, true}};
+  const ReduceCase cases[] = {
+      {{1}, false}, {{1}, true},        {{0, 2}, true},   {{0, 2}, false},
+      {{2}, false}, {{0, 1, 2}, false}, {{0, 1, 2}, true}};
   unsigned seed = 16;
   for (const char *op : {"reduce_sum", "reduce_mean", "reduce_max"}) {
     for (const ReduceCase &c : cases) {
@@ -121,8 +120,8 @@ TEST(ShapeGradients, Reductions) {
           out.push_back(1);
       }
       SCOPED_TRACE(std::string(op) + " " + attrs.str());
-      EXPECT_GRADIENTS_MATCH(checkShapeOp(ctx, op, attrs.str(), in, out,
-                                          seed++));
+      EXPECT_GRADIENTS_MATCH(
+          checkShapeOp(ctx, op, attrs.str(), in, out, seed++));
     }
   }
 }

@@ -9,10 +9,10 @@
 #ifndef KCC_TESTS_UNIT_CODEGEN_CODEGENTESTUTIL_H
 #define KCC_TESTS_UNIT_CODEGEN_CODEGENTESTUTIL_H
 
+#include "engine/CompiledFunction.h"
+#include "engine/interpreter/Interpreter.h"
 #include "ir/KcDialect.h"
 #include "runtime/Error.h"
-#include "engine/interpreter/Interpreter.h"
-#include "engine/CompiledFunction.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -138,7 +138,6 @@ protected:
       }
     }
   }
-
 };
 
 } // namespace testing

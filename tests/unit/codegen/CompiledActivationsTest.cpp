@@ -158,8 +158,9 @@ TEST_P(CompiledActivations, MatchKerasWithNaNAndInf) {
 using CompiledTanh = CodegenFixture;
 
 TEST_F(CompiledTanh, BitForBitTheKernelLibrarys) {
-  std::vector<double> values = {nan, inf, -inf, 0.0, -0.0, 3.9e-4, -4e-4,
-                                7.9053111, 8.5, 9.0, -9.0, 8.9999995, 30.0};
+  std::vector<double> values = {nan,    inf,       -inf,      0.0, -0.0,
+                                3.9e-4, -4e-4,     7.9053111, 8.5, 9.0,
+                                -9.0,   8.9999995, 30.0};
   for (int i = 0; i <= 4000; ++i)
     values.push_back(-12.0 + 24.0 * i / 4000.0);
   for (int i = 0; i <= 200; ++i)
@@ -170,8 +171,8 @@ TEST_F(CompiledTanh, BitForBitTheKernelLibrarys) {
   module = mlir::ModuleOp::create(loc);
   b.setInsertionPointToEnd(module->getBody());
   auto type = toTensorType(&context, {n}, DType::F32);
-  auto f = b.create<mlir::func::FuncOp>(loc, "f",
-                                        b.getFunctionType({type}, {type}));
+  auto f =
+      b.create<mlir::func::FuncOp>(loc, "f", b.getFunctionType({type}, {type}));
   mlir::Block *entry = f.addEntryBlock();
   b.setInsertionPointToStart(entry);
   TraceContext tc(b);

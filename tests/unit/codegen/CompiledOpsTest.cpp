@@ -66,7 +66,8 @@ func.func @f(%x: tensor<6x10x$T>) -> (tensor<6x10x$T>, tensor<6x10x$T>, tensor<6
   %2 = kc.softmax %x {axis = 0 : i64} : tensor<6x10x$T>
   return %0, %1, %2 : tensor<6x10x$T>, tensor<6x10x$T>, tensor<6x10x$T>
 }
-)mlir", {}, -1, -20, 20);
+)mlir",
+        {}, -1, -20, 20);
 }
 
 TEST_P(CompiledVsInterpreted, TransposeReshapeConcatSlice) {
@@ -155,7 +156,8 @@ func.func @f(%l: tensor<6xi32>, %x: tensor<6x10x$T>, %y: tensor<6x10x$T>, %i: te
   %a0 = kc.argmax %x {axis = 0 : i64} : tensor<6x10x$T> -> tensor<10xi64>
   return %oh, %am, %gt, %sel, %ci, %eq, %acc, %a0 : tensor<6x10x$T>, tensor<6xi64>, tensor<6x10xi1>, tensor<6x10x$T>, tensor<6x10xi32>, tensor<6xi1>, tensor<6x$T>, tensor<10xi64>
 }
-)mlir", {}, -1, -3, 3);
+)mlir",
+        {}, -1, -3, 3);
 }
 
 TEST_P(CompiledVsInterpreted, RandomUniformBitIdentical) {
@@ -165,7 +167,8 @@ func.func @f(%step: tensor<i64>) -> (tensor<5x33x$T>, tensor<7x$T>) {
   %1 = kc.random_uniform %step {seed = 123456789 : i64} : tensor<i64> -> tensor<7x$T>
   return %0, %1 : tensor<5x33x$T>, tensor<7x$T>
 }
-)mlir", {NDArray::scalar(41, DType::I64)}, /*tol=*/0);
+)mlir",
+        {NDArray::scalar(41, DType::I64)}, /*tol=*/0);
 }
 
 TEST_P(CompiledVsInterpreted, ConstantsAndPassThrough) {
@@ -277,7 +280,8 @@ func.func @f(%a: tensor<512x256x$T>, %b: tensor<512x256x$T>, %c: tensor<256x$T>)
   %6 = kc.softmax %2 : tensor<512x256x$T>
   return %3, %4, %5, %6 : tensor<512x256x$T>, tensor<512x$T>, tensor<256x$T>, tensor<512x256x$T>
 }
-)mlir", {}, type() == "f32" ? 1e-4 : 1e-10);
+)mlir",
+        {}, type() == "f32" ? 1e-4 : 1e-10);
 }
 
 } // namespace

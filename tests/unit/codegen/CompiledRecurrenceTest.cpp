@@ -86,8 +86,8 @@ std::string recurrenceModule(const Case &c, bool sparse) {
         os << "  %zr = kc.constant dense<0.0> : " << t({T, B, s - 2 * H})
            << "\n"
            << "  %gs = kc.concat %cols, %zr {axis = 2 : i64} : ("
-           << t({T, B, 2 * H}) << ", " << t({T, B, s - 2 * H}) << ") -> "
-           << st << "\n";
+           << t({T, B, 2 * H}) << ", " << t({T, B, s - 2 * H}) << ") -> " << st
+           << "\n";
       else
         os << "  %gs = kc.add %cols, %cols : " << st << "\n";
     } else {
@@ -117,8 +117,8 @@ const Case kCases[] = {
     {"lstm_backwards_keras_sizes", "{cell = \"lstm\", reverse = true}",
      RecurrentCell::Lstm, true, 40, 32, 12},
     // A recurrent kernel beyond 256 KiB: the library's step entry points.
-    {"lstm_library_steps", "{cell = \"lstm\"}", RecurrentCell::Lstm, true, 2,
-     3, 130},
+    {"lstm_library_steps", "{cell = \"lstm\"}", RecurrentCell::Lstm, true, 2, 3,
+     130},
     {"gru", "{cell = \"gru\"}", RecurrentCell::Gru, true, 5, 5, 20},
     {"gru_keras_sizes", "{cell = \"gru\"}", RecurrentCell::Gru, true, 60, 32,
      10},
@@ -132,8 +132,8 @@ const Case kCases[] = {
      "{cell = \"gru\", reset_after = false, reverse = true, activation = "
      "\"linear\"}",
      RecurrentCell::Gru, false, 3, 3, 5},
-    {"simple_rnn", "{cell = \"simple_rnn\"}", RecurrentCell::SimpleRnn, true,
-     7, 9, 37},
+    {"simple_rnn", "{cell = \"simple_rnn\"}", RecurrentCell::SimpleRnn, true, 7,
+     9, 37},
     {"simple_rnn_backwards_relu",
      "{cell = \"simple_rnn\", activation = \"relu\", reverse = true}",
      RecurrentCell::SimpleRnn, true, 5, 6, 7},

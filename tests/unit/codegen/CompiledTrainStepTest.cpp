@@ -7,11 +7,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "engine/CompiledFunction.h"
+#include "engine/interpreter/Interpreter.h"
 #include "ir/KcDialect.h"
 #include "passes/TrainStep.h"
 #include "runtime/Error.h"
-#include "engine/interpreter/Interpreter.h"
-#include "engine/CompiledFunction.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -111,8 +111,7 @@ TEST_P(CompiledTrainStep, ThreeStepsMatchTheInterpreter) {
   const Case &c = GetParam();
   mlir::MLIRContext ctx;
   ctx.loadDialect<kc::KcDialect, mlir::func::FuncDialect>();
-  auto module =
-      mlir::parseSourceString<mlir::ModuleOp>(
+  auto module = mlir::parseSourceString<mlir::ModuleOp>(
       withType(c.model == "mlp" ? kMlp : kResidual, c.type), &ctx);
   ASSERT_TRUE(module);
   TrainingConfig config;

@@ -59,7 +59,8 @@ protected:
 };
 
 TEST_P(NonFinite, MaxMinReluPropagateNaN) {
-  std::vector<NDArray> r = run(R"mlir(
+  std::vector<NDArray> r =
+      run(R"mlir(
 func.func @f(%x: tensor<8x$T>, %y: tensor<8x$T>)
     -> (tensor<8x$T>, tensor<8x$T>, tensor<8x$T>, tensor<8x$T>, tensor<8x$T>) {
   %0 = kc.max %x, %y : tensor<8x$T>
@@ -70,8 +71,8 @@ func.func @f(%x: tensor<8x$T>, %y: tensor<8x$T>)
   return %0, %1, %2, %3, %4 : tensor<8x$T>, tensor<8x$T>, tensor<8x$T>, tensor<8x$T>, tensor<8x$T>
 }
 )mlir",
-                               {values({8}, {kNaN, 1, -kInf, kInf, kNaN, -2, 0, 3}),
-                                values({8}, {1, kNaN, 0, -kInf, kNaN, kNaN, -kInf, kInf})});
+          {values({8}, {kNaN, 1, -kInf, kInf, kNaN, -2, 0, 3}),
+           values({8}, {1, kNaN, 0, -kInf, kNaN, kNaN, -kInf, kInf})});
   ASSERT_EQ(r.size(), 5u);
   for (int64_t i : {0, 1, 4, 5}) { // a NaN on either side
     EXPECT_TRUE(std::isnan(r[0].at(i))) << "max element " << i;

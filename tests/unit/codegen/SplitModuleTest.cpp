@@ -2,15 +2,16 @@
 //
 // aot::splitModule on a module of an entry and many internal functions, some
 // calling each other: each body lands in exactly one part, the parts differ
-// by at most one function's weight, a function called from another part is external and
-// hidden there and declared where it is called, one called only within its
-// part stays internal, and each part verifies and compiles to an object.
+// by at most one function's weight, a function called from another part is
+// external and hidden there and declared where it is called, one called only
+// within its part stays internal, and each part verifies and compiles to an
+// object.
 //
 //===----------------------------------------------------------------------===//
 
+#include "codegen/aot/SplitModule.h"
 #include "codegen/Passes.h"
 #include "codegen/aot/AotCompiler.h"
-#include "codegen/aot/SplitModule.h"
 
 #include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/IR/MLIRContext.h"
@@ -135,7 +136,8 @@ TEST(SplitModule, EachBodyOnceCallsAcrossPartsHidden) {
       << llvm::toString(objects.takeError());
   ASSERT_EQ(objects->size(), parts.size());
   for (const std::string &object : *objects)
-    EXPECT_EQ(object.substr(0, 4), "\x7f" "ELF");
+    EXPECT_EQ(object.substr(0, 4), "\x7f"
+                                   "ELF");
 }
 
 TEST(SplitModule, SmallModulesStayWhole) {

@@ -8,9 +8,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tests/unit/cuda/CudaTestUtil.h"
 #include "codegen/cuda/CudaPasses.h"
 #include "ir/KcDialect.h"
+#include "tests/unit/cuda/CudaTestUtil.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -118,9 +118,8 @@ TEST_P(TrainStepPtx, AssemblesWithPtxas) {
     std::string log = assemble(m.ptx, "sm_90");
     ASSERT_TRUE(log.empty()) << m.name << ":\n" << log << "\n" << m.ptx;
   }
-  std::cout << "[ cuda     ] " << GetParam() << ": "
-            << program->launches.size() << " kernels, "
-            << program->calls.size() << " GEMMs, arena "
+  std::cout << "[ cuda     ] " << GetParam() << ": " << program->launches.size()
+            << " kernels, " << program->calls.size() << " GEMMs, arena "
             << program->arenaBytes << " bytes\n";
 }
 

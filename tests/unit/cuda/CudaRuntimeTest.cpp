@@ -14,12 +14,12 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tests/unit/cuda/CudaTestUtil.h"
 #include "codegen/cuda/CudaPasses.h"
-#include "runtime/Error.h"
-#include "runtime/cuda/CudaApi.h"
 #include "engine/cuda/CudaEager.h"
 #include "engine/cuda/CudaExecutable.h"
+#include "runtime/Error.h"
+#include "runtime/cuda/CudaApi.h"
+#include "tests/unit/cuda/CudaTestUtil.h"
 
 #include "gtest/gtest.h"
 

@@ -1,4 +1,5 @@
-//===- CudaTestUtil.h - Reference train steps for the CUDA tests -*- C++ -*-===//
+//===- CudaTestUtil.h - Reference train steps for the CUDA tests -*- C++
+//-*-===//
 //
 // Traces one of the reference models, builds its @train_step (adam, sparse
 // categorical crossentropy, accuracy) and makes seeded arguments for it.
@@ -8,11 +9,11 @@
 #ifndef KCC_TESTS_UNIT_CUDA_CUDATESTUTIL_H
 #define KCC_TESTS_UNIT_CUDA_CUDATESTUTIL_H
 
-#include "frontend/models/ReferenceModels.h"
+#include "engine/interpreter/Interpreter.h"
 #include "frontend/Trace.h"
+#include "frontend/models/ReferenceModels.h"
 #include "kcc/kcc.h"
 #include "passes/TrainStep.h"
-#include "engine/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -40,9 +41,10 @@ inline std::unique_ptr<Model> referenceModel(const std::string &name) {
 }
 
 /// @train_step of `name`; the MLP ends in softmax, the others in logits.
-inline mlir::OwningOpRef<mlir::ModuleOp>
-buildTrainStep(mlir::MLIRContext &ctx, Model &model, const std::string &name,
-               int64_t batch) {
+inline mlir::OwningOpRef<mlir::ModuleOp> buildTrainStep(mlir::MLIRContext &ctx,
+                                                        Model &model,
+                                                        const std::string &name,
+                                                        int64_t batch) {
   registerFrontendDialects(ctx);
   TraceOptions opts;
   opts.batch = batch;

@@ -9,10 +9,10 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/cuda/CudaPasses.h"
+#include "engine/CompiledFunction.h"
+#include "engine/interpreter/Interpreter.h"
 #include "ir/KcDialect.h"
 #include "runtime/Error.h"
-#include "engine/interpreter/Interpreter.h"
-#include "engine/CompiledFunction.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Parser/Parser.h"
@@ -56,8 +56,9 @@ TEST_P(WindowOps, GeneratedMatchesInterpreter) {
   std::vector<NDArray> args;
   for (mlir::Type t : f.getArgumentTypes()) {
     auto rt = mlir::cast<mlir::RankedTensorType>(t);
-    NDArray a = NDArray::empty(Shape(rt.getShape().begin(), rt.getShape().end()),
-                               type == "f32" ? DType::F32 : DType::F64);
+    NDArray a =
+        NDArray::empty(Shape(rt.getShape().begin(), rt.getShape().end()),
+                       type == "f32" ? DType::F32 : DType::F64);
     for (int64_t i = 0; i < a.numel(); ++i)
       a.set(i, small(gen) * 0.5);
     args.push_back(a);
@@ -161,12 +162,12 @@ const WindowCase kCases[] = {
 })"},
 };
 
-INSTANTIATE_TEST_SUITE_P(
-    Cpu, WindowOps,
-    ::testing::Combine(::testing::ValuesIn(kCases),
-                       ::testing::Values("f32", "f64")),
-    [](const auto &info) {
-      return std::get<0>(info.param).name + "_" + std::get<1>(info.param);
-    });
+INSTANTIATE_TEST_SUITE_P(Cpu, WindowOps,
+                         ::testing::Combine(::testing::ValuesIn(kCases),
+                                            ::testing::Values("f32", "f64")),
+                         [](const auto &info) {
+                           return std::get<0>(info.param).name + "_" +
+                                  std::get<1>(info.param);
+                         });
 
 } // namespace

@@ -44,11 +44,11 @@ TEST(BatchNormalization, TrainingUsesBatchStatisticsAndMovesTheMovingOnes) {
 
 TEST(BatchNormalization, InferenceAndFrozenUseTheMovingStatistics) {
   BatchNormalization bn(-1, 0.9, 1e-3, /*center=*/true, /*scale=*/true);
-  bn(Tensor(batch())); // builds
-  bn.setWeights({NDArray::fromVector({2}, {2, 3}),    // gamma
-                 NDArray::fromVector({2}, {1, -1}),   // beta
-                 NDArray::fromVector({2}, {1, 2}),    // moving_mean
-                 NDArray::fromVector({2}, {4, 9})});  // moving_variance
+  bn(Tensor(batch()));                               // builds
+  bn.setWeights({NDArray::fromVector({2}, {2, 3}),   // gamma
+                 NDArray::fromVector({2}, {1, -1}),  // beta
+                 NDArray::fromVector({2}, {1, 2}),   // moving_mean
+                 NDArray::fromVector({2}, {4, 9})}); // moving_variance
   auto expectInference = [&](const Tensor &y) {
     std::vector<double> out = y.array().toVector();
     EXPECT_NEAR(out[0], (1 - 1) * 2 / std::sqrt(4 + 1e-3) + 1, 1e-6);
@@ -79,12 +79,14 @@ TEST(BatchNormalization, WeightsFollowCenterAndScale) {
 }
 
 TEST(BatchNormalization, OnlyTheLastAxis) {
-  EXPECT_NE(errorOf([] { BatchNormalization(1)(Tensor(
-                             NDArray::fromVector({1, 2, 1}, {1, 2}))); })
-                .find("axis 1 is not supported (only the last axis"),
+  EXPECT_NE(errorOf([] {
+              BatchNormalization(1)(
+                  Tensor(NDArray::fromVector({1, 2, 1}, {1, 2})));
+            }).find("axis 1 is not supported (only the last axis"),
             std::string::npos);
-  EXPECT_NE(errorOf([] { BatchNormalization(-1, 0.99, 0.0); })
-                .find("epsilon must be finite and > 0"),
+  EXPECT_NE(errorOf([] {
+              BatchNormalization(-1, 0.99, 0.0);
+            }).find("epsilon must be finite and > 0"),
             std::string::npos);
 }
 

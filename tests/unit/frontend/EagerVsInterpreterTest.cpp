@@ -7,9 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "engine/interpreter/Interpreter.h"
 #include "frontend/models/ReferenceModels.h"
 #include "kcc/kcc.h"
-#include "engine/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/MLIRContext.h"
@@ -96,8 +96,8 @@ TEST(EagerVsInterpreter, DropoutTrainingUsesTheSameMask) {
 TEST(EagerVsInterpreter, AttentionBlock) {
   Tensor in = Input({28, 28, 1});
   Tensor x = Reshape({28, 28})(in);
-  Tensor a = MultiHeadAttention(4, 5, 3, true, {}, /*useCausalMask=*/true)(
-      {x, x});
+  Tensor a =
+      MultiHeadAttention(4, 5, 3, true, {}, /*useCausalMask=*/true)({x, x});
   Tensor h = LayerNormalization()(Add()({x, a}));
   h = EinsumDense("abc,cd->abd", {-1, 8}, "d", "relu")(h);
   Model m(in, Dense(10)(GlobalAveragePooling1D()(h)), "block", 13);
@@ -121,8 +121,7 @@ TEST(EagerVsInterpreter, RecurrentLayers) {
   RecurrentOptions state;
   state.returnState = true;
   std::vector<Tensor> outs =
-      SimpleRNN(4, "relu", true, "glorot_uniform", "orthogonal", "zeros",
-                state)
+      SimpleRNN(4, "relu", true, "glorot_uniform", "orthogonal", "zeros", state)
           .call({h}, CallContext{});
   ASSERT_EQ(outs.size(), 2u);
   Model m(in, Dense(10)(Concatenate()({outs[0], outs[1]})), "recurrent", 14);

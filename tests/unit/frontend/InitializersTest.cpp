@@ -54,8 +54,8 @@ TEST(Initializers, GlorotUniformBoundsAndVariance) {
 }
 
 TEST(Initializers, ConvGlorotUsesReceptiveField) {
-  NDArray w = init::initialize("glorot_uniform", {3, 3, 32, 64}, DType::F32,
-                               1, "conv2d/kernel");
+  NDArray w = init::initialize("glorot_uniform", {3, 3, 32, 64}, DType::F32, 1,
+                               "conv2d/kernel");
   double limit = std::sqrt(6.0 / (9 * 32 + 9 * 64));
   Stats s = stats(w);
   EXPECT_LE(s.max, limit);
@@ -74,7 +74,8 @@ TEST(Initializers, NormalsHaveTheirVarianceAndAreTruncated) {
   EXPECT_LE(s.max, cutoff + 1e-6);
   EXPECT_GE(s.min, -cutoff - 1e-6);
 
-  NDArray gn = init::initialize("glorot_normal", {400, 300}, DType::F32, 3, "b");
+  NDArray gn =
+      init::initialize("glorot_normal", {400, 300}, DType::F32, 3, "b");
   EXPECT_NEAR(stats(gn).var / (2.0 / 700), 1.0, 0.02);
 
   NDArray hu = init::initialize("he_uniform", {400, 300}, DType::F32, 3, "c");
@@ -129,18 +130,30 @@ uint64_t bitsHash(const NDArray &a) {
 /// initializers took arguments (hashes recorded from that code).
 TEST(Initializers, NamedDrawsAreUnchanged) {
   const std::vector<std::pair<const char *, std::vector<uint64_t>>> golden = {
-      {"glorot_uniform", {0x2974b57a886efe27ull, 0xbbef36da888f8052ull, 0x271c88239473f9e4ull}},
-      {"glorot_normal", {0x39f64079f33a138bull, 0xbc17f4d6a914699aull, 0x8582ec1e6fef7083ull}},
-      {"he_uniform", {0xb6b3ba064cd2276bull, 0xdab1789a91d771a1ull, 0xff3ba097dc68c862ull}},
-      {"he_normal", {0xc3ba953607deee67ull, 0x3b0ea8286dc9079full, 0x6ba69d83dfa80987ull}},
-      {"lecun_uniform", {0xb948949d7f659e1dull, 0x8a886c079802f4faull, 0x271c88239473f9e4ull}},
-      {"lecun_normal", {0x391de77f112a4dcfull, 0x5e1733460c179b01ull, 0x8582ec1e6fef7083ull}},
-      {"orthogonal", {0xea7091455e4e5d17ull, 0x1744379d591b2dccull, 0xbf523437992821caull}},
-      {"zeros", {0x37a9b9857c5bfd95ull, 0xa5bb8525e65abe15ull, 0xab0c262759a1d225ull}},
-      {"ones", {0xa253389086326ac8ull, 0x82ad41861b9fad08ull, 0xdd9a28cbf32bd6a5ull}},
-      {"uniform", {0x65099523c11a329ull, 0x3e19b84f443988e0ull, 0xc8cbe5c4c6dfb46full}},
-      {"random_uniform", {0x65099523c11a329ull, 0x3e19b84f443988e0ull, 0xc8cbe5c4c6dfb46full}},
-      {"unit_forget_bias", {0xb1ec6e65540016b8ull, 0xec660e4dc8e36188ull, 0x8ff0678d295f5d45ull}},
+      {"glorot_uniform",
+       {0x2974b57a886efe27ull, 0xbbef36da888f8052ull, 0x271c88239473f9e4ull}},
+      {"glorot_normal",
+       {0x39f64079f33a138bull, 0xbc17f4d6a914699aull, 0x8582ec1e6fef7083ull}},
+      {"he_uniform",
+       {0xb6b3ba064cd2276bull, 0xdab1789a91d771a1ull, 0xff3ba097dc68c862ull}},
+      {"he_normal",
+       {0xc3ba953607deee67ull, 0x3b0ea8286dc9079full, 0x6ba69d83dfa80987ull}},
+      {"lecun_uniform",
+       {0xb948949d7f659e1dull, 0x8a886c079802f4faull, 0x271c88239473f9e4ull}},
+      {"lecun_normal",
+       {0x391de77f112a4dcfull, 0x5e1733460c179b01ull, 0x8582ec1e6fef7083ull}},
+      {"orthogonal",
+       {0xea7091455e4e5d17ull, 0x1744379d591b2dccull, 0xbf523437992821caull}},
+      {"zeros",
+       {0x37a9b9857c5bfd95ull, 0xa5bb8525e65abe15ull, 0xab0c262759a1d225ull}},
+      {"ones",
+       {0xa253389086326ac8ull, 0x82ad41861b9fad08ull, 0xdd9a28cbf32bd6a5ull}},
+      {"uniform",
+       {0x65099523c11a329ull, 0x3e19b84f443988e0ull, 0xc8cbe5c4c6dfb46full}},
+      {"random_uniform",
+       {0x65099523c11a329ull, 0x3e19b84f443988e0ull, 0xc8cbe5c4c6dfb46full}},
+      {"unit_forget_bias",
+       {0xb1ec6e65540016b8ull, 0xec660e4dc8e36188ull, 0x8ff0678d295f5d45ull}},
   };
   const Shape shapes[] = {{37, 23}, {3, 3, 5, 7}, {48}};
   for (const auto &[name, hashes] : golden)
@@ -150,19 +163,18 @@ TEST(Initializers, NamedDrawsAreUnchanged) {
                 hashes[i])
           << name << " " << shapeToString(shapes[i]);
   // The named ones are VarianceScaling: the same bits through it.
-  for (auto [named, scaling] : {
-           std::pair{"glorot_uniform",
-                     "variance_scaling(scale=1,mode=fan_avg,"
-                     "distribution=uniform)"},
-           std::pair{"he_normal", "variance_scaling(scale=2,mode=fan_in,"
-                                  "distribution=truncated_normal)"},
-           std::pair{"lecun_normal", "variance_scaling(scale=1)"},
-           std::pair{"uniform", "random_uniform(minval=-0.05,maxval=0.05)"},
-           std::pair{"orthogonal", "orthogonal(gain=1)"},
-           std::pair{"zeros", "constant(value=0)"}})
-    EXPECT_EQ(bitsHash(init::initialize(named, {9, 4, 6}, DType::F32, 7, "s")),
-              bitsHash(init::initialize(scaling, {9, 4, 6}, DType::F32, 7,
-                                        "s")))
+  for (auto [named, scaling] :
+       {std::pair{"glorot_uniform", "variance_scaling(scale=1,mode=fan_avg,"
+                                    "distribution=uniform)"},
+        std::pair{"he_normal", "variance_scaling(scale=2,mode=fan_in,"
+                               "distribution=truncated_normal)"},
+        std::pair{"lecun_normal", "variance_scaling(scale=1)"},
+        std::pair{"uniform", "random_uniform(minval=-0.05,maxval=0.05)"},
+        std::pair{"orthogonal", "orthogonal(gain=1)"},
+        std::pair{"zeros", "constant(value=0)"}})
+    EXPECT_EQ(
+        bitsHash(init::initialize(named, {9, 4, 6}, DType::F32, 7, "s")),
+        bitsHash(init::initialize(scaling, {9, 4, 6}, DType::F32, 7, "s")))
         << named << " vs " << scaling;
 }
 
@@ -196,28 +208,28 @@ TEST(Initializers, TextFormsParseAndPrintCanonically) {
         "distribution=untruncated_normal)"})
     EXPECT_EQ(canonical(text), text);
 
-  for (auto [text, why] : {
-           std::pair{"glorot_uniformish", "unknown initializer "
-                                          "'glorot_uniformish' (expected "
-                                          "glorot_uniform, glorot_normal"},
-           std::pair{"random_normal(sd=1)",
-                     "random_normal has no argument 'sd' (it takes mean, "
-                     "stddev)"},
-           std::pair{"glorot_uniform(scale=2)", "glorot_uniform takes no "
-                                                "arguments"},
-           std::pair{"constant(value=abc)", "'value' must be a number"},
-           std::pair{"constant(value=1", "is malformed"},
-           std::pair{"constant(value=1,value=2)", "'value' is given twice"},
-           std::pair{"random_normal(stddev=inf)",
-                     "random_normal's stddev must be a finite number"},
-           std::pair{"variance_scaling(scale=0)",
-                     "variance_scaling's scale must be positive, got 0"},
-           std::pair{"variance_scaling(mode=fan_sum)",
-                     "mode 'fan_sum' is not one of fan_in, fan_out, "
-                     "fan_avg"},
-           std::pair{"variance_scaling(distribution=cauchy)",
-                     "distribution 'cauchy' is not one of truncated_normal, "
-                     "untruncated_normal, uniform"}}) {
+  for (auto [text, why] :
+       {std::pair{"glorot_uniformish", "unknown initializer "
+                                       "'glorot_uniformish' (expected "
+                                       "glorot_uniform, glorot_normal"},
+        std::pair{"random_normal(sd=1)",
+                  "random_normal has no argument 'sd' (it takes mean, "
+                  "stddev)"},
+        std::pair{"glorot_uniform(scale=2)", "glorot_uniform takes no "
+                                             "arguments"},
+        std::pair{"constant(value=abc)", "'value' must be a number"},
+        std::pair{"constant(value=1", "is malformed"},
+        std::pair{"constant(value=1,value=2)", "'value' is given twice"},
+        std::pair{"random_normal(stddev=inf)",
+                  "random_normal's stddev must be a finite number"},
+        std::pair{"variance_scaling(scale=0)",
+                  "variance_scaling's scale must be positive, got 0"},
+        std::pair{"variance_scaling(mode=fan_sum)",
+                  "mode 'fan_sum' is not one of fan_in, fan_out, "
+                  "fan_avg"},
+        std::pair{"variance_scaling(distribution=cauchy)",
+                  "distribution 'cauchy' is not one of truncated_normal, "
+                  "untruncated_normal, uniform"}}) {
     EXPECT_FALSE(init::isInitializer(text)) << text;
     EXPECT_NE(canonical(text).find(why), std::string::npos)
         << text << ": " << canonical(text);
@@ -245,8 +257,8 @@ TEST(Initializers, KerasNamesAndClasses) {
 const Shape kBig = {256, 512};
 
 TEST(Initializers, RandomNormalHasItsMeanAndStddev) {
-  Stats s = stats(init::initialize("random_normal(mean=0.5,stddev=0.02)",
-                                   kBig, DType::F32, 11, "dense/kernel"));
+  Stats s = stats(init::initialize("random_normal(mean=0.5,stddev=0.02)", kBig,
+                                   DType::F32, 11, "dense/kernel"));
   EXPECT_NEAR(s.mean, 0.5, 0.02 * 0.01);
   EXPECT_NEAR(std::sqrt(s.var) / 0.02, 1.0, 0.015);
   // Untruncated: 2^17 normals reach past 4 stddev.
@@ -288,21 +300,21 @@ TEST(Initializers, RandomUniformHasItsRange) {
 }
 
 TEST(Initializers, ConstantAndIdentity) {
-  Stats c = stats(init::initialize("constant(value=0.1)", {7, 3}, DType::F32,
-                                   0, "b"));
+  Stats c = stats(
+      init::initialize("constant(value=0.1)", {7, 3}, DType::F32, 0, "b"));
   EXPECT_EQ(c.min, static_cast<double>(0.1f));
   EXPECT_EQ(c.max, static_cast<double>(0.1f));
-  NDArray eye = init::initialize("identity(gain=2)", {3, 4}, DType::F32, 0,
-                                 "k");
-  EXPECT_EQ(eye.toVector(), (std::vector<double>{2, 0, 0, 0, 0, 2, 0, 0, 0,
-                                                 0, 2, 0}));
+  NDArray eye =
+      init::initialize("identity(gain=2)", {3, 4}, DType::F32, 0, "k");
+  EXPECT_EQ(eye.toVector(),
+            (std::vector<double>{2, 0, 0, 0, 0, 2, 0, 0, 0, 0, 2, 0}));
   EXPECT_THROW(init::initialize("identity", {3, 3, 2}, DType::F32, 0, "k"),
                Error);
 }
 
 TEST(Initializers, OrthogonalGainScalesAnOrthonormalMatrix) {
-  NDArray q = init::initialize("orthogonal(gain=0.5)", {40, 16}, DType::F64, 3,
-                               "k");
+  NDArray q =
+      init::initialize("orthogonal(gain=0.5)", {40, 16}, DType::F64, 3, "k");
   // Q^T Q = gain^2 I.
   for (int64_t a = 0; a < 16; ++a)
     for (int64_t b = 0; b < 16; ++b) {
@@ -320,8 +332,8 @@ TEST(Initializers, UnitForgetBiasAroundAnotherInitializer) {
       init::initialize("unit_forget_bias(constant(value=0.1))", {12},
                        DType::F64, 0, "lstm/cell/bias")
           .toVector();
-  EXPECT_EQ(b, (std::vector<double>{0.1, 0.1, 0.1, 1, 1, 1, 0.1, 0.1, 0.1,
-                                    0.1, 0.1, 0.1}));
+  EXPECT_EQ(b, (std::vector<double>{0.1, 0.1, 0.1, 1, 1, 1, 0.1, 0.1, 0.1, 0.1,
+                                    0.1, 0.1}));
   EXPECT_EQ(init::parse("unit_forget_bias(zeros)")->str(), "unit_forget_bias");
   EXPECT_EQ(init::parse("unit_forget_bias( random_normal(stddev=1) )")->str(),
             "unit_forget_bias(random_normal(mean=0,stddev=1))");
@@ -337,10 +349,10 @@ TEST(Initializers, UnitForgetBiasAroundAnotherInitializer) {
     else
       EXPECT_TRUE(r[i] >= 2 && r[i] < 3) << i << ": " << r[i];
   // An LSTM layer puts its bias_initializer around the forget gate's ones.
-  Sequential m({Input({5, 3}),
-                LSTM(4, "tanh", "sigmoid", true, "glorot_uniform",
-                     "orthogonal", "constant(value=0.25)")},
-               "m", 1);
+  Sequential m(
+      {Input({5, 3}), LSTM(4, "tanh", "sigmoid", true, "glorot_uniform",
+                           "orthogonal", "constant(value=0.25)")},
+      "m", 1);
   std::vector<double> bias = m.getWeights()[2].toVector();
   ASSERT_EQ(bias.size(), 16u);
   for (size_t i = 0; i < 16; ++i)

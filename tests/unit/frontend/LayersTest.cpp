@@ -1,4 +1,5 @@
-//===- LayersTest.cpp - Layers and models, eager ---------------------------===//
+//===- LayersTest.cpp - Layers and models, eager
+//---------------------------===//
 
 #include "kcc/kcc.h"
 #include "tests/unit/ErrorOf.h"
@@ -87,8 +88,7 @@ TEST(Layers, Conv2DMatchesNaiveLoops) {
                 acc += x.at(((n * 5 + h) * 4 + ww) * 3 + c) *
                        w.at(((i * 3 + j) * 3 + c) * 2 + f);
               }
-          EXPECT_NEAR(y.array().at(((n * 5 + oh) * 4 + ow) * 2 + f), acc,
-                      1e-5);
+          EXPECT_NEAR(y.array().at(((n * 5 + oh) * 4 + ow) * 2 + f), acc, 1e-5);
         }
 }
 
@@ -148,8 +148,8 @@ TEST(Layers, SpatialDropoutDropsWholeChannels) {
     Shape shape = dims == 1 ? Shape{40, 6, 50} : Shape{40, 3, 2, 50};
     Layer drop = dims == 1 ? Layer(SpatialDropout1D(rate, 5))
                            : Layer(SpatialDropout2D(rate, 5));
-    NDArray ones = NDArray::fromVector(
-        shape, std::vector<double>(numElements(shape), 1));
+    NDArray ones =
+        NDArray::fromVector(shape, std::vector<double>(numElements(shape), 1));
     EXPECT_EQ(drop(ones, /*training=*/false).toVector(),
               Tensor(ones).toVector());
     std::vector<double> y = drop(ones, /*training=*/true).toVector();

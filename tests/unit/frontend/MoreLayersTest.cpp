@@ -77,18 +77,12 @@ TEST(MoreLayers, MergeLayers) {
   Tensor joined = Concatenate()({a, col});
   EXPECT_EQ(joined.shape(), (Shape{2, 3}));
   EXPECT_EQ(valuesOf(joined), (std::vector<double>{1, -2, 10, 3, 8, -1}));
-  EXPECT_NE(errorOf([&] {
-              Subtract()({a, b, a});
-            }).find("exactly 2 inputs"),
+  EXPECT_NE(errorOf([&] { Subtract()({a, b, a}); }).find("exactly 2 inputs"),
             std::string::npos);
-  EXPECT_NE(errorOf([&] {
-              Concatenate(0)({a, b});
-            }).find("batch axis"),
+  EXPECT_NE(errorOf([&] { Concatenate(0)({a, b}); }).find("batch axis"),
             std::string::npos);
   NDArray wide = NDArray::fromVector({2, 3}, {1, 2, 3, 4, 5, 6});
-  EXPECT_NE(errorOf([&] {
-              Maximum()({a, wide});
-            }).find("[2, 2] and [2, 3]"),
+  EXPECT_NE(errorOf([&] { Maximum()({a, wide}); }).find("[2, 2] and [2, 3]"),
             std::string::npos);
 }
 

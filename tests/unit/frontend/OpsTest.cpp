@@ -126,10 +126,8 @@ TEST(FrontendOps, Conv2DAndPoolingByHand) {
   // SAME padding pads at the bottom/right (TF rule): last row/col see zeros.
   expectValues(ops::conv2d(x, w, {1, 1}, ops::Padding::Same), {1, 3, 3, 1},
                {12, 16, 9, 24, 28, 15, 15, 17, 9});
-  expectValues(ops::maxPool2d(x, {2, 2}, {1, 1}), {1, 2, 2, 1},
-               {5, 6, 8, 9});
-  expectValues(ops::avgPool2d(x, {2, 2}, {1, 1}), {1, 2, 2, 1},
-               {3, 4, 6, 7});
+  expectValues(ops::maxPool2d(x, {2, 2}, {1, 1}), {1, 2, 2, 1}, {5, 6, 8, 9});
+  expectValues(ops::avgPool2d(x, {2, 2}, {1, 1}), {1, 2, 2, 1}, {3, 4, 6, 7});
 }
 
 TEST(FrontendOps, CompareSelectCast) {

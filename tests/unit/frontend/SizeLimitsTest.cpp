@@ -17,13 +17,12 @@
 #include "gtest/gtest.h"
 
 using namespace kcc;
-using kcc::testing::errorOf;
 using kcc::testing::AddressSpaceLimit;
+using kcc::testing::errorOf;
 
 namespace {
 
 constexpr int64_t k32 = int64_t(1) << 32;
-
 
 TEST(SizeLimits, UnitsAndFilters) {
   EXPECT_EQ(errorOf([] { Dense(1000000000000); }),
@@ -38,9 +37,7 @@ TEST(SizeLimits, UnitsAndFilters) {
 
 TEST(SizeLimits, InputsAndWeights) {
   // 2^64 elements: a plain product wraps to 0 (Flatten gave [32, 0]).
-  EXPECT_EQ(errorOf([] {
-              Input({k32, k32});
-            }),
+  EXPECT_EQ(errorOf([] { Input({k32, k32}); }),
             "Input: f32[1, 4294967296, 4294967296] has more than 2^63-1 "
             "elements");
   // 2^32 features fit one row (16 GiB); a 4096-unit kernel on them does not.

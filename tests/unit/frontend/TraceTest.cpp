@@ -98,20 +98,19 @@ TEST(Trace, ResidualAddAndOpCounts) {
 
 TEST(Trace, StepArgumentOnlyWhenTrainingWithDropout) {
   mlir::MLIRContext ctx;
-  Sequential m({Input({16}), Dense(8, "relu"), Dropout(0.5), Dense(2)}, "d",
-               4);
+  Sequential m({Input({16}), Dense(8, "relu"), Dropout(0.5), Dense(2)}, "d", 4);
   auto eval = traceForward(ctx, m, {3, /*training=*/false});
   EXPECT_EQ(forwardOf(*eval).getNumArguments(), 5u);
   int randoms = 0;
-  forwardOf(*eval).walk(
-      [&](kc::RandomUniformOp) { ++randoms; });
+  forwardOf(*eval).walk([&](kc::RandomUniformOp) { ++randoms; });
   EXPECT_EQ(randoms, 0);
 
   auto train = traceForward(ctx, m, {3, /*training=*/true});
   mlir::func::FuncOp f = forwardOf(*train);
   ASSERT_EQ(f.getNumArguments(), 6u);
   EXPECT_TRUE(kc::isStepArg(f, 5));
-  auto stepType = mlir::cast<mlir::RankedTensorType>(f.getArgument(5).getType());
+  auto stepType =
+      mlir::cast<mlir::RankedTensorType>(f.getArgument(5).getType());
   EXPECT_EQ(stepType.getRank(), 0);
   EXPECT_TRUE(stepType.getElementType().isInteger(64));
   f.walk([&](kc::RandomUniformOp op) {

@@ -117,7 +117,8 @@ TEST_P(InterpreterMathTest, ElementwiseOpsMatchStdMath) {
   std::string body, results, types;
   int n = 0;
   auto addResult = [&](const std::string &expr) {
-    body += "      %r" + std::to_string(n) + " = " + expr + " : tensor<2x3x$T>\n";
+    body +=
+        "      %r" + std::to_string(n) + " = " + expr + " : tensor<2x3x$T>\n";
     results += (n ? ", %r" : "%r") + std::to_string(n);
     types += std::string(n ? ", " : "") + "tensor<2x3x$T>";
     ++n;
@@ -184,8 +185,8 @@ TEST_P(InterpreterMathTest, CompareSelectAndCast) {
   NDArray labels = NDArray::empty({6}, DType::I64);
   std::vector<int64_t> labelValues = {0, 7, -3, 1000000007, 42, 5};
   std::copy(labelValues.begin(), labelValues.end(), labels.data<int64_t>());
-  auto out = run(withType(text, type()),
-                 {array({6}, x), array({6}, y), labels});
+  auto out =
+      run(withType(text, type()), {array({6}, x), array({6}, y), labels});
   ASSERT_EQ(out.size(), 10u);
   std::vector<std::function<bool(double, double)>> directions = {
       std::equal_to<double>(), std::not_equal_to<double>(),

@@ -20,13 +20,12 @@ namespace {
 /// One spatial dimension of a window op: output size and padding before.
 struct Axis {
   int64_t in, window, stride, dilation, out, padBefore;
-  Axis(int64_t in, int64_t window, int64_t stride, int64_t dilation,
-       bool same)
+  Axis(int64_t in, int64_t window, int64_t stride, int64_t dilation, bool same)
       : in(in), window(window), stride(stride), dilation(dilation) {
     int64_t span = (window - 1) * dilation + 1;
     out = same ? (in + stride - 1) / stride : (in - span) / stride + 1;
-    int64_t total = same ? std::max<int64_t>((out - 1) * stride + span - in, 0)
-                         : 0;
+    int64_t total =
+        same ? std::max<int64_t>((out - 1) * stride + span - in, 0) : 0;
     padBefore = total / 2; // TF: the odd row goes after.
   }
 };
@@ -61,12 +60,14 @@ struct NaiveConv {
   /// Calls fn(xIndex, wIndex, yIndex) for every multiply-add of the forward.
   template <typename Fn> void forEachTerm(Fn fn) const {
     for (int64_t b = 0; b < n; ++b)
-      forEachTap(h, w, [&](int64_t oh, int64_t ow, int64_t ih, int64_t iw,
-                           int64_t kh, int64_t kw) {
-        for (int64_t ch = 0; ch < c; ++ch)
-          for (int64_t fo = 0; fo < f; ++fo)
-            fn(xi(b, ih, iw, ch), wi(kh, kw, ch, fo), yi(b, oh, ow, fo));
-      });
+      forEachTap(h, w,
+                 [&](int64_t oh, int64_t ow, int64_t ih, int64_t iw, int64_t kh,
+                     int64_t kw) {
+                   for (int64_t ch = 0; ch < c; ++ch)
+                     for (int64_t fo = 0; fo < f; ++fo)
+                       fn(xi(b, ih, iw, ch), wi(kh, kw, ch, fo),
+                          yi(b, oh, ow, fo));
+                 });
   }
   std::vector<double> forward(const std::vector<double> &x,
                               const std::vector<double> &wt) const {
@@ -77,13 +78,15 @@ struct NaiveConv {
   std::vector<double> gradInput(const std::vector<double> &dy,
                                 const std::vector<double> &wt) const {
     std::vector<double> dx(n * h.in * w.in * c, 0.0);
-    forEachTerm([&](int64_t a, int64_t b, int64_t o) { dx[a] += dy[o] * wt[b]; });
+    forEachTerm(
+        [&](int64_t a, int64_t b, int64_t o) { dx[a] += dy[o] * wt[b]; });
     return dx;
   }
   std::vector<double> gradFilter(const std::vector<double> &x,
                                  const std::vector<double> &dy) const {
     std::vector<double> dw(h.window * w.window * c * f, 0.0);
-    forEachTerm([&](int64_t a, int64_t b, int64_t o) { dw[b] += x[a] * dy[o]; });
+    forEachTerm(
+        [&](int64_t a, int64_t b, int64_t o) { dw[b] += x[a] * dy[o]; });
     return dw;
   }
 };
@@ -103,10 +106,11 @@ struct NaivePool {
     for (int64_t b = 0; b < n; ++b)
       for (int64_t ch = 0; ch < c; ++ch) {
         std::vector<std::vector<int64_t>> windows(h.out * w.out);
-        forEachTap(h, w, [&](int64_t oh, int64_t ow, int64_t ih, int64_t iw,
-                             int64_t, int64_t) {
-          windows[oh * w.out + ow].push_back(xi(b, ih, iw, ch));
-        });
+        forEachTap(h, w,
+                   [&](int64_t oh, int64_t ow, int64_t ih, int64_t iw, int64_t,
+                       int64_t) {
+                     windows[oh * w.out + ow].push_back(xi(b, ih, iw, ch));
+                   });
         for (int64_t oh = 0; oh < h.out; ++oh)
           for (int64_t ow = 0; ow < w.out; ++ow)
             fn(yi(b, oh, ow, ch), windows[oh * w.out + ow]);

@@ -24,7 +24,8 @@ using InterpreterRunTest = InterpreterFixture;
 /// A chain of `length` unary ops on a 64x64 f32 tensor: each step alternates
 /// neg and abs, so the result is |x|.
 std::string unaryChain(int length) {
-  std::string text = "func.func @chain(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {\n";
+  std::string text =
+      "func.func @chain(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {\n";
   std::string last = "%x";
   for (int i = 0; i < length; ++i) {
     std::string next = "%v" + std::to_string(i);
@@ -233,8 +234,7 @@ TEST_F(InterpreterRunTest, KernelErrorsArePrefixedWithTheOpLocation) {
 TEST_F(InterpreterRunTest, EveryKcOpHasAKernel) {
   // Fails when an op is added to the ODS without an interpreter entry.
   int kcOps = 0;
-  for (mlir::RegisteredOperationName name :
-       context.getRegisteredOperations()) {
+  for (mlir::RegisteredOperationName name : context.getRegisteredOperations()) {
     if (name.getDialectNamespace() != "kc")
       continue;
     ++kcOps;

@@ -1,4 +1,5 @@
-//===- InterpreterTestUtil.h - Shared fixture for interpreter tests -*- C++ -*-===//
+//===- InterpreterTestUtil.h - Shared fixture for interpreter tests -*- C++
+//-*-===//
 //
 // Parses a .mlir snippet (with `$T` standing for the float element type, so
 // one snippet serves f32 and f64), runs its first function and compares the
@@ -9,9 +10,9 @@
 #ifndef KCC_TESTS_UNIT_INTERPRETER_INTERPRETERTESTUTIL_H
 #define KCC_TESTS_UNIT_INTERPRETER_INTERPRETERTESTUTIL_H
 
+#include "engine/interpreter/Interpreter.h"
 #include "ir/KcDialect.h"
 #include "runtime/Error.h"
-#include "engine/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"

@@ -32,9 +32,9 @@ TEST(KerasErrors, TruncatedJsonGivesLineAndColumn) {
 }
 
 TEST(KerasErrors, UnknownLayerClass) {
-  std::string text = replaceOnce(readText("mlp_keras3.json"),
-                                 "\"class_name\": \"Dense\"",
-                                 "\"class_name\": \"Bogus\"");
+  std::string text =
+      replaceOnce(readText("mlp_keras3.json"), "\"class_name\": \"Dense\"",
+                  "\"class_name\": \"Bogus\"");
   std::string msg = importError(text);
   EXPECT_THAT(msg, HasSubstr("bad.json: $.config.layers[2].config: "
                              "layer 'dense' (Bogus): layer class 'Bogus' is "
@@ -42,16 +42,16 @@ TEST(KerasErrors, UnknownLayerClass) {
 }
 
 TEST(KerasErrors, MissingUnitsNamesPathAndLayer) {
-  std::string text = replaceOnce(readText("mlp_keras3.json"),
-                                 "\"units\": 64,", "");
+  std::string text =
+      replaceOnce(readText("mlp_keras3.json"), "\"units\": 64,", "");
   EXPECT_EQ(importError(text),
             "bad.json: $.config.layers[3].config.units: layer 'dense_1' "
             "(Dense): missing required field 'units'");
 }
 
 TEST(KerasErrors, WrongTypeOfField) {
-  std::string text = replaceOnce(readText("cnn_keras3.json"),
-                                 "\"filters\": 64", "\"filters\": \"64\"");
+  std::string text = replaceOnce(readText("cnn_keras3.json"), "\"filters\": 64",
+                                 "\"filters\": \"64\"");
   EXPECT_EQ(importError(text),
             "bad.json: $.config.layers[3].config.filters: layer 'conv2d_1' "
             "(Conv2D): 'filters' must be an integer, got a string");
@@ -94,9 +94,9 @@ TEST(KerasErrors, ShapeMismatchAtTheNode) {
 }
 
 TEST(KerasErrors, LambdaAndCustomObjects) {
-  std::string lambda = replaceOnce(readText("mlp_keras3.json"),
-                                   "\"class_name\": \"Flatten\"",
-                                   "\"class_name\": \"Lambda\"");
+  std::string lambda =
+      replaceOnce(readText("mlp_keras3.json"), "\"class_name\": \"Flatten\"",
+                  "\"class_name\": \"Lambda\"");
   EXPECT_THAT(importError(lambda),
               HasSubstr("$.config.layers[1].config: layer 'flatten' "
                         "(Lambda): Lambda layers hold Python code"));
@@ -134,22 +134,22 @@ TEST(KerasErrors, UnsupportedSemanticValues) {
   EXPECT_THAT(importError(grouped),
               HasSubstr("config.groups: layer 'conv2d' (Conv2D): groups (3) "
                         "must be positive and divide filters (32)"));
-  std::string causal = replaceOnce(readText("cnn_keras3.json"),
-                                   "\"padding\": \"valid\"",
-                                   "\"padding\": \"causal\"");
+  std::string causal =
+      replaceOnce(readText("cnn_keras3.json"), "\"padding\": \"valid\"",
+                  "\"padding\": \"causal\"");
   EXPECT_THAT(importError(causal),
               HasSubstr("config.padding: layer 'conv2d' (Conv2D): padding "
                         "'causal' is not supported (valid or same)"));
-  std::string act = replaceOnce(readText("mlp_keras3.json"),
-                                "\"activation\": \"relu\"",
-                                "\"activation\": \"celu\"");
+  std::string act =
+      replaceOnce(readText("mlp_keras3.json"), "\"activation\": \"relu\"",
+                  "\"activation\": \"celu\"");
   EXPECT_THAT(importError(act),
               HasSubstr("$.config.layers[2].config.activation: layer 'dense' "
                         "(Dense): activation 'celu' is not supported"));
-  std::string reg = replaceOnce(readText("mlp_keras3.json"),
-                                "\"kernel_regularizer\": null",
-                                "\"kernel_regularizer\": "
-                                "\"orthogonal_regularizer\"");
+  std::string reg =
+      replaceOnce(readText("mlp_keras3.json"), "\"kernel_regularizer\": null",
+                  "\"kernel_regularizer\": "
+                  "\"orthogonal_regularizer\"");
   EXPECT_THAT(importError(reg),
               HasSubstr("config.kernel_regularizer: layer 'dense' (Dense): "
                         "regularizer 'orthogonal_regularizer' is not "
@@ -171,16 +171,15 @@ TEST(KerasErrors, WeightOfTheWrongShape) {
                    "(Dense): weight 'kernel' is [784, 100] but the file has "
                    "[784, 128]");
   // The same through a legacy .h5 loaded into a spec.
-  keras::ImportedModel m = keras::importModelJson(
-      replaceOnce(readText("mlp_keras2.json"), "\"units\": 64",
-                  "\"units\": 65"),
-      "mlp.json");
-  EXPECT_THAT(errorOf([&] {
-                keras::loadWeightsH5File(m, fixture("mlp_keras2.h5"));
-              }),
-              HasSubstr("model_weights/dense_1/dense_1/kernel:0: layer "
-                        "'dense_1' (Dense): weight 'kernel' is [128, 65] but "
-                        "the file has [128, 64]"));
+  keras::ImportedModel m =
+      keras::importModelJson(replaceOnce(readText("mlp_keras2.json"),
+                                         "\"units\": 64", "\"units\": 65"),
+                             "mlp.json");
+  EXPECT_THAT(
+      errorOf([&] { keras::loadWeightsH5File(m, fixture("mlp_keras2.h5")); }),
+      HasSubstr("model_weights/dense_1/dense_1/kernel:0: layer "
+                "'dense_1' (Dense): weight 'kernel' is [128, 65] but "
+                "the file has [128, 64]"));
 }
 
 TEST(KerasErrors, ModelLevelProblems) {

@@ -61,9 +61,9 @@ void writeZip(const std::string &path,
 }
 
 /// An HDF5 file with string attributes on its root.
-void writeH5WithAttrs(const std::string &path,
-                      const std::vector<std::pair<std::string, std::string>>
-                          &attrs) {
+void writeH5WithAttrs(
+    const std::string &path,
+    const std::vector<std::pair<std::string, std::string>> &attrs) {
   // Attributes over 64 KB need the dense storage of newer file formats.
   hid_t fapl = H5Pcreate(H5P_FILE_ACCESS);
   H5Pset_libver_bounds(fapl, H5F_LIBVER_LATEST, H5F_LIBVER_LATEST);
@@ -74,8 +74,8 @@ void writeH5WithAttrs(const std::string &path,
     hid_t type = H5Tcopy(H5T_C_S1);
     H5Tset_size(type, text.size());
     hid_t space = H5Screate(H5S_SCALAR);
-    hid_t a = H5Acreate2(f, name.c_str(), type, space, H5P_DEFAULT,
-                         H5P_DEFAULT);
+    hid_t a =
+        H5Acreate2(f, name.c_str(), type, space, H5P_DEFAULT, H5P_DEFAULT);
     ASSERT_GE(a, 0);
     H5Awrite(a, type, text.data());
     H5Aclose(a);
@@ -261,7 +261,7 @@ TEST(HostileInput, ZipEntryDeclaringMoreThanItHoldsAllocatesNothing) {
     for (int i = 0; i < 4; ++i)
       bytes[at + i] = static_cast<char>((lie >> (8 * i)) & 0xff);
   };
-  patch(22); // The local header's uncompressed size.
+  patch(22);                            // The local header's uncompressed size.
   patch(bytes.find("PK\x01\x02") + 24); // The central directory's.
   std::ofstream(path, std::ios::binary) << bytes;
   uint32_t compressed = 0;

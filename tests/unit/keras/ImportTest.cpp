@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "tests/unit/keras/KerasTestUtil.h"
 #include "frontend/models/ReferenceModels.h"
+#include "tests/unit/keras/KerasTestUtil.h"
 
 using namespace kcc;
 using namespace kcc::keras_test;
@@ -33,8 +33,7 @@ TEST(KerasImport, MlpAllFormatsTraceToTheCppModel) {
   EXPECT_EQ(traceText(*archive.model), cpp);
   EXPECT_EQ(traceText(*keras::importKerasH5(fixture("mlp_keras2.h5")).model),
             cpp);
-  EXPECT_EQ(traceText(*keras::importFile(fixture("mlp_legacy.h5")).model),
-            cpp);
+  EXPECT_EQ(traceText(*keras::importFile(fixture("mlp_legacy.h5")).model), cpp);
 }
 
 TEST(KerasImport, FunctionalMlpTracesLikeSequential) {
@@ -57,8 +56,8 @@ TEST(KerasImport, ResidualKeras3AndKeras2MatchCpp) {
   keras::ImportedModel m = keras::importFile(fixture("residual.keras"));
   EXPECT_EQ(traceText(*m.model), cpp);
   EXPECT_EQ(m.specLayerOrder,
-            (std::vector<std::string>{"flatten", "dense", "dense_1",
-                                      "dense_2", "add", "dense_3"}));
+            (std::vector<std::string>{"flatten", "dense", "dense_1", "dense_2",
+                                      "add", "dense_3"}));
 }
 
 TEST(KerasImport, LayerNamesShapesAndVersions) {
@@ -69,9 +68,9 @@ TEST(KerasImport, LayerNamesShapesAndVersions) {
   std::vector<std::string> names;
   for (const Layer &l : m.model->layers())
     names.push_back(l.name());
-  EXPECT_EQ(names, (std::vector<std::string>{
-                       "conv2d", "max_pooling2d", "conv2d_1",
-                       "max_pooling2d_1", "flatten", "dense", "dense_1"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"conv2d", "max_pooling2d",
+                                             "conv2d_1", "max_pooling2d_1",
+                                             "flatten", "dense", "dense_1"}));
   EXPECT_EQ(m.model->inputShapes(), (std::vector<Shape>{{28, 28, 1}}));
   int64_t count = 0;
   for (const Parameter &p : m.model->parameters())
@@ -160,10 +159,9 @@ TEST(KerasImport, MetricObjectsAndCustomLossesAndMetrics) {
   keras::ImportedModel m = keras::importModelJson(spec, "spec.json");
   ASSERT_EQ(m.trainingError, "");
   EXPECT_EQ(m.training->metrics,
-            (std::vector<std::string>{"top_k_categorical_accuracy",
-                                      "mean_absolute_error",
-                                      "top_k_categorical_accuracy",
-                                      "MyPackage>my_metric"}));
+            (std::vector<std::string>{
+                "top_k_categorical_accuracy", "mean_absolute_error",
+                "top_k_categorical_accuracy", "MyPackage>my_metric"}));
   llvm::Error err = m.training->validate();
   std::string msg = llvm::toString(std::move(err));
   EXPECT_NE(msg.find("custom metric 'MyPackage>my_metric' is Python code, "
@@ -271,8 +269,8 @@ TEST(KerasImport, DefaultsForMissingOptionalKeys) {
     {"class_name": "Dropout", "config": {"rate": 0.5}},
     {"class_name": "Dense", "config": {"units": 2, "unknown_key": [1, 2]}}]}})";
   keras::ImportedModel m = keras::importModelJson(spec, "minimal.json");
-  Sequential cpp({Input({6, 6, 3}), Conv2D(4, 3), MaxPooling2D(),
-                  Flatten(), Dropout(0.5), Dense(2)},
+  Sequential cpp({Input({6, 6, 3}), Conv2D(4, 3), MaxPooling2D(), Flatten(),
+                  Dropout(0.5), Dense(2)},
                  "sequential");
   EXPECT_EQ(traceText(*m.model), traceText(cpp));
 }

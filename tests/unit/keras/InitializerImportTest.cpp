@@ -79,10 +79,10 @@ TEST(KerasInitializers, ArchiveImportsAndPredictsAsKeras) {
       expected.push_back(*p.getAsNumber());
   ASSERT_EQ(image.size(), 4u * 6 * 6 * 32);
   ASSERT_EQ(tokens.size(), 4u * 5);
-  std::vector<Tensor> y = m.model->call(
-      {Tensor(NDArray::fromVector({4, 6, 6, 32}, image)),
-       Tensor(NDArray::fromVector({4, 5}, tokens, DType::I32))},
-      CallContext{});
+  std::vector<Tensor> y =
+      m.model->call({Tensor(NDArray::fromVector({4, 6, 6, 32}, image)),
+                     Tensor(NDArray::fromVector({4, 5}, tokens, DType::I32))},
+                    CallContext{});
   ASSERT_EQ(y.size(), 1u);
   std::vector<double> got = y[0].toVector();
   ASSERT_EQ(got.size(), expected.size());
@@ -209,7 +209,7 @@ TEST(KerasInitializers, ConfigAloneDrawsKerasStatistics) {
       }
     }
     // kcc's draw and Keras's draw have the same statistics.
-    double sd = e.kind == Expect::Uniform ? (e.hi - e.lo) / std::sqrt(12.0)
+    double sd = e.kind == Expect::Uniform     ? (e.hi - e.lo) / std::sqrt(12.0)
                 : e.kind == Expect::Truncated ? trunc * e.sd
                                               : e.sd;
     EXPECT_NEAR(s.mean, ks.mean, 7 * sd * se);

@@ -106,8 +106,7 @@ const json::Object &record(const Keras2Fixture &f) {
   static std::map<std::string, json::Value> cache;
   auto it = cache.find(f.name);
   if (it == cache.end())
-    it = cache.emplace(f.name, readJson(f.name + "_keras2_predict.json"))
-             .first;
+    it = cache.emplace(f.name, readJson(f.name + "_keras2_predict.json")).first;
   return *it->second.getAsObject();
 }
 

@@ -72,14 +72,13 @@ std::unique_ptr<Model> mobilenetInCpp() {
   };
   // Convolution (no bias), BatchNormalization, ReLU(6).
   auto block = [&](Layer conv, Tensor t) {
-    t = BatchNormalization().named(nth("batch_normalization", blocks))(
-        conv(t));
+    t = BatchNormalization().named(nth("batch_normalization", blocks))(conv(t));
     return relu6(t);
   };
   const bool noBias = false;
   Tensor x = Input({28, 28, 1});
-  Tensor h = block(
-      Conv2D(16, 3, 2, "same", "linear", noBias).named("conv2d"), x);
+  Tensor h =
+      block(Conv2D(16, 3, 2, "same", "linear", noBias).named("conv2d"), x);
   h = block(DepthwiseConv2D(3, 1, "same", 1, 1, "linear", noBias)
                 .named("depthwise_conv2d"),
             h);
@@ -114,9 +113,9 @@ TEST(KerasLayerImport, Keras2ConvolutionVariantsImport) {
   // cnn_keras2.json's two Conv2D (32 and 64 filters, 3x3) as a
   // SeparableConv2D and a Conv2DTranspose: tf.keras 2 writes their keys as
   // Keras 3 does; the kernels take Keras's layouts.
-  std::string text = replaceOnce(readText("cnn_keras2.json"),
-                                 "\"class_name\": \"Conv2D\"",
-                                 "\"class_name\": \"SeparableConv2D\"");
+  std::string text =
+      replaceOnce(readText("cnn_keras2.json"), "\"class_name\": \"Conv2D\"",
+                  "\"class_name\": \"SeparableConv2D\"");
   text = replaceOnce(text, "\"class_name\": \"Conv2D\"",
                      "\"class_name\": \"Conv2DTranspose\"");
   keras::ImportedModel m = keras::importModelJson(text, "cnn_keras2.json");
@@ -226,15 +225,15 @@ TEST(KerasLayerImport, ValuesKccCannotHonourAreErrors) {
 TEST(KerasLayerImport, Keras2BatchNormalizationFrozenWithAxisList) {
   // Keras 2 writes the built axis as a list; trainable false freezes the
   // layer (no trainable weight, inference mode).
-  std::string text = keras2MlpWith(json::Object{
-      {"class_name", "BatchNormalization"},
-      {"config", json::Object{{"name", "batch_normalization"},
-                              {"trainable", false},
-                              {"axis", json::Array{1}},
-                              {"momentum", 0.9},
-                              {"epsilon", 0.01},
-                              {"center", true},
-                              {"scale", false}}}});
+  std::string text = keras2MlpWith(
+      json::Object{{"class_name", "BatchNormalization"},
+                   {"config", json::Object{{"name", "batch_normalization"},
+                                           {"trainable", false},
+                                           {"axis", json::Array{1}},
+                                           {"momentum", 0.9},
+                                           {"epsilon", 0.01},
+                                           {"center", true},
+                                           {"scale", false}}}});
   keras::ImportedModel m = keras::importModelJson(text, "keras2.json");
   Layer bn = m.model->getLayer("batch_normalization");
   EXPECT_FALSE(bn.trainable());
@@ -246,18 +245,17 @@ TEST(KerasLayerImport, Keras2BatchNormalizationFrozenWithAxisList) {
   EXPECT_EQ(names, (std::vector<std::string>{"beta", "moving_mean",
                                              "moving_variance"}));
   EXPECT_FALSE(m.model->trainingDiffers());
-  std::string bad = keras2MlpWith(json::Object{
-      {"class_name", "BatchNormalization"},
-      {"config", json::Object{{"name", "batch_normalization"},
-                              {"renorm", true}}}});
+  std::string bad = keras2MlpWith(
+      json::Object{{"class_name", "BatchNormalization"},
+                   {"config", json::Object{{"name", "batch_normalization"},
+                                           {"renorm", true}}}});
   EXPECT_THAT(importError(bad),
               HasSubstr("batch renormalization (renorm) is not supported"));
 }
 
 TEST(KerasLayerImport, UnsupportedClassesListWhatIsSupported) {
-  std::string text = keras2MlpWith(
-      json::Object{{"class_name", "Conv3D"},
-                   {"config", json::Object{{"name", "conv3d"}}}});
+  std::string text = keras2MlpWith(json::Object{
+      {"class_name", "Conv3D"}, {"config", json::Object{{"name", "conv3d"}}}});
   std::string msg = importError(text);
   EXPECT_THAT(msg, HasSubstr("layer class 'Conv3D' is not "
                              "supported (kcc imports InputLayer, Dense"));
@@ -270,13 +268,13 @@ TEST(KerasLayerImport, UnsupportedClassesListWhatIsSupported) {
 
 TEST(KerasLayerImport, Keras2LayerNormalizationWithAxisList) {
   // Keras 2 writes the built axis as a list of positive axes.
-  std::string text = keras2MlpWith(json::Object{
-      {"class_name", "LayerNormalization"},
-      {"config", json::Object{{"name", "layer_normalization"},
-                              {"axis", json::Array{1}},
-                              {"epsilon", 1e-5},
-                              {"center", false},
-                              {"scale", true}}}});
+  std::string text = keras2MlpWith(
+      json::Object{{"class_name", "LayerNormalization"},
+                   {"config", json::Object{{"name", "layer_normalization"},
+                                           {"axis", json::Array{1}},
+                                           {"epsilon", 1e-5},
+                                           {"center", false},
+                                           {"scale", true}}}});
   keras::ImportedModel m = keras::importModelJson(text, "keras2.json");
   Layer ln = m.model->getLayer("layer_normalization");
   ASSERT_EQ(ln.impl()->weights().size(), 1u);
@@ -291,11 +289,11 @@ TEST(KerasLayerImport, Keras2LayerNormalizationWithAxisList) {
 }
 
 TEST(KerasLayerImport, AttentionValuesKccCannotHonourAreErrors) {
-  std::string transposed = keras2MlpWith(json::Object{
-      {"class_name", "EinsumDense"},
-      {"config", json::Object{{"name", "ed"},
-                              {"equation", "ab,cb->ac"},
-                              {"output_shape", json::Array{4}}}}});
+  std::string transposed = keras2MlpWith(
+      json::Object{{"class_name", "EinsumDense"},
+                   {"config", json::Object{{"name", "ed"},
+                                           {"equation", "ab,cb->ac"},
+                                           {"output_shape", json::Array{4}}}}});
   EXPECT_THAT(importError(transposed),
               HasSubstr("equation 'ab,cb->ac' is not supported"));
   auto mha = [](json::Object extra) {
@@ -308,9 +306,9 @@ TEST(KerasLayerImport, AttentionValuesKccCannotHonourAreErrors) {
   EXPECT_THAT(importError(mha(json::Object{{"dropout", 0.1}})),
               HasSubstr("layer 'mha' (MultiHeadAttention): dropout on the "
                         "attention scores is not supported"));
-  EXPECT_THAT(importError(mha(json::Object{{"attention_axes",
-                                             json::Array{1, 2}}})),
-              HasSubstr("attention over axes [1, 2] is not supported"));
+  EXPECT_THAT(
+      importError(mha(json::Object{{"attention_axes", json::Array{1, 2}}})),
+      HasSubstr("attention over axes [1, 2] is not supported"));
   EXPECT_THAT(importError(mha(json::Object{{"use_gate", true}})),
               HasSubstr("use_gate: true is not supported"));
 }
@@ -352,8 +350,8 @@ TEST(KerasLayerImport, Keras2AttentionTakesValueAndCausalMaskFromKwargs) {
 /// config) on [batch, 5, 6] floats.
 std::string keras2Recurrent(json::Object layer) {
   layer["name"] = "rnn";
-  layer["inbound_nodes"] = json::Array{json::Array{json::Array{
-      "x", 0, 0, json::Object{}}}};
+  layer["inbound_nodes"] =
+      json::Array{json::Array{json::Array{"x", 0, 0, json::Object{}}}};
   json::Object input{
       {"class_name", "InputLayer"},
       {"name", "x"},
@@ -392,19 +390,19 @@ std::vector<std::pair<std::string, Shape>> weightShapes(const Layer &layer) {
 
 TEST(KerasLayerImport, Keras2RecurrentLayersAndTheirCells) {
   keras::ImportedModel lstm = keras::importModelJson(
-      keras2Recurrent(recurrentLayer(
-          "LSTM", json::Object{{"implementation", 2}, {"time_major", false},
-                               {"unroll", true}})),
+      keras2Recurrent(recurrentLayer("LSTM", json::Object{{"implementation", 2},
+                                                          {"time_major", false},
+                                                          {"unroll", true}})),
       "lstm.json");
   using W = std::vector<std::pair<std::string, Shape>>;
   EXPECT_EQ(weightShapes(lstm.model->getLayer("rnn")),
             (W{{"cell/kernel", {6, 16}},
                {"cell/recurrent_kernel", {4, 16}},
                {"cell/bias", {16}}}));
-  keras::ImportedModel gru = keras::importModelJson(
-      keras2Recurrent(recurrentLayer(
-          "GRU", json::Object{{"reset_after", false}})),
-      "gru.json");
+  keras::ImportedModel gru =
+      keras::importModelJson(keras2Recurrent(recurrentLayer(
+                                 "GRU", json::Object{{"reset_after", false}})),
+                             "gru.json");
   EXPECT_EQ(weightShapes(gru.model->getLayer("rnn")),
             (W{{"cell/kernel", {6, 12}},
                {"cell/recurrent_kernel", {4, 12}},
@@ -412,11 +410,10 @@ TEST(KerasLayerImport, Keras2RecurrentLayersAndTheirCells) {
   keras::ImportedModel bi = keras::importModelJson(
       keras2Recurrent(json::Object{
           {"class_name", "Bidirectional"},
-          {"config",
-           json::Object{{"name", "rnn"},
-                        {"merge_mode", "ave"},
-                        {"layer", recurrentLayer("SimpleRNN",
-                                                 json::Object{})}}}}),
+          {"config", json::Object{{"name", "rnn"},
+                                  {"merge_mode", "ave"},
+                                  {"layer", recurrentLayer("SimpleRNN",
+                                                           json::Object{})}}}}),
       "bi.json");
   EXPECT_EQ(weightShapes(bi.model->getLayer("rnn")),
             (W{{"forward_layer/cell/kernel", {6, 4}},
@@ -438,19 +435,19 @@ TEST(KerasLayerImport, RecurrentValuesKccCannotHonourAreErrors) {
               HasSubstr("'recurrent_dropout' is not supported"));
   EXPECT_THAT(error("SimpleRNN", json::Object{{"stateful", true}}),
               HasSubstr("stateful: true is not supported"));
-  EXPECT_THAT(error("LSTM", json::Object{{"recurrent_activation",
-                                          "hard_sigmoid"}}),
-              HasSubstr("activation 'hard_sigmoid' of a Keras 2 spec is not "
-                        "supported"));
+  EXPECT_THAT(
+      error("LSTM", json::Object{{"recurrent_activation", "hard_sigmoid"}}),
+      HasSubstr("activation 'hard_sigmoid' of a Keras 2 spec is not "
+                "supported"));
   EXPECT_THAT(error("GRU", json::Object{{"activation", "selu"}}),
               HasSubstr("activation 'selu' is not supported in a recurrent "
                         "cell"));
   EXPECT_THAT(error("LSTM", json::Object{{"units", 0}}),
               HasSubstr("units must be positive, got 0"));
-  EXPECT_THAT(error("LSTM", json::Object{{"kernel_constraint",
-                                          json::Object{{"class_name",
-                                                        "MaxNorm"}}}}),
-              HasSubstr("'kernel_constraint' is not supported"));
+  EXPECT_THAT(
+      error("LSTM", json::Object{{"kernel_constraint",
+                                  json::Object{{"class_name", "MaxNorm"}}}}),
+      HasSubstr("'kernel_constraint' is not supported"));
   auto bidirectional = [](json::Object config) {
     config["name"] = "rnn";
     return importError(keras2Recurrent(json::Object{
@@ -461,17 +458,17 @@ TEST(KerasLayerImport, RecurrentValuesKccCannotHonourAreErrors) {
                   {"layer", recurrentLayer("LSTM", json::Object{})}}),
               HasSubstr("merge_mode: null (separate forward and backward "
                         "outputs) is not supported"));
-  EXPECT_THAT(bidirectional(json::Object{
-                  {"layer", json::Object{{"class_name", "Dense"},
-                                         {"config", json::Object{
-                                                        {"units", 3}}}}}}),
-              HasSubstr("Bidirectional around 'Dense' is not supported"));
+  EXPECT_THAT(
+      bidirectional(json::Object{
+          {"layer", json::Object{{"class_name", "Dense"},
+                                 {"config", json::Object{{"units", 3}}}}}}),
+      HasSubstr("Bidirectional around 'Dense' is not supported"));
   EXPECT_THAT(
       bidirectional(json::Object{
           {"layer", recurrentLayer("LSTM", json::Object{})},
           {"backward_layer",
-           recurrentLayer("LSTM", json::Object{{"units", 5},
-                                               {"go_backwards", true}})}}),
+           recurrentLayer(
+               "LSTM", json::Object{{"units", 5}, {"go_backwards", true}})}}),
       HasSubstr("a backward_layer other than the forward layer going the "
                 "other way is not supported"));
 }
@@ -514,8 +511,8 @@ TEST(KerasLayerImport, RegularizersInEveryForm) {
       {"kernel_regularizer", "l2", 0, 0.01},
       // Keras 2's l1_l2() defaults to 0.01 each (Keras 3's L1L2() to 0).
       {"kernel_regularizer", "l1_l2", 0.01, 0.01},
-      {"bias_regularizer",
-       kerasRegularizer("L2", json::Object{{"l2", 0.25}}), 0, 0.25},
+      {"bias_regularizer", kerasRegularizer("L2", json::Object{{"l2", 0.25}}),
+       0, 0.25},
       {"kernel_regularizer",
        json::Object{{"class_name", "L1L2"},
                     {"config", json::Object{{"l1", 0.5}, {"l2", 0.0}}}},
@@ -536,7 +533,8 @@ TEST(KerasLayerImport, RegularizersInEveryForm) {
                          kerasRegularizer("L1", json::Object{{"l1", 0.125}})),
       "keras2.json");
   ASSERT_TRUE(a.model->getLayer("dense").impl()->activityRegularizer());
-  EXPECT_EQ(a.model->getLayer("dense").impl()->activityRegularizer()->l1, 0.125);
+  EXPECT_EQ(a.model->getLayer("dense").impl()->activityRegularizer()->l1,
+            0.125);
 
   EXPECT_THAT(importError(keras2MlpDenseWith(
                   "kernel_regularizer",

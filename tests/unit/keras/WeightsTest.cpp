@@ -30,8 +30,8 @@ void expectChecksums(Model &model, const json::Object &rec) {
     const json::Object &e = *expected[i].getAsObject();
     const NDArray &v = params[i].value;
     SCOPED_TRACE(params[i].name);
-    EXPECT_EQ(params[i].name, e.getString("layer")->str() + "/" +
-                                  e.getString("name")->str());
+    EXPECT_EQ(params[i].name,
+              e.getString("layer")->str() + "/" + e.getString("name")->str());
     Shape shape;
     for (const json::Value &d : *e.getArray("shape"))
       shape.push_back(*d.getAsInteger());
@@ -51,9 +51,8 @@ void expectChecksums(Model &model, const json::Object &rec) {
 
 /// The first two training images, pixels / 255, as [2, 28, 28, 1].
 NDArray firstTwoImages(const json::Value &training) {
-  const json::Array &pixels = *training.getAsObject()
-                                   ->getObject("batch")
-                                   ->getArray("pixels_first2");
+  const json::Array &pixels =
+      *training.getAsObject()->getObject("batch")->getArray("pixels_first2");
   std::vector<double> values;
   for (const json::Value &image : pixels)
     for (const json::Value &p : *image.getAsArray())
@@ -70,8 +69,8 @@ void expectKerasOutputs(Model &model, const json::Value &training,
   std::vector<double> got = y.toVector();
   for (size_t r = 0; r < 2; ++r)
     for (size_t c = 0; c < 10; ++c)
-      EXPECT_NEAR(got[r * 10 + c],
-                  *(*rows[r].getAsArray())[c].getAsNumber(), 2e-5)
+      EXPECT_NEAR(got[r * 10 + c], *(*rows[r].getAsArray())[c].getAsNumber(),
+                  2e-5)
           << name << " output [" << r << ", " << c << "]";
 }
 

@@ -137,11 +137,12 @@ void expectLossAndGradient(const TrainingConfig &options, const Matrix &pred,
         << " from_logits=" << options.loss.fromLogits << " element " << k;
 }
 
-// Logits of mixed sign, none at a kink (0) of relu/abs; "probabilities" that do not sum to one (Keras
-// renormalizes them) with one true-class entry far below the clip floor.
-const Matrix kLogits = {2.0, -1.0, 0.5, -0.3, 0.8, 0.1,
-                        1.5, 1.4, -2.0, 0.2, -0.7, 3.0};
-const Matrix kProbs = {0.5, 0.2, 0.2, 0.1, 0.6, 0.2,
+// Logits of mixed sign, none at a kink (0) of relu/abs; "probabilities" that do
+// not sum to one (Keras renormalizes them) with one true-class entry far below
+// the clip floor.
+const Matrix kLogits = {2.0, -1.0, 0.5,  -0.3, 0.8,  0.1,
+                        1.5, 1.4,  -2.0, 0.2,  -0.7, 3.0};
+const Matrix kProbs = {0.5, 0.2,  0.2, 0.1,  0.6,  0.2,
                        0.7, 1e-9, 0.3, 0.25, 0.35, 0.5};
 // Row 2 is misclassified by kLogits (1.4 < 1.5), the others are right.
 const std::vector<int32_t> kLabels = {0, 1, 1, 2};
@@ -175,7 +176,8 @@ TEST(Losses, CategoricalCrossentropySoftTargets) {
     o.loss.kind = LossKind::CategoricalCrossentropy;
     o.loss.fromLogits = fromLogits;
     const Matrix &pred = fromLogits ? kLogits : kProbs;
-    expectLossAndGradient(o, pred, NDArray::fromVector({B, C}, soft, DType::F64),
+    expectLossAndGradient(o, pred,
+                          NDArray::fromVector({B, C}, soft, DType::F64),
                           categorical(pred, soft, fromLogits));
   }
 }
@@ -183,7 +185,7 @@ TEST(Losses, CategoricalCrossentropySoftTargets) {
 TEST(Losses, BinaryCrossentropy) {
   const Matrix z = {1, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1, 0};
   // Probabilities in (0, 1) plus one above the clip ceiling.
-  Matrix probs = {0.9, 0.1, 0.6, 0.4, 0.3, 0.8,
+  Matrix probs = {0.9, 0.1,  0.6,  0.4,  0.3, 0.8,
                   1.0, 0.55, 0.05, 0.45, 0.7, 0.2};
   for (bool fromLogits : {true, false}) {
     TrainingConfig o = sgdConfig();
@@ -196,8 +198,8 @@ TEST(Losses, BinaryCrossentropy) {
 }
 
 TEST(Losses, MeanSquaredError) {
-  const Matrix y = {1.0, -2.0, 0.5, 0.0, 0.3, 0.3,
-                    -1.0, 2.0, 0.0, 4.0, -0.5, 1.0};
+  const Matrix y = {1.0,  -2.0, 0.5, 0.0, 0.3,  0.3,
+                    -1.0, 2.0,  0.0, 4.0, -0.5, 1.0};
   TrainingConfig o = sgdConfig();
   o.loss.kind = LossKind::MeanSquaredError;
   expectLossAndGradient(o, kLogits, NDArray::fromVector({B, C}, y, DType::F64),
@@ -231,7 +233,7 @@ TEST(Metrics, BinaryAccuracyThresholdsAtHalf) {
   o.metrics = {"accuracy"};
   TrainStepRunner runner(kIdentityModel, o);
   ASSERT_TRUE(runner.ok());
-  const Matrix p = {0.9, 0.1, 0.6, 0.4, 0.3, 0.8,
+  const Matrix p = {0.9, 0.1,  0.6,  0.4,  0.3, 0.8,
                     0.2, 0.55, 0.05, 0.45, 0.7, 0.2};
   const Matrix z = {1, 0, 1, 0, 0, 1, 1, 1, 0, 0, 1, 0};
   double correct = 0;

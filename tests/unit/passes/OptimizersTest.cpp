@@ -36,11 +36,11 @@ func.func @forward(%w: tensor<3x3xf64> {kc.name = "dense/kernel", kc.trainable =
 }
 )mlir";
 
-const std::vector<double> kX = {0.5, -1.2, 0.3, 1.0, 0.4, -0.6,
-                                -0.8, 0.9, 1.5, 0.2, -0.3, -1.1};
+const std::vector<double> kX = {0.5,  -1.2, 0.3, 1.0, 0.4,  -0.6,
+                                -0.8, 0.9,  1.5, 0.2, -0.3, -1.1};
 const std::vector<int32_t> kY = {2, 0, 1, 0};
-const std::vector<double> kW0 = {0.1, -0.2, 0.3, 0.05, 0.4, -0.1,
-                                 -0.3, 0.2, 0.15};
+const std::vector<double> kW0 = {0.1,  -0.2, 0.3, 0.05, 0.4,
+                                 -0.1, -0.3, 0.2, 0.15};
 const std::vector<double> kB0 = {0.01, -0.02, 0.03};
 const std::vector<double> kFrozen = {0.5, -0.5, 0.25};
 
@@ -76,8 +76,8 @@ Params gradients(const Params &p) {
 
 /// Keras 3 update of one scalar weight given its gradient, its slots and the
 /// step t (1-based).
-using Update = std::function<void(double &w, double g, std::vector<double> &s,
-                                  int64_t t)>;
+using Update =
+    std::function<void(double &w, double g, std::vector<double> &s, int64_t t)>;
 
 /// What Keras's apply() does between the gradients and the update steps
 /// (clipping the gradients, decaying the params), at step t (1-based).
@@ -192,17 +192,18 @@ TEST(Optimizers, AdamTenStepsMatchReference) {
   TrainingConfig o = sgdConfig();
   o.optimizer.kind = OptimizerKind::Adam;
   const double lr = 1e-2, b1 = 0.9, b2 = 0.999, eps = 1e-7;
-  trainAndCompare(o, lr, 10, 2,
-                  [&](double &w, double g, std::vector<double> &s, int64_t t) {
-                    s[0] = b1 * s[0] + (1 - b1) * g;
-                    s[1] = b2 * s[1] + (1 - b2) * g * g;
-                    // Keras folds the bias corrections into the step size,
-                    // so eps is added to sqrt(v), not to sqrt(v_hat).
-                    double alpha = asF32(lr) * std::sqrt(1 - std::pow(b2, t)) /
-                                   (1 - std::pow(b1, t));
-                    w -= alpha * s[0] / (std::sqrt(s[1]) + eps);
-                  },
-                  1e-9);
+  trainAndCompare(
+      o, lr, 10, 2,
+      [&](double &w, double g, std::vector<double> &s, int64_t t) {
+        s[0] = b1 * s[0] + (1 - b1) * g;
+        s[1] = b2 * s[1] + (1 - b2) * g * g;
+        // Keras folds the bias corrections into the step size,
+        // so eps is added to sqrt(v), not to sqrt(v_hat).
+        double alpha =
+            asF32(lr) * std::sqrt(1 - std::pow(b2, t)) / (1 - std::pow(b1, t));
+        w -= alpha * s[0] / (std::sqrt(s[1]) + eps);
+      },
+      1e-9);
 }
 
 TEST(Optimizers, SgdMomentumTenStepsMatchReference) {
@@ -211,12 +212,13 @@ TEST(Optimizers, SgdMomentumTenStepsMatchReference) {
     o.optimizer.momentum = 0.9;
     o.optimizer.nesterov = nesterov;
     const double lr = asF32(0.05);
-    trainAndCompare(o, 0.05, 10, 1,
-                    [&](double &w, double g, std::vector<double> &s, int64_t) {
-                      s[0] = 0.9 * s[0] - lr * g;
-                      w += nesterov ? 0.9 * s[0] - lr * g : s[0];
-                    },
-                    1e-12);
+    trainAndCompare(
+        o, 0.05, 10, 1,
+        [&](double &w, double g, std::vector<double> &s, int64_t) {
+          s[0] = 0.9 * s[0] - lr * g;
+          w += nesterov ? 0.9 * s[0] - lr * g : s[0];
+        },
+        1e-12);
   }
 }
 
@@ -226,17 +228,18 @@ TEST(Optimizers, RmspropTenStepsMatchReference) {
     o.optimizer.kind = OptimizerKind::RMSprop;
     o.optimizer.momentum = momentum;
     const double lr = asF32(1e-2), rho = 0.9, eps = 1e-7;
-    trainAndCompare(o, 1e-2, 10, momentum > 0 ? 2 : 1,
-                    [&](double &w, double g, std::vector<double> &s, int64_t) {
-                      s[0] = rho * s[0] + (1 - rho) * g * g;
-                      double inc = lr * g / std::sqrt(s[0] + eps);
-                      if (momentum > 0) {
-                        s[1] = momentum * s[1] + inc;
-                        inc = s[1];
-                      }
-                      w -= inc;
-                    },
-                    1e-12);
+    trainAndCompare(
+        o, 1e-2, 10, momentum > 0 ? 2 : 1,
+        [&](double &w, double g, std::vector<double> &s, int64_t) {
+          s[0] = rho * s[0] + (1 - rho) * g * g;
+          double inc = lr * g / std::sqrt(s[0] + eps);
+          if (momentum > 0) {
+            s[1] = momentum * s[1] + inc;
+            inc = s[1];
+          }
+          w -= inc;
+        },
+        1e-12);
   }
 }
 

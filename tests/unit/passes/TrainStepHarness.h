@@ -9,9 +9,9 @@
 #ifndef KCC_TESTS_UNIT_PASSES_TRAINSTEPHARNESS_H
 #define KCC_TESTS_UNIT_PASSES_TRAINSTEPHARNESS_H
 
+#include "engine/interpreter/Interpreter.h"
 #include "ir/KcDialect.h"
 #include "passes/TrainStep.h"
-#include "engine/interpreter/Interpreter.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -78,7 +78,8 @@ public:
   std::vector<double> run(double lr, const NDArray &x, const NDArray &y) {
     std::vector<NDArray> args = params;
     args.insert(args.end(), state.begin(), state.end());
-    args.push_back(NDArray::scalar(static_cast<double>(iterations), DType::I64));
+    args.push_back(
+        NDArray::scalar(static_cast<double>(iterations), DType::I64));
     args.push_back(NDArray::scalar(lr, DType::F32));
     args.push_back(x);
     args.push_back(y);

@@ -335,10 +335,9 @@ TEST(TrainingConfig, OutputsTravelThroughTheTrainStepOptions) {
   value.loss.kind = LossKind::MeanSquaredError;
   value.lossWeight = 1.0 / 3.0; // every digit must survive
   c.outputs = {label, value};
-  EXPECT_EQ(c.resultNames(),
-            (std::vector<std::string>{"class_loss", "value_loss",
-                                      "class_accuracy",
-                                      "class_categorical_accuracy"}));
+  EXPECT_EQ(c.resultNames(), (std::vector<std::string>{
+                                 "class_loss", "value_loss", "class_accuracy",
+                                 "class_categorical_accuracy"}));
   std::vector<std::string> storage;
   KcBuildTrainStepOptions options = toTrainStepOptions(c, storage);
   TrainingConfig back = llvm::cantFail(fromTrainStepOptions(options));

@@ -1,7 +1,7 @@
 //===- DatasetTest.cpp - IDX reading and Fashion-MNIST batching -----------===//
 
-#include "runtime/Error.h"
 #include "runtime/data/Dataset.h"
+#include "runtime/Error.h"
 #include "runtime/data/IdxReader.h"
 #include "tests/unit/ErrorOf.h"
 
@@ -56,7 +56,8 @@ TEST(Dataset, TruncatedIdxFileIsAnError) {
 void writeIdx(const std::string &path, const std::vector<uint32_t> &dims,
               const std::vector<uint8_t> &data = {}) {
   std::ofstream f(path, std::ios::binary);
-  const unsigned char magic[] = {0, 0, 8, static_cast<unsigned char>(dims.size())};
+  const unsigned char magic[] = {0, 0, 8,
+                                 static_cast<unsigned char>(dims.size())};
   f.write(reinterpret_cast<const char *>(magic), 4);
   for (uint32_t d : dims) {
     const unsigned char be[] = {static_cast<unsigned char>(d >> 24),
@@ -87,7 +88,8 @@ TEST(Dataset, IdxHeaderLargerThanTheFileIsAnError) {
   gzclose(gz);
   std::string msg = errorOf([&] { readIdx(path); });
   EXPECT_EQ(msg.rfind(path + ": the IDX header declares [1073741824], more "
-                             "bytes than the ", 0),
+                             "bytes than the ",
+                      0),
             0u)
       << msg;
   std::remove(path.c_str());
@@ -119,9 +121,10 @@ TEST(Dataset, MissingFileIsNamed) {
     loadFashionMnist("/nonexistent-kcc-dir");
     FAIL() << "expected an error";
   } catch (const Error &e) {
-    EXPECT_NE(std::string(e.what()).find(
-                  "/nonexistent-kcc-dir/train-images-idx3-ubyte.gz: cannot open"),
-              std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find(
+            "/nonexistent-kcc-dir/train-images-idx3-ubyte.gz: cannot open"),
+        std::string::npos)
         << e.what();
   }
 }

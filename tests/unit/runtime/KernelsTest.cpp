@@ -368,14 +368,17 @@ TEST(Matmul, EpilogueMatchesSeparateBiasAndRelu) {
       for (bool withBias : {false, true}) {
         if (!relu && !withBias)
           continue;
-        NDArray a = randomArray({33, 17}, dt, gen), b = randomArray({17, 12}, dt, gen);
+        NDArray a = randomArray({33, 17}, dt, gen),
+                b = randomArray({17, 12}, dt, gen);
         NDArray bias = randomArray({12}, dt, gen);
-        NDArray plain = NDArray::empty({33, 12}, dt), fused = NDArray::empty({33, 12}, dt);
+        NDArray plain = NDArray::empty({33, 12}, dt),
+                fused = NDArray::empty({33, 12}, dt);
         matmul(a, b, false, false, plain);
         matmul(a, b, false, false, fused,
                Epilogue{withBias ? &bias : nullptr, relu});
-        EXPECT_TRUE(allClose(fused, withEpilogue(plain, withBias ? &bias : nullptr, relu),
-                             tolFor(dt)))
+        EXPECT_TRUE(allClose(
+            fused, withEpilogue(plain, withBias ? &bias : nullptr, relu),
+            tolFor(dt)))
             << dtypeName(dt) << " bias " << withBias << " relu " << relu;
       }
 }
@@ -383,9 +386,11 @@ TEST(Matmul, EpilogueMatchesSeparateBiasAndRelu) {
 TEST(Conv, EpilogueMatchesSeparateBiasAndRelu) {
   std::mt19937 gen(22);
   for (DType dt : kFloatTypes) {
-    NDArray x = randomArray({2, 7, 7, 3}, dt, gen), w = randomArray({3, 3, 3, 5}, dt, gen);
+    NDArray x = randomArray({2, 7, 7, 3}, dt, gen),
+            w = randomArray({3, 3, 3, 5}, dt, gen);
     NDArray bias = randomArray({5}, dt, gen);
-    NDArray plain = NDArray::empty({2, 5, 5, 5}, dt), fused = NDArray::empty({2, 5, 5, 5}, dt);
+    NDArray plain = NDArray::empty({2, 5, 5, 5}, dt),
+            fused = NDArray::empty({2, 5, 5, 5}, dt);
     Conv2DParams p;
     conv2d(x, w, p, plain);
     conv2d(x, w, p, fused, Epilogue{&bias, true});

@@ -153,8 +153,8 @@ TEST(ConvEpilogue, EveryActivationCode) {
                      w = random<float>(3 * 3 * 3 * 5, 5),
                      bias = random<float>(5, 6), plain(2 * 5 * 5 * 5),
                      fused(plain.size());
-  kcc_rt_conv2d_f32(x.data(), w.data(), plain.data(), 2, 7, 7, 3, 3, 3, 3, 5,
-                    2, 5, 5, 5, 1, 1, 1, 1, 0, 1);
+  kcc_rt_conv2d_f32(x.data(), w.data(), plain.data(), 2, 7, 7, 3, 3, 3, 3, 5, 2,
+                    5, 5, 5, 1, 1, 1, 1, 0, 1);
   for (int64_t act = 0; act < kNumCodes; ++act)
     for (double p : paramsOf(act)) {
       kcc_rt_conv2d_epilogue_f32(x.data(), w.data(), bias.data(), fused.data(),
@@ -324,12 +324,12 @@ NDArray unfusedPoolGrad(const char *act, const NDArray &y, const NDArray &g,
   const auto &ys = y.shape(), &gs = g.shape();
   if (y.dtype() == DType::F32)
     kcc_rt_avg_pool2d_grad_f32(g.data<float>(), r.data<float>(), gs[0], gs[1],
-                               gs[2], gs[3], ys[0], ys[1], ys[2], ys[3], wh,
-                               ww, sh, sw, pad);
+                               gs[2], gs[3], ys[0], ys[1], ys[2], ys[3], wh, ww,
+                               sh, sw, pad);
   else
-    kcc_rt_avg_pool2d_grad_f64(g.data<double>(), r.data<double>(), gs[0],
-                               gs[1], gs[2], gs[3], ys[0], ys[1], ys[2], ys[3],
-                               wh, ww, sh, sw, pad);
+    kcc_rt_avg_pool2d_grad_f64(g.data<double>(), r.data<double>(), gs[0], gs[1],
+                               gs[2], gs[3], ys[0], ys[1], ys[2], ys[3], wh, ww,
+                               sh, sw, pad);
   KcKernels k;
   std::string a = act;
   if (a == "relu")
@@ -346,17 +346,18 @@ void fusedPoolGrad(const char *act, const T *y, const T *g, T *out,
                    const kcc::Shape &ys, const kcc::Shape &gs, int64_t wh,
                    int64_t ww, int64_t sh, int64_t sw, int64_t pad) {
   std::string a = act;
-  auto *fn = std::is_same_v<T, float>
-                 ? (a == "relu"   ? (void *)&kcc_rt_avg_pool2d_grad_relu_f32
-                    : a == "tanh" ? (void *)&kcc_rt_avg_pool2d_grad_tanh_f32
-                                  : (void *)&kcc_rt_avg_pool2d_grad_sigmoid_f32)
-                 : (a == "relu"   ? (void *)&kcc_rt_avg_pool2d_grad_relu_f64
-                    : a == "tanh" ? (void *)&kcc_rt_avg_pool2d_grad_tanh_f64
-                                  : (void *)&kcc_rt_avg_pool2d_grad_sigmoid_f64);
-  using Fn = void (*)(const T *, const T *, T *, int64_t, int64_t, int64_t,
-                      int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                      int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
-                      int64_t, int64_t);
+  auto *fn =
+      std::is_same_v<T, float>
+          ? (a == "relu"   ? (void *)&kcc_rt_avg_pool2d_grad_relu_f32
+             : a == "tanh" ? (void *)&kcc_rt_avg_pool2d_grad_tanh_f32
+                           : (void *)&kcc_rt_avg_pool2d_grad_sigmoid_f32)
+          : (a == "relu"   ? (void *)&kcc_rt_avg_pool2d_grad_relu_f64
+             : a == "tanh" ? (void *)&kcc_rt_avg_pool2d_grad_tanh_f64
+                           : (void *)&kcc_rt_avg_pool2d_grad_sigmoid_f64);
+  using Fn =
+      void (*)(const T *, const T *, T *, int64_t, int64_t, int64_t, int64_t,
+               int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, int64_t,
+               int64_t, int64_t, int64_t, int64_t, int64_t, int64_t);
   reinterpret_cast<Fn>(fn)(y, g, out, ys[0], ys[1], ys[2], ys[3], gs[0], gs[1],
                            gs[2], gs[3], ys[0], ys[1], ys[2], ys[3], wh, ww, sh,
                            sw, pad);
@@ -373,17 +374,18 @@ template <typename T> void checkPoolGradActivations(DType dt) {
   struct Case {
     int64_t c, wh, ww, sh, sw, pad;
   };
-  for (Case c : {Case{3, 2, 2, 2, 2, 0}, Case{3, 2, 2, 2, 2, 1},
-                 Case{70, 2, 2, 2, 2, 0}, Case{3, 3, 3, 2, 2, 1},
-                 Case{5, 3, 2, 1, 2, 0}}) {
+  for (Case c :
+       {Case{3, 2, 2, 2, 2, 0}, Case{3, 2, 2, 2, 2, 1}, Case{70, 2, 2, 2, 2, 0},
+        Case{3, 3, 3, 2, 2, 1}, Case{5, 3, 2, 1, 2, 0}}) {
     kcc::kernels::Padding padding =
         c.pad ? kcc::kernels::Padding::Same : kcc::kernels::Padding::Valid;
     kcc::Shape ys = {2, 7, 7, c.c};
-    kcc::Shape gs = {2, kcc::kernels::windowOutputSize(7, c.wh, c.sh, 1, padding),
-                     kcc::kernels::windowOutputSize(7, c.ww, c.sw, 1, padding),
-                     c.c};
+    kcc::Shape gs = {
+        2, kcc::kernels::windowOutputSize(7, c.wh, c.sh, 1, padding),
+        kcc::kernels::windowOutputSize(7, c.ww, c.sw, 1, padding), c.c};
     int64_t ny = 2 * 7 * 7 * c.c, ng = gs[0] * gs[1] * gs[2] * gs[3];
-    std::vector<double> yv = random<double>(ny, 11), gv = random<double>(ng, 12);
+    std::vector<double> yv = random<double>(ny, 11),
+                        gv = random<double>(ng, 12);
     double special[] = {nan, inf, -inf, 0.0, -0.0, 1.0, -1.0, 1e30, -1e-30};
     for (size_t i = 0; i < std::size(special); ++i)
       yv[i * 13 % ny] = special[i];
@@ -398,12 +400,12 @@ template <typename T> void checkPoolGradActivations(DType dt) {
       NDArray plain = NDArray::empty(ys, dt);
       if constexpr (std::is_same_v<T, float>)
         kcc_rt_avg_pool2d_grad_f32(g.data<T>(), plain.data<T>(), gs[0], gs[1],
-                                   gs[2], gs[3], 2, 7, 7, c.c, c.wh, c.ww,
-                                   c.sh, c.sw, c.pad);
+                                   gs[2], gs[3], 2, 7, 7, c.c, c.wh, c.ww, c.sh,
+                                   c.sw, c.pad);
       else
         kcc_rt_avg_pool2d_grad_f64(g.data<T>(), plain.data<T>(), gs[0], gs[1],
-                                   gs[2], gs[3], 2, 7, 7, c.c, c.wh, c.ww,
-                                   c.sh, c.sw, c.pad);
+                                   gs[2], gs[3], 2, 7, 7, c.c, c.wh, c.ww, c.sh,
+                                   c.sw, c.pad);
       for (int64_t i = 0; i < ny; ++i) {
         int64_t ch = i % c.c, ix = i / c.c % 7, iy = i / c.c / 7 % 7,
                 b = i / c.c / 49, oy = iy / c.sh, ox = ix / c.sw;
@@ -412,8 +414,8 @@ template <typename T> void checkPoolGradActivations(DType dt) {
           int64_t rows = std::min<int64_t>(7 - oy * c.sh, c.wh),
                   cols = std::min<int64_t>(7 - ox * c.sw, c.ww);
           T scale = T(1) / T(rows * cols);
-          want += g.data<T>()[((b * gs[1] + oy) * gs[2] + ox) * c.c + ch] *
-                  scale;
+          want +=
+              g.data<T>()[((b * gs[1] + oy) * gs[2] + ox) * c.c + ch] * scale;
         }
         ASSERT_EQ(std::memcmp(&want, &plain.data<T>()[i], sizeof(T)), 0)
             << "plain gradient, element " << i << ": " << want << " vs "
@@ -421,8 +423,7 @@ template <typename T> void checkPoolGradActivations(DType dt) {
       }
     }
     for (const char *act : {"relu", "tanh", "sigmoid"}) {
-      NDArray want =
-          unfusedPoolGrad(act, y, g, c.wh, c.ww, c.sh, c.sw, c.pad);
+      NDArray want = unfusedPoolGrad(act, y, g, c.wh, c.ww, c.sh, c.sw, c.pad);
       for (bool inPlace : {false, true}) {
         if (inPlace && !tiled)
           continue;
@@ -435,9 +436,9 @@ template <typename T> void checkPoolGradActivations(DType dt) {
           bool same = std::isnan(w) ? std::isnan(got)
                                     : std::memcmp(&w, &got, sizeof(T)) == 0;
           ASSERT_TRUE(same)
-              << act << " window " << c.wh << "x" << c.ww << " stride "
-              << c.sh << "x" << c.sw << " padding " << c.pad << " channels "
-              << c.c << (inPlace ? " in place" : "") << ", element " << i
+              << act << " window " << c.wh << "x" << c.ww << " stride " << c.sh
+              << "x" << c.sw << " padding " << c.pad << " channels " << c.c
+              << (inPlace ? " in place" : "") << ", element " << i
               << ": unfused " << w << ", fused " << got;
         }
       }

@@ -11,13 +11,12 @@
 #include <limits>
 
 using namespace kcc;
-using kcc::testing::errorOf;
 using kcc::testing::AddressSpaceLimit;
+using kcc::testing::errorOf;
 
 namespace {
 
 constexpr int64_t kGiB = int64_t(1) << 30;
-
 
 /// Restores the default per-tensor limit after a test changes it.
 struct LimitGuard {
@@ -72,9 +71,7 @@ TEST(MemoryBudget, ConfigurableLimit) {
             "f32[512, 513] needs 1.0 MiB, over the limit of 1.0 MiB per "
             "tensor (KCC_MAX_TENSOR_BYTES)");
   // NDArray goes through the same check.
-  EXPECT_EQ(errorOf([] {
-              NDArray::empty({512, 513}, DType::F32);
-            }),
+  EXPECT_EQ(errorOf([] { NDArray::empty({512, 513}, DType::F32); }),
             "f32[512, 513] needs 1.0 MiB, over the limit of 1.0 MiB per "
             "tensor (KCC_MAX_TENSOR_BYTES)");
   setMaxTensorBytes(0);
@@ -141,13 +138,9 @@ TEST(MemoryBudget, NDArrayShapesAreChecked) {
               NDArray::empty({int64_t(1) << 32, int64_t(1) << 32}, DType::F32);
             }),
             "f32[4294967296, 4294967296] has more than 2^63-1 elements");
-  EXPECT_EQ(errorOf([] {
-              NDArray::empty({2, -1}, DType::F32);
-            }),
+  EXPECT_EQ(errorOf([] { NDArray::empty({2, -1}, DType::F32); }),
             "f32[2, -1] has a negative dimension");
-  EXPECT_EQ(errorOf([] {
-              numElements({int64_t(1) << 40, int64_t(1) << 40});
-            }),
+  EXPECT_EQ(errorOf([] { numElements({int64_t(1) << 40, int64_t(1) << 40}); }),
             "shape [1099511627776, 1099511627776] has a negative dim or more "
             "than 2^63-1 elements");
   EXPECT_EQ(tensorBytes({3, 5}, DType::F64), 120);

@@ -52,7 +52,6 @@ void expectValues(const NDArray &a, char kind) {
     ASSERT_EQ(a.at(i), expectedValue(kind, i)) << "element " << i;
 }
 
-
 /// A .npy image with the given header dict and `dataBytes` zero bytes.
 std::string npyWith(const std::string &dict, size_t dataBytes) {
   std::string header = dict;

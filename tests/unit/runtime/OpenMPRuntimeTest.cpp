@@ -36,12 +36,11 @@ bool isLibomp(const std::string &path) {
 }
 
 TEST(OpenMPRuntime, GnuAndLlvmEntryPointsResolveToLibomp) {
-  for (const char *symbol : {"GOMP_parallel", "GOMP_barrier",
-                             "omp_get_max_threads", "omp_get_thread_num",
-                             "__kmpc_fork_call"}) {
+  for (const char *symbol :
+       {"GOMP_parallel", "GOMP_barrier", "omp_get_max_threads",
+        "omp_get_thread_num", "__kmpc_fork_call"}) {
     std::string object = definingObject(symbol);
-    EXPECT_TRUE(isLibomp(object)) << symbol << " comes from '" << object
-                                  << "'";
+    EXPECT_TRUE(isLibomp(object)) << symbol << " comes from '" << object << "'";
   }
 }
 

@@ -121,14 +121,16 @@ TEST_P(BatchNormResume, ResNetMovingStatisticsResumeBitForBit) {
   std::vector<NDArray> fresh = exeD.getWeights();
   bool anyDiffers = false;
   for (size_t i = 0; i < params.size(); ++i)
-    anyDiffers |= std::memcmp(two[i].rawData(), fresh[i].rawData(),
-                              two[i].bytes()) != 0;
+    anyDiffers |=
+        std::memcmp(two[i].rawData(), fresh[i].rawData(), two[i].bytes()) != 0;
   EXPECT_TRUE(anyDiffers) << "fresh optimizer state gave the same weights";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Modes, BatchNormResume,
-    ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted),
-    [](const auto &info) { return std::string(execModeName(info.param)); });
+INSTANTIATE_TEST_SUITE_P(Modes, BatchNormResume,
+                         ::testing::Values(ExecMode::Compiled,
+                                           ExecMode::Interpreted),
+                         [](const auto &info) {
+                           return std::string(execModeName(info.param));
+                         });
 
 } // namespace

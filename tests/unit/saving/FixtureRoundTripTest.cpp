@@ -3,8 +3,8 @@
 // Each .keras fixture under tests/fixtures/keras (recursively) is imported,
 // saved as a Keras 3 archive from the config kcc generates for the model it
 // built (not the imported config text), and read back: the reloaded model
-// must predict the same bits and keep every regularizer. A fixture kcc cannot import is skipped only
-// when it is listed below with the reason.
+// must predict the same bits and keep every regularizer. A fixture kcc cannot
+// import is skipped only when it is listed below with the reason.
 //
 //===----------------------------------------------------------------------===//
 
@@ -75,8 +75,8 @@ std::vector<NDArray> predictInterpreted(Model &model,
 
 TEST(FixtureRoundTrip, EveryKerasFixtureReloadsFromKccsOwnConfig) {
   std::vector<std::string> fixtures = kerasFixtures();
-  ASSERT_GE(fixtures.size(), 10u) << "fixtures not found under "
-                                  << KCC_KERAS_FIXTURES;
+  ASSERT_GE(fixtures.size(), 10u)
+      << "fixtures not found under " << KCC_KERAS_FIXTURES;
   std::string dir = tempDir();
   int roundTripped = 0, regularizers = 0;
   for (const std::string &path : fixtures) {

@@ -108,10 +108,9 @@ TEST(InitializerRoundTrip, SavedInitializersEqualKerasOnes) {
     Model &model = *imported.model;
     std::string saved = dir + "/" + llvm::sys::path::filename(path).str();
     // The Model overload: kcc's generated config, never the source text.
-    keras::saveKerasArchive(saved, model,
-                            keras::ModelState{model.getWeights(),
-                                              std::nullopt, 0},
-                            imported.training);
+    keras::saveKerasArchive(
+        saved, model, keras::ModelState{model.getWeights(), std::nullopt, 0},
+        imported.training);
     llvm::StringMap<json::Value> want = initializerEntries(archiveConfig(path));
     llvm::StringMap<json::Value> got = initializerEntries(archiveConfig(saved));
     EXPECT_EQ(want.size(), got.size());
@@ -139,10 +138,9 @@ TEST(InitializerRoundTrip, SavedInitializersEqualKerasOnes) {
   RecordProperty("initializer_entries", static_cast<int>(entries));
   EXPECT_GE(archives, 30);
   EXPECT_GE(entries, 200u);
-  for (const char *cls :
-       {"GlorotUniform", "Zeros", "Ones", "Orthogonal", "RandomUniform",
-        "RandomNormal", "TruncatedNormal", "Constant", "VarianceScaling",
-        "Identity"})
+  for (const char *cls : {"GlorotUniform", "Zeros", "Ones", "Orthogonal",
+                          "RandomUniform", "RandomNormal", "TruncatedNormal",
+                          "Constant", "VarianceScaling", "Identity"})
     EXPECT_TRUE(classes.count(cls)) << cls << " is in no fixture";
 }
 
@@ -159,10 +157,9 @@ TEST(InitializerRoundTrip, ArgumentsOfAModelBuiltInCpp) {
              "truncated_normal(mean=0.25,stddev=0.125)")},
       "cpp", 3);
   std::string dir = tempDir(), path = dir + "/cpp.keras";
-  keras::saveKerasArchive(path, model,
-                          keras::ModelState{model.getWeights(), std::nullopt,
-                                            0},
-                          std::nullopt);
+  keras::saveKerasArchive(
+      path, model, keras::ModelState{model.getWeights(), std::nullopt, 0},
+      std::nullopt);
   llvm::StringMap<json::Value> saved = initializerEntries(archiveConfig(path));
   auto config = [&](const char *key) {
     auto it = saved.find(key);

@@ -111,12 +111,11 @@ TEST(Saving, TrainedCnnReloadsWithIdenticalPredictions) {
 TEST(Saving, GeneratedConfigsOfNormalizationActivationAndPoolingReload) {
   std::string dir = tempDir();
   std::string path = dir + "/vision.keras";
-  Sequential model({Input({6, 6, 2}), Conv2D(4, 3, 1, "same"),
-                    BatchNormalization(), ReLU(6.0, 0.1, 0.05),
-                    Conv2D(3, 3, 1, "same"), LeakyReLU(0.2),
-                    GlobalAveragePooling2D(/*keepdims=*/false),
-                    Dense(3, "softmax")},
-                   "vision", 5);
+  Sequential model(
+      {Input({6, 6, 2}), Conv2D(4, 3, 1, "same"), BatchNormalization(),
+       ReLU(6.0, 0.1, 0.05), Conv2D(3, 3, 1, "same"), LeakyReLU(0.2),
+       GlobalAveragePooling2D(/*keepdims=*/false), Dense(3, "softmax")},
+      "vision", 5);
   TrainingConfig config = adam(4);
   Executable exe = trainSteps(model, config, 3);
   keras::saveKerasArchive(path, model, captureState(exe, /*epoch=*/1), config);

@@ -316,7 +316,6 @@ TEST(Fit, RefusesClassAndSampleWeightsTogether) {
             "3 classes (0 to 2)");
 }
 
-
 /// A user's Sequence: batches made on demand from a Dataset (as a reader of
 /// files too big for memory would), counting every read and hook.
 class CountingSequence : public DataSource {
@@ -328,13 +327,11 @@ public:
   }
   Batch batch(int64_t i) const override {
     reads_[i].fetch_add(1);
-    int64_t begin = i * batch_,
-            rows = std::min(batch_, data_.x.dim(0) - begin);
+    int64_t begin = i * batch_, rows = std::min(batch_, data_.x.dim(0) - begin);
     Batch b;
     b.x = NDArray::empty({rows, 4}, DType::F32);
     b.y = NDArray::empty({rows}, DType::I32);
-    std::copy_n(data_.x.data<float>() + begin * 4, rows * 4,
-                b.x.data<float>());
+    std::copy_n(data_.x.data<float>() + begin * 4, rows * 4, b.x.data<float>());
     std::copy_n(data_.y.data<int32_t>() + begin, rows, b.y.data<int32_t>());
     return b;
   }
@@ -388,11 +385,11 @@ TEST(Fit, UserSequenceTrainsThroughWorkersAsTheArraysDo) {
   EXPECT_EQ(h.epochs[1].steps, 7);
   // The source is told first, so its workers can start reading while the
   // callbacks run; its epoch ends before the epoch's logs are final.
-  std::vector<std::string> order = {
-      "train begin",      "sequence begin 0", "epoch begin 0",
-      "sequence end",     "epoch end 0 with loss", "sequence begin 1",
-      "epoch begin 1",    "sequence end",     "epoch end 1 with loss",
-      "train end"};
+  std::vector<std::string> order = {"train begin",           "sequence begin 0",
+                                    "epoch begin 0",         "sequence end",
+                                    "epoch end 0 with loss", "sequence begin 1",
+                                    "epoch begin 1",         "sequence end",
+                                    "epoch end 1 with loss", "train end"};
   EXPECT_EQ(sequence.events, order);
 
   // The same batches from the arrays, unshuffled: the same weights, bit

@@ -47,8 +47,9 @@ void expectSame(const std::vector<NDArray> &interpreted,
     for (int64_t i = 0; i < interpreted[k].numel() && failures < 5; ++i) {
       double e = interpreted[k].at(i), a = compiled[k].at(i);
       bool ok = std::isnan(e) ? std::isnan(a)
-                : std::isinf(e) ? e == a
-                                : std::abs(e - a) <= 1e-4 * std::max(1.0, std::abs(e));
+                : std::isinf(e)
+                    ? e == a
+                    : std::abs(e - a) <= 1e-4 * std::max(1.0, std::abs(e));
       if (!ok) {
         ++failures;
         ADD_FAILURE() << what << " " << k << " element " << i

@@ -7,8 +7,8 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/Layers.h"
 #include "frontend/training/Trainer.h"
+#include "frontend/Layers.h"
 #include "runtime/Error.h"
 
 #include <gtest/gtest.h>
