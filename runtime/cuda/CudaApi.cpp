@@ -45,25 +45,24 @@ struct DriverState {
       return;
     }
     std::string missing;
-#define L(name) KCC_LOOKUP(api, lib, name, missing);
-    L(cuInit)
-    L(cuDeviceGetCount) L(cuDeviceGet) L(cuDeviceGetName)
-        L(cuDevicePrimaryCtxRetain) L(cuCtxSetCurrent) L(cuGetErrorString) L(
-            cuModuleLoadDataEx) L(cuModuleGetFunction) L(cuModuleUnload)
-            L(cuMemAlloc) L(cuMemFree) L(cuMemAllocAsync) L(cuMemFreeAsync) L(
-                cuMemAllocHost) L(cuMemFreeHost) L(cuMemcpyHtoD) L(cuMemcpyDtoH)
-                L(cuMemcpyAsync) L(cuMemcpyHtoDAsync) L(cuMemcpyDtoHAsync)
-                    L(cuMemsetD8) L(cuStreamCreate) L(cuStreamDestroy)
-                        L(cuStreamSynchronize) L(cuStreamBeginCapture)
-                            L(cuStreamEndCapture) L(cuGraphInstantiateWithFlags)
-                                L(cuGraphLaunch) L(cuGraphDestroy)
-                                    L(cuGraphExecDestroy) L(cuLaunchKernel)
-                                        L(cuEventCreate) L(cuEventRecord)
-                                            L(cuEventSynchronize)
-                                                L(cuEventElapsedTime)
-                                                    L(cuEventDestroy)
+    // clang-format off: one lookup per entry point, several to a line.
+#define L(name) KCC_LOOKUP(api, lib, name, missing)
+    L(cuInit); L(cuDeviceGetCount); L(cuDeviceGet); L(cuDeviceGetName);
+    L(cuDevicePrimaryCtxRetain); L(cuCtxSetCurrent); L(cuGetErrorString);
+    L(cuModuleLoadDataEx); L(cuModuleGetFunction); L(cuModuleUnload);
+    L(cuMemAlloc); L(cuMemFree); L(cuMemAllocAsync); L(cuMemFreeAsync);
+    L(cuMemAllocHost); L(cuMemFreeHost);
+    L(cuMemcpyHtoD); L(cuMemcpyDtoH); L(cuMemcpyAsync); L(cuMemcpyHtoDAsync); L(cuMemcpyDtoHAsync);
+    L(cuMemsetD8);
+    L(cuStreamCreate); L(cuStreamDestroy); L(cuStreamSynchronize);
+    L(cuStreamBeginCapture); L(cuStreamEndCapture);
+    L(cuGraphInstantiateWithFlags); L(cuGraphLaunch); L(cuGraphDestroy);
+    L(cuGraphExecDestroy); L(cuLaunchKernel); L(cuEventCreate);
+    L(cuEventRecord); L(cuEventSynchronize); L(cuEventElapsedTime);
+    L(cuEventDestroy);
 #undef L
-                                                        if (!missing.empty()) {
+    // clang-format on
+    if (!missing.empty()) {
       why = "no CUDA device found: libcuda.so.1 is too old (" + missing + ")";
       return;
     }
@@ -110,16 +109,17 @@ struct BlasState {
       return;
     }
     std::string missing;
-#define L(name) KCC_LOOKUP(api, lib, name, missing);
-    L(cublasLtCreate)
-    L(cublasLtDestroy) L(cublasLtMatmulDescCreate) L(cublasLtMatmulDescDestroy)
-        L(cublasLtMatmulDescSetAttribute) L(cublasLtMatrixLayoutCreate)
-            L(cublasLtMatrixLayoutDestroy) L(cublasLtMatmulPreferenceCreate)
-                L(cublasLtMatmulPreferenceDestroy)
-                    L(cublasLtMatmulPreferenceSetAttribute)
-                        L(cublasLtMatmulAlgoGetHeuristic) L(cublasLtMatmul)
+    // clang-format off: one lookup per entry point, several to a line.
+#define L(name) KCC_LOOKUP(api, lib, name, missing)
+    L(cublasLtCreate); L(cublasLtDestroy); L(cublasLtMatmulDescCreate);
+    L(cublasLtMatmulDescDestroy); L(cublasLtMatmulDescSetAttribute);
+    L(cublasLtMatrixLayoutCreate); L(cublasLtMatrixLayoutDestroy);
+    L(cublasLtMatmulPreferenceCreate); L(cublasLtMatmulPreferenceDestroy);
+    L(cublasLtMatmulPreferenceSetAttribute); L(cublasLtMatmulAlgoGetHeuristic);
+    L(cublasLtMatmul);
 #undef L
-                            if (!missing.empty()) {
+    // clang-format on
+    if (!missing.empty()) {
       why = "cuBLASLt: " + missing;
       return;
     }
