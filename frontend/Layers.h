@@ -511,6 +511,18 @@ public:
   explicit RepeatVector(int64_t n);
 };
 
+/// Keras's GroupNormalization over the last axis: the channels in `groups`
+/// groups (-1: one per channel), each example's group normalized by its
+/// own mean and variance, then gamma and beta per channel.
+class GroupNormalization : public Layer {
+public:
+  explicit GroupNormalization(int64_t groups = 32, int64_t axis = -1,
+                              double epsilon = 1e-3, bool center = true,
+                              bool scale = true,
+                              const std::string &betaInitializer = "zeros",
+                              const std::string &gammaInitializer = "ones");
+};
+
 /// x scaled to unit L2 norm over `axes` (Keras's UnitNormalization:
 /// x * min(rsqrt(sum x^2), 1e12)).
 class UnitNormalization : public Layer {

@@ -247,6 +247,103 @@ private:
   std::vector<int64_t> axes_;
 };
 
+/// Keras's GroupNormalization over the last axis: the channels split into
+/// `groups` groups of C / groups, each example's group normalized by its
+/// mean and variance over every other axis, then gamma and beta per channel,
+/// as Keras computes it (inv = rsqrt(var + eps) * gamma,
+/// x * inv + (beta - mean * inv)).
+class GroupNormalizationImpl : public LayerImpl {
+public:
+  GroupNormalizationImpl(int64_t groups, int64_t axis, double epsilon,
+                         bool center, bool scale, std::string betaInit,
+                         std::string gammaInit)
+      : LayerImpl("GroupNormalization"), groups_(groups), axis_(axis),
+        epsilon_(epsilon), center_(center), scale_(scale),
+        betaInit_(std::move(betaInit)), gammaInit_(std::move(gammaInit)) {
+    if (!(std::isfinite(epsilon) && epsilon > 0))
+      throw Error("GroupNormalization: epsilon must be finite and > 0, got " +
+                  std::to_string(epsilon));
+    if (groups == 0 || groups < -1)
+      throw Error("GroupNormalization: groups must be positive (or -1, one "
+                  "group per channel), got " +
+                  std::to_string(groups));
+  }
+
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"groups", groups_},
+                              {"axis", axis_},
+                              {"epsilon", epsilon_},
+                              {"center", center_},
+                              {"scale", scale_},
+                              {"beta_initializer", betaInit_},
+                              {"gamma_initializer", gammaInit_}};
+  }
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    if (shapes.size() != 1 || shapes[0].size() < 2)
+      fail("expects one batched input of rank >= 2, got " +
+           (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
+    int64_t rank = static_cast<int64_t>(shapes[0].size());
+    if (axis_ != -1 && axis_ != rank - 1)
+      fail("axis " + std::to_string(axis_) +
+           " is not supported (only the last axis, -1, of an input of rank " +
+           std::to_string(rank) + ")");
+    int64_t channels = shapes[0].back();
+    int64_t groups = groups_ == -1 ? channels : groups_;
+    if (groups > channels || channels % groups != 0)
+      fail("groups (" + std::to_string(groups) + ") must divide the " +
+           std::to_string(channels) + " channels");
+    Shape features{channels};
+    if (scale_)
+      gamma_ = addWeight("gamma", features, gammaInit_);
+    if (center_)
+      beta_ = addWeight("beta", features, betaInit_);
+  }
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (!isFloat(x.dtype()))
+      fail("expects a float input, got " + std::string(dtypeName(x.dtype())));
+    DType dt = x.dtype();
+    int64_t channels = x.dim(x.rank() - 1);
+    int64_t groups = groups_ == -1 ? channels : groups_;
+    // [N, ..., C] -> [N, ..., G, C / G]; moments over every axis but the
+    // batch and the group.
+    Shape grouped = x.shape();
+    grouped.back() = groups;
+    grouped.push_back(channels / groups);
+    Tensor g = ops::reshape(x, grouped);
+    std::vector<int64_t> axes;
+    for (int64_t a = 1; a < g.rank(); ++a)
+      if (a != g.rank() - 2)
+        axes.push_back(a);
+    Tensor mean = ops::reduceMean(g, axes, /*keepdims=*/true);
+    Tensor centred = ops::sub(g, mean);
+    Tensor variance =
+        ops::reduceMean(ops::mul(centred, centred), axes, /*keepdims=*/true);
+    Tensor inv = ops::rsqrt(ops::add(variance, ops::scalar(epsilon_, dt)));
+    Shape perChannel(g.rank(), 1);
+    perChannel[g.rank() - 2] = groups;
+    perChannel.back() = channels / groups;
+    if (scale_)
+      inv = ops::mul(inv, ops::reshape(weight(*gamma_), perChannel));
+    Tensor shift = ops::mul(ops::neg(mean), inv);
+    if (center_)
+      shift = ops::add(shift, ops::reshape(weight(*beta_), perChannel));
+    return {ops::reshape(ops::add(ops::mul(g, inv), shift), x.shape())};
+  }
+
+private:
+  int64_t groups_, axis_;
+  double epsilon_;
+  bool center_, scale_;
+  std::string betaInit_, gammaInit_;
+  std::optional<size_t> gamma_, beta_;
+};
+
 } // namespace
 
 LayerNormalization::LayerNormalization(int64_t axis, double epsilon,
@@ -268,3 +365,11 @@ BatchNormalization::BatchNormalization(
 
 UnitNormalization::UnitNormalization(std::vector<int64_t> axes)
     : Layer(std::make_shared<UnitNormalizationImpl>(std::move(axes))) {}
+
+GroupNormalization::GroupNormalization(int64_t groups, int64_t axis,
+                                       double epsilon, bool center, bool scale,
+                                       const std::string &betaInitializer,
+                                       const std::string &gammaInitializer)
+    : Layer(std::make_shared<GroupNormalizationImpl>(
+          groups, axis, epsilon, center, scale, betaInitializer,
+          gammaInitializer)) {}

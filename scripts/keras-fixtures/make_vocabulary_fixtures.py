@@ -6,9 +6,13 @@ its first vocabulary (tests/fixtures/keras):
                     SpatialDropout2D and 1D (at rate 0, where Keras's and
                     kcc's random streams cannot differ), Reshape, Permute,
                     Cropping1D, Conv1D, Identity, UnitNormalization (one
-                    axis and two), an ActivityRegularization whose penalty
-                    joins the loss, RepeatVector, and Dot (rank 2 and 3,
-                    each kind of axis pair, normalize);
+                    axis and two), an
+                    ActivityRegularization whose penalty joins the loss,
+                    RepeatVector, and Dot (rank 2 and 3, each kind of axis
+                    pair, normalize);
+  group_norm.keras  a CNN with GroupNormalization: 4 groups of 2 channels on
+                    an image, and one group per channel without beta on
+                    steps;
 
 and vocabulary.json in layers.json's format (make_layer_fixtures.py): the
 loss of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's
@@ -60,6 +64,16 @@ def vocabulary():
     return keras.Model(x, y, name="vocabulary")
 
 
+def group_norm():
+    x = keras.Input((28, 28, 1))
+    h = L.Conv2D(8, 3, strides=2, activation="relu")(x)    # 13 x 13 x 8
+    h = L.GroupNormalization(groups=4)(h)
+    h = L.Reshape((13 * 13, 8))(h)
+    h = L.GroupNormalization(groups=-1, epsilon=1e-2, center=False)(h)
+    y = L.Dense(10, activation="softmax")(L.GlobalAveragePooling1D()(h))
+    return keras.Model(x, y, name="group_norm")
+
+
 def train_record(model, x, y):
     """make_fixtures.train_record, with the activity penalty (model.losses
     of the call) in the direct loss as train_on_batch adds it."""
@@ -92,16 +106,18 @@ def main():
     os.makedirs(mf.OUT, exist_ok=True)
     _, x, y = mf.batch()
     result = mf.record_header(PREDICT)
-    mf.fresh_session()
-    model = vocabulary()
-    model.save(os.path.join(mf.OUT, "vocabulary.keras"))
-    initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
-    rec = train_record(model, x, y)
-    rec["initial_predict"] = initial.astype(np.float64).tolist()
-    rec["final_predict"] = np.asarray(
-        model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
-    result["vocabulary"] = rec
-    print("vocabulary losses", rec["step_losses"])
+    for name, build in (("vocabulary", vocabulary),
+                        ("group_norm", group_norm)):
+        mf.fresh_session()
+        model = build()
+        model.save(os.path.join(mf.OUT, name + ".keras"))
+        initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
+        rec = train_record(model, x, y)
+        rec["initial_predict"] = initial.astype(np.float64).tolist()
+        rec["final_predict"] = np.asarray(
+            model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
+        result[name] = rec
+        print(name, "losses", rec["step_losses"])
     with open(os.path.join(mf.OUT, "vocabulary.json"), "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")

@@ -6,7 +6,8 @@
 // in every merge layer, and a CNN with padding, cropping, upsampling, a
 // Concatenate along the width and global pooling; and the vocabulary
 // model of make_vocabulary_fixtures.py (Rescaling, Permute, Cropping1D,
-// Identity, UnitNormalization, ActivityRegularization, RepeatVector). From
+// Identity, UnitNormalization, ActivityRegularization, RepeatVector, Dot)
+// and its GroupNormalization CNN. From
 // Keras's initial
 // weights, on Keras's batch, kcc must reproduce, compiled and interpreted:
 //
@@ -96,9 +97,10 @@ TEST_P(LayerParity, StepsAndPredictMatchKeras) {
 
 INSTANTIATE_TEST_SUITE_P(
     KerasLayerFixtures, LayerParity,
-    ::testing::Combine(
-        ::testing::Values("activations", "merging", "vision", "vocabulary"),
-        ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
+    ::testing::Combine(::testing::Values("activations", "merging", "vision",
+                                         "vocabulary", "group_norm"),
+                       ::testing::Values(ExecMode::Compiled,
+                                         ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +
              (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"

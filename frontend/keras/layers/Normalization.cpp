@@ -78,6 +78,23 @@ Layer buildLayerNormalization(const ObjectView &c) {
                             readInitializer(c, "gamma_initializer", "ones"));
 }
 
+Layer buildGroupNormalization(const ObjectView &c) {
+  checkNull(c, {"beta_regularizer", "gamma_regularizer", "beta_constraint",
+                "gamma_constraint"});
+  int64_t groups = c.getInt("groups", 32);
+  if (groups == 0 || groups < -1)
+    c.failField("groups", "'groups' must be positive or -1, got " +
+                              std::to_string(groups));
+  int64_t axis = c.getInt("axis", -1);
+  double epsilon = c.getNumber("epsilon", 1e-3);
+  if (!(std::isfinite(epsilon) && epsilon > 0))
+    c.failField("epsilon", "'epsilon' must be finite and > 0");
+  return GroupNormalization(groups, axis, epsilon, c.getBool("center", true),
+                            c.getBool("scale", true),
+                            readInitializer(c, "beta_initializer", "zeros"),
+                            readInitializer(c, "gamma_initializer", "ones"));
+}
+
 Layer buildUnitNormalization(const ObjectView &c) {
   Shape axes = readIntOrShape(c, "axis");
   if (axes.empty())
@@ -117,4 +134,14 @@ void keras::addNormalizationLayers(std::vector<LayerClass> &classes) {
                      {},
                      {},
                      "`axis`: one axis or a list"});
+  classes.push_back({"GroupNormalization",
+                     "normalization",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildGroupNormalization(c);
+                     },
+                     {"beta_regularizer", "gamma_regularizer",
+                      "beta_constraint", "gamma_constraint"},
+                     {},
+                     "`groups`, `axis` (the last), `epsilon`, `center`, "
+                     "`scale`, initializers"});
 }
