@@ -27,14 +27,53 @@ using namespace kcc;
 
 namespace {
 
-class BatchNormalizationImpl : public LayerImpl {
+/// The normalization layers over the last axis (BatchNormalization,
+/// LayerNormalization, GroupNormalization): one batched input, `axis` -1
+/// or the input's last.
+class LastAxisNormImpl : public LayerImpl {
+protected:
+  using LayerImpl::LayerImpl;
+  void checkLastAxisInput(const std::vector<Shape> &shapes,
+                          int64_t axis) const {
+    if (shapes.size() != 1 || shapes[0].size() < 2)
+      fail("expects one batched input of rank >= 2, got " +
+           (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
+    int64_t rank = static_cast<int64_t>(shapes[0].size());
+    if (axis != -1 && axis != rank - 1)
+      fail("axis " + std::to_string(axis) +
+           " is not supported (only the last axis, -1, of an input of rank " +
+           std::to_string(rank) + ")");
+  }
+};
+
+/// keras.ops.layer_normalization's arithmetic, which GroupNormalization
+/// shares: moments over `axes` with keepdims (jnp.var is the mean of the
+/// squared centred input), inv = rsqrt(var + eps) [* gamma], then
+/// x * inv + (-mean * inv [+ beta]).
+Tensor normalizeOver(const Tensor &x, const std::vector<int64_t> &axes,
+                     double epsilon, const std::optional<Tensor> &gamma,
+                     const std::optional<Tensor> &beta) {
+  Tensor mean = ops::reduceMean(x, axes, /*keepdims=*/true);
+  Tensor centred = ops::sub(x, mean);
+  Tensor variance =
+      ops::reduceMean(ops::mul(centred, centred), axes, /*keepdims=*/true);
+  Tensor inv = ops::rsqrt(ops::add(variance, ops::scalar(epsilon, x.dtype())));
+  if (gamma)
+    inv = ops::mul(inv, *gamma);
+  Tensor shift = ops::mul(ops::neg(mean), inv);
+  if (beta)
+    shift = ops::add(shift, *beta);
+  return ops::add(ops::mul(x, inv), shift);
+}
+
+class BatchNormalizationImpl : public LastAxisNormImpl {
 public:
   BatchNormalizationImpl(int64_t axis, double momentum, double epsilon,
                          bool center, bool scale, std::string betaInit,
                          std::string gammaInit, std::string movingMeanInit,
                          std::string movingVarianceInit, bool synchronized)
-      : LayerImpl("BatchNormalization"), axis_(axis), momentum_(momentum),
-        epsilon_(epsilon), center_(center), scale_(scale),
+      : LastAxisNormImpl("BatchNormalization"), axis_(axis),
+        momentum_(momentum), epsilon_(epsilon), center_(center), scale_(scale),
         synchronized_(synchronized), betaInit_(std::move(betaInit)),
         gammaInit_(std::move(gammaInit)),
         movingMeanInit_(std::move(movingMeanInit)),
@@ -68,14 +107,7 @@ public:
 
 protected:
   void build(const std::vector<Shape> &shapes) override {
-    if (shapes.size() != 1 || shapes[0].size() < 2)
-      fail("expects one batched input of rank >= 2, got " +
-           (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
-    int64_t rank = static_cast<int64_t>(shapes[0].size());
-    if (axis_ != -1 && axis_ != rank - 1)
-      fail("axis " + std::to_string(axis_) +
-           " is not supported (only the last axis, -1, of an input of rank " +
-           std::to_string(rank) + ")");
+    checkLastAxisInput(shapes, axis_);
     Shape channels{shapes[0].back()};
     // Keras's order: gamma, beta, moving_mean, moving_variance.
     if (scale_)
@@ -140,11 +172,11 @@ private:
 /// statistics kept as [..., 1] so they broadcast back: the reduction and
 /// the elementwise chain fuse in compiled code, and autodiff derives the
 /// backward (the mean and variance gradients included) from kc's rules.
-class LayerNormalizationImpl : public LayerImpl {
+class LayerNormalizationImpl : public LastAxisNormImpl {
 public:
   LayerNormalizationImpl(int64_t axis, double epsilon, bool center, bool scale,
                          std::string betaInit, std::string gammaInit)
-      : LayerImpl("LayerNormalization"), axis_(axis), epsilon_(epsilon),
+      : LastAxisNormImpl("LayerNormalization"), axis_(axis), epsilon_(epsilon),
         center_(center), scale_(scale), betaInit_(std::move(betaInit)),
         gammaInit_(std::move(gammaInit)) {
     if (!(std::isfinite(epsilon) && epsilon > 0))
@@ -164,14 +196,7 @@ public:
 
 protected:
   void build(const std::vector<Shape> &shapes) override {
-    if (shapes.size() != 1 || shapes[0].size() < 2)
-      fail("expects one batched input of rank >= 2, got " +
-           (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
-    int64_t rank = static_cast<int64_t>(shapes[0].size());
-    if (axis_ != -1 && axis_ != rank - 1)
-      fail("axis " + std::to_string(axis_) +
-           " is not supported (only the last axis, -1, of an input of rank " +
-           std::to_string(rank) + ")");
+    checkLastAxisInput(shapes, axis_);
     Shape features{shapes[0].back()};
     if (scale_)
       gamma_ = addWeight("gamma", features, gammaInit_);
@@ -185,21 +210,12 @@ protected:
     const Tensor &x = inputs[0];
     if (!isFloat(x.dtype()))
       fail("expects a float input, got " + std::string(dtypeName(x.dtype())));
-    DType dt = x.dtype();
-    // keras.ops.layer_normalization: moments with keepdims (jnp.var is the
-    // mean of the squared centred input), then the same scale-shift as
-    // BatchNormalization.
-    Tensor mean = ops::reduceMean(x, {-1}, /*keepdims=*/true);
-    Tensor centred = ops::sub(x, mean);
-    Tensor variance =
-        ops::reduceMean(ops::mul(centred, centred), {-1}, /*keepdims=*/true);
-    Tensor inv = ops::rsqrt(ops::add(variance, ops::scalar(epsilon_, dt)));
+    std::optional<Tensor> gamma, beta;
     if (scale_)
-      inv = ops::mul(inv, weight(*gamma_));
-    Tensor shift = ops::mul(ops::neg(mean), inv);
+      gamma = weight(*gamma_);
     if (center_)
-      shift = ops::add(shift, weight(*beta_));
-    return {ops::add(ops::mul(x, inv), shift)};
+      beta = weight(*beta_);
+    return {normalizeOver(x, {-1}, epsilon_, gamma, beta)};
   }
 
 private:
@@ -252,12 +268,12 @@ private:
 /// mean and variance over every other axis, then gamma and beta per channel,
 /// as Keras computes it (inv = rsqrt(var + eps) * gamma,
 /// x * inv + (beta - mean * inv)).
-class GroupNormalizationImpl : public LayerImpl {
+class GroupNormalizationImpl : public LastAxisNormImpl {
 public:
   GroupNormalizationImpl(int64_t groups, int64_t axis, double epsilon,
                          bool center, bool scale, std::string betaInit,
                          std::string gammaInit)
-      : LayerImpl("GroupNormalization"), groups_(groups), axis_(axis),
+      : LastAxisNormImpl("GroupNormalization"), groups_(groups), axis_(axis),
         epsilon_(epsilon), center_(center), scale_(scale),
         betaInit_(std::move(betaInit)), gammaInit_(std::move(gammaInit)) {
     if (!(std::isfinite(epsilon) && epsilon > 0))
@@ -281,14 +297,7 @@ public:
 
 protected:
   void build(const std::vector<Shape> &shapes) override {
-    if (shapes.size() != 1 || shapes[0].size() < 2)
-      fail("expects one batched input of rank >= 2, got " +
-           (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
-    int64_t rank = static_cast<int64_t>(shapes[0].size());
-    if (axis_ != -1 && axis_ != rank - 1)
-      fail("axis " + std::to_string(axis_) +
-           " is not supported (only the last axis, -1, of an input of rank " +
-           std::to_string(rank) + ")");
+    checkLastAxisInput(shapes, axis_);
     int64_t channels = shapes[0].back();
     int64_t groups = groups_ == -1 ? channels : groups_;
     if (groups > channels || channels % groups != 0)
@@ -307,11 +316,10 @@ protected:
     const Tensor &x = inputs[0];
     if (!isFloat(x.dtype()))
       fail("expects a float input, got " + std::string(dtypeName(x.dtype())));
-    DType dt = x.dtype();
     int64_t channels = x.dim(x.rank() - 1);
     int64_t groups = groups_ == -1 ? channels : groups_;
     // [N, ..., C] -> [N, ..., G, C / G]; moments over every axis but the
-    // batch and the group.
+    // batch and the group; gamma and beta as [1, ..., G, C / G].
     Shape grouped = x.shape();
     grouped.back() = groups;
     grouped.push_back(channels / groups);
@@ -320,20 +328,16 @@ protected:
     for (int64_t a = 1; a < g.rank(); ++a)
       if (a != g.rank() - 2)
         axes.push_back(a);
-    Tensor mean = ops::reduceMean(g, axes, /*keepdims=*/true);
-    Tensor centred = ops::sub(g, mean);
-    Tensor variance =
-        ops::reduceMean(ops::mul(centred, centred), axes, /*keepdims=*/true);
-    Tensor inv = ops::rsqrt(ops::add(variance, ops::scalar(epsilon_, dt)));
     Shape perChannel(g.rank(), 1);
     perChannel[g.rank() - 2] = groups;
     perChannel.back() = channels / groups;
+    std::optional<Tensor> gamma, beta;
     if (scale_)
-      inv = ops::mul(inv, ops::reshape(weight(*gamma_), perChannel));
-    Tensor shift = ops::mul(ops::neg(mean), inv);
+      gamma = ops::reshape(weight(*gamma_), perChannel);
     if (center_)
-      shift = ops::add(shift, ops::reshape(weight(*beta_), perChannel));
-    return {ops::reshape(ops::add(ops::mul(g, inv), shift), x.shape())};
+      beta = ops::reshape(weight(*beta_), perChannel);
+    return {
+        ops::reshape(normalizeOver(g, axes, epsilon_, gamma, beta), x.shape())};
   }
 
 private:

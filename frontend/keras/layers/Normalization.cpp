@@ -16,24 +16,30 @@ namespace json = llvm::json;
 
 namespace {
 
-/// Keras 3 writes axis as an int (-1), Keras 2 after build as a list of
-/// one positive axis ([3]); the layer checks it against the input's rank.
+/// `axis` as BatchNormalization and LayerNormalization write it: an int
+/// (BatchNormalization in Keras 3, -1) or a list of one axis (Keras 3's
+/// LayerNormalization, [-1]; Keras 2 after build, [3]); -1 when absent. The
+/// layer checks it is the input's last.
+int64_t readOneAxis(const ObjectView &c) {
+  const json::Value *v = c.get("axis");
+  if (!v)
+    return -1;
+  const json::Array *list = v->getAsArray();
+  std::optional<int64_t> one =
+      list ? (list->size() == 1 ? (*list)[0].getAsInteger() : std::nullopt)
+           : v->getAsInteger();
+  if (!one || *one < -1 || *one > (int64_t(1) << 31))
+    c.failField("axis", "'axis' must be one axis (kcc normalizes over the "
+                        "last axis only)");
+  return *one;
+}
+
 Layer buildBatchNormalization(const ObjectView &c) {
   checkNull(c, {"beta_constraint", "gamma_constraint", "virtual_batch_size",
                 "adjustment"});
   if (c.getBool("renorm", false))
     c.failField("renorm", "batch renormalization (renorm) is not supported");
-  int64_t axis = -1;
-  if (const json::Value *v = c.get("axis")) {
-    const json::Array *list = v->getAsArray();
-    std::optional<int64_t> one =
-        list ? (list->size() == 1 ? (*list)[0].getAsInteger() : std::nullopt)
-             : v->getAsInteger();
-    if (!one || *one < -1 || *one > (int64_t(1) << 31))
-      c.failField("axis", "'axis' must be one axis (kcc normalizes over the "
-                          "last axis only)");
-    axis = *one;
-  }
+  int64_t axis = readOneAxis(c);
   double momentum = c.getNumber("momentum", 0.99);
   double epsilon = c.getNumber("epsilon", 1e-3);
   if (!std::isfinite(momentum))
@@ -50,25 +56,12 @@ Layer buildBatchNormalization(const ObjectView &c) {
   return withRegularizers(c, bn, {"beta", "gamma"});
 }
 
-/// Keras 3 writes axis as a list ([-1]), Keras 2 after build as a list of
-/// positive axes ([2]), either may be a bare int; one axis only, which the
-/// layer checks is the last.
 Layer buildLayerNormalization(const ObjectView &c) {
   checkNull(c, {"beta_regularizer", "gamma_regularizer", "beta_constraint",
                 "gamma_constraint"});
   if (c.getBool("rms_scaling", false))
     c.failField("rms_scaling", "rms_scaling: true is not supported");
-  int64_t axis = -1;
-  if (const json::Value *v = c.get("axis")) {
-    const json::Array *list = v->getAsArray();
-    std::optional<int64_t> one =
-        list ? (list->size() == 1 ? (*list)[0].getAsInteger() : std::nullopt)
-             : v->getAsInteger();
-    if (!one || *one < -1 || *one > (int64_t(1) << 31))
-      c.failField("axis", "'axis' must be one axis (kcc normalizes over the "
-                          "last axis only)");
-    axis = *one;
-  }
+  int64_t axis = readOneAxis(c);
   double epsilon = c.getNumber("epsilon", 1e-3);
   if (!(std::isfinite(epsilon) && epsilon > 0))
     c.failField("epsilon", "'epsilon' must be finite and > 0");
