@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 #===- compare_compile.py - Two kcc builds on every zoo fixture, alternated -===#
 #
-# Cold compile time, its CPU time and the compiled step time of every zoo
+# Cold compile, its CPU time, the compiled and the interpreted step of every zoo
 # fixture (zoo/zoo_cases.py, batch 32) under two kcc binaries, or one binary
 # with two sets of extra flags: per round, every fixture runs under A then B
 # (`kcc bench --json`, KCC_CACHE_DIR=off, 2 OpenMP threads), so load on a
@@ -56,6 +56,7 @@ def run(kcc, extra, path, flags, repetitions):
         return None
     d = json.loads(out)
     return {"compile_ms": d["compile_ms"], "step_ms": d["compiled_ms"],
+            "interp_ms": d.get("interpreted_ms"),
             "cpu_ms": (usage.ru_utime + usage.ru_stime) * 1e3}
 
 
@@ -96,7 +97,7 @@ def main():
           "| A step ms | B step ms | B / A |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     worst = {"A": (0, ""), "B": (0, "")}
-    step_ratios = []
+    step_ratios, interp_ratios = [], []
     for name, by in runs.items():
         a = [x for x in by["A"] if x]
         b = [x for x in by["B"] if x]
@@ -106,6 +107,8 @@ def main():
         ca, cb = med(a, "compile_ms"), med(b, "compile_ms")
         sa, sb = med(a, "step_ms"), med(b, "step_ms")
         step_ratios.append(sb / sa)
+        if all(x.get("interp_ms") for x in a + b):
+            interp_ratios.append(med(b, "interp_ms") / med(a, "interp_ms"))
         for side, c in (("A", ca), ("B", cb)):
             worst[side] = max(worst[side], (c, name))
         print(f"| {name} | {ca:.0f} | {cb:.0f} | {cb / ca:.2f} | {med(a, 'cpu_ms'):.0f} "
@@ -116,6 +119,10 @@ def main():
         print(f"step B / A over {len(step_ratios)} fixtures: median "
               f"{statistics.median(step_ratios):.3f}, min {min(step_ratios):.2f}, "
               f"max {max(step_ratios):.2f}")
+    if interp_ratios:
+        print(f"interpreted step B / A over {len(interp_ratios)} fixtures: "
+              f"median {statistics.median(interp_ratios):.3f}, min "
+              f"{min(interp_ratios):.2f}, max {max(interp_ratios):.2f}")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(runs, f, indent=1)

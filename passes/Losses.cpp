@@ -121,6 +121,17 @@ Value reduceLossValues(OpBuilder &b, Location loc, Value values, Value weight,
     values = e.mul(e.broadcastLike(values, weight), weight);
     weight = {};
   }
+  // Negation commutes with every reduction below, exactly (rounding is
+  // symmetric): the crossentropies' per-example -sum(t * log p) is reduced
+  // first and the scalar negated, so the backward negates one scalar, not
+  // a [batch] gradient inside the softmax-gradient kernel (mlp.keras's
+  // compiled step was 11% slower with the negation per example).
+  if (auto neg = values.getDefiningOp<kc::NegOp>(); neg && neg->use_empty()) {
+    Value positive = neg.getOperand();
+    neg->erase();
+    return e.neg(reduceLossValues(b, loc, positive, weight, floatType,
+                                  reduction, valid));
+  }
   // Unweighted, the mean of per-example means over the last axis is the
   // mean of every element: one reduction instead of two (the IR the step
   // had before losses kept Keras's per-example values).

@@ -16,10 +16,10 @@ func.func @forward(%w: tensor<3x2xf32> {kc.name = "dense/kernel", kc.trainable =
 // CHECK-LABEL: func.func @train_step(
 // CHECK-SAME: %[[T:.*]]: tensor<4xi32> {kc.name = "target", kc.target = 0 : i64}, %[[W:.*]]: tensor<4xf32> {kc.name = "sample_weight"})
 // CHECK-SAME: kc.train_step = {{.*}}sample_weight = true
-// CHECK: %[[SUM:.*]] = kc.reduce_sum {{.*}} -> tensor<4xf32>
-// CHECK: %[[PER:.*]] = kc.neg %[[SUM]]
+// CHECK: %[[PER:.*]] = kc.reduce_sum {{.*}} -> tensor<4xf32>
 // CHECK: %[[WEIGHTED:.*]] = kc.mul %[[PER]], %[[W]] : tensor<4xf32>
-// CHECK: kc.reduce_mean %[[WEIGHTED]]
+// CHECK: %[[MEAN:.*]] = kc.reduce_mean %[[WEIGHTED]]
+// CHECK: kc.neg %[[MEAN]] : tensor<f32>
 
 // MSE: func.func @train_step({{.*}}%[[W:.*]]: tensor<4xf32> {kc.name = "sample_weight"})
 // MSE: %[[PER:.*]] = kc.reduce_mean {{.*}} -> tensor<4xf32>
