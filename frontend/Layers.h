@@ -488,6 +488,44 @@ public:
                      std::vector<double> offset = {0.0});
 };
 
+/// Statistics given to Normalization instead of adapted weights: `shape`
+/// aligned with the kept axes from the right (Keras's rule), row-major
+/// values. Empty: adapted.
+struct NormalizationStatistics {
+  Shape shape;
+  std::vector<double> mean, variance;
+};
+
+/// (x - mean) / max(sqrt(variance), 1e-7) with the statistics per entry of
+/// the kept `axis` (Keras's Normalization; an empty `axis` keeps none), or
+/// with `invert` mean + x * max(sqrt(variance), 1e-7). Adapted statistics
+/// are non-trainable weights (mean, variance and the adapt count, as Keras
+/// stores them); given ones are constants of the step.
+class Normalization : public Layer {
+public:
+  explicit Normalization(std::vector<int64_t> axis = {-1},
+                         NormalizationStatistics statistics = {},
+                         bool invert = false);
+};
+
+/// NHWC images resized to height x width (Keras's Resizing, as the JAX
+/// backend computes it without antialiasing): "bilinear" or "nearest";
+/// `cropToAspectRatio` first takes the largest centred crop of the
+/// target's aspect ratio.
+class Resizing : public Layer {
+public:
+  Resizing(int64_t height, int64_t width,
+           std::string interpolation = "bilinear",
+           bool cropToAspectRatio = false);
+};
+
+/// The centred height x width window of NHWC images; an image smaller than
+/// that is cropped to its aspect ratio and resized (Keras's CenterCrop).
+class CenterCrop : public Layer {
+public:
+  CenterCrop(int64_t height, int64_t width);
+};
+
 /// The non-batch axes permuted: `dims` lists, 1-based, which input axis
 /// each output axis is (Keras's Permute).
 class Permute : public Layer {

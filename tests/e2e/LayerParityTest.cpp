@@ -7,7 +7,9 @@
 // Concatenate along the width and global pooling; and the vocabulary
 // model of make_vocabulary_fixtures.py (Rescaling, Permute, Cropping1D,
 // Identity, UnitNormalization, ActivityRegularization, RepeatVector, Dot)
-// and its GroupNormalization CNN. From
+// and its GroupNormalization CNN; and the preprocessing model of
+// make_preprocessing_fixtures.py (Normalization adapted and given,
+// Resizing, CenterCrop). From
 // Keras's initial
 // weights, on Keras's batch, kcc must reproduce, compiled and interpreted:
 //
@@ -55,12 +57,17 @@ using Param = std::tuple<std::string, ExecMode>;
 
 class LayerParity : public ::testing::TestWithParam<Param> {};
 
-/// The record of `name`: layers.json's models, or vocabulary.json's (the
-/// layers of make_vocabulary_fixtures.py).
+/// The record of `name`: layers.json's models, vocabulary.json's (the
+/// layers of make_vocabulary_fixtures.py) or preprocessing.json's
+/// (make_preprocessing_fixtures.py).
 const json::Object &fixtureRoot(const std::string &name) {
   static const json::Value vocabulary = e2e::readFixtureJson("vocabulary.json");
-  const json::Object &layers = *layersJson().getAsObject();
-  return layers.getObject(name) ? layers : *vocabulary.getAsObject();
+  static const json::Value preprocessing =
+      e2e::readFixtureJson("preprocessing.json");
+  for (const json::Value *root : {&layersJson(), &vocabulary, &preprocessing})
+    if (root->getAsObject()->getObject(name))
+      return *root->getAsObject();
+  return *vocabulary.getAsObject();
 }
 
 TEST_P(LayerParity, StepsAndPredictMatchKeras) {
@@ -97,10 +104,10 @@ TEST_P(LayerParity, StepsAndPredictMatchKeras) {
 
 INSTANTIATE_TEST_SUITE_P(
     KerasLayerFixtures, LayerParity,
-    ::testing::Combine(::testing::Values("activations", "merging", "vision",
-                                         "vocabulary", "group_norm"),
-                       ::testing::Values(ExecMode::Compiled,
-                                         ExecMode::Interpreted)),
+    ::testing::Combine(
+        ::testing::Values("activations", "merging", "vision", "vocabulary",
+                          "group_norm", "preprocessing"),
+        ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +
              (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"

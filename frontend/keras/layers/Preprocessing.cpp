@@ -1,7 +1,9 @@
 //===- Preprocessing.cpp - Keras's preprocessing layers -------------------===//
 //
-// Rescaling (keras/src/layers/preprocessing/): preprocessing that is part
-// of the model, traced into the step like any other layer.
+// Rescaling, Normalization, Resizing and CenterCrop
+// (keras/src/layers/preprocessing/):
+// preprocessing that is part of the model, traced into the step like any
+// other layer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -53,6 +55,117 @@ std::vector<double> readScalarOrList(const ObjectView &c, llvm::StringRef key,
   return values;
 }
 
+/// The list inside Keras's serialized tuple, or `v` itself.
+const json::Value *untupled(const json::Value *v) {
+  if (const json::Object *o = v ? v->getAsObject() : nullptr)
+    if (o->getString("class_name") == llvm::StringRef("__tuple__"))
+      if (const json::Object *config = o->getObject("config"))
+        return config->get("value");
+  return v;
+}
+
+/// Normalization's axis: an int, a list or tuple of ints, or null (no axis
+/// kept).
+std::vector<int64_t> readAxes(const ObjectView &c) {
+  const json::Value *v = untupled(c.get("axis"));
+  if (!v)
+    return {-1};
+  if (v->getAsNull())
+    return {};
+  if (std::optional<int64_t> one = v->getAsInteger())
+    return {*one};
+  std::vector<int64_t> axes;
+  if (const json::Array *a = v->getAsArray())
+    for (const json::Value &e : *a) {
+      std::optional<int64_t> n = e.getAsInteger();
+      if (!n)
+        c.failField("axis", "'axis' must hold integers only");
+      axes.push_back(*n);
+    }
+  else
+    c.failField("axis", "'axis' must be an integer, a list of them or null");
+  return axes;
+}
+
+/// A number or nested lists of numbers (numpy's tolist()): its shape and
+/// row-major values. False when ragged or not numeric.
+bool readNested(const json::Value &v, size_t depth, Shape &shape,
+                std::vector<double> &values) {
+  if (std::optional<double> n = v.getAsNumber()) {
+    if (depth != shape.size() && !(values.empty() && shape.empty()))
+      return false;
+    values.push_back(*n);
+    return true;
+  }
+  const json::Array *a = v.getAsArray();
+  if (!a)
+    return false;
+  if (values.empty() && shape.size() == depth)
+    shape.push_back(static_cast<int64_t>(a->size()));
+  if (depth >= shape.size() || shape[depth] != static_cast<int64_t>(a->size()))
+    return false;
+  for (const json::Value &e : *a)
+    if (!readNested(e, depth + 1, shape, values))
+      return false;
+  return true;
+}
+
+/// Normalization's mean and variance when the config gives them (null
+/// when it was adapted: the statistics are then weights).
+NormalizationStatistics readStatistics(const ObjectView &c) {
+  NormalizationStatistics s;
+  const json::Value *mean = c.get("mean"), *variance = c.get("variance");
+  bool hasMean = mean && !mean->getAsNull();
+  bool hasVariance = variance && !variance->getAsNull();
+  if (hasMean != hasVariance)
+    c.failField(hasMean ? "variance" : "mean",
+                "'mean' and 'variance' must both be given or both be null");
+  if (!hasMean)
+    return s;
+  Shape varianceShape;
+  if (!readNested(*mean, 0, s.shape, s.mean))
+    c.failField("mean", "'mean' must be a number or nested lists of numbers");
+  if (!readNested(*variance, 0, varianceShape, s.variance))
+    c.failField("variance",
+                "'variance' must be a number or nested lists of numbers");
+  if (varianceShape != s.shape)
+    c.failField("variance", "'variance' " + shapeToString(varianceShape) +
+                                " must have the shape of 'mean' " +
+                                shapeToString(s.shape));
+  for (double v : s.variance)
+    if (!(v >= 0) || !std::isfinite(v))
+      c.failField("variance", "'variance' must be finite and >= 0");
+  for (double v : s.mean)
+    if (!std::isfinite(v))
+      c.failField("mean", "'mean' must be finite");
+  return s;
+}
+
+/// Resizing's and CenterCrop's height or width.
+int64_t readImageSize(const ObjectView &c, llvm::StringRef key) {
+  int64_t n = c.getInt(key);
+  if (n <= 0 || n > (int64_t(1) << 24))
+    c.failField(key,
+                "'" + key + "' must be in [1, 2^24], got " + std::to_string(n));
+  return n;
+}
+
+Layer buildResizing(const ObjectView &c) {
+  checkChannelsLast(c);
+  std::string interpolation = c.getString("interpolation", "bilinear");
+  if (interpolation != "bilinear" && interpolation != "nearest")
+    c.failField("interpolation", "interpolation '" + interpolation +
+                                     "' is not supported (bilinear, nearest)");
+  if (c.getBool("pad_to_aspect_ratio", false))
+    c.failField("pad_to_aspect_ratio",
+                "pad_to_aspect_ratio is not supported (crop_to_aspect_ratio "
+                "is)");
+  if (c.getBool("antialias", false))
+    c.failField("antialias", "antialias is not supported");
+  return Resizing(readImageSize(c, "height"), readImageSize(c, "width"),
+                  interpolation, c.getBool("crop_to_aspect_ratio", false));
+}
+
 } // namespace
 
 void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
@@ -66,4 +179,35 @@ void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
                      {},
                      {},
                      "`scale`, `offset`: a number or one per channel"});
+  classes.push_back({"Normalization",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return Layer(Normalization(readAxes(c),
+                                                  readStatistics(c),
+                                                  c.getBool("invert", false)));
+                     },
+                     {},
+                     {},
+                     "`axis` (int, list or null), `invert`; `mean` and "
+                     "`variance` given, or adapted (weights)"});
+  classes.push_back({"Resizing",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildResizing(c);
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`height`, `width`, `interpolation` (bilinear, nearest), "
+                     "`crop_to_aspect_ratio`; as JAX resizes"});
+  classes.push_back({"CenterCrop",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       checkChannelsLast(c);
+                       return Layer(CenterCrop(readImageSize(c, "height"),
+                                               readImageSize(c, "width")));
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`height`, `width`; smaller images resized as Keras's "
+                     "smart_resize"});
 }

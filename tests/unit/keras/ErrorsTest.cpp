@@ -156,6 +156,56 @@ TEST(KerasErrors, UnsupportedSemanticValues) {
                         "supported (l1, l2 or l1_l2)"));
 }
 
+/// A Sequential of an 8x8x1 input and `layer` (a layer's JSON object).
+std::string sequentialWith(const std::string &layer) {
+  return R"({"module": "keras", "class_name": "Sequential", "config":
+  {"name": "s", "layers": [{"module": "keras.layers", "class_name":
+  "InputLayer", "config": {"batch_shape": [null, 8, 8, 1], "dtype":
+  "float32", "name": "in"}}, )" +
+         layer + "]}}";
+}
+
+TEST(KerasErrors, PreprocessingConfigs) {
+  EXPECT_THAT(
+      importError(sequentialWith(
+          R"({"class_name": "Resizing", "config": {"name": "r", "height": 4,
+          "width": 4, "interpolation": "bicubic"}})")),
+      HasSubstr("bad.json: $.config.layers[1].config.interpolation: layer "
+                "'r' (Resizing): interpolation 'bicubic' is not supported "
+                "(bilinear, nearest)"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "Resizing", "config": {"name": "r",
+                  "height": 0, "width": 4}})")),
+              HasSubstr("config.height: layer 'r' (Resizing): 'height' must "
+                        "be in [1, 2^24], got 0"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "CenterCrop", "config": {"name": "c",
+                  "height": 4, "width": 4, "data_format":
+                  "channels_first"}})")),
+              HasSubstr("config.data_format: layer 'c' (CenterCrop): "
+                        "data_format 'channels_first' is not supported"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "Normalization", "config": {"name": "n",
+                  "mean": [0.5], "variance": null}})")),
+              HasSubstr("config.variance: layer 'n' (Normalization): 'mean' "
+                        "and 'variance' must both be given or both be null"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "Normalization", "config": {"name": "n",
+                  "mean": [0.5, 1], "variance": [1, -2]}})")),
+              HasSubstr("config.variance: layer 'n' (Normalization): "
+                        "'variance' must be finite and >= 0"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "Normalization", "config": {"name": "n",
+                  "axis": 4}})")),
+              HasSubstr("layer 'n' (Normalization): axis 4 is out of range "
+                        "for an input [None, 8, 8, 1]"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "Normalization", "config": {"name": "n",
+                  "mean": [1, 2, 3], "variance": [1, 1, 1]}})")),
+              HasSubstr("layer 'n' (Normalization): mean [3] does not "
+                        "broadcast to the kept axes of [None, 8, 8, 1]"));
+}
+
 TEST(KerasErrors, ArchiveWithoutConfigJson) {
   std::string path = fixture("bad_no_config.keras");
   EXPECT_EQ(errorOf([&] { keras::importKerasArchive(path); }),

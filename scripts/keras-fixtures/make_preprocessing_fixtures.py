@@ -1,0 +1,75 @@
+#!/usr/bin/env python3
+"""Writes the Keras fixture of the preprocessing layers inside a model
+(tests/fixtures/keras):
+
+  preprocessing.keras  Normalization adapted on the batch (mean, variance
+                       and count as weights), Resizing down (bilinear) and up
+                       (nearest) and with crop_to_aspect_ratio, CenterCrop
+                       (a crop, and a smaller image resized as smart_resize
+                       does), Normalization with a given per-channel mean
+                       and variance, one over two axes, one over no axis,
+                       and an inverted one, around two convolutions;
+
+and preprocessing.json in layers.json's format (make_layer_fixtures.py):
+the loss of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's
+batch, and Keras's predict on the first 4 examples before and after them.
+Run as make_fixtures.py (KERAS_BACKEND=jax); it leaves the other fixtures
+alone.
+"""
+
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import make_fixtures as mf  # noqa: E402  (sets KERAS_BACKEND=jax first)
+import make_vocabulary_fixtures as mv  # noqa: E402
+
+import keras  # noqa: E402
+import numpy as np  # noqa: E402
+
+L = keras.layers
+PREDICT = 4
+
+
+def preprocessing(x_batch):
+    x = keras.Input((28, 28, 1))
+    norm = L.Normalization()
+    norm.adapt(x_batch)
+    h = norm(x)
+    h = L.Resizing(20, 24)(h)                              # bilinear, down
+    h = L.CenterCrop(16, 18)(h)
+    h = L.Conv2D(4, 3, activation="relu")(h)               # 14 x 16 x 4
+    h = L.Normalization(mean=[0.1, 0.2, 0.0, 0.3],
+                        variance=[1.0, 2.0, 0.5, 4.0])(h)
+    h = L.Resizing(21, 32, interpolation="nearest")(h)     # up
+    h = L.Resizing(12, 12, crop_to_aspect_ratio=True)(h)
+    h = L.CenterCrop(14, 13)(h)                            # smaller: resized
+    h = L.Normalization(axis=(1, 3), mean=0.05, variance=1.5)(h)
+    h = L.Normalization(axis=None, mean=-0.1, variance=0.25, invert=True)(h)
+    h = L.Conv2D(6, 3, strides=2, activation="tanh")(h)
+    y = L.Dense(10, activation="softmax")(L.Flatten()(h))
+    return keras.Model(x, y, name="preprocessing")
+
+
+def main():
+    os.makedirs(mf.OUT, exist_ok=True)
+    _, x, y = mf.batch()
+    result = mf.record_header(PREDICT)
+    mf.fresh_session()
+    model = preprocessing(x)
+    model.save(os.path.join(mf.OUT, "preprocessing.keras"))
+    initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
+    rec = mv.train_record(model, x, y)
+    rec["initial_predict"] = initial.astype(np.float64).tolist()
+    rec["final_predict"] = np.asarray(
+        model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
+    result["preprocessing"] = rec
+    print("preprocessing losses", rec["step_losses"])
+    with open(os.path.join(mf.OUT, "preprocessing.json"), "w") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
