@@ -526,6 +526,34 @@ public:
   CenterCrop(int64_t height, int64_t width);
 };
 
+/// Keras's augmentation layers: the identity at inference; in training one
+/// draw per image from the step's counter-based stream (seed 0: one derived
+/// from the model's seed and the layer's name). RandomFlip flips images
+/// whose draw is <= 0.5 along the width ("horizontal"), the height
+/// ("vertical") or both.
+class RandomFlip : public Layer {
+public:
+  explicit RandomFlip(std::string mode = "horizontal_and_vertical",
+                      uint64_t seed = 0);
+};
+
+/// Adds uniform(lower, upper) * (high - low) to each image, clipped to
+/// [low, high] (Keras's RandomBrightness; its factor's (lower, upper)).
+class RandomBrightness : public Layer {
+public:
+  RandomBrightness(double lower, double upper, double low = 0.0,
+                   double high = 255.0, uint64_t seed = 0);
+};
+
+/// Scales each image's deviation from its per-channel mean by
+/// uniform(1 - lower, 1 + upper), clipped to [low, high] (Keras's
+/// RandomContrast; its factor's (lower, upper)).
+class RandomContrast : public Layer {
+public:
+  RandomContrast(double lower, double upper, double low = 0.0,
+                 double high = 255.0, uint64_t seed = 0);
+};
+
 /// The non-batch axes permuted: `dims` lists, 1-based, which input axis
 /// each output axis is (Keras's Permute).
 class Permute : public Layer {

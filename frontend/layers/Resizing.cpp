@@ -16,6 +16,7 @@
 
 #include "frontend/Layers.h"
 #include "frontend/Ops.h"
+#include "frontend/layers/ImageAxes.h"
 
 #include <cmath>
 
@@ -61,19 +62,8 @@ Tensor resizeAxis(const Tensor &x, int64_t axis, int64_t out, bool nearest) {
   int64_t in = x.dim(axis);
   if (in == out)
     return x;
-  // The axis last, the batch and the other axes as rows: one product
-  // with the interpolation matrix, then the axis back in place.
-  std::vector<int64_t> toLast = axis == 1 ? std::vector<int64_t>{0, 2, 3, 1}
-                                          : std::vector<int64_t>{0, 1, 3, 2};
-  std::vector<int64_t> back = axis == 1 ? std::vector<int64_t>{0, 3, 1, 2}
-                                        : std::vector<int64_t>{0, 1, 3, 2};
-  Tensor t = ops::transpose(x, toLast);
-  Tensor rows = ops::reshape(t, {-1, in});
-  Tensor weights(interpolationMatrix(in, out, nearest, x.dtype()));
-  Tensor r = ops::matmul(rows, weights, /*transposeA=*/false,
-                         /*transposeB=*/true);
-  return ops::transpose(ops::reshape(r, {t.dim(0), t.dim(1), t.dim(2), out}),
-                        back);
+  return layers::mapImageAxis(x, axis,
+                              interpolationMatrix(in, out, nearest, x.dtype()));
 }
 
 /// Keras's crop_to_aspect_ratio / smart_resize crop: the largest centred
@@ -181,6 +171,29 @@ protected:
 };
 
 } // namespace
+
+Tensor layers::mapImageAxis(const Tensor &x, int64_t axis,
+                            const NDArray &matrix) {
+  // The axis last, the batch and the other axes as rows: one product
+  // with the matrix, then the axis back in place.
+  std::vector<int64_t> toLast = axis == 1 ? std::vector<int64_t>{0, 2, 3, 1}
+                                          : std::vector<int64_t>{0, 1, 3, 2};
+  std::vector<int64_t> back = axis == 1 ? std::vector<int64_t>{0, 3, 1, 2}
+                                        : std::vector<int64_t>{0, 1, 3, 2};
+  Tensor t = ops::transpose(x, toLast);
+  Tensor rows = ops::reshape(t, {-1, x.dim(axis)});
+  Tensor r = ops::matmul(rows, Tensor(matrix), /*transposeA=*/false,
+                         /*transposeB=*/true);
+  return ops::transpose(
+      ops::reshape(r, {t.dim(0), t.dim(1), t.dim(2), matrix.dim(0)}), back);
+}
+
+NDArray layers::reversalMatrix(int64_t n, DType dtype) {
+  std::vector<double> m(n * n, 0.0);
+  for (int64_t i = 0; i < n; ++i)
+    m[i * n + (n - 1 - i)] = 1.0;
+  return NDArray::fromVector({n, n}, m, dtype);
+}
 
 Resizing::Resizing(int64_t height, int64_t width, std::string interpolation,
                    bool cropToAspectRatio)

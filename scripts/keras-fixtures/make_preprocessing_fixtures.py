@@ -9,9 +9,13 @@
                        does), Normalization with a given per-channel mean
                        and variance, one over two axes, one over no axis,
                        and an inverted one, around two convolutions;
+  augmentation.keras   RandomFlip, RandomBrightness and RandomContrast: at
+                       factor 0 in training (where Keras's and kcc's random
+                       streams cannot differ; their value ranges still clip
+                       the images, in training only), the identity in predict;
 
 and preprocessing.json in layers.json's format (make_layer_fixtures.py):
-the loss of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's
+for each, the loss of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's
 batch, and Keras's predict on the first 4 examples before and after them.
 Run as make_fixtures.py (KERAS_BACKEND=jax); it leaves the other fixtures
 alone.
@@ -52,20 +56,45 @@ def preprocessing(x_batch):
     return keras.Model(x, y, name="preprocessing")
 
 
+def augmentation():
+    x = keras.Input((28, 28, 1))
+    h = L.RandomBrightness(0.0, value_range=(0.0, 0.6))(x)
+    h = L.RandomContrast(0.0, value_range=(0.05, 1.0))(h)
+    h = L.Conv2D(4, 3, strides=2, activation="relu")(h)
+    y = L.Dense(10, activation="softmax")(L.Flatten()(h))
+    return keras.Model(x, y, name="augmentation")
+
+
+def flip_predict():
+    """RandomFlip is the identity in predict: a model with one."""
+    x = keras.Input((28, 28, 1))
+    h = L.RandomFlip()(x)
+    h = L.Conv2D(4, 3, strides=2, activation="relu")(h)
+    y = L.Dense(10, activation="softmax")(L.Flatten()(h))
+    return keras.Model(x, y, name="flip_predict")
+
+
 def main():
     os.makedirs(mf.OUT, exist_ok=True)
     _, x, y = mf.batch()
     result = mf.record_header(PREDICT)
+    for name, build in (("preprocessing", lambda: preprocessing(x)),
+                        ("augmentation", augmentation)):
+        mf.fresh_session()
+        model = build()
+        model.save(os.path.join(mf.OUT, name + ".keras"))
+        initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
+        rec = mv.train_record(model, x, y)
+        rec["initial_predict"] = initial.astype(np.float64).tolist()
+        rec["final_predict"] = np.asarray(
+            model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
+        result[name] = rec
+        print(name, "losses", rec["step_losses"])
     mf.fresh_session()
-    model = preprocessing(x)
-    model.save(os.path.join(mf.OUT, "preprocessing.keras"))
-    initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
-    rec = mv.train_record(model, x, y)
-    rec["initial_predict"] = initial.astype(np.float64).tolist()
-    rec["final_predict"] = np.asarray(
-        model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
-    result["preprocessing"] = rec
-    print("preprocessing losses", rec["step_losses"])
+    model = flip_predict()
+    model.save(os.path.join(mf.OUT, "flip_predict.keras"))
+    result["flip_predict"] = {"initial_predict": np.asarray(
+        model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()}
     with open(os.path.join(mf.OUT, "preprocessing.json"), "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")

@@ -9,7 +9,8 @@
 // Identity, UnitNormalization, ActivityRegularization, RepeatVector, Dot)
 // and its GroupNormalization CNN; and the preprocessing model of
 // make_preprocessing_fixtures.py (Normalization adapted and given,
-// Resizing, CenterCrop). From
+// Resizing, CenterCrop) and its augmentation layers at factor 0 (the
+// identity in predict, still clipping in training). From
 // Keras's initial
 // weights, on Keras's batch, kcc must reproduce, compiled and interpreted:
 //
@@ -106,7 +107,7 @@ INSTANTIATE_TEST_SUITE_P(
     KerasLayerFixtures, LayerParity,
     ::testing::Combine(
         ::testing::Values("activations", "merging", "vision", "vocabulary",
-                          "group_norm", "preprocessing"),
+                          "group_norm", "preprocessing", "augmentation"),
         ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +
@@ -160,6 +161,35 @@ TEST(LayerTwoInputs, ForwardMatchesKerasPredictInEveryMode) {
   std::printf("[ keras ] two_inputs (@forward): predict error %.2e "
               "interpreted, %.2e compiled\n",
               worstInterpreted, worstCompiled);
+}
+
+/// RandomFlip: Keras's predict (the identity) through a model with one;
+/// in training, the flips drawn in the step are the same compiled and
+/// interpreted (counter-based), so the two modes' losses agree.
+TEST(LayerAugmentation, RandomFlipPredictsAsKerasAndDrawsAlikeInBothModes) {
+  const json::Object &root = fixtureRoot("flip_predict");
+  keras::ImportedModel imported =
+      keras::importKerasArchive(kerasFixture("flip_predict.keras"));
+  NDArray x, y;
+  e2e::kerasBatch(x, y);
+  std::vector<std::vector<double>> losses(2);
+  for (ExecMode mode : {ExecMode::Compiled, ExecMode::Interpreted}) {
+    TrainingConfig config;
+    config.mode = mode;
+    Executable exe = e2e::jitQuietly(*imported.model, config);
+    double worst = e2e::comparePredict(
+        exe.predict(x),
+        *root.getObject("flip_predict")->getArray("initial_predict"),
+        "flip_predict");
+    std::printf("[ keras ] flip_predict (%s): predict error %.2e\n",
+                execModeName(mode), worst);
+    for (int step = 0; step < 3; ++step)
+      losses[mode == ExecMode::Compiled ? 0 : 1].push_back(exe.step(x, y).loss);
+  }
+  for (int step = 0; step < 3; ++step)
+    EXPECT_NEAR(losses[0][step], losses[1][step],
+                1e-6 * std::abs(losses[1][step]))
+        << "step " << step;
 }
 
 /// One epoch of merging.keras from Keras's weights, compiled and

@@ -1,6 +1,7 @@
 //===- Preprocessing.cpp - Keras's preprocessing layers -------------------===//
 //
-// Rescaling, Normalization, Resizing and CenterCrop
+// Rescaling, Normalization, Resizing, CenterCrop and the augmentation
+// layers RandomFlip, RandomBrightness and RandomContrast
 // (keras/src/layers/preprocessing/):
 // preprocessing that is part of the model, traced into the step like any
 // other layer.
@@ -10,6 +11,7 @@
 #include "frontend/keras/ConfigReaders.h"
 #include "frontend/keras/LayerRegistry.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace kcc;
@@ -166,6 +168,70 @@ Layer buildResizing(const ObjectView &c) {
                   interpolation, c.getBool("crop_to_aspect_ratio", false));
 }
 
+/// A seed: null (kcc's 0, a stream derived from the model's seed) or a
+/// non-negative integer.
+uint64_t readSeed(const ObjectView &c) {
+  const json::Value *v = c.get("seed");
+  if (!v || v->getAsNull())
+    return 0;
+  std::optional<int64_t> n = v->getAsInteger();
+  if (!n || *n < 0)
+    c.failField("seed", "'seed' must be null or a non-negative integer");
+  return static_cast<uint64_t>(*n);
+}
+
+/// A pair of numbers: a list or Keras's serialized tuple.
+std::optional<std::pair<double, double>> readPair(const ObjectView &c,
+                                                  llvm::StringRef key) {
+  const json::Value *v = untupled(c.get(key));
+  const json::Array *a = v ? v->getAsArray() : nullptr;
+  if (!a || a->size() != 2 || !(*a)[0].getAsNumber() || !(*a)[1].getAsNumber())
+    return std::nullopt;
+  return std::make_pair(*(*a)[0].getAsNumber(), *(*a)[1].getAsNumber());
+}
+
+/// An augmentation's factor as Keras's _set_factor reads it: a pair in
+/// [bound, 1] (sorted), or a number f giving [max(-f, bound), f].
+std::pair<double, double> readFactor(const ObjectView &c, double bound) {
+  const json::Value *v = c.get("factor");
+  std::string bounds = "[" + std::to_string(static_cast<int>(bound)) + ", 1]";
+  if (!v)
+    c.failField("factor", "missing required field 'factor'");
+  if (std::optional<double> f = v->getAsNumber()) {
+    if (!(*f >= bound && *f <= 1))
+      c.failField("factor", "'factor' must be in " + bounds);
+    double m = std::fabs(*f);
+    return {std::max(-m, bound), m};
+  }
+  std::optional<std::pair<double, double>> p = readPair(c, "factor");
+  if (!p)
+    c.failField("factor", "'factor' must be a number or a pair of numbers");
+  auto [lo, hi] = std::minmax(p->first, p->second);
+  if (lo > 1 || hi < bound)
+    c.failField("factor", "'factor' must lie in " + bounds);
+  return {lo, hi};
+}
+
+/// [low, high] of a value_range (default [0, 255]).
+std::pair<double, double> readValueRange(const ObjectView &c) {
+  if (!c.get("value_range"))
+    return {0.0, 255.0};
+  std::optional<std::pair<double, double>> p = readPair(c, "value_range");
+  if (!p || !(p->first < p->second) || !std::isfinite(p->first) ||
+      !std::isfinite(p->second))
+    c.failField("value_range",
+                "'value_range' must be [low, high] with low < high");
+  return *p;
+}
+
+/// RandomBrightness (factor bound -1) and RandomContrast (0).
+template <typename L> Layer buildRanged(const ObjectView &c, double bound) {
+  checkChannelsLast(c);
+  auto [lower, upper] = readFactor(c, bound);
+  auto [low, high] = readValueRange(c);
+  return L(lower, upper, low, high, readSeed(c));
+}
+
 } // namespace
 
 void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
@@ -210,4 +276,38 @@ void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
                      {{"data_format", "channels_last"}},
                      "`height`, `width`; smaller images resized as Keras's "
                      "smart_resize"});
+  classes.push_back({"RandomFlip",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       checkChannelsLast(c);
+                       std::string mode =
+                           c.getString("mode", "horizontal_and_vertical");
+                       if (mode != "horizontal" && mode != "vertical" &&
+                           mode != "horizontal_and_vertical")
+                         c.failField("mode", "mode '" + mode +
+                                                 "' is not one of horizontal, "
+                                                 "vertical, "
+                                                 "horizontal_and_vertical");
+                       return Layer(RandomFlip(mode, readSeed(c)));
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`mode`, `seed`; random in training, as Keras draws "
+                     "(its own stream)"});
+  classes.push_back({"RandomBrightness",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRanged<RandomBrightness>(c, -1.0);
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`factor`, `value_range`, `seed`; random in training"});
+  classes.push_back({"RandomContrast",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRanged<RandomContrast>(c, 0.0);
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`factor`, `value_range`, `seed`; random in training"});
 }
