@@ -85,6 +85,40 @@ public:
                   const std::string &biasInitializer = "zeros");
 };
 
+/// The 1-D variants of DepthwiseConv2D, SeparableConv2D and Conv2DTranspose
+/// on [batch, steps, channels]: kernels as Keras's 1-D layers hold them
+/// (the 2-D ones without the height axis).
+class DepthwiseConv1D : public Layer {
+public:
+  DepthwiseConv1D(int64_t kernelSize, int64_t strides = 1,
+                  const std::string &padding = "valid",
+                  int64_t depthMultiplier = 1, int64_t dilationRate = 1,
+                  const std::string &activation = "linear", bool useBias = true,
+                  const std::string &depthwiseInitializer = "glorot_uniform",
+                  const std::string &biasInitializer = "zeros");
+};
+
+class SeparableConv1D : public Layer {
+public:
+  SeparableConv1D(int64_t filters, int64_t kernelSize, int64_t strides = 1,
+                  const std::string &padding = "valid",
+                  int64_t dilationRate = 1, int64_t depthMultiplier = 1,
+                  const std::string &activation = "linear", bool useBias = true,
+                  const std::string &depthwiseInitializer = "glorot_uniform",
+                  const std::string &pointwiseInitializer = "glorot_uniform",
+                  const std::string &biasInitializer = "zeros");
+};
+
+class Conv1DTranspose : public Layer {
+public:
+  Conv1DTranspose(int64_t filters, int64_t kernelSize, int64_t strides = 1,
+                  const std::string &padding = "valid",
+                  int64_t dilationRate = 1,
+                  const std::string &activation = "linear", bool useBias = true,
+                  const std::string &kernelInitializer = "glorot_uniform",
+                  const std::string &biasInitializer = "zeros");
+};
+
 /// Strides default to the pool size (Keras's strides=None).
 class MaxPooling2D : public Layer {
 public:

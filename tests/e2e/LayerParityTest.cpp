@@ -10,7 +10,8 @@
 // and its GroupNormalization CNN; and the preprocessing model of
 // make_preprocessing_fixtures.py (Normalization adapted and given,
 // Resizing, CenterCrop) and its augmentation layers at factor 0 (the
-// identity in predict, still clipping in training). From
+// identity in predict, still clipping in training); and the 1-D
+// convolution variants of make_conv1d_fixtures.py. From
 // Keras's initial
 // weights, on Keras's batch, kcc must reproduce, compiled and interpreted:
 //
@@ -60,12 +61,15 @@ class LayerParity : public ::testing::TestWithParam<Param> {};
 
 /// The record of `name`: layers.json's models, vocabulary.json's (the
 /// layers of make_vocabulary_fixtures.py) or preprocessing.json's
-/// (make_preprocessing_fixtures.py).
+/// (make_preprocessing_fixtures.py) or conv1d.json's
+/// (make_conv1d_fixtures.py).
 const json::Object &fixtureRoot(const std::string &name) {
   static const json::Value vocabulary = e2e::readFixtureJson("vocabulary.json");
   static const json::Value preprocessing =
       e2e::readFixtureJson("preprocessing.json");
-  for (const json::Value *root : {&layersJson(), &vocabulary, &preprocessing})
+  static const json::Value conv1d = e2e::readFixtureJson("conv1d.json");
+  for (const json::Value *root :
+       {&layersJson(), &vocabulary, &preprocessing, &conv1d})
     if (root->getAsObject()->getObject(name))
       return *root->getAsObject();
   return *vocabulary.getAsObject();
@@ -107,7 +111,8 @@ INSTANTIATE_TEST_SUITE_P(
     KerasLayerFixtures, LayerParity,
     ::testing::Combine(
         ::testing::Values("activations", "merging", "vision", "vocabulary",
-                          "group_norm", "preprocessing", "augmentation"),
+                          "group_norm", "preprocessing", "augmentation",
+                          "conv1d"),
         ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +
