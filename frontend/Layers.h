@@ -152,6 +152,26 @@ public:
   explicit Dropout(double rate, uint64_t seed = 0);
 };
 
+/// x + N(0, stddev) in training (Keras's GaussianNoise).
+class GaussianNoise : public Layer {
+public:
+  explicit GaussianNoise(double stddev, uint64_t seed = 0);
+};
+
+/// x * N(1, sqrt(rate / (1 - rate))) in training (Keras's GaussianDropout).
+class GaussianDropout : public Layer {
+public:
+  explicit GaussianDropout(double rate, uint64_t seed = 0);
+};
+
+/// Dropout for selu networks (Keras's AlphaDropout): dropped entries take
+/// selu's negative saturation, then an affine map keeps the mean and the
+/// variance.
+class AlphaDropout : public Layer {
+public:
+  explicit AlphaDropout(double rate, uint64_t seed = 0);
+};
+
 /// Dropout of whole channels of [batch, steps, channels]: one draw per
 /// (example, channel), kept or dropped at every step.
 class SpatialDropout1D : public Layer {

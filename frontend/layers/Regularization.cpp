@@ -1,4 +1,4 @@
-//===- Regularization.cpp - Dropout ---------------------------------------===//
+//===- Regularization.cpp - Dropout and the noise layers ------------------===//
 //
 // Dropout draws its mask from kc.random_uniform, a pure function of (seed,
 // step counter, element index): eager mode, the interpreter and compiled
@@ -10,6 +10,8 @@
 #include "frontend/Initializers.h"
 #include "frontend/Layers.h"
 #include "frontend/Ops.h"
+
+#include <cmath>
 
 using namespace kcc;
 
@@ -98,7 +100,98 @@ private:
   double l1_, l2_;
 };
 
+/// GaussianNoise (x + N(0, stddev)), GaussianDropout (x * N(1,
+/// sqrt(rate / (1 - rate)))) and AlphaDropout (dropped entries set to
+/// selu's negative saturation, then the affine map that keeps the mean and
+/// variance), as Keras 3 computes them in training; the identity otherwise.
+class NoiseImpl : public LayerImpl {
+public:
+  enum class Kind { GaussianNoise, GaussianDropout, AlphaDropout };
+
+  NoiseImpl(Kind kind, double amount, uint64_t seed)
+      : LayerImpl(kind == Kind::GaussianNoise     ? "GaussianNoise"
+                  : kind == Kind::GaussianDropout ? "GaussianDropout"
+                                                  : "AlphaDropout"),
+        kind_(kind), amount_(amount), userSeed_(seed) {
+    if (kind == Kind::GaussianNoise ? !(amount >= 0 && std::isfinite(amount))
+                                    : !(amount >= 0 && amount < 1))
+      throw Error(className() +
+                  (kind == Kind::GaussianNoise
+                       ? ": stddev must be finite and >= 0, got "
+                       : ": rate must be in [0, 1), got ") +
+                  std::to_string(amount));
+  }
+
+  bool usesRandomness() const override { return amount_ > 0.0; }
+  llvm::json::Object kerasConfig() const override {
+    llvm::json::Object c{
+        {kind_ == Kind::GaussianNoise ? "stddev" : "rate", amount_}};
+    if (kind_ == Kind::AlphaDropout)
+      c["noise_shape"] = nullptr;
+    c["seed"] = userSeed_ ? llvm::json::Value(static_cast<int64_t>(userSeed_))
+                          : llvm::json::Value(nullptr);
+    return c;
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (!ctx.training || amount_ == 0.0)
+      return {x};
+    DType dt = x.dtype();
+    uint64_t seed = userSeed_
+                        ? userSeed_
+                        : init::deriveSeed(this->seed(), name() + "/noise");
+    auto c = [&](double v) { return ops::scalar(v, dt); };
+    switch (kind_) {
+    case Kind::GaussianNoise:
+      return {
+          ops::add(x, ops::mul(ops::randomNormal(x.shape(), seed, ctx.step, dt),
+                               c(amount_)))};
+    case Kind::GaussianDropout: {
+      double stddev = std::sqrt(amount_ / (1.0 - amount_));
+      Tensor noise = ops::add(
+          ops::mul(ops::randomNormal(x.shape(), seed, ctx.step, dt), c(stddev)),
+          c(1.0));
+      return {ops::mul(x, noise)};
+    }
+    case Kind::AlphaDropout: {
+      const double alphaP = -1.6732632423543772848170429916717 *
+                            1.0507009873554804934193349852946;
+      double a =
+          std::pow((1 - amount_) * (1 + amount_ * alphaP * alphaP), -0.5);
+      double b = -a * alphaP * amount_;
+      Tensor kept = ops::compare(
+          ops::CompareKind::GE,
+          ops::randomUniform(x.shape(), seed, ctx.step, dt), c(amount_));
+      Tensor dropped = ops::select(kept, x, c(alphaP));
+      return {ops::add(ops::mul(dropped, c(a)), c(b))};
+    }
+    }
+    return {x};
+  }
+
+private:
+  Kind kind_;
+  double amount_;
+  uint64_t userSeed_;
+};
+
 } // namespace
+
+GaussianNoise::GaussianNoise(double stddev, uint64_t seed)
+    : Layer(std::make_shared<NoiseImpl>(NoiseImpl::Kind::GaussianNoise, stddev,
+                                        seed)) {}
+
+GaussianDropout::GaussianDropout(double rate, uint64_t seed)
+    : Layer(std::make_shared<NoiseImpl>(NoiseImpl::Kind::GaussianDropout, rate,
+                                        seed)) {}
+
+AlphaDropout::AlphaDropout(double rate, uint64_t seed)
+    : Layer(std::make_shared<NoiseImpl>(NoiseImpl::Kind::AlphaDropout, rate,
+                                        seed)) {}
 
 Dropout::Dropout(double rate, uint64_t seed)
     : Layer(std::make_shared<DropoutImpl>("Dropout", rate, seed, 0)) {}

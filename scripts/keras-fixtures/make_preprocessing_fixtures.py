@@ -9,10 +9,13 @@
                        does), Normalization with a given per-channel mean
                        and variance, one over two axes, one over no axis,
                        and an inverted one, around two convolutions;
-  augmentation.keras   RandomFlip, RandomBrightness and RandomContrast: at
-                       factor 0 in training (where Keras's and kcc's random
-                       streams cannot differ; their value ranges still clip
-                       the images, in training only), the identity in predict;
+  augmentation.keras   RandomBrightness and RandomContrast at factor 0 in
+                       training (where Keras's and kcc's random streams
+                       cannot differ; their value ranges still clip the
+                       images, in training only), the identity in predict;
+                       and the noise layers GaussianNoise, GaussianDropout
+                       and AlphaDropout at 0;
+  flip_predict.keras   a RandomFlip: Keras's predict (the identity) only;
 
 and preprocessing.json in layers.json's format (make_layer_fixtures.py):
 for each, the loss of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's
@@ -60,8 +63,11 @@ def augmentation():
     x = keras.Input((28, 28, 1))
     h = L.RandomBrightness(0.0, value_range=(0.0, 0.6))(x)
     h = L.RandomContrast(0.0, value_range=(0.05, 1.0))(h)
+    h = L.GaussianNoise(0.0)(h)
     h = L.Conv2D(4, 3, strides=2, activation="relu")(h)
-    y = L.Dense(10, activation="softmax")(L.Flatten()(h))
+    h = L.GaussianDropout(0.0)(h)
+    h = L.AlphaDropout(0.0)(L.Flatten()(h))
+    y = L.Dense(10, activation="softmax")(h)
     return keras.Model(x, y, name="augmentation")
 
 

@@ -1,11 +1,14 @@
 //===- Regularization.cpp - Keras's regularization layers ----------------===//
 //
-// Dropout (keras/src/layers/regularization/).
+// Dropout, the spatial dropouts, the noise layers and ActivityRegularization
+// (keras/src/layers/regularization/).
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontend/keras/ConfigReaders.h"
 #include "frontend/keras/LayerRegistry.h"
+
+#include <cmath>
 
 using namespace kcc;
 using namespace kcc::keras;
@@ -28,6 +31,23 @@ Layer buildDropout(const ObjectView &c, int spatialDims) {
   if (spatialDims == 2)
     return SpatialDropout2D(rate, seed);
   return Dropout(rate, seed);
+}
+
+/// GaussianNoise (`stddev`), GaussianDropout and AlphaDropout (`rate`).
+template <typename L>
+Layer buildNoise(const ObjectView &c, llvm::StringRef key, bool rate) {
+  if (rate)
+    checkNull(c, {"noise_shape"});
+  double amount = c.getNumber(key);
+  if (rate ? !(amount >= 0 && amount < 1)
+           : !(amount >= 0 && std::isfinite(amount)))
+    c.failField(key, "'" + key.str() + "' must be " +
+                         (rate ? "in [0, 1)" : "finite and >= 0") + ", got " +
+                         std::to_string(amount));
+  const llvm::json::Value *seed = c.get("seed");
+  return L(amount, seed && !seed->getAsNull()
+                       ? static_cast<uint64_t>(c.getInt("seed"))
+                       : 0);
 }
 
 } // namespace
@@ -69,4 +89,29 @@ void keras::addRegularizationLayers(std::vector<LayerClass> &classes) {
                      {{"data_format", "channels_last"}},
                      "`rate`, `seed`: whole channels of [batch, rows, "
                      "columns, channels]"});
+  classes.push_back({"GaussianNoise",
+                     "regularization",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildNoise<GaussianNoise>(c, "stddev", false);
+                     },
+                     {},
+                     {},
+                     "`stddev`, `seed`: normal noise added in training"});
+  classes.push_back({"GaussianDropout",
+                     "regularization",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildNoise<GaussianDropout>(c, "rate", true);
+                     },
+                     {},
+                     {},
+                     "`rate`, `seed`: multiplicative normal noise in "
+                     "training"});
+  classes.push_back({"AlphaDropout",
+                     "regularization",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildNoise<AlphaDropout>(c, "rate", true);
+                     },
+                     {},
+                     {},
+                     "`rate`, `seed`; no `noise_shape`"});
 }
