@@ -40,8 +40,8 @@ Value logOfReduced(MathBuilder &m, Value f, Value k, Value c) {
   Value s = m.div(f, m.add(m.f(2.0f), f));
   Value z = m.mul(s, s);
   Value w = m.mul(z, z);
-  Value odd = m.mul(w, m.fma(w, m.f(kLogPoly[3]), m.f(kLogPoly[1])));
-  Value r = m.fma(z, m.fma(w, m.f(kLogPoly[2]), m.f(kLogPoly[0])), odd);
+  Value wTerms = m.mul(w, m.fma(w, m.f(kLogPoly[3]), m.f(kLogPoly[1])));
+  Value r = m.fma(z, m.fma(w, m.f(kLogPoly[2]), m.f(kLogPoly[0])), wTerms);
   Value halfF = m.mul(m.f(0.5f), f);
   Value y = m.fma(s, m.fma(halfF, f, r), m.fma(k, m.f(kLogLn2Lo), c));
   return m.fma(k, m.f(kLogLn2Hi), m.add(m.fma(m.neg(halfF), f, y), f));

@@ -181,8 +181,7 @@ TEST(ExpLogErfTest, FlushedDenormals) {
   EXPECT_EQ(expOf(minus100), 0.0f);
   EXPECT_EQ(expOf(tiny), 1.0f);
   EXPECT_EQ(logOf(tiny), -inf);
-  EXPECT_EQ(log1pOf(tiny), 0.0f);
-  EXPECT_EQ(erfOf(tiny), 0.0f);
+  EXPECT_EQ(bitsOf(erfOf(tiny)), 0u);
   EXPECT_EQ(logOf(smallest), float(std::log(double(smallest))));
   EXPECT_EQ(expOf(minus80), float(std::exp(-80.0)));
 }
