@@ -8,13 +8,16 @@
 //
 // x = k ln2 + s with k = rint(x / ln2), |s| <= ln2 / 2: adding 1.5 * 2^23
 // rounds x / ln2 to an integer and leaves k in the low bits, ln2 is split
-// in two (Cody-Waite) so s is exact, and exp(s) = 1 + s + s^2 P(s) with
-// Cephes' minimax P. 2^k is applied as two factors 2^(k/2) 2^(k - k/2), so
-// results that overflow become inf and those below 2^-126 round once into
-// the subnormals (or flush to 0 where FTZ is set, as in a step). Within
-// 2 ulp of exp over all of f32 (ExpLogErfTest). Every multiply-add is an
-// explicit fma, so the C++ and the generated code agree bit for bit
-// whatever the compiler contracts. NaN propagates; f64 keeps std::.
+// in two (Cody-Waite) so s keeps its accuracy, and exp(s) = 1 + s +
+// s^2 P(s) with Cephes' minimax P. 2^k is applied as two factors 2^(k/2)
+// 2^(k - k/2), so results that overflow become inf and those below 2^-126
+// round once into the subnormals (or flush to 0 where FTZ is set, as in a
+// step). Within 2 ulp of exp over all of f32 (ExpLogErfTest). Every
+// multiply-add is an explicit fma, so the C++ and the generated code agree
+// bit for bit whatever the compiler contracts; the two scalings are exact
+// (powers of 2) outside the subnormals, so a caller's `exp(x) + c`
+// contracted into an fma rounds as the add does. NaN propagates; f64 keeps
+// std::.
 //
 //===----------------------------------------------------------------------===//
 
