@@ -149,7 +149,10 @@ public:
 /// rate, zero elsewhere. Identity otherwise.
 class Dropout : public Layer {
 public:
-  explicit Dropout(double rate, uint64_t seed = 0);
+  /// `noiseShape`: the mask's shape, -1 for the input's dim (Keras's
+  /// None; empty: the input's shape).
+  explicit Dropout(double rate, uint64_t seed = 0,
+                   std::vector<int64_t> noiseShape = {});
 };
 
 /// x + N(0, stddev) in training (Keras's GaussianNoise).
@@ -368,6 +371,39 @@ public:
               const std::string &biasInitializer = "zeros");
 };
 
+/// ConvNeXt's LayerScale (keras.applications): x * gamma, gamma a
+/// [projectionDim] weight initialized to `initValues`.
+class LayerScale : public Layer {
+public:
+  LayerScale(double initValues, int64_t projectionDim);
+};
+
+/// ConvNeXt's StochasticDepth: in training each example's input is dropped
+/// with probability `dropPathRate`, the others divided by 1 - rate.
+class StochasticDepth : public Layer {
+public:
+  explicit StochasticDepth(double dropPathRate);
+};
+
+/// Keras's Attention on rank-3 {query, value} or {query, value, key}:
+/// softmax(scores) value with scores q k^T ("dot", times a learned scalar
+/// when `useScale`) or, for "concat", a learned scalar times
+/// sum(tanh(scale * (q + k))); `useCausalMask` as MultiHeadAttention's.
+/// No dropout.
+class Attention : public Layer {
+public:
+  explicit Attention(bool useScale = false,
+                     const std::string &scoreMode = "dot",
+                     bool useCausalMask = false);
+};
+
+/// Keras's AdditiveAttention: scores sum(scale * tanh(q + k)) over the
+/// features (a learned [features] scale when `useScale`).
+class AdditiveAttention : public Layer {
+public:
+  explicit AdditiveAttention(bool useScale = true, bool useCausalMask = false);
+};
+
 /// Keras's MultiHeadAttention on rank-3 inputs, called on {query, value}
 /// or {query, value, key}: softmax(q k^T / sqrt(keyDim)) v per head, with
 /// Keras's causal mask when `useCausalMask` (a call argument in Keras, a
@@ -385,8 +421,9 @@ public:
                      const std::string &biasInitializer = "zeros");
 };
 
-/// Whether `layer` is a MultiHeadAttention applying the causal mask (what
-/// a saved config records as the call's use_causal_mask).
+/// Whether `layer` is a MultiHeadAttention, Attention or AdditiveAttention
+/// applying the causal mask (what a saved config records as the call's
+/// use_causal_mask).
 bool usesCausalMask(const Layer &layer);
 
 /// Rows of a trainable [inputDim, outputDim] table at integer ids (int32 or

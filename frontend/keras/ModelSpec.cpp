@@ -376,9 +376,12 @@ private:
         view.failField("return_attention_scores",
                        "return_attention_scores: true is not supported");
       bool c = view.getBool("use_causal_mask", false);
-      if (c && slot.entry.cls != "MultiHeadAttention")
-        view.failField("use_causal_mask", "use_causal_mask is a "
-                                          "MultiHeadAttention argument");
+      if (c && slot.entry.cls != "MultiHeadAttention" &&
+          slot.entry.cls != "Attention" &&
+          slot.entry.cls != "AdditiveAttention")
+        view.failField("use_causal_mask",
+                       "use_causal_mask is an argument of MultiHeadAttention, "
+                       "Attention and AdditiveAttention");
       if (causal && *causal != c)
         view.failField("use_causal_mask",
                        "the calls of one layer must agree on use_causal_mask");

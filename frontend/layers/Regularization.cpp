@@ -19,23 +19,35 @@ namespace {
 
 /// Dropout, and the spatial dropouts: the same mask over every step
 /// (SpatialDropout1D, [batch, 1, channels]) or pixel (SpatialDropout2D,
-/// [batch, 1, 1, channels]), as Keras's noise_shape.
+/// [batch, 1, 1, channels]), as Keras's noise_shape; Dropout takes any
+/// noise shape (-1: the input's dim, Keras's None).
 class DropoutImpl : public LayerImpl {
 public:
   DropoutImpl(const char *className, double rate, uint64_t seed,
-              int spatialDims)
+              int spatialDims, std::vector<int64_t> noiseShape = {})
       : LayerImpl(className), rate_(rate), userSeed_(seed),
-        spatialDims_(spatialDims) {
+        spatialDims_(spatialDims), noiseShape_(std::move(noiseShape)) {
     if (!(rate >= 0.0 && rate < 1.0))
       throw Error(std::string(className) + ": rate must be in [0, 1), got " +
                   std::to_string(rate));
+    for (int64_t d : noiseShape_)
+      if (d < -1 || d == 0)
+        throw Error(std::string(className) +
+                    ": noise_shape entries must be positive or None");
   }
 
   bool usesRandomness() const override { return rate_ > 0.0; }
   llvm::json::Object kerasConfig() const override {
     llvm::json::Object c{{"rate", rate_}};
-    if (!spatialDims_)
+    if (!spatialDims_ && noiseShape_.empty())
       c["noise_shape"] = nullptr;
+    if (!noiseShape_.empty()) {
+      llvm::json::Array dims;
+      for (int64_t d : noiseShape_)
+        dims.push_back(d < 0 ? llvm::json::Value(nullptr)
+                             : llvm::json::Value(d));
+      c["noise_shape"] = std::move(dims);
+    }
     // Keras's seed=None is kcc's 0 (a stream derived from the model's seed).
     c["seed"] = userSeed_ ? llvm::json::Value(static_cast<int64_t>(userSeed_))
                           : llvm::json::Value(nullptr);
@@ -56,6 +68,18 @@ protected:
       for (int d = 1; d <= spatialDims_; ++d)
         noise[d] = 1;
     }
+    if (!noiseShape_.empty()) {
+      if (static_cast<int64_t>(noiseShape_.size()) != x.rank())
+        fail("noise_shape " + shapeToString(noiseShape_) +
+             " does not match the input " + x.shapeString());
+      for (int64_t d = 0; d < x.rank(); ++d) {
+        int64_t n = noiseShape_[d] < 0 ? x.dim(d) : noiseShape_[d];
+        if (n != 1 && n != x.dim(d))
+          fail("noise_shape " + shapeToString(noiseShape_) +
+               " does not broadcast to the input " + x.shapeString());
+        noise[d] = n;
+      }
+    }
     if (!ctx.training || rate_ == 0.0)
       return {x};
     // Without an explicit seed, each Dropout gets its own stream from the
@@ -74,6 +98,7 @@ private:
   double rate_;
   uint64_t userSeed_;
   int spatialDims_;
+  std::vector<int64_t> noiseShape_;
 };
 
 /// The base layer's activity regularizer does the work; the saved config
@@ -193,8 +218,9 @@ AlphaDropout::AlphaDropout(double rate, uint64_t seed)
     : Layer(std::make_shared<NoiseImpl>(NoiseImpl::Kind::AlphaDropout, rate,
                                         seed)) {}
 
-Dropout::Dropout(double rate, uint64_t seed)
-    : Layer(std::make_shared<DropoutImpl>("Dropout", rate, seed, 0)) {}
+Dropout::Dropout(double rate, uint64_t seed, std::vector<int64_t> noiseShape)
+    : Layer(std::make_shared<DropoutImpl>("Dropout", rate, seed, 0,
+                                          std::move(noiseShape))) {}
 
 SpatialDropout1D::SpatialDropout1D(double rate, uint64_t seed)
     : Layer(std::make_shared<DropoutImpl>("SpatialDropout1D", rate, seed, 1)) {}

@@ -13,9 +13,12 @@
                        training (where Keras's and kcc's random streams
                        cannot differ; their value ranges still clip the
                        images, in training only), the identity in predict;
-                       and the noise layers GaussianNoise, GaussianDropout
-                       and AlphaDropout at 0;
-  flip_predict.keras   a RandomFlip: Keras's predict (the identity) only;
+                       the noise layers GaussianNoise, GaussianDropout
+                       and AlphaDropout and a Dropout with a noise_shape at
+                       0; ConvNeXt's LayerScale;
+  flip_predict.keras   a RandomFlip and ConvNeXt's StochasticDepth: Keras's
+                       predict (the identity) only (Keras's StochasticDepth
+                       draws unseeded, which JAX cannot trace in training);
 
 and preprocessing.json in layers.json's format (make_layer_fixtures.py):
 for each, the loss of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's
@@ -34,6 +37,8 @@ import make_vocabulary_fixtures as mv  # noqa: E402
 
 import keras  # noqa: E402
 import numpy as np  # noqa: E402
+from keras.src.applications.convnext import (  # noqa: E402
+    LayerScale, StochasticDepth)
 
 L = keras.layers
 PREDICT = 4
@@ -65,6 +70,9 @@ def augmentation():
     h = L.RandomContrast(0.0, value_range=(0.05, 1.0))(h)
     h = L.GaussianNoise(0.0)(h)
     h = L.Conv2D(4, 3, strides=2, activation="relu")(h)
+    h = L.Dropout(0.0, noise_shape=(None, 1, 1, 4))(h)
+    h = LayerScale(0.5, 4)(h)
+    h = L.Add()([h, L.Conv2D(4, 1)(h)])
     h = L.GaussianDropout(0.0)(h)
     h = L.AlphaDropout(0.0)(L.Flatten()(h))
     y = L.Dense(10, activation="softmax")(h)
@@ -76,6 +84,7 @@ def flip_predict():
     x = keras.Input((28, 28, 1))
     h = L.RandomFlip()(x)
     h = L.Conv2D(4, 3, strides=2, activation="relu")(h)
+    h = L.Add()([h, StochasticDepth(0.3)(L.Conv2D(4, 1)(h))])
     y = L.Dense(10, activation="softmax")(L.Flatten()(h))
     return keras.Model(x, y, name="flip_predict")
 

@@ -15,12 +15,19 @@ using namespace kcc::keras;
 
 namespace {
 
-/// Dropout (no noise_shape) and the spatial dropouts (their noise shape is
-/// fixed): `rate` and `seed`.
+/// Dropout (with its noise_shape) and the spatial dropouts (their noise
+/// shape is fixed): `rate` and `seed`.
 Layer buildDropout(const ObjectView &c, int spatialDims) {
-  if (!spatialDims)
-    checkNull(c, {"noise_shape"});
-  else if (spatialDims == 2)
+  std::vector<int64_t> noiseShape;
+  if (!spatialDims && c.has("noise_shape") &&
+      !c.get("noise_shape")->getAsNull()) {
+    noiseShape = readIntOrShape(c, "noise_shape");
+    for (int64_t d : noiseShape)
+      if (d < -1 || d == 0)
+        c.failField("noise_shape",
+                    "'noise_shape' entries must be positive or null");
+  }
+  if (spatialDims == 2)
     checkChannelsLast(c);
   double rate = c.getNumber("rate");
   if (!(rate >= 0 && rate < 1))
@@ -30,7 +37,7 @@ Layer buildDropout(const ObjectView &c, int spatialDims) {
     return SpatialDropout1D(rate, seed);
   if (spatialDims == 2)
     return SpatialDropout2D(rate, seed);
-  return Dropout(rate, seed);
+  return Dropout(rate, seed, noiseShape);
 }
 
 /// GaussianNoise (`stddev`), GaussianDropout and AlphaDropout (`rate`).
@@ -60,7 +67,7 @@ void keras::addRegularizationLayers(std::vector<LayerClass> &classes) {
                      },
                      {},
                      {},
-                     "`rate`, `seed`; no `noise_shape`"});
+                     "`rate`, `seed`, `noise_shape`"});
   classes.push_back({"ActivityRegularization",
                      "regularization",
                      [](const ObjectView &c, const CallOptions &) {

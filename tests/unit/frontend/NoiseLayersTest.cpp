@@ -6,7 +6,8 @@
 // variance and the mass within one and two standard deviations of 40,000
 // draws (the normal's cosine is a polynomial: a wrong one shows here), the
 // same draws for the same step and others for the next, and the identity
-// at inference.
+// at inference. And StochasticDepth and Dropout's noise_shape, which drop
+// whole slices.
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,6 +99,44 @@ TEST(NoiseLayers, AlphaDropoutKeepsMeanAndVariance) {
   for (double v : y)
     dropped += std::abs(v - droppedValue) < 1e-5 ? 1.0 / y.size() : 0;
   EXPECT_NEAR(dropped, rate, 0.01);
+}
+
+/// StochasticDepth drops whole examples (the rest divided by 1 - rate),
+/// Dropout with a noise shape whole channels: each draw's entries together,
+/// and the dropped fraction the rate.
+TEST(NoiseLayers, StochasticDepthAndNoiseShapeDropWholeSlices) {
+  double rate = 0.3;
+  Shape shape{400, 3, 2, 5};
+  NDArray ones =
+      NDArray::fromVector(shape, std::vector<double>(numElements(shape), 1));
+  StochasticDepth depth(rate);
+  EXPECT_EQ(depth(ones, false).toVector(), Tensor(ones).toVector());
+  std::vector<double> y = depth(ones, true).toVector();
+  int64_t per = 3 * 2 * 5, dropped = 0;
+  for (int64_t n = 0; n < 400; ++n) {
+    double first = y[n * per];
+    dropped += first == 0;
+    if (first != 0)
+      EXPECT_NEAR(first, 1 / (1 - rate), 1e-6);
+    for (int64_t i = 1; i < per; ++i)
+      ASSERT_EQ(y[n * per + i], first) << "example " << n;
+  }
+  // 400 Bernoulli(0.3): stddev of the fraction 0.023.
+  EXPECT_NEAR(dropped / 400.0, rate, 0.08);
+
+  Dropout channels(rate, 3, {-1, 1, 1, 5});
+  std::vector<double> c = channels(ones, true).toVector();
+  dropped = 0;
+  for (int64_t n = 0; n < 400; ++n)
+    for (int64_t ch = 0; ch < 5; ++ch) {
+      double first = c[n * per + ch];
+      dropped += first == 0;
+      for (int64_t p = 1; p < 6; ++p)
+        ASSERT_EQ(c[n * per + p * 5 + ch], first);
+    }
+  EXPECT_NEAR(dropped / 2000.0, rate, 0.05);
+  EXPECT_THROW(StochasticDepth(1.0), Error);
+  EXPECT_THROW(Dropout(0.5, 0, {-1, 0}), Error);
 }
 
 } // namespace
