@@ -55,9 +55,8 @@ void assign(const Hdf5File &file, const Layer &layer,
 /// vars/ "name" attribute is the sublayer (else sublayerGroup's name), <i>
 /// counting that sublayer's weights. Empty for a layer without them.
 std::vector<std::string> sublayerPaths(const Hdf5File &file, const Layer &layer,
-                                       const std::string &group) {
+                                       const std::string &base) {
   std::vector<std::string> paths;
-  std::string base = "layers/" + group;
   llvm::StringMap<std::string> byName;
   llvm::StringMap<size_t> counts;
   for (const Weight &w : layer.impl()->weights()) {
@@ -90,38 +89,66 @@ std::vector<std::string> sublayerPaths(const Hdf5File &file, const Layer &layer,
   return paths;
 }
 
-void loadKeras3(const Hdf5File &file, ImportedModel &imported) {
-  Model &model = *imported.model;
-  // Group per layer name: the vars/ "name" attribute, else the class
-  // counter Keras numbers groups by (over the spec's layer order).
-  llvm::StringMap<std::string> groupOf;
-  for (const std::string &g : file.members("layers"))
-    if (std::optional<std::string> n =
-            file.stringAttr("layers/" + g + "/vars", "name"))
-      groupOf[*n] = g;
+/// The group of each layer of `layers` under `base` ("layers", or a nested
+/// model's ".../layers"): the vars/ "name" attribute, else the class
+/// counter Keras numbers groups by (over model.layers of that level).
+std::vector<std::string> levelGroups(const Hdf5File &file,
+                                     const std::string &base,
+                                     const std::vector<SpecLayer> &layers) {
+  llvm::StringMap<std::string> byName;
+  if (file.isGroup(base))
+    for (const std::string &g : file.members(base))
+      if (std::optional<std::string> n =
+              file.stringAttr(base + "/" + g + "/vars", "name"))
+        byName[*n] = g;
   llvm::StringMap<int> counters;
-  for (const std::string &name : imported.specLayerOrder) {
-    Layer layer = model.getLayer(name);
-    std::string base = toSnakeCase(layer.className());
-    int n = counters[base]++;
-    std::string group = n == 0 ? base : base + "_" + std::to_string(n);
-    if (!groupOf.count(name) && file.isGroup("layers/" + group))
-      groupOf[name] = group;
+  std::vector<std::string> groups;
+  for (const SpecLayer &l : layers) {
+    std::string cls = toSnakeCase(l.className);
+    int n = counters[cls]++;
+    std::string group = n == 0 ? cls : cls + "_" + std::to_string(n);
+    auto it = byName.find(l.name);
+    groups.push_back(it != byName.end() ? it->second : group);
   }
-  for (const Layer &layer : model.layers()) {
-    if (layer.impl()->weights().empty())
+  return groups;
+}
+
+/// Loads the layers of one model level (a nested model's recursively);
+/// `loaded` collects the layers done (a shared layer is stored once, at its
+/// first place).
+void loadLevel(const Hdf5File &file, Model &model, const std::string &base,
+               const std::vector<SpecLayer> &layers,
+               llvm::StringMap<bool> &loaded) {
+  std::vector<std::string> groups = levelGroups(file, base, layers);
+  for (auto [l, group] : llvm::zip(layers, groups)) {
+    std::string path = base + "/" + group;
+    if (l.isModel()) {
+      loadLevel(file, model, path + "/layers", l.layers, loaded);
       continue;
-    auto it = groupOf.find(layer.name());
-    if (it == groupOf.end())
-      file.fail("layers", layerContext(layer.name(), layer.className()) +
-                              ": no weights for this layer in the file");
-    std::string vars = "layers/" + it->second + "/vars";
-    std::vector<std::string> paths = sublayerPaths(file, layer, it->second);
+    }
+    if (loaded.count(l.name))
+      continue;
+    Layer layer = model.getLayer(l.name);
+    if (layer.impl()->weights().empty() || !file.isGroup(path))
+      continue;
+    std::string vars = path + "/vars";
+    std::vector<std::string> paths = sublayerPaths(file, layer, path);
     if (paths.empty() && file.isGroup(vars))
       for (size_t i = 0; file.exists(vars + "/" + std::to_string(i)); ++i)
         paths.push_back(vars + "/" + std::to_string(i));
     assign(file, layer, paths, vars);
+    loaded[l.name] = true;
   }
+}
+
+void loadKeras3(const Hdf5File &file, ImportedModel &imported) {
+  Model &model = *imported.model;
+  llvm::StringMap<bool> loaded;
+  loadLevel(file, model, "layers", imported.specLayers, loaded);
+  for (const Layer &layer : model.layers())
+    if (!layer.impl()->weights().empty() && !loaded.count(layer.name()))
+      file.fail("layers", layerContext(layer.name(), layer.className()) +
+                              ": no weights for this layer in the file");
 }
 
 void loadKeras2(const Hdf5File &file, const std::string &root, Model &model) {
