@@ -112,17 +112,18 @@ std::shared_ptr<NestedModel> readNestedModel(SpecReader &reader, const Entry &e,
   return nested;
 }
 
-/// A call's own `training` argument where the Keras that wrote the spec
-/// honours it. tf.keras (Keras 2) keeps an explicit training=False on a
-/// call (a base model in inference mode inside fit); Keras 3's Functional
-/// passes the outer call's mode over it (functional.py operation_fn), and
-/// kcc's step and predict always give one, so a Keras 3 node's value is
-/// never used, as in Keras.
+/// A call's own `training` argument where the Keras that wrote the node
+/// honours it. tf.keras (Keras 2, nodes as reference lists) keeps an
+/// explicit training=False on a call (a base model in inference mode
+/// inside fit); Keras 3 (nodes as {args, kwargs}) passes the outer call's
+/// mode over it (functional.py operation_fn), and kcc's step and predict
+/// always give one, so a Keras 3 node's value is never used, as in Keras.
 std::optional<bool> readTrainingArgument(SpecReader &reader,
                                          const json::Object *kwargs,
                                          const JsonPath &at,
-                                         const std::string &context) {
-  if (reader.kerasMajorVersion() >= 3 || !kwargs)
+                                         const std::string &context,
+                                         bool keras3Node) {
+  if (keras3Node || !kwargs)
     return std::nullopt;
   ObjectView view(reader, *kwargs, at, context);
   const json::Value *v = view.get("training");
@@ -465,15 +466,12 @@ private:
         (*slot.entry.view.get("inbound_nodes")->getAsArray())[ref.node];
     JsonPath kwargsPath = nodePath;
     const json::Object *kwargs = keras2CallKwargs(node, kwargsPath);
-    if (const json::Object *o = node.getAsObject()) {
-      kwargs = o->getObject("kwargs");
-      kwargsPath = nodePath.field("kwargs");
-    }
     // kcc runs every layer in the mode of the model's call: a call fixing
     // another mode is only the same computation when the layer's modes
     // agree (a frozen base without Dropout).
     if (readTrainingArgument(reader_, kwargs, kwargsPath,
-                             slot.entry.view.context())) {
+                             slot.entry.view.context(),
+                             node.getAsObject() != nullptr)) {
       bool differs = slot.nested ? slot.nested->model->trainingDiffers()
                                  : slot.built->layer.impl()->trainingDiffers();
       if (differs)

@@ -26,6 +26,7 @@
                     weights after one SGD(0.05) step on the batch padded to
                     32x32 and repeated on 3 channels.
 
+each also as <name>.h5 (legacy HDF5) and <name>.json (model.to_json()),
 and nested.json in layers.json's format for the first three (5 Adam(1e-3)
 train_on_batch losses on make_fixtures.py's batch; predict on the first 4
 examples before and after), and for mobilenet Keras's own noise on that
@@ -214,6 +215,10 @@ def main():
         mf.fresh_session()
         model = build()
         model.save(os.path.join(OUT, name + ".keras"))
+        # The same model as a legacy .h5 (nested models' weights listed
+        # under the model's group) and as model.to_json().
+        model.save(os.path.join(OUT, name + ".h5"))
+        mf.save_json(model, os.path.join("nested", name + ".json"))
         initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
         rec = train_record(model, x, y)
         rec["initial_predict"] = initial.astype(np.float64).tolist()

@@ -126,6 +126,38 @@ INSTANTIATE_TEST_SUITE_P(
                                                             : "_interpreted");
     });
 
+/// The same models as a legacy .h5 (a nested model's group lists all its
+/// layers' weights) and as model.to_json() (weights then set from the
+/// .keras): Keras's predict, interpreted.
+TEST(NestedFormats, LegacyH5AndJsonPredictAsKeras) {
+  NDArray x, y;
+  e2e::kerasBatch(x, y);
+  for (const char *name : {"siamese", "transfer", "two_level"}) {
+    SCOPED_TRACE(name);
+    const json::Object &record = *nestedJson().getObject(name);
+    TrainingConfig config = e2e::kerasAdamConfig(record, ExecMode::Interpreted);
+    std::string base = std::string("nested/") + name;
+    keras::ImportedModel archive =
+        keras::importKerasArchive(kerasFixture(base + ".keras"));
+    keras::ImportedModel h5 = keras::importKerasH5(kerasFixture(base + ".h5"));
+    ASSERT_TRUE(h5.weightsLoaded);
+    Executable fromH5 = e2e::jitQuietly(*h5.model, config);
+    double worstH5 = e2e::comparePredict(fromH5.predict(x),
+                                         *record.getArray("initial_predict"),
+                                         std::string(name) + " .h5");
+    keras::ImportedModel spec = keras::importFile(kerasFixture(base + ".json"));
+    EXPECT_EQ(spec.specLayerOrder, archive.specLayerOrder);
+    spec.model->setWeights(archive.model->getWeights());
+    Executable fromJson = e2e::jitQuietly(*spec.model, config);
+    double worstJson = e2e::comparePredict(fromJson.predict(x),
+                                           *record.getArray("initial_predict"),
+                                           std::string(name) + " .json");
+    std::printf("[ keras ] %s: predict error %.2e from the .h5, %.2e from "
+                "to_json()\n",
+                name, worstH5, worstJson);
+  }
+}
+
 /// make_nested_fixtures.py's image32: the batch padded by 2 zero pixels on
 /// each side and repeated on 3 channels.
 NDArray image32(const NDArray &x) {
