@@ -160,9 +160,14 @@ std::vector<size_t> kerasSlotOrder(const OptimizerConfig *optimizer,
 std::vector<SpecLayer> layerLayoutOf(const ImportedModel &imported) {
   bool keepText =
       imported.kerasMajorVersion >= 3 && !imported.configJson.empty();
-  if (keepText)
+  if (!keepText)
+    return {};
+  if (!imported.specLayers.empty())
     return imported.specLayers;
-  return {};
+  std::vector<SpecLayer> layout;
+  for (const std::string &name : imported.specLayerOrder)
+    layout.push_back({name, imported.model->getLayer(name).className(), {}});
+  return layout;
 }
 
 std::string optimizerNameOf(const std::optional<TrainingConfig> &training);

@@ -146,8 +146,14 @@ void loadLevel(const Hdf5File &file, Model &model, const std::string &base,
 
 void loadKeras3(const Hdf5File &file, ImportedModel &imported) {
   Model &model = *imported.model;
+  // Without the spec's tree (a model put together in C++), its layers in
+  // specLayerOrder are one level.
+  std::vector<SpecLayer> layout = imported.specLayers;
+  if (layout.empty())
+    for (const std::string &name : imported.specLayerOrder)
+      layout.push_back({name, model.getLayer(name).className(), {}});
   llvm::StringMap<bool> loaded;
-  loadLevel(file, model, "layers", imported.specLayers, loaded);
+  loadLevel(file, model, "layers", layout, loaded);
   for (const Layer &layer : model.layers())
     if (!layer.impl()->weights().empty() && !loaded.count(layer.name()))
       file.fail("layers", layerContext(layer.name(), layer.className()) +

@@ -199,4 +199,29 @@ TEST(KerasErrors, ModelLevelProblems) {
                         "required field 'output_layers'"));
 }
 
+TEST(KerasErrors, NestedModelProblemsNameTheInnerLayer) {
+  std::string siamese = readText("nested/siamese.json");
+  // A layer of the tower: its path runs through the nested model's config.
+  std::string bogus = replaceOnce(siamese, "\"class_name\": \"Flatten\"",
+                                  "\"class_name\": \"Bogus\"");
+  EXPECT_THAT(importError(bogus),
+              HasSubstr("bad.json: $.config.layers[3].config.layers[2]."
+                        "config: layer 'flatten' (Bogus): layer class "
+                        "'Bogus' is not supported"));
+  // kcc's model holds the nested model's layers beside its own, so their
+  // names must differ (Keras's auto-names do).
+  std::string clash = siamese;
+  for (size_t at; (at = clash.find("shared_projection")) != std::string::npos;)
+    clash.replace(at, 17, "dense");
+  EXPECT_THAT(importError(clash),
+              HasSubstr("model 'siamese': two layers are named 'dense'"));
+  // The tower's own list (the only one indented this deep) renamed.
+  std::string noLayers =
+      replaceOnce(siamese, "     \"layers\": [", "     \"layer_list\": [");
+  EXPECT_THAT(importError(noLayers),
+              HasSubstr("$.config.layers[3].config.layers: layer 'tower' "
+                        "(Sequential): a nested model needs a list of "
+                        "'layers'"));
+}
+
 } // namespace
