@@ -328,11 +328,6 @@ public:
     }
     return layers;
   }
-  void freeze() const {
-    for (const Slot &s : entries_)
-      if (s.built)
-        freezeIfNeeded(*s.built);
-  }
 
 private:
   struct Slot {
@@ -445,6 +440,8 @@ private:
       slot.built =
           buildLayer(*slot.entry.config, slot.entry.cls, slot.entry.name,
                      readCallOptions(slot, *list, nodesPath));
+      // Frozen before its calls, which ask whether its modes differ.
+      freezeIfNeeded(*slot.built);
     }
     JsonPath nodePath = nodesPath.index(ref.node);
     std::vector<TensorRef> args;
@@ -641,7 +638,6 @@ readFunctional(SpecReader &reader, const ObjectView &config,
   } catch (const Error &err) {
     relocate(reader, config.path(), "", err);
   }
-  graph.freeze();
   level = graph.layerOrder();
   return model;
 }

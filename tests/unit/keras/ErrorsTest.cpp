@@ -224,4 +224,23 @@ TEST(KerasErrors, NestedModelProblemsNameTheInnerLayer) {
                         "'layers'"));
 }
 
+/// tf.keras keeps a call's training=False (Keras 3 passes the model's mode
+/// over it): kcc takes it where both modes compute the same.
+TEST(KerasErrors, Keras2CallTrainingArgument) {
+  std::string vision = readText("vision_keras2.json");
+  std::string fixed = replaceOnce(
+      vision, "\"conv2d\",\n       0,\n       0,\n       {}",
+      "\"conv2d\",\n       0,\n       0,\n       {\"training\": false}");
+  std::string msg = importError(fixed);
+  EXPECT_THAT(msg, HasSubstr("bad.json: $.config.layers["));
+  EXPECT_THAT(msg, HasSubstr("].inbound_nodes[0][0][3].training: layer "
+                             "'batch_normalization' (BatchNormalization): a "
+                             "call's own training argument is not supported"));
+  // Frozen, the layer computes the same in both modes.
+  std::string frozen = replaceOnce(
+      fixed, "\"name\": \"batch_normalization\",\n     \"trainable\": true",
+      "\"name\": \"batch_normalization\",\n     \"trainable\": false");
+  EXPECT_NO_THROW(keras::importModelJson(frozen, "frozen.json"));
+}
+
 } // namespace
