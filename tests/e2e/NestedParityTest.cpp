@@ -68,6 +68,13 @@ TEST_P(NestedParity, StepsPredictAndSaveMatchKeras) {
   // A shared layer or model holds one set of weights: as many as Keras's.
   EXPECT_EQ(imported.model->parameters().size(),
             record.getArray("initial_weights")->size());
+  // `base.trainable = False` freezes every layer of the base, no other.
+  for (const keras::SpecLayer &l : imported.specLayers)
+    for (const keras::SpecLayer &inner : l.layers)
+      if (!inner.isModel())
+        EXPECT_EQ(imported.model->getLayer(inner.name).trainable(),
+                  l.name != "base")
+            << l.name << "/" << inner.name;
 
   NDArray x, y;
   e2e::kerasBatch(x, y);
