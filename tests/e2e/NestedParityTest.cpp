@@ -16,7 +16,8 @@
 //    reordered, and the moving statistics within 1e-3;
 //
 // and a trained model saves to a .keras whose config keeps the nested
-// models and whose weights reload bit-exactly.
+// models and whose weights and optimizer slots reload bit-exactly; the
+// same models as legacy .h5 and to_json() predict as Keras does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -102,6 +103,15 @@ TEST_P(NestedParity, StepsPredictAndSaveMatchKeras) {
   ASSERT_EQ(got.size(), want.size());
   for (size_t i = 0; i < want.size(); ++i)
     EXPECT_EQ(got[i].value.toVector(), want[i].toVector()) << got[i].name;
+  // The optimizer's slots go through Keras's variable order (the nested
+  // layers depth first) and come back to kcc's.
+  keras::Checkpoint ckpt = keras::loadCheckpoint(path);
+  ASSERT_TRUE(ckpt.optimizer);
+  std::vector<NDArray> slots = exe.getOptimizerState();
+  ASSERT_EQ(ckpt.optimizer->slots.size(), slots.size());
+  for (size_t i = 0; i < slots.size(); ++i)
+    EXPECT_EQ(ckpt.optimizer->slots[i].toVector(), slots[i].toVector())
+        << "slot " << i;
   size_t nestedModels = 0;
   for (const keras::SpecLayer &l : back.specLayers)
     nestedModels += l.isModel();
