@@ -249,4 +249,48 @@ TEST(KerasErrors, ModelLevelProblems) {
                         "required field 'output_layers'"));
 }
 
+TEST(KerasErrors, NestedModelProblemsNameTheInnerLayer) {
+  std::string siamese = readText("nested/siamese.json");
+  // A layer of the tower: its path runs through the nested model's config.
+  std::string bogus = replaceOnce(siamese, "\"class_name\": \"Flatten\"",
+                                  "\"class_name\": \"Bogus\"");
+  EXPECT_THAT(importError(bogus),
+              HasSubstr("bad.json: $.config.layers[3].config.layers[2]."
+                        "config: layer 'flatten' (Bogus): layer class "
+                        "'Bogus' is not supported"));
+  // kcc's model holds the nested model's layers beside its own, so their
+  // names must differ (Keras's auto-names do).
+  std::string clash = siamese;
+  for (size_t at; (at = clash.find("shared_projection")) != std::string::npos;)
+    clash.replace(at, 17, "dense");
+  EXPECT_THAT(importError(clash),
+              HasSubstr("model 'siamese': two layers are named 'dense'"));
+  // The tower's own list (the only one indented this deep) renamed.
+  std::string noLayers =
+      replaceOnce(siamese, "     \"layers\": [", "     \"layer_list\": [");
+  EXPECT_THAT(importError(noLayers),
+              HasSubstr("$.config.layers[3].config.layers: layer 'tower' "
+                        "(Sequential): a nested model needs a list of "
+                        "'layers'"));
+}
+
+/// tf.keras keeps a call's training=False (Keras 3 passes the model's mode
+/// over it): kcc takes it where both modes compute the same.
+TEST(KerasErrors, Keras2CallTrainingArgument) {
+  std::string vision = readText("vision_keras2.json");
+  std::string fixed = replaceOnce(
+      vision, "\"conv2d\",\n       0,\n       0,\n       {}",
+      "\"conv2d\",\n       0,\n       0,\n       {\"training\": false}");
+  std::string msg = importError(fixed);
+  EXPECT_THAT(msg, HasSubstr("bad.json: $.config.layers["));
+  EXPECT_THAT(msg, HasSubstr("].inbound_nodes[0][0][3].training: layer "
+                             "'batch_normalization' (BatchNormalization): a "
+                             "call's own training argument is not supported"));
+  // Frozen, the layer computes the same in both modes.
+  std::string frozen = replaceOnce(
+      fixed, "\"name\": \"batch_normalization\",\n     \"trainable\": true",
+      "\"name\": \"batch_normalization\",\n     \"trainable\": false");
+  EXPECT_NO_THROW(keras::importModelJson(frozen, "frozen.json"));
+}
+
 } // namespace
