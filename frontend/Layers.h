@@ -385,6 +385,12 @@ public:
   explicit StochasticDepth(double dropPathRate);
 };
 
+/// InceptionResNetV2's CustomScaleLayer on {x, r}: x + r * scale.
+class CustomScaleLayer : public Layer {
+public:
+  explicit CustomScaleLayer(double scale);
+};
+
 /// Keras's Attention on rank-3 {query, value} or {query, value, key}:
 /// softmax(scores) value with scores q k^T ("dot", times a learned scalar
 /// when `useScale`) or, for "concat", a learned scalar times

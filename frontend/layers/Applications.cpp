@@ -3,7 +3,8 @@
 // ConvNeXt's LayerScale (x times a learned per-channel gamma, initialized to
 // a constant) and StochasticDepth (a residual branch dropped per example in
 // training, the kept ones scaled by 1 / keep, as Keras computes it: x /
-// keep * floor(keep + u)).
+// keep * floor(keep + u)); InceptionResNetV2's CustomScaleLayer (x + r *
+// scale).
 //
 //===----------------------------------------------------------------------===//
 
@@ -93,7 +94,39 @@ private:
   double rate_;
 };
 
+/// InceptionResNetV2's residual join: inputs[0] + inputs[1] * scale.
+class CustomScaleLayerImpl : public LayerImpl {
+public:
+  explicit CustomScaleLayerImpl(double scale)
+      : LayerImpl("CustomScaleLayer"), scale_(scale) {
+    if (!std::isfinite(scale))
+      throw Error("CustomScaleLayer: scale must be finite");
+  }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"scale", scale_}};
+  }
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    if (shapes.size() != 2 || shapes[0] != shapes[1])
+      fail("expects two inputs of one shape");
+  }
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 2);
+    return {
+        ops::add(inputs[0],
+                 ops::mul(inputs[1], ops::scalar(scale_, inputs[1].dtype())))};
+  }
+
+private:
+  double scale_;
+};
+
 } // namespace
+
+CustomScaleLayer::CustomScaleLayer(double scale)
+    : Layer(std::make_shared<CustomScaleLayerImpl>(scale)) {}
 
 LayerScale::LayerScale(double initValues, int64_t projectionDim)
     : Layer(std::make_shared<LayerScaleImpl>(initValues, projectionDim)) {}

@@ -15,7 +15,8 @@
                        images, in training only), the identity in predict;
                        the noise layers GaussianNoise, GaussianDropout
                        and AlphaDropout and a Dropout with a noise_shape at
-                       0; ConvNeXt's LayerScale;
+                       0; ConvNeXt's LayerScale and InceptionResNetV2's
+                       CustomScaleLayer;
   flip_predict.keras   a RandomFlip and ConvNeXt's StochasticDepth: Keras's
                        predict (the identity) only (Keras's StochasticDepth
                        draws unseeded, which JAX cannot trace in training);
@@ -39,6 +40,8 @@ import keras  # noqa: E402
 import numpy as np  # noqa: E402
 from keras.src.applications.convnext import (  # noqa: E402
     LayerScale, StochasticDepth)
+from keras.src.applications.inception_resnet_v2 import (  # noqa: E402
+    CustomScaleLayer)
 
 L = keras.layers
 PREDICT = 4
@@ -72,7 +75,7 @@ def augmentation():
     h = L.Conv2D(4, 3, strides=2, activation="relu")(h)
     h = L.Dropout(0.0, noise_shape=(None, 1, 1, 4))(h)
     h = LayerScale(0.5, 4)(h)
-    h = L.Add()([h, L.Conv2D(4, 1)(h)])
+    h = CustomScaleLayer(0.17)([h, L.Conv2D(4, 1)(h)])
     h = L.GaussianDropout(0.0)(h)
     h = L.AlphaDropout(0.0)(L.Flatten()(h))
     y = L.Dense(10, activation="softmax")(h)

@@ -2,7 +2,7 @@
 //
 // The layers keras.applications networks define for themselves and save
 // under their own registered names: ConvNeXt's LayerScale and
-// StochasticDepth.
+// StochasticDepth, InceptionResNetV2's CustomScaleLayer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -41,4 +41,15 @@ void keras::addApplicationLayers(std::vector<LayerClass> &classes) {
                      {},
                      {},
                      "ConvNeXt's: `drop_path_rate`, per example in training"});
+  classes.push_back({"CustomScaleLayer",
+                     "applications",
+                     [](const ObjectView &c, const CallOptions &) {
+                       double scale = c.getNumber("scale");
+                       if (!std::isfinite(scale))
+                         c.failField("scale", "'scale' must be finite");
+                       return Layer(CustomScaleLayer(scale));
+                     },
+                     {},
+                     {},
+                     "InceptionResNetV2's: `scale`"});
 }
