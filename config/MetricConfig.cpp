@@ -787,15 +787,15 @@ llvm::Expected<MetricConfig> MetricConfig::parse(llvm::StringRef text,
   if (!kind) {
     std::optional<MetricKind> accuracy = accuracyFor(loss);
     std::string list = accuracy ? "accuracy, acc, " : "";
-    for (const NamedKind &n : kMeanNames)
-      if (llvm::StringRef(n.name).front() >= 'a')
-        list += std::string(n.name) + ", ";
+    for (const NamedKind &n : kMeanNames) {
+      llvm::StringRef name(n.name);
+      if (name.front() >= 'a' && name != "mean_absolute_percentage_error" &&
+          name != "mean_squared_logarithmic_error")
+        list += name.str() + ", ";
+    }
     for (MetricKind k : kStateful)
       list += metricClassName(k).str() + ", ";
-    list += "with Keras's arguments as Class(key=value,...)";
-    if (base == "accuracy" || base == "acc")
-      return makeError("metric '" + base + "' has no meaning for loss " +
-                       lossName(loss) + " (expected " + list + ")");
+    list += "or a class with Keras's arguments, Class(key=value,...)";
     if (base.contains('>'))
       return makeError("custom metric '" + base +
                        "' is Python code, which kcc cannot run; give "
@@ -1080,7 +1080,18 @@ llvm::Expected<std::string> metricFromKeras(llvm::StringRef className,
   std::string out = className.str() + "(";
   for (auto [i, a] : llvm::enumerate(args))
     out += (i ? "," : "") + a;
-  return out + ")";
+  out += ")";
+  // The canonical form (defaults left out). A metric kcc refuses (an
+  // argument out of range, a vector result) stays as Keras wrote it:
+  // TrainingConfig::validate() reports it, and the model still imports.
+  llvm::Expected<MetricConfig> m = MetricConfig::parse(
+      out, takesClassIndices(*kind) ? LossKind::SparseCategoricalCrossentropy
+                                    : LossKind::MeanSquaredError);
+  if (!m) {
+    llvm::consumeError(m.takeError());
+    return out;
+  }
+  return m->str();
 }
 
 double metricResult(const MetricConfig &m, llvm::ArrayRef<double> stats) {
