@@ -816,10 +816,9 @@ llvm::Expected<MetricConfig> MetricConfig::parse(llvm::StringRef text,
     m.sparseYPred = false;
   }
   if (!hasArgs) {
-    // A bare name logs as written (compile()'s strings), a class name as
-    // the class's default instance name.
-    if (base != metricClassName(m.kind))
-      m.spelling = base.str();
+    // A bare name logs as written, class names too ("AUC" logs "AUC"), as
+    // Keras logs compile()'s strings.
+    m.spelling = base.str();
   } else {
     if (!rest.ends_with(")"))
       return makeError("metric '" + text +

@@ -209,11 +209,13 @@ llvm::StringRef metricLogName(llvm::StringRef name) {
       return name.substr(at + 5).take_until(
           [](char c) { return c == ',' || c == ')'; });
   }
-  // A class name (with or without arguments) logs as the class's default
-  // instance name.
-  if (std::optional<MetricKind> kind =
-          metricKindOfClass(name.split('(').first.trim()))
-    return metricDefaultName(*kind);
+  // A class with arguments logs as the class's default instance name; a
+  // bare name (a class name too) as written, as Keras logs compile()'s
+  // strings.
+  if (name.contains('('))
+    if (std::optional<MetricKind> kind =
+            metricKindOfClass(name.split('(').first.trim()))
+      return metricDefaultName(*kind);
   return name.rsplit('>').second.empty() ? name : name.rsplit('>').second;
 }
 

@@ -3,7 +3,8 @@
 // computes the same ones from the predictions. An unknown metric is an error
 // listing the supported ones; auc needs targets of the prediction's shape.
 // A metric with arguments is Keras's class and its arguments, commas and
-// all, logged under its instance name.
+// all, logged under its instance name (or the class's default name); a bare
+// name logs as written, a class name too, as Keras logs compile()'s strings.
 // RUN: rm -rf %t && mkdir -p %t
 // RUN: python3 %S/Inputs/npy.py write %t/d.npz x=f4:16,28,28,1 y=i8:16:labels:10
 // RUN: python3 %S/Inputs/npy.py write %t/mse.npz x=f4:16,28,28,1 y=f4:16,10
@@ -19,8 +20,8 @@
 // SPARSE: 2/2 - {{.*}} - loss: {{[0-9.]+}} - accuracy: 0.{{[0-9]+}} - sparse_top_k_categorical_accuracy: {{[01]}}.{{[0-9]+}}{{$}}
 // DENSE: 2/2 - {{.*}} - loss: {{[0-9.]+}} - mae: 0.{{[0-9]+}} - mean_squared_error: 0.{{[0-9]+}} - top_k_categorical_accuracy: {{[01]}}.{{[0-9]+}}{{$}}
 // EVAL: loss: [[L:[0-9.]+]] - mae: 0.{{[0-9]+}} - mse: [[L]] - top_k_categorical_accuracy: {{[01]}}.{{[0-9]+}}
-// STATEFUL: 2/2 - {{.*}} - loss: {{[0-9.]+}} - f1_score: {{[0-9.]+}} - pr_auc: {{[0-9.]+}} - precision: {{[0-9.]+}} - root_mean_squared_error: {{[0-9.]+}}{{$}}
-// STATEFUL-EVAL: loss: {{[0-9.]+}} - pr_auc: {{[0-9.]+}} - precision: {{[0-9.]+}} - root_mean_squared_error: {{[0-9.]+}}
+// STATEFUL: 2/2 - {{.*}} - loss: {{[0-9.]+}} - RootMeanSquaredError: {{[0-9.]+}} - f1_score: {{[0-9.]+}} - pr_auc: {{[0-9.]+}} - precision: {{[0-9.]+}}{{$}}
+// STATEFUL-EVAL: loss: {{[0-9.]+}} - RootMeanSquaredError: {{[0-9.]+}} - pr_auc: {{[0-9.]+}} - precision: {{[0-9.]+}}
 // AUC: kcc: error: compile: metric 'auc' needs targets of the prediction's shape, which loss sparse_categorical_crossentropy does not take
 // MAE: kcc: error: compile: metric 'mae' needs targets of the prediction's shape, which loss sparse_categorical_crossentropy does not take
 // UNKNOWN: kcc: error: compile: unknown metric 'f1' for loss

@@ -59,12 +59,13 @@ TEST(MetricConfig, ParsesClassesAndArgumentsAndRoundTrips) {
         "num_regressors=2)",
         "TopKCategoricalAccuracy(k=2,name=top_2)"})
     EXPECT_EQ(parsed(text, LossKind::CategoricalCrossentropy).str(), text);
-  // Bare names log as written, class names as the class's default name.
+  // Bare names log as written, class names too (as Keras logs compile()'s
+  // strings), a class with arguments as the class's default name.
   EXPECT_EQ(parsed("auc").logName(), "auc");
-  EXPECT_EQ(parsed("AUC").logName(), "auc");
-  EXPECT_EQ(parsed("Precision").str(), "precision");
+  EXPECT_EQ(parsed("AUC").logName(), "AUC");
+  EXPECT_EQ(parsed("Precision").str(), "Precision");
   EXPECT_EQ(parsed("MeanIoU(num_classes=2)").logName(), "mean_io_u");
-  EXPECT_EQ(parsed("RootMeanSquaredError").logName(),
+  EXPECT_EQ(parsed("RootMeanSquaredError()").logName(),
             "root_mean_squared_error");
 }
 
@@ -73,14 +74,16 @@ TEST(MetricConfig, LogNamesOfTheTextForm) {
   EXPECT_EQ(metricLogName("AUC(num_thresholds=50)"), "auc");
   EXPECT_EQ(metricLogName("SparseTopKCategoricalAccuracy(k=3)"),
             "sparse_top_k_categorical_accuracy");
-  EXPECT_EQ(metricLogName("R2Score"), "r2_score");
+  EXPECT_EQ(metricLogName("R2Score"), "R2Score");
+  EXPECT_EQ(metricLogName("R2Score()"), "r2_score");
   EXPECT_EQ(metricLogName("acc"), "acc");
   EXPECT_EQ(metricLogName("MyPackage>my_metric"), "my_metric");
   TrainingConfig c;
   c.loss.kind = LossKind::BinaryCrossentropy;
-  c.metrics = {"accuracy", "Precision(thresholds=[0.3],name=p03)", "AUC"};
+  c.metrics = {"accuracy", "Precision(thresholds=[0.3],name=p03)", "AUC",
+               "AUC(curve=PR)"};
   EXPECT_EQ(c.resultNames(),
-            (std::vector<std::string>{"accuracy", "p03", "auc"}));
+            (std::vector<std::string>{"accuracy", "p03", "AUC", "auc"}));
   EXPECT_FALSE(bool(c.validate()));
 }
 
