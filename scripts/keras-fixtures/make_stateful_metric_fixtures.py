@@ -12,7 +12,8 @@ them), saves it as <case>.keras (initial weights included), then fits it
 for EPOCHS epochs on TRAIN synthetic examples in batches of BATCH (no
 shuffle; the last batch partial) with VAL validation examples (validated in
 batches of BATCH too). fit.json records the data and Keras's history: every
-metric, train and val, each epoch.
+metric, train and val, each epoch; "multi" a model of two outputs, each
+with its own stateful metrics (logged as <output>_<metric>).
 
 formulas.json records, per metric configuration, the value Keras computes
 on fixed arrays with one update_state (and with two, the arrays split in
@@ -148,6 +149,44 @@ CASES = {
 }
 
 
+def multi_output():
+    """Two outputs, each with its own stateful metrics (Keras logs them as
+    <output>_<metric>)."""
+    x = keras.Input((FEATURES,), name="x")
+    trunk = keras.layers.Dense(8, activation="tanh", name="trunk")(x)
+    label = keras.layers.Dense(CLASSES, activation="softmax",
+                               name="class")(trunk)
+    flag = keras.layers.Dense(1, activation="sigmoid", name="flag")(trunk)
+    model = keras.Model(x, [label, flag], name="multi_metric")
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate=1e-2),
+                  loss={"class": "sparse_categorical_crossentropy",
+                        "flag": "binary_crossentropy"},
+                  loss_weights={"class": 1.0, "flag": 0.5},
+                  metrics={"class": [
+                      "accuracy",
+                      M.MeanIoU(num_classes=CLASSES, sparse_y_pred=False,
+                                name="miou")],
+                      "flag": [M.AUC(name="auc"), M.Precision(name="p"),
+                               M.RootMeanSquaredError(name="rmse")]})
+    return model
+
+
+def fit_multi(d):
+    fresh_session()
+    m = multi_output()
+    m.save(os.path.join(STATEFUL_OUT, "multi.keras"))
+    x = d["x"]
+    ys = [d["labels"], d["binary"]]
+    history = m.fit(x[:TRAIN], [y[:TRAIN] for y in ys], batch_size=BATCH,
+                    epochs=EPOCHS, shuffle=False, verbose=0,
+                    validation_data=(x[TRAIN:], [y[TRAIN:] for y in ys]))
+    case = {"targets": ["labels", "binary"],
+            "history": {k: [float(v) for v in vs]
+                        for k, vs in history.history.items()}}
+    print("multi", {k: v[-1] for k, v in case["history"].items()})
+    return case
+
+
 def fit_cases(d):
     cases = {}
     x = d["x"]
@@ -270,6 +309,7 @@ def main():
         "epochs": EPOCHS,
         "data": {k: v.ravel().tolist() for k, v in d.items()},
         "cases": fit_cases(d),
+        "multi": fit_multi(d),
     }
     with open(os.path.join(STATEFUL_OUT, "fit.json"), "w") as f:
         json.dump(out, f)

@@ -11,7 +11,8 @@
 // in batches of 32 (the last partial) with 44 validation examples. kcc
 // imports the .keras (its compile_config's metrics read by class), fits
 // the same way, compiled and interpreted, and must log every metric, train
-// and val, each epoch, within 1e-5 relative of Keras's history.
+// and val, each epoch, within 1e-5 relative of Keras's history; a model
+// of two outputs with stateful metrics on each likewise.
 //
 // formulas.json: per metric configuration, Keras's value on fixed arrays
 // after one update_state and after two (the arrays split): kcc's
@@ -151,6 +152,74 @@ INSTANTIATE_TEST_SUITE_P(
     [](const auto &info) {
       return std::get<0>(info.param) + "_" + std::get<1>(info.param).name;
     });
+
+class StatefulMetricMultiOutput : public ::testing::TestWithParam<Mode> {};
+
+// Two outputs, each with its own stateful metrics: logged as
+// <output>_<metric>, train and val, as Keras logs them.
+TEST_P(StatefulMetricMultiOutput, FitHistoryReproducesKeras) {
+  const Mode &mode = GetParam();
+  const json::Object &c = *fitRecord().getObject("multi");
+  keras::ImportedModel imported = keras::importKerasArchive(
+      e2e::kerasFixture("metrics/stateful/multi.keras"));
+  ASSERT_TRUE(imported.weightsLoaded);
+  ASSERT_TRUE(imported.training.has_value()) << imported.trainingError;
+  TrainingConfig config = *imported.training;
+  ASSERT_EQ(config.outputs.size(), 2u);
+  int64_t batch = *fitRecord().getInteger("batch");
+  int64_t train = *fitRecord().getInteger("train");
+  int64_t val = *fitRecord().getInteger("validation");
+  config.batch = batch;
+  config.mode = mode.mode;
+  auto source = [&](int64_t begin, int64_t end) {
+    std::vector<ExampleArray> targets;
+    std::vector<DType> types;
+    for (const json::Value &t : *c.getArray("targets")) {
+      std::string name = t.getAsString()->str();
+      DType dtype = name == "labels" ? DType::I32 : DType::F32;
+      targets.push_back(
+          ExampleArray::fromNDArray(rows(name, begin, end, dtype), name));
+      types.push_back(dtype);
+    }
+    return std::make_unique<ArrayDataSource>(
+        std::vector<ExampleArray>{
+            ExampleArray::fromNDArray(rows("x", begin, end, DType::F32), "x")},
+        std::move(targets), batch, std::vector<DType>{DType::F32}, types);
+  };
+  std::unique_ptr<ArrayDataSource> trainData = source(0, train);
+  std::unique_ptr<ArrayDataSource> valData = source(train, train + val);
+  Trainer trainer(*imported.model, config, /*log=*/nullptr);
+  FitOptions fit;
+  fit.epochs = *fitRecord().getInteger("epochs");
+  fit.verbose = 0;
+  History history = trainer.fit(*trainData, fit, valData.get());
+  const json::Object &keras = *c.getObject("history");
+  double worst = 0;
+  for (const auto &[key, values] : keras) {
+    std::vector<double> expected = e2e::numbers(*values.getAsArray());
+    for (size_t e = 0; e < expected.size(); ++e) {
+      const Logs &logs = history.epochs[e].values;
+      auto it = logs.find(key.str());
+      ASSERT_NE(it, logs.end()) << "kcc logs no " << key.str();
+      double err = std::abs(it->second - expected[e]) /
+                   std::max(1.0, std::abs(expected[e]));
+      worst = std::max(worst, err);
+      EXPECT_LE(err, 1e-5) << "epoch " << e << " " << key.str() << ": Keras "
+                           << expected[e] << ", kcc " << it->second;
+    }
+  }
+  for (const auto &[key, value] : history.epochs[0].values)
+    EXPECT_TRUE(keras.get(key) != nullptr) << "Keras logs no " << key;
+  std::printf("[ keras ] %-12s %-11s %zu logs x %lld epochs, worst rel %.1e\n",
+              "multi", mode.name, keras.size(),
+              static_cast<long long>(fit.epochs), worst);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    KerasStatefulMetrics, StatefulMetricMultiOutput,
+    ::testing::Values(Mode{ExecMode::Compiled, "compiled"},
+                      Mode{ExecMode::Interpreted, "interpreted"}),
+    [](const auto &info) { return std::string(info.param.name); });
 
 /// formulas.json's array `name`, rows [begin, end).
 NDArray formulaArray(const std::string &name, int64_t begin, int64_t end,

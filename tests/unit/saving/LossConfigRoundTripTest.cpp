@@ -106,14 +106,14 @@ TEST(LossConfigRoundTrip, EveryFixtureImportsSavesAndImportsTheSame) {
 TEST(MetricConfigRoundTrip, StatefulMetricsImportSaveAndImportTheSame) {
   std::string dir = tempDir();
   for (const char *name :
-       {"binary", "categorical", "logits", "regression", "sparse"}) {
+       {"binary", "categorical", "logits", "regression", "sparse", "multi"}) {
     std::string file = std::string(KCC_KERAS_FIXTURES) + "/metrics/stateful/" +
                        name + ".keras";
     SCOPED_TRACE(file);
     keras::ImportedModel first = keras::importFile(file);
     ASSERT_TRUE(first.training);
     ASSERT_EQ(first.trainingError, "");
-    ASSERT_GE(first.training->metrics.size(), 3u);
+    ASSERT_GE(first.training->resultNames().size(), 3u);
     keras::ModelState state;
     state.weights = first.model->getWeights();
     std::string out = dir + "/" + name + ".keras";
@@ -122,6 +122,9 @@ TEST(MetricConfigRoundTrip, StatefulMetricsImportSaveAndImportTheSame) {
     ASSERT_TRUE(second.training);
     EXPECT_EQ(second.trainingError, "");
     EXPECT_EQ(first.training->metrics, second.training->metrics);
+    for (size_t k = 0; k < first.training->outputs.size(); ++k)
+      EXPECT_EQ(first.training->outputs[k].metrics,
+                second.training->outputs[k].metrics);
     EXPECT_EQ(first.training->resultNames(), second.training->resultNames());
   }
 }
