@@ -97,19 +97,28 @@ Value concat(KcEmitter &e, llvm::ArrayRef<Value> parts) {
 }
 
 /// Keras's _filter_top_k: the k highest of each row kept, the others
-/// NEG_INF. Keras keeps exactly k (ops.top_k); here every class scoring at
-/// least the k-th highest is kept, which differs only on ties.
+/// NEG_INF. Exactly k, as ops.top_k picks them: of equal values the lower
+/// index first, so class j is kept when fewer than k classes score more
+/// or score the same at a lower index.
 Value filterTopK(KcEmitter &e, Value pred, int64_t k) {
   RankedTensorType t = KcEmitter::typeOf(pred);
   Type ft = t.getElementType();
   Value rows = asRows(e, pred);
   auto shape = KcEmitter::typeOf(rows).getShape();
   int64_t n = shape[0], c = shape[1];
-  // above[r, j, i] = x[r, i] > x[r, j].
+  // ahead[r, j, i]: class i is picked before class j.
   Value others = broadcast(e, reshape(e, rows, {n, 1, c}), {n, c, c});
   Value self = broadcast(e, reshape(e, rows, {n, c, 1}), {n, c, c});
-  Value above = compareAsFloat(e, CompareDirection::GT, others, self, ft);
-  Value count = e.sumAxis(above, -1, /*keepdims=*/false);
+  std::vector<double> lower(c * c, 0.0);
+  for (int64_t j = 0; j < c; ++j)
+    for (int64_t i = 0; i < j; ++i)
+      lower[j * c + i] = 1.0;
+  Value before = broadcast(
+      e, constant(e, RankedTensorType::get({1, c, c}, ft), lower), {n, c, c});
+  Value ahead = e.add(
+      compareAsFloat(e, CompareDirection::GT, others, self, ft),
+      e.mul(compareAsFloat(e, CompareDirection::EQ, others, self, ft), before));
+  Value count = e.sumAxis(ahead, -1, /*keepdims=*/false);
   Value keep = compareAsFloat(e, CompareDirection::LT, count,
                               e.splatLike(count, k - 0.5), ft);
   Value filtered =

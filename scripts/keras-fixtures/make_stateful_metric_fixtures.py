@@ -217,6 +217,9 @@ def formula_cases():
     # boundary for num_thresholds=4) and the ends.
     probs[0] = [0.5, 0.3, np.float32(1 / 3)]
     probs[1] = [0.0, 1.0, 0.7]
+    # Ties: top_k picks the lower index first.
+    probs[2] = [0.6, 0.6, 0.6]
+    probs[3] = [0.2, 0.9, 0.9]
     labels = rng.integers(0, 2, (12, 3)).astype(np.float32)
     classes = rng.integers(0, 3, 12).astype(np.int32)
     onehot = np.eye(3, dtype=np.float32)[classes]
@@ -234,6 +237,9 @@ def formula_cases():
         "recall_no_positives": (M.Recall(), "zeros", "probs"),
         "recall_t05": (M.Recall(thresholds=0.5), "labels", "probs"),
         "precision_top_1": (M.Precision(top_k=1), "labels", "probs"),
+        "recall_top_2": (M.Recall(top_k=2), "labels", "probs"),
+        "precision_top_2_class_1": (M.Precision(top_k=2, class_id=1),
+                                    "labels", "probs"),
         "recall_class_2": (M.Recall(class_id=2), "labels", "probs"),
         "tp": (M.TruePositives(), "labels", "probs"),
         "fp_t03": (M.FalsePositives(thresholds=0.3), "labels", "probs"),
