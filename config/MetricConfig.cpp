@@ -728,8 +728,17 @@ llvm::Error MetricConfig::setArgument(llvm::StringRef key,
     return llvm::Error::success();
   }
   if (key == "label_weights") {
-    if (!isNone(value))
-      return bad("None (label weights are not supported yet)");
+    if (isNone(value)) {
+      labelWeights.clear();
+      return llvm::Error::success();
+    }
+    std::optional<std::vector<double>> list = parseList(value);
+    if (!list || list->empty())
+      return bad("a list of non-negative weights");
+    for (double w : *list)
+      if (!(w >= 0) || !std::isfinite(w))
+        return bad("a list of non-negative weights");
+    labelWeights = *list;
     return llvm::Error::success();
   }
   if (key == "curve") {
@@ -738,8 +747,10 @@ llvm::Error MetricConfig::setArgument(llvm::StringRef key,
       curve = AucCurve::ROC;
     else if (v == "PR")
       curve = AucCurve::PR;
+    else if (v == "PRGAIN")
+      curve = AucCurve::PRGAIN;
     else
-      return bad("ROC or PR (PRGAIN is not supported yet)");
+      return bad("ROC, PR or PRGAIN");
     return llvm::Error::success();
   }
   if (key == "summation_method") {
@@ -879,12 +890,14 @@ std::string MetricConfig::str() const {
       if (numThresholds != 200 && thresholds.empty())
         add("num_thresholds", std::to_string(numThresholds));
       if (curve != AucCurve::ROC)
-        add("curve", "PR");
+        add("curve", curve == AucCurve::PR ? "PR" : "PRGAIN");
       if (summation != AucSummation::Interpolation)
         add("summation_method",
             summation == AucSummation::Minoring ? "minoring" : "majoring");
       if (multiLabel)
         add("multi_label", "true");
+      if (!labelWeights.empty())
+        add("label_weights", formatList(labelWeights));
       if (fromLogits)
         add("from_logits", "true");
     }
@@ -1183,9 +1196,25 @@ double metricResult(const MetricConfig &m, llvm::ArrayRef<double> stats) {
             if (m.curve == AucCurve::ROC) {
               x[t] = divideNoNan(at(fp, t), at(fp, t) + at(tn, t));
               y[t] = recall;
-            } else {
+            } else if (m.curve == AucCurve::PR) {
               x[t] = recall;
               y[t] = divideNoNan(at(tp, t), at(tp, t) + at(fp, t));
+            } else {
+              // PRGAIN: recall and precision gains, scaled by P / N; no
+              // true positives gives gains 0 and 1, a negative recall gain
+              // 0 (Keras's fixes).
+              double scale =
+                  divideNoNan(at(tp, t) + at(fn, t), at(tn, t) + at(fp, t));
+              double recallGain =
+                  1.0 - scale * divideNoNan(at(fn, t), at(tp, t));
+              double precisionGain =
+                  1.0 - scale * divideNoNan(at(fp, t), at(tp, t));
+              if (at(tp, t) == 0) {
+                recallGain = 0;
+                precisionGain = 1;
+              }
+              x[t] = std::max(recallGain, 0.0);
+              y[t] = precisionGain;
             }
           }
           for (size_t i = 0; i + 1 < n; ++i) {
@@ -1197,7 +1226,16 @@ double metricResult(const MetricConfig &m, llvm::ArrayRef<double> stats) {
             auc += (x[i] - x[i + 1]) * h;
           }
         }
-        total += auc;
+        // The labels' mean, or their average weighed by label_weights.
+        total += m.labelWeights.empty() || labels == 1
+                     ? auc
+                     : auc * m.labelWeights[l];
+      }
+      if (labels > 1 && !m.labelWeights.empty()) {
+        double weights = 0;
+        for (double w : m.labelWeights)
+          weights += w;
+        return divideNoNan(total, weights);
       }
       return labels ? total / labels : 0.0;
     }

@@ -112,7 +112,7 @@ llvm::StringRef metricClassName(MetricKind kind);
 /// "f1_score").
 llvm::StringRef metricDefaultName(MetricKind kind);
 
-enum class AucCurve { ROC, PR };
+enum class AucCurve { ROC, PR, PRGAIN };
 enum class AucSummation { Interpolation, Minoring, Majoring };
 
 /// A metric; defaults are Keras 3's. Each argument is used by the metrics
@@ -140,6 +140,10 @@ struct MetricConfig {
   AucSummation summation = AucSummation::Interpolation;
   bool multiLabel = false; ///< AUC
   bool fromLogits = false; ///< AUC
+  /// AUC: a weight per label (the last axis): each count weighed by its
+  /// label's, or with multi_label the labels' AUCs averaged by them. Empty:
+  /// every label weighs 1.
+  std::vector<double> labelWeights;
   /// The *At* metrics' constraint: recall, precision, specificity or
   /// sensitivity.
   double value = 0.5;

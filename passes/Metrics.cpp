@@ -166,13 +166,27 @@ Value confusionStatistics(KcEmitter &e, const MetricConfig &m, Value pred,
       e, constant(e, RankedTensorType::get({1, 1, nt}, ft), cut), full);
   Value positive =
       compareAsFloat(e, CompareDirection::GT, broadcast(e, x, full), cuts, ft);
+  // AUC's label_weights without multi_label: each value weighs its label's
+  // weight (the last axis) in every count.
+  Value weight;
+  if (!m.labelWeights.empty() && !m.multiLabel) {
+    int64_t classes = pt.getRank() ? pt.getShape().back() : 1;
+    Value w =
+        constant(e, RankedTensorType::get({1, classes}, ft), m.labelWeights);
+    w = broadcast(e, w, {numel(pt) / classes, classes});
+    weight = reshape(e, w, {n, labels, 1});
+    positive = e.mul(positive, broadcast(e, weight, full));
+  }
   Value tp = e.sumAxis(e.mul(positive, broadcast(e, label, full)), 0, false);
   Value predicted = e.sumAxis(positive, 0, false);
   Value actual =
-      broadcast(e, e.sumAxis(label, 0, false), {labels, nt}); // [labels, nt]
+      broadcast(e, e.sumAxis(weight ? e.mul(label, weight) : label, 0, false),
+                {labels, nt}); // [labels, nt]
+  Value all = weight ? broadcast(e, e.sumAxis(weight, 0, false), {labels, nt})
+                     : e.splatLike(actual, static_cast<double>(n));
   Value fp = e.sub(predicted, tp);
   Value fn = e.sub(actual, tp);
-  Value tn = e.sub(e.rsub(static_cast<double>(n), actual), fp);
+  Value tn = e.sub(e.sub(all, actual), fp);
   // Keras's layout: [thresholds, labels].
   auto layout = [&](Value v) -> Value {
     if (labels == 1)
@@ -318,6 +332,11 @@ std::string checkMetricShape(const MetricConfig &m, RankedTensorType pred) {
     return cls + ": top_k needs a class axis";
   if (m.multiLabel && rank != 2)
     return cls + ": multi_label expects 2D predictions (batch, labels)";
+  if (!m.labelWeights.empty() &&
+      static_cast<int64_t>(m.labelWeights.size()) != last)
+    return cls + ": " + std::to_string(m.labelWeights.size()) +
+           " label_weights for predictions of " + std::to_string(last) +
+           " labels";
   bool argmaxPred =
       (m.kind == MetricKind::IoU || m.kind == MetricKind::MeanIoU ||
        m.kind == MetricKind::OneHotIoU ||

@@ -256,6 +256,13 @@ def formula_cases():
         "auc_given": (M.AUC(thresholds=[0.3, 0.5]), "labels", "probs"),
         "auc_multi": (M.AUC(multi_label=True), "labels", "probs"),
         "auc_no_positives": (M.AUC(), "zeros", "probs"),
+        "auc_label_weights": (M.AUC(label_weights=[0.2, 1.0, 2.0]), "labels",
+                              "probs"),
+        "auc_multi_label_weights": (M.AUC(multi_label=True, curve="PR",
+                                          label_weights=[0.5, 0.0, 3.0]),
+                                    "labels", "probs"),
+        "auc_prgain": (M.AUC(curve="PRGAIN", num_thresholds=20), "labels",
+                       "probs"),
         "p_at_r": (M.PrecisionAtRecall(0.4, num_thresholds=10), "labels",
                    "probs"),
         "r_at_p": (M.RecallAtPrecision(0.5), "labels", "probs"),
@@ -293,7 +300,9 @@ def formula_cases():
         config = metric.get_config()
         config.pop("dtype", None)
         out[name] = {"class_name": type(metric).__name__,
-                     "config": {k: v for k, v in config.items()},
+                     "config": {k: (np.asarray(v).tolist()
+                                    if hasattr(v, "shape") else v)
+                                for k, v in config.items()},
                      "y_true": yt, "y_pred": yp,
                      "one_update": once, "two_updates": twice}
     return {"arrays": {k: {"shape": list(v.shape), "values":

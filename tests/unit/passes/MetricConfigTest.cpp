@@ -88,7 +88,7 @@ TEST(MetricConfig, LogNamesOfTheTextForm) {
 }
 
 TEST(MetricConfig, RefusesWhatKerasRefusesAndVectorResults) {
-  EXPECT_NE(errorOf("AUC(curve=XY)").find("curve must be ROC or PR"),
+  EXPECT_NE(errorOf("AUC(curve=XY)").find("curve must be ROC, PR or PRGAIN"),
             std::string::npos);
   EXPECT_NE(errorOf("Precision(top=2)").find("takes no argument 'top'"),
             std::string::npos);
