@@ -2,11 +2,12 @@
 #===- compare_compile.py - Two kcc builds on every zoo fixture, alternated -===#
 #
 # Cold compile, its CPU time, the compiled and the interpreted step of every zoo
-# fixture (zoo/zoo_cases.py, batch 32) under two kcc binaries, or one binary
-# with two sets of extra flags: per round, every fixture runs under A then B
+# fixture (zoo/zoo_cases.py, batch 32 or --batch) under two kcc binaries, or one
+# binary with two sets of extra flags: per round, every fixture runs under A then B
 # (`kcc bench --json`, KCC_CACHE_DIR=off, 2 OpenMP threads), so load on a
-# shared machine hits both alike. Prints per-fixture medians, B / A, and the
-# worst compile of each; --json keeps every run.
+# shared machine hits both alike. Prints per-fixture medians, B / A, B's
+# library_ms (the step's GEMMs and convolutions alone: kcc bench) and the worst
+# compile of each; --json keeps every run.
 #
 #   compare_compile.py --a OLD/kcc --b build/bin/kcc --rounds 3
 #   compare_compile.py --a build/bin/kcc --a-flags="--llvm-passes=default<O3>" \
@@ -44,8 +45,8 @@ def cases(only):
         yield os.path.splitext(rel)[0], path, flags
 
 
-def run(kcc, extra, path, flags, repetitions):
-    cmd = [kcc, "bench", path, "--batch", "32", "--repetitions", str(repetitions),
+def run(kcc, extra, path, flags, repetitions, batch):
+    cmd = [kcc, "bench", path, "--batch", str(batch), "--repetitions", str(repetitions),
            "--json"] + flags + extra
     env = dict(os.environ, KCC_CACHE_DIR="off", OMP_NUM_THREADS="2")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
@@ -57,6 +58,7 @@ def run(kcc, extra, path, flags, repetitions):
     d = json.loads(out)
     return {"compile_ms": d["compile_ms"], "step_ms": d["compiled_ms"],
             "interp_ms": d.get("interpreted_ms"),
+            "library_ms": d.get("library_ms"),
             "cpu_ms": (usage.ru_utime + usage.ru_stime) * 1e3}
 
 
@@ -69,6 +71,7 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--repetitions", type=int, default=5,
                    help="kcc bench's timed repetitions per run")
+    p.add_argument("--batch", type=int, default=32)
     p.add_argument("--only", default="", help="fixture names, comma-separated")
     p.add_argument("--json", help="write every run here")
     p.add_argument("--also", nargs="*", default=[],
@@ -85,17 +88,19 @@ def main():
     for r in range(args.rounds):
         for name, path, flags in todo:
             for side, (kcc, extra) in sides.items():
-                res = run(kcc, extra, path, flags, args.repetitions)
+                res = run(kcc, extra, path, flags, args.repetitions,
+                          args.batch)
                 runs.setdefault(name, {}).setdefault(side, []).append(res)
         print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
     load.append(open("/proc/loadavg").read().split()[0])
 
     med = lambda xs, k: statistics.median(x[k] for x in xs)
-    print(f"{args.rounds} rounds, A then B per fixture, medians; load {load[0]} "
+    print(f"batch {args.batch}, {args.rounds} rounds, A then B per fixture, medians; load {load[0]} "
           f"at the start, {load[1]} at the end (finished {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
     print("| fixture | A compile ms | B compile ms | B / A | A CPU ms | B CPU ms "
-          "| A step ms | B step ms | B / A |")
-    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+          "| A step ms | B step ms | B / A | A interpreted ms | B interpreted ms "
+          "| B / A | B library ms | B step / library |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     worst = {"A": (0, ""), "B": (0, "")}
     step_ratios, interp_ratios = [], []
     for name, by in runs.items():
@@ -107,12 +112,22 @@ def main():
         ca, cb = med(a, "compile_ms"), med(b, "compile_ms")
         sa, sb = med(a, "step_ms"), med(b, "step_ms")
         step_ratios.append(sb / sa)
+        ia = ib = lb = None
         if all(x.get("interp_ms") for x in a + b):
-            interp_ratios.append(med(b, "interp_ms") / med(a, "interp_ms"))
+            ia, ib = med(a, "interp_ms"), med(b, "interp_ms")
+            interp_ratios.append(ib / ia)
+        if all(x.get("library_ms") is not None for x in b):
+            lb = med(b, "library_ms")
+        fmt = lambda v, f: format(v, f) if v is not None else "-"
+        interp = (f"{fmt(ia, '.4g')} | {fmt(ib, '.4g')} | "
+                  f"{fmt(ib / ia if ia and ib else None, '.2f')}")
+        library = (f"{fmt(lb, '.4g')} | "
+                   f"{fmt(sb / lb if lb else None, '.2f')}")
         for side, c in (("A", ca), ("B", cb)):
             worst[side] = max(worst[side], (c, name))
         print(f"| {name} | {ca:.0f} | {cb:.0f} | {cb / ca:.2f} | {med(a, 'cpu_ms'):.0f} "
-              f"| {med(b, 'cpu_ms'):.0f} | {sa:.4g} | {sb:.4g} | {sb / sa:.2f} |")
+              f"| {med(b, 'cpu_ms'):.0f} | {sa:.4g} | {sb:.4g} | {sb / sa:.2f} "
+              f"| {interp} | {library} |")
     print(f"worst compile: A {worst['A'][0]:.0f} ms ({worst['A'][1]}), "
           f"B {worst['B'][0]:.0f} ms ({worst['B'][1]})")
     if step_ratios:

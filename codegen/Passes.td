@@ -262,21 +262,30 @@ def KcFuseEpilogues : Pass<"kc-fuse-epilogues", "mlir::ModuleOp"> {
 }
 
 def KcExpandMath : Pass<"kc-expand-math"> {
-  let summary = "Expands f32 tanh into the kernel library's approximation";
+  let summary = "Expands f32 tanh, exp, expm1, log, log1p and erf into the "
+                "kernel library's arithmetic";
   let description = [{
-    Every f32 `math.tanh`, scalar or vector, becomes the arithmetic of
-    runtime/kernels/Tanh.h (Eigen's rational approximation, the one XLA's
-    CPU backend uses): a clamp to [-7.9, 7.9], two polynomials in x^2 as
-    `math.fma` chains, a division, the input itself where |x| < 4e-4 and
-    +-1 where |x| >= 9.
+    Every f32 `math.tanh`, `math.exp`, `math.expm1`, `math.log`,
+    `math.log1p` and `math.erf`, scalar or vector, becomes the arithmetic
+    of runtime/kernels/Tanh.h, Exp.h, Log.h and Erf.h, op for op:
+    tanh is Eigen's rational approximation (the one XLA's CPU backend
+    uses); exp and expm1 a Cody-Waite reduction by k ln2 (k read from the
+    bits of x / ln2 + 1.5 * 2^23), a polynomial by `math.fma` and 2^k built
+    in the exponent bits (`arith.bitcast`, `arith.shli`); log and log1p
+    fdlibm's split of the bits into 2^k m and its polynomial in
+    (m - 1) / (m + 1); erf a polynomial near 0 and 1 - exp(polynomial)
+    beyond. Selects give the infinities, the saturations and NaN.
+    Each is within 2 ulp of the correctly rounded result.
     Compiled code then rounds as the interpreter does and the loops that
-    hold a tanh vectorize, where a libm call would be one call per lane.
-    Runs after kc-fuse-epilogues, which matches `math.tanh`.
+    hold these functions vectorize, where a libm call would be one call per
+    lane. f64 keeps libm. Runs after kc-fuse-epilogues, which matches
+    `math.tanh`, `math.exp`, `math.log` and `math.erf`.
 
     ```mlir
-    %y = math.tanh %x : vector<8xf32>
-    // becomes: arith.cmpf / arith.select (clamp), math.fma x 9,
-    // arith.mulf, arith.divf, math.absf, arith.select
+    %y = math.exp %x : vector<8xf32>
+    // becomes: math.fma (the rounding to k and the reduction), math.fma x 5
+    // (the polynomial), arith.bitcast / arith.shrsi / arith.shli (2^k),
+    // arith.mulf, arith.cmpf / arith.select (+inf and 0)
     ```
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",

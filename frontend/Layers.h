@@ -85,6 +85,40 @@ public:
                   const std::string &biasInitializer = "zeros");
 };
 
+/// The 1-D variants of DepthwiseConv2D, SeparableConv2D and Conv2DTranspose
+/// on [batch, steps, channels]: kernels as Keras's 1-D layers hold them
+/// (the 2-D ones without the height axis).
+class DepthwiseConv1D : public Layer {
+public:
+  DepthwiseConv1D(int64_t kernelSize, int64_t strides = 1,
+                  const std::string &padding = "valid",
+                  int64_t depthMultiplier = 1, int64_t dilationRate = 1,
+                  const std::string &activation = "linear", bool useBias = true,
+                  const std::string &depthwiseInitializer = "glorot_uniform",
+                  const std::string &biasInitializer = "zeros");
+};
+
+class SeparableConv1D : public Layer {
+public:
+  SeparableConv1D(int64_t filters, int64_t kernelSize, int64_t strides = 1,
+                  const std::string &padding = "valid",
+                  int64_t dilationRate = 1, int64_t depthMultiplier = 1,
+                  const std::string &activation = "linear", bool useBias = true,
+                  const std::string &depthwiseInitializer = "glorot_uniform",
+                  const std::string &pointwiseInitializer = "glorot_uniform",
+                  const std::string &biasInitializer = "zeros");
+};
+
+class Conv1DTranspose : public Layer {
+public:
+  Conv1DTranspose(int64_t filters, int64_t kernelSize, int64_t strides = 1,
+                  const std::string &padding = "valid",
+                  int64_t dilationRate = 1,
+                  const std::string &activation = "linear", bool useBias = true,
+                  const std::string &kernelInitializer = "glorot_uniform",
+                  const std::string &biasInitializer = "zeros");
+};
+
 /// Strides default to the pool size (Keras's strides=None).
 class MaxPooling2D : public Layer {
 public:
@@ -115,7 +149,30 @@ public:
 /// rate, zero elsewhere. Identity otherwise.
 class Dropout : public Layer {
 public:
-  explicit Dropout(double rate, uint64_t seed = 0);
+  /// `noiseShape`: the mask's shape, -1 for the input's dim (Keras's
+  /// None; empty: the input's shape).
+  explicit Dropout(double rate, uint64_t seed = 0,
+                   std::vector<int64_t> noiseShape = {});
+};
+
+/// x + N(0, stddev) in training (Keras's GaussianNoise).
+class GaussianNoise : public Layer {
+public:
+  explicit GaussianNoise(double stddev, uint64_t seed = 0);
+};
+
+/// x * N(1, sqrt(rate / (1 - rate))) in training (Keras's GaussianDropout).
+class GaussianDropout : public Layer {
+public:
+  explicit GaussianDropout(double rate, uint64_t seed = 0);
+};
+
+/// Dropout for selu networks (Keras's AlphaDropout): dropped entries take
+/// selu's negative saturation, then an affine map keeps the mean and the
+/// variance.
+class AlphaDropout : public Layer {
+public:
+  explicit AlphaDropout(double rate, uint64_t seed = 0);
 };
 
 /// Dropout of whole channels of [batch, steps, channels]: one draw per
@@ -314,6 +371,39 @@ public:
               const std::string &biasInitializer = "zeros");
 };
 
+/// ConvNeXt's LayerScale (keras.applications): x * gamma, gamma a
+/// [projectionDim] weight initialized to `initValues`.
+class LayerScale : public Layer {
+public:
+  LayerScale(double initValues, int64_t projectionDim);
+};
+
+/// ConvNeXt's StochasticDepth: in training each example's input is dropped
+/// with probability `dropPathRate`, the others divided by 1 - rate.
+class StochasticDepth : public Layer {
+public:
+  explicit StochasticDepth(double dropPathRate);
+};
+
+/// Keras's Attention on rank-3 {query, value} or {query, value, key}:
+/// softmax(scores) value with scores q k^T ("dot", times a learned scalar
+/// when `useScale`) or, for "concat", a learned scalar times
+/// sum(tanh(scale * (q + k))); `useCausalMask` as MultiHeadAttention's.
+/// No dropout.
+class Attention : public Layer {
+public:
+  explicit Attention(bool useScale = false,
+                     const std::string &scoreMode = "dot",
+                     bool useCausalMask = false);
+};
+
+/// Keras's AdditiveAttention: scores sum(scale * tanh(q + k)) over the
+/// features (a learned [features] scale when `useScale`).
+class AdditiveAttention : public Layer {
+public:
+  explicit AdditiveAttention(bool useScale = true, bool useCausalMask = false);
+};
+
 /// Keras's MultiHeadAttention on rank-3 inputs, called on {query, value}
 /// or {query, value, key}: softmax(q k^T / sqrt(keyDim)) v per head, with
 /// Keras's causal mask when `useCausalMask` (a call argument in Keras, a
@@ -331,8 +421,9 @@ public:
                      const std::string &biasInitializer = "zeros");
 };
 
-/// Whether `layer` is a MultiHeadAttention applying the causal mask (what
-/// a saved config records as the call's use_causal_mask).
+/// Whether `layer` is a MultiHeadAttention, Attention or AdditiveAttention
+/// applying the causal mask (what a saved config records as the call's
+/// use_causal_mask).
 bool usesCausalMask(const Layer &layer);
 
 /// Rows of a trainable [inputDim, outputDim] table at integer ids (int32 or
@@ -486,6 +577,72 @@ class Rescaling : public Layer {
 public:
   explicit Rescaling(std::vector<double> scale,
                      std::vector<double> offset = {0.0});
+};
+
+/// Statistics given to Normalization instead of adapted weights: `shape`
+/// aligned with the kept axes from the right (Keras's rule), row-major
+/// values. Empty: adapted.
+struct NormalizationStatistics {
+  Shape shape;
+  std::vector<double> mean, variance;
+};
+
+/// (x - mean) / max(sqrt(variance), 1e-7) with the statistics per entry of
+/// the kept `axis` (Keras's Normalization; an empty `axis` keeps none), or
+/// with `invert` mean + x * max(sqrt(variance), 1e-7). Adapted statistics
+/// are non-trainable weights (mean, variance and the adapt count, as Keras
+/// stores them); given ones are constants of the step.
+class Normalization : public Layer {
+public:
+  explicit Normalization(std::vector<int64_t> axis = {-1},
+                         NormalizationStatistics statistics = {},
+                         bool invert = false);
+};
+
+/// NHWC images resized to height x width (Keras's Resizing, as the JAX
+/// backend computes it without antialiasing): "bilinear" or "nearest";
+/// `cropToAspectRatio` first takes the largest centred crop of the
+/// target's aspect ratio.
+class Resizing : public Layer {
+public:
+  Resizing(int64_t height, int64_t width,
+           std::string interpolation = "bilinear",
+           bool cropToAspectRatio = false);
+};
+
+/// The centred height x width window of NHWC images; an image smaller than
+/// that is cropped to its aspect ratio and resized (Keras's CenterCrop).
+class CenterCrop : public Layer {
+public:
+  CenterCrop(int64_t height, int64_t width);
+};
+
+/// Keras's augmentation layers: the identity at inference; in training one
+/// draw per image from the step's counter-based stream (seed 0: one derived
+/// from the model's seed and the layer's name). RandomFlip flips images
+/// whose draw is <= 0.5 along the width ("horizontal"), the height
+/// ("vertical") or both.
+class RandomFlip : public Layer {
+public:
+  explicit RandomFlip(std::string mode = "horizontal_and_vertical",
+                      uint64_t seed = 0);
+};
+
+/// Adds uniform(lower, upper) * (high - low) to each image, clipped to
+/// [low, high] (Keras's RandomBrightness; its factor's (lower, upper)).
+class RandomBrightness : public Layer {
+public:
+  RandomBrightness(double lower, double upper, double low = 0.0,
+                   double high = 255.0, uint64_t seed = 0);
+};
+
+/// Scales each image's deviation from its per-channel mean by
+/// uniform(1 - lower, 1 + upper), clipped to [low, high] (Keras's
+/// RandomContrast; its factor's (lower, upper)).
+class RandomContrast : public Layer {
+public:
+  RandomContrast(double lower, double upper, double low = 0.0,
+                 double high = 255.0, uint64_t seed = 0);
 };
 
 /// The non-batch axes permuted: `dims` lists, 1-based, which input axis

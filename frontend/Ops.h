@@ -135,6 +135,10 @@ Tensor fillLike(const Tensor &like, const Shape &shape, double value);
 /// `counter` is a rank-0 I64 tensor (the training step).
 Tensor randomUniform(const Shape &shape, uint64_t seed, const Tensor &counter,
                      DType dtype = DType::F32);
+/// Standard normal draws of the same kind (Box-Muller on two uniform
+/// streams, composed of elementwise ops: frontend/ops/RandomNormal.cpp).
+Tensor randomNormal(const Shape &shape, uint64_t seed, const Tensor &counter,
+                    DType dtype = DType::F32);
 
 // Linear algebra and normalization.
 Tensor matmul(const Tensor &a, const Tensor &b, bool transposeA = false,

@@ -7,6 +7,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/LibraryCalls.h"
+#include "runtime/ProductCalls.h"
 #include "runtime/kernels/Kernels.h"
 #include "runtime/kernels/Recurrence.h"
 
@@ -45,6 +46,15 @@ template <typename Body> void guarded(const char *name, Body &&body) {
   }
 }
 
+/// Reports an f32 product call to a live recording (runtime/ProductCalls.h):
+/// `run` replays it on other operands of `elements` elements each.
+template <typename T, typename Run>
+void recordProduct(std::array<int64_t, 4> elements, Run run) {
+  if constexpr (std::is_same_v<T, float>)
+    if (__builtin_expect(rt::recordingProductCalls(), 0))
+      rt::recordProductCall({elements, std::move(run)});
+}
+
 kernels::Padding padding(int64_t code) {
   return code ? kernels::Padding::Same : kernels::Padding::Valid;
 }
@@ -69,6 +79,10 @@ bool matmulFast(const double *, const double *, const double *, double *,
 template <typename T>
 void matmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1, int64_t b0,
             int64_t b1, int64_t o0, int64_t o1, int64_t ta, int64_t tb) {
+  recordProduct<T>({a0 * a1, b0 * b1, 0, o0 * o1},
+                   [=](const T *a, const T *b, const T *, T *out) {
+                     matmul(a, b, out, a0, a1, b0, b1, o0, o1, ta, tb);
+                   });
   if (matmulFast(a, b, nullptr, out, a0, a1, o0, o1, ta, tb, false))
     return;
   guarded("matmul", [&] {
@@ -82,6 +96,11 @@ template <typename T>
 void batchMatmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1,
                  int64_t a2, int64_t b0, int64_t b1, int64_t b2, int64_t o0,
                  int64_t o1, int64_t o2, int64_t ta, int64_t tb) {
+  recordProduct<T>({a0 * a1 * a2, b0 * b1 * b2, 0, o0 * o1 * o2},
+                   [=](const T *a, const T *b, const T *, T *out) {
+                     batchMatmul(a, b, out, a0, a1, a2, b0, b1, b2, o0, o1, o2,
+                                 ta, tb);
+                   });
   int64_t k = ta ? a1 : a2;
   if constexpr (std::is_same_v<T, float>)
     if (o0 > 0 && o1 > 0 && o2 > 0 && k > 0)
@@ -150,6 +169,13 @@ void matmulEpilogue(const T *a, const T *b, const T *bias, T *out, int64_t a0,
                     int64_t a1, int64_t b0, int64_t b1, int64_t o0, int64_t o1,
                     int64_t ta, int64_t tb, int64_t hasBias, int64_t act,
                     double actParam) {
+  // The library's part: the product with its bias and relu.
+  int64_t libraryAct = Act(act) == Act::Relu ? act : int64_t(Act::None);
+  recordProduct<T>({a0 * a1, b0 * b1, hasBias ? o1 : 0, o0 * o1},
+                   [=](const T *a, const T *b, const T *bias, T *out) {
+                     matmulEpilogue(a, b, bias, out, a0, a1, b0, b1, o0, o1, ta,
+                                    tb, hasBias, libraryAct, 0.0);
+                   });
   if (!matmulFast(a, b, hasBias ? bias : nullptr, out, a0, a1, o0, o1, ta, tb,
                   Act(act) == Act::Relu))
     guarded("matmul", [&] {
@@ -168,6 +194,14 @@ void conv2dEpilogue(const T *x, const T *y, const T *bias, T *out, int64_t x0,
                     int64_t o3, int64_t sh, int64_t sw, int64_t dh, int64_t dw,
                     int64_t pad, int64_t groups, int64_t hasBias, int64_t act,
                     double actParam) {
+  int64_t libraryAct = Act(act) == Act::Relu ? act : int64_t(Act::None);
+  recordProduct<T>({x0 * x1 * x2 * x3, y0 * y1 * y2 * y3, hasBias ? o3 : 0,
+                    o0 * o1 * o2 * o3},
+                   [=](const T *x, const T *y, const T *bias, T *out) {
+                     conv2dEpilogue(x, y, bias, out, x0, x1, x2, x3, y0, y1, y2,
+                                    y3, o0, o1, o2, o3, sh, sw, dh, dw, pad,
+                                    groups, hasBias, libraryAct, 0.0);
+                   });
   guarded("conv2d", [&] {
     NDArray X = view(x, {x0, x1, x2, x3}), Y = view(y, {y0, y1, y2, y3});
     NDArray O = view(out, {o0, o1, o2, o3}), Bias = view(bias, {o3});
@@ -187,6 +221,11 @@ void conv(const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,
           int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3,
           int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh,
           int64_t sw, int64_t dh, int64_t dw, int64_t pad, int64_t groups) {
+  recordProduct<T>({x0 * x1 * x2 * x3, y0 * y1 * y2 * y3, 0, o0 * o1 * o2 * o3},
+                   [=](const T *x, const T *y, const T *, T *out) {
+                     conv<T, K>(x, y, out, x0, x1, x2, x3, y0, y1, y2, y3, o0,
+                                o1, o2, o3, sh, sw, dh, dw, pad, groups);
+                   });
   guarded("conv2d", [&] {
     NDArray X = view(x, {x0, x1, x2, x3}), Y = view(y, {y0, y1, y2, y3});
     NDArray O = view(out, {o0, o1, o2, o3});

@@ -1,17 +1,19 @@
-//===- ExpandMath.cpp - f32 tanh as the kernel library computes it -------===//
+//===- ExpandMath.cpp - f32 math functions as the kernel library's -------===//
 //
-// kc-expand-math: every f32 math.tanh (scalar or vector) becomes the
-// kernel library's tanh (runtime/kernels/Tanh.h), op for op: a clamp to
-// [-7.9, 7.9], two polynomials in x^2 by fused multiply-adds, a division,
-// the input itself near 0 and +-1 from |x| >= 9. Compiled and interpreted steps
-// then round alike, the loops that hold a tanh vectorize (a libm call on a
-// vector is one call per lane), and the cost per element drops from glibc's
-// tanhf (through expm1f) to a dozen arithmetic instructions.
+// kc-expand-math: every f32 math.tanh, math.exp, math.expm1, math.log,
+// math.log1p and math.erf (scalar or vector) becomes the kernel library's
+// arithmetic for it (runtime/kernels/Tanh.h, Exp.h, Log.h, Erf.h), op for
+// op. Compiled and interpreted steps then round alike, and the loops that
+// hold them vectorize: LLVM would lower each to a libm call per lane. The
+// builders are in ExpandExp.cpp, ExpandLog.cpp and ExpandErf.cpp; tanh's is
+// here: a clamp to [-7.9, 7.9], two polynomials in x^2 by fused
+// multiply-adds, a division, the input itself near 0 and +-1 from |x| >= 9.
 //
 //===----------------------------------------------------------------------===//
 
 #include "codegen/lowering/ExpandMath.h"
 #include "codegen/Passes.h"
+#include "codegen/lowering/MathBuilder.h"
 #include "runtime/kernels/Tanh.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -21,10 +23,11 @@
 #include "mlir/IR/TypeUtilities.h"
 
 #include "llvm/ADT/Statistic.h"
+#include "llvm/ADT/TypeSwitch.h"
 
 #define DEBUG_TYPE "kc-expand-math"
 
-STATISTIC(numExpandedTanh, "f32 tanh expanded into arithmetic");
+STATISTIC(numExpanded, "f32 math functions expanded into arithmetic");
 
 namespace kcc {
 #define GEN_PASS_DEF_KCEXPANDMATH
@@ -32,68 +35,75 @@ namespace kcc {
 } // namespace kcc
 
 using namespace mlir;
-
-namespace {
-
-/// `v` as a constant of `type` (f32, or a vector of f32).
-Value constantLike(OpBuilder &b, Location loc, Type type, float v) {
-  FloatAttr f = b.getF32FloatAttr(v);
-  if (auto vec = dyn_cast<VectorType>(type))
-    return b.create<arith::ConstantOp>(loc, vec,
-                                       DenseElementsAttr::get(vec, f));
-  return b.create<arith::ConstantOp>(loc, f);
-}
-
-} // namespace
+using P = arith::CmpFPredicate;
 
 Value kcc::codegen::buildTanhF32(OpBuilder &b, Location loc, Value in) {
   using namespace kcc::kernels;
-  Type type = in.getType();
-  auto cst = [&](float v) { return constantLike(b, loc, type, v); };
-  auto cmp = [&](arith::CmpFPredicate p, Value l, Value r) {
-    return b.create<arith::CmpFOp>(loc, p, l, r);
-  };
-  auto select = [&](Value c, Value t, Value f) {
-    return b.create<arith::SelectOp>(loc, c, t, f);
-  };
+  MathBuilder m(b, loc, in.getType());
   // in < -c ? -c : (in > c ? c : in): ordered compares, so NaN passes.
-  Value lo = cst(-kTanhClamp), hi = cst(kTanhClamp);
-  Value x = select(cmp(arith::CmpFPredicate::OLT, in, lo), lo,
-                   select(cmp(arith::CmpFPredicate::OGT, in, hi), hi, in));
-  Value x2 = b.create<arith::MulFOp>(loc, x, x);
-  auto polynomial = [&](ArrayRef<float> coefficients) {
-    Value acc = cst(coefficients.front());
-    for (float c : coefficients.drop_front())
-      acc = b.create<math::FmaOp>(loc, acc, x2, cst(c));
-    return acc;
-  };
-  Value p = polynomial(kTanhNumerator), q = polynomial(kTanhDenominator);
-  Value r = b.create<arith::DivFOp>(loc, b.create<arith::MulFOp>(loc, x, p), q);
-  Value magnitude = b.create<math::AbsFOp>(loc, in);
-  Value saturated = select(cmp(arith::CmpFPredicate::OGT, in, cst(0.0f)),
-                           cst(1.0f), cst(-1.0f));
-  return select(
-      cmp(arith::CmpFPredicate::OLT, magnitude, cst(kTanhSmall)), in,
-      select(cmp(arith::CmpFPredicate::OGE, magnitude, cst(kTanhSaturate)),
-             saturated, r));
+  Value lo = m.f(-kTanhClamp), hi = m.f(kTanhClamp);
+  Value x = m.select(m.cmp(P::OLT, in, lo), lo,
+                     m.select(m.cmp(P::OGT, in, hi), hi, in));
+  Value x2 = m.mul(x, x);
+  Value p = m.polynomial(kTanhNumerator, x2);
+  Value q = m.polynomial(kTanhDenominator, x2);
+  Value r = m.div(m.mul(x, p), q);
+  Value magnitude = m.abs(in);
+  Value saturated =
+      m.select(m.cmp(P::OGT, in, m.f(0.0f)), m.f(1.0f), m.f(-1.0f));
+  return m.select(
+      m.cmp(P::OLT, magnitude, m.f(kTanhSmall)), in,
+      m.select(m.cmp(P::OGE, magnitude, m.f(kTanhSaturate)), saturated, r));
 }
 
 namespace {
 
+/// The expansion of `op` if it is an f32 math function kcc computes
+/// itself, else null.
+Value expand(OpBuilder &b, Operation *op) {
+  if (op->getNumOperands() != 1 || op->getNumResults() != 1 ||
+      !getElementTypeOrSelf(op->getResult(0).getType()).isF32())
+    return {};
+  Location loc = op->getLoc();
+  Value x = op->getOperand(0);
+  return TypeSwitch<Operation *, Value>(op)
+      .Case([&](math::TanhOp) -> Value {
+        return kcc::codegen::buildTanhF32(b, loc, x);
+      })
+      .Case([&](math::ExpOp) -> Value {
+        return kcc::codegen::buildExpF32(b, loc, x);
+      })
+      .Case([&](math::ExpM1Op) -> Value {
+        return kcc::codegen::buildExpm1F32(b, loc, x);
+      })
+      .Case([&](math::LogOp) -> Value {
+        return kcc::codegen::buildLogF32(b, loc, x);
+      })
+      .Case([&](math::Log1pOp) -> Value {
+        return kcc::codegen::buildLog1pF32(b, loc, x);
+      })
+      .Case([&](math::ErfOp) -> Value {
+        return kcc::codegen::buildErfF32(b, loc, x);
+      })
+      .Default([](Operation *) { return Value(); });
+}
+
 struct KcExpandMathPass : kcc::impl::KcExpandMathBase<KcExpandMathPass> {
   void runOnOperation() override {
-    // One walk: each tanh is replaced by ops that hold none.
-    SmallVector<math::TanhOp> tanhs;
-    getOperation()->walk([&](math::TanhOp op) {
-      if (getElementTypeOrSelf(op.getType()).isF32())
-        tanhs.push_back(op);
+    // One walk: each function is replaced by ops that hold none of them.
+    SmallVector<Operation *> ops;
+    getOperation()->walk([&](Operation *op) {
+      if (isa<math::TanhOp, math::ExpOp, math::ExpM1Op, math::LogOp,
+              math::Log1pOp, math::ErfOp>(op))
+        ops.push_back(op);
     });
     IRRewriter rewriter(&getContext());
-    for (math::TanhOp op : tanhs) {
+    for (Operation *op : ops) {
       rewriter.setInsertionPoint(op);
-      rewriter.replaceOp(op, kcc::codegen::buildTanhF32(rewriter, op.getLoc(),
-                                                        op.getOperand()));
-      ++numExpandedTanh;
+      if (Value expanded = expand(rewriter, op)) {
+        rewriter.replaceOp(op, expanded);
+        ++numExpanded;
+      }
     }
   }
 };

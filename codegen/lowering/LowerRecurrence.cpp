@@ -35,9 +35,9 @@
 // Step 0 reads the initial state where the others read the previous states
 // row: a select of the buffer, so the step is emitted once. The activations
 // are the kernel library's: the same rational tanh, sigmoid as
-// 1 / (1 + exp(-x)) with a Cephes-style polynomial exp (a few ulp from
-// libm's), relu, linear and hard_sigmoid, so compiled and interpreted steps
-// agree to rounding (tests/unit/codegen/CompiledRecurrenceTest.cpp).
+// 1 / (1 + exp(-x)) with the same polynomial exp (runtime/kernels/Exp.h),
+// relu, linear and hard_sigmoid, so compiled and interpreted steps agree to
+// rounding (tests/unit/codegen/CompiledRecurrenceTest.cpp).
 //
 // Here: the rewrite patterns, the function each generated recurrence lives
 // in, and the library-call loop. The loop nests of the cells are in

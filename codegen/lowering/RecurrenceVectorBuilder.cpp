@@ -47,32 +47,9 @@ Value VectorBuilder::constant(double v, int64_t w) {
       loc, DenseElementsAttr::get(vec(w), builder.getF32FloatAttr(v)));
 }
 
-/// exp(x): x = n ln2 + r (Cody-Waite), a degree-5 polynomial in r
-/// (Cephes' expf), times 2^n built in the exponent bits. Inputs are
-/// clamped to [-87.3, 88.7], so the result stays normal or is +inf.
+/// exp(x) as the kernel library computes it (runtime/kernels/Exp.h).
 Value VectorBuilder::exp(Value in) {
-  int64_t w = width(in);
-  Value x = min(constant(88.7, w), max(constant(-87.3, w), in));
-  Value n = builder.create<math::FloorOp>(
-      loc, fma(x, constant(1.44269504088896341, w), constant(0.5, w)));
-  x = fma(n, constant(-0.693359375, w), x);
-  x = fma(n, constant(2.12194440e-4, w), x);
-  Value p = constant(1.9875691500e-4, w);
-  for (double c : {1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2,
-                   1.6666665459e-1, 5.0000001201e-1})
-    p = fma(p, x, constant(c, w));
-  Value y = fadd(fma(p, fmul(x, x), x), constant(1.0, w));
-  auto i32 = VectorType::get({w}, builder.getI32Type());
-  Value e = builder.create<arith::FPToSIOp>(loc, i32, n);
-  e = builder.create<arith::AddIOp>(
-      loc, e,
-      builder.create<arith::ConstantOp>(
-          loc, DenseElementsAttr::get(i32, builder.getI32IntegerAttr(127))));
-  e = builder.create<arith::ShLIOp>(
-      loc, e,
-      builder.create<arith::ConstantOp>(
-          loc, DenseElementsAttr::get(i32, builder.getI32IntegerAttr(23))));
-  return fmul(y, builder.create<arith::BitcastOp>(loc, vec(w), e));
+  return codegen::buildExpF32(builder, loc, in);
 }
 
 Value VectorBuilder::activate(Act a, Value x) {

@@ -120,7 +120,7 @@ struct VectorBuilder {
 
   /// tanh as the kernel library's (runtime/kernels/Tanh.h).
   mlir::Value tanh(mlir::Value in);
-  /// exp(x) in the style of Cephes' expf (see the definition).
+  /// exp(x) as the kernel library computes it (runtime/kernels/Exp.h).
   mlir::Value exp(mlir::Value in);
 
   /// The activations of the compiled cells, and their derivatives from the

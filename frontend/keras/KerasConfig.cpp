@@ -354,7 +354,7 @@ json::Object functionalConfig(Model &model) {
     // arguments, the merge layers one list.
     bool attention = layer.className() == "MultiHeadAttention";
     json::Object kwargs;
-    if (attention && usesCausalMask(layer))
+    if (usesCausalMask(layer))
       kwargs["use_causal_mask"] = true;
     json::Object call{{"args", node->inputs.size() == 1 || attention
                                    ? (node->inputs.size() == 1

@@ -35,6 +35,21 @@
 namespace kcc {
 namespace keras {
 
+/// A layer as Keras's model.layers lists it (InputLayers left out): a kcc
+/// layer, or a model used as a layer with its own model.layers. Keras 3
+/// stores weights along this tree (layers/functional/layers/dense/vars).
+struct SpecLayer {
+  /// The kcc layer's name, or the nested model's.
+  std::string name;
+  /// "Dense"; "Sequential" or "Functional" for a nested model.
+  std::string className;
+  /// A nested model's layers (empty for a layer).
+  std::vector<SpecLayer> layers;
+  bool isModel() const {
+    return className == "Sequential" || className == "Functional";
+  }
+};
+
 /// What an import returns.
 struct ImportedModel {
   /// A kcc::Sequential for Sequential specs, a functional kcc::Model
@@ -56,8 +71,12 @@ struct ImportedModel {
   /// "3.15.1" when the spec or archive says so, else empty.
   std::string kerasVersion;
   /// Non-input layer names in the spec's order (Keras's model.layers), the
-  /// order .keras archives number layers in.
+  /// order .keras archives number layers in; a nested model's layers take
+  /// its place (depth first, a shared layer once), the order of Keras's
+  /// model.trainable_variables.
   std::vector<std::string> specLayerOrder;
+  /// The same layers as Keras nests them: the tree of weight groups.
+  std::vector<SpecLayer> specLayers;
   /// The spec's JSON text as read (a to_json() text, a .keras archive's
   /// config.json, an .h5's model_config): what saving a Keras 3 model
   /// writes back, changed only where kcc changed it (keras/Saving.h).

@@ -19,7 +19,7 @@ const std::vector<LayerClass> &keras::layerClasses() {
          {addCoreLayers, addActivationLayers, addConvolutionalLayers,
           addPoolingLayers, addNormalizationLayers, addRegularizationLayers,
           addReshapingLayers, addMergingLayers, addRecurrentLayers,
-          addAttentionLayers, addPreprocessingLayers})
+          addAttentionLayers, addPreprocessingLayers, addApplicationLayers})
       add(all);
     return all;
   }();

@@ -32,7 +32,7 @@ struct LayerClass {
   std::string name;
   /// keras/src/layers/<family>: core, activations, convolutional, pooling,
   /// normalization, regularization, reshaping, merging, rnn, attention,
-  /// preprocessing.
+  /// preprocessing; applications for keras.applications' own classes.
   std::string family;
   /// Builds the layer from its config; null for InputLayer, which the
   /// model readers handle.
@@ -75,6 +75,8 @@ void addMergingLayers(std::vector<LayerClass> &classes);
 void addRecurrentLayers(std::vector<LayerClass> &classes);
 void addAttentionLayers(std::vector<LayerClass> &classes);
 void addPreprocessingLayers(std::vector<LayerClass> &classes);
+/// The classes keras.applications networks define (ConvNeXt's).
+void addApplicationLayers(std::vector<LayerClass> &classes);
 
 } // namespace keras
 } // namespace kcc

@@ -103,8 +103,6 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
                              const std::string &name, const CallOptions &call) {
   if (cls == "Lambda")
     c.fail("Lambda layers hold Python code and cannot be imported");
-  if (cls == "Sequential" || cls == "Functional" || cls == "Model")
-    c.fail("nested models are not supported");
   readDType(c);
   const LayerClass *entry = findLayerClass(cls);
   if (!entry || !entry->read)

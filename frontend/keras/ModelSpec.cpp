@@ -64,6 +64,77 @@ void freezeIfNeeded(const BuiltLayer &b) {
     b.layer.setTrainable(false);
 }
 
+/// Whether an entry of config.layers is a model used as a layer.
+bool isModelClass(const std::string &cls) {
+  return cls == "Sequential" || cls == "Functional" || cls == "Model";
+}
+
+/// A model used as a layer: its calls replay its layer calls into the
+/// calling model's graph, so its layers (and their weights) become the
+/// outer model's, shared by every call.
+struct NestedModel {
+  std::unique_ptr<Model> model;
+  SpecLayer spec;
+};
+
+std::unique_ptr<Model> readSequential(SpecReader &reader, const ObjectView &top,
+                                      const ObjectView &config,
+                                      const json::Array &layers,
+                                      const JsonPath &layersPath,
+                                      std::vector<SpecLayer> &level,
+                                      uint64_t seed);
+std::unique_ptr<Model>
+readFunctional(SpecReader &reader, const ObjectView &config,
+               const json::Array &layers, const JsonPath &layersPath,
+               std::vector<SpecLayer> &level, uint64_t seed);
+
+/// The model of entry `e` (class Sequential, Functional or Model), its
+/// layers frozen when its config says trainable: false (Keras's
+/// `base.trainable = False` freezes every layer under it).
+std::shared_ptr<NestedModel> readNestedModel(SpecReader &reader, const Entry &e,
+                                             uint64_t seed) {
+  const json::Value *layersValue = e.config->get("layers");
+  if (!layersValue || !layersValue->getAsArray())
+    e.config->failField("layers", "a nested model needs a list of 'layers'");
+  JsonPath layersPath = e.config->path().field("layers");
+  auto nested = std::make_shared<NestedModel>();
+  nested->spec.name = e.name;
+  nested->spec.className = e.cls == "Sequential" ? "Sequential" : "Functional";
+  const json::Array &layers = *layersValue->getAsArray();
+  nested->model = e.cls == "Sequential"
+                      ? readSequential(reader, e.view, *e.config, layers,
+                                       layersPath, nested->spec.layers, seed)
+                      : readFunctional(reader, *e.config, layers, layersPath,
+                                       nested->spec.layers, seed);
+  if (!e.config->getBool("trainable", true))
+    for (const Layer &l : nested->model->layers())
+      l.setTrainable(false);
+  return nested;
+}
+
+/// A call's own `training` argument where the Keras that wrote the node
+/// honours it. tf.keras (Keras 2, nodes as reference lists) keeps an
+/// explicit training=False on a call (a base model in inference mode
+/// inside fit); Keras 3 (nodes as {args, kwargs}) passes the outer call's
+/// mode over it (functional.py operation_fn), and kcc's step and predict
+/// always give one, so a Keras 3 node's value is never used, as in Keras.
+std::optional<bool> readTrainingArgument(SpecReader &reader,
+                                         const json::Object *kwargs,
+                                         const JsonPath &at,
+                                         const std::string &context,
+                                         bool keras3Node) {
+  if (keras3Node || !kwargs)
+    return std::nullopt;
+  ObjectView view(reader, *kwargs, at, context);
+  const json::Value *v = view.get("training");
+  if (!v)
+    return std::nullopt;
+  std::optional<bool> b = v->getAsBoolean();
+  if (!b)
+    view.failField("training", "training must be true, false or null");
+  return b;
+}
+
 //===----------------------------------------------------------------------===//
 // Sequential
 //===----------------------------------------------------------------------===//
@@ -72,10 +143,15 @@ std::unique_ptr<Model> readSequential(SpecReader &reader, const ObjectView &top,
                                       const ObjectView &config,
                                       const json::Array &layers,
                                       const JsonPath &layersPath,
-                                      ImportedModel &out, uint64_t seed) {
+                                      std::vector<SpecLayer> &level,
+                                      uint64_t seed) {
   std::string name = config.getString("name", "sequential");
   auto model =
       std::make_unique<Sequential>(std::vector<SequentialEntry>{}, name, seed);
+  // Once a model is among the layers, the chain continues as a functional
+  // graph from the Sequential's output so far (a kcc::Sequential chains
+  // layers only).
+  Tensor declaredInput, chainInput, chainOutput;
   llvm::StringSet<> names;
   bool haveInput = false;
   for (auto [i, v] : llvm::enumerate(layers)) {
@@ -86,7 +162,8 @@ std::unique_ptr<Model> readSequential(SpecReader &reader, const ObjectView &top,
         e.view.fail("an InputLayer can only be the first layer of a "
                     "Sequential model");
       InputSpec in = readInputLayer(*e.config);
-      model->add(Input(in.shape, in.dtype, in.name));
+      declaredInput = Input(in.shape, in.dtype, in.name);
+      model->add(declaredInput);
       haveInput = true;
       continue;
     }
@@ -110,23 +187,48 @@ std::unique_ptr<Model> readSequential(SpecReader &reader, const ObjectView &top,
       if (!shape)
         e.view.fail("the model has no input shape (no InputLayer, "
                     "batch_input_shape or build_input_shape)");
-      model->add(Input(*shape, DType::F32, "input_layer"));
+      declaredInput = Input(*shape, DType::F32, "input_layer");
+      model->add(declaredInput);
       haveInput = true;
     }
     if (!e.name.empty() && !names.insert(e.name).second)
       e.view.fail("two layers are named '" + e.name + "'");
+    if (isModelClass(e.cls) && !chainOutput.defined()) {
+      chainInput = chainOutput = declaredInput;
+      if (!level.empty())
+        chainOutput = model->graphOutputs()[0];
+    }
+    if (isModelClass(e.cls)) {
+      std::shared_ptr<NestedModel> nested = readNestedModel(reader, e, seed);
+      try {
+        chainOutput = nested->model->call({chainOutput}, CallContext{})[0];
+      } catch (const Error &err) {
+        relocate(reader, path, e.view.context(), err);
+      }
+      level.push_back(nested->spec);
+      continue;
+    }
     BuiltLayer b = buildLayer(*e.config, e.cls, e.name);
     try {
-      model->add(b.layer);
+      if (chainOutput.defined())
+        chainOutput = b.layer(chainOutput);
+      else
+        model->add(b.layer);
     } catch (const Error &err) {
       relocate(reader, path, e.view.context(), err);
     }
     freezeIfNeeded(b);
-    out.specLayerOrder.push_back(b.layer.name());
+    level.push_back({b.layer.name(), b.layer.className(), {}});
   }
-  if (out.specLayerOrder.empty())
+  if (level.empty())
     reader.fail(layersPath, "model '" + name + "'", "the model has no layers");
-  return model;
+  if (!chainOutput.defined())
+    return model;
+  try {
+    return std::make_unique<Model>(chainInput, chainOutput, name, seed);
+  } catch (const Error &err) {
+    relocate(reader, config.path(), "model '" + name + "'", err);
+  }
 }
 
 //===----------------------------------------------------------------------===//
@@ -142,8 +244,8 @@ struct TensorRef {
 
 class GraphReader {
 public:
-  GraphReader(SpecReader &reader, std::string modelName)
-      : reader_(reader), modelName_(std::move(modelName)) {}
+  GraphReader(SpecReader &reader, std::string modelName, uint64_t seed)
+      : reader_(reader), modelName_(std::move(modelName)), seed_(seed) {}
   /// Without a model holding them (after an error), the nodes' only
   /// references are here: free them one by one, not by recursion.
   ~GraphReader() {
@@ -212,17 +314,19 @@ public:
     return outputOf(index, ref);
   }
   /// Non-input layers in config order, built or not.
-  std::vector<std::string> layerOrder() const {
-    std::vector<std::string> names;
-    for (const Slot &s : entries_)
-      if (s.entry.cls != "InputLayer")
-        names.push_back(s.entry.name);
-    return names;
-  }
-  void freeze() const {
-    for (const Slot &s : entries_)
-      if (s.built)
-        freezeIfNeeded(*s.built);
+  std::vector<SpecLayer> layerOrder() const {
+    std::vector<SpecLayer> layers;
+    for (const Slot &s : entries_) {
+      if (s.entry.cls == "InputLayer")
+        continue;
+      if (s.nested)
+        layers.push_back(s.nested->spec);
+      else
+        layers.push_back({s.entry.name,
+                          s.built ? s.built->layer.className() : s.entry.cls,
+                          {}});
+    }
+    return layers;
   }
 
 private:
@@ -230,6 +334,8 @@ private:
     Entry entry;
     JsonPath path;
     std::optional<BuiltLayer> built;
+    /// Set instead of `built` for a model used as a layer.
+    std::shared_ptr<NestedModel> nested;
     /// Outputs per inbound node, once called; empty while in progress.
     std::map<int64_t, std::vector<Tensor>> nodes;
   };
@@ -327,10 +433,16 @@ private:
                    "node index " + std::to_string(ref.node) +
                        " is out of range (layer '" + slot.entry.name +
                        "' has " + std::to_string(list->size()) + " node(s))");
-    if (!slot.built)
+    if (isModelClass(slot.entry.cls)) {
+      if (!slot.nested)
+        slot.nested = readNestedModel(reader_, slot.entry, seed_);
+    } else if (!slot.built) {
       slot.built =
           buildLayer(*slot.entry.config, slot.entry.cls, slot.entry.name,
                      readCallOptions(slot, *list, nodesPath));
+      // Frozen before its calls, which ask whether its modes differ.
+      freezeIfNeeded(*slot.built);
+    }
     JsonPath nodePath = nodesPath.index(ref.node);
     std::vector<TensorRef> args;
     collectArgs((*list)[ref.node], nodePath, args);
@@ -347,9 +459,29 @@ private:
     for (const TensorRef &a : args)
       inputs.push_back(outputOf(slotOf(a), a));
     JsonPath nodePath = slot.path.field("inbound_nodes").index(ref.node);
+    const json::Value &node =
+        (*slot.entry.view.get("inbound_nodes")->getAsArray())[ref.node];
+    JsonPath kwargsPath = nodePath;
+    const json::Object *kwargs = keras2CallKwargs(node, kwargsPath);
+    // kcc runs every layer in the mode of the model's call: a call fixing
+    // another mode is only the same computation when the layer's modes
+    // agree (a frozen base without Dropout).
+    if (readTrainingArgument(reader_, kwargs, kwargsPath,
+                             slot.entry.view.context(),
+                             node.getAsObject() != nullptr)) {
+      bool differs = slot.nested ? slot.nested->model->trainingDiffers()
+                                 : slot.built->layer.impl()->trainingDiffers();
+      if (differs)
+        reader_.fail(kwargsPath.field("training"), slot.entry.view.context(),
+                     "a call's own training argument is not supported where "
+                     "the layer's training and inference modes differ "
+                     "(Dropout, a trainable BatchNormalization): kcc runs "
+                     "every layer in the model's mode");
+    }
     std::vector<Tensor> outs;
     try {
-      outs = slot.built->layer.call(inputs, CallContext{});
+      outs = slot.nested ? slot.nested->model->call(inputs, CallContext{})
+                         : slot.built->layer.call(inputs, CallContext{});
     } catch (const Error &err) {
       relocate(reader_, nodePath, slot.entry.view.context(), err);
     }
@@ -376,9 +508,12 @@ private:
         view.failField("return_attention_scores",
                        "return_attention_scores: true is not supported");
       bool c = view.getBool("use_causal_mask", false);
-      if (c && slot.entry.cls != "MultiHeadAttention")
-        view.failField("use_causal_mask", "use_causal_mask is a "
-                                          "MultiHeadAttention argument");
+      if (c && slot.entry.cls != "MultiHeadAttention" &&
+          slot.entry.cls != "Attention" &&
+          slot.entry.cls != "AdditiveAttention")
+        view.failField("use_causal_mask",
+                       "use_causal_mask is an argument of MultiHeadAttention, "
+                       "Attention and AdditiveAttention");
       if (causal && *causal != c)
         view.failField("use_causal_mask",
                        "the calls of one layer must agree on use_causal_mask");
@@ -481,17 +616,17 @@ private:
 
   SpecReader &reader_;
   std::string modelName_;
+  uint64_t seed_;
   std::vector<Slot> entries_;
   llvm::StringMap<size_t> byName_;
 };
 
-std::unique_ptr<Model> readFunctional(SpecReader &reader,
-                                      const ObjectView &config,
-                                      const json::Array &layers,
-                                      const JsonPath &layersPath,
-                                      ImportedModel &out, uint64_t seed) {
+std::unique_ptr<Model>
+readFunctional(SpecReader &reader, const ObjectView &config,
+               const json::Array &layers, const JsonPath &layersPath,
+               std::vector<SpecLayer> &level, uint64_t seed) {
   std::string name = config.getString("name", "model");
-  GraphReader graph(reader, name);
+  GraphReader graph(reader, name, seed);
   for (auto [i, v] : llvm::enumerate(layers))
     graph.addEntry(readEntry(reader, v, layersPath.index(i), true),
                    layersPath.index(i));
@@ -506,9 +641,21 @@ std::unique_ptr<Model> readFunctional(SpecReader &reader,
   } catch (const Error &err) {
     relocate(reader, config.path(), "", err);
   }
-  graph.freeze();
-  out.specLayerOrder = graph.layerOrder();
+  level = graph.layerOrder();
   return model;
+}
+
+/// Keras's model.trainable_variables order: `layers` depth first, a layer
+/// shared by several models once.
+void flattenLayerOrder(const std::vector<SpecLayer> &layers,
+                       llvm::StringSet<> &seen,
+                       std::vector<std::string> &order) {
+  for (const SpecLayer &l : layers) {
+    if (l.isModel())
+      flattenLayerOrder(l.layers, seen, order);
+    else if (seen.insert(l.name).second)
+      order.push_back(l.name);
+  }
 }
 
 } // namespace
@@ -538,14 +685,17 @@ ImportedModel keras::readModelSpec(SpecReader &reader, const json::Value &spec,
   if (!layers)
     config.failField("layers", "'layers' must be a list");
   if (cls == "Sequential")
-    out.model =
-        readSequential(reader, top, config, *layers, layersPath, out, seed);
+    out.model = readSequential(reader, top, config, *layers, layersPath,
+                               out.specLayers, seed);
   else if (cls == "Functional" || cls == "Model")
-    out.model = readFunctional(reader, config, *layers, layersPath, out, seed);
+    out.model = readFunctional(reader, config, *layers, layersPath,
+                               out.specLayers, seed);
   else
     top.failField("class_name", "model class '" + cls +
                                     "' is not supported (Sequential, "
                                     "Functional or Model)");
+  llvm::StringSet<> seen;
+  flattenLayerOrder(out.specLayers, seen, out.specLayerOrder);
   // Keras 3 writes "compile_config": {} for a model never compiled.
   if (top.has("compile_config")) {
     ObjectView cc = top.child("compile_config");

@@ -19,6 +19,9 @@
 #include "runtime/data/ZipWriter.h"
 
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <functional>
 
 #include <cmath>
 #include <ctime>
@@ -151,87 +154,152 @@ std::vector<size_t> kerasSlotOrder(const OptimizerConfig *optimizer,
   return order;
 }
 
-/// The order Keras numbers `imported`'s layers in: the spec's own for a
-/// Keras 3 config kcc keeps, else the order of the config kcc writes.
-std::vector<std::string> layerOrderOf(const ImportedModel &imported) {
+/// The layers Keras numbers `imported`'s weight groups by: the spec's own
+/// (nested models included) for a Keras 3 config kcc keeps, else the order
+/// of the config kcc writes.
+std::vector<SpecLayer> layerLayoutOf(const ImportedModel &imported) {
   bool keepText =
       imported.kerasMajorVersion >= 3 && !imported.configJson.empty();
-  return keepText ? imported.specLayerOrder : kerasLayerOrder(*imported.model);
+  if (!keepText)
+    return {};
+  if (!imported.specLayers.empty())
+    return imported.specLayers;
+  std::vector<SpecLayer> layout;
+  for (const std::string &name : imported.specLayerOrder)
+    layout.push_back({name, imported.model->getLayer(name).className(), {}});
+  return layout;
 }
 
 std::string optimizerNameOf(const std::optional<TrainingConfig> &training);
 
-/// model.weights.h5 in Keras 3's layout. `layerOrder`: Keras's
-/// model.layers by name (empty: the model's own order).
-std::string weightsImage(Model &model, const ModelState &state,
-                         const std::vector<std::string> &layerOrder,
-                         const std::optional<TrainingConfig> &training,
-                         const std::string &source) {
-  const OptimizerConfig *optimizer = training ? &training->optimizer : nullptr;
-  std::string optimizerName = optimizerNameOf(training);
-  checkState(model, state, optimizer, source);
-  // Each layer's first weight in Model::parameters() order.
-  llvm::StringMap<size_t> firstWeight;
-  llvm::StringMap<const Layer *> byName;
-  size_t offset = 0;
-  for (const Layer &layer : model.layers()) {
-    firstWeight[layer.name()] = offset;
-    byName[layer.name()] = &layer;
-    offset += layer.impl()->weights().size();
+/// Writes the weights of `layers` (one model level: "layers", or a nested
+/// model's ".../layers") in Keras 3's layout; a layer shared by several
+/// levels is written at its first place only, as Keras does.
+class LayoutWriter {
+public:
+  LayoutWriter(Hdf5Writer &h5, Model &model, const ModelState &state,
+               const std::string &source)
+      : h5_(h5), state_(state), source_(source) {
+    size_t offset = 0;
+    for (const Layer &layer : model.layers()) {
+      firstWeight_[layer.name()] = offset;
+      byName_.try_emplace(layer.name(), layer);
+      offset += layer.impl()->weights().size();
+    }
   }
-  Hdf5Writer h5(source);
-  h5.createGroup("layers");
-  llvm::StringMap<int> counters;
-  auto group = [&](const std::string &cls, const std::string &name) {
-    std::string base = toSnakeCase(cls);
-    int n = counters[base]++;
-    std::string vars =
-        "layers/" + (n == 0 ? base : base + "_" + std::to_string(n)) + "/vars";
-    h5.createGroup(vars);
-    h5.setStringAttr(vars, "name", name);
+
+  /// "<base>/<snake_case class>[_N]/vars", created with its name.
+  std::string group(const std::string &base, llvm::StringMap<int> &counters,
+                    const std::string &cls, const std::string &name) {
+    std::string snake = toSnakeCase(cls);
+    int n = counters[snake]++;
+    std::string vars = base + "/" +
+                       (n == 0 ? snake : snake + "_" + std::to_string(n)) +
+                       "/vars";
+    h5_.createGroup(vars);
+    h5_.setStringAttr(vars, "name", name);
     return vars;
-  };
-  // Functional models list their InputLayers in model.layers, first.
-  if (!dynamic_cast<Sequential *>(&model))
-    for (const std::string &name : inputLayerNames(model))
-      group("InputLayer", name);
-  std::vector<std::string> order =
-      layerOrder.empty() ? kerasLayerOrder(model) : layerOrder;
-  std::vector<const Layer *> layers;
-  for (const std::string &name : order) {
-    const Layer *layer = byName.lookup(name);
-    if (!layer)
-      throw Error(source + ": no layer '" + name + "' in the model");
-    layers.push_back(layer);
   }
-  for (const Layer *l : layers) {
-    const Layer &layer = *l;
-    std::string vars = group(layer.className(), layer.name());
-    size_t first = firstWeight.lookup(layer.name());
+
+  void writeLevel(const std::string &base, llvm::StringMap<int> &counters,
+                  const std::vector<SpecLayer> &layers) {
+    for (const SpecLayer &l : layers) {
+      std::string vars = group(base, counters, l.className, l.name);
+      std::string layerGroup = vars.substr(0, vars.size() - 5);
+      if (l.isModel()) {
+        llvm::StringMap<int> inner;
+        h5_.createGroup(layerGroup + "/layers");
+        writeLevel(layerGroup + "/layers", inner, l.layers);
+        continue;
+      }
+      if (!written_.insert(l.name).second)
+        continue;
+      writeLayer(l.name, vars, layerGroup);
+    }
+  }
+
+private:
+  void writeLayer(const std::string &name, const std::string &vars,
+                  const std::string &layerGroup) {
+    auto it = byName_.find(name);
+    if (it == byName_.end())
+      throw Error(source_ + ": no layer '" + name + "' in the model");
+    const Layer &layer = it->second;
+    size_t first = firstWeight_.lookup(name);
     // Weights of sublayers ("query/kernel", "cell/kernel") go to the
     // sublayer's group, numbered per sublayer, as Keras writes
     // MultiHeadAttention and recurrent cells.
-    std::string layerGroup = vars.substr(0, vars.size() - 5);
     llvm::StringMap<size_t> perSublayer;
     const std::vector<Weight> &ws = layer.impl()->weights();
     for (size_t i = 0; i < ws.size(); ++i) {
       size_t slash = ws[i].name.rfind('/');
       if (slash == std::string::npos) {
-        h5.writeDataset(vars + "/" + std::to_string(i),
-                        state.weights[first + i]);
+        h5_.writeDataset(vars + "/" + std::to_string(i),
+                         state_.weights[first + i]);
         continue;
       }
       std::string sub = ws[i].name.substr(0, slash);
       std::string subVars = layerGroup + "/" + sublayerGroup(sub) + "/vars";
       size_t &n = perSublayer[sub];
       if (n == 0) {
-        h5.createGroup(subVars);
-        h5.setStringAttr(subVars, "name", sub);
+        h5_.createGroup(subVars);
+        h5_.setStringAttr(subVars, "name", sub);
       }
-      h5.writeDataset(subVars + "/" + std::to_string(n++),
-                      state.weights[first + i]);
+      h5_.writeDataset(subVars + "/" + std::to_string(n++),
+                       state_.weights[first + i]);
     }
   }
+
+  Hdf5Writer &h5_;
+  const ModelState &state_;
+  const std::string &source_;
+  llvm::StringMap<size_t> firstWeight_;
+  llvm::StringMap<Layer> byName_;
+  llvm::StringSet<> written_;
+};
+
+/// The layers of `layout` depth first, a shared layer once: Keras's
+/// model.trainable_variables order by layer.
+std::vector<std::string> flatLayerOrder(const std::vector<SpecLayer> &layout) {
+  std::vector<std::string> order;
+  llvm::StringSet<> seen;
+  std::function<void(const std::vector<SpecLayer> &)> walk =
+      [&](const std::vector<SpecLayer> &layers) {
+        for (const SpecLayer &l : layers) {
+          if (l.isModel())
+            walk(l.layers);
+          else if (seen.insert(l.name).second)
+            order.push_back(l.name);
+        }
+      };
+  walk(layout);
+  return order;
+}
+
+/// model.weights.h5 in Keras 3's layout. `layout`: Keras's model.layers
+/// (nested models with their own), empty for the model's own order.
+std::string weightsImage(Model &model, const ModelState &state,
+                         std::vector<SpecLayer> layout,
+                         const std::optional<TrainingConfig> &training,
+                         const std::string &source) {
+  const OptimizerConfig *optimizer = training ? &training->optimizer : nullptr;
+  std::string optimizerName = optimizerNameOf(training);
+  checkState(model, state, optimizer, source);
+  if (layout.empty())
+    for (const std::string &name : kerasLayerOrder(model)) {
+      Layer layer = model.getLayer(name);
+      layout.push_back({name, layer.className(), {}});
+    }
+  Hdf5Writer h5(source);
+  h5.createGroup("layers");
+  LayoutWriter writer(h5, model, state, source);
+  llvm::StringMap<int> counters;
+  // Functional models list their InputLayers in model.layers, first.
+  if (!dynamic_cast<Sequential *>(&model))
+    for (const std::string &name : inputLayerNames(model))
+      writer.group("layers", counters, "InputLayer", name);
+  writer.writeLevel("layers", counters, layout);
+  std::vector<std::string> order = flatLayerOrder(layout);
   if (const std::optional<OptimizerState> &opt = state.optimizer) {
     h5.createGroup("optimizer/vars");
     h5.setStringAttr("optimizer/vars", "name", optimizerName);
@@ -316,7 +384,7 @@ void keras::saveKerasArchive(const std::string &path,
       imported.kerasMajorVersion >= 3 && !imported.configJson.empty();
   std::string config = keepText ? updatedConfig(imported, effective, path)
                                 : kerasConfigJson(model, effective);
-  std::string weights = weightsImage(model, state, layerOrderOf(imported),
+  std::string weights = weightsImage(model, state, layerLayoutOf(imported),
                                      effective, path + ":model.weights.h5");
   writeArchive(path, std::move(config), metadataJson(model, state),
                std::move(weights));
@@ -331,7 +399,7 @@ void keras::saveWeightsH5(const std::string &path,
                           const ImportedModel &imported,
                           const ModelState &state) {
   writeFileAtomically(path, weightsImage(*imported.model, state,
-                                         layerOrderOf(imported),
+                                         layerLayoutOf(imported),
                                          imported.training, path));
 }
 

@@ -18,11 +18,13 @@
 //                     (Dropout's streams). Keras ignores the block.
 //   model.weights.h5  layers/<snake_case class>[_N]/vars/<i> per layer in
 //                     model.layers order, the "name" attribute on each
-//                     vars/ group; optimizer/vars/<i> in Keras's order
-//                     (iterations, learning_rate unless a schedule sets
-//                     it, then the slots as Keras's build() adds them:
-//                     kerasStateOrder in config/OptimizerSlots.h, over the
-//                     trainable weights in Keras's layer order).
+//                     vars/ group (a nested model's layers one level down:
+//                     layers/functional/layers/dense/vars/<i>);
+//                     optimizer/vars/<i> in Keras's order (iterations,
+//                     learning_rate unless a schedule sets it, then the slots
+//                     as Keras's build() adds them: kerasStateOrder in
+//                     config/OptimizerSlots.h, over the trainable weights in
+//                     Keras's layer order).
 //
 // Every write goes to a temporary file next to the destination, renamed
 // over it when complete (runtime/data/AtomicFile.h): a kill or an error

@@ -1,4 +1,4 @@
-//===- Attention.cpp - EinsumDense, MultiHeadAttention --------------------===//
+//===- Attention.cpp - EinsumDense and the attention layers ---------------===//
 //
 // EinsumDense for the equations whose input is free dims then contracted
 // dims, whose kernel is contracted dims then output dims, and whose output
@@ -15,6 +15,9 @@
 // Its weights are Keras's: query/key/value/attention_output, each a kernel
 // and (with use_bias) a bias, in the EinsumDense shapes.
 //
+// Attention and AdditiveAttention: their scores (dot products or sums of
+// tanh), softmax, and a batched product with the value.
+//
 //===----------------------------------------------------------------------===//
 
 #include "frontend/Layers.h"
@@ -23,6 +26,7 @@
 #include <cfloat>
 #include <cmath>
 #include <numeric>
+#include <optional>
 #include <set>
 
 using namespace kcc;
@@ -333,6 +337,101 @@ private:
   Shape outDims_;
 };
 
+/// Keras's Attention (Luong: dot scores, optionally scaled by a learned
+/// scalar; or "concat": a learned scalar times sum(tanh(scale * (q + k))))
+/// and AdditiveAttention (Bahdanau: sum(scale[d] * tanh(q + k))), called on
+/// {query, value} or {query, value, key}: softmax over the scores, times
+/// the value. The causal mask subtracts Keras's 1e9 from the scores of the
+/// later steps; the softmax gives them exactly 0, as in Keras.
+class ScoreAttentionImpl : public LayerImpl {
+public:
+  ScoreAttentionImpl(bool additive, bool useScale, std::string scoreMode,
+                     bool useCausalMask)
+      : LayerImpl(additive ? "AdditiveAttention" : "Attention"),
+        additive_(additive), useScale_(useScale),
+        scoreMode_(std::move(scoreMode)), causal_(useCausalMask) {
+    if (scoreMode_ != "dot" && scoreMode_ != "concat")
+      throw Error("Attention: score_mode must be \"dot\" or \"concat\", "
+                  "got \"" +
+                  scoreMode_ + "\"");
+  }
+  llvm::json::Object kerasConfig() const override {
+    llvm::json::Object c{{"use_scale", useScale_}, {"dropout", 0.0}};
+    if (!additive_)
+      c["score_mode"] = scoreMode_;
+    return c;
+  }
+  bool useCausalMask() const { return causal_; }
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    if (shapes.size() != 2 && shapes.size() != 3)
+      fail("expects [query, value] or [query, value, key], got " +
+           std::to_string(shapes.size()) + " inputs");
+    for (const Shape &s : shapes)
+      if (s.size() != 3)
+        fail("expects inputs of rank 3 ([batch, steps, features]), got " +
+             shapeString(s));
+    const Shape &q = shapes[0], &v = shapes[1];
+    const Shape &k = shapes.size() == 3 ? shapes[2] : v;
+    if (q.back() != k.back())
+      fail("query " + shapeString(q) + " and key " + shapeString(k) +
+           " must have the same features");
+    if (k[1] != v[1])
+      fail("key " + shapeString(k) + " and value " + shapeString(v) +
+           " must have the same steps");
+    if (additive_ && useScale_)
+      scale_ = addWeight("scale", {q.back()}, "glorot_uniform");
+    else if (useScale_)
+      scale_ = addWeight("scale", {}, "ones");
+    if (!additive_ && scoreMode_ == "concat")
+      concat_ = addWeight("concat_score_weight", {}, "ones");
+  }
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    const Tensor &q = inputs[0], &v = inputs[1];
+    const Tensor &k = inputs.size() == 3 ? inputs[2] : v;
+    Tensor scores;
+    if (!additive_ && scoreMode_ == "dot") {
+      scores = ops::batchMatmul(q, k, false, true); // [B, Tq, Tv]
+      if (useScale_)
+        scores = ops::mul(scores, weight(*scale_));
+    } else {
+      // [B, Tq, 1, D] + [B, 1, Tv, D]
+      Tensor sum = ops::add(ops::reshape(q, {q.dim(0), q.dim(1), 1, q.dim(2)}),
+                            ops::reshape(k, {k.dim(0), 1, k.dim(1), k.dim(2)}));
+      if (additive_) {
+        Tensor t = ops::tanh(sum);
+        if (useScale_)
+          t = ops::mul(t, weight(*scale_));
+        scores = ops::reduceSum(t, {3});
+      } else {
+        if (useScale_)
+          sum = ops::mul(sum, weight(*scale_));
+        scores =
+            ops::mul(ops::reduceSum(ops::tanh(sum), {3}), weight(*concat_));
+      }
+    }
+    if (causal_) {
+      int64_t tq = scores.dim(1), tv = scores.dim(2);
+      std::vector<double> mask(tq * tv, 0.0);
+      for (int64_t i = 0; i < tq; ++i)
+        for (int64_t j = i + 1; j < tv; ++j)
+          mask[i * tv + j] = -1.0e9;
+      scores = ops::add(
+          scores, Tensor(NDArray::fromVector({tq, tv}, mask, scores.dtype())));
+    }
+    return {ops::batchMatmul(ops::softmax(scores, -1), v)};
+  }
+
+private:
+  bool additive_, useScale_;
+  std::string scoreMode_;
+  bool causal_;
+  std::optional<size_t> scale_, concat_;
+};
+
 } // namespace
 
 EinsumDense::EinsumDense(const std::string &equation, const Shape &outputShape,
@@ -343,6 +442,15 @@ EinsumDense::EinsumDense(const std::string &equation, const Shape &outputShape,
     : Layer(std::make_shared<EinsumDenseImpl>(equation, outputShape, biasAxes,
                                               activation, kernelInitializer,
                                               biasInitializer)) {}
+
+Attention::Attention(bool useScale, const std::string &scoreMode,
+                     bool useCausalMask)
+    : Layer(std::make_shared<ScoreAttentionImpl>(/*additive=*/false, useScale,
+                                                 scoreMode, useCausalMask)) {}
+
+AdditiveAttention::AdditiveAttention(bool useScale, bool useCausalMask)
+    : Layer(std::make_shared<ScoreAttentionImpl>(/*additive=*/true, useScale,
+                                                 "dot", useCausalMask)) {}
 
 MultiHeadAttention::MultiHeadAttention(int64_t numHeads, int64_t keyDim,
                                        int64_t valueDim, bool useBias,
@@ -355,6 +463,8 @@ MultiHeadAttention::MultiHeadAttention(int64_t numHeads, int64_t keyDim,
           kernelInitializer, biasInitializer)) {}
 
 bool kcc::usesCausalMask(const Layer &layer) {
-  auto *mha = dynamic_cast<MultiHeadAttentionImpl *>(layer.impl().get());
-  return mha && mha->useCausalMask();
+  if (auto *mha = dynamic_cast<MultiHeadAttentionImpl *>(layer.impl().get()))
+    return mha->useCausalMask();
+  auto *scores = dynamic_cast<ScoreAttentionImpl *>(layer.impl().get());
+  return scores && scores->useCausalMask();
 }

@@ -40,6 +40,10 @@ struct ConvOptions {
   ops::Padding padding;
   std::string activation;
   bool useBias;
+  /// 1: Keras's 1-D variant of the class: [batch, steps, channels] inputs
+  /// and kernels without the height axis, run as the 2-D layer on
+  /// [batch, 1, steps, channels] (kernel, strides and dilation 1 high).
+  int spatialRank = 2;
 };
 
 /// Validates the shared options; `layer` names the class in errors.
@@ -71,9 +75,10 @@ void checkWidth(const std::string &layer, const std::string &what, int64_t n) {
 
 llvm::json::Array pair(Size2 s) { return llvm::json::Array{s.h, s.w}; }
 
-/// Conv2D, DepthwiseConv2D, SeparableConv2D and Conv2DTranspose: one NHWC
-/// input, the shared options, a bias and an activation after the
-/// class-specific convolution (convolve()).
+/// Conv2D, DepthwiseConv2D, SeparableConv2D and Conv2DTranspose (and the
+/// 1-D variants of the last three): one NHWC input, the shared options, a
+/// bias and an activation after the class-specific convolution
+/// (convolve()).
 class ConvLayerImpl : public LayerImpl {
 public:
   ConvLayerImpl(std::string className, ConvOptions o, std::string biasInit)
@@ -81,10 +86,13 @@ public:
   }
 
   llvm::json::Object kerasConfig() const override {
-    llvm::json::Object c{{"kernel_size", pair(o_.kernel)},
-                         {"strides", pair(o_.strides)},
+    auto size = [&](Size2 s) {
+      return o_.spatialRank == 1 ? llvm::json::Array{s.w} : pair(s);
+    };
+    llvm::json::Object c{{"kernel_size", size(o_.kernel)},
+                         {"strides", size(o_.strides)},
                          {"padding", paddingName(o_.padding)},
-                         {"dilation_rate", pair(o_.dilation)},
+                         {"dilation_rate", size(o_.dilation)},
                          {"activation", o_.activation},
                          {"use_bias", o_.useBias},
                          {"bias_initializer", biasInit_}};
@@ -103,10 +111,14 @@ protected:
   virtual Tensor convolve(const Tensor &x) = 0;
 
   void build(const std::vector<Shape> &shapes) override {
-    if (shapes.size() != 1 || shapes[0].size() != 4)
-      fail("expects one NHWC input of rank 4, got " +
+    size_t rank = o_.spatialRank + 2;
+    if (shapes.size() != 1 || shapes[0].size() != rank)
+      fail(std::string(rank == 4 ? "expects one NHWC input of rank 4"
+                                 : "expects one input of rank 3 ([batch, "
+                                   "steps, channels])") +
+           ", got " +
            (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
-    channels_ = shapes[0][3];
+    channels_ = shapes[0].back();
     addKernels(channels_);
     if (o_.useBias)
       addWeight("bias", {outChannels()}, biasInit_);
@@ -116,13 +128,35 @@ protected:
                               const CallContext &) override {
     expectInputs(inputs, 1);
     const Tensor &x = inputs[0];
-    if (x.rank() != 4 || x.dim(3) != channels_)
-      fail("was built for NHWC inputs with " + std::to_string(channels_) +
+    if (x.rank() != o_.spatialRank + 2 || x.dim(x.rank() - 1) != channels_)
+      fail("was built for inputs with " + std::to_string(channels_) +
            " channels but is called on " + x.shapeString());
-    Tensor y = convolve(x);
+    Tensor y =
+        o_.spatialRank == 1
+            ? convolve(ops::reshape(x, {x.dim(0), 1, x.dim(1), x.dim(2)}))
+            : convolve(x);
+    if (o_.spatialRank == 1)
+      y = ops::reshape(y, {y.dim(0), y.dim(2), y.dim(3)});
     if (o_.useBias)
       y = ops::add(y, weight(weights().size() - 1));
     return {ops::activation(y, o_.activation)};
+  }
+
+  /// Declares a kernel of the 2-D `shape` (in Keras's layout); the 1-D
+  /// variant's has no height axis.
+  size_t addKernel(std::string name, Shape shape, std::string init) {
+    if (o_.spatialRank == 1)
+      shape.erase(shape.begin());
+    return addWeight(std::move(name), std::move(shape), std::move(init));
+  }
+  /// Kernel `i` in its 2-D shape.
+  Tensor kernel(size_t i) {
+    Tensor k = weight(i);
+    if (o_.spatialRank != 1)
+      return k;
+    Shape s = k.shape();
+    s.insert(s.begin(), 1);
+    return ops::reshape(k, s);
   }
 
   std::vector<int64_t> strides() const { return {o_.strides.h, o_.strides.w}; }
@@ -189,9 +223,9 @@ Tensor depthwise(const Tensor &x, const Tensor &kernel,
 
 class DepthwiseConv2DImpl : public ConvLayerImpl {
 public:
-  DepthwiseConv2DImpl(int64_t multiplier, ConvOptions o, std::string init,
-                      std::string biasInit)
-      : ConvLayerImpl("DepthwiseConv2D", std::move(o), std::move(biasInit)),
+  DepthwiseConv2DImpl(std::string className, int64_t multiplier, ConvOptions o,
+                      std::string init, std::string biasInit)
+      : ConvLayerImpl(std::move(className), std::move(o), std::move(biasInit)),
         multiplier_(multiplier), init_(std::move(init)) {
     checkWidth("DepthwiseConv2D", "depth_multiplier", multiplier);
   }
@@ -208,14 +242,14 @@ protected:
                               {"depthwise_initializer", init_}};
   }
   void addKernels(int64_t channels) override {
-    checkWidth("DepthwiseConv2D", "input channels x depth_multiplier",
+    checkWidth(className(), "input channels x depth_multiplier",
                channels * multiplier_);
-    addWeight("kernel", {o_.kernel.h, o_.kernel.w, channels, multiplier_},
+    addKernel("kernel", {o_.kernel.h, o_.kernel.w, channels, multiplier_},
               init_);
   }
   int64_t outChannels() const override { return channels_ * multiplier_; }
   Tensor convolve(const Tensor &x) override {
-    return depthwise(x, weight(0), strides(), o_.padding, dilations());
+    return depthwise(x, kernel(0), strides(), o_.padding, dilations());
   }
 
 private:
@@ -225,10 +259,11 @@ private:
 
 class SeparableConv2DImpl : public ConvLayerImpl {
 public:
-  SeparableConv2DImpl(int64_t filters, int64_t multiplier, ConvOptions o,
+  SeparableConv2DImpl(std::string className, int64_t filters,
+                      int64_t multiplier, ConvOptions o,
                       std::string depthwiseInit, std::string pointwiseInit,
                       std::string biasInit)
-      : ConvLayerImpl("SeparableConv2D", std::move(o), std::move(biasInit)),
+      : ConvLayerImpl(std::move(className), std::move(o), std::move(biasInit)),
         filters_(filters), multiplier_(multiplier),
         depthwiseInit_(std::move(depthwiseInit)),
         pointwiseInit_(std::move(pointwiseInit)) {
@@ -250,20 +285,20 @@ protected:
                               {"pointwise_initializer", pointwiseInit_}};
   }
   void addKernels(int64_t channels) override {
-    checkWidth("SeparableConv2D", "input channels x depth_multiplier",
+    checkWidth(className(), "input channels x depth_multiplier",
                channels * multiplier_);
-    addWeight("depthwise_kernel",
+    addKernel("depthwise_kernel",
               {o_.kernel.h, o_.kernel.w, channels, multiplier_},
               depthwiseInit_);
-    addWeight("pointwise_kernel", {1, 1, channels * multiplier_, filters_},
+    addKernel("pointwise_kernel", {1, 1, channels * multiplier_, filters_},
               pointwiseInit_);
   }
   int64_t outChannels() const override { return filters_; }
   Tensor convolve(const Tensor &x) override {
     // Keras: the depthwise step takes strides, padding and dilation; the
     // pointwise 1x1 step none.
-    Tensor d = depthwise(x, weight(0), strides(), o_.padding, dilations());
-    return ops::conv2d(d, weight(1));
+    Tensor d = depthwise(x, kernel(0), strides(), o_.padding, dilations());
+    return ops::conv2d(d, kernel(1));
   }
 
 private:
@@ -273,9 +308,9 @@ private:
 
 class Conv2DTransposeImpl : public ConvLayerImpl {
 public:
-  Conv2DTransposeImpl(int64_t filters, ConvOptions o, std::string kernelInit,
-                      std::string biasInit)
-      : ConvLayerImpl("Conv2DTranspose", std::move(o), std::move(biasInit)),
+  Conv2DTransposeImpl(std::string className, int64_t filters, ConvOptions o,
+                      std::string kernelInit, std::string biasInit)
+      : ConvLayerImpl(std::move(className), std::move(o), std::move(biasInit)),
         filters_(filters), kernelInit_(std::move(kernelInit)) {
     checkWidth("Conv2DTranspose", "filters", filters);
   }
@@ -291,12 +326,12 @@ protected:
   }
   void addKernels(int64_t channels) override {
     // Keras's layout: [kh, kw, out, in].
-    addWeight("kernel", {o_.kernel.h, o_.kernel.w, filters_, channels},
+    addKernel("kernel", {o_.kernel.h, o_.kernel.w, filters_, channels},
               kernelInit_);
   }
   int64_t outChannels() const override { return filters_; }
   Tensor convolve(const Tensor &x) override {
-    return ops::conv2dTranspose(x, weight(0), strides(), o_.padding,
+    return ops::conv2dTranspose(x, kernel(0), strides(), o_.padding,
                                 dilations());
   }
 
@@ -367,7 +402,7 @@ DepthwiseConv2D::DepthwiseConv2D(Size2 kernelSize, Size2 strides,
                                  const std::string &depthwiseInitializer,
                                  const std::string &biasInitializer)
     : Layer(std::make_shared<DepthwiseConv2DImpl>(
-          depthMultiplier,
+          "DepthwiseConv2D", depthMultiplier,
           convOptions("DepthwiseConv2D", kernelSize, strides, padding,
                       dilationRate, activation, useBias),
           depthwiseInitializer, biasInitializer)) {}
@@ -380,7 +415,7 @@ SeparableConv2D::SeparableConv2D(int64_t filters, Size2 kernelSize,
                                  const std::string &pointwiseInitializer,
                                  const std::string &biasInitializer)
     : Layer(std::make_shared<SeparableConv2DImpl>(
-          filters, depthMultiplier,
+          "SeparableConv2D", filters, depthMultiplier,
           convOptions("SeparableConv2D", kernelSize, strides, padding,
                       dilationRate, activation, useBias),
           depthwiseInitializer, pointwiseInitializer, biasInitializer)) {}
@@ -392,9 +427,62 @@ Conv2DTranspose::Conv2DTranspose(int64_t filters, Size2 kernelSize,
                                  const std::string &kernelInitializer,
                                  const std::string &biasInitializer)
     : Layer(std::make_shared<Conv2DTransposeImpl>(
-          filters,
+          "Conv2DTranspose", filters,
           convOptions("Conv2DTranspose", kernelSize, strides, padding,
                       dilationRate, activation, useBias),
+          kernelInitializer, biasInitializer)) {}
+
+namespace {
+
+/// The shared options of a 1-D variant: one step high.
+ConvOptions convOptions1D(const std::string &layer, int64_t kernelSize,
+                          int64_t strides, const std::string &padding,
+                          int64_t dilationRate, std::string activation,
+                          bool useBias) {
+  ConvOptions o =
+      convOptions(layer, Size2(1, kernelSize), Size2(1, strides), padding,
+                  Size2(1, dilationRate), std::move(activation), useBias);
+  o.spatialRank = 1;
+  return o;
+}
+
+} // namespace
+
+DepthwiseConv1D::DepthwiseConv1D(int64_t kernelSize, int64_t strides,
+                                 const std::string &padding,
+                                 int64_t depthMultiplier, int64_t dilationRate,
+                                 const std::string &activation, bool useBias,
+                                 const std::string &depthwiseInitializer,
+                                 const std::string &biasInitializer)
+    : Layer(std::make_shared<DepthwiseConv2DImpl>(
+          "DepthwiseConv1D", depthMultiplier,
+          convOptions1D("DepthwiseConv1D", kernelSize, strides, padding,
+                        dilationRate, activation, useBias),
+          depthwiseInitializer, biasInitializer)) {}
+
+SeparableConv1D::SeparableConv1D(int64_t filters, int64_t kernelSize,
+                                 int64_t strides, const std::string &padding,
+                                 int64_t dilationRate, int64_t depthMultiplier,
+                                 const std::string &activation, bool useBias,
+                                 const std::string &depthwiseInitializer,
+                                 const std::string &pointwiseInitializer,
+                                 const std::string &biasInitializer)
+    : Layer(std::make_shared<SeparableConv2DImpl>(
+          "SeparableConv1D", filters, depthMultiplier,
+          convOptions1D("SeparableConv1D", kernelSize, strides, padding,
+                        dilationRate, activation, useBias),
+          depthwiseInitializer, pointwiseInitializer, biasInitializer)) {}
+
+Conv1DTranspose::Conv1DTranspose(int64_t filters, int64_t kernelSize,
+                                 int64_t strides, const std::string &padding,
+                                 int64_t dilationRate,
+                                 const std::string &activation, bool useBias,
+                                 const std::string &kernelInitializer,
+                                 const std::string &biasInitializer)
+    : Layer(std::make_shared<Conv2DTransposeImpl>(
+          "Conv1DTranspose", filters,
+          convOptions1D("Conv1DTranspose", kernelSize, strides, padding,
+                        dilationRate, activation, useBias),
           kernelInitializer, biasInitializer)) {}
 
 MaxPooling2D::MaxPooling2D(Size2 poolSize, std::optional<Size2> strides,

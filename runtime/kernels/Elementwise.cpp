@@ -8,8 +8,11 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/kernels/Erf.h"
+#include "runtime/kernels/Exp.h"
 #include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
+#include "runtime/kernels/Log.h"
 #include "runtime/kernels/Tanh.h"
 
 #include <algorithm>
@@ -162,11 +165,13 @@ void runBinary(const NDArray &a, const NDArray &b, NDArray &out) {
 struct NegOp {
   template <typename T> static T apply(T x) { return -x; }
 };
+/// f32: kcc's own exp and log (runtime/kernels/Exp.h, Log.h), as compiled
+/// code computes them.
 struct ExpOp {
-  template <typename T> static T apply(T x) { return std::exp(x); }
+  template <typename T> static T apply(T x) { return expOf(x); }
 };
 struct LogOp {
-  template <typename T> static T apply(T x) { return std::log(x); }
+  template <typename T> static T apply(T x) { return logOf(x); }
 };
 struct SqrtOp {
   template <typename T> static T apply(T x) { return std::sqrt(x); }
@@ -184,7 +189,7 @@ struct ReluOp {
 /// exp(-|x|) never overflows, so both branches are finite for any x.
 struct SigmoidOp {
   template <typename T> static T apply(T x) {
-    T e = std::exp(-std::abs(x));
+    T e = expOf(-std::abs(x));
     T s = T(1) / (T(1) + e);
     return x >= 0 ? s : e * s;
   }
@@ -195,7 +200,7 @@ struct TanhOp {
 };
 struct GeluOp {
   template <typename T> static T apply(T x) {
-    return T(0.5) * x * (T(1) + std::erf(x * T(0.70710678118654752440)));
+    return T(0.5) * x * (T(1) + erfOf(x * T(0.70710678118654752440)));
   }
 };
 struct GeluTanhOp {

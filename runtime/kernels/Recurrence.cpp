@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/kernels/Recurrence.h"
+#include "runtime/kernels/Exp.h"
 #include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/RecurrentCells.h"
 #include "runtime/kernels/Tanh.h"
@@ -30,7 +31,7 @@ using Act = RecurrentActivation;
 
 /// The arithmetic of the cell equations (RecurrentCells.h) on scalars, and
 /// the kernel library's activations: the rational tanh of Tanh.h, sigmoid
-/// through std::exp.
+/// through Exp.h's exp.
 template <typename T> struct ScalarCellOps {
   using Value = T;
 
@@ -44,7 +45,7 @@ template <typename T> struct ScalarCellOps {
     case Act::Tanh:
       return tanhOf(x);
     case Act::Sigmoid:
-      return T(1) / (T(1) + std::exp(-x));
+      return T(1) / (T(1) + expOf(-x));
     case Act::Relu:
       return x > T(0) ? x : T(0);
     case Act::Linear:

@@ -8,8 +8,10 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/kernels/Exp.h"
 #include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
+#include "runtime/kernels/Log.h"
 #include "runtime/kernels/SplitSum.h"
 
 #include <algorithm>
@@ -66,7 +68,7 @@ void softmaxRow(const T *__restrict x, T *__restrict o, int64_t len) {
     m = x[i] > m ? x[i] : m;
   T s = 0;
   for (int64_t i = 0; i < len; ++i) {
-    T e = std::exp(x[i] - m);
+    T e = expOf(x[i] - m);
     if constexpr (!Log)
       o[i] = e;
     s += e;
@@ -74,7 +76,7 @@ void softmaxRow(const T *__restrict x, T *__restrict o, int64_t len) {
   if constexpr (Log) {
     // (x - m) is exact for the large entries; folding m into the log term
     // would round it at the magnitude of m.
-    T logSum = std::log(s);
+    T logSum = logOf(s);
     for (int64_t i = 0; i < len; ++i)
       o[i] = (x[i] - m) - logSum;
   } else {
@@ -101,13 +103,13 @@ void softmaxColumns(const T *__restrict x, T *__restrict o, int64_t len,
       m[j] = x[l * inner + j] > m[j] ? x[l * inner + j] : m[j];
   for (int64_t l = 0; l < len; ++l)
     for (int64_t j = 0; j < w; ++j) {
-      T e = std::exp(x[l * inner + j] - m[j]);
+      T e = expOf(x[l * inner + j] - m[j]);
       if constexpr (!Log)
         o[l * inner + j] = e;
       s[j] += e;
     }
   for (int64_t j = 0; j < w; ++j)
-    s[j] = Log ? std::log(s[j]) : T(1) / s[j];
+    s[j] = Log ? logOf(s[j]) : T(1) / s[j];
   for (int64_t l = 0; l < len; ++l)
     for (int64_t j = 0; j < w; ++j) {
       if constexpr (Log)

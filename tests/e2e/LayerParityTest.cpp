@@ -7,7 +7,12 @@
 // Concatenate along the width and global pooling; and the vocabulary
 // model of make_vocabulary_fixtures.py (Rescaling, Permute, Cropping1D,
 // Identity, UnitNormalization, ActivityRegularization, RepeatVector, Dot)
-// and its GroupNormalization CNN. From
+// and its GroupNormalization CNN; and the preprocessing model of
+// make_preprocessing_fixtures.py (Normalization adapted and given,
+// Resizing, CenterCrop) and its augmentation layers at factor 0 (the
+// identity in predict, still clipping in training); and the 1-D
+// convolution variants of make_conv1d_fixtures.py, and Attention and
+// AdditiveAttention (make_attention_fixtures.py). From
 // Keras's initial
 // weights, on Keras's batch, kcc must reproduce, compiled and interpreted:
 //
@@ -55,12 +60,22 @@ using Param = std::tuple<std::string, ExecMode>;
 
 class LayerParity : public ::testing::TestWithParam<Param> {};
 
-/// The record of `name`: layers.json's models, or vocabulary.json's (the
-/// layers of make_vocabulary_fixtures.py).
+/// The record of `name`: layers.json's models, vocabulary.json's (the
+/// layers of make_vocabulary_fixtures.py) or preprocessing.json's
+/// (make_preprocessing_fixtures.py), conv1d.json's
+/// (make_conv1d_fixtures.py) or attention.json's
+/// (make_attention_fixtures.py).
 const json::Object &fixtureRoot(const std::string &name) {
   static const json::Value vocabulary = e2e::readFixtureJson("vocabulary.json");
-  const json::Object &layers = *layersJson().getAsObject();
-  return layers.getObject(name) ? layers : *vocabulary.getAsObject();
+  static const json::Value preprocessing =
+      e2e::readFixtureJson("preprocessing.json");
+  static const json::Value conv1d = e2e::readFixtureJson("conv1d.json");
+  static const json::Value attention = e2e::readFixtureJson("attention.json");
+  for (const json::Value *root :
+       {&layersJson(), &vocabulary, &preprocessing, &conv1d, &attention})
+    if (root->getAsObject()->getObject(name))
+      return *root->getAsObject();
+  return *vocabulary.getAsObject();
 }
 
 TEST_P(LayerParity, StepsAndPredictMatchKeras) {
@@ -97,10 +112,11 @@ TEST_P(LayerParity, StepsAndPredictMatchKeras) {
 
 INSTANTIATE_TEST_SUITE_P(
     KerasLayerFixtures, LayerParity,
-    ::testing::Combine(::testing::Values("activations", "merging", "vision",
-                                         "vocabulary", "group_norm"),
-                       ::testing::Values(ExecMode::Compiled,
-                                         ExecMode::Interpreted)),
+    ::testing::Combine(
+        ::testing::Values("activations", "merging", "vision", "vocabulary",
+                          "group_norm", "preprocessing", "augmentation",
+                          "conv1d", "attention"),
+        ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +
              (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"
@@ -153,6 +169,35 @@ TEST(LayerTwoInputs, ForwardMatchesKerasPredictInEveryMode) {
   std::printf("[ keras ] two_inputs (@forward): predict error %.2e "
               "interpreted, %.2e compiled\n",
               worstInterpreted, worstCompiled);
+}
+
+/// RandomFlip: Keras's predict (the identity) through a model with one;
+/// in training, the flips drawn in the step are the same compiled and
+/// interpreted (counter-based), so the two modes' losses agree.
+TEST(LayerAugmentation, RandomFlipPredictsAsKerasAndDrawsAlikeInBothModes) {
+  const json::Object &root = fixtureRoot("flip_predict");
+  keras::ImportedModel imported =
+      keras::importKerasArchive(kerasFixture("flip_predict.keras"));
+  NDArray x, y;
+  e2e::kerasBatch(x, y);
+  std::vector<std::vector<double>> losses(2);
+  for (ExecMode mode : {ExecMode::Compiled, ExecMode::Interpreted}) {
+    TrainingConfig config;
+    config.mode = mode;
+    Executable exe = e2e::jitQuietly(*imported.model, config);
+    double worst = e2e::comparePredict(
+        exe.predict(x),
+        *root.getObject("flip_predict")->getArray("initial_predict"),
+        "flip_predict");
+    std::printf("[ keras ] flip_predict (%s): predict error %.2e\n",
+                execModeName(mode), worst);
+    for (int step = 0; step < 3; ++step)
+      losses[mode == ExecMode::Compiled ? 0 : 1].push_back(exe.step(x, y).loss);
+  }
+  for (int step = 0; step < 3; ++step)
+    EXPECT_NEAR(losses[0][step], losses[1][step],
+                1e-6 * std::abs(losses[1][step]))
+        << "step " << step;
 }
 
 /// One epoch of merging.keras from Keras's weights, compiled and

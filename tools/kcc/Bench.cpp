@@ -21,6 +21,7 @@
 #include "frontend/training/Jit.h"
 #include "passes/TrainStep.h"
 #include "runtime/Error.h"
+#include "runtime/ProductCalls.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
@@ -34,6 +35,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <functional>
 #include <random>
 
 using namespace kcc;
@@ -73,24 +76,31 @@ double timeRepetition(Executable &exe, const std::vector<NDArray> &xs,
          steps;
 }
 
-/// Per mode, ms per step: the median over repetitions. The modes'
-/// repetitions alternate, so load that comes and goes on a shared machine
-/// falls on both alike and the ratio stays the number to read.
-std::vector<double> timeInterleaved(std::vector<Executable *> exes,
-                                    const std::vector<NDArray> &xs,
-                                    const std::vector<NDArray> &ys,
-                                    const BenchConfig &config) {
-  for (Executable *exe : exes)
-    for (int64_t i = 0; i < config.warmup; ++i)
-      exe->step(xs, ys);
-  std::vector<std::vector<double>> perStep(exes.size());
-  for (int64_t r = 0; r < config.repetitions; ++r)
-    for (size_t k = 0; k < exes.size(); ++k)
-      perStep[k].push_back(timeRepetition(*exes[k], xs, ys, config.steps));
+/// Per timer (one repetition each, in ms per step), the median over
+/// `repetitions`. The timers' repetitions alternate, so load that comes and
+/// goes on a shared machine falls on all alike and the ratios stay the
+/// numbers to read.
+std::vector<double>
+timeInterleaved(const std::vector<std::function<double()>> &timers,
+                int64_t repetitions) {
+  std::vector<std::vector<double>> perStep(timers.size());
+  for (int64_t r = 0; r < repetitions; ++r)
+    for (size_t k = 0; k < timers.size(); ++k)
+      perStep[k].push_back(timers[k]());
   std::vector<double> medians;
   for (std::vector<double> &v : perStep)
     medians.push_back(median(std::move(v)));
   return medians;
+}
+
+/// The library's products of one compiled step (runtime/ProductCalls.h),
+/// recorded from a step of `exe`.
+rt::ProductCallReplay recordProducts(Executable &exe,
+                                     const std::vector<NDArray> &xs,
+                                     const std::vector<NDArray> &ys) {
+  rt::ProductCallRecording recording;
+  exe.step(xs, ys);
+  return rt::ProductCallReplay(recording.take());
 }
 
 } // namespace
@@ -154,9 +164,23 @@ int driver::runBench(const BenchConfig &config) {
     exec.mode = ExecMode::Interpreted;
     Executable interpreted(context, module->clone(), weights, exec);
 
+    for (Executable *exe : {&compiled, &interpreted})
+      for (int64_t i = 0; i < config.warmup; ++i)
+        exe->step(xs, ys);
+    rt::ProductCallReplay products = recordProducts(compiled, xs, ys);
+    auto repetition = [&](Executable &exe) {
+      return [&] { return timeRepetition(exe, xs, ys, config.steps); };
+    };
     std::vector<double> ms =
-        timeInterleaved({&compiled, &interpreted}, xs, ys, config);
-    double compiledMs = ms[0], interpretedMs = ms[1];
+        timeInterleaved({repetition(compiled), repetition(interpreted),
+                         [&] {
+                           double total = 0;
+                           for (int64_t i = 0; i < config.steps; ++i)
+                             total += products.runMs();
+                           return total / config.steps;
+                         }},
+                        config.repetitions);
+    double compiledMs = ms[0], interpretedMs = ms[1], libraryMs = ms[2];
     // Kernels and memory plan: what the pipeline recorded in the lowering
     // the compiled Executable runs.
     ExecStats cs = compiled.stats(), is = interpreted.stats();
@@ -180,6 +204,11 @@ int driver::runBench(const BenchConfig &config) {
         {"compile_ms", compileMs},
     };
     result["library_calls"] = cs.libraryCallsPerStep;
+    // The products alone, and the rest of the compiled step: kcc's own code.
+    result["library_ms"] = libraryMs;
+    // To the half nanosecond the medians have: the difference would otherwise
+    // print its rounding (0.041556499999999996).
+    result["kcc_ms"] = std::round((compiledMs - libraryMs) * 1e7) / 1e7;
     if (planned) {
       result["arena_bytes"] = cs.arenaBytes;
       result["arena_lower_bound_bytes"] = cs.arenaLowerBoundBytes;
@@ -204,7 +233,11 @@ int driver::runBench(const BenchConfig &config) {
                         compiledMs, static_cast<long long>(kernels), compileMs)
         << llvm::format("  interpreted  %9.3f ms/step  %4lld ops\n",
                         interpretedMs, static_cast<long long>(interpretedOps))
-        << llvm::format("  speedup      %9.2fx\n", interpretedMs / compiledMs);
+        << llvm::format("  speedup      %9.2fx\n", interpretedMs / compiledMs)
+        << llvm::format(
+               "  products     %9.3f ms/step  %4zu library calls alone "
+               "(the rest, kcc's code: %.3f ms)\n",
+               libraryMs, products.size(), compiledMs - libraryMs);
     if (planned)
       llvm::outs() << llvm::format(
           "  memory       arena %lld B, lower bound %lld B, interpreter peak "

@@ -1,6 +1,7 @@
 //===- Attention.cpp - Keras's attention layers --------------------------===//
 //
-// MultiHeadAttention (keras/src/layers/attention/).
+// MultiHeadAttention, Attention and AdditiveAttention
+// (keras/src/layers/attention/).
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,6 +44,22 @@ Layer buildMultiHeadAttention(const ObjectView &c, const CallOptions &call) {
       readInitializer(c, "bias_initializer", "zeros"));
 }
 
+/// Attention and AdditiveAttention: no dropout on the scores.
+Layer buildScoreAttention(const ObjectView &c, const CallOptions &call,
+                          bool additive) {
+  if (c.getNumber("dropout", 0.0) != 0.0)
+    c.failField("dropout", "dropout on the attention scores is not supported "
+                           "(must be 0)");
+  bool useScale = c.getBool("use_scale", additive);
+  if (additive)
+    return AdditiveAttention(useScale, call.useCausalMask);
+  std::string mode = c.getString("score_mode", "dot");
+  if (mode != "dot" && mode != "concat")
+    c.failField("score_mode",
+                "score_mode '" + mode + "' is not one of dot, concat");
+  return Attention(useScale, mode, call.useCausalMask);
+}
+
 } // namespace
 
 void keras::addAttentionLayers(std::vector<LayerClass> &classes) {
@@ -57,4 +74,22 @@ void keras::addAttentionLayers(std::vector<LayerClass> &classes) {
        {{"use_gate", false}},
        "`num_heads`, `key_dim`, `value_dim`, `use_bias`, `output_shape`, "
        "`attention_axes` ([1]), initializers, `use_causal_mask` in the call"});
+  classes.push_back({"Attention",
+                     "attention",
+                     [](const ObjectView &c, const CallOptions &call) {
+                       return buildScoreAttention(c, call, false);
+                     },
+                     {"seed"},
+                     {},
+                     "`use_scale`, `score_mode` (dot, concat), "
+                     "`use_causal_mask` in the call; no dropout"});
+  classes.push_back({"AdditiveAttention",
+                     "attention",
+                     [](const ObjectView &c, const CallOptions &call) {
+                       return buildScoreAttention(c, call, true);
+                     },
+                     {"seed"},
+                     {},
+                     "`use_scale`, `use_causal_mask` in the call; no "
+                     "dropout"});
 }

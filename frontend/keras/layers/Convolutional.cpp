@@ -1,7 +1,8 @@
 //===- Convolutional.cpp - Keras's convolution layers --------------------===//
 //
-// Conv1D, Conv2D, DepthwiseConv2D, SeparableConv2D and Conv2DTranspose
-// (keras/src/layers/convolutional/), channels_last.
+// Conv1D, Conv2D, DepthwiseConv2D, SeparableConv2D and Conv2DTranspose and
+// the 1-D variants of the last three (keras/src/layers/convolutional/),
+// channels_last.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,7 +26,7 @@ struct ConvSpec {
 
 ConvSpec readConvSpec(const ObjectView &c,
                       std::initializer_list<llvm::StringRef> kernels,
-                      bool regularizable = false) {
+                      bool regularizable = false, bool oneD = false) {
   std::vector<llvm::StringRef> nullKeys{"bias_constraint", "lora_rank"};
   if (!regularizable)
     nullKeys.insert(nullKeys.end(),
@@ -42,11 +43,18 @@ ConvSpec readConvSpec(const ObjectView &c,
     checkNull(c, {k});
   checkChannelsLast(c);
   ConvSpec s;
-  s.kernel =
-      checkedSize2(c, "kernel_size", c.getSize2("kernel_size", std::nullopt));
-  s.strides = checkedSize2(c, "strides", c.getSize2("strides", Size2(1)));
-  s.dilation =
-      checkedSize2(c, "dilation_rate", c.getSize2("dilation_rate", Size2(1)));
+  if (oneD) {
+    // The 1-D variants: one step high.
+    s.kernel = Size2(1, readSize1(c, "kernel_size", std::nullopt));
+    s.strides = Size2(1, readSize1(c, "strides", 1));
+    s.dilation = Size2(1, readSize1(c, "dilation_rate", 1));
+  } else {
+    s.kernel =
+        checkedSize2(c, "kernel_size", c.getSize2("kernel_size", std::nullopt));
+    s.strides = checkedSize2(c, "strides", c.getSize2("strides", Size2(1)));
+    s.dilation =
+        checkedSize2(c, "dilation_rate", c.getSize2("dilation_rate", Size2(1)));
+  }
   s.padding = readPadding(c);
   s.activation = readActivation(c);
   s.useBias = c.getBool("use_bias", true);
@@ -112,6 +120,49 @@ Layer buildConv2DTranspose(const ObjectView &c) {
       Conv2DTranspose(
           filters, s.kernel, s.strides, s.padding, s.dilation, s.activation,
           s.useBias, readInitializer(c, "kernel_initializer", "glorot_uniform"),
+          readInitializer(c, "bias_initializer", "zeros")),
+      {"kernel", "bias"});
+}
+
+Layer buildDepthwiseConv1D(const ObjectView &c) {
+  ConvSpec s = readConvSpec(c, {"depthwise"}, /*regularizable=*/true,
+                            /*oneD=*/true);
+  return withRegularizers(
+      c,
+      DepthwiseConv1D(
+          s.kernel.w, s.strides.w, s.padding, readDepthMultiplier(c),
+          s.dilation.w, s.activation, s.useBias,
+          readInitializer(c, "depthwise_initializer", "glorot_uniform"),
+          readInitializer(c, "bias_initializer", "zeros")),
+      {"depthwise", "bias"});
+}
+
+Layer buildSeparableConv1D(const ObjectView &c) {
+  ConvSpec s = readConvSpec(c, {"depthwise", "pointwise"},
+                            /*regularizable=*/true, /*oneD=*/true);
+  int64_t filters = readWidth(c, "filters");
+  return withRegularizers(
+      c,
+      SeparableConv1D(
+          filters, s.kernel.w, s.strides.w, s.padding, s.dilation.w,
+          readDepthMultiplier(c), s.activation, s.useBias,
+          readInitializer(c, "depthwise_initializer", "glorot_uniform"),
+          readInitializer(c, "pointwise_initializer", "glorot_uniform"),
+          readInitializer(c, "bias_initializer", "zeros")),
+      {"depthwise", "pointwise", "bias"});
+}
+
+Layer buildConv1DTranspose(const ObjectView &c) {
+  ConvSpec s = readConvSpec(c, {"kernel"}, /*regularizable=*/true,
+                            /*oneD=*/true);
+  checkNull(c, {"output_padding"});
+  int64_t filters = readWidth(c, "filters");
+  return withRegularizers(
+      c,
+      Conv1DTranspose(
+          filters, s.kernel.w, s.strides.w, s.padding, s.dilation.w,
+          s.activation, s.useBias,
+          readInitializer(c, "kernel_initializer", "glorot_uniform"),
           readInitializer(c, "bias_initializer", "zeros")),
       {"kernel", "bias"});
 }
@@ -195,4 +246,35 @@ void keras::addConvolutionalLayers(std::vector<LayerClass> &classes) {
        "`filters`, `kernel_size`, `strides`, `padding`, `dilation_rate`, "
        "`activation`, `use_bias`, initializers, regularizers; no "
        "`output_padding`"});
+  classes.push_back(
+      {"DepthwiseConv1D",
+       "convolutional",
+       [](const ObjectView &c, const CallOptions &) {
+         return buildDepthwiseConv1D(c);
+       },
+       {"depthwise_regularizer", "depthwise_constraint", "bias_regularizer",
+        "activity_regularizer", "bias_constraint"},
+       {{"data_format", "channels_last"}},
+       "as DepthwiseConv2D, over steps"});
+  classes.push_back(
+      {"SeparableConv1D",
+       "convolutional",
+       [](const ObjectView &c, const CallOptions &) {
+         return buildSeparableConv1D(c);
+       },
+       {"depthwise_regularizer", "depthwise_constraint",
+        "pointwise_regularizer", "pointwise_constraint", "bias_regularizer",
+        "activity_regularizer", "bias_constraint"},
+       {{"data_format", "channels_last"}},
+       "as SeparableConv2D, over steps"});
+  classes.push_back(
+      {"Conv1DTranspose",
+       "convolutional",
+       [](const ObjectView &c, const CallOptions &) {
+         return buildConv1DTranspose(c);
+       },
+       {"kernel_regularizer", "kernel_constraint", "bias_regularizer",
+        "activity_regularizer", "bias_constraint"},
+       {{"data_format", "channels_last"}},
+       "as Conv2DTranspose, over steps"});
 }

@@ -1,13 +1,17 @@
 //===- Preprocessing.cpp - Keras's preprocessing layers -------------------===//
 //
-// Rescaling (keras/src/layers/preprocessing/): preprocessing that is part
-// of the model, traced into the step like any other layer.
+// Rescaling, Normalization, Resizing, CenterCrop and the augmentation
+// layers RandomFlip, RandomBrightness and RandomContrast
+// (keras/src/layers/preprocessing/):
+// preprocessing that is part of the model, traced into the step like any
+// other layer.
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontend/keras/ConfigReaders.h"
 #include "frontend/keras/LayerRegistry.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace kcc;
@@ -53,6 +57,181 @@ std::vector<double> readScalarOrList(const ObjectView &c, llvm::StringRef key,
   return values;
 }
 
+/// The list inside Keras's serialized tuple, or `v` itself.
+const json::Value *untupled(const json::Value *v) {
+  if (const json::Object *o = v ? v->getAsObject() : nullptr)
+    if (o->getString("class_name") == llvm::StringRef("__tuple__"))
+      if (const json::Object *config = o->getObject("config"))
+        return config->get("value");
+  return v;
+}
+
+/// Normalization's axis: an int, a list or tuple of ints, or null (no axis
+/// kept).
+std::vector<int64_t> readAxes(const ObjectView &c) {
+  const json::Value *v = untupled(c.get("axis"));
+  if (!v)
+    return {-1};
+  if (v->getAsNull())
+    return {};
+  if (std::optional<int64_t> one = v->getAsInteger())
+    return {*one};
+  std::vector<int64_t> axes;
+  if (const json::Array *a = v->getAsArray())
+    for (const json::Value &e : *a) {
+      std::optional<int64_t> n = e.getAsInteger();
+      if (!n)
+        c.failField("axis", "'axis' must hold integers only");
+      axes.push_back(*n);
+    }
+  else
+    c.failField("axis", "'axis' must be an integer, a list of them or null");
+  return axes;
+}
+
+/// A number or nested lists of numbers (numpy's tolist()): its shape and
+/// row-major values. False when ragged or not numeric.
+bool readNested(const json::Value &v, size_t depth, Shape &shape,
+                std::vector<double> &values) {
+  if (std::optional<double> n = v.getAsNumber()) {
+    if (depth != shape.size() && !(values.empty() && shape.empty()))
+      return false;
+    values.push_back(*n);
+    return true;
+  }
+  const json::Array *a = v.getAsArray();
+  if (!a)
+    return false;
+  if (values.empty() && shape.size() == depth)
+    shape.push_back(static_cast<int64_t>(a->size()));
+  if (depth >= shape.size() || shape[depth] != static_cast<int64_t>(a->size()))
+    return false;
+  for (const json::Value &e : *a)
+    if (!readNested(e, depth + 1, shape, values))
+      return false;
+  return true;
+}
+
+/// Normalization's mean and variance when the config gives them (null
+/// when it was adapted: the statistics are then weights).
+NormalizationStatistics readStatistics(const ObjectView &c) {
+  NormalizationStatistics s;
+  const json::Value *mean = c.get("mean"), *variance = c.get("variance");
+  bool hasMean = mean && !mean->getAsNull();
+  bool hasVariance = variance && !variance->getAsNull();
+  if (hasMean != hasVariance)
+    c.failField(hasMean ? "variance" : "mean",
+                "'mean' and 'variance' must both be given or both be null");
+  if (!hasMean)
+    return s;
+  Shape varianceShape;
+  if (!readNested(*mean, 0, s.shape, s.mean))
+    c.failField("mean", "'mean' must be a number or nested lists of numbers");
+  if (!readNested(*variance, 0, varianceShape, s.variance))
+    c.failField("variance",
+                "'variance' must be a number or nested lists of numbers");
+  if (varianceShape != s.shape)
+    c.failField("variance", "'variance' " + shapeToString(varianceShape) +
+                                " must have the shape of 'mean' " +
+                                shapeToString(s.shape));
+  for (double v : s.variance)
+    if (!(v >= 0) || !std::isfinite(v))
+      c.failField("variance", "'variance' must be finite and >= 0");
+  for (double v : s.mean)
+    if (!std::isfinite(v))
+      c.failField("mean", "'mean' must be finite");
+  return s;
+}
+
+/// Resizing's and CenterCrop's height or width.
+int64_t readImageSize(const ObjectView &c, llvm::StringRef key) {
+  int64_t n = c.getInt(key);
+  if (n <= 0 || n > (int64_t(1) << 24))
+    c.failField(key,
+                "'" + key + "' must be in [1, 2^24], got " + std::to_string(n));
+  return n;
+}
+
+Layer buildResizing(const ObjectView &c) {
+  checkChannelsLast(c);
+  std::string interpolation = c.getString("interpolation", "bilinear");
+  if (interpolation != "bilinear" && interpolation != "nearest")
+    c.failField("interpolation", "interpolation '" + interpolation +
+                                     "' is not supported (bilinear, nearest)");
+  if (c.getBool("pad_to_aspect_ratio", false))
+    c.failField("pad_to_aspect_ratio",
+                "pad_to_aspect_ratio is not supported (crop_to_aspect_ratio "
+                "is)");
+  if (c.getBool("antialias", false))
+    c.failField("antialias", "antialias is not supported");
+  return Resizing(readImageSize(c, "height"), readImageSize(c, "width"),
+                  interpolation, c.getBool("crop_to_aspect_ratio", false));
+}
+
+/// A seed: null (kcc's 0, a stream derived from the model's seed) or a
+/// non-negative integer.
+uint64_t readSeed(const ObjectView &c) {
+  const json::Value *v = c.get("seed");
+  if (!v || v->getAsNull())
+    return 0;
+  std::optional<int64_t> n = v->getAsInteger();
+  if (!n || *n < 0)
+    c.failField("seed", "'seed' must be null or a non-negative integer");
+  return static_cast<uint64_t>(*n);
+}
+
+/// A pair of numbers: a list or Keras's serialized tuple.
+std::optional<std::pair<double, double>> readPair(const ObjectView &c,
+                                                  llvm::StringRef key) {
+  const json::Value *v = untupled(c.get(key));
+  const json::Array *a = v ? v->getAsArray() : nullptr;
+  if (!a || a->size() != 2 || !(*a)[0].getAsNumber() || !(*a)[1].getAsNumber())
+    return std::nullopt;
+  return std::make_pair(*(*a)[0].getAsNumber(), *(*a)[1].getAsNumber());
+}
+
+/// An augmentation's factor as Keras's _set_factor reads it: a pair in
+/// [bound, 1] (sorted), or a number f giving [max(-f, bound), f].
+std::pair<double, double> readFactor(const ObjectView &c, double bound) {
+  const json::Value *v = c.get("factor");
+  std::string bounds = "[" + std::to_string(static_cast<int>(bound)) + ", 1]";
+  if (!v)
+    c.failField("factor", "missing required field 'factor'");
+  if (std::optional<double> f = v->getAsNumber()) {
+    if (!(*f >= bound && *f <= 1))
+      c.failField("factor", "'factor' must be in " + bounds);
+    double m = std::fabs(*f);
+    return {std::max(-m, bound), m};
+  }
+  std::optional<std::pair<double, double>> p = readPair(c, "factor");
+  if (!p)
+    c.failField("factor", "'factor' must be a number or a pair of numbers");
+  auto [lo, hi] = std::minmax(p->first, p->second);
+  if (lo > 1 || hi < bound)
+    c.failField("factor", "'factor' must lie in " + bounds);
+  return {lo, hi};
+}
+
+/// [low, high] of a value_range (default [0, 255]).
+std::pair<double, double> readValueRange(const ObjectView &c) {
+  if (!c.get("value_range"))
+    return {0.0, 255.0};
+  std::optional<std::pair<double, double>> p = readPair(c, "value_range");
+  if (!p || !(p->first < p->second) || !std::isfinite(p->first) ||
+      !std::isfinite(p->second))
+    c.failField("value_range",
+                "'value_range' must be [low, high] with low < high");
+  return *p;
+}
+
+/// RandomBrightness (factor bound -1) and RandomContrast (0).
+template <typename L> Layer buildRanged(const ObjectView &c, double bound) {
+  checkChannelsLast(c);
+  auto [lower, upper] = readFactor(c, bound);
+  auto [low, high] = readValueRange(c);
+  return L(lower, upper, low, high, readSeed(c));
+}
+
 } // namespace
 
 void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
@@ -66,4 +245,69 @@ void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
                      {},
                      {},
                      "`scale`, `offset`: a number or one per channel"});
+  classes.push_back({"Normalization",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return Layer(Normalization(readAxes(c),
+                                                  readStatistics(c),
+                                                  c.getBool("invert", false)));
+                     },
+                     {},
+                     {},
+                     "`axis` (int, list or null), `invert`; `mean` and "
+                     "`variance` given, or adapted (weights)"});
+  classes.push_back({"Resizing",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildResizing(c);
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`height`, `width`, `interpolation` (bilinear, nearest), "
+                     "`crop_to_aspect_ratio`; as JAX resizes"});
+  classes.push_back({"CenterCrop",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       checkChannelsLast(c);
+                       return Layer(CenterCrop(readImageSize(c, "height"),
+                                               readImageSize(c, "width")));
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`height`, `width`; smaller images resized as Keras's "
+                     "smart_resize"});
+  classes.push_back({"RandomFlip",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       checkChannelsLast(c);
+                       std::string mode =
+                           c.getString("mode", "horizontal_and_vertical");
+                       if (mode != "horizontal" && mode != "vertical" &&
+                           mode != "horizontal_and_vertical")
+                         c.failField("mode", "mode '" + mode +
+                                                 "' is not one of horizontal, "
+                                                 "vertical, "
+                                                 "horizontal_and_vertical");
+                       return Layer(RandomFlip(mode, readSeed(c)));
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`mode`, `seed`; random in training, as Keras draws "
+                     "(its own stream)"});
+  classes.push_back({"RandomBrightness",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRanged<RandomBrightness>(c, -1.0);
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`factor`, `value_range`, `seed`; random in training"});
+  classes.push_back({"RandomContrast",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRanged<RandomContrast>(c, 0.0);
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`factor`, `value_range`, `seed`; random in training"});
 }

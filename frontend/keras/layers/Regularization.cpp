@@ -1,23 +1,33 @@
 //===- Regularization.cpp - Keras's regularization layers ----------------===//
 //
-// Dropout (keras/src/layers/regularization/).
+// Dropout, the spatial dropouts, the noise layers and ActivityRegularization
+// (keras/src/layers/regularization/).
 //
 //===----------------------------------------------------------------------===//
 
 #include "frontend/keras/ConfigReaders.h"
 #include "frontend/keras/LayerRegistry.h"
 
+#include <cmath>
+
 using namespace kcc;
 using namespace kcc::keras;
 
 namespace {
 
-/// Dropout (no noise_shape) and the spatial dropouts (their noise shape is
-/// fixed): `rate` and `seed`.
+/// Dropout (with its noise_shape) and the spatial dropouts (their noise
+/// shape is fixed): `rate` and `seed`.
 Layer buildDropout(const ObjectView &c, int spatialDims) {
-  if (!spatialDims)
-    checkNull(c, {"noise_shape"});
-  else if (spatialDims == 2)
+  std::vector<int64_t> noiseShape;
+  if (!spatialDims && c.has("noise_shape") &&
+      !c.get("noise_shape")->getAsNull()) {
+    noiseShape = readIntOrShape(c, "noise_shape");
+    for (int64_t d : noiseShape)
+      if (d < -1 || d == 0)
+        c.failField("noise_shape",
+                    "'noise_shape' entries must be positive or null");
+  }
+  if (spatialDims == 2)
     checkChannelsLast(c);
   double rate = c.getNumber("rate");
   if (!(rate >= 0 && rate < 1))
@@ -27,7 +37,24 @@ Layer buildDropout(const ObjectView &c, int spatialDims) {
     return SpatialDropout1D(rate, seed);
   if (spatialDims == 2)
     return SpatialDropout2D(rate, seed);
-  return Dropout(rate, seed);
+  return Dropout(rate, seed, noiseShape);
+}
+
+/// GaussianNoise (`stddev`), GaussianDropout and AlphaDropout (`rate`).
+template <typename L>
+Layer buildNoise(const ObjectView &c, llvm::StringRef key, bool rate) {
+  if (rate)
+    checkNull(c, {"noise_shape"});
+  double amount = c.getNumber(key);
+  if (rate ? !(amount >= 0 && amount < 1)
+           : !(amount >= 0 && std::isfinite(amount)))
+    c.failField(key, "'" + key.str() + "' must be " +
+                         (rate ? "in [0, 1)" : "finite and >= 0") + ", got " +
+                         std::to_string(amount));
+  const llvm::json::Value *seed = c.get("seed");
+  return L(amount, seed && !seed->getAsNull()
+                       ? static_cast<uint64_t>(c.getInt("seed"))
+                       : 0);
 }
 
 } // namespace
@@ -40,7 +67,7 @@ void keras::addRegularizationLayers(std::vector<LayerClass> &classes) {
                      },
                      {},
                      {},
-                     "`rate`, `seed`; no `noise_shape`"});
+                     "`rate`, `seed`, `noise_shape`"});
   classes.push_back({"ActivityRegularization",
                      "regularization",
                      [](const ObjectView &c, const CallOptions &) {
@@ -69,4 +96,29 @@ void keras::addRegularizationLayers(std::vector<LayerClass> &classes) {
                      {{"data_format", "channels_last"}},
                      "`rate`, `seed`: whole channels of [batch, rows, "
                      "columns, channels]"});
+  classes.push_back({"GaussianNoise",
+                     "regularization",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildNoise<GaussianNoise>(c, "stddev", false);
+                     },
+                     {},
+                     {},
+                     "`stddev`, `seed`: normal noise added in training"});
+  classes.push_back({"GaussianDropout",
+                     "regularization",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildNoise<GaussianDropout>(c, "rate", true);
+                     },
+                     {},
+                     {},
+                     "`rate`, `seed`: multiplicative normal noise in "
+                     "training"});
+  classes.push_back({"AlphaDropout",
+                     "regularization",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildNoise<AlphaDropout>(c, "rate", true);
+                     },
+                     {},
+                     {},
+                     "`rate`, `seed`; no `noise_shape`"});
 }

@@ -156,6 +156,56 @@ TEST(KerasErrors, UnsupportedSemanticValues) {
                         "supported (l1, l2 or l1_l2)"));
 }
 
+/// A Sequential of an 8x8x1 input and `layer` (a layer's JSON object).
+std::string sequentialWith(const std::string &layer) {
+  return R"({"module": "keras", "class_name": "Sequential", "config":
+  {"name": "s", "layers": [{"module": "keras.layers", "class_name":
+  "InputLayer", "config": {"batch_shape": [null, 8, 8, 1], "dtype":
+  "float32", "name": "in"}}, )" +
+         layer + "]}}";
+}
+
+TEST(KerasErrors, PreprocessingConfigs) {
+  EXPECT_THAT(
+      importError(sequentialWith(
+          R"({"class_name": "Resizing", "config": {"name": "r", "height": 4,
+          "width": 4, "interpolation": "bicubic"}})")),
+      HasSubstr("bad.json: $.config.layers[1].config.interpolation: layer "
+                "'r' (Resizing): interpolation 'bicubic' is not supported "
+                "(bilinear, nearest)"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "Resizing", "config": {"name": "r",
+                  "height": 0, "width": 4}})")),
+              HasSubstr("config.height: layer 'r' (Resizing): 'height' must "
+                        "be in [1, 2^24], got 0"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "CenterCrop", "config": {"name": "c",
+                  "height": 4, "width": 4, "data_format":
+                  "channels_first"}})")),
+              HasSubstr("config.data_format: layer 'c' (CenterCrop): "
+                        "data_format 'channels_first' is not supported"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "Normalization", "config": {"name": "n",
+                  "mean": [0.5], "variance": null}})")),
+              HasSubstr("config.variance: layer 'n' (Normalization): 'mean' "
+                        "and 'variance' must both be given or both be null"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "Normalization", "config": {"name": "n",
+                  "mean": [0.5, 1], "variance": [1, -2]}})")),
+              HasSubstr("config.variance: layer 'n' (Normalization): "
+                        "'variance' must be finite and >= 0"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "Normalization", "config": {"name": "n",
+                  "axis": 4}})")),
+              HasSubstr("layer 'n' (Normalization): axis 4 is out of range "
+                        "for an input [None, 8, 8, 1]"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "Normalization", "config": {"name": "n",
+                  "mean": [1, 2, 3], "variance": [1, 1, 1]}})")),
+              HasSubstr("layer 'n' (Normalization): mean [3] does not "
+                        "broadcast to the kept axes of [None, 8, 8, 1]"));
+}
+
 TEST(KerasErrors, ArchiveWithoutConfigJson) {
   std::string path = fixture("bad_no_config.keras");
   EXPECT_EQ(errorOf([&] { keras::importKerasArchive(path); }),
@@ -197,6 +247,50 @@ TEST(KerasErrors, ModelLevelProblems) {
   EXPECT_THAT(importError(noOut),
               HasSubstr("$.config.output_layers: model 'residual': missing "
                         "required field 'output_layers'"));
+}
+
+TEST(KerasErrors, NestedModelProblemsNameTheInnerLayer) {
+  std::string siamese = readText("nested/siamese.json");
+  // A layer of the tower: its path runs through the nested model's config.
+  std::string bogus = replaceOnce(siamese, "\"class_name\": \"Flatten\"",
+                                  "\"class_name\": \"Bogus\"");
+  EXPECT_THAT(importError(bogus),
+              HasSubstr("bad.json: $.config.layers[3].config.layers[2]."
+                        "config: layer 'flatten' (Bogus): layer class "
+                        "'Bogus' is not supported"));
+  // kcc's model holds the nested model's layers beside its own, so their
+  // names must differ (Keras's auto-names do).
+  std::string clash = siamese;
+  for (size_t at; (at = clash.find("shared_projection")) != std::string::npos;)
+    clash.replace(at, 17, "dense");
+  EXPECT_THAT(importError(clash),
+              HasSubstr("model 'siamese': two layers are named 'dense'"));
+  // The tower's own list (the only one indented this deep) renamed.
+  std::string noLayers =
+      replaceOnce(siamese, "     \"layers\": [", "     \"layer_list\": [");
+  EXPECT_THAT(importError(noLayers),
+              HasSubstr("$.config.layers[3].config.layers: layer 'tower' "
+                        "(Sequential): a nested model needs a list of "
+                        "'layers'"));
+}
+
+/// tf.keras keeps a call's training=False (Keras 3 passes the model's mode
+/// over it): kcc takes it where both modes compute the same.
+TEST(KerasErrors, Keras2CallTrainingArgument) {
+  std::string vision = readText("vision_keras2.json");
+  std::string fixed = replaceOnce(
+      vision, "\"conv2d\",\n       0,\n       0,\n       {}",
+      "\"conv2d\",\n       0,\n       0,\n       {\"training\": false}");
+  std::string msg = importError(fixed);
+  EXPECT_THAT(msg, HasSubstr("bad.json: $.config.layers["));
+  EXPECT_THAT(msg, HasSubstr("].inbound_nodes[0][0][3].training: layer "
+                             "'batch_normalization' (BatchNormalization): a "
+                             "call's own training argument is not supported"));
+  // Frozen, the layer computes the same in both modes.
+  std::string frozen = replaceOnce(
+      fixed, "\"name\": \"batch_normalization\",\n     \"trainable\": true",
+      "\"name\": \"batch_normalization\",\n     \"trainable\": false");
+  EXPECT_NO_THROW(keras::importModelJson(frozen, "frozen.json"));
 }
 
 } // namespace

@@ -38,9 +38,10 @@ json::Value archiveConfig(const std::string &path) {
   return cantFail(json::parse(text ? *text : "{}"));
 }
 
-/// The `*_initializer` entries of every layer (and of a Bidirectional's
-/// wrapped layers), keyed "layer/key", without "seed" (kcc keeps none) and
-/// "shared_object_id" (Keras's count of a Functional's shared objects).
+/// The `*_initializer` entries of every layer (a nested model's included,
+/// and a Bidirectional's wrapped layers), keyed "layer/key", without "seed"
+/// (kcc keeps none) and "shared_object_id" (Keras's count of a Functional's
+/// shared objects).
 llvm::StringMap<json::Value> initializerEntries(const json::Value &config) {
   llvm::StringMap<json::Value> out;
   std::function<void(const json::Object &, const std::string &)> visit =
@@ -63,14 +64,22 @@ llvm::StringMap<json::Value> initializerEntries(const json::Value &config) {
             if (const json::Object *c = inner->getObject("config"))
               visit(*c, name + "/" + wrapped);
       };
-  const json::Array *layers =
-      config.getAsObject()->getObject("config")->getArray("layers");
-  for (const json::Value &layer : *layers) {
-    const json::Object &entry = *layer.getAsObject();
-    const json::Object *c = entry.getObject("config");
-    if (c && entry.getString("class_name") != "InputLayer")
-      visit(*c, c->getString("name")->str());
-  }
+  // A nested model's layers are keyed as kcc's flat config keys them.
+  std::function<void(const json::Array &)> visitLayers =
+      [&](const json::Array &layers) {
+        for (const json::Value &layer : layers) {
+          const json::Object &entry = *layer.getAsObject();
+          const json::Object *c = entry.getObject("config");
+          std::optional<llvm::StringRef> cls = entry.getString("class_name");
+          if (!c || cls == "InputLayer")
+            continue;
+          if (cls == "Sequential" || cls == "Functional")
+            visitLayers(*c->getArray("layers"));
+          else
+            visit(*c, c->getString("name")->str());
+        }
+      };
+  visitLayers(*config.getAsObject()->getObject("config")->getArray("layers"));
   return out;
 }
 

@@ -20,11 +20,27 @@
 namespace kcc {
 namespace saving_test {
 
+/// The directories tempDir() made, removed with everything in them when
+/// the test program exits.
+class TempDirs {
+public:
+  ~TempDirs() {
+    for (const std::string &dir : dirs)
+      llvm::sys::fs::remove_directories(dir, /*IgnoreErrors=*/true);
+  }
+  void add(std::string dir) { dirs.push_back(std::move(dir)); }
+
+private:
+  std::vector<std::string> dirs;
+};
+
 /// A fresh directory under the system's temporary folder.
 inline std::string tempDir() {
+  static TempDirs made;
   llvm::SmallString<128> dir;
   if (llvm::sys::fs::createUniqueDirectory("kcc-saving", dir))
     throw Error("cannot create a temporary directory");
+  made.add(dir.str().str());
   return dir.str().str();
 }
 

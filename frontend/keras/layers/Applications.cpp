@@ -1,0 +1,44 @@
+//===- Applications.cpp - Keras's own classes in keras.applications ------===//
+//
+// The layers keras.applications networks define for themselves and save
+// under their own registered names: ConvNeXt's LayerScale and
+// StochasticDepth.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/keras/ConfigReaders.h"
+#include "frontend/keras/LayerRegistry.h"
+
+#include <cmath>
+
+using namespace kcc;
+using namespace kcc::keras;
+
+void keras::addApplicationLayers(std::vector<LayerClass> &classes) {
+  classes.push_back(
+      {"LayerScale",
+       "applications",
+       [](const ObjectView &c, const CallOptions &) {
+         double init = c.getNumber("init_values");
+         if (!std::isfinite(init))
+           c.failField("init_values", "'init_values' must be finite");
+         return Layer(LayerScale(init, readWidth(c, "projection_dim")));
+       },
+       {},
+       {},
+       "ConvNeXt's: `init_values`, `projection_dim`"});
+  classes.push_back({"StochasticDepth",
+                     "applications",
+                     [](const ObjectView &c, const CallOptions &) {
+                       double rate = c.getNumber("drop_path_rate");
+                       if (!(rate >= 0 && rate < 1))
+                         c.failField(
+                             "drop_path_rate",
+                             "'drop_path_rate' must be in [0, 1), got " +
+                                 std::to_string(rate));
+                       return Layer(StochasticDepth(rate));
+                     },
+                     {},
+                     {},
+                     "ConvNeXt's: `drop_path_rate`, per example in training"});
+}

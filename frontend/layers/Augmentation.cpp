@@ -1,0 +1,199 @@
+//===- Augmentation.cpp - RandomFlip, RandomBrightness, RandomContrast ----===//
+//
+// Keras's augmentation layers: the identity at inference, random in
+// training, with one draw per image as Keras makes it. The draws come from
+// kc.random_uniform (a pure function of the seed, the step and the index,
+// as Dropout's), so eager mode, the interpreter and compiled code agree;
+// Keras's own random stream differs, so only the distributions match.
+//
+//  RandomFlip        each image flipped (uniform <= 0.5) along the width,
+//                    the height, or both with the same draw;
+//  RandomBrightness  + uniform(lower, upper) * (range high - low), clipped
+//                    to the value range;
+//  RandomContrast    (x - mean over the pixels) * uniform(1 - lower,
+//                    1 + upper) + that mean, per channel, clipped.
+//
+//===----------------------------------------------------------------------===//
+
+#include "frontend/Initializers.h"
+#include "frontend/Layers.h"
+#include "frontend/Ops.h"
+#include "frontend/layers/ImageAxes.h"
+
+#include <cmath>
+
+using namespace kcc;
+
+namespace {
+
+llvm::json::Value pair(double a, double b) { return llvm::json::Array{a, b}; }
+
+/// One NHWC image batch; a draw per image in training.
+class AugmentationImpl : public LayerImpl {
+public:
+  bool usesRandomness() const override { return true; }
+  bool trainingDiffers() const override { return true; }
+
+protected:
+  AugmentationImpl(const char *className, uint64_t seed)
+      : LayerImpl(className), userSeed_(seed) {}
+
+  void build(const std::vector<Shape> &shapes) override {
+    if (shapes.size() != 1 || shapes[0].size() != 4)
+      fail("expects one batch of images [batch, height, width, channels], "
+           "got " +
+           (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
+  }
+
+  /// uniform [lo, hi) per image: [batch, 1, 1, 1].
+  Tensor perImage(const Tensor &x, const CallContext &ctx, double lo,
+                  double hi) const {
+    uint64_t seed =
+        userSeed_ ? userSeed_
+                  : init::deriveSeed(this->seed(), name() + "/augmentation");
+    Tensor u =
+        ops::randomUniform({x.dim(0), 1, 1, 1}, seed, ctx.step, x.dtype());
+    if (lo == 0.0 && hi == 1.0)
+      return u;
+    return ops::add(ops::mul(u, ops::scalar(hi - lo, x.dtype())),
+                    ops::scalar(lo, x.dtype()));
+  }
+
+  llvm::json::Value seedConfig() const {
+    return userSeed_ ? llvm::json::Value(static_cast<int64_t>(userSeed_))
+                     : llvm::json::Value(nullptr);
+  }
+
+  uint64_t userSeed_;
+};
+
+/// A factor pair and the value range the result is clipped to.
+class RangedAugmentationImpl : public AugmentationImpl {
+public:
+  RangedAugmentationImpl(const char *className, double lower, double upper,
+                         double low, double high, uint64_t seed)
+      : AugmentationImpl(className, seed), lower_(lower), upper_(upper),
+        low_(low), high_(high) {
+    for (double v : {lower, upper, low, high})
+      if (!std::isfinite(v))
+        throw Error(std::string(className) +
+                    ": factor and value_range must be finite");
+    if (lower > upper)
+      throw Error(std::string(className) + ": factor's lower bound " +
+                  std::to_string(lower) + " is above its upper bound " +
+                  std::to_string(upper));
+    if (!(low < high))
+      throw Error(std::string(className) +
+                  ": value_range must be [low, high] with low < high");
+  }
+
+protected:
+  llvm::json::Object rangedConfig() const {
+    return llvm::json::Object{{"factor", pair(lower_, upper_)},
+                              {"value_range", pair(low_, high_)},
+                              {"seed", seedConfig()},
+                              {"data_format", "channels_last"}};
+  }
+  Tensor clipToRange(const Tensor &x) const {
+    return ops::minimum(ops::maximum(x, ops::scalar(low_, x.dtype())),
+                        ops::scalar(high_, x.dtype()));
+  }
+  double lower_, upper_, low_, high_;
+};
+
+class RandomFlipImpl : public AugmentationImpl {
+public:
+  RandomFlipImpl(std::string mode, uint64_t seed)
+      : AugmentationImpl("RandomFlip", seed), mode_(std::move(mode)) {
+    if (mode_ != "horizontal" && mode_ != "vertical" &&
+        mode_ != "horizontal_and_vertical")
+      throw Error("RandomFlip: mode '" + mode_ +
+                  "' is not one of horizontal, vertical, "
+                  "horizontal_and_vertical");
+  }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"mode", mode_},
+                              {"seed", seedConfig()},
+                              {"data_format", "channels_last"}};
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) override {
+    expectInputs(inputs, 1);
+    Tensor x = inputs[0];
+    if (!ctx.training)
+      return {x};
+    Tensor flips = ops::broadcastTo(ops::compare(ops::CompareKind::LE,
+                                                 perImage(x, ctx, 0.0, 1.0),
+                                                 ops::scalar(0.5, x.dtype())),
+                                    x.shape());
+    // Keras flips the width first, then the height, with the same draw.
+    for (int64_t axis : {2, 1}) {
+      bool flipped = axis == 2 ? mode_ != "vertical" : mode_ != "horizontal";
+      if (flipped)
+        x = ops::select(
+            flips,
+            layers::mapImageAxis(
+                x, axis, layers::reversalMatrix(x.dim(axis), x.dtype())),
+            x);
+    }
+    return {x};
+  }
+
+private:
+  std::string mode_;
+};
+
+class RandomBrightnessImpl : public RangedAugmentationImpl {
+public:
+  using RangedAugmentationImpl::RangedAugmentationImpl;
+  llvm::json::Object kerasConfig() const override { return rangedConfig(); }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (!ctx.training)
+      return {x};
+    Tensor delta = ops::mul(perImage(x, ctx, lower_, upper_),
+                            ops::scalar(high_ - low_, x.dtype()));
+    return {clipToRange(ops::add(x, delta))};
+  }
+};
+
+class RandomContrastImpl : public RangedAugmentationImpl {
+public:
+  using RangedAugmentationImpl::RangedAugmentationImpl;
+  llvm::json::Object kerasConfig() const override { return rangedConfig(); }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (!ctx.training)
+      return {x};
+    Tensor factor = perImage(x, ctx, 1.0 - lower_, 1.0 + upper_);
+    // Keras's two means: over the height, then over the width.
+    Tensor mean = ops::reduceMean(ops::reduceMean(x, {1}, /*keepdims=*/true),
+                                  {2}, /*keepdims=*/true);
+    return {clipToRange(ops::add(ops::mul(ops::sub(x, mean), factor), mean))};
+  }
+};
+
+} // namespace
+
+RandomFlip::RandomFlip(std::string mode, uint64_t seed)
+    : Layer(std::make_shared<RandomFlipImpl>(std::move(mode), seed)) {}
+
+RandomBrightness::RandomBrightness(double lower, double upper, double low,
+                                   double high, uint64_t seed)
+    : Layer(std::make_shared<RandomBrightnessImpl>("RandomBrightness", lower,
+                                                   upper, low, high, seed)) {}
+
+RandomContrast::RandomContrast(double lower, double upper, double low,
+                               double high, uint64_t seed)
+    : Layer(std::make_shared<RandomContrastImpl>("RandomContrast", lower, upper,
+                                                 low, high, seed)) {}

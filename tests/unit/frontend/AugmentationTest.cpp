@@ -1,0 +1,144 @@
+//===- AugmentationTest.cpp - Keras's random image layers, eager ----------===//
+//
+// RandomFlip, RandomBrightness and RandomContrast are the identity at
+// inference; in training each image gets one draw, so their outputs are
+// checked image by image (flipped or not; shifted by one delta; scaled
+// about its channel means by one factor) and the draws against their
+// distribution. Keras's own stream differs, so the distributions are what
+// can agree with Keras (tests/e2e/LayerParityTest.cpp checks them against
+// Keras at factor 0, and a RandomFlip's draws in both execution modes).
+//
+//===----------------------------------------------------------------------===//
+
+#include "kcc/kcc.h"
+#include "tests/unit/ErrorOf.h"
+
+#include "gtest/gtest.h"
+
+#include <cmath>
+
+using namespace kcc;
+using kcc::testing::errorOf;
+
+namespace {
+
+constexpr int64_t kImages = 2000, kH = 3, kW = 4, kC = 2;
+
+/// Uniform [0, 1) images from a fixed LCG (independent of kcc's RNG).
+NDArray images(uint64_t seed) {
+  NDArray a = NDArray::empty({kImages, kH, kW, kC}, DType::F32);
+  uint64_t s = seed * 6364136223846793005ull + 1442695040888963407ull;
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    s = s * 6364136223846793005ull + 1442695040888963407ull;
+    a.set(i, static_cast<double>(s >> 11) * 0x1.0p-53);
+  }
+  return a;
+}
+
+double at(const std::vector<double> &v, int64_t n, int64_t h, int64_t w,
+          int64_t c) {
+  return v[((n * kH + h) * kW + w) * kC + c];
+}
+
+TEST(Augmentation, IdentityAtInference) {
+  NDArray x = images(1);
+  for (Layer layer : {Layer(RandomFlip()), Layer(RandomBrightness(-0.5, 0.5)),
+                      Layer(RandomContrast(0.0, 0.9))})
+    EXPECT_EQ(layer(x, /*training=*/false).toVector(), Tensor(x).toVector());
+}
+
+/// Each image is itself or its mirror (the same draw for both axes), and
+/// about half are mirrored: 2,000 Bernoulli(0.5), stddev 0.011.
+TEST(Augmentation, RandomFlipMirrorsAboutHalfTheImages) {
+  NDArray x = images(2);
+  std::vector<double> in = Tensor(x).toVector();
+  for (std::string mode :
+       {"horizontal", "vertical", "horizontal_and_vertical"}) {
+    std::vector<double> out = RandomFlip(mode, 3)(x, true).toVector();
+    bool flipW = mode != "vertical", flipH = mode != "horizontal";
+    int64_t flipped = 0;
+    for (int64_t n = 0; n < kImages; ++n) {
+      bool same = true, mirrored = true;
+      for (int64_t h = 0; h < kH; ++h)
+        for (int64_t w = 0; w < kW; ++w)
+          for (int64_t c = 0; c < kC; ++c) {
+            double o = at(out, n, h, w, c);
+            same &= o == at(in, n, h, w, c);
+            mirrored &= o == at(in, n, flipH ? kH - 1 - h : h,
+                                flipW ? kW - 1 - w : w, c);
+          }
+      ASSERT_TRUE(same || mirrored) << mode << " image " << n;
+      flipped += mirrored && !same;
+    }
+    EXPECT_NEAR(flipped / double(kImages), 0.5, 0.05) << mode;
+  }
+  EXPECT_THROW(RandomFlip("diagonal"), Error);
+}
+
+/// One delta per image, uniform in [lower, upper] * (high - low): its mean
+/// within 4 stddev (0.35 / sqrt(12 * 2000) = 0.0023), its range filled; the
+/// result clipped to [low, high].
+TEST(Augmentation, RandomBrightnessShiftsEachImageByOneDelta) {
+  NDArray x = images(4);
+  std::vector<double> in = Tensor(x).toVector();
+  // A wide value range first: nothing clips, every delta is visible.
+  std::vector<double> out =
+      RandomBrightness(-0.1, 0.25, -10, 10, 5)(x, true).toVector();
+  double sum = 0, lo = 1e9, hi = -1e9;
+  for (int64_t n = 0; n < kImages; ++n) {
+    double delta = at(out, n, 0, 0, 0) - at(in, n, 0, 0, 0);
+    for (int64_t i = 0; i < kH * kW * kC; ++i)
+      ASSERT_NEAR(out[n * kH * kW * kC + i] - in[n * kH * kW * kC + i], delta,
+                  1e-5);
+    sum += delta, lo = std::min(lo, delta), hi = std::max(hi, delta);
+  }
+  EXPECT_NEAR(sum / kImages, 0.075 * 20,
+              4 * 0.35 * 20 / std::sqrt(12.0 * kImages));
+  EXPECT_GE(lo, -0.1 * 20 - 1e-5);
+  EXPECT_LE(hi, 0.25 * 20 + 1e-5);
+  EXPECT_LT(lo, -0.09 * 20);
+  EXPECT_GT(hi, 0.24 * 20);
+  // Keras's default range clips into [0, 1] here.
+  for (double v : RandomBrightness(-1, 1, 0, 1, 5)(x, true).toVector())
+    ASSERT_TRUE(v >= 0 && v <= 1) << v;
+}
+
+/// Each image's deviations from its channel means scaled by one factor in
+/// [1 - lower, 1 + upper].
+TEST(Augmentation, RandomContrastScalesEachImageByOneFactor) {
+  NDArray x = images(6);
+  std::vector<double> in = Tensor(x).toVector();
+  std::vector<double> out =
+      RandomContrast(0.2, 0.5, -100, 100, 7)(x, true).toVector();
+  double sum = 0;
+  for (int64_t n = 0; n < kImages; ++n) {
+    // Deviations from the channel means, in and out; the factor by least
+    // squares, then every pixel against it.
+    std::vector<double> d, o;
+    for (int64_t c = 0; c < kC; ++c) {
+      double mean = 0;
+      for (int64_t h = 0; h < kH; ++h)
+        for (int64_t w = 0; w < kW; ++w)
+          mean += at(in, n, h, w, c) / (kH * kW);
+      for (int64_t h = 0; h < kH; ++h)
+        for (int64_t w = 0; w < kW; ++w) {
+          d.push_back(at(in, n, h, w, c) - mean);
+          o.push_back(at(out, n, h, w, c) - mean);
+        }
+    }
+    double dd = 0, od = 0;
+    for (size_t i = 0; i < d.size(); ++i)
+      dd += d[i] * d[i], od += o[i] * d[i];
+    double factor = od / dd;
+    for (size_t i = 0; i < d.size(); ++i)
+      ASSERT_NEAR(o[i], factor * d[i], 1e-5) << "image " << n;
+    ASSERT_GE(factor, 0.8 - 1e-4);
+    ASSERT_LE(factor, 1.5 + 1e-4);
+    sum += factor;
+  }
+  EXPECT_NEAR(sum / kImages, 1.15, 4 * 0.7 / std::sqrt(12.0 * kImages));
+  EXPECT_THROW(RandomContrast(0.5, 0.2), Error);
+  EXPECT_THROW(RandomBrightness(0, 0.1, 1, 1), Error);
+}
+
+} // namespace
