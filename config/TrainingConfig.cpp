@@ -40,24 +40,6 @@ std::string nameList(const Kind (&kinds)[N], NameFn name) {
   return out;
 }
 
-/// The accuracy Keras's "accuracy" means for `loss`, if it has one
-/// (keras.trainers.compile_utils.get_metric).
-std::optional<MetricKind> accuracyFor(LossKind loss) {
-  switch (loss) {
-  case LossKind::SparseCategoricalCrossentropy:
-    return MetricKind::SparseCategoricalAccuracy;
-  case LossKind::CategoricalCrossentropy:
-    return MetricKind::CategoricalAccuracy;
-  case LossKind::BinaryCrossentropy:
-  case LossKind::BinaryFocalCrossentropy:
-    return MetricKind::BinaryAccuracy;
-  case LossKind::CategoricalFocalCrossentropy:
-    return MetricKind::CategoricalAccuracy;
-  default:
-    return std::nullopt;
-  }
-}
-
 /// Fails unless `value` is finite and in [lo, hi) (or (lo, hi) when
 /// `openLow`).
 /// `value` as %g ("5", "0.25", "nan", "-inf").
@@ -139,73 +121,10 @@ llvm::StringRef scheduleName(ScheduleKind kind) {
 }
 
 llvm::Expected<MetricKind> parseMetric(llvm::StringRef name, LossKind loss) {
-  std::optional<MetricKind> accuracy = accuracyFor(loss);
-  std::optional<MetricKind> kind =
-      llvm::StringSwitch<std::optional<MetricKind>>(name)
-          .Cases("accuracy", "acc", accuracy)
-          .Case("sparse_categorical_accuracy",
-                MetricKind::SparseCategoricalAccuracy)
-          .Case("categorical_accuracy", MetricKind::CategoricalAccuracy)
-          .Case("binary_accuracy", MetricKind::BinaryAccuracy)
-          .Case("top_k_categorical_accuracy",
-                MetricKind::TopKCategoricalAccuracy)
-          .Case("sparse_top_k_categorical_accuracy",
-                MetricKind::SparseTopKCategoricalAccuracy)
-          .Cases("mae", "mean_absolute_error", MetricKind::MeanAbsoluteError)
-          .Cases("mse", "mean_squared_error", MetricKind::MeanSquaredError)
-          .Cases("mape", "mean_absolute_percentage_error",
-                 MetricKind::MeanAbsolutePercentageError)
-          .Cases("msle", "mean_squared_logarithmic_error",
-                 MetricKind::MeanSquaredLogarithmicError)
-          .Case("logcosh", MetricKind::LogCoshError)
-          .Case("cosine_similarity", MetricKind::CosineSimilarity)
-          .Case("kl_divergence", MetricKind::KLDivergence)
-          .Case("poisson", MetricKind::Poisson)
-          .Case("hinge", MetricKind::Hinge)
-          .Case("squared_hinge", MetricKind::SquaredHinge)
-          .Case("categorical_hinge", MetricKind::CategoricalHinge)
-          .Case("binary_crossentropy", MetricKind::BinaryCrossentropy)
-          .Case("categorical_crossentropy", MetricKind::CategoricalCrossentropy)
-          .Case("sparse_categorical_crossentropy",
-                MetricKind::SparseCategoricalCrossentropy)
-          .Default(std::nullopt);
-  if (!kind) {
-    std::string list = std::string(accuracy ? "accuracy, acc, " : "") +
-                       "sparse_categorical_accuracy, categorical_accuracy, "
-                       "binary_accuracy, top_k_categorical_accuracy, "
-                       "sparse_top_k_categorical_accuracy, mae, "
-                       "mean_absolute_error, mse, mean_squared_error, mape, "
-                       "msle, logcosh, cosine_similarity, kl_divergence, "
-                       "poisson, hinge, squared_hinge, categorical_hinge, "
-                       "binary_crossentropy, categorical_crossentropy, "
-                       "sparse_categorical_crossentropy";
-    // A registered Python function or class ("MyPackage>my_metric").
-    if (name.contains('>'))
-      return makeError("custom metric '" + name +
-                       "' is Python code, which kcc cannot run; give "
-                       "built-in ones with --metrics, or from C++ supply "
-                       "it in kcc::CompileOptions::customObjects (for loss " +
-                       lossName(loss) + ": " + list + ")");
-    std::string what = name == "auc" ? "metric 'auc' is not supported yet"
-                                     : "unknown metric '" + name.str() + "'";
-    return makeError(what + " for loss " + lossName(loss) + " (expected " +
-                     list + ")");
-  }
-  // The target's form: class indices for the sparse loss, the prediction's
-  // shape otherwise.
-  bool sparseLoss = loss == LossKind::SparseCategoricalCrossentropy;
-  bool sparseMetric = *kind == MetricKind::SparseCategoricalAccuracy ||
-                      *kind == MetricKind::SparseTopKCategoricalAccuracy ||
-                      *kind == MetricKind::SparseCategoricalCrossentropy;
-  bool newMetric = *kind == MetricKind::TopKCategoricalAccuracy ||
-                   *kind == MetricKind::SparseTopKCategoricalAccuracy ||
-                   *kind >= MetricKind::MeanAbsoluteError;
-  if (newMetric && sparseMetric != sparseLoss)
-    return makeError("metric '" + name + "' needs " +
-                     (sparseMetric ? "class-index targets"
-                                   : "targets of the prediction's shape") +
-                     ", which loss " + lossName(loss) + " does not take");
-  return *kind;
+  llvm::Expected<MetricConfig> m = MetricConfig::parse(name, loss);
+  if (!m)
+    return m.takeError();
+  return m->kind;
 }
 
 llvm::Expected<ExecMode> parseExecMode(llvm::StringRef name) {
@@ -280,6 +199,23 @@ llvm::Expected<OutputTraining> OutputTraining::parse(llvm::StringRef text) {
 }
 
 llvm::StringRef metricLogName(llvm::StringRef name) {
+  if (name.contains('(')) {
+    // `Class(...,name=NAME,...)`: NAME, else the class's default name.
+    size_t at = name.find("name=");
+    while (at != llvm::StringRef::npos && at > 0 && name[at - 1] != '(' &&
+           name[at - 1] != ',')
+      at = name.find("name=", at + 1);
+    if (at != llvm::StringRef::npos)
+      return name.substr(at + 5).take_until(
+          [](char c) { return c == ',' || c == ')'; });
+  }
+  // A class with arguments logs as the class's default instance name; a
+  // bare name (a class name too) as written, as Keras logs compile()'s
+  // strings.
+  if (name.contains('('))
+    if (std::optional<MetricKind> kind =
+            metricKindOfClass(name.split('(').first.trim()))
+      return metricDefaultName(*kind);
   return name.rsplit('>').second.empty() ? name : name.rsplit('>').second;
 }
 

@@ -15,6 +15,7 @@
 #define KCC_CONFIG_TRAININGCONFIG_H
 
 #include "config/LossConfig.h"
+#include "config/MetricConfig.h"
 
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/Error.h"
@@ -26,37 +27,6 @@
 #include <vector>
 
 namespace kcc {
-
-enum class MetricKind {
-  SparseCategoricalAccuracy,
-  CategoricalAccuracy,
-  BinaryAccuracy,
-  /// Keras's top_k metrics with its default k = 5: the target class scores
-  /// at least the k-th highest prediction (ties count as hits, as in
-  /// keras.ops.in_top_k).
-  TopKCategoricalAccuracy,
-  SparseTopKCategoricalAccuracy,
-  MeanAbsoluteError,
-  MeanSquaredError,
-  /// Keras's metrics that average a loss function (MeanMetricWrapper):
-  /// computed by that loss's IR (passes/Losses.h, metricAsLoss).
-  MeanAbsolutePercentageError,
-  MeanSquaredLogarithmicError,
-  LogCoshError,
-  /// +cosine similarity (the loss is its negative).
-  CosineSimilarity,
-  KLDivergence,
-  Poisson,
-  Hinge,
-  SquaredHinge,
-  CategoricalHinge,
-  BinaryCrossentropy,
-  CategoricalCrossentropy,
-  SparseCategoricalCrossentropy,
-};
-
-/// k of the top_k metrics: Keras's default.
-constexpr int64_t kTopK = 5;
 
 enum class OptimizerKind {
   SGD,
@@ -92,10 +62,11 @@ llvm::Expected<ScheduleKind> parseScheduleKind(llvm::StringRef name);
 /// Keras's class name.
 llvm::StringRef scheduleName(ScheduleKind kind);
 
-/// Resolves a metric name against the loss: "accuracy"/"acc" picks the
-/// accuracy matching it, as Keras's compile() does. A metric whose target
-/// the loss does not take (a sparse one without a sparse loss, mae/mse or a
-/// one-hot one with it) is an error.
+/// Resolves a metric name (or MetricConfig::str()'s form with arguments)
+/// against the loss: "accuracy"/"acc" picks the accuracy matching it, as
+/// Keras's compile() does. A metric whose target the loss does not take (a
+/// sparse one without a sparse loss, mae/mse or a one-hot one with it) is an
+/// error. MetricConfig::parse gives the arguments too.
 llvm::Expected<MetricKind> parseMetric(llvm::StringRef name, LossKind loss);
 
 /// "compiled" or "interpreted".
@@ -186,8 +157,10 @@ struct OptimizerConfig {
 };
 
 /// The name Keras logs a metric under: a registered custom object's own
-/// name without its package ("MyPackage>my_metric" logs "my_metric"),
-/// other names as they are.
+/// name without its package ("MyPackage>my_metric" logs "my_metric"), a
+/// metric with arguments its `name=` or its class's default name
+/// ("AUC(num_thresholds=50,name=auc_1)" logs "auc_1", "Precision" logs
+/// "precision"), other names as they are.
 llvm::StringRef metricLogName(llvm::StringRef name);
 
 /// The training of one output of a model with several (Keras's per-output

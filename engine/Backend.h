@@ -36,6 +36,17 @@ struct BoundValues {
   NDArray iterations, lr;
 };
 
+/// Metric result `i` of a step into `result`: a scalar (a batch mean) into
+/// metrics[i], a rank-1 result (a stateful metric's statistics) into
+/// statistics[i] (Executable::step computes its value).
+inline void readMetric(const NDArray &value, StepResult &result, unsigned i) {
+  if (value.rank() == 0) {
+    result.metrics[i] = value.at(0);
+    return;
+  }
+  result.statistics[i] = value.toVector();
+}
+
 class Backend {
 public:
   virtual ~Backend();

@@ -112,7 +112,7 @@ public:
     });
     result.loss = outs_[l.lossResult()].at(0);
     for (unsigned i = 0; i < l.metrics.size(); ++i)
-      result.metrics[i] = outs_[l.firstMetricResult() + i].at(0);
+      readMetric(outs_[l.firstMetricResult() + i], result, i);
     // The batch is the caller's: do not keep it alive.
     for (unsigned i = 0; i < l.numInputs; ++i)
       args_[l.firstInputArg() + i] = NDArray();

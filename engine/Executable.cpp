@@ -66,6 +66,7 @@ struct Executable::Impl {
 
   StepFunctions functions;
   std::vector<std::string> names, metrics;
+  std::vector<std::optional<MetricConfig>> stateful;
   std::vector<TensorSpec> paramSpecs;
   BoundValues values;
   std::unique_ptr<Backend> backend;
@@ -107,6 +108,17 @@ Executable::Executable(std::shared_ptr<mlir::MLIRContext> context,
     if (!f.layout)
       throw Error("executable: @train_step has no valid kc.train_step layout");
     m.metrics = f.layout->metrics;
+    m.stateful.resize(m.metrics.size());
+    for (size_t i = 0; i < f.layout->statistics.size(); ++i) {
+      if (f.layout->statistics[i].empty())
+        continue;
+      llvm::Expected<MetricConfig> c = MetricConfig::parse(
+          f.layout->statistics[i], LossKind::CategoricalCrossentropy);
+      if (!c)
+        throw Error("executable: metric '" + m.metrics[i] +
+                    "': " + llvm::toString(c.takeError()));
+      m.stateful[i] = *c;
+    }
     for (unsigned i = 0; i < f.layout->numParams; ++i) {
       std::optional<llvm::StringRef> name = kc::getArgName(f.train, i);
       m.names.push_back(name ? name->str() : "param_" + std::to_string(i));
@@ -174,6 +186,10 @@ ExecMode Executable::mode() const { return impl_->options.mode; }
 bool Executable::hasTrainStep() const { return bool(impl_->functions.train); }
 const std::vector<std::string> &Executable::metricNames() const {
   return impl_->metrics;
+}
+const std::vector<std::optional<MetricConfig>> &
+Executable::statefulMetrics() const {
+  return impl_->stateful;
 }
 const std::vector<std::string> &Executable::weightNames() const {
   return impl_->names;
@@ -284,7 +300,11 @@ StepResult Executable::step(const std::vector<NDArray> &inputs,
 
   StepResult result;
   result.metrics.resize(l.metrics.size());
+  result.statistics.resize(l.metrics.size());
   m.backend->step(m.values, inputs, checkedTargets, weight, result);
+  for (size_t i = 0; i < m.stateful.size(); ++i)
+    if (m.stateful[i])
+      result.metrics[i] = metricResult(*m.stateful[i], result.statistics[i]);
   ++m.steps;
   return result;
 }

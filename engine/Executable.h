@@ -34,6 +34,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -59,7 +60,12 @@ struct ExecOptions {
 /// The loss and the metrics of one step, in the order of metricNames().
 struct StepResult {
   double loss = 0;
+  /// Each metric over this batch: a batch mean, or a stateful metric's
+  /// value from this batch's statistics alone.
   std::vector<double> metrics;
+  /// Per metric: a stateful metric's statistics of this batch (what an
+  /// epoch sums before metricResult), empty for a batch mean.
+  std::vector<std::vector<double>> statistics;
 };
 
 /// What an Executable did. Compiled fields are static counts of the lowered
@@ -133,6 +139,9 @@ public:
   /// Whether @train_step takes per-example weights.
   bool hasSampleWeight() const;
   const std::vector<std::string> &metricNames() const;
+  /// Per metric of metricNames(): the stateful metric whose statistics
+  /// StepResult::statistics holds, or none for a batch mean.
+  const std::vector<std::optional<MetricConfig>> &statefulMetrics() const;
   /// The input and the target @train_step takes (batch rows first); the
   /// first of each when it takes several.
   TensorSpec inputSpec() const;

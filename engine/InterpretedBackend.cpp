@@ -40,7 +40,7 @@ public:
     std::vector<NDArray> results = interpreter_.run(functions_.train, args);
     result.loss = results[l.lossResult()].at(0);
     for (unsigned i = 0; i < l.metrics.size(); ++i)
-      result.metrics[i] = results[l.firstMetricResult() + i].at(0);
+      readMetric(results[l.firstMetricResult() + i], result, i);
     for (unsigned i = 0; i < l.numParams; ++i)
       values.params[i] = std::move(results[l.firstParamResult() + i]);
     for (unsigned i = 0; i < l.numOptimizerState; ++i)

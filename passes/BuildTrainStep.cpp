@@ -14,6 +14,7 @@
 #include "passes/GradientBuckets.h"
 #include "passes/KcEmitter.h"
 #include "passes/Losses.h"
+#include "passes/Metrics.h"
 #include "passes/Optimizers.h"
 #include "passes/Passes.h"
 #include "passes/TrainStep.h"
@@ -317,6 +318,31 @@ LogicalResult TrainStepBuilder::analyzeForward() {
   layout_.numInputs = fwdArgs_.inputs.size();
   layout_.numTargets = numOutputs;
   layout_.metrics = config_.resultNames();
+  layout_.statistics.assign(layout_.metrics.size(), "");
+  {
+    // A stateful metric's result is its statistics: the layout says which
+    // metric (MetricConfig::str()) sums and finalizes them.
+    auto mark = [&](size_t at, const std::string &name, unsigned k,
+                    const LossConfig &loss) {
+      if (config_.isCustomObject(name))
+        return;
+      llvm::Expected<MetricConfig> m =
+          MetricConfig::parse(name, metricLoss(k, loss));
+      if (!m) {
+        llvm::consumeError(m.takeError());
+        return;
+      }
+      if (m->stateful())
+        layout_.statistics[at] = m->str();
+    };
+    size_t at = config_.outputs.empty() ? 0 : config_.outputs.size();
+    if (config_.outputs.empty())
+      for (const std::string &name : config_.metrics)
+        mark(at++, name, 0, config_.loss);
+    for (auto [k, out] : llvm::enumerate(config_.outputs))
+      for (const std::string &name : out.metrics)
+        mark(at++, name, k, out.loss);
+  }
   layout_.loss = config_.loss.name();
   layout_.optimizer = optName().str();
   layout_.sampleWeight = config_.sampleWeight;
@@ -370,14 +396,6 @@ func::FuncOp TrainStepBuilder::customFunction(llvm::StringRef name, unsigned k,
   return fn;
 }
 
-namespace {
-bool takesClassIndices(MetricKind kind) {
-  return kind == MetricKind::SparseCategoricalAccuracy ||
-         kind == MetricKind::SparseTopKCategoricalAccuracy ||
-         kind == MetricKind::SparseCategoricalCrossentropy;
-}
-} // namespace
-
 /// Custom metrics see the output's target; with a custom loss, built-in
 /// metrics must take the target its function takes.
 LogicalResult
@@ -395,8 +413,17 @@ TrainStepBuilder::checkMetrics(unsigned k, const LossConfig &loss,
                << " but output " << k << "'s target is " << targetTypes_[k];
       continue;
     }
-    if (loss.custom.empty())
+    if (loss.custom.empty()) {
+      llvm::Expected<MetricConfig> m =
+          MetricConfig::parse(name, metricLoss(k, loss));
+      if (!m)
+        return forward_.emitOpError("metric '")
+               << name << "': " << llvm::toString(m.takeError());
+      if (std::string why = checkMetricShape(*m, pred); !why.empty())
+        return forward_.emitOpError("metric '")
+               << m->logName() << "' on " << pred << ": " << why;
       continue;
+    }
     llvm::Expected<MetricKind> kind = parseMetric(name, metricLoss(k, loss));
     if (!kind)
       return forward_.emitOpError("output ")
@@ -438,8 +465,11 @@ Value TrainStepBuilder::outputMetric(unsigned k, const LossConfig &loss,
                                      const std::string &name, Value pred,
                                      llvm::StringRef log) {
   if (!config_.isCustomObject(name)) {
-    MetricKind kind = llvm::cantFail(parseMetric(name, metricLoss(k, loss)));
-    return buildMetric(b_, nameLoc(log), kind, pred, target(k));
+    MetricConfig m =
+        llvm::cantFail(MetricConfig::parse(name, metricLoss(k, loss)));
+    if (m.stateful())
+      return buildMetricStatistics(b_, nameLoc(log), m, pred, target(k));
+    return buildMetric(b_, nameLoc(log), m, pred, target(k));
   }
   Value values = inlineCustom(custom_[{k, name}], target(k), pred);
   // Unweighted, as compile()'s metrics are.
@@ -694,6 +724,14 @@ void TrainStepBuilder::setLayoutAttr() {
       b_.getNamedAttr("inputs", i64(layout_.numInputs)),
       b_.getNamedAttr("metrics", b_.getArrayAttr(metrics))};
   // Optional: written only when they say something.
+  if (llvm::any_of(layout_.statistics,
+                   [](const std::string &s) { return !s.empty(); })) {
+    llvm::SmallVector<Attribute> statistics;
+    for (const std::string &s : layout_.statistics)
+      statistics.push_back(b_.getStringAttr(s));
+    fields.push_back(
+        b_.getNamedAttr("metric_statistics", b_.getArrayAttr(statistics)));
+  }
   if (!layout_.schedule.empty())
     fields.push_back(
         b_.getNamedAttr("lr_schedule", b_.getStringAttr(layout_.schedule)));
@@ -819,6 +857,18 @@ std::optional<TrainStepLayout> getTrainStepLayout(func::FuncOp f) {
   }
   layout.loss = loss.str();
   layout.optimizer = optimizer.str();
+  layout.statistics.assign(layout.metrics.size(), "");
+  if (Attribute stats = dict.get("metric_statistics")) {
+    auto list = dyn_cast<ArrayAttr>(stats);
+    if (!list || list.size() != layout.metrics.size())
+      return std::nullopt;
+    for (auto [i, a] : llvm::enumerate(list)) {
+      auto text = dyn_cast<StringAttr>(a);
+      if (!text)
+        return std::nullopt;
+      layout.statistics[i] = text.str();
+    }
+  }
   if (Attribute schedule = dict.get("lr_schedule")) {
     auto text = dyn_cast<StringAttr>(schedule);
     if (!text)

@@ -90,7 +90,7 @@ Value argmaxAsFloat(KcEmitter &e, Value x, Type floatType) {
 /// Keras's in_top_k: the fraction of rows whose target class scores at
 /// least the k-th highest prediction, i.e. fewer than k classes score
 /// strictly more (ties count as hits). `oneHot` marks the target class.
-Value meanInTopK(KcEmitter &e, Value pred, Value oneHot) {
+Value meanInTopK(KcEmitter &e, Value pred, Value oneHot, int64_t k) {
   RankedTensorType t = KcEmitter::typeOf(pred);
   Type ft = t.getElementType();
   Value targetScore =
@@ -101,7 +101,7 @@ Value meanInTopK(KcEmitter &e, Value pred, Value oneHot) {
   Value count = e.sumLastAxis(e.cast(above, ft), /*keepdims=*/false);
   Value hit = e.builder().create<kc::CompareOp>(
       e.location(), KcEmitter::typeOf(count).clone(e.builder().getI1Type()),
-      kc::CompareDirection::LT, count, e.splatLike(count, kTopK - 0.5));
+      kc::CompareDirection::LT, count, e.splatLike(count, k - 0.5));
   return e.meanAll(e.cast(hit, ft));
 }
 
@@ -263,7 +263,15 @@ std::optional<MetricLoss> metricAsLoss(MetricKind kind) {
 
 Value buildMetric(OpBuilder &b, Location loc, MetricKind kind, Value pred,
                   Value target) {
+  MetricConfig m;
+  m.kind = kind;
+  return buildMetric(b, loc, m, pred, target);
+}
+
+Value buildMetric(OpBuilder &b, Location loc, const MetricConfig &metric,
+                  Value pred, Value target) {
   KcEmitter e(b, loc);
+  MetricKind kind = metric.kind;
   // The loss function's values, averaged unweighted.
   if (std::optional<MetricLoss> m = metricAsLoss(kind)) {
     Value v = buildLoss(b, loc, m->loss, pred, target);
@@ -285,14 +293,16 @@ Value buildMetric(OpBuilder &b, Location loc, MetricKind kind, Value pred,
     return meanEqual(e, e.cast(gt, ft), target);
   }
   case MetricKind::SparseTopKCategoricalAccuracy:
-    return meanInTopK(e, pred, b.create<kc::OneHotOp>(loc, predType, target));
+    return meanInTopK(e, pred, b.create<kc::OneHotOp>(loc, predType, target),
+                      metric.k);
   case MetricKind::TopKCategoricalAccuracy: {
     // Keras takes argmax(y_true) as the class.
     Value cls = b.create<kc::ArgmaxOp>(
         loc,
         RankedTensorType::get(predType.getShape().drop_back(), b.getI64Type()),
         target, b.getI64IntegerAttr(predType.getRank() - 1));
-    return meanInTopK(e, pred, b.create<kc::OneHotOp>(loc, predType, cls));
+    return meanInTopK(e, pred, b.create<kc::OneHotOp>(loc, predType, cls),
+                      metric.k);
   }
   default:
     llvm_unreachable("a loss metric is built above");

@@ -79,6 +79,11 @@ std::optional<MetricLoss> metricAsLoss(MetricKind kind);
 /// compile()'s `metrics` (CompileMetrics.update_state).
 mlir::Value buildMetric(mlir::OpBuilder &b, mlir::Location loc, MetricKind kind,
                         mlir::Value pred, mlir::Value target);
+/// The same with the metric's arguments (the top-k accuracies' k). A
+/// stateful metric is built by buildMetricStatistics (Metrics.h) instead.
+mlir::Value buildMetric(mlir::OpBuilder &b, mlir::Location loc,
+                        const MetricConfig &metric, mlir::Value pred,
+                        mlir::Value target);
 
 } // namespace kcc
 

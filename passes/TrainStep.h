@@ -46,8 +46,12 @@ struct TrainStepLayout {
   unsigned numInputs = 0;
   /// One target per output of @forward.
   unsigned numTargets = 1;
-  /// The scalar results after the loss, by name.
+  /// The results after the loss, by name: scalars, or a stateful metric's
+  /// statistics (a rank-1 tensor).
   std::vector<std::string> metrics;
+  /// Per entry of `metrics`: the stateful metric (MetricConfig::str()) whose
+  /// statistics the result holds, or empty for a scalar (a batch mean).
+  std::vector<std::string> statistics;
   std::string loss, optimizer;
   /// The learning-rate schedule the step computes from %iterations
   /// (LearningRateSchedule::str()); empty when the step uses %lr.

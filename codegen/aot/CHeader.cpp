@@ -169,6 +169,13 @@ void emitTrainStepLayout(llvm::raw_ostream &os, llvm::StringRef m,
   def("RESULT_FIRST_PARAM", l.firstParamResult());
   def("RESULT_FIRST_OPTIMIZER_STATE", l.firstStateResult());
   def("RESULT_ITERATIONS", l.iterationsResult());
+  for (size_t i = 0; i < l.statistics.size(); ++i)
+    if (!l.statistics[i].empty())
+      os << "/* Result " << l.firstMetricResult() + i << " ("
+         << commentSafe(l.metrics[i]) << ") holds the batch's statistics of "
+         << commentSafe(l.statistics[i])
+         << ", not its value: sum them over the epoch, then apply Keras's "
+            "result() (kcc's metricResult, config/MetricConfig.h). */\n";
 }
 
 /// How the lowered function differs from its kc signature: a trailing

@@ -250,28 +250,22 @@ void readMetrics(const ObjectView &cc, const json::Value &v,
     return;
   }
   checkBuiltin(m, cls);
-  if ((cls == "TopKCategoricalAccuracy" ||
-       cls == "SparseTopKCategoricalAccuracy") &&
-      m.has("config")) {
-    ObjectView c = m.child("config");
-    if (c.has("k") && c.getNumber("k") != kTopK)
-      c.failField("k", "k other than Keras's default " + std::to_string(kTopK) +
-                           " is not supported");
+  // By class, with its arguments and instance name (MetricConfig's text
+  // form): a metric named other than its default is still read by class.
+  if (!metricKindOfClass(cls)) {
+    // Not a class kcc knows: its name says what is unsupported.
+    out.push_back(m.has("config")
+                      ? m.child("config").getString("name", toSnakeCase(cls))
+                      : toSnakeCase(cls));
+    return;
   }
-  // A crossentropy metric is computed from probabilities, with Keras's
-  // defaults.
-  if (llvm::StringRef(cls).ends_with("Crossentropy") && m.has("config")) {
-    ObjectView c = m.child("config");
-    if (c.getBool("from_logits", false))
-      c.failField("from_logits", "a crossentropy metric from logits is not "
-                                 "supported yet");
-    if (c.getNumber("label_smoothing", 0) != 0)
-      c.failField("label_smoothing", "label smoothing on a crossentropy "
-                                     "metric is not supported yet");
-  }
-  out.push_back(m.has("config")
-                    ? m.child("config").getString("name", toSnakeCase(cls))
-                    : toSnakeCase(cls));
+  const json::Object *config = nullptr;
+  if (const json::Value *c = m.get("config"))
+    config = c->getAsObject();
+  llvm::Expected<std::string> text = metricFromKeras(cls, config);
+  if (!text)
+    m.failField("config", llvm::toString(text.takeError()));
+  out.push_back(*text);
 }
 
 /// One loss, a name or a Keras object, at `path`. Sets `customFirst` when

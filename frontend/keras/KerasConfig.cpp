@@ -596,10 +596,65 @@ std::vector<std::string> keras::inputLayerNames(Model &model) {
 }
 
 namespace {
+/// A value of MetricConfig's text form as Keras's JSON.
+json::Value metricArgument(llvm::StringRef v) {
+  v = v.trim();
+  if (v == "None")
+    return nullptr;
+  if (v == "true" || v == "false")
+    return v == "true";
+  if (v.starts_with("[") && v.ends_with("]")) {
+    json::Array items;
+    llvm::SmallVector<llvm::StringRef> parts;
+    v.drop_front().drop_back().split(parts, ',', -1, false);
+    for (llvm::StringRef p : parts)
+      items.push_back(metricArgument(p));
+    return items;
+  }
+  int64_t i;
+  if (!v.getAsInteger(10, i))
+    return i;
+  double d;
+  if (!v.getAsDouble(d))
+    return d;
+  return v.str();
+}
+
+/// Keras's form of each metric: a bare name as it is, one with arguments
+/// (`AUC(curve=PR,name=pr_auc)`) or a class name as the metric object
+/// compile_config records.
 json::Array metricList(const std::vector<std::string> &names) {
   json::Array metrics;
-  for (const std::string &m : names)
-    metrics.push_back(m);
+  for (const std::string &m : names) {
+    llvm::StringRef text(m);
+    llvm::StringRef cls = text.split('(').first.trim();
+    if (!text.contains('(') && !metricKindOfClass(cls)) {
+      metrics.push_back(m);
+      continue;
+    }
+    json::Object config;
+    config["name"] = metricLogName(m).str();
+    if (text.contains('(')) {
+      llvm::StringRef args = text.split('(').second.rsplit(')').first;
+      int depth = 0;
+      size_t start = 0;
+      for (size_t i = 0; i <= args.size(); ++i) {
+        char c = i < args.size() ? args[i] : ',';
+        depth += (c == '[') - (c == ']');
+        if (c != ',' || depth > 0)
+          continue;
+        llvm::StringRef pair = args.slice(start, i);
+        start = i + 1;
+        auto [key, value] = pair.split('=');
+        if (!key.trim().empty() && key.trim() != "name")
+          config[key.trim()] = metricArgument(value);
+      }
+    }
+    metrics.push_back(json::Object{{"module", "keras.metrics"},
+                                   {"class_name", cls.str()},
+                                   {"config", std::move(config)},
+                                   {"registered_name", nullptr}});
+  }
   return metrics;
 }
 } // namespace

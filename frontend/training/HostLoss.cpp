@@ -5,6 +5,7 @@
 #include "engine/interpreter/Interpreter.h"
 #include "ir/KcDialect.h"
 #include "passes/Losses.h"
+#include "passes/Metrics.h"
 #include "runtime/Error.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -106,4 +107,89 @@ double HostLoss::operator()(const NDArray &pred, const NDArray &target,
     args.push_back(as(weight, ft));
   func::FuncOp f = impl_->function(pred.shape(), ft, weight.defined());
   return impl_->interpreter.run(f, args)[0].toVector()[0];
+}
+
+struct HostMetricStatistics::Impl {
+  MetricConfig metric;
+  LossKind targetLoss;
+  MLIRContext context;
+  mutable std::map<std::pair<Shape, DType>, OwningOpRef<ModuleOp>> modules;
+  mutable Interpreter interpreter;
+
+  Impl(const MetricConfig &metric, LossKind targetLoss)
+      : metric(metric), targetLoss(targetLoss) {
+    context.loadDialect<kc::KcDialect, func::FuncDialect>();
+  }
+  ~Impl() { interpreter.clearConstantCache(); }
+
+  func::FuncOp function(const Shape &shape, DType dtype) const {
+    auto key = std::make_pair(shape, dtype);
+    auto it = modules.find(key);
+    if (it == modules.end()) {
+      auto &ctx = const_cast<MLIRContext &>(context);
+      OpBuilder b(&ctx);
+      Location loc = NameLoc::get(b.getStringAttr(metric.logName()));
+      Type ft = dtype == DType::F64 ? Type(b.getF64Type()) : b.getF32Type();
+      auto pred = RankedTensorType::get(shape, ft);
+      RankedTensorType target = targetType(targetLoss, pred);
+      if (!target)
+        throw Error("evaluate: predictions " + shapeToString(shape) +
+                    " cannot take metric " + metric.logName());
+      if (std::string why = checkMetricShape(metric, pred); !why.empty())
+        throw Error("evaluate: metric " + metric.logName() + ": " + why);
+      OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+      b.setInsertionPointToEnd(module->getBody());
+      auto f = b.create<func::FuncOp>(loc, "statistics",
+                                      b.getFunctionType({pred, target}, {}));
+      Block *body = f.addEntryBlock();
+      b.setInsertionPointToEnd(body);
+      Value value =
+          metric.stateful()
+              ? buildMetricStatistics(b, loc, metric, body->getArgument(0),
+                                      body->getArgument(1))
+              : buildMetric(b, loc, metric, body->getArgument(0),
+                            body->getArgument(1));
+      b.create<func::ReturnOp>(loc, value);
+      f.setType(b.getFunctionType({pred, target}, {value.getType()}));
+      it = modules.emplace(key, std::move(module)).first;
+    }
+    return it->second->lookupSymbol<func::FuncOp>("statistics");
+  }
+};
+
+HostMetricStatistics::HostMetricStatistics(const MetricConfig &metric,
+                                           LossKind targetLoss)
+    : impl_(std::make_unique<Impl>(metric, targetLoss)) {}
+HostMetricStatistics::~HostMetricStatistics() = default;
+HostMetricStatistics::HostMetricStatistics(HostMetricStatistics &&) noexcept =
+    default;
+HostMetricStatistics &
+HostMetricStatistics::operator=(HostMetricStatistics &&) noexcept = default;
+
+std::vector<double>
+HostMetricStatistics::operator()(const NDArray &pred,
+                                 const NDArray &target) const {
+  // A batch mean in float64 (as HostLoss); statistics in the prediction's
+  // type, so threshold comparisons and sums are the step's.
+  DType ft = !impl_->metric.stateful() || pred.dtype() == DType::F64
+                 ? DType::F64
+                 : DType::F32;
+  NDArray p = pred.dtype() == ft
+                  ? pred
+                  : NDArray::fromVector(pred.shape(), pred.toVector(), ft);
+  bool sparse = impl_->targetLoss == LossKind::SparseCategoricalCrossentropy;
+  Shape targetShape = pred.shape();
+  if (sparse && !targetShape.empty())
+    targetShape.pop_back();
+  int64_t want = 1;
+  for (int64_t d : targetShape)
+    want *= d;
+  if (target.numel() != want)
+    throw Error("evaluate: targets " + shapeToString(target.shape()) +
+                " do not match predictions " + shapeToString(pred.shape()));
+  std::vector<NDArray> args = {
+      p, NDArray::fromVector(targetShape, target.toVector(),
+                             sparse ? DType::I32 : ft)};
+  func::FuncOp f = impl_->function(pred.shape(), ft);
+  return impl_->interpreter.run(f, args)[0].toVector();
 }

@@ -12,9 +12,11 @@
 #define KCC_FRONTEND_TRAINING_HOSTLOSS_H
 
 #include "config/LossConfig.h"
+#include "config/MetricConfig.h"
 #include "runtime/NDArray.h"
 
 #include <memory>
+#include <vector>
 
 namespace kcc {
 
@@ -31,6 +33,31 @@ public:
   /// undefined. Throws kcc::Error on a shape the loss cannot take.
   double operator()(const NDArray &pred, const NDArray &target,
                     const NDArray &weight) const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+/// A built-in metric of one batch of predictions by the IR the step builds,
+/// run by the interpreter: a stateful metric's statistics
+/// (passes/Metrics.h) in the prediction's float type (float32 from
+/// @forward), so its comparisons against thresholds are the step's and
+/// Keras's; any other metric's batch mean (buildMetric, one value) in
+/// float64.
+class HostMetricStatistics {
+public:
+  /// `targetLoss`: the loss whose target form the targets have (the class
+  /// indices of the sparse loss, else the prediction's shape).
+  HostMetricStatistics(const MetricConfig &metric, LossKind targetLoss);
+  ~HostMetricStatistics();
+  HostMetricStatistics(HostMetricStatistics &&) noexcept;
+  HostMetricStatistics &operator=(HostMetricStatistics &&) noexcept;
+
+  /// The statistics of `pred` [n, ...] against `target` (any numeric
+  /// dtype). Throws kcc::Error on a shape the metric cannot take.
+  std::vector<double> operator()(const NDArray &pred,
+                                 const NDArray &target) const;
 
 private:
   struct Impl;

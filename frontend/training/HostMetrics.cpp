@@ -9,24 +9,6 @@
 
 using namespace kcc;
 
-namespace {
-int64_t argmax(const double *row, int64_t n) {
-  int64_t best = 0;
-  for (int64_t j = 1; j < n; ++j)
-    if (row[j] > row[best])
-      best = j;
-  return best;
-}
-
-/// Keras's in_top_k: fewer than k classes score strictly more than `cls`.
-bool inTopK(const double *row, int64_t n, int64_t cls) {
-  int64_t above = 0;
-  for (int64_t j = 0; j < n; ++j)
-    above += row[j] > row[cls];
-  return above < kTopK;
-}
-} // namespace
-
 MetricAccumulator::MetricAccumulator(const TrainingConfig &config,
                                      const CustomObjects *custom)
     : loss_(config.loss) {
@@ -44,21 +26,30 @@ MetricAccumulator::MetricAccumulator(const TrainingConfig &config,
   for (const std::string &name : config.metrics) {
     metricLosses_.emplace_back();
     metricScales_.push_back(1.0);
+    metricIR_.emplace_back();
     if (const CustomObject *object = customNamed(name)) {
-      metrics_.emplace_back(metricLogName(name).str(), MetricKind{});
+      MetricConfig m;
+      m.name = metricLogName(name).str();
+      metrics_.push_back(m);
       customMetrics_.push_back(object);
       continue;
     }
-    llvm::Expected<MetricKind> kind = parseMetric(name, config.loss.kind);
-    if (!kind)
-      throw Error("evaluate: " + llvm::toString(kind.takeError()));
-    metrics_.emplace_back(name, *kind);
+    llvm::Expected<MetricConfig> m =
+        MetricConfig::parse(name, config.loss.kind);
+    if (!m)
+      throw Error("evaluate: " + llvm::toString(m.takeError()));
+    metrics_.push_back(*m);
     customMetrics_.push_back(nullptr);
-    if (std::optional<MetricLoss> m = metricAsLoss(*kind)) {
-      metricLosses_.back() = std::make_shared<HostLoss>(m->loss);
-      metricScales_.back() = m->scale;
+    if (std::optional<MetricLoss> loss = metricAsLoss(m->kind)) {
+      metricLosses_.back() = std::make_shared<HostLoss>(loss->loss);
+      metricScales_.back() = loss->scale;
+      continue;
     }
+    // The step's own IR: a batch mean, or a stateful metric's statistics.
+    metricIR_.back() =
+        std::make_shared<HostMetricStatistics>(*m, config.loss.kind);
   }
+  metricStats_.assign(metrics_.size(), {});
   metricSums_.assign(metrics_.size(), 0.0);
   metricCounts_.assign(metrics_.size(), 0);
 }
@@ -66,10 +57,8 @@ MetricAccumulator::MetricAccumulator(const TrainingConfig &config,
 void MetricAccumulator::add(const NDArray &predArray,
                             const NDArray &targetArray,
                             const NDArray &sampleWeight) {
-  std::vector<double> pred = predArray.toVector();
   std::vector<double> target = targetArray.toVector();
   int64_t classes = predArray.rank() > 0 ? predArray.shape().back() : 1;
-  int64_t rows = classes ? static_cast<int64_t>(pred.size()) / classes : 0;
   std::vector<double> weights =
       sampleWeight.defined() ? sampleWeight.toVector() : std::vector<double>();
   int64_t examples = predArray.rank() > 0 ? predArray.dim(0) : 1;
@@ -94,7 +83,6 @@ void MetricAccumulator::add(const NDArray &predArray,
   }
 
   for (size_t m = 0; m < metrics_.size(); ++m) {
-    int64_t countBefore = metricCounts_[m];
     if (customMetrics_[m]) {
       // Unweighted, as compile()'s metrics are.
       addCustom(*customMetrics_[m], predArray, targetArray, examples, {},
@@ -108,44 +96,19 @@ void MetricAccumulator::add(const NDArray &predArray,
       metricCounts_[m] += examples;
       continue;
     }
-    switch (metrics_[m].second) {
-    case MetricKind::SparseCategoricalAccuracy:
-      for (int64_t r = 0; r < rows; ++r)
-        metricSums_[m] += argmax(&pred[r * classes], classes) ==
-                          static_cast<int64_t>(target[r]);
-      metricCounts_[m] += rows;
-      break;
-    case MetricKind::CategoricalAccuracy:
-      for (int64_t r = 0; r < rows; ++r)
-        metricSums_[m] += argmax(&pred[r * classes], classes) ==
-                          argmax(&target[r * classes], classes);
-      metricCounts_[m] += rows;
-      break;
-    case MetricKind::BinaryAccuracy:
-      for (size_t i = 0; i < pred.size(); ++i)
-        metricSums_[m] += (pred[i] > 0.5 ? 1.0 : 0.0) == target[i];
-      metricCounts_[m] += pred.size();
-      break;
-    case MetricKind::SparseTopKCategoricalAccuracy:
-      for (int64_t r = 0; r < rows; ++r)
-        metricSums_[m] += inTopK(&pred[r * classes], classes,
-                                 static_cast<int64_t>(target[r]));
-      metricCounts_[m] += rows;
-      break;
-    case MetricKind::TopKCategoricalAccuracy:
-      for (int64_t r = 0; r < rows; ++r)
-        metricSums_[m] += inTopK(&pred[r * classes], classes,
-                                 argmax(&target[r * classes], classes));
-      metricCounts_[m] += rows;
-      break;
-    default:
-      break;
+    std::vector<double> values = (*metricIR_[m])(predArray, targetArray);
+    if (metrics_[m].stateful()) {
+      std::vector<double> &total = metricStats_[m];
+      total.resize(values.size(), 0.0);
+      for (size_t i = 0; i < values.size(); ++i)
+        total[i] += values[i];
+      metricCounts_[m] += examples;
+      continue;
     }
-    // A metric the step computes but this file does not (yet): say so
-    // rather than report a 0.
-    if (metricCounts_[m] == countBefore && !pred.empty())
-      throw Error("evaluate: metric '" + metrics_[m].first +
-                  "' is not computed from predictions yet");
+    // A batch mean, weighed by its examples as Keras's Mean metrics weigh
+    // it (each example's value counts once, however batches split them).
+    metricSums_[m] += values[0] * examples;
+    metricCounts_[m] += examples;
   }
 }
 
@@ -179,7 +142,22 @@ Logs MetricAccumulator::result() const {
   Logs logs;
   logs["loss"] = lossCount_ ? lossSum_ / lossCount_ : 0.0;
   for (size_t m = 0; m < metrics_.size(); ++m)
-    logs[metrics_[m].first] =
-        metricCounts_[m] ? metricSums_[m] / metricCounts_[m] : 0.0;
+    logs[metrics_[m].logName()] =
+        metrics_[m].stateful() && !customMetrics_[m]
+            ? (metricStats_[m].empty()
+                   ? 0.0
+                   : metricResult(metrics_[m], metricStats_[m]))
+            : (metricCounts_[m] ? metricSums_[m] / metricCounts_[m] : 0.0);
   return logs;
+}
+
+double kcc::evaluateMetric(const std::string &metric, LossKind loss,
+                           const NDArray &pred, const NDArray &target) {
+  llvm::Expected<MetricConfig> m = MetricConfig::parse(metric, loss);
+  if (!m)
+    throw Error("evaluate: " + llvm::toString(m.takeError()));
+  if (std::optional<MetricLoss> l = metricAsLoss(m->kind))
+    return l->scale * HostLoss(l->loss)(pred, target, NDArray());
+  std::vector<double> values = HostMetricStatistics(*m, loss)(pred, target);
+  return m->stateful() ? metricResult(*m, values) : values[0];
 }

@@ -57,7 +57,12 @@ private:
   /// accumulator (one per output) stay cheap.
   std::shared_ptr<HostLoss> hostLoss_;
   const CustomObject *customLoss_ = nullptr;
-  std::vector<std::pair<std::string, MetricKind>> metrics_;
+  std::vector<MetricConfig> metrics_;
+  /// Per metric: the step's IR for it (a batch mean or a stateful
+  /// metric's statistics), or null for a loss metric or a custom one.
+  std::vector<std::shared_ptr<HostMetricStatistics>> metricIR_;
+  /// Per stateful metric: its statistics summed over the batches so far.
+  std::vector<std::vector<double>> metricStats_;
   /// Per metric: the loss IR it averages (metricAsLoss), or null, and the
   /// factor of its values.
   std::vector<std::shared_ptr<HostLoss>> metricLosses_;
@@ -69,6 +74,13 @@ private:
   std::vector<double> metricSums_;
   std::vector<int64_t> metricCounts_;
 };
+
+/// Built-in `metric` (any form TrainingConfig::metrics takes) of all of
+/// `pred` against `target` (the form `loss` takes) in one batch, by the
+/// step's IR: what evaluate() logs for it on these examples. Throws
+/// kcc::Error on a metric or a shape it cannot take.
+double evaluateMetric(const std::string &metric, LossKind loss,
+                      const NDArray &pred, const NDArray &target);
 
 } // namespace kcc
 

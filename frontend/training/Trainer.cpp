@@ -186,9 +186,23 @@ void Trainer::averageOverRanks(StepResult &r) {
     return;
   std::vector<double> values = {r.loss};
   values.insert(values.end(), r.metrics.begin(), r.metrics.end());
+  // A stateful metric's statistics add up over the ranks' slices: their
+  // mean times the rank count.
+  for (const std::vector<double> &s : r.statistics)
+    values.insert(values.end(), s.begin(), s.end());
   values = Distributed::fromEnvironment().mean(std::move(values));
   r.loss = values[0];
-  std::copy(values.begin() + 1, values.end(), r.metrics.begin());
+  std::copy(values.begin() + 1, values.begin() + 1 + r.metrics.size(),
+            r.metrics.begin());
+  auto at = values.begin() + 1 + r.metrics.size();
+  double ranks = collectives::size();
+  for (std::vector<double> &s : r.statistics)
+    for (double &v : s)
+      v = *at++ * ranks;
+  if (active_)
+    for (size_t i = 0; i < r.statistics.size(); ++i)
+      if (const std::optional<MetricConfig> &m = active_->statefulMetrics()[i])
+        r.metrics[i] = metricResult(*m, r.statistics[i]);
 }
 
 StepResult Trainer::trainOnBatch(const NDArray &x, const NDArray &y) {
@@ -425,6 +439,7 @@ History Trainer::fitShard(DataSource &train, const FitOptions &fit,
     std::vector<std::string> names;
     double lossSum = 0, stepSeconds = 0;
     std::vector<double> sums;
+    std::vector<std::vector<double>> statistics;
     int64_t seen = 0, done = 0;
     {
       Prefetcher ahead(train, steps, fit.workers, fit.prefetchDepth);
@@ -452,18 +467,33 @@ History Trainer::fitShard(DataSource &train, const FitOptions &fit,
         if (names.empty()) {
           names = active_->metricNames();
           sums.assign(names.size(), 0.0);
+          statistics.assign(names.size(), {});
         }
         // Keras weighs each batch's mean by its size (a partial batch
-        // counts for its examples).
+        // counts for its examples); a stateful metric sums its statistics
+        // over the epoch and computes its value from the sums.
         int64_t n = current_.globalSize ? current_.globalSize : current_.size();
         lossSum += r.loss * n;
-        for (size_t i = 0; i < sums.size(); ++i)
+        for (size_t i = 0; i < sums.size(); ++i) {
+          if (i < r.statistics.size() && !r.statistics[i].empty()) {
+            std::vector<double> &total = statistics[i];
+            total.resize(r.statistics[i].size(), 0.0);
+            for (size_t j = 0; j < total.size(); ++j)
+              total[j] += r.statistics[i][j];
+            continue;
+          }
           sums[i] += r.metrics[i] * n;
+        }
         seen += n;
         ++done;
         batchLogs["loss"] = lossSum / seen;
+        const std::vector<std::optional<MetricConfig>> &stateful =
+            active_->statefulMetrics();
         for (size_t i = 0; i < sums.size(); ++i)
-          batchLogs[names[i]] = sums[i] / seen;
+          batchLogs[names[i]] =
+              i < stateful.size() && stateful[i] && !statistics[i].empty()
+                  ? metricResult(*stateful[i], statistics[i])
+                  : sums[i] / seen;
         callbacks.each([&](Callback &c) { c.onBatchEnd(b, batchLogs); });
         epochLogs = batchLogs;
       }

@@ -9,8 +9,9 @@
       finished epoch loads and resumes, on one process.
   train_under_mpirun.py partial KCC MPIRUN...  : 101 examples at batch 32
       (a partial last batch of 5, split 3 + 2): two ranks log the single
-      process's losses and end with its model (outputs within 1e-5),
-      compiled and interpreted.
+      process's losses and metrics (a stateful MeanIoU among them: its
+      statistics add up over the ranks) and end with its model (outputs
+      within 1e-5), compiled and interpreted.
 """
 import os
 import re
@@ -77,6 +78,8 @@ elif mode == "fault":
 elif mode == "partial":
     sys.path.insert(0, os.path.join(src, "tests", "lit", "driver", "Inputs"))
     from npy import parse_npy
+    METRICS = ("accuracy,MeanIoU(num_classes=10,sparse_y_pred=false),"
+               "SparseTopKCategoricalAccuracy(k=2)")
     with tempfile.TemporaryDirectory() as tmp:
         data = os.path.join(tmp, "d.npz")
         subprocess.run([sys.executable, os.path.join(
@@ -89,6 +92,7 @@ elif mode == "partial":
             p, _ = run(launcher + [kcc, "train", mlp, "--data", data,
                                    "--batch", "32", "--epochs", "2",
                                    "--mode", exec_mode, "--verbose", "2",
+                                   "--metrics", METRICS,
                                    "--csv-log", csv_log, "--save", model],
                        300)
             if p.returncode != 0:
@@ -97,8 +101,13 @@ elif mode == "partial":
                         os.path.join(tmp, name + ".npy")], 120)
             if r.returncode != 0:
                 fail("predict " + name, r)
-            losses = [float(line.split(",")[-1]) for line in
-                      open(csv_log).read().split()[1:]]
+            lines = open(csv_log).read().split()
+            header = lines[0].split(",")
+            # Every logged column but the epoch, epoch after epoch.
+            losses = [float(v) for line in lines[1:]
+                      for k, v in zip(header, line.split(",")) if k != "epoch"]
+            if "mean_io_u" not in header or "loss" not in header:
+                fail("%s logs %s" % (name, header), p)
             outputs = parse_npy(open(os.path.join(tmp, name + ".npy"),
                                      "rb").read())[2]
             return p, losses, outputs
@@ -111,9 +120,10 @@ elif mode == "partial":
             loss_diff = max(abs(a - b) for a, b in zip(one_losses, dp_losses))
             out_diff = max(abs(a - b) for a, b in zip(one_out, dp_out))
             print("%s: 101 examples at batch 32, 2 epochs, 2 ranks against "
-                  "1: max loss difference %.2e, max output difference %.2e" %
+                  "1: max loss/metric difference %.2e, max output difference "
+                  "%.2e" %
                   (exec_mode, loss_diff, out_diff))
-            if len(one_losses) != 2 or len(dp_losses) != 2:
+            if len(one_losses) != 8 or len(dp_losses) != 8:
                 fail("expected 2 epochs logged", p)
             if loss_diff > 1e-5 or out_diff > 1e-5:
                 fail("the 2-rank run differs from the single process", p)

@@ -189,7 +189,7 @@ cl::opt<bool> fromLogits("from-logits",
                          cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::list<std::string> metrics("metrics",
                               cl::desc("Metrics computed in the step, e.g. "
-                                       "accuracy"),
+                                       "accuracy or AUC(curve=PR,name=pr)"),
                               cl::CommaSeparated, cl::cat(trainStepCategory),
                               KCC_ALL_COMMANDS);
 
@@ -816,8 +816,20 @@ llvm::Error kcc::driver::applyTrainingFlags(TrainingConfig &config) {
   }
   if (fromLogits.getNumOccurrences())
     config.loss.fromLogits = fromLogits;
-  if (metrics.getNumOccurrences())
-    config.metrics.assign(metrics.begin(), metrics.end());
+  if (metrics.getNumOccurrences()) {
+    // The list splits at every comma: a metric's arguments
+    // (`AUC(num_thresholds=50,curve=PR)`) are joined back.
+    config.metrics.clear();
+    int depth = 0;
+    for (const std::string &part : metrics) {
+      if (depth > 0)
+        config.metrics.back() += "," + part;
+      else
+        config.metrics.push_back(part);
+      for (char c : part)
+        depth += (c == '(' || c == '[') - (c == ')' || c == ']');
+    }
+  }
   if (optimizer.getNumOccurrences()) {
     llvm::Expected<OptimizerKind> kind = parseOptimizer(optimizer);
     if (!kind)

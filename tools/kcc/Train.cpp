@@ -43,6 +43,7 @@
 #include "frontend/keras/Saving.h"
 #include "frontend/training/Checkpoint.h"
 #include "frontend/training/Distributed.h"
+#include "frontend/training/HostMetrics.h"
 #include "frontend/training/Jit.h"
 #include "frontend/training/Trainer.h"
 #include "frontend/training/UserData.h"
@@ -95,19 +96,6 @@ std::string lossText(const TrainingConfig &training) {
   for (const OutputTraining &out : training.outputs)
     text += (text.empty() ? "" : ", ") + out.name + ": " + one(out.loss);
   return text;
-}
-
-/// Share of rows of `scores` [N, classes] whose argmax is the label.
-double accuracy(const NDArray &scores, const ExampleArray &labels) {
-  int64_t n = scores.dim(0), classes = scores.numel() / n, correct = 0;
-  for (int64_t i = 0; i < n; ++i) {
-    int64_t best = 0;
-    for (int64_t j = 1; j < classes; ++j)
-      if (scores.at(i * classes + j) > scores.at(i * classes + best))
-        best = j;
-    correct += best == static_cast<int64_t>(labels.at(i, 0));
-  }
-  return static_cast<double>(correct) / n;
 }
 
 /// The examples of one `kcc train`: checked once, shared by both modes.
@@ -561,7 +549,13 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
         all[i] = i;
       NDArray x;
       eval->x[0].gather(all.data(), eval->size(), spec.inputs[0].type, x);
-      result.accuracy = accuracy(trainer.predict(x, batch), eval->y[0]);
+      NDArray labels = NDArray::empty({eval->size()}, DType::I32);
+      for (int64_t i = 0; i < eval->size(); ++i)
+        labels.data<int32_t>()[i] = static_cast<int32_t>(eval->y[0].at(i, 0));
+      // The step's own sparse_categorical_accuracy (HostMetrics).
+      result.accuracy = evaluateMetric("sparse_categorical_accuracy",
+                                       LossKind::SparseCategoricalCrossentropy,
+                                       trainer.predict(x, batch), labels);
       result.accuracyName = data->test ? "test accuracy" : "val accuracy";
       out << result.accuracyName << ": "
           << llvm::format("%.4f", *result.accuracy) << " (" << eval->size()

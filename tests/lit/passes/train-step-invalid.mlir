@@ -1,13 +1,13 @@
 // RUN: kcc-opt %s --split-input-file --verify-diagnostics --kc-build-train-step="loss=categorical_crossentropy"
 // RUN: not kcc-opt %s --split-input-file --kc-build-train-step="optimizer=ftrl" 2>&1 | FileCheck %s --check-prefix=OPT
-// RUN: not kcc-opt %s --split-input-file --kc-build-train-step="metrics=precision" 2>&1 | FileCheck %s --check-prefix=METRIC
+// RUN: not kcc-opt %s --split-input-file --kc-build-train-step="metrics=f1" 2>&1 | FileCheck %s --check-prefix=METRIC
 // RUN: not kcc-opt %s --split-input-file --kc-train-pipeline="optimizer=ftrl" 2>&1 | FileCheck %s --check-prefix=OPT
 // RUN: not kcc-opt %s --split-input-file --kc-build-train-step="momentum=1.5" 2>&1 | FileCheck %s --check-prefix=RANGE
 // RUN: not kcc-opt %s --split-input-file --kc-build-train-step="lr-schedule=CosineDecay(initial_learning_rate=0.1,decay_steps=0)" 2>&1 | FileCheck %s --check-prefix=SCHED
 // RUN: not kcc-opt %s --split-input-file --kc-build-train-step="clipnorm=1 clipvalue=1" 2>&1 | FileCheck %s --check-prefix=CLIP
 
 // OPT: unknown optimizer 'ftrl'
-// METRIC: unknown metric 'precision' for loss sparse_categorical_crossentropy
+// METRIC: unknown metric 'f1' for loss sparse_categorical_crossentropy
 // RANGE: momentum must be finite and in [0, 1), got 1.5
 // SCHED: CosineDecay's decay_steps must be finite and > 0, got 0
 // CLIP: only one of clipnorm, clipvalue and global_clipnorm can be set

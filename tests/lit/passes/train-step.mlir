@@ -1,6 +1,12 @@
 // RUN: kcc-opt %s --split-input-file --kc-build-train-step="loss=sparse_categorical_crossentropy optimizer=adam metrics=accuracy" | FileCheck %s --check-prefixes=CHECK,ADAM
 // RUN: kcc-opt %s --split-input-file --kc-build-train-step="loss=sparse_categorical_crossentropy optimizer=sgd momentum=0.9 nesterov=true" | FileCheck %s --check-prefixes=CHECK,SGD
 // RUN: kcc-opt %s --split-input-file --kc-build-train-step="loss=sparse_categorical_crossentropy from-logits=true optimizer=rmsprop" | FileCheck %s --check-prefixes=CHECK,RMS
+// A stateful metric's result is its statistics (AUC of 5 thresholds: tp, fp,
+// tn, fn at each), and the layout says which metric sums them; a metric's
+// arguments travel in the option, commas and all.
+// RUN: kcc-opt %s --split-input-file --kc-build-train-step="loss=categorical_crossentropy metrics=accuracy,AUC(num_thresholds=5,curve=PR,name=pr)" | FileCheck %s --check-prefix=STATS
+// STATS: tensor<f32> {kc.name = "loss"}, tensor<f32> {kc.name = "accuracy"}, tensor<20xf32> {kc.name = "pr"}
+// STATS: metric_statistics = ["", "AUC(num_thresholds=5,curve=PR,name=pr)"], metrics = ["accuracy", "pr"]
 // kc-train-pipeline takes the pass's own options.
 // RUN: kcc-opt %s --split-input-file --kc-train-pipeline="loss=sparse_categorical_crossentropy optimizer=sgd momentum=0.9" | FileCheck %s --check-prefix=PIPE
 // PIPE: kc.train_step = {{.*}}optimizer = "sgd", optimizer_state = 2 : i64

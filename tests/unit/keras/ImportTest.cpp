@@ -174,15 +174,17 @@ TEST(KerasImport, MetricObjectsAndCustomLossesAndMetrics) {
   m.training->metrics.pop_back();
   EXPECT_EQ(llvm::toString(m.training->validate()), "");
 
-  // k other than Keras's default is refused, naming the field.
-  EXPECT_EQ(keras_test::errorOf([&] {
-              keras::importModelJson(
-                  keras_test::replaceOnce(spec, "\"k\": 5", "\"k\": 3"),
-                  "spec.json");
-            }),
-            "spec.json: $.compile_config.metrics[2].config.k: "
-            "compile_config: k other than Keras's default 5 is not "
-            "supported");
+  // A metric object with arguments is read by class, its arguments kept:
+  // k other than Keras's default, an instance name.
+  m = keras::importModelJson(
+      keras_test::replaceOnce(
+          keras_test::replaceOnce(spec, "\"k\": 5", "\"k\": 3"),
+          "\"name\": \"mean_absolute_error\"", "\"name\": \"mae_1\""),
+      "spec.json");
+  ASSERT_EQ(m.trainingError, "");
+  EXPECT_EQ(m.training->metrics[1], "MeanAbsoluteError(name=mae_1)");
+  EXPECT_EQ(m.training->metrics[2], "TopKCategoricalAccuracy(k=3)");
+  EXPECT_EQ(metricLogName(m.training->metrics[1]), "mae_1");
 
   // A custom loss (a registered class, a registered function) is a
   // deferred error naming it and what replaces it.

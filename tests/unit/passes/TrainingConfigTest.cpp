@@ -131,7 +131,13 @@ TEST(TrainingConfig, UnknownNamesListWhatIsAccepted) {
             "mse, mean_squared_error, mape, msle, logcosh, "
             "cosine_similarity, kl_divergence, poisson, hinge, squared_hinge, "
             "categorical_hinge, binary_crossentropy, categorical_crossentropy, "
-            "sparse_categorical_crossentropy)");
+            "sparse_categorical_crossentropy, TruePositives, FalsePositives, "
+            "TrueNegatives, FalseNegatives, Precision, Recall, AUC, "
+            "PrecisionAtRecall, RecallAtPrecision, SensitivityAtSpecificity, "
+            "SpecificityAtSensitivity, FBetaScore, F1Score, IoU, MeanIoU, "
+            "BinaryIoU, OneHotIoU, OneHotMeanIoU, R2Score, "
+            "RootMeanSquaredError, or a class with Keras's arguments, "
+            "Class(key=value,...))");
   EXPECT_EQ(errorOf(parseExecMode("eager")),
             "unknown mode 'eager' (expected compiled, interpreted)");
 }
@@ -148,12 +154,17 @@ TEST(TrainingConfig, DefaultLearningRateIsKeras) {
 TEST(TrainingConfig, ValidateNamesTheField) {
   EXPECT_EQ(errorOf(TrainingConfig().validate()), "");
   TrainingConfig c;
+  // AUC takes targets of the prediction's shape, which the sparse loss's
+  // class indices are not.
   c.metrics = {"accuracy", "auc"};
-  EXPECT_NE(errorOf(c.validate()).find("metric 'auc' is not supported yet"),
-            std::string::npos);
-  c.metrics = {"precision"};
+  EXPECT_EQ(errorOf(c.validate()),
+            "metric 'auc' needs targets of the prediction's shape, which "
+            "loss sparse_categorical_crossentropy does not take");
+  c.metrics = {"f1"};
   std::string unknown = errorOf(c.validate());
-  EXPECT_NE(unknown.find("unknown metric 'precision'"), std::string::npos);
+  EXPECT_NE(unknown.find("unknown metric 'f1'"), std::string::npos);
+  EXPECT_NE(unknown.find("AUC, PrecisionAtRecall"), std::string::npos)
+      << unknown;
   EXPECT_NE(unknown.find("sparse_top_k_categorical_accuracy, mae, "
                          "mean_absolute_error, mse, mean_squared_error, "
                          "mape, "),

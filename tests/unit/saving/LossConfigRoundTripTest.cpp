@@ -100,4 +100,33 @@ TEST(LossConfigRoundTrip, EveryFixtureImportsSavesAndImportsTheSame) {
   }
 }
 
+// The stateful metric fixtures (tests/fixtures/keras/metrics/stateful):
+// metric objects with arguments and instance names come back the same,
+// saved as Keras's metric objects.
+TEST(MetricConfigRoundTrip, StatefulMetricsImportSaveAndImportTheSame) {
+  std::string dir = tempDir();
+  for (const char *name :
+       {"binary", "categorical", "logits", "regression", "sparse", "multi"}) {
+    std::string file = std::string(KCC_KERAS_FIXTURES) + "/metrics/stateful/" +
+                       name + ".keras";
+    SCOPED_TRACE(file);
+    keras::ImportedModel first = keras::importFile(file);
+    ASSERT_TRUE(first.training);
+    ASSERT_EQ(first.trainingError, "");
+    ASSERT_GE(first.training->resultNames().size(), 3u);
+    keras::ModelState state;
+    state.weights = first.model->getWeights();
+    std::string out = dir + "/" + name + ".keras";
+    keras::saveKerasArchive(out, *first.model, state, *first.training);
+    keras::ImportedModel second = keras::importFile(out);
+    ASSERT_TRUE(second.training);
+    EXPECT_EQ(second.trainingError, "");
+    EXPECT_EQ(first.training->metrics, second.training->metrics);
+    for (size_t k = 0; k < first.training->outputs.size(); ++k)
+      EXPECT_EQ(first.training->outputs[k].metrics,
+                second.training->outputs[k].metrics);
+    EXPECT_EQ(first.training->resultNames(), second.training->resultNames());
+  }
+}
+
 } // namespace
