@@ -67,7 +67,7 @@ def main():
     print(f"batch {args.batch}, medians of {args.repetitions} repetitions of 3 "
           f"steps; load {load[0]} at the start, {load[1]} at the end "
           f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())})")
-    print("| network | compiled ms | interpreted ms | compiled / interpreted "
+    print("| network | compiled ms | interpreted ms | interpreted / compiled "
           "| library ms | kcc ms | compiled / library | product calls | compile ms |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, d in rows:

@@ -106,8 +106,17 @@ def main():
     for name, by in runs.items():
         a = [x for x in by["A"] if x]
         b = [x for x in by["B"] if x]
-        if not a or not b:
+        if not b:
             print(f"| {name} | failed: A {len(a)}, B {len(b)} of {args.rounds} runs |")
+            continue
+        if not a:
+            # A cannot run it (an older build's importer): B's numbers alone.
+            sb, lb = med(b, "step_ms"), med(b, "library_ms") if all(
+                x.get("library_ms") is not None for x in b) else None
+            ib = med(b, "interp_ms") if all(x.get("interp_ms") for x in b) else None
+            print(f"| {name} | - | {med(b, 'compile_ms'):.0f} | - | - "
+                  f"| {med(b, 'cpu_ms'):.0f} | - | {sb:.4g} | - | - "
+                  f"| {ib:.4g} | - | {lb:.4g} | {sb / lb if lb else float('nan'):.2f} |")
             continue
         ca, cb = med(a, "compile_ms"), med(b, "compile_ms")
         sa, sb = med(a, "step_ms"), med(b, "step_ms")
