@@ -242,6 +242,23 @@ public:
   explicit Concatenate(int64_t axis = -1);
 };
 
+/// A tensor and a number combined by `op` ("Add", "Subtract", "Multiply",
+/// "Divide"), the number first when `valueFirst` (3.0 - x): what Keras 3
+/// saves as a keras.src.ops node for x + 3.0 on a symbolic tensor.
+class ScalarArithmetic : public Layer {
+public:
+  ScalarArithmetic(std::string op, double value, bool valueFirst = false);
+};
+
+/// A ScalarArithmetic's number and whether it comes first.
+struct ScalarOperand {
+  double value;
+  bool first;
+};
+/// The number of a ScalarArithmetic layer (what a saved config writes as
+/// the keras.ops node's argument); none for other layers.
+std::optional<ScalarOperand> scalarOperandOf(const Layer &layer);
+
 /// The elementwise product of a list of inputs. As in Keras's merge layers,
 /// inputs have one rank and each dim equal or 1 (broadcast).
 class Multiply : public Layer {

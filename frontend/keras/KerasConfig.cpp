@@ -169,6 +169,15 @@ json::Object layerConfig(const Layer &layer) {
 }
 
 json::Object layerEntry(const Layer &layer, json::Value buildInputShape) {
+  // Arithmetic with a number: the keras.ops node Keras 3 saves for it.
+  if (scalarOperandOf(layer)) {
+    std::string cls =
+        layer.className() == "Divide" ? "TrueDivide" : layer.className();
+    return json::Object{{"module", "keras.src.ops.numpy"},
+                        {"class_name", cls},
+                        {"config", json::Object{{"name", layer.name()}}},
+                        {"registered_name", cls}};
+  }
   json::Object build{{"input_shape", std::move(buildInputShape)}};
   // MultiHeadAttention builds from named shapes (build(query_shape,
   // value_shape, key_shape)).
@@ -351,16 +360,26 @@ json::Object functionalConfig(Model &model) {
     for (const Tensor &t : node->inputs)
       args.push_back(kerasTensor(t, order));
     // MultiHeadAttention takes query, value (, key) as positional
-    // arguments, the merge layers one list.
-    bool attention = layer.className() == "MultiHeadAttention";
+    // arguments, the merge layers one list, a keras.ops node its tensor and
+    // its number in order.
     json::Object kwargs;
     if (usesCausalMask(layer))
       kwargs["use_causal_mask"] = true;
-    json::Object call{{"args", node->inputs.size() == 1 || attention
-                                   ? (node->inputs.size() == 1
-                                          ? json::Array{std::move(args[0])}
-                                          : std::move(args))
-                                   : json::Array{json::Value(std::move(args))}},
+    json::Array callArgs;
+    if (std::optional<ScalarOperand> number = scalarOperandOf(layer)) {
+      if (number->first)
+        callArgs.push_back(number->value);
+      callArgs.push_back(std::move(args[0]));
+      if (!number->first)
+        callArgs.push_back(number->value);
+    } else if (node->inputs.size() == 1) {
+      callArgs.push_back(std::move(args[0]));
+    } else if (layer.className() == "MultiHeadAttention") {
+      callArgs = std::move(args);
+    } else {
+      callArgs.push_back(json::Value(std::move(args)));
+    }
+    json::Object call{{"args", std::move(callArgs)},
                       {"kwargs", std::move(kwargs)}};
     auto it = entryOf.find(layer.name());
     if (it == entryOf.end()) {

@@ -12,6 +12,8 @@
 
 #include "frontend/keras/SpecReader.h"
 
+#include <optional>
+
 namespace kcc {
 namespace keras {
 
@@ -45,6 +47,10 @@ struct BuiltLayer {
 /// fixes per layer.
 struct CallOptions {
   bool useCausalMask = false; ///< MultiHeadAttention
+  /// A keras.src.ops node's number argument (x + 3.0, x * (1 / 6)), and
+  /// whether it comes first (3.0 - x).
+  std::optional<double> scalarOperand;
+  bool scalarFirst = false;
 };
 BuiltLayer buildLayer(const ObjectView &config, const std::string &className,
                       const std::string &name, const CallOptions &call = {});

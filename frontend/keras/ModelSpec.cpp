@@ -15,6 +15,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
 
+#include <cmath>
 #include <map>
 
 using namespace kcc;
@@ -445,7 +446,7 @@ private:
     }
     JsonPath nodePath = nodesPath.index(ref.node);
     std::vector<TensorRef> args;
-    collectArgs((*list)[ref.node], nodePath, args);
+    collectArgs((*list)[ref.node], nodePath, args, isOpsNode(slot));
     if (args.empty())
       reader_.fail(nodePath, slot.entry.view.context(),
                    "the node has no input tensors");
@@ -496,6 +497,8 @@ private:
     std::optional<bool> causal;
     for (auto [i, node] : llvm::enumerate(nodes)) {
       JsonPath at = nodesPath.index(i);
+      if (isOpsNode(slot))
+        readScalarOperand(node, at, slot, options);
       const json::Object *kwargs = keras2CallKwargs(node, at);
       if (const json::Object *o = node.getAsObject()) {
         kwargs = o->getObject("kwargs");
@@ -523,6 +526,29 @@ private:
     return options;
   }
 
+  /// A keras.ops node's number argument beside one tensor (x + 3.0): the
+  /// layer's operand, the same in every node.
+  void readScalarOperand(const json::Value &node, const JsonPath &at,
+                         const Slot &slot, CallOptions &options) const {
+    const json::Object *o = node.getAsObject();
+    const json::Array *args = o ? o->getArray("args") : nullptr;
+    if (!args)
+      return;
+    for (auto [i, a] : llvm::enumerate(*args)) {
+      std::optional<double> v = a.getAsNumber();
+      if (!v)
+        continue;
+      if (args->size() != 2 || !std::isfinite(*v) ||
+          (options.scalarOperand &&
+           (*options.scalarOperand != *v || options.scalarFirst != (i == 0))))
+        reader_.fail(at.field("args").index(i), slot.entry.view.context(),
+                     "a number argument is supported beside one tensor, "
+                     "finite and the same in every call");
+      options.scalarOperand = *v;
+      options.scalarFirst = i == 0;
+    }
+  }
+
   /// Keras 2's call kwargs: the 4th element of a node's first reference
   /// ([[name, node, tensor, {kwargs}], ...]); `at` becomes their path.
   static const json::Object *keras2CallKwargs(const json::Value &node,
@@ -537,8 +563,17 @@ private:
   }
 
   /// The input tensors of one inbound node, in order.
+  /// Whether `slot` is an operation Keras 3 saved from a call of
+  /// keras.ops on symbolic tensors (module keras.src.ops.*), whose
+  /// arguments may be numbers.
+  static bool isOpsNode(const Slot &slot) {
+    const json::Value *m = slot.entry.view.get("module");
+    std::optional<llvm::StringRef> module = m ? m->getAsString() : std::nullopt;
+    return module && module->starts_with("keras.src.ops");
+  }
+
   void collectArgs(const json::Value &node, const JsonPath &path,
-                   std::vector<TensorRef> &out) const {
+                   std::vector<TensorRef> &out, bool opsNode = false) const {
     if (const json::Object *o = node.getAsObject()) {
       // Keras 3: {"args": [...], "kwargs": {...}}; kwargs (training=,
       // mask=) carry no tensors kcc needs.
@@ -546,7 +581,14 @@ private:
       const json::Value *args = view.get("args");
       if (!args)
         view.failField("args", "missing required field 'args'");
-      collectTensors(*args, path.field("args"), out);
+      if (const json::Array *list = opsNode ? args->getAsArray() : nullptr) {
+        // A number argument is the layer's (CallOptions::scalarOperand).
+        for (auto [i, a] : llvm::enumerate(*list))
+          if (!a.getAsNumber())
+            collectTensors(a, path.field("args").index(i), out);
+      } else {
+        collectTensors(*args, path.field("args"), out);
+      }
       // MultiHeadAttention's value and key may be keyword arguments; they
       // follow the query in that order. No other tensor kwarg is modelled
       // (masks), so one is an error rather than ignored.

@@ -8,6 +8,8 @@
 #include "frontend/Layers.h"
 #include "frontend/Ops.h"
 
+#include <cmath>
+
 using namespace kcc;
 
 namespace {
@@ -178,9 +180,61 @@ private:
   bool same_, normalize_;
 };
 
+/// A keras.src.ops node with a number operand, as Keras 3 saves x + 3.0 or
+/// x * (1 / 6): the op (Add, Subtract, Multiply, Divide) of the tensor and
+/// the number, in the node's order.
+class ScalarArithmeticImpl : public LayerImpl {
+public:
+  ScalarArithmeticImpl(std::string op, double value, bool valueFirst)
+      : LayerImpl(op), op_(std::move(op)), value_(value),
+        valueFirst_(valueFirst) {
+    if (!std::isfinite(value))
+      throw Error("ScalarArithmetic: the number must be finite");
+    if (op_ != "Add" && op_ != "Subtract" && op_ != "Multiply" &&
+        op_ != "Divide")
+      throw Error("ScalarArithmetic: unknown op '" + op_ + "'");
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    Tensor c = ops::scalar(value_, x.dtype());
+    const Tensor &a = valueFirst_ ? c : x;
+    const Tensor &b = valueFirst_ ? x : c;
+    if (op_ == "Add")
+      return {ops::add(a, b)};
+    if (op_ == "Subtract")
+      return {ops::sub(a, b)};
+    if (op_ == "Multiply")
+      return {ops::mul(a, b)};
+    return {ops::div(a, b)};
+  }
+
+public:
+  ScalarOperand operand() const { return {value_, valueFirst_}; }
+
+private:
+  std::string op_;
+  double value_;
+  bool valueFirst_;
+};
+
 } // namespace
 
 Add::Add() : Layer(std::make_shared<AddImpl>()) {}
+
+std::optional<ScalarOperand> kcc::scalarOperandOf(const Layer &layer) {
+  if (auto *s = dynamic_cast<ScalarArithmeticImpl *>(layer.impl().get()))
+    return s->operand();
+  return std::nullopt;
+}
+
+ScalarArithmetic::ScalarArithmetic(std::string op, double value,
+                                   bool valueFirst)
+    : Layer(std::make_shared<ScalarArithmeticImpl>(std::move(op), value,
+                                                   valueFirst)) {}
 
 Concatenate::Concatenate(int64_t axis)
     : Layer(std::make_shared<ConcatenateImpl>(axis)) {}

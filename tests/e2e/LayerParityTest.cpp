@@ -12,7 +12,8 @@
 // Resizing, CenterCrop) and its augmentation layers at factor 0 (the
 // identity in predict, still clipping in training); and the 1-D
 // convolution variants of make_conv1d_fixtures.py, and Attention and
-// AdditiveAttention (make_attention_fixtures.py). From
+// AdditiveAttention (make_attention_fixtures.py), and arithmetic with
+// numbers saved as keras.ops nodes (make_opsnodes_fixtures.py). From
 // Keras's initial
 // weights, on Keras's batch, kcc must reproduce, compiled and interpreted:
 //
@@ -63,16 +64,17 @@ class LayerParity : public ::testing::TestWithParam<Param> {};
 /// The record of `name`: layers.json's models, vocabulary.json's (the
 /// layers of make_vocabulary_fixtures.py) or preprocessing.json's
 /// (make_preprocessing_fixtures.py), conv1d.json's
-/// (make_conv1d_fixtures.py) or attention.json's
-/// (make_attention_fixtures.py).
+/// (make_conv1d_fixtures.py), attention.json's (make_attention_fixtures.py)
+/// or opsnodes.json's (make_opsnodes_fixtures.py).
 const json::Object &fixtureRoot(const std::string &name) {
   static const json::Value vocabulary = e2e::readFixtureJson("vocabulary.json");
   static const json::Value preprocessing =
       e2e::readFixtureJson("preprocessing.json");
   static const json::Value conv1d = e2e::readFixtureJson("conv1d.json");
   static const json::Value attention = e2e::readFixtureJson("attention.json");
-  for (const json::Value *root :
-       {&layersJson(), &vocabulary, &preprocessing, &conv1d, &attention})
+  static const json::Value opsnodes = e2e::readFixtureJson("opsnodes.json");
+  for (const json::Value *root : {&layersJson(), &vocabulary, &preprocessing,
+                                  &conv1d, &attention, &opsnodes})
     if (root->getAsObject()->getObject(name))
       return *root->getAsObject();
   return *vocabulary.getAsObject();
@@ -115,7 +117,7 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(
         ::testing::Values("activations", "merging", "vision", "vocabulary",
                           "group_norm", "preprocessing", "augmentation",
-                          "conv1d", "attention"),
+                          "conv1d", "attention", "opsnodes"),
         ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +

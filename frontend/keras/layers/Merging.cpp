@@ -1,7 +1,8 @@
 //===- Merging.cpp - Keras's merging layers ------------------------------===//
 //
 // Add, Subtract, Multiply, Average, Maximum, Minimum and Concatenate
-// (keras/src/layers/merging/).
+// (keras/src/layers/merging/), and the keras.ops nodes Keras 3 saves for
+// arithmetic with a number on symbolic tensors (x + 3.0).
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,32 +29,59 @@ Layer buildDot(const ObjectView &c) {
   return Dot(axes[0], axes[1], normalize);
 }
 
+/// A merge class's keras.ops node with a number operand (x + 3.0), or the
+/// merge layer itself.
+template <typename Merge>
+Layer orScalar(const CallOptions &call, const char *op, Merge merge) {
+  if (call.scalarOperand)
+    return ScalarArithmetic(op, *call.scalarOperand, call.scalarFirst);
+  return merge();
+}
+
 } // namespace
 
 void keras::addMergingLayers(std::vector<LayerClass> &classes) {
-  classes.push_back(
-      {"Add",
-       "merging",
-       [](const ObjectView &c, const CallOptions &) { return Layer(Add()); },
-       {},
-       {},
-       "no arguments"});
+  classes.push_back({"Add",
+                     "merging",
+                     [](const ObjectView &c, const CallOptions &call) {
+                       return orScalar(call, "Add",
+                                       [] { return Layer(Add()); });
+                     },
+                     {},
+                     {},
+                     "no arguments; a keras.ops node's number operand"});
   classes.push_back({"Subtract",
                      "merging",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return Layer(Subtract());
+                     [](const ObjectView &c, const CallOptions &call) {
+                       return orScalar(call, "Subtract",
+                                       [] { return Layer(Subtract()); });
                      },
                      {},
                      {},
-                     "no arguments"});
+                     "no arguments; a keras.ops node's number operand"});
   classes.push_back({"Multiply",
                      "merging",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return Layer(Multiply());
+                     [](const ObjectView &c, const CallOptions &call) {
+                       return orScalar(call, "Multiply",
+                                       [] { return Layer(Multiply()); });
                      },
                      {},
                      {},
-                     "no arguments"});
+                     "no arguments; a keras.ops node's number operand"});
+  for (const char *divide : {"Divide", "TrueDivide"})
+    classes.push_back(
+        {divide,
+         "merging",
+         [](const ObjectView &c, const CallOptions &call) {
+           if (!call.scalarOperand)
+             c.fail("a keras.ops division is supported with a number "
+                    "operand only");
+           return Layer(ScalarArithmetic("Divide", *call.scalarOperand,
+                                         call.scalarFirst));
+         },
+         {},
+         {},
+         "a keras.ops node dividing by (or into) a number"});
   classes.push_back({"Average",
                      "merging",
                      [](const ObjectView &c, const CallOptions &) {
