@@ -189,11 +189,16 @@ json::Object layerEntry(const Layer &layer, json::Value buildInputShape) {
       dict[names[i]] = std::move((*shapes)[i]);
     build = json::Object{{"shapes_dict", std::move(dict)}};
   }
-  return json::Object{{"module", "keras.layers"},
-                      {"class_name", layer.className()},
-                      {"config", layerConfig(layer)},
-                      {"registered_name", nullptr},
-                      {"build_config", std::move(build)}};
+  const keras::LayerClass *cls = keras::findLayerClass(layer.className());
+  auto orNull = [](const std::optional<std::string> &s) -> json::Value {
+    return s ? json::Value(*s) : json::Value(nullptr);
+  };
+  return json::Object{
+      {"module", cls ? orNull(cls->module) : "keras.layers"},
+      {"class_name", layer.className()},
+      {"config", layerConfig(layer)},
+      {"registered_name", cls ? orNull(cls->registeredName) : nullptr},
+      {"build_config", std::move(build)}};
 }
 
 json::Object inputLayerEntry(const Tensor &input, const std::string &name) {

@@ -102,7 +102,10 @@ InputSpec keras::readInputLayer(const ObjectView &config) {
 BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
                              const std::string &name, const CallOptions &call) {
   if (cls == "Lambda")
-    c.fail("Lambda layers hold Python code and cannot be imported");
+    c.fail("Lambda layers hold Python code, which kcc cannot run; write "
+           "the function as a layer class, registered in Python with "
+           "keras.saving.register_keras_serializable and in C++ with "
+           "kcc::keras::registerLayerClass (examples/embed/custom_layer.cpp)");
   readDType(c);
   const LayerClass *entry = findLayerClass(cls);
   if (!entry || !entry->read)

@@ -109,7 +109,10 @@ TEST(KerasErrors, LambdaAndCustomObjects) {
                   "null,\n      784");
   EXPECT_THAT(importError(custom),
               HasSubstr("$.config.layers[2].registered_name: layer 'dense' "
-                        "(Dense): custom object 'MyLib>MyDense'"));
+                        "(Dense): custom layer 'MyLib>MyDense' is Python "
+                        "code, which kcc cannot run; from C++ register a "
+                        "layer class for it with "
+                        "kcc::keras::registerLayerClass"));
   std::string module = replaceOnce(readText("mlp_keras3.json"),
                                    "\"module\": \"keras.layers\",\n    "
                                    "\"class_name\": \"Flatten\"",
