@@ -89,22 +89,22 @@ const char *costReason(OpOperand *fused) {
                    : nullptr;
 }
 
-/// The order of the operations in their blocks as numbered once, kept while
-/// patterns rewrite them. Operation::isBeforeInBlock renumbers the whole block
-/// when insertions have used up the gaps between its order indices, and each
+/// The order of the operations in their blocks, kept while patterns rewrite
+/// them. Operation::isBeforeInBlock renumbers the whole block when
+/// insertions have used up the gaps between its order indices, and each
 /// fusion inserts its op where the consumer was: on a training step of a
 /// few ten thousand operations that renumbering was most of this pass (2.5
-/// s of DenseNet121's compile). Ops created since (a fused op takes its
-/// consumer's position) or moved (a constant hoisted by the folder) fall
-/// back to isBeforeInBlock.
+/// s of DenseNet121's compile). Here an inserted op takes the middle of the
+/// gap its neighbours leave (2^32 at first, so 32 insertions at one place);
+/// an op no number fits falls back to isBeforeInBlock.
 class OpOrder : public RewriterBase::Listener {
 public:
-  /// Numbers the ops of every block under `root`, each block from 0.
+  /// Numbers the ops of every block under `root`.
   explicit OpOrder(Operation *root) {
     root->walk([&](Block *block) {
       int64_t next = 0;
       for (Operation &op : *block)
-        position_[&op] = next++;
+        position_[&op] = next += kStride;
     });
   }
 
@@ -116,21 +116,32 @@ public:
     return a->isBeforeInBlock(b);
   }
 
-  /// `replacement` was inserted right before `op`, which goes away.
-  void takePlace(Operation *replacement, Operation *op) {
-    auto it = position_.find(op);
-    if (it != position_.end())
-      position_[replacement] = it->second;
-  }
-
   void notifyOperationInserted(Operation *op,
                                OpBuilder::InsertPoint previous) override {
     // A moved op's number is stale; a new one has none yet.
     position_.erase(op);
+    std::optional<int64_t> before = positionOf(op->getPrevNode());
+    std::optional<int64_t> after = positionOf(op->getNextNode());
+    if (before && after && *after - *before > 1)
+      position_[op] = *before + (*after - *before) / 2;
+    else if (before && !op->getNextNode())
+      position_[op] = *before + kStride;
+    else if (after && !op->getPrevNode())
+      position_[op] = *after - kStride;
   }
   void notifyOperationErased(Operation *op) override { position_.erase(op); }
 
 private:
+  static constexpr int64_t kStride = int64_t(1) << 32;
+
+  std::optional<int64_t> positionOf(Operation *op) const {
+    if (!op)
+      return std::nullopt;
+    auto it = position_.find(op);
+    return it == position_.end() ? std::nullopt
+                                 : std::optional<int64_t>(it->second);
+  }
+
   llvm::DenseMap<Operation *, int64_t> position_;
 };
 
@@ -375,7 +386,8 @@ fuseIntoConsumer(RewriterBase &rewriter, OpOperand *fusedOperand) {
 }
 
 struct FuseProducers : public OpRewritePattern<linalg::GenericOp> {
-  FuseProducers(MLIRContext *ctx, bool multiUse, bool remarks, OpOrder *order)
+  FuseProducers(MLIRContext *ctx, bool multiUse, bool remarks,
+                const OpOrder *order)
       : OpRewritePattern(ctx), multiUse(multiUse), remarks(remarks),
         order(order) {}
 
@@ -400,8 +412,6 @@ struct FuseProducers : public OpRewritePattern<linalg::GenericOp> {
           fuseIntoConsumer(rewriter, &operand);
       if (failed(fused))
         return rewriter.notifyMatchFailure(consumer, "fusion failed");
-      if (order)
-        order->takePlace(fused->fusedOp, consumer);
       for (auto [orig, replacement] : fused->replacements) {
         Operation *fusedOp = fused->fusedOp;
         rewriter.replaceUsesWithIf(orig, replacement, [&](OpOperand &use) {
@@ -422,7 +432,7 @@ struct FuseProducers : public OpRewritePattern<linalg::GenericOp> {
   }
 
   bool multiUse, remarks;
-  OpOrder *order;
+  const OpOrder *order;
 };
 
 /// linalg's pattern that expands a linalg op to absorb a tensor.collapse_shape
