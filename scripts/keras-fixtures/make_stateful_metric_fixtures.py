@@ -20,10 +20,20 @@ on fixed arrays with one update_state (and with two, the arrays split in
 halves), including edge cases: no positives (divide_no_nan gives 0),
 predictions exactly at a threshold, a class absent from the IoU matrix.
 
-Run from the throwaway virtualenv make_fixtures.py describes:
+vector/ holds the metrics whose value is a list (Keras logs a numpy
+array): the counts, Precision and Recall with several thresholds,
+F1Score/FBetaScore with average=None, R2Score with class_aggregation=None.
+Per case <case>.keras (compiled, initial weights), <case>_train.npz and
+<case>_val.npz (x, y), and in vector.json Keras's evaluate(return_dict=True)
+of the saved model on the validation data and its history of EPOCHS_VEC
+epochs of fit on the one training batch, validated on the other (each list
+element as a float).
+
+Run from the throwaway virtualenv make_fixtures.py describes (`vector`
+writes vector/ alone):
 
     KERAS_BACKEND=jax /tmp/kerasvenv/bin/python \\
-        scripts/keras-fixtures/make_stateful_metric_fixtures.py
+        scripts/keras-fixtures/make_stateful_metric_fixtures.py [vector]
 """
 
 import json
@@ -310,8 +320,82 @@ def formula_cases():
             "metrics": out}
 
 
+VECTOR_OUT = os.path.join(STATEFUL_OUT, "vector")
+VEC_TRAIN, VEC_VAL, EPOCHS_VEC = 16, 12, 5
+THRESHOLDS = [0.3, 0.5, 0.7]
+
+# name: (loss, output units, activation, target, metrics)
+VECTOR_CASES = {
+    "thresholds": ("binary_crossentropy", 1, "sigmoid", "binary", [
+        "accuracy",
+        M.Precision(thresholds=THRESHOLDS),
+        M.Recall(thresholds=THRESHOLDS),
+        M.TruePositives(thresholds=THRESHOLDS),
+        M.FalseNegatives(thresholds=[0.2, 0.6], name="fn"),
+        M.Precision(thresholds=[0.5], name="precision_one"),
+    ]),
+    "classes": ("categorical_crossentropy", CLASSES, "softmax", "onehot", [
+        "accuracy",
+        M.F1Score(average=None),
+        M.FBetaScore(average=None, beta=2.0),
+        M.F1Score(average=None, threshold=0.3, name="f1_at_0_3"),
+    ]),
+    "columns": ("mse", 2, "linear", "real", [
+        "mae",
+        M.R2Score(class_aggregation=None),
+    ]),
+}
+
+
+def listed(value):
+    """A log value as JSON: a float, or a list of floats for an array."""
+    a = np.asarray(value)
+    return a.astype(float).tolist() if a.ndim else float(a)
+
+
+def vector_cases(d):
+    os.makedirs(VECTOR_OUT, exist_ok=True)
+    cases = {}
+    x = d["x"]
+    n = VEC_TRAIN + VEC_VAL
+    for name, (loss, units, activation, target, metrics) in \
+            VECTOR_CASES.items():
+        fresh_session()
+        m = model(units, activation)
+        m.compile(optimizer=keras.optimizers.Adam(learning_rate=1e-2),
+                  loss=loss, metrics=metrics)
+        m.save(os.path.join(VECTOR_OUT, name + ".keras"))
+        y = d[target][:n]
+        for part, rows in (("train", slice(0, VEC_TRAIN)),
+                           ("val", slice(VEC_TRAIN, n))):
+            np.savez(os.path.join(VECTOR_OUT, "%s_%s.npz" % (name, part)),
+                     x=x[rows], y=y[rows])
+        evaluate = m.evaluate(x[VEC_TRAIN:n], y[VEC_TRAIN:], verbose=0,
+                              batch_size=VEC_VAL, return_dict=True)
+        history = m.fit(x[:VEC_TRAIN], y[:VEC_TRAIN], batch_size=VEC_TRAIN,
+                        epochs=EPOCHS_VEC, shuffle=False, verbose=0,
+                        validation_data=(x[VEC_TRAIN:n], y[VEC_TRAIN:]),
+                        validation_batch_size=VEC_VAL)
+        cases[name] = {
+            "target": target,
+            "evaluate": {k: listed(v) for k, v in evaluate.items()},
+            "history": {k: [listed(v) for v in vs]
+                        for k, vs in history.history.items()},
+        }
+        print(name, {k: v[-1] for k, v in cases[name]["history"].items()})
+    with open(os.path.join(VECTOR_OUT, "vector.json"), "w") as f:
+        json.dump({"keras_version": keras.__version__,
+                   "backend": keras.backend.backend(),
+                   "train": VEC_TRAIN, "validation": VEC_VAL,
+                   "epochs": EPOCHS_VEC, "cases": cases}, f, indent=1)
+        f.write("\n")
+
+
 def main():
     os.makedirs(STATEFUL_OUT, exist_ok=True)
+    if sys.argv[1:] == ["vector"]:
+        vector_cases(data())
+        return
     d = data()
     out = {
         "keras_version": keras.__version__,
@@ -334,6 +418,7 @@ def main():
     with open(os.path.join(STATEFUL_OUT, "formulas.json"), "w") as f:
         json.dump(formulas, f, indent=1)
         f.write("\n")
+    vector_cases(d)
 
 
 if __name__ == "__main__":

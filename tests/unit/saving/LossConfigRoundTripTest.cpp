@@ -105,8 +105,11 @@ TEST(LossConfigRoundTrip, EveryFixtureImportsSavesAndImportsTheSame) {
 // saved as Keras's metric objects.
 TEST(MetricConfigRoundTrip, StatefulMetricsImportSaveAndImportTheSame) {
   std::string dir = tempDir();
+  // vector/: metrics whose value is a list (several thresholds,
+  // average=None, class_aggregation=None).
   for (const char *name :
-       {"binary", "categorical", "logits", "regression", "sparse", "multi"}) {
+       {"binary", "categorical", "logits", "regression", "sparse", "multi",
+        "vector/thresholds", "vector/classes", "vector/columns"}) {
     std::string file = std::string(KCC_KERAS_FIXTURES) + "/metrics/stateful/" +
                        name + ".keras";
     SCOPED_TRACE(file);
@@ -116,7 +119,8 @@ TEST(MetricConfigRoundTrip, StatefulMetricsImportSaveAndImportTheSame) {
     ASSERT_GE(first.training->resultNames().size(), 3u);
     keras::ModelState state;
     state.weights = first.model->getWeights();
-    std::string out = dir + "/" + name + ".keras";
+    std::string out =
+        dir + "/" + llvm::sys::path::filename(name).str() + ".keras";
     keras::saveKerasArchive(out, *first.model, state, *first.training);
     keras::ImportedModel second = keras::importFile(out);
     ASSERT_TRUE(second.training);
