@@ -116,7 +116,7 @@ TEST(MetricConfigRoundTrip, StatefulMetricsImportSaveAndImportTheSame) {
     keras::ImportedModel first = keras::importFile(file);
     ASSERT_TRUE(first.training);
     ASSERT_EQ(first.trainingError, "");
-    ASSERT_GE(first.training->resultNames().size(), 3u);
+    ASSERT_GE(first.training->resultNames().size(), 2u);
     keras::ModelState state;
     state.weights = first.model->getWeights();
     std::string out =
@@ -130,6 +130,10 @@ TEST(MetricConfigRoundTrip, StatefulMetricsImportSaveAndImportTheSame) {
       EXPECT_EQ(first.training->outputs[k].metrics,
                 second.training->outputs[k].metrics);
     EXPECT_EQ(first.training->resultNames(), second.training->resultNames());
+    // FBetaScore refuses an integer beta: kcc writes it as Keras's float.
+    if (llvm::StringRef(name) == "vector/classes")
+      EXPECT_NE(second.configJson.find("\"beta\":2.0"), std::string::npos)
+          << second.configJson;
   }
 }
 
