@@ -27,7 +27,8 @@ Per case <case>.keras (compiled, initial weights), <case>_train.npz and
 <case>_val.npz (x, y), and in vector.json Keras's evaluate(return_dict=True)
 of the saved model on the validation data and its history of EPOCHS_VEC
 epochs of fit on the one training batch, validated on the other (each list
-element as a float).
+element as a float); "formulas" the list metrics' arrays on formulas.json's
+arrays, with one update_state and with two.
 
 Run from the throwaway virtualenv make_fixtures.py describes (`vector`
 writes vector/ alone):
@@ -219,8 +220,8 @@ def fit_cases(d):
     return cases
 
 
-def formula_cases():
-    """Each metric's value on fixed arrays, one update and two."""
+def formula_arrays():
+    """The fixed arrays formulas.json records."""
     rng = np.random.default_rng(99)
     probs = rng.uniform(0, 1, (12, 3)).astype(np.float32)
     # Predictions exactly at thresholds 0.5, 0.3, 1/3 (AUC's bucket
@@ -235,9 +236,33 @@ def formula_cases():
     onehot = np.eye(3, dtype=np.float32)[classes]
     real = rng.normal(size=(12, 3)).astype(np.float32)
     real_pred = (real + 0.3 * rng.normal(size=(12, 3))).astype(np.float32)
-    arrays = {"probs": probs, "labels": labels, "classes": classes,
-              "onehot": onehot, "zeros": np.zeros_like(labels),
-              "real": real, "real_pred": real_pred}
+    return {"probs": probs, "labels": labels, "classes": classes,
+            "onehot": onehot, "zeros": np.zeros_like(labels),
+            "real": real, "real_pred": real_pred}
+
+
+def metric_record(metric, yt, yp, arrays, value):
+    """`metric`'s config and its value (by `value`) on arrays[yt], arrays[yp]
+    with one update_state and with two (the rows split 5 and 7)."""
+    metric.update_state(arrays[yt], arrays[yp])
+    once = value(metric.result())
+    metric.reset_state()
+    metric.update_state(arrays[yt][:5], arrays[yp][:5])
+    metric.update_state(arrays[yt][5:], arrays[yp][5:])
+    twice = value(metric.result())
+    config = metric.get_config()
+    config.pop("dtype", None)
+    return {"class_name": type(metric).__name__,
+            "config": {k: (np.asarray(v).tolist()
+                           if hasattr(v, "shape") else v)
+                       for k, v in config.items()},
+            "y_true": yt, "y_pred": yp,
+            "one_update": once, "two_updates": twice}
+
+
+def formula_cases():
+    """Each metric's value on fixed arrays, one update and two."""
+    arrays = formula_arrays()
     # name: (metric, y_true array, y_pred array)
     specs = {
         "precision": (M.Precision(), "labels", "probs"),
@@ -299,22 +324,8 @@ def formula_cases():
         "sparse_top_1": (M.SparseTopKCategoricalAccuracy(k=1), "classes",
                          "probs"),
     }
-    out = {}
-    for name, (metric, yt, yp) in specs.items():
-        metric.update_state(arrays[yt], arrays[yp])
-        once = float(metric.result())
-        metric.reset_state()
-        metric.update_state(arrays[yt][:5], arrays[yp][:5])
-        metric.update_state(arrays[yt][5:], arrays[yp][5:])
-        twice = float(metric.result())
-        config = metric.get_config()
-        config.pop("dtype", None)
-        out[name] = {"class_name": type(metric).__name__,
-                     "config": {k: (np.asarray(v).tolist()
-                                    if hasattr(v, "shape") else v)
-                                for k, v in config.items()},
-                     "y_true": yt, "y_pred": yp,
-                     "one_update": once, "two_updates": twice}
+    out = {name: metric_record(metric, yt, yp, arrays, float)
+           for name, (metric, yt, yp) in specs.items()}
     return {"arrays": {k: {"shape": list(v.shape), "values":
                            v.ravel().tolist()} for k, v in arrays.items()},
             "metrics": out}
@@ -345,6 +356,37 @@ VECTOR_CASES = {
         M.R2Score(class_aggregation=None),
     ]),
 }
+
+
+def list_formula_cases():
+    """The list metrics on formulas.json's arrays (predictions exactly at
+    thresholds, no positives, adjusted R2 per column), one update and two:
+    each value an array."""
+    arrays = formula_arrays()
+    specs = {
+        "precision_list": (M.Precision(thresholds=[0.3, 0.5, 0.7]), "labels",
+                           "probs"),
+        "recall_list": (M.Recall(thresholds=[0.5, 0.3]), "labels", "probs"),
+        "tn_list": (M.TrueNegatives(thresholds=[0.0, 0.5, 1.0]), "labels",
+                    "probs"),
+        "precision_top_2_list": (M.Precision(top_k=2, thresholds=[0.3, 0.6]),
+                                 "labels", "probs"),
+        "recall_class_1_list": (M.Recall(class_id=1, thresholds=[0.2, 0.8]),
+                                "labels", "probs"),
+        "fn_no_positives_list": (M.FalseNegatives(thresholds=[0.1, 0.9]),
+                                 "zeros", "probs"),
+        "f1_none": (M.F1Score(), "onehot", "probs"),
+        "fbeta_none_t05": (M.FBetaScore(beta=0.5, threshold=0.5), "onehot",
+                           "probs"),
+        "f1_none_no_positives": (M.F1Score(), "zeros", "probs"),
+        "r2_none": (M.R2Score(class_aggregation=None), "real", "real_pred"),
+        "r2_none_adjusted": (M.R2Score(class_aggregation=None,
+                                       num_regressors=3), "real",
+                             "real_pred"),
+    }
+    return {name: metric_record(metric, yt, yp, arrays,
+                                lambda r: np.asarray(r).astype(float).tolist())
+            for name, (metric, yt, yp) in specs.items()}
 
 
 def listed(value):
@@ -387,7 +429,8 @@ def vector_cases(d):
         json.dump({"keras_version": keras.__version__,
                    "backend": keras.backend.backend(),
                    "train": VEC_TRAIN, "validation": VEC_VAL,
-                   "epochs": EPOCHS_VEC, "cases": cases}, f, indent=1)
+                   "epochs": EPOCHS_VEC, "cases": cases,
+                   "formulas": list_formula_cases()}, f, indent=1)
         f.write("\n")
 
 

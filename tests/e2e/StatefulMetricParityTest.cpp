@@ -394,4 +394,46 @@ TEST(StatefulMetricFormulas, MatchKerasOnFixedArrays) {
   }
 }
 
+// vector.json's "formulas": the list metrics on formulas.json's arrays
+// (predictions exactly at thresholds, no positives, adjusted R2 per
+// column), every element within 1e-6 of Keras's array.
+TEST(StatefulMetricFormulas, ListsMatchKerasOnFixedArrays) {
+  const json::Object &metrics = *vectorRecord().getObject("formulas");
+  ASSERT_GE(metrics.size(), 10u);
+  for (const auto &[key, value] : metrics) {
+    const json::Object &m = *value.getAsObject();
+    std::string name = key.str();
+    llvm::StringRef cls = *m.getString("class_name");
+    llvm::Expected<std::string> text =
+        metricFromKeras(cls, m.getObject("config"));
+    ASSERT_TRUE(bool(text)) << name << ": " << llvm::toString(text.takeError());
+    llvm::Expected<MetricConfig> config =
+        MetricConfig::parse(*text, LossKind::MeanSquaredError);
+    ASSERT_TRUE(bool(config))
+        << name << " (" << *text << "): " << llvm::toString(config.takeError());
+    EXPECT_TRUE(config->listResult()) << name << " (" << *text << ")";
+    HostMetricStatistics stats(*config, LossKind::MeanSquaredError);
+    std::string yt = m.getString("y_true")->str();
+    std::string yp = m.getString("y_pred")->str();
+    auto statistics = [&](int64_t begin, int64_t end) {
+      return stats(formulaArray(yp, begin, end, DType::F32),
+                   formulaArray(yt, begin, end, DType::F32));
+    };
+    std::vector<double> all = statistics(0, 12);
+    std::vector<double> first = statistics(0, 5), second = statistics(5, 12);
+    for (size_t i = 0; i < first.size(); ++i)
+      first[i] += second[i];
+    for (auto [values, which] :
+         {std::pair{metricValues(*config, all), "one_update"},
+          std::pair{metricValues(*config, first), "two_updates"}}) {
+      std::vector<double> keras = e2e::numbers(*m.getArray(which));
+      ASSERT_EQ(values.size(), keras.size()) << name << " " << which;
+      for (size_t i = 0; i < keras.size(); ++i)
+        EXPECT_NEAR(values[i], keras[i],
+                    1e-6 * std::max(1.0, std::abs(keras[i])))
+            << name << " (" << *text << "), " << which << " element " << i;
+    }
+  }
+}
+
 } // namespace
