@@ -620,8 +620,9 @@ std::vector<std::string> keras::inputLayerNames(Model &model) {
 }
 
 namespace {
-/// A value of MetricConfig's text form as Keras's JSON.
-json::Value metricArgument(llvm::StringRef v) {
+/// A value of MetricConfig's text form as Keras's JSON; `asFloat` numbers
+/// as floats (FBetaScore checks `isinstance(beta, float)`).
+json::Value metricArgument(llvm::StringRef v, bool asFloat) {
   v = v.trim();
   if (v == "None")
     return nullptr;
@@ -632,16 +633,24 @@ json::Value metricArgument(llvm::StringRef v) {
     llvm::SmallVector<llvm::StringRef> parts;
     v.drop_front().drop_back().split(parts, ',', -1, false);
     for (llvm::StringRef p : parts)
-      items.push_back(metricArgument(p));
+      items.push_back(metricArgument(p, asFloat));
     return items;
   }
   int64_t i;
-  if (!v.getAsInteger(10, i))
+  if (!asFloat && !v.getAsInteger(10, i))
     return i;
   double d;
   if (!v.getAsDouble(d))
     return d;
   return v.str();
+}
+
+/// The metric arguments Keras takes as floats.
+bool isFloatArgument(llvm::StringRef key) {
+  return llvm::is_contained({"beta", "threshold", "thresholds", "recall",
+                             "precision", "specificity", "sensitivity",
+                             "label_weights"},
+                            key);
 }
 
 /// Keras's form of each metric: a bare name as it is, one with arguments
@@ -671,7 +680,8 @@ json::Array metricList(const std::vector<std::string> &names) {
         start = i + 1;
         auto [key, value] = pair.split('=');
         if (!key.trim().empty() && key.trim() != "name")
-          config[key.trim()] = metricArgument(value);
+          config[key.trim()] =
+              metricArgument(value, isFloatArgument(key.trim()));
       }
     }
     metrics.push_back(json::Object{{"module", "keras.metrics"},
