@@ -225,6 +225,12 @@ Tensor conv3d(const Tensor &x, const Tensor &filter,
               const std::vector<int64_t> &strides = {1, 1, 1},
               Padding padding = Padding::Valid,
               const std::vector<int64_t> &dilations = {1, 1, 1});
+/// The transposed convolution: `filter` [KD, KH, KW, out, in], as Keras's
+/// Conv3DTranspose kernel; Keras's output size (output_padding None).
+Tensor conv3dTranspose(const Tensor &x, const Tensor &filter,
+                       const std::vector<int64_t> &strides = {1, 1, 1},
+                       Padding padding = Padding::Valid,
+                       const std::vector<int64_t> &dilations = {1, 1, 1});
 /// `padding` Same: the padded positions are ignored (max) or left out of
 /// the count (average), as Keras's pooling.
 Tensor maxPool3d(const Tensor &x, const std::vector<int64_t> &window,

@@ -34,6 +34,17 @@ public:
          const std::string &biasInitializer = "zeros");
 };
 
+/// The transposed 3-D convolution, kernel [kd, kh, kw, filters, cin] as
+/// Keras's; output_padding None.
+class Conv3DTranspose : public Layer {
+public:
+  Conv3DTranspose(int64_t filters, Size3 kernelSize, Size3 strides = 1,
+                  const std::string &padding = "valid", Size3 dilationRate = 1,
+                  const std::string &activation = "linear", bool useBias = true,
+                  const std::string &kernelInitializer = "glorot_uniform",
+                  const std::string &biasInitializer = "zeros");
+};
+
 /// Max and average pooling over depth, height and width; strides default
 /// to the pool size. Same padding: padded positions never win the max and
 /// are left out of the average's count, as in Keras.

@@ -4,7 +4,9 @@
 // and depthwise convolutions) or, for Conv2DTranspose, its input gradient
 // kc.conv2d_backprop_input, so all of them share one set of kernels,
 // gradient rules and oneDNN primitives; Conv3D's ops::conv3d folds the
-// depth of its window into the channels of one kc.conv2d.
+// depth of its window into the channels of one kc.conv2d, and
+// Conv3DTranspose's ops::conv3dTranspose into one
+// kc.conv2d_backprop_input.
 //
 //===----------------------------------------------------------------------===//
 
@@ -341,12 +343,17 @@ protected:
                               {"kernel_initializer", kernelInit_}};
   }
   void addKernels(int64_t channels) override {
-    // Keras's layout: [kh, kw, out, in].
-    addKernel("kernel", {o_.kernel.h, o_.kernel.w, filters_, channels},
-              kernelInit_);
+    // Keras's layout: [kh, kw, out, in] ([kd, kh, kw, out, in] in 3-D).
+    Shape kernel{o_.kernel.h, o_.kernel.w, filters_, channels};
+    if (o_.spatialRank == 3)
+      kernel.insert(kernel.begin(), o_.kernelDepth);
+    addKernel("kernel", std::move(kernel), kernelInit_);
   }
   int64_t outChannels() const override { return filters_; }
   Tensor convolve(const Tensor &x) override {
+    if (o_.spatialRank == 3)
+      return ops::conv3dTranspose(x, weight(0), strides3(), o_.padding,
+                                  dilations3());
     return ops::conv2dTranspose(x, kernel(0), strides(), o_.padding,
                                 dilations());
   }
@@ -544,4 +551,16 @@ Conv3D::Conv3D(int64_t filters, Size3 kernelSize, Size3 strides,
           "Conv3D", filters, /*groups=*/1,
           convOptions3D("Conv3D", kernelSize, strides, padding, dilationRate,
                         activation, useBias),
+          kernelInitializer, biasInitializer)) {}
+
+Conv3DTranspose::Conv3DTranspose(int64_t filters, Size3 kernelSize,
+                                 Size3 strides, const std::string &padding,
+                                 Size3 dilationRate,
+                                 const std::string &activation, bool useBias,
+                                 const std::string &kernelInitializer,
+                                 const std::string &biasInitializer)
+    : Layer(std::make_shared<Conv2DTransposeImpl>(
+          "Conv3DTranspose", filters,
+          convOptions3D("Conv3DTranspose", kernelSize, strides, padding,
+                        dilationRate, activation, useBias),
           kernelInitializer, biasInitializer)) {}

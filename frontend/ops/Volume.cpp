@@ -7,7 +7,9 @@
 // into its input channels, the work of the 3-D convolution in one oneDNN
 // call. Pooling pools every depth slice in 2-D and then reduces the depth
 // taps elementwise; max and average pooling are separable, and so is
-// Keras's count of the valid elements of a window. Each piece (pad by
+// Keras's count of the valid elements of a window. A transposed
+// convolution runs every depth tap as one conv2dTranspose and places each
+// tap's slices at their depths before summing them. Each piece (pad by
 // concat, slice, reshape, transpose, conv2d, the pools, maximum) already
 // has its gradient, the interpreter's kernel and the compiler's lowering.
 //
@@ -157,6 +159,65 @@ Tensor ops::conv3d(const Tensor &x, const Tensor &filter,
   Tensor y = conv2d(stacked, folded, {strides[1], strides[2]}, padding,
                     {dilations[1], dilations[2]});
   return reshape(y, {b, dw.out, y.dim(1), y.dim(2), f});
+}
+
+Tensor ops::conv3dTranspose(const Tensor &x, const Tensor &filter,
+                            const std::vector<int64_t> &strides,
+                            Padding padding,
+                            const std::vector<int64_t> &dilations) {
+  expectVolume("conv3d_transpose", x);
+  expectTriple("conv3d_transpose", "strides", strides);
+  expectTriple("conv3d_transpose", "dilations", dilations);
+  if (filter.rank() != 5 || filter.dim(4) != x.dim(4))
+    fail("conv3d_transpose", "expects a [KD, KH, KW, out, in] filter with " +
+                                 std::to_string(x.dim(4)) +
+                                 " input channels, got " +
+                                 filter.shapeString());
+  int64_t b = x.dim(0), d = x.dim(1), c = x.dim(4);
+  int64_t kd = filter.dim(0), f = filter.dim(3);
+  int64_t s = strides[0], dil = dilations[0], span = (kd - 1) * dil + 1;
+  // Keras's output length (output_padding None) and the first of the full
+  // transposed convolution's positions it keeps (as conv2dTranspose does
+  // along height and width).
+  int64_t out =
+      padding == Padding::Same ? d * s : d * s + std::max<int64_t>(span - s, 0);
+  int64_t first =
+      padding == Padding::Same ? std::max<int64_t>(span - s, 0) / 2 : 0;
+  // Every depth tap of every input slice in one 2-D transposed convolution
+  // (output channel t*F + f: tap t, filter f), then each tap is placed at
+  // depth i*s + t*dil and the taps summed.
+  Tensor folded = reshape(transpose(filter, {1, 2, 0, 3, 4}),
+                          {filter.dim(1), filter.dim(2), kd * f, c});
+  Tensor planes = conv2dTranspose(reshape(x, {b * d, x.dim(2), x.dim(3), c}),
+                                  folded, {strides[1], strides[2]}, padding,
+                                  {dilations[1], dilations[2]});
+  int64_t ho = planes.dim(1), wo = planes.dim(2);
+  Tensor taps = reshape(planes, {b, d, ho, wo, kd, f});
+  int64_t strided = (d - 1) * s + 1;
+  if (s > 1) {
+    // Slice i at depth i*s: s-1 zero slices after each, the last ones cut.
+    Tensor spread = reshape(taps, {b, d, 1, ho, wo, kd, f});
+    spread =
+        concat({spread, fillLike(spread, {b, d, s - 1, ho, wo, kd, f}, 0)}, 2);
+    taps = slice(reshape(spread, {b, d * s, ho, wo, kd, f}), {0, 0, 0, 0, 0, 0},
+                 {b, strided, ho, wo, kd, f}, {1, 1, 1, 1, 1, 1});
+  }
+  int64_t full = strided + span - 1;
+  Tensor sum;
+  for (int64_t t = 0; t < kd; ++t) {
+    Tensor tap =
+        reshape(slice(taps, {0, 0, 0, 0, t, 0}, {b, strided, ho, wo, t + 1, f},
+                      {1, 1, 1, 1, 1, 1}),
+                {b, strided, ho, wo, f});
+    tap = padDepth(tap, t * dil, full - strided - t * dil, 0.0);
+    sum = sum.defined() ? add(sum, tap) : tap;
+  }
+  if (first + out > full)
+    sum = padDepth(sum, 0, first + out - full, 0.0);
+  if (first == 0 && out == sum.dim(1))
+    return sum;
+  return slice(sum, {0, first, 0, 0, 0}, {b, first + out, ho, wo, f},
+               {1, 1, 1, 1, 1});
 }
 
 Tensor ops::maxPool3d(const Tensor &x, const std::vector<int64_t> &window,

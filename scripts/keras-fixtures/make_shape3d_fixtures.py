@@ -17,8 +17,9 @@
   volume.keras         the image as a 4x7x28x1 volume through Conv3D (same
                        padding, strided; valid, dilated), ZeroPadding3D,
                        Cropping3D, MaxPooling3D (same), AveragePooling3D
-                       (same, a partial window), UpSampling3D and both
-                       global 3-D poolings;
+                       (same, a partial window), Conv3DTranspose (strided
+                       same; dilated; strided valid, the stride above the
+                       kernel), UpSampling3D and both global 3-D poolings;
 
 and shape3d.json in layers.json's format (make_layer_fixtures.py): the loss
 of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's batch and
@@ -94,10 +95,16 @@ def volume():
     a = L.MaxPooling3D((2, 2, 3), padding="same")(h)           # 2x3x4x6
     b = L.AveragePooling3D((2, 3, 2), strides=(1, 2, 2),
                            padding="same")(h)                # 3x3x5x6
+    c = L.Conv3DTranspose(3, (3, 2, 3), strides=(2, 1, 2), padding="same",
+                          activation="relu")(a)              # 4x3x8x3
+    c = L.Conv3DTranspose(2, (2, 3, 2), dilation_rate=(2, 1, 1),
+                          padding="same")(c)                 # 4x3x8x2
+    c = L.Conv3DTranspose(2, 2, strides=(3, 1, 1))(c)          # 12x4x9x2
     a = L.UpSampling3D((2, 1, 1))(a)                           # 4x3x4x6
     ga = L.GlobalMaxPooling3D()(a)
     gb = L.GlobalAveragePooling3D()(b)
-    h = L.Concatenate()([ga, gb, L.Flatten()(b)])
+    gc = L.GlobalAveragePooling3D()(c)
+    h = L.Concatenate()([ga, gb, gc, L.Flatten()(b)])
     y = L.Dense(10, activation="softmax")(h)
     return keras.Model(x, y, name="volume")
 

@@ -300,6 +300,15 @@ TEST(ActivationGradients, VolumeLayers) {
   EXPECT_GRADIENTS_MATCH(
       checkWeightedLayer(Conv3D(2, Size3(2, 3, 2), 1, "valid", Size3(2, 1, 2)),
                          {vol}, {2, 3, 2, 4, 2}));
+  // Transposed: strided same; dilated; a depth stride above the kernel.
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      Conv3DTranspose(2, Size3(3, 2, 2), Size3(2, 1, 2), "same"), {vol},
+      {2, 10, 4, 12, 2}));
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      Conv3DTranspose(2, Size3(2, 2, 1), 1, "same", Size3(2, 1, 1)), {vol},
+      {2, 5, 4, 6, 2}));
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      Conv3DTranspose(1, 2, Size3(3, 1, 1)), {vol}, {2, 15, 5, 7, 1}));
   // Partial windows at the end of depth: Keras's count of valid elements.
   EXPECT_GRADIENTS_MATCH(
       checkLayer(AveragePooling3D(Size3(2, 3, 2), Size3(2, 1, 2), "same"),

@@ -220,8 +220,8 @@ TEST(Saving, TimeDistributedAndVolumeLayersReload) {
   v = Cropping3D(Sides3(0, 1, 0))(v); // [5, 5, 8, 3]
   Tensor a = GlobalMaxPooling3D()(
       UpSampling3D(Size3(1, 2, 1))(MaxPooling3D(2, std::nullopt, "same")(v)));
-  Tensor b =
-      GlobalAveragePooling3D()(AveragePooling3D(Size3(2, 2, 3), 1, "valid")(v));
+  Tensor b = GlobalAveragePooling3D()(Conv3DTranspose(2, 2, Size3(2, 1, 1))(
+      AveragePooling3D(Size3(2, 2, 3), 1, "valid")(v)));
   Tensor frames = TimeDistributed({Conv2D(2, 3), Flatten(), Dense(4, "tanh")},
                                   "frame_model")(in); // [4, 4]
   Tensor steps = Flatten()(TimeDistributed(Dense(2))(frames));
