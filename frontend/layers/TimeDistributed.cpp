@@ -70,18 +70,6 @@ protected:
     if (shapes.size() != 1 || shapes[0].size() < 3)
       fail("expects one input of rank >= 3 ([batch, steps, ...]), got " +
            (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
-    // Builds the wrapped layers on one step's shape (any batch will do).
-    Tensor x = Tensor::symbolic(stepShape(shapes[0]), DType::F32);
-    for (const Layer &l : layers_)
-      x = single(l.impl()->call({x}, CallContext{}), l);
-    for (auto [l, prefix] : llvm::zip(layers_, prefixes_))
-      for (const Weight &w : l.impl()->weights()) {
-        size_t i = addWeight(prefix + w.name, w.shape, w.initializer,
-                             w.declaredTrainable && l.trainable());
-        Weight &own = weights()[i];
-        own.regularizer = w.regularizer;
-        own.value = w.value;
-      }
   }
 
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
@@ -91,6 +79,14 @@ protected:
     if (x.rank() < 3)
       fail("expects an input of rank >= 3 ([batch, steps, ...]), got " +
            x.shapeString());
+    if (!adopted_)
+      adoptWeights(x);
+    // Keras's trainable setter freezes what a frozen wrapper holds (a
+    // frozen BatchNormalization then runs in inference mode).
+    if (!trainable())
+      for (const Layer &l : layers_)
+        if (l.trainable())
+          l.setTrainable(false);
     lend();
     int64_t batch = x.dim(0), steps = x.dim(1);
     Tensor y;
@@ -128,6 +124,23 @@ private:
     Shape s(in.begin() + 1, in.end());
     s[0] = batch ? *batch : in[0] * in[1];
     return s;
+  }
+
+  /// Builds the wrapped layers on one step of `x` (its dtype: an
+  /// Embedding takes token ids) and declares their weights as ours.
+  void adoptWeights(const Tensor &x) {
+    Tensor step = Tensor::symbolic(stepShape(x.shape()), x.dtype());
+    for (const Layer &l : layers_)
+      step = single(l.impl()->call({step}, CallContext{}), l);
+    for (auto [l, prefix] : llvm::zip(layers_, prefixes_))
+      for (const Weight &w : l.impl()->weights()) {
+        size_t i = addWeight(prefix + w.name, w.shape, w.initializer,
+                             w.declaredTrainable && l.trainable());
+        Weight &own = weights()[i];
+        own.regularizer = w.regularizer;
+        own.value = w.value;
+      }
+    adopted_ = true;
   }
 
   Tensor single(const std::vector<Tensor> &outs, const Layer &l) const {
@@ -194,6 +207,7 @@ private:
   std::vector<Layer> layers_;
   std::string sequentialName_;
   std::vector<std::string> prefixes_;
+  bool adopted_ = false;
 };
 
 } // namespace
