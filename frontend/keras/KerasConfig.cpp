@@ -136,6 +136,31 @@ json::Value regularizerJson(const std::optional<Regularizer> &r) {
                       {"registered_name", nullptr}};
 }
 
+json::Object layerEntry(const Layer &layer, json::Value buildInputShape);
+
+/// What a TimeDistributed wraps: the layer's entry, or a Sequential of
+/// them. No build_config: TimeDistributed.build builds them on one step.
+json::Object distributedEntry(const std::vector<Layer> &layers,
+                              const std::string &sequentialName) {
+  auto entry = [](const Layer &l) {
+    json::Object e = layerEntry(l, nullptr);
+    e.erase("build_config");
+    return e;
+  };
+  if (sequentialName.empty())
+    return entry(layers.at(0));
+  json::Array entries;
+  for (const Layer &l : layers)
+    entries.push_back(entry(l));
+  return json::Object{{"module", "keras"},
+                      {"class_name", "Sequential"},
+                      {"config", json::Object{{"name", sequentialName},
+                                              {"trainable", true},
+                                              {"dtype", dtypePolicy()},
+                                              {"layers", std::move(entries)}}},
+                      {"registered_name", nullptr}};
+}
+
 /// A layer's get_config(), Keras 3's keys and defaults.
 json::Object layerConfig(const Layer &layer) {
   LayerImpl &impl = *layer.impl();
@@ -144,6 +169,8 @@ json::Object layerConfig(const Layer &layer) {
                  {"trainable", impl.trainable()},
                  {"dtype", dtypePolicy()}};
   json::Object own = impl.kerasConfig();
+  if (auto wrapped = timeDistributedLayers(layer))
+    own["layer"] = distributedEntry(wrapped->first, wrapped->second);
   serializeInitializers(own);
   // Bidirectional's wrapped layers carry their own.
   for (const char *wrapped : {"layer", "backward_layer"})

@@ -45,9 +45,9 @@ void keras::checkBuiltin(const ObjectView &entry,
 std::string keras::sublayerGroup(llvm::StringRef sublayer) {
   if (sublayer == "attention_output")
     return "output_dense";
-  // A recurrent layer's cell, and the cells of a Bidirectional's two
-  // layers, are stored at these paths.
-  if (sublayer == "cell" || sublayer.contains('/'))
+  // A recurrent layer's cell, the cells of a Bidirectional's two layers,
+  // and what a TimeDistributed wraps are stored at these paths.
+  if (sublayer == "cell" || sublayer == "layer" || sublayer.contains('/'))
     return sublayer.str();
   return (sublayer + "_dense").str();
 }
