@@ -21,7 +21,13 @@
 // an LSTM's return_state outputs concatenated, a GRU's return_state with
 // return_sequences, a backwards SimpleRNN's return_state, a Bidirectional
 // GRU merged by "mul" and a Bidirectional SimpleRNN under a Bidirectional
-// LSTM, both merged by "ave". From Keras's initial
+// LSTM, both merged by "ave". masks/ (make_mask_fixtures.py), sequences
+// padded at either end and masked by Embedding(mask_zero=True) or Masking:
+// an LSTM, two GRUs (sequences, then backwards), two Bidirectionals, two
+// SimpleRNNs after Masking, a masked GlobalAveragePooling1D behind Dense
+// and Dropout, a transformer block (MultiHeadAttention's attention mask
+// from the masks, Add, LayerNormalization) and a per-step tagger whose
+// loss counts the real steps only. From Keras's initial
 // weights, on Keras's batch, kcc must reproduce, compiled and interpreted,
 // Keras's predict before and after 5 Adam steps (1e-5) and the loss of
 // each step (1e-4 relative).
@@ -72,7 +78,8 @@ TEST_P(SequenceParity, StepsAndPredictMatchKeras) {
   std::map<std::string, NDArray> batch =
       readNpz(e2e::kerasFixture(dir + "/" + name + ".npz"));
   const NDArray &x = batch.at("x"), &y = batch.at("y");
-  ASSERT_EQ(x.dtype(), DType::I32);
+  // Token ids, or (mask_simple) float features that Masking reads.
+  ASSERT_TRUE(x.dtype() == DType::I32 || name == "mask_simple");
 
   Executable exe =
       e2e::jitQuietly(*imported.model, e2e::kerasAdamConfig(record, mode));
@@ -121,6 +128,15 @@ INSTANTIATE_TEST_SUITE_P(
                                          "rnn_state", "rnn_gru_state",
                                          "rnn_simple_state", "rnn_bimul",
                                          "rnn_biave"),
+                       kModes),
+    paramName);
+
+INSTANTIATE_TEST_SUITE_P(
+    KerasMaskFixtures, SequenceParity,
+    ::testing::Combine(::testing::Values("masks"),
+                       ::testing::Values("mask_lstm", "mask_gru", "mask_bidir",
+                                         "mask_simple", "mask_gap",
+                                         "mask_transformer", "mask_tagger"),
                        kModes),
     paramName);
 
