@@ -266,8 +266,8 @@ std::vector<Tensor> LayerImpl::applyMaskRule(const std::vector<Tensor> &inputs,
   for (Tensor &out : outputs) {
     Tensor m = mask;
     // Keras sets the mask on outputs of the input's steps only.
-    if (m.defined() && (out.rank() < 2 || out.dim(0) != m.dim(0) ||
-                        out.dim(1) != m.dim(1)))
+    if (m.defined() &&
+        (out.rank() < 2 || out.dim(0) != m.dim(0) || out.dim(1) != m.dim(1)))
       m = Tensor();
     out = out.withMask(m);
   }

@@ -471,8 +471,10 @@ public:
 /// The output is the last step's h, or every step's ([batch, steps, units],
 /// in processing order when going backwards) with `returnSequences`;
 /// `returnState` adds the final h (and LSTM's final c) as further outputs.
-/// Initial states are zeros; masks, dropout and stateful layers are not
-/// supported.
+/// Initial states are zeros; dropout and stateful layers are not
+/// supported. On a masked input (Tensor::mask) a masked step keeps the
+/// previous state and outputs the previous output (Keras's rnn), one
+/// kc.recurrence per step; a sequence output keeps the mask.
 struct RecurrentOptions {
   bool returnSequences = false;
   bool returnState = false;
@@ -554,7 +556,8 @@ public:
                    const std::string &padding = "valid");
 };
 
-/// The mean over the steps: [N, C], or [N, 1, C] with `keepdims`.
+/// The mean over the steps: [N, C], or [N, 1, C] with `keepdims`; over the
+/// real steps when the input carries a mask.
 class GlobalAveragePooling1D : public Layer {
 public:
   explicit GlobalAveragePooling1D(bool keepdims = false);

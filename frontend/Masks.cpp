@@ -13,9 +13,9 @@ MaskRule kcc::kerasMaskRule(const std::string &className) {
   return llvm::StringSwitch<MaskRule>(className)
       .Cases("Dense", "Identity", "Activation", "ReLU", "ELU", "LeakyReLU",
              "PReLU", MaskRule::Propagate)
-      .Cases("Dropout", "SpatialDropout1D", "SpatialDropout2D",
-             "GaussianNoise", "GaussianDropout", "AlphaDropout",
-             "ActivityRegularization", MaskRule::Propagate)
+      .Cases("Dropout", "SpatialDropout1D", "SpatialDropout2D", "GaussianNoise",
+             "GaussianDropout", "AlphaDropout", "ActivityRegularization",
+             MaskRule::Propagate)
       .Cases("LayerNormalization", "UnitNormalization", "GroupNormalization",
              "Rescaling", "Normalization", MaskRule::Propagate)
       .Cases("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
@@ -29,8 +29,7 @@ MaskRule kcc::kerasMaskRule(const std::string &className) {
 }
 
 Tensor kcc::maskAsCondition(const Tensor &mask) {
-  return ops::compare(ops::CompareKind::GT, mask,
-                      ops::fillLike(mask, {}, 0.0));
+  return ops::compare(ops::CompareKind::GT, mask, ops::fillLike(mask, {}, 0.0));
 }
 
 Tensor kcc::maskForRank(const Tensor &mask, int64_t rank) {

@@ -1,4 +1,4 @@
-//===- Masks.h - Keras's masks: which layers keep, merge or use them -*- C++ -*-===//
+//===- Masks.h - Keras's masks: which layers keep or use them ---*- C++ -*-===//
 //
 // A mask (Tensor::mask) says which steps of a sequence are real: an f32
 // 0/1 [batch, steps] tensor that Embedding(mask_zero=True) and Masking

@@ -57,8 +57,7 @@ void kc::setAddedLoss(FunctionOpInterface f, unsigned i) {
   f.setResultAttr(i, attr::kAddedLoss, UnitAttr::get(f.getContext()));
 }
 
-std::optional<unsigned> kc::getMaskedOutput(FunctionOpInterface f,
-                                            unsigned i) {
+std::optional<unsigned> kc::getMaskedOutput(FunctionOpInterface f, unsigned i) {
   if (auto k = f.getResultAttrOfType<IntegerAttr>(i, attr::kOutputMask))
     return static_cast<unsigned>(k.getInt());
   return std::nullopt;

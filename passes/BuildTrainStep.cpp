@@ -262,8 +262,8 @@ LogicalResult TrainStepBuilder::analyzeForward() {
         config_.outputs.empty() ? config_.loss : config_.outputs[k].loss;
     if (!loss.custom.empty())
       return forward_.emitOpError("result ")
-             << k << " carries a Keras mask, which custom loss '"
-             << loss.custom << "' cannot take";
+             << k << " carries a Keras mask, which custom loss '" << loss.custom
+             << "' cannot take";
     for (const std::string &name : config_.outputs.empty()
                                        ? config_.metrics
                                        : config_.outputs[k].metrics) {

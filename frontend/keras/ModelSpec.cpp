@@ -13,8 +13,8 @@
 #include "frontend/keras/LayerSpecs.h"
 
 #include "llvm/ADT/StringMap.h"
-#include "llvm/ADT/StringSwitch.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
 #include <map>
@@ -326,7 +326,8 @@ public:
       else
         layers.push_back({s.entry.name,
                           s.built ? s.built->layer.className() : s.entry.cls,
-                          {}});
+                          {},
+                          static_cast<bool>(s.built)});
     }
     return layers;
   }
@@ -744,7 +745,7 @@ void flattenLayerOrder(const std::vector<SpecLayer> &layers,
   for (const SpecLayer &l : layers) {
     if (l.isModel())
       flattenLayerOrder(l.layers, seen, order);
-    else if (seen.insert(l.name).second)
+    else if (l.built && seen.insert(l.name).second)
       order.push_back(l.name);
   }
 }

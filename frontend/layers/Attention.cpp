@@ -313,9 +313,9 @@ protected:
       // key then attends to every step alike).
       Tensor heads4 = ops::broadcastTo(ops::reshape(*allowed, {b, 1, t, s}),
                                        {b, heads_, t, s});
-      scores = ops::select(maskAsCondition(ops::reshape(heads4, {b * heads_, t, s})),
-                           scores,
-                           ops::fillLike(scores, {}, -0.7 * double(FLT_MAX)));
+      scores = ops::select(
+          maskAsCondition(ops::reshape(heads4, {b * heads_, t, s})), scores,
+          ops::fillLike(scores, {}, -0.7 * double(FLT_MAX)));
     } else if (causal_) {
       // Keras's mask: query step i sees key steps j <= i. The others get
       // jax.nn.dot_product_attention's large negative, added rather than

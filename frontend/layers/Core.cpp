@@ -156,8 +156,7 @@ protected:
            x.shapeString());
     // any(x != mask_value, axis=-1), as 0/1.
     Tensor differs = ops::cast(
-        ops::compare(ops::CompareKind::NE, x,
-                     ops::fillLike(x, {}, maskValue_)),
+        ops::compare(ops::CompareKind::NE, x, ops::fillLike(x, {}, maskValue_)),
         DType::F32);
     Tensor keep = ops::reduceMax(differs, {x.rank() - 1}, /*keepdims=*/true);
     Tensor out = ops::select(maskAsCondition(keep), x, ops::fillLike(x, {}, 0));

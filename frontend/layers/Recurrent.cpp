@@ -135,9 +135,8 @@ std::vector<Tensor> runMasked(const RecurrentConfig &c, const Tensor &proj,
     Tensor h = ops::slice(next, {0, 0}, {B, H}, {1, 1});
     state = ops::select(keep, next, state);
     outputs[timeOrdered ? t : s] =
-        zeroOutputForMask
-            ? ops::select(keep, h, ops::fillLike(h, {}, 0.0))
-            : ops::slice(state, {0, 0}, {B, H}, {1, 1});
+        zeroOutputForMask ? ops::select(keep, h, ops::fillLike(h, {}, 0.0))
+                          : ops::slice(state, {0, 0}, {B, H}, {1, 1});
   }
   std::vector<Tensor> outs;
   Tensor h = ops::slice(state, {0, 0}, {B, H}, {1, 1});
@@ -159,12 +158,10 @@ std::vector<Tensor> runMasked(const RecurrentConfig &c, const Tensor &proj,
 /// The layer's outputs on x [B, T, F] with its weights; with
 /// `timeOrdered`, a backwards sequence output is put back in time order
 /// (Bidirectional's backward half).
-std::vector<Tensor> runRecurrent(const RecurrentConfig &c, const Tensor &x,
-                                 const Tensor &kernel,
-                                 const Tensor &recurrentKernel,
-                                 const std::optional<Tensor> &bias,
-                                 bool timeOrdered = false,
-                                 bool zeroOutputForMask = false) {
+std::vector<Tensor>
+runRecurrent(const RecurrentConfig &c, const Tensor &x, const Tensor &kernel,
+             const Tensor &recurrentKernel, const std::optional<Tensor> &bias,
+             bool timeOrdered = false, bool zeroOutputForMask = false) {
   int64_t B = x.dim(0), T = x.dim(1), F = x.dim(2), H = c.units;
   int64_t GH = c.gates() * H;
   Tensor rows = ops::reshape(ops::transpose(x, {1, 0, 2}), {T * B, F});
@@ -272,8 +269,8 @@ protected:
     std::optional<Tensor> bias;
     if (c_.useBias)
       bias = weight(2);
-    return withSequenceMask(
-        x, c_, runRecurrent(c_, x, weight(0), weight(1), bias));
+    return withSequenceMask(x, c_,
+                            runRecurrent(c_, x, weight(0), weight(1), bias));
   }
   MaskRule maskRule() const override { return MaskRule::Own; }
 

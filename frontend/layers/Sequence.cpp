@@ -105,8 +105,8 @@ protected:
     Tensor out = ops::gather(weight(0), ids);
     if (!maskZero_)
       return {out};
-    Tensor real = ops::compare(ops::CompareKind::NE, ids,
-                               ops::fillLike(ids, {}, 0.0));
+    Tensor real =
+        ops::compare(ops::CompareKind::NE, ids, ops::fillLike(ids, {}, 0.0));
     return {out.withMask(ops::cast(real, DType::F32))};
   }
 
@@ -348,8 +348,7 @@ private:
 } // namespace
 
 Embedding::Embedding(int64_t inputDim, int64_t outputDim,
-                     const std::string &embeddingsInitializer,
-                     bool maskZero)
+                     const std::string &embeddingsInitializer, bool maskZero)
     : Layer(std::make_shared<EmbeddingImpl>(inputDim, outputDim,
                                             embeddingsInitializer, maskZero)) {}
 

@@ -93,15 +93,14 @@ void keras::addCoreLayers(std::vector<LayerClass> &classes) {
                      "`input_dim`, `output_dim`, `embeddings_initializer`, "
                      "regularizers, `mask_zero` (id 0 masks its step); int32 "
                      "or int64 ids"});
-  classes.push_back({"Masking",
-                     "core",
-                     [](const ObjectView &c, const CallOptions &) {
-                       return buildMasking(c);
-                     },
-                     {},
-                     {},
-                     "`mask_value` (a number): steps equal to it are zeroed "
-                     "and masked"});
+  classes.push_back(
+      {"Masking",
+       "core",
+       [](const ObjectView &c, const CallOptions &) { return buildMasking(c); },
+       {},
+       {},
+       "`mask_value` (a number): steps equal to it are zeroed "
+       "and masked"});
   classes.push_back({"Identity",
                      "core",
                      [](const ObjectView &c, const CallOptions &) {

@@ -21,11 +21,10 @@ namespace {
 
 /// Ids [4, 6]: rows 0 and 2 padded at the end, 1 and 3 at the start.
 NDArray paddedIds() {
-  return NDArray::fromVector({4, 6},
-                             std::vector<double>{3, 7, 1, 0, 0, 0,  //
-                                                 0, 0, 5, 2, 9, 4,  //
-                                                 8, 8, 2, 6, 1, 0,  //
-                                                 0, 0, 0, 0, 0, 6}, //
+  return NDArray::fromVector({4, 6}, std::vector<double>{3, 7, 1, 0, 0, 0,  //
+                                                         0, 0, 5, 2, 9, 4,  //
+                                                         8, 8, 2, 6, 1, 0,  //
+                                                         0, 0, 0, 0, 0, 6}, //
                              DType::I32);
 }
 /// Each row's real steps [first, last).
@@ -96,7 +95,6 @@ void checkRecurrent(const Layer &rnn, bool sequences, bool backwards,
   for (int r = 0; r < 4; ++r) {
     Tensor alone = rnn(embed(Tensor(realIds(ids, r))));
     auto [a, b] = kReal[r];
-    int64_t n = b - a;
     if (!sequences) {
       expectNear(row(out, r, H), alone.toVector(),
                  what + " row " + std::to_string(r));
@@ -109,8 +107,7 @@ void checkRecurrent(const Layer &rnn, bool sequences, bool backwards,
       // Real steps processed so far.
       int64_t seen = backwards ? std::max<int64_t>(0, b - std::max(t, a))
                                : std::max<int64_t>(0, std::min(t + 1, b) - a);
-      std::vector<double> got(full.begin() + s * H,
-                              full.begin() + (s + 1) * H);
+      std::vector<double> got(full.begin() + s * H, full.begin() + (s + 1) * H);
       std::vector<double> want(H, 0.0);
       if (seen > 0)
         want.assign(cut.begin() + (seen - 1) * H, cut.begin() + seen * H);
@@ -118,7 +115,6 @@ void checkRecurrent(const Layer &rnn, bool sequences, bool backwards,
                  what + " row " + std::to_string(r) + " step " +
                      std::to_string(s));
     }
-    (void)n;
   }
 }
 
@@ -130,12 +126,12 @@ TEST(Masks, RecurrentLayersCarryTheStateOverMaskedSteps) {
   checkRecurrent(LSTM(5, "tanh", "sigmoid", true, "glorot_uniform",
                       "orthogonal", "zeros", true, last),
                  false, false, "LSTM");
-  checkRecurrent(GRU(4, "tanh", "sigmoid", true, "glorot_uniform",
-                     "orthogonal", "zeros", seq),
+  checkRecurrent(GRU(4, "tanh", "sigmoid", true, "glorot_uniform", "orthogonal",
+                     "zeros", seq),
                  true, false, "GRU sequences");
-  checkRecurrent(SimpleRNN(3, "tanh", true, "glorot_uniform", "orthogonal",
-                           "zeros", back),
-                 true, true, "SimpleRNN backwards");
+  checkRecurrent(
+      SimpleRNN(3, "tanh", true, "glorot_uniform", "orthogonal", "zeros", back),
+      true, true, "SimpleRNN backwards");
 }
 
 TEST(Masks, BidirectionalZeroesMaskedStepsOfItsSequences) {
@@ -170,8 +166,7 @@ TEST(Masks, GlobalAveragePoolingAveragesTheRealSteps) {
   EXPECT_EQ(pooled.mask(), nullptr);
   for (int r = 0; r < 4; ++r) {
     Tensor alone = GlobalAveragePooling1D()(embed(Tensor(realIds(ids, r))));
-    expectNear(row(pooled, r, 3), alone.toVector(),
-               "row " + std::to_string(r));
+    expectNear(row(pooled, r, 3), alone.toVector(), "row " + std::to_string(r));
   }
 }
 
