@@ -5,7 +5,9 @@ For each of make_mask_fixtures.py's models: `kcc train` 5 steps on the
 fixture's batch from Keras's weights and --save a .keras; its config keeps
 Embedding's mask_zero and Masking's mask_value, Keras's load_model reads it
 (deriving the masks again), and its predict equals `kcc predict` of the
-same file. Needs the venv of make_fixtures.py:
+same file. (kcc keeps a Keras 3 archive's config text; the config kcc
+generates for a model is checked by FixtureRoundTripTest, which saves and
+reloads these fixtures through it.) Needs the venv of make_fixtures.py:
 
     KERAS_BACKEND=jax /tmp/kerasvenv/bin/python \\
         scripts/keras-fixtures/check_mask_saves.py --kcc build/bin/kcc
@@ -50,12 +52,17 @@ def main():
     args = parser.parse_args()
     failed = False
     masks = os.path.join(mf.OUT, "masks")
+    with open(os.path.join(masks, "masks.json")) as f:
+        records = json.load(f)
     with tempfile.TemporaryDirectory() as tmp:
         for name in NAMES:
             source = os.path.join(masks, name + ".keras")
             data = os.path.join(masks, name + ".npz")
             saved = os.path.join(tmp, name + ".keras")
+            record = records[name]
             subprocess.run([args.kcc, "train", source, "--data", data,
+                            "--loss=" + record["loss"],
+                            "--from-logits=" + str(record["from_logits"]).lower(),
                             "--batch-size=32", "--epochs=5",
                             "--save=" + saved],
                            check=True, capture_output=True)
@@ -67,11 +74,15 @@ def main():
             diff = float(np.abs(np.load(out) - np.asarray(
                 model.predict(x, verbose=0))).max())
             settings = mask_settings(saved)
-            ok = (settings == mask_settings(source) and
+            original = keras.saving.load_model(source)
+            moved = max(float(np.abs(a - b).max()) for a, b in
+                        zip(model.get_weights(), original.get_weights()))
+            ok = (settings == mask_settings(source) and moved > 0 and
                   diff <= args.tolerance)
             failed |= not ok
-            print(f"{name}: {settings}, |kcc predict - Keras predict| "
-                  f"{diff:.3g} {'ok' if ok else 'FAILED'}")
+            print(f"{name}: {settings}, weights moved by training "
+                  f"{moved:.3g}, |kcc predict - Keras predict| {diff:.3g} "
+                  f"{'ok' if ok else 'FAILED'}")
     sys.exit(1 if failed else 0)
 
 

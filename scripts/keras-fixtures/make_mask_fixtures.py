@@ -33,7 +33,15 @@ steps on one seeded batch of 32 sequences:
                -> LSTM(8, return_sequences=True) -> Dense(4) per step;
                sparse_categorical_crossentropy from logits on [32, 12]
                labels, the padded steps excluded from the loss (Keras's
-               output mask: sum of the valid losses / their count).
+               output mask: sum of the valid losses / their count). Its
+               record also holds "step_metrics": the same 5 steps from the
+               same weights, the sparse_categorical_accuracy of each step's
+               predictions (before its update) weighted by the output's mask
+               as Keras's MeanMetricWrapper weighs a masked prediction (the
+               fraction of the real steps right; Keras's TF and torch train
+               steps and every evaluate log this), and "logged", what
+               train_on_batch logs on JAX, whose train step hands the
+               metrics predictions that lost their mask.
 
 Each sequence has a length in [3, T]; even rows are padded at the end,
 odd rows at the start (id 0, or the mask value 0.5). Labels depend on the
@@ -188,6 +196,30 @@ def first_of(x, valid, a, b):
     return np.where(pa == pb, 0, np.where(pa < pb, 1, 2)).astype(np.int32)
 
 
+METRICS = ("sparse_categorical_accuracy",)
+
+
+def step_metrics(archive, x, y):
+    """Per step of 5 Adam steps (as record's) on the model in `archive`:
+    the masked accuracy of the step's predictions and what train_on_batch
+    logs."""
+    model = keras.saving.load_model(archive)
+    model.compile(
+        optimizer=keras.optimizers.Adam(learning_rate=1e-3),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=list(METRICS))
+    mask = model.get_layer("embedding").compute_mask(x)
+    steps = []
+    for _ in range(STEPS):
+        accuracy = keras.metrics.SparseCategoricalAccuracy()
+        accuracy.update_state(y, model(x, training=True), sample_weight=mask)
+        model.reset_metrics()
+        logs = model.train_on_batch(x, y, return_dict=True)
+        steps.append({METRICS[0]: float(accuracy.result()),
+                      "logged": float(logs[METRICS[0]])})
+    return steps
+
+
 def main():
     os.makedirs(MASK_OUT, exist_ok=True)
     bce = (keras.losses.BinaryCrossentropy(), "binary_crossentropy", False)
@@ -229,6 +261,10 @@ def main():
         x, y = make_data()
         np.savez(os.path.join(MASK_OUT, name + ".npz"), x=x, y=y)
         result[name] = record(model, loss, loss_name, logits, x, y)
+        if name == "mask_tagger":
+            result[name]["step_metrics"] = step_metrics(
+                os.path.join(MASK_OUT, name + ".keras"), x, y)
+            print(name, "metrics", result[name]["step_metrics"])
         print(name, "labels", np.bincount(y.astype(np.int64).ravel()).tolist(),
               "losses", result[name]["step_losses"])
     with open(path, "w") as f:

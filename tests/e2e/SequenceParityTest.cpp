@@ -97,6 +97,52 @@ TEST_P(SequenceParity, StepsAndPredictMatchKeras) {
               worstLoss, worstInitial, worstFinal);
 }
 
+/// The masked tagger's accuracy: Keras weighs it by the output's mask (the
+/// fraction of the real steps predicted right), step by step as
+/// train_on_batch logs it.
+TEST(MaskedMetrics, TaggerAccuracyCountsTheRealStepsAsKeras) {
+  const json::Object &record = *suiteJson("masks").getObject("mask_tagger");
+  const json::Array *keras = record.getArray("step_metrics");
+  ASSERT_NE(keras, nullptr);
+  std::map<std::string, NDArray> batch =
+      readNpz(e2e::kerasFixture("masks/mask_tagger.npz"));
+  for (ExecMode mode : {ExecMode::Compiled, ExecMode::Interpreted}) {
+    keras::ImportedModel imported =
+        keras::importKerasArchive(e2e::kerasFixture("masks/mask_tagger.keras"));
+    TrainingConfig config = e2e::kerasAdamConfig(record, mode);
+    config.metrics = {"sparse_categorical_accuracy"};
+    Executable exe = e2e::jitQuietly(*imported.model, config);
+    for (size_t s = 0; s < keras->size(); ++s) {
+      StepResult r = exe.step(batch.at("x"), batch.at("y"));
+      double want =
+          *(*keras)[s].getAsObject()->getNumber("sparse_categorical_accuracy");
+      ASSERT_EQ(r.metrics.size(), 1u);
+      // A fraction of the real steps: Keras's float32 count and kcc's agree
+      // to rounding.
+      EXPECT_NEAR(r.metrics[0], want, 1e-6) << "step " << s;
+    }
+  }
+}
+
+/// A metric kcc does not weigh by a mask is refused on a masked output,
+/// never reported over the padded steps.
+TEST(MaskedMetrics, UnweighableMetricIsRefusedByName) {
+  const json::Object &record = *suiteJson("masks").getObject("mask_tagger");
+  keras::ImportedModel imported =
+      keras::importKerasArchive(e2e::kerasFixture("masks/mask_tagger.keras"));
+  TrainingConfig config = e2e::kerasAdamConfig(record, ExecMode::Interpreted);
+  config.metrics = {"sparse_top_k_categorical_accuracy"};
+  try {
+    e2e::jitQuietly(*imported.model, config);
+    ADD_FAILURE() << "a masked output took sparse_top_k_categorical_accuracy";
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("sparse_top_k_categorical_accuracy"), std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("mask"), std::string::npos) << msg;
+  }
+}
+
 std::string paramName(const ::testing::TestParamInfo<Param> &info) {
   return std::get<1>(info.param) +
          (std::get<2>(info.param) == ExecMode::Compiled ? "_compiled"
