@@ -222,7 +222,7 @@ std::vector<Tensor> LayerImpl::call(const std::vector<Tensor> &inputs,
     build(shapes);
     built_ = true;
   }
-  std::vector<Tensor> outputs = forward(inputs, ctx);
+  std::vector<Tensor> outputs = applyMaskRule(inputs, forward(inputs, ctx));
   // Keras 3's Layer.__call__: each output's activity penalty over its
   // batch size, added to the loss (traced training calls; kcc has no
   // eager `model.losses`).
@@ -235,6 +235,42 @@ std::vector<Tensor> LayerImpl::call(const std::vector<Tensor> &inputs,
               penalty, ops::fillLike(out, {}, static_cast<double>(out.dim(0))));
         trace->addLoss(penalty);
       }
+  return outputs;
+}
+
+std::vector<Tensor> LayerImpl::applyMaskRule(const std::vector<Tensor> &inputs,
+                                             std::vector<Tensor> outputs) {
+  MaskRule rule = maskRule();
+  if (rule == MaskRule::Own)
+    return outputs;
+  const Tensor *masked = nullptr;
+  bool allMasked = true;
+  for (const Tensor &t : inputs) {
+    if (t.mask() && !masked)
+      masked = &t;
+    allMasked = allMasked && t.mask();
+  }
+  if (masked && rule == MaskRule::Refuse)
+    fail("receives a mask (Embedding(mask_zero=True) or Masking upstream), "
+         "which Keras would apply in this layer and kcc does not model; "
+         "drop the mask before it (a layer without masking, such as a "
+         "Conv1D or GlobalMaxPooling1D) or remove mask_zero/Masking");
+  Tensor mask;
+  if (rule == MaskRule::Propagate && inputs[0].mask())
+    mask = *inputs[0].mask();
+  if (rule == MaskRule::Merge && masked && allMasked) {
+    mask = *inputs[0].mask();
+    for (size_t i = 1; i < inputs.size(); ++i)
+      mask = ops::maximum(mask, *inputs[i].mask());
+  }
+  for (Tensor &out : outputs) {
+    Tensor m = mask;
+    // Keras sets the mask on outputs of the input's steps only.
+    if (m.defined() &&
+        (out.rank() < 2 || out.dim(0) != m.dim(0) || out.dim(1) != m.dim(1)))
+      m = Tensor();
+    out = out.withMask(m);
+  }
   return outputs;
 }
 
@@ -258,9 +294,11 @@ std::vector<Tensor> Layer::call(const std::vector<Tensor> &xs,
     node->outputDTypes.push_back(o.dtype());
   }
   std::vector<Tensor> result;
-  for (size_t i = 0; i < outs.size(); ++i)
-    result.push_back(Tensor::symbolic(outs[i].shape(), outs[i].dtype(), node,
-                                      static_cast<int>(i)));
+  for (size_t i = 0; i < outs.size(); ++i) {
+    Tensor out = Tensor::symbolic(outs[i].shape(), outs[i].dtype(), node,
+                                  static_cast<int>(i));
+    result.push_back(outs[i].mask() ? out.withMask(*outs[i].mask()) : out);
+  }
   return result;
 }
 

@@ -17,6 +17,7 @@
 #ifndef KCC_FRONTEND_LAYER_H
 #define KCC_FRONTEND_LAYER_H
 
+#include "frontend/Masks.h"
 #include "frontend/Tensor.h"
 
 #include "llvm/Support/JSON.h"
@@ -138,6 +139,10 @@ public:
   const std::optional<Regularizer> &activityRegularizer() const {
     return activity_;
   }
+  /// What a call does with its inputs' masks (frontend/Masks.h); Keras's
+  /// rule for the class unless the layer says otherwise.
+  virtual MaskRule maskRule() const { return kerasMaskRule(className_); }
+
   /// Whether a saved config lists the activity regularizer (Keras's
   /// ActivityRegularization writes its own l1 and l2 instead).
   virtual bool savesActivityRegularizer() const { return true; }
@@ -172,6 +177,10 @@ protected:
   void expectInputs(const std::vector<Tensor> &inputs, size_t n) const;
 
 private:
+  /// Gives `outputs` the masks maskRule() says (or refuses a mask).
+  std::vector<Tensor> applyMaskRule(const std::vector<Tensor> &inputs,
+                                    std::vector<Tensor> outputs);
+
   std::string className_;
   std::string name_;
   bool named_ = false;

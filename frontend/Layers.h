@@ -452,11 +452,13 @@ bool usesCausalMask(const Layer &layer);
 /// Rows of a trainable [inputDim, outputDim] table at integer ids (int32 or
 /// int64 inputs; other dtypes are cast to int32 as Keras does). Ids in
 /// [-inputDim, 0) count from the end, others outside [0, inputDim) give NaN
-/// rows (JAX's take). Keras's mask_zero is not supported.
+/// rows (JAX's take). With `maskZero` (Keras's mask_zero), id 0 is padding:
+/// the output's mask (Tensor::mask) is ids != 0.
 class Embedding : public Layer {
 public:
   Embedding(int64_t inputDim, int64_t outputDim,
-            const std::string &embeddingsInitializer = "uniform");
+            const std::string &embeddingsInitializer = "uniform",
+            bool maskZero = false);
 };
 
 /// The recurrent layers take [batch, steps, features] and run their cell
@@ -469,8 +471,10 @@ public:
 /// The output is the last step's h, or every step's ([batch, steps, units],
 /// in processing order when going backwards) with `returnSequences`;
 /// `returnState` adds the final h (and LSTM's final c) as further outputs.
-/// Initial states are zeros; masks, dropout and stateful layers are not
-/// supported.
+/// Initial states are zeros; dropout and stateful layers are not
+/// supported. On a masked input (Tensor::mask) a masked step keeps the
+/// previous state and outputs the previous output (Keras's rnn), one
+/// kc.recurrence per step; a sequence output keeps the mask.
 struct RecurrentOptions {
   bool returnSequences = false;
   bool returnState = false;
@@ -552,7 +556,8 @@ public:
                    const std::string &padding = "valid");
 };
 
-/// The mean over the steps: [N, C], or [N, 1, C] with `keepdims`.
+/// The mean over the steps: [N, C], or [N, 1, C] with `keepdims`; over the
+/// real steps when the input carries a mask.
 class GlobalAveragePooling1D : public Layer {
 public:
   explicit GlobalAveragePooling1D(bool keepdims = false);
@@ -591,6 +596,13 @@ public:
 class Identity : public Layer {
 public:
   Identity();
+};
+
+/// Keras's Masking: a step whose every feature equals `maskValue` is set to
+/// zeros and masked (Tensor::mask) for the layers after it.
+class Masking : public Layer {
+public:
+  explicit Masking(double maskValue = 0.0);
 };
 
 /// x * scale + offset (Keras's Rescaling): each a scalar, or one value per

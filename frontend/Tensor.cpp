@@ -70,6 +70,13 @@ std::string Tensor::describe() const {
          kinds[static_cast<int>(kind_)] + ")";
 }
 
+Tensor Tensor::withMask(const Tensor &mask) const {
+  Tensor t = *this;
+  t.mask_ = mask.defined() ? std::make_shared<const Tensor>(mask.withoutMask())
+                           : nullptr;
+  return t;
+}
+
 Tensor kcc::Input(const Shape &shape, DType dtype, const std::string &name) {
   for (int64_t d : shape)
     if (d <= 0)

@@ -78,6 +78,15 @@ public:
   /// "f32[4, 10] (concrete)".
   std::string describe() const;
 
+  /// Keras's mask (`_keras_mask`): which steps of a sequence are real, as a
+  /// 0/1 tensor of the same kind, f32 [batch, steps]. Set by the layer that
+  /// made the tensor (Embedding with mask_zero, Masking, a layer passing its
+  /// input's mask on); copies of the tensor share it, and ops drop it.
+  const Tensor *mask() const { return mask_.get(); }
+  /// This tensor with `mask` (undefined: none).
+  Tensor withMask(const Tensor &mask) const;
+  Tensor withoutMask() const { return withMask(Tensor()); }
+
 private:
   Kind kind_ = Kind::Undefined;
   Shape shape_;
@@ -86,6 +95,7 @@ private:
   mlir::Value value_;
   std::shared_ptr<SymbolicNode> node_;
   int outputIndex_ = 0;
+  std::shared_ptr<const Tensor> mask_;
 };
 
 /// A node of the functional graph: either a model input or one call of a

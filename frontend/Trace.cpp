@@ -155,6 +155,8 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
   SmallVector<std::pair<size_t, size_t>> updated;
   /// The kc.added_loss result, if any.
   std::optional<size_t> addedLoss;
+  /// (result, prediction) of each output's mask.
+  SmallVector<std::pair<size_t, size_t>> masks;
   {
     TraceContext trace(b);
     for (auto [i, p] : llvm::enumerate(params))
@@ -169,7 +171,8 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
     cc.training = options.training;
     if (withStep)
       cc.step = Tensor::traced(entry->getArguments().back(), {}, DType::I64);
-    for (const Tensor &out : model.call(inputs, cc)) {
+    std::vector<Tensor> outs = model.call(inputs, cc);
+    for (const Tensor &out : outs) {
       if (!out.isTraced())
         throw Error("traceForward: model '" + model.name() + "' returns " +
                     out.describe() + ", which does not depend on its inputs");
@@ -182,6 +185,13 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
         results.push_back(update->value());
         resultTypes.push_back(update->value().getType());
       }
+    if (options.training)
+      for (auto [k, out] : llvm::enumerate(outs))
+        if (const Tensor *mask = out.mask()) {
+          masks.push_back({results.size(), k});
+          results.push_back(mask->value());
+          resultTypes.push_back(mask->value().getType());
+        }
     if (options.training) {
       // Keras's sum(model.losses): the activity penalties the calls
       // recorded, then each trainable weight's penalty.
@@ -228,6 +238,8 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
     kc::setUpdatedArg(func, result, arg);
   if (addedLoss)
     kc::setAddedLoss(func, *addedLoss);
+  for (auto [result, k] : masks)
+    kc::setMaskedOutput(func, result, k);
 
   // Verify before handing out: a frontend bug must not surface as a
   // confusing failure in a later pass.

@@ -14,7 +14,9 @@
 // A training-mode trace of a model with regularizers returns, last, the
 // sum of the weight penalties (trainable weights only) and activity
 // penalties, marked {kc.added_loss}; kc-build-train-step adds it to the
-// loss. The
+// loss. Before it, a training-mode trace returns the Keras mask of each
+// masked prediction k, marked {kc.output_mask = k}, which that
+// prediction's loss and metrics apply. The
 // parameters come in the order of
 // Model::parameters(), so the interpreter and the compiler can be fed
 // directly from it.

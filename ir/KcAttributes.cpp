@@ -57,6 +57,17 @@ void kc::setAddedLoss(FunctionOpInterface f, unsigned i) {
   f.setResultAttr(i, attr::kAddedLoss, UnitAttr::get(f.getContext()));
 }
 
+std::optional<unsigned> kc::getMaskedOutput(FunctionOpInterface f, unsigned i) {
+  if (auto k = f.getResultAttrOfType<IntegerAttr>(i, attr::kOutputMask))
+    return static_cast<unsigned>(k.getInt());
+  return std::nullopt;
+}
+
+void kc::setMaskedOutput(FunctionOpInterface f, unsigned i, unsigned k) {
+  f.setResultAttr(i, attr::kOutputMask,
+                  IntegerAttr::get(IntegerType::get(f.getContext(), 64), k));
+}
+
 /// An index attribute (kc.input, kc.target) of argument `i`.
 static std::optional<int64_t> getArgIndex(FunctionOpInterface f, unsigned i,
                                           StringRef name) {

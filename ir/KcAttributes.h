@@ -34,6 +34,7 @@ KC_ATTR_NAME(kStep, StepAttrHelper)
 KC_ATTR_NAME(kArena, ArenaAttrHelper)
 KC_ATTR_NAME(kUpdates, UpdatesAttrHelper)
 KC_ATTR_NAME(kAddedLoss, AddedLossAttrHelper)
+KC_ATTR_NAME(kOutputMask, OutputMaskAttrHelper)
 // Functions.
 KC_ATTR_NAME(kTrainStep, TrainStepAttrHelper)
 KC_ATTR_NAME(kNumInputs, NumInputsAttrHelper)
@@ -79,6 +80,14 @@ void setUpdatedArg(mlir::FunctionOpInterface f, unsigned i, unsigned arg);
 /// after the predictions and the updates.
 bool isAddedLoss(mlir::FunctionOpInterface f, unsigned i);
 void setAddedLoss(mlir::FunctionOpInterface f, unsigned i);
+
+/// `kc.output_mask`: result `i` is the Keras mask of prediction `k` (0/1 of
+/// the shape of its loss values, [batch, steps]), returned after the
+/// predictions and the updates: the loss and the metrics of that
+/// prediction count only its real steps.
+std::optional<unsigned> getMaskedOutput(mlir::FunctionOpInterface f,
+                                        unsigned i);
+void setMaskedOutput(mlir::FunctionOpInterface f, unsigned i, unsigned k);
 
 /// `kc.input`: argument `i` is the model input with this index.
 std::optional<int64_t> getInputIndex(mlir::FunctionOpInterface f, unsigned i);

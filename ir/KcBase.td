@@ -42,6 +42,7 @@ def Kc_Dialect : Dialect {
     | `kc.step`, `kc.arena` | argument | unit: step counter / memory arena |
     | `kc.updates` | result | integer: the argument (a non-trainable parameter) this result is the new value of |
     | `kc.added_loss` | result | unit: a scalar the training loss adds (Keras's `model.losses`: regularizers) |
+    | `kc.output_mask` | result | integer: the prediction whose Keras mask (0/1, its loss and metrics count only the real steps) this result is |
     | `kc.train_step` | function | dictionary: loss, optimizer, params, ... |
     | `kc.num_inputs` | function | integer: arguments before out-params |
     | `kc.update_candidates`, `kc.in_place` | function | i64 array of (result, argument) pairs |
@@ -67,6 +68,7 @@ def Kc_Dialect : Dialect {
     "::mlir::UnitAttr":$arena,         // arg: the planned memory arena
     "::mlir::IntegerAttr":$updates,    // result: new value of this argument
     "::mlir::UnitAttr":$added_loss,    // result: a term of the training loss
+    "::mlir::IntegerAttr":$output_mask, // result: the mask of this prediction
     // Functions.
     "::mlir::DictionaryAttr":$train_step,  // the train step's layout
     "::mlir::IntegerAttr":$num_inputs,     // arguments before the out-params

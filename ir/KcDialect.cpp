@@ -193,6 +193,8 @@ ArrayRef<AttrRule> attrRules() {
       rule<D::UpdatesAttrHelper>(OnResult, "an integer attribute",
                                  checkNonNegative),
       rule<D::AddedLossAttrHelper>(OnResult, "a unit attribute"),
+      rule<D::OutputMaskAttrHelper>(OnResult, "an integer attribute",
+                                    checkNonNegative),
       rule<D::TrainStepAttrHelper>(OnFunction, "a dictionary attribute",
                                    checkTrainStep),
       rule<D::NumInputsAttrHelper>(OnFunction, "an integer attribute",

@@ -167,6 +167,8 @@ private:
   llvm::SmallVector<std::pair<unsigned, unsigned>> updated_;
   /// The @forward result marked kc.added_loss (the regularizers), if any.
   std::optional<unsigned> addedLossResult_;
+  /// (@forward result, prediction) of each kc.output_mask result.
+  llvm::SmallVector<std::pair<unsigned, unsigned>> maskResults_;
   /// Custom loss and metric functions by (output, name), inlined into the
   /// step and erased from the module once it is built.
   std::map<std::pair<unsigned, std::string>, func::FuncOp> custom_;
@@ -182,6 +184,8 @@ private:
   llvm::DenseMap<unsigned, Value> updates_;
   /// The cloned kc.added_loss result, or null.
   Value addedLoss_;
+  /// The cloned Keras mask of each masked prediction.
+  llvm::DenseMap<unsigned, Value> masks_;
   llvm::SmallVector<Value> grads_;   ///< one per trainable_ entry
   llvm::SmallVector<Value> results_; ///< in layout order
 };
@@ -234,7 +238,55 @@ LogicalResult TrainStepBuilder::analyzeForward() {
                   "scalar after every other result";
       addedLossResult_ = r;
     }
-  unsigned numPreds = numResults - numUpdates - (addedLossResult_ ? 1 : 0);
+  for (unsigned r = 0; r < numResults; ++r)
+    if (std::optional<unsigned> k = kc::getMaskedOutput(forward_, r))
+      maskResults_.push_back({r, *k});
+  unsigned numPreds = numResults - numUpdates - maskResults_.size() -
+                      (addedLossResult_ ? 1 : 0);
+  for (auto [r, k] : maskResults_) {
+    auto mask =
+        dyn_cast<RankedTensorType>(forward_.getFunctionType().getResult(r));
+    auto pred = k < numPreds ? dyn_cast<RankedTensorType>(
+                                   forward_.getFunctionType().getResult(k))
+                             : RankedTensorType();
+    if (r < numPreds || !pred || !mask || pred.getRank() < 2 ||
+        mask.getShape() != pred.getShape().drop_back() ||
+        !isa<FloatType>(mask.getElementType()))
+      return forward_.emitOpError("result ")
+             << r << " is marked kc.output_mask of result " << k
+             << " but is not a float mask of that prediction's shape without "
+                "its last axis after the predictions (Keras applies a mask "
+                "to the loss values of a prediction of rank >= 3, one per "
+                "step)";
+    const LossConfig &loss =
+        config_.outputs.empty() ? config_.loss : config_.outputs[k].loss;
+    if (!loss.custom.empty())
+      return forward_.emitOpError("result ")
+             << k << " carries a Keras mask, which custom loss '" << loss.custom
+             << "' cannot take";
+    for (const std::string &name : config_.outputs.empty()
+                                       ? config_.metrics
+                                       : config_.outputs[k].metrics) {
+      bool ok = false;
+      if (!config_.isCustomObject(name)) {
+        llvm::Expected<MetricConfig> m =
+            MetricConfig::parse(name, metricLoss(k, loss));
+        if (!m) {
+          llvm::consumeError(m.takeError());
+          continue; // checkMetrics reports it
+        }
+        ok = !m->stateful() &&
+             (metricAsLoss(m->kind) ||
+              m->kind == MetricKind::SparseCategoricalAccuracy ||
+              m->kind == MetricKind::CategoricalAccuracy);
+      }
+      if (!ok)
+        return forward_.emitOpError("metric '")
+               << name << "' of result " << k
+               << " cannot take the prediction's Keras mask (masked "
+                  "predictions support the accuracies and the loss metrics)";
+    }
+  }
   for (unsigned r = 0; r < numResults; ++r)
     if (std::optional<unsigned> arg = kc::getUpdatedArg(forward_, r)) {
       const unsigned *k = llvm::find(fwdArgs_.params, *arg);
@@ -455,7 +507,8 @@ Value TrainStepBuilder::inlineCustom(func::FuncOp fn, Value target,
 Value TrainStepBuilder::outputLoss(unsigned k, const LossConfig &loss,
                                    Value pred, llvm::StringRef name) {
   if (loss.custom.empty())
-    return buildLoss(b_, nameLoc(name), loss, pred, target(k), sampleWeight());
+    return buildLoss(b_, nameLoc(name), loss, pred, target(k), sampleWeight(),
+                     masks_.lookup(k));
   Value values = inlineCustom(custom_[{k, loss.custom}], target(k), pred);
   return reduceLossValues(b_, nameLoc(name), values, sampleWeight(),
                           predType_.getElementType());
@@ -469,7 +522,7 @@ Value TrainStepBuilder::outputMetric(unsigned k, const LossConfig &loss,
         llvm::cantFail(MetricConfig::parse(name, metricLoss(k, loss)));
     if (m.stateful())
       return buildMetricStatistics(b_, nameLoc(log), m, pred, target(k));
-    return buildMetric(b_, nameLoc(log), m, pred, target(k));
+    return buildMetric(b_, nameLoc(log), m, pred, target(k), masks_.lookup(k));
   }
   Value values = inlineCustom(custom_[{k, name}], target(k), pred);
   // Unweighted, as compile()'s metrics are.
@@ -529,9 +582,11 @@ llvm::SmallVector<Value> TrainStepBuilder::cloneForward() {
     updates_[k] = map.lookupOrDefault(ret->getOperand(r));
   if (addedLossResult_)
     addedLoss_ = map.lookupOrDefault(ret->getOperand(*addedLossResult_));
+  for (auto [r, k] : maskResults_)
+    masks_[k] = map.lookupOrDefault(ret->getOperand(r));
   llvm::SmallVector<Value> preds;
   for (unsigned r = 0, e = ret->getNumOperands() - updated_.size() -
-                           (addedLossResult_ ? 1 : 0);
+                           maskResults_.size() - (addedLossResult_ ? 1 : 0);
        r < e; ++r)
     preds.push_back(map.lookupOrDefault(ret->getOperand(r)));
   return preds;
@@ -748,10 +803,12 @@ void TrainStepBuilder::setLayoutAttr() {
 /// @train_step now returns the params' updates; @forward returns its
 /// prediction alone, as every later consumer of it expects.
 void TrainStepBuilder::dropForwardUpdates() {
-  if (updated_.empty() && !addedLossResult_)
+  if (updated_.empty() && !addedLossResult_ && maskResults_.empty())
     return;
   llvm::BitVector drop(forward_.getNumResults());
   for (auto [k, r] : updated_)
+    drop.set(r);
+  for (auto [r, k] : maskResults_)
     drop.set(r);
   if (addedLossResult_)
     drop.set(*addedLossResult_);

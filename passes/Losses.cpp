@@ -69,13 +69,19 @@ Value divideNoNan(KcEmitter &e, Value num, Value den) {
   return e.select(isZero, zero, e.div(num, safe));
 }
 
-/// Fraction of equal elements of two float tensors of one type.
-Value meanEqual(KcEmitter &e, Value a, Value b) {
+/// Fraction of equal elements of two float tensors of one type; with
+/// `mask` (0/1 of their shape), of the real ones.
+Value meanEqual(KcEmitter &e, Value a, Value b, Value mask = {}) {
   RankedTensorType t = KcEmitter::typeOf(a);
   auto maskType = t.clone(e.builder().getI1Type());
   Value eq = e.builder().create<kc::CompareOp>(e.location(), maskType,
                                                kc::CompareDirection::EQ, a, b);
-  return e.meanAll(e.cast(eq, t.getElementType()));
+  Value hits = e.cast(eq, t.getElementType());
+  if (!mask)
+    return e.meanAll(hits);
+  if (getElementTypeOrSelf(mask.getType()) != t.getElementType())
+    mask = e.cast(mask, t.getElementType());
+  return divideNoNan(e, e.sumAll(e.mul(hits, mask)), e.sumAll(mask));
 }
 
 Value argmaxAsFloat(KcEmitter &e, Value x, Type floatType) {
@@ -171,7 +177,7 @@ Value reduceLossValues(OpBuilder &b, Location loc, Value values, Value weight,
 }
 
 Value buildLoss(OpBuilder &b, Location loc, const LossConfig &loss, Value pred,
-                Value target, Value weight) {
+                Value target, Value weight, Value mask) {
   KcEmitter e(b, loc);
   losses::LossValues v;
   switch (loss.kind) {
@@ -201,9 +207,17 @@ Value buildLoss(OpBuilder &b, Location loc, const LossConfig &loss, Value pred,
     v.values = losses::marginAndOverlap(e, loss, pred, target);
     break;
   }
-  return reduceLossValues(b, loc, v.values, weight,
-                          KcEmitter::typeOf(pred).getElementType(),
-                          loss.reduction, v.valid);
+  Type ft = KcEmitter::typeOf(pred).getElementType();
+  if (mask) {
+    // Keras's apply_mask: the mask joins the sample weights (and the
+    // values' own mask, ignore_class's).
+    if (getElementTypeOrSelf(mask.getType()) != ft)
+      mask = e.cast(mask, ft);
+    v.values = e.mul(v.values, mask);
+    v.valid = v.valid ? e.mul(v.valid, mask) : mask;
+  }
+  return reduceLossValues(b, loc, v.values, weight, ft, loss.reduction,
+                          v.valid);
 }
 
 std::optional<MetricLoss> metricAsLoss(MetricKind kind) {
@@ -269,22 +283,22 @@ Value buildMetric(OpBuilder &b, Location loc, MetricKind kind, Value pred,
 }
 
 Value buildMetric(OpBuilder &b, Location loc, const MetricConfig &metric,
-                  Value pred, Value target) {
+                  Value pred, Value target, Value mask) {
   KcEmitter e(b, loc);
   MetricKind kind = metric.kind;
   // The loss function's values, averaged unweighted.
   if (std::optional<MetricLoss> m = metricAsLoss(kind)) {
-    Value v = buildLoss(b, loc, m->loss, pred, target);
+    Value v = buildLoss(b, loc, m->loss, pred, target, {}, mask);
     return m->scale == 1.0 ? v : e.mul(v, m->scale);
   }
   RankedTensorType predType = KcEmitter::typeOf(pred);
   Type ft = predType.getElementType();
   switch (kind) {
   case MetricKind::SparseCategoricalAccuracy:
-    return meanEqual(e, argmaxAsFloat(e, pred, ft), e.cast(target, ft));
+    return meanEqual(e, argmaxAsFloat(e, pred, ft), e.cast(target, ft), mask);
   case MetricKind::CategoricalAccuracy:
     return meanEqual(e, argmaxAsFloat(e, pred, ft),
-                     argmaxAsFloat(e, target, ft));
+                     argmaxAsFloat(e, target, ft), mask);
   case MetricKind::BinaryAccuracy: {
     // Keras: cast(y_pred > 0.5) == y_true.
     Value gt = b.create<kc::CompareOp>(loc, predType.clone(b.getI1Type()),

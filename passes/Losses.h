@@ -46,9 +46,14 @@ std::string checkLossShape(const LossConfig &loss, mlir::RankedTensorType pred,
 /// element type), Keras's reduce_weighted_values: each value times its
 /// example's weight, then reduced (sum_over_batch_size divides by the number
 /// of values, not by the weights' sum).
+///
+/// With the prediction's Keras mask `mask` (0/1 of the values' shape,
+/// pred's shape without its last axis), Keras's apply_mask: masked values
+/// count for nothing and the means are over the real ones.
 mlir::Value buildLoss(mlir::OpBuilder &b, mlir::Location loc,
                       const LossConfig &loss, mlir::Value pred,
-                      mlir::Value target, mlir::Value weight = {});
+                      mlir::Value target, mlir::Value weight = {},
+                      mlir::Value mask = {});
 
 /// Keras's reduction of a loss function's values ([batch, ...], or a
 /// scalar, which is the loss itself): each value times its example's weight
@@ -81,9 +86,11 @@ mlir::Value buildMetric(mlir::OpBuilder &b, mlir::Location loc, MetricKind kind,
                         mlir::Value pred, mlir::Value target);
 /// The same with the metric's arguments (the top-k accuracies' k). A
 /// stateful metric is built by buildMetricStatistics (Metrics.h) instead.
+/// With `mask` (as buildLoss's), the mean over the real steps (Keras's
+/// MeanMetricWrapper weighs the values by the mask).
 mlir::Value buildMetric(mlir::OpBuilder &b, mlir::Location loc,
                         const MetricConfig &metric, mlir::Value pred,
-                        mlir::Value target);
+                        mlir::Value target, mlir::Value mask = {});
 
 } // namespace kcc
 

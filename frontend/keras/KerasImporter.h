@@ -45,6 +45,10 @@ struct SpecLayer {
   std::string className;
   /// A nested model's layers (empty for a layer).
   std::vector<SpecLayer> layers;
+  /// False for a config entry no output depends on (the keras.ops nodes
+  /// that computed a mask kcc derives itself): it has no kcc layer and no
+  /// weights, but keeps its place in the archive's weight groups.
+  bool built = true;
   bool isModel() const {
     return className == "Sequential" || className == "Functional";
   }

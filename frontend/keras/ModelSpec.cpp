@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/ADT/StringSwitch.h"
 
 #include <cmath>
 #include <map>
@@ -342,7 +343,8 @@ public:
       else
         layers.push_back({s.entry.name,
                           s.built ? s.built->layer.className() : s.entry.cls,
-                          {}});
+                          {},
+                          static_cast<bool>(s.built)});
     }
     return layers;
   }
@@ -496,6 +498,9 @@ private:
                      "(Dropout, a trainable BatchNormalization): kcc runs "
                      "every layer in the model's mode");
     }
+    if (const json::Object *o = node.getAsObject())
+      if (const json::Object *kw = o->getObject("kwargs"))
+        checkMaskArguments(slot, *kw, nodePath.field("kwargs"), inputs);
     std::vector<Tensor> outs;
     try {
       outs = slot.nested ? slot.nested->model->call(inputs, CallContext{})
@@ -504,6 +509,51 @@ private:
       relocate(reader_, nodePath, slot.entry.view.context(), err);
     }
     slot.nodes[ref.node] = outs;
+  }
+
+  /// The call's mask keyword arguments and the input each masks.
+  static std::optional<size_t> maskArgument(llvm::StringRef key) {
+    return llvm::StringSwitch<std::optional<size_t>>(key)
+        .Cases("mask", "query_mask", 0)
+        .Case("value_mask", 1)
+        .Case("key_mask", 2)
+        .Default(std::nullopt);
+  }
+
+  /// Keras 3 saves the mask a layer received as a keyword argument: the
+  /// output of the keras.ops node that made it (NotEqual of Embedding's
+  /// ids, Any of Masking's comparison, LogicalOr of a merge layer's masks).
+  /// kcc hands the same mask on with the tensors (Tensor::mask), so the
+  /// argument must be one of those and the input must carry a mask.
+  void checkMaskArguments(const Slot &slot, const json::Object &kwargs,
+                          const JsonPath &at,
+                          const std::vector<Tensor> &inputs) const {
+    for (const auto &kv : kwargs) {
+      std::optional<size_t> input = maskArgument(kv.first);
+      if (!input || kv.second.kind() == json::Value::Null)
+        continue;
+      JsonPath path = at.field(kv.first);
+      std::vector<TensorRef> refs;
+      collectTensors(kv.second, path, refs);
+      if (refs.size() != 1)
+        reader_.fail(path, slot.entry.view.context(),
+                     "expects one mask tensor");
+      const std::string &source = entries_[slotOf(refs[0])].entry.cls;
+      if (source != "NotEqual" && source != "Any" && source != "LogicalOr")
+        reader_.fail(path, slot.entry.view.context(),
+                     "a mask computed by '" + refs[0].layer + "' (" + source +
+                         ") is not supported: kcc derives masks from "
+                         "Embedding(mask_zero=True) and Masking only");
+      // MultiHeadAttention's key defaults to its value.
+      size_t i = *input == 2 && inputs.size() == 2 ? 1 : *input;
+      if (i >= inputs.size() || !inputs[i].mask())
+        reader_.fail(path, slot.entry.view.context(),
+                     "the layer receives a mask that kcc does not derive for "
+                     "its input " +
+                         std::to_string(i) +
+                         " (kcc hands on the masks of Embedding(mask_zero="
+                         "True) and Masking by Keras's rules)");
+    }
   }
 
   /// The call arguments kcc fixes per layer, from the kwargs of every
@@ -607,8 +657,9 @@ private:
         collectTensors(*args, path.field("args"), out);
       }
       // MultiHeadAttention's value and key may be keyword arguments; they
-      // follow the query in that order. No other tensor kwarg is modelled
-      // (masks), so one is an error rather than ignored.
+      // follow the query in that order. Masks are kcc's own (Tensor::mask,
+      // checked by checkMaskArguments); another tensor kwarg is an error
+      // rather than ignored.
       if (const json::Object *kwargs = o->getObject("kwargs")) {
         ObjectView kw(reader_, *kwargs, path.field("kwargs"), modelContext());
         for (const char *key : {"value", "key"})
@@ -620,11 +671,10 @@ private:
             kw.failField(key, "initial_state is not supported (recurrent "
                               "layers start from zero states)");
           const json::Object *t = kv.second.getAsObject();
-          if (key != "value" && key != "key" && t &&
+          if (key != "value" && key != "key" && !maskArgument(key) && t &&
               t->getString("class_name") == "__keras_tensor__")
             kw.failField(key, "tensor argument '" + key.str() +
-                                  "' is not supported (kcc models no "
-                                  "masks)");
+                                  "' is not supported");
         }
       }
       return;
@@ -712,7 +762,7 @@ void flattenLayerOrder(const std::vector<SpecLayer> &layers,
   for (const SpecLayer &l : layers) {
     if (l.isModel())
       flattenLayerOrder(l.layers, seen, order);
-    else if (seen.insert(l.name).second)
+    else if (l.built && seen.insert(l.name).second)
       order.push_back(l.name);
   }
 }

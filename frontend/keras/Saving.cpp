@@ -212,7 +212,7 @@ public:
         writeLevel(layerGroup + "/layers", inner, l.layers);
         continue;
       }
-      if (!written_.insert(l.name).second)
+      if (!l.built || !written_.insert(l.name).second)
         continue;
       writeLayer(l.name, vars, layerGroup);
     }

@@ -129,7 +129,7 @@ void loadLevel(const Hdf5File &file, Model &model, const std::string &base,
       loadLevel(file, model, path + "/layers", l.layers, loaded);
       continue;
     }
-    if (loaded.count(l.name))
+    if (loaded.count(l.name) || !l.built)
       continue;
     Layer layer = model.getLayer(l.name);
     if (layer.impl()->weights().empty() || !file.isGroup(path))

@@ -307,7 +307,16 @@ protected:
     Tensor k = heads(key, keyDim_);
     Tensor v = heads(value, valueDim_);
     Tensor scores = ops::batchMatmul(q, k, false, true); // [B*H, T, S]
-    if (causal_) {
+    if (std::optional<Tensor> allowed = attentionMask(inputs, t, s)) {
+      // Keras's masked attention: jax.nn.dot_product_attention puts its
+      // large negative where the mask is false (a query step with no real
+      // key then attends to every step alike).
+      Tensor heads4 = ops::broadcastTo(ops::reshape(*allowed, {b, 1, t, s}),
+                                       {b, heads_, t, s});
+      scores = ops::select(
+          maskAsCondition(ops::reshape(heads4, {b * heads_, t, s})), scores,
+          ops::fillLike(scores, {}, -0.7 * double(FLT_MAX)));
+    } else if (causal_) {
       // Keras's mask: query step i sees key steps j <= i. The others get
       // jax.nn.dot_product_attention's large negative, added rather than
       // selected: step i always sees step 0, so a row's maximum is a real
@@ -325,10 +334,46 @@ protected:
                        {0, 2, 1, 3}); // [B, T, H, Dv]
     Tensor kernel = next();
     std::optional<Tensor> bias = nextBias();
-    return {projectLastDims(o, 2, kernel, bias, outDims_)};
+    Tensor out = projectLastDims(o, 2, kernel, bias, outDims_);
+    return {query.mask() ? out.withMask(*query.mask()) : out};
   }
 
+  /// The output keeps the query's mask (Keras's MultiHeadAttention).
+  MaskRule maskRule() const override { return MaskRule::Own; }
+
 private:
+  /// Keras's _compute_attention_mask from the inputs' masks, f32 0/1
+  /// [B, T, S]: query_mask[:, :, None] & value_mask[:, None, :] (& the
+  /// key's own mask when the key is another tensor) (& the causal mask);
+  /// none when no input is masked.
+  std::optional<Tensor> attentionMask(const std::vector<Tensor> &inputs,
+                                      int64_t t, int64_t s) const {
+    const Tensor &query = inputs[0];
+    std::vector<Tensor> keys;
+    if (const Tensor *m = inputs[1].mask())
+      keys.push_back(*m);
+    if (inputs.size() == 3)
+      if (const Tensor *m = inputs[2].mask())
+        keys.push_back(*m);
+    if (!query.mask() && keys.empty())
+      return std::nullopt;
+    int64_t b = query.dim(0);
+    Tensor allowed = ops::fillLike(query, {b, t, s}, 1.0);
+    if (query.mask())
+      allowed = ops::mul(allowed, ops::reshape(*query.mask(), {b, t, 1}));
+    for (const Tensor &m : keys)
+      allowed = ops::mul(allowed, ops::reshape(m, {b, 1, s}));
+    if (causal_) {
+      std::vector<double> lower(t * s, 0.0);
+      for (int64_t i = 0; i < t; ++i)
+        for (int64_t j = 0; j <= i && j < s; ++j)
+          lower[i * s + j] = 1.0;
+      allowed = ops::mul(
+          allowed, Tensor(NDArray::fromVector({t, s}, lower, DType::F32)));
+    }
+    return allowed;
+  }
+
   int64_t heads_, keyDim_, valueDim_;
   bool useBias_;
   Shape outputShape_;

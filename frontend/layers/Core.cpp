@@ -135,7 +135,43 @@ protected:
   }
 };
 
+/// Keras's Masking: steps whose every feature equals the mask value are
+/// zeroed and masked.
+class MaskingImpl : public LayerImpl {
+public:
+  explicit MaskingImpl(double maskValue)
+      : LayerImpl("Masking"), maskValue_(maskValue) {}
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"mask_value", maskValue_}};
+  }
+  MaskRule maskRule() const override { return MaskRule::Own; }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (x.rank() < 2)
+      fail("expects an input of rank >= 2 ([batch, steps, ...]), got " +
+           x.shapeString());
+    // any(x != mask_value, axis=-1), as 0/1.
+    Tensor differs = ops::cast(
+        ops::compare(ops::CompareKind::NE, x, ops::fillLike(x, {}, maskValue_)),
+        DType::F32);
+    Tensor keep = ops::reduceMax(differs, {x.rank() - 1}, /*keepdims=*/true);
+    Tensor out = ops::select(maskAsCondition(keep), x, ops::fillLike(x, {}, 0));
+    Shape maskShape(x.shape().begin(), x.shape().end() - 1);
+    return {out.withMask(ops::reshape(keep, maskShape))};
+  }
+
+private:
+  double maskValue_;
+};
+
 } // namespace
+
+Masking::Masking(double maskValue)
+    : Layer(std::make_shared<MaskingImpl>(maskValue)) {}
 
 Dense::Dense(int64_t units, const std::string &activation, bool useBias,
              const std::string &kernelInitializer,

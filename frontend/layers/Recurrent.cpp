@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/Layers.h"
+#include "frontend/Masks.h"
 #include "frontend/Ops.h"
 #include "runtime/kernels/Recurrence.h"
 
@@ -104,14 +105,63 @@ std::vector<WeightSpec> weightSpecs(const RecurrentConfig &c, int64_t features,
   return ws;
 }
 
+/// The layer's outputs when its input is masked (Keras's rnn with a mask):
+/// a masked step keeps the previous state, and outputs the previous output
+/// (or zeros with `zeroOutputForMask`, Bidirectional's rule when returning
+/// sequences). One kc.recurrence per step, each starting from the state the
+/// mask selected, so the cell's math and gradient stay the op's. `proj` is
+/// the input projection [T, B, G*H], `mask` f32 [B, T].
+std::vector<Tensor> runMasked(const RecurrentConfig &c, const Tensor &proj,
+                              const Tensor &mask, const Tensor &recurrentKernel,
+                              const Tensor &initial,
+                              const Tensor &recurrentBias,
+                              ops::RecurrenceSpec spec, bool timeOrdered,
+                              bool zeroOutputForMask) {
+  int64_t T = proj.dim(0), B = proj.dim(1), GH = proj.dim(2), H = c.units;
+  int64_t K = initial.dim(1);
+  bool backwards = spec.reverse;
+  spec.reverse = false;
+  Tensor real = maskAsCondition(mask);
+  Tensor state = initial;
+  std::vector<Tensor> outputs(T);
+  for (int64_t s = 0; s < T; ++s) {
+    int64_t t = backwards ? T - 1 - s : s;
+    Tensor step = ops::slice(proj, {t, 0, 0}, {t + 1, B, GH}, {1, 1, 1});
+    Tensor result =
+        ops::recurrence(step, recurrentKernel, state, recurrentBias, spec);
+    Tensor next = ops::reshape(
+        ops::slice(result, {0, 0, 0}, {1, B, K}, {1, 1, 1}), {B, K});
+    Tensor keep = ops::slice(real, {0, t}, {B, t + 1}, {1, 1});
+    Tensor h = ops::slice(next, {0, 0}, {B, H}, {1, 1});
+    state = ops::select(keep, next, state);
+    outputs[timeOrdered ? t : s] =
+        zeroOutputForMask ? ops::select(keep, h, ops::fillLike(h, {}, 0.0))
+                          : ops::slice(state, {0, 0}, {B, H}, {1, 1});
+  }
+  std::vector<Tensor> outs;
+  Tensor h = ops::slice(state, {0, 0}, {B, H}, {1, 1});
+  if (c.options.returnSequences) {
+    for (Tensor &o : outputs)
+      o = ops::reshape(o, {B, 1, H});
+    outs.push_back(T == 1 ? outputs[0] : ops::concat(outputs, 1));
+  } else {
+    outs.push_back(h);
+  }
+  if (c.options.returnState) {
+    outs.push_back(h);
+    if (c.isLstm())
+      outs.push_back(ops::slice(state, {0, H}, {B, 2 * H}, {1, 1}));
+  }
+  return outs;
+}
+
 /// The layer's outputs on x [B, T, F] with its weights; with
 /// `timeOrdered`, a backwards sequence output is put back in time order
 /// (Bidirectional's backward half).
-std::vector<Tensor> runRecurrent(const RecurrentConfig &c, const Tensor &x,
-                                 const Tensor &kernel,
-                                 const Tensor &recurrentKernel,
-                                 const std::optional<Tensor> &bias,
-                                 bool timeOrdered = false) {
+std::vector<Tensor>
+runRecurrent(const RecurrentConfig &c, const Tensor &x, const Tensor &kernel,
+             const Tensor &recurrentKernel, const std::optional<Tensor> &bias,
+             bool timeOrdered = false, bool zeroOutputForMask = false) {
   int64_t B = x.dim(0), T = x.dim(1), F = x.dim(2), H = c.units;
   int64_t GH = c.gates() * H;
   Tensor rows = ops::reshape(ops::transpose(x, {1, 0, 2}), {T * B, F});
@@ -138,6 +188,9 @@ std::vector<Tensor> runRecurrent(const RecurrentConfig &c, const Tensor &x,
                                  ? std::string("sigmoid")
                                  : c.recurrentActivation;
   spec.reverse = c.options.goBackwards;
+  if (const Tensor *mask = x.mask())
+    return runMasked(c, proj, *mask, recurrentKernel, initial, recurrentBias,
+                     spec, timeOrdered, zeroOutputForMask);
   Tensor states =
       ops::recurrence(proj, recurrentKernel, initial, recurrentBias, spec);
   auto lastStep = [&](int64_t from, int64_t to) {
@@ -164,6 +217,15 @@ std::vector<Tensor> runRecurrent(const RecurrentConfig &c, const Tensor &x,
     if (c.isLstm())
       outs.push_back(lastStep(H, 2 * H));
   }
+  return outs;
+}
+
+/// Keras's RNN.compute_mask: a sequence output keeps the input's mask; the
+/// last output and the states have none.
+std::vector<Tensor> withSequenceMask(const Tensor &x, const RecurrentConfig &c,
+                                     std::vector<Tensor> outs) {
+  if (x.mask() && c.options.returnSequences)
+    outs[0] = outs[0].withMask(*x.mask());
   return outs;
 }
 
@@ -207,8 +269,10 @@ protected:
     std::optional<Tensor> bias;
     if (c_.useBias)
       bias = weight(2);
-    return runRecurrent(c_, x, weight(0), weight(1), bias);
+    return withSequenceMask(x, c_,
+                            runRecurrent(c_, x, weight(0), weight(1), bias));
   }
+  MaskRule maskRule() const override { return MaskRule::Own; }
 
 private:
   RecurrentConfig c_;
@@ -262,9 +326,11 @@ protected:
       if (c.useBias)
         bias = weight(first + 2);
       return runRecurrent(c, x, weight(first), weight(first + 1), bias,
-                          /*timeOrdered=*/true);
+                          /*timeOrdered=*/true,
+                          /*zeroOutputForMask=*/c.options.returnSequences);
     };
     std::vector<Tensor> fw = run(forward_, 0), bw = run(backward_, per);
+    // Keras's Bidirectional zeros masked outputs when returning sequences.
     Tensor merged;
     if (merge_ == "concat")
       merged = ops::concat({fw[0], bw[0]}, -1);
@@ -278,8 +344,9 @@ protected:
     std::vector<Tensor> outs = {merged};
     outs.insert(outs.end(), fw.begin() + 1, fw.end());
     outs.insert(outs.end(), bw.begin() + 1, bw.end());
-    return outs;
+    return withSequenceMask(x, forward_, outs);
   }
+  MaskRule maskRule() const override { return MaskRule::Own; }
 
 private:
   RecurrentConfig forward_, backward_;

@@ -66,9 +66,10 @@ protected:
 
 class EmbeddingImpl : public LayerImpl {
 public:
-  EmbeddingImpl(int64_t inputDim, int64_t outputDim, std::string init)
+  EmbeddingImpl(int64_t inputDim, int64_t outputDim, std::string init,
+                bool maskZero)
       : LayerImpl("Embedding"), inputDim_(inputDim), outputDim_(outputDim),
-        init_(std::move(init)) {
+        init_(std::move(init)), maskZero_(maskZero) {
     checkPositive("Embedding", "input_dim", inputDim);
     checkPositive("Embedding", "output_dim", outputDim);
     if (TensorSize table =
@@ -84,8 +85,10 @@ public:
     return llvm::json::Object{{"input_dim", inputDim_},
                               {"output_dim", outputDim_},
                               {"embeddings_initializer", init_},
-                              {"mask_zero", false}};
+                              {"mask_zero", maskZero_}};
   }
+  /// Keras's Embedding makes its own mask (or none) whatever its input's.
+  MaskRule maskRule() const override { return MaskRule::Own; }
 
 protected:
   void build(const std::vector<Shape> &) override {
@@ -99,12 +102,18 @@ protected:
     // Keras casts non-integer ids to int32 (truncating) before the lookup.
     if (ids.dtype() != DType::I32 && ids.dtype() != DType::I64)
       ids = ops::cast(ids, DType::I32);
-    return {ops::gather(weight(0), ids)};
+    Tensor out = ops::gather(weight(0), ids);
+    if (!maskZero_)
+      return {out};
+    Tensor real =
+        ops::compare(ops::CompareKind::NE, ids, ops::fillLike(ids, {}, 0.0));
+    return {out.withMask(ops::cast(real, DType::F32))};
   }
 
 private:
   int64_t inputDim_, outputDim_;
   std::string init_;
+  bool maskZero_;
 };
 
 class Conv1DImpl : public StepsLayerImpl {
@@ -239,7 +248,19 @@ protected:
     const Tensor &x = stepsInput(inputs);
     if (isMax_)
       return {ops::reduceMax(x, {1}, keepdims_)};
+    if (const Tensor *mask = inputs[0].mask()) {
+      // Keras: the sum of the real steps over their count.
+      Tensor m = maskForRank(*mask, 3);
+      Tensor real = ops::select(maskAsCondition(m), x, ops::fillLike(x, {}, 0));
+      return {ops::div(ops::reduceSum(real, {1}, keepdims_),
+                       ops::reduceSum(m, {1}, keepdims_))};
+    }
     return {ops::reduceMean(x, {1}, keepdims_)};
+  }
+  /// GlobalAveragePooling1D averages the real steps; GlobalMaxPooling1D
+  /// drops the mask (Keras's does not support masking).
+  MaskRule maskRule() const override {
+    return isMax_ ? MaskRule::Drop : MaskRule::Own;
   }
 
 private:
@@ -327,9 +348,9 @@ private:
 } // namespace
 
 Embedding::Embedding(int64_t inputDim, int64_t outputDim,
-                     const std::string &embeddingsInitializer)
+                     const std::string &embeddingsInitializer, bool maskZero)
     : Layer(std::make_shared<EmbeddingImpl>(inputDim, outputDim,
-                                            embeddingsInitializer)) {}
+                                            embeddingsInitializer, maskZero)) {}
 
 Conv1D::Conv1D(int64_t filters, int64_t kernelSize, int64_t strides,
                const std::string &padding, int64_t dilationRate,

@@ -292,6 +292,15 @@ Logs Trainer::evaluate(const DataSource &data) {
   int64_t n = data.numBatches();
   if (n == 0)
     throw Error("evaluate: the data has no batches");
+  // The host loss and metrics take the predictions alone: a masked
+  // output's would count its padded steps, unlike Keras's.
+  for (auto [k, out] : llvm::enumerate(model_.graphOutputs()))
+    if (out.mask())
+      throw Error("evaluate: output " + std::to_string(k) + " of model '" +
+                  model_.name() +
+                  "' carries a Keras mask, which evaluate() and validation "
+                  "do not apply yet (train_on_batch and fit's training "
+                  "losses do)");
   ModelMetrics acc(config_, &compile_.customObjects);
   bool several = model_.inputShapes().size() != 1 || model_.numOutputs() != 1;
   Executable *exe = nullptr;

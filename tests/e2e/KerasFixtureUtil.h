@@ -115,20 +115,33 @@ inline LossErrors expectKerasLosses(Executable &exe, const NDArray &x,
 
 /// Worst |kcc - keras| over Keras's rows of predictions; expects each
 /// element within 1e-5 (failures name `what`, the row and the column).
+inline void flattenNumbers(const llvm::json::Value &v,
+                           std::vector<double> &out) {
+  if (const llvm::json::Array *a = v.getAsArray()) {
+    for (const llvm::json::Value &item : *a)
+      flattenNumbers(item, out);
+    return;
+  }
+  out.push_back(*v.getAsNumber());
+}
+
+/// Keras's predict on the first rows (nested lists, any rank) against
+/// kcc's, element by element, within 1e-5; returns the worst difference.
 inline double comparePredict(const NDArray &kcc, const llvm::json::Array &keras,
                              const std::string &what) {
   double worst = 0;
-  int64_t cols = kcc.shape().back();
+  int64_t perRow = kcc.rank() > 0 ? kcc.numel() / kcc.shape()[0] : 1;
   for (size_t r = 0; r < keras.size(); ++r) {
-    const llvm::json::Array &row = *keras[r].getAsArray();
-    EXPECT_EQ(static_cast<int64_t>(row.size()), cols);
+    std::vector<double> row;
+    flattenNumbers(keras[r], row);
+    EXPECT_EQ(static_cast<int64_t>(row.size()), perRow);
     for (size_t c = 0; c < row.size(); ++c) {
-      double want = *row[c].getAsNumber();
-      double got = kcc.at(static_cast<int64_t>(r) * cols + c);
+      double want = row[c];
+      double got = kcc.at(static_cast<int64_t>(r) * perRow + c);
       double err = std::abs(got - want);
       worst = std::max(worst, err);
-      EXPECT_LE(err, 1e-5) << what << " row " << r << " col " << c << ": Keras "
-                           << want << ", kcc " << got;
+      EXPECT_LE(err, 1e-5) << what << " row " << r << " element " << c
+                           << ": Keras " << want << ", kcc " << got;
     }
   }
   return worst;

@@ -21,7 +21,13 @@
 // an LSTM's return_state outputs concatenated, a GRU's return_state with
 // return_sequences, a backwards SimpleRNN's return_state, a Bidirectional
 // GRU merged by "mul" and a Bidirectional SimpleRNN under a Bidirectional
-// LSTM, both merged by "ave". From Keras's initial
+// LSTM, both merged by "ave". masks/ (make_mask_fixtures.py), sequences
+// padded at either end and masked by Embedding(mask_zero=True) or Masking:
+// an LSTM, two GRUs (sequences, then backwards), two Bidirectionals, two
+// SimpleRNNs after Masking, a masked GlobalAveragePooling1D behind Dense
+// and Dropout, a transformer block (MultiHeadAttention's attention mask
+// from the masks, Add, LayerNormalization) and a per-step tagger whose
+// loss counts the real steps only. From Keras's initial
 // weights, on Keras's batch, kcc must reproduce, compiled and interpreted,
 // Keras's predict before and after 5 Adam steps (1e-5) and the loss of
 // each step (1e-4 relative).
@@ -72,7 +78,8 @@ TEST_P(SequenceParity, StepsAndPredictMatchKeras) {
   std::map<std::string, NDArray> batch =
       readNpz(e2e::kerasFixture(dir + "/" + name + ".npz"));
   const NDArray &x = batch.at("x"), &y = batch.at("y");
-  ASSERT_EQ(x.dtype(), DType::I32);
+  // Token ids, or (mask_simple) float features that Masking reads.
+  ASSERT_TRUE(x.dtype() == DType::I32 || name == "mask_simple");
 
   Executable exe =
       e2e::jitQuietly(*imported.model, e2e::kerasAdamConfig(record, mode));
@@ -88,6 +95,52 @@ TEST_P(SequenceParity, StepsAndPredictMatchKeras) {
               name.c_str(),
               mode == ExecMode::Compiled ? "compiled" : "interpreted",
               worstLoss, worstInitial, worstFinal);
+}
+
+/// The masked tagger's accuracy: Keras weighs it by the output's mask (the
+/// fraction of the real steps predicted right), step by step as
+/// train_on_batch logs it.
+TEST(MaskedMetrics, TaggerAccuracyCountsTheRealStepsAsKeras) {
+  const json::Object &record = *suiteJson("masks").getObject("mask_tagger");
+  const json::Array *keras = record.getArray("step_metrics");
+  ASSERT_NE(keras, nullptr);
+  std::map<std::string, NDArray> batch =
+      readNpz(e2e::kerasFixture("masks/mask_tagger.npz"));
+  for (ExecMode mode : {ExecMode::Compiled, ExecMode::Interpreted}) {
+    keras::ImportedModel imported =
+        keras::importKerasArchive(e2e::kerasFixture("masks/mask_tagger.keras"));
+    TrainingConfig config = e2e::kerasAdamConfig(record, mode);
+    config.metrics = {"sparse_categorical_accuracy"};
+    Executable exe = e2e::jitQuietly(*imported.model, config);
+    for (size_t s = 0; s < keras->size(); ++s) {
+      StepResult r = exe.step(batch.at("x"), batch.at("y"));
+      double want =
+          *(*keras)[s].getAsObject()->getNumber("sparse_categorical_accuracy");
+      ASSERT_EQ(r.metrics.size(), 1u);
+      // A fraction of the real steps: Keras's float32 count and kcc's agree
+      // to rounding.
+      EXPECT_NEAR(r.metrics[0], want, 1e-6) << "step " << s;
+    }
+  }
+}
+
+/// A metric kcc does not weigh by a mask is refused on a masked output,
+/// never reported over the padded steps.
+TEST(MaskedMetrics, UnweighableMetricIsRefusedByName) {
+  const json::Object &record = *suiteJson("masks").getObject("mask_tagger");
+  keras::ImportedModel imported =
+      keras::importKerasArchive(e2e::kerasFixture("masks/mask_tagger.keras"));
+  TrainingConfig config = e2e::kerasAdamConfig(record, ExecMode::Interpreted);
+  config.metrics = {"sparse_top_k_categorical_accuracy"};
+  try {
+    e2e::jitQuietly(*imported.model, config);
+    ADD_FAILURE() << "a masked output took sparse_top_k_categorical_accuracy";
+  } catch (const Error &e) {
+    std::string msg = e.what();
+    EXPECT_NE(msg.find("sparse_top_k_categorical_accuracy"), std::string::npos)
+        << msg;
+    EXPECT_NE(msg.find("mask"), std::string::npos) << msg;
+  }
 }
 
 std::string paramName(const ::testing::TestParamInfo<Param> &info) {
@@ -121,6 +174,15 @@ INSTANTIATE_TEST_SUITE_P(
                                          "rnn_state", "rnn_gru_state",
                                          "rnn_simple_state", "rnn_bimul",
                                          "rnn_biave"),
+                       kModes),
+    paramName);
+
+INSTANTIATE_TEST_SUITE_P(
+    KerasMaskFixtures, SequenceParity,
+    ::testing::Combine(::testing::Values("masks"),
+                       ::testing::Values("mask_lstm", "mask_gru", "mask_bidir",
+                                         "mask_simple", "mask_gap",
+                                         "mask_transformer", "mask_tagger"),
                        kModes),
     paramName);
 

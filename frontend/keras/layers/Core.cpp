@@ -39,16 +39,18 @@ Layer buildEinsumDense(const ObjectView &c) {
 
 Layer buildEmbedding(const ObjectView &c) {
   checkNull(c, {"embeddings_constraint", "lora_rank"});
-  if (c.getBool("mask_zero", false))
-    c.failField("mask_zero", "mask_zero: true is not supported (kcc has no "
-                             "masks; pad with ids the model can learn)");
   if (c.has("weights"))
     c.failField("weights", "'weights' in the config is not supported");
   return withRegularizers(
       c,
       Embedding(readWidth(c, "input_dim"), readWidth(c, "output_dim"),
-                readInitializer(c, "embeddings_initializer", "uniform")),
+                readInitializer(c, "embeddings_initializer", "uniform"),
+                c.getBool("mask_zero", false)),
       {"embeddings"});
+}
+
+Layer buildMasking(const ObjectView &c) {
+  return Masking(c.getNumber("mask_value", 0.0));
 }
 
 } // namespace
@@ -89,7 +91,16 @@ void keras::addCoreLayers(std::vector<LayerClass> &classes) {
                       "embeddings_constraint"},
                      {},
                      "`input_dim`, `output_dim`, `embeddings_initializer`, "
-                     "regularizers; int32 or int64 ids; no `mask_zero`"});
+                     "regularizers, `mask_zero` (id 0 masks its step); int32 "
+                     "or int64 ids"});
+  classes.push_back(
+      {"Masking",
+       "core",
+       [](const ObjectView &c, const CallOptions &) { return buildMasking(c); },
+       {},
+       {},
+       "`mask_value` (a number): steps equal to it are zeroed "
+       "and masked"});
   classes.push_back({"Identity",
                      "core",
                      [](const ObjectView &c, const CallOptions &) {

@@ -36,6 +36,13 @@ func.func @result_name_not_string(%w: tensor<4xf32>) -> (tensor<4xf32> {kc.name 
 
 // -----
 
+// expected-error @+1 {{result #0: 'kc.output_mask' expects a non-negative integer attribute, got -1 : i64}}
+func.func @output_mask_negative(%m: tensor<4xf32>) -> (tensor<4xf32> {kc.output_mask = -1 : i64}) {
+  return %m : tensor<4xf32>
+}
+
+// -----
+
 // expected-error @+1 {{argument #0: 'kc.trainable' expects a bool attribute, got 1 : i64}}
 func.func @trainable_not_bool(%w: tensor<4xf32> {kc.trainable = 1 : i64}) {
   return
@@ -146,7 +153,7 @@ func.func @fusion_on_other_op() {
 
 // -----
 
-// expected-error @+1 {{unknown attribute 'kc.foo'; the kc attributes are kc.name, kc.trainable, kc.input, kc.target, kc.step, kc.arena, kc.updates, kc.added_loss, kc.train_step, kc.num_inputs, kc.update_candidates, kc.in_place, kc.kernels, kc.library_calls, kc.loop_nests, kc.arena_bytes, kc.arena_lower_bound, kc.arena_sum, kc.arena_buffers, kc.fusion, kc.parallel}}
+// expected-error @+1 {{unknown attribute 'kc.foo'; the kc attributes are kc.name, kc.trainable, kc.input, kc.target, kc.step, kc.arena, kc.updates, kc.added_loss, kc.output_mask, kc.train_step, kc.num_inputs, kc.update_candidates, kc.in_place, kc.kernels, kc.library_calls, kc.loop_nests, kc.arena_bytes, kc.arena_lower_bound, kc.arena_sum, kc.arena_buffers, kc.fusion, kc.parallel}}
 func.func @unknown_on_function() attributes {kc.foo = 1 : i64} {
   return
 }

@@ -159,6 +159,28 @@ TEST(KerasErrors, UnsupportedSemanticValues) {
                         "supported (l1, l2 or l1_l2)"));
 }
 
+/// Keras 3 saves the mask a layer received as its `mask` argument; kcc
+/// derives masks itself, so an argument it cannot match is an error at its
+/// path (mask_gap: Embedding(mask_zero=True), Dense, Dropout,
+/// GlobalAveragePooling1D given the mask of keras.ops's NotEqual).
+TEST(KerasErrors, MaskArgumentsKccCannotDerive) {
+  std::string text =
+      keras::importKerasArchive(fixture("masks/mask_gap.keras")).configJson;
+  std::string unmasked = importError(
+      replaceOnce(text, "\"mask_zero\": true", "\"mask_zero\": false"));
+  EXPECT_THAT(unmasked, HasSubstr(".inbound_nodes[0].kwargs.mask: layer "
+                                  "'global_average_pooling1d' "
+                                  "(GlobalAveragePooling1D): the layer "
+                                  "receives a mask that kcc does not derive"));
+  std::string foreign =
+      importError(replaceOnce(text, "\"keras_history\": [\"not_equal\", 0, 0]",
+                              "\"keras_history\": [\"dense\", 0, 0]"));
+  EXPECT_THAT(foreign, HasSubstr("kwargs.mask: layer "
+                                 "'global_average_pooling1d' "
+                                 "(GlobalAveragePooling1D): a mask computed "
+                                 "by 'dense' (Dense) is not supported"));
+}
+
 /// A Sequential of an 8x8x1 input and `layer` (a layer's JSON object).
 std::string sequentialWith(const std::string &layer) {
   return R"({"module": "keras", "class_name": "Sequential", "config":

@@ -1,0 +1,40 @@
+//===- Masks.cpp - Keras's masks: which layers keep, merge or use them ----===//
+
+#include "frontend/Masks.h"
+#include "frontend/Ops.h"
+
+#include "llvm/ADT/StringSwitch.h"
+
+using namespace kcc;
+
+MaskRule kcc::kerasMaskRule(const std::string &className) {
+  // keras/src/layers: the classes whose supports_masking is true. Those
+  // without a compute_mask or a `mask` argument of their own pass it on.
+  return llvm::StringSwitch<MaskRule>(className)
+      .Cases("Dense", "Identity", "Activation", "ReLU", "ELU", "LeakyReLU",
+             "PReLU", MaskRule::Propagate)
+      .Cases("Dropout", "SpatialDropout1D", "SpatialDropout2D", "GaussianNoise",
+             "GaussianDropout", "AlphaDropout", "ActivityRegularization",
+             MaskRule::Propagate)
+      .Cases("LayerNormalization", "UnitNormalization", "GroupNormalization",
+             "Rescaling", "Normalization", MaskRule::Propagate)
+      .Cases("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
+             MaskRule::Merge)
+      // Softmax adds -1e9 where masked, BatchNormalization's batch moments
+      // skip masked steps, Concatenate concatenates masks along its axis,
+      // Attention and AdditiveAttention mask their scores.
+      .Cases("Softmax", "BatchNormalization", "Concatenate", "Attention",
+             "AdditiveAttention", "TimeDistributed", MaskRule::Refuse)
+      .Default(MaskRule::Drop);
+}
+
+Tensor kcc::maskAsCondition(const Tensor &mask) {
+  return ops::compare(ops::CompareKind::GT, mask, ops::fillLike(mask, {}, 0.0));
+}
+
+Tensor kcc::maskForRank(const Tensor &mask, int64_t rank) {
+  Shape shape = mask.shape();
+  while (static_cast<int64_t>(shape.size()) < rank)
+    shape.push_back(1);
+  return ops::reshape(mask, shape);
+}
