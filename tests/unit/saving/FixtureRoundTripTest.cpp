@@ -4,13 +4,15 @@
 // saved as a Keras 3 archive from the config kcc generates for the model it
 // built (not the imported config text), and read back: the reloaded model
 // must predict the same bits and keep every regularizer. A fixture kcc cannot
-// import is skipped only when it is listed below with the reason.
+// import is skipped only when it is listed below with the reason; a user's
+// layer class is registered as examples/embed/ScaledDense.h does.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tests/unit/saving/SavingTestUtil.h"
 
 #include "engine/Executable.h"
+#include "examples/embed/ScaledDense.h"
 #include "frontend/keras/Saving.h"
 #include "frontend/training/Jit.h"
 
@@ -74,6 +76,9 @@ std::vector<NDArray> predictInterpreted(Model &model,
 }
 
 TEST(FixtureRoundTrip, EveryKerasFixtureReloadsFromKccsOwnConfig) {
+  // custom/scaled_dense.keras holds a user's class: the C++ one the
+  // embedding example registers for it.
+  demo::registerScaledDense();
   std::vector<std::string> fixtures = kerasFixtures();
   ASSERT_GE(fixtures.size(), 10u)
       << "fixtures not found under " << KCC_KERAS_FIXTURES;
