@@ -47,11 +47,11 @@ struct ArraySpec {
   DType type = DType::F32;
   /// A target of a sparse loss: integers in [0, classes).
   bool sparseLabels = false;
+  int64_t classes = 0;
   /// A target of ctc: label sequences [N, W], W <= row[0] (the steps),
   /// integers in [0, classes) with 0 the blank; padded with zeros to the
   /// steps when read.
   bool ctcLabels = false;
-  int64_t classes = 0;
 };
 
 /// What the step takes: one ArraySpec per input and per output, in the
