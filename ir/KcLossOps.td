@@ -13,6 +13,9 @@
 include "ir/KcBase.td"
 include "ir/KcInterfaces.td"
 
+// The kernel's types: Keras computes ctc in float32 at least.
+def Kc_CtcFloatTensor : StaticShapeTensorOf<[F32, F64]>;
+
 def Kc_CtcLossOp : Kc_Op<"ctc_loss",
     [DeclareOpInterfaceMethods<Kc_GradientOpInterface>]> {
   let summary = "CTC negative log-likelihood of labels under logits";
@@ -30,8 +33,8 @@ def Kc_CtcLossOp : Kc_Op<"ctc_loss",
     %l = kc.ctc_loss %logits, %labels : tensor<4x20x6xf32>, tensor<4x20xi32> -> tensor<4xf32>
     ```
   }];
-  let arguments = (ins Kc_FloatTensor:$logits, StaticShapeTensorOf<[I32]>:$labels);
-  let results = (outs Kc_FloatTensor:$result);
+  let arguments = (ins Kc_CtcFloatTensor:$logits, StaticShapeTensorOf<[I32]>:$labels);
+  let results = (outs Kc_CtcFloatTensor:$result);
   let assemblyFormat = [{
     $logits `,` $labels attr-dict `:` type($logits) `,` type($labels) `->` type($result)
   }];
@@ -50,9 +53,9 @@ def Kc_CtcLossGradOp : Kc_Op<"ctc_loss_grad"> {
     %d = kc.ctc_loss_grad %logits, %labels, %g : tensor<4x20x6xf32>, tensor<4x20xi32>, tensor<4xf32> -> tensor<4x20x6xf32>
     ```
   }];
-  let arguments = (ins Kc_FloatTensor:$logits, StaticShapeTensorOf<[I32]>:$labels,
-                       Kc_FloatTensor:$grad_output);
-  let results = (outs Kc_FloatTensor:$result);
+  let arguments = (ins Kc_CtcFloatTensor:$logits, StaticShapeTensorOf<[I32]>:$labels,
+                       Kc_CtcFloatTensor:$grad_output);
+  let results = (outs Kc_CtcFloatTensor:$result);
   let assemblyFormat = [{
     $logits `,` $labels `,` $grad_output attr-dict `:` type($logits) `,` type($labels) `,` type($grad_output) `->` type($result)
   }];

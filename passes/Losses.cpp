@@ -212,13 +212,19 @@ Value buildLoss(OpBuilder &b, Location loc, const LossConfig &loss, Value pred,
   case LossKind::Tversky:
     v.values = losses::marginAndOverlap(e, loss, pred, target);
     break;
-  case LossKind::CTC:
+  case LossKind::CTC: {
+    // Keras computes ctc in float32 at least (its kernel takes f32 or f64).
+    Value logits = pred;
+    Type ft = KcEmitter::typeOf(pred).getElementType();
+    if (!ft.isF32() && !ft.isF64())
+      logits = e.cast(pred, b.getF32Type());
     v.values = b.create<kc::CtcLossOp>(
         loc,
         RankedTensorType::get({KcEmitter::typeOf(pred).getDimSize(0)},
-                              KcEmitter::typeOf(pred).getElementType()),
-        pred, target);
+                              KcEmitter::typeOf(logits).getElementType()),
+        logits, target);
     break;
+  }
   }
   return reduceLossValues(b, loc, v.values, weight,
                           KcEmitter::typeOf(pred).getElementType(),
