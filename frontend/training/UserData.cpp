@@ -61,7 +61,10 @@ std::string roleOf(const char *role, const std::vector<ArraySpec> &specs,
 }
 
 /// ctc's labels: [N, W] with W at most the steps, integers in [0, classes).
-void checkCtcLabels(const ExampleArray &y, const ArraySpec &t) {
+/// Sequences no alignment fits (L labels and R repeats need L + R steps)
+/// are legal, as in Keras, but their loss is about 1e5: a warning says so.
+void checkCtcLabels(const ExampleArray &y, const ArraySpec &t,
+                    llvm::raw_ostream *warnings) {
   int64_t steps = t.row.empty() ? 0 : t.row[0];
   if (y.rowShape().size() != 1)
     throw Error(y.name() +
@@ -91,6 +94,27 @@ void checkCtcLabels(const ExampleArray &y, const ArraySpec &t) {
                   ") is not a class: ctc takes integers in [0, " +
                   std::to_string(t.classes) + "), 0 the blank");
     }
+  if (!warnings)
+    return;
+  int64_t infeasible = 0, first = -1, firstNeeds = 0;
+  for (int64_t r = 0; r < y.rows(); ++r) {
+    int64_t length = 0;
+    for (int64_t i = 0; i < width; ++i)
+      length += y.at(r, i) != 0;
+    int64_t needs = length;
+    for (int64_t i = 0; i + 1 < length; ++i)
+      needs += y.at(r, i) == y.at(r, i + 1);
+    if (needs <= steps)
+      continue;
+    if (infeasible++ == 0)
+      first = r, firstNeeds = needs;
+  }
+  if (infeasible)
+    llvm::WithColor::warning(*warnings, "kcc")
+        << y.name() << ": " << infeasible
+        << " label sequences cannot align with the " << steps
+        << " steps (example " << first << " needs " << firstNeeds
+        << "): their ctc loss is about 1e5 each, as in Keras\n";
 }
 
 /// `y` [N, W] as int32 [N, steps], zeros after column W (the padding
@@ -184,7 +208,7 @@ void kcc::checkExamples(const Examples &e, const DataSpec &spec,
     const ArraySpec &t = spec.targets[k];
     const ExampleArray &y = e.y[k];
     if (t.ctcLabels) {
-      checkCtcLabels(y, t);
+      checkCtcLabels(y, t, warnings);
       continue;
     }
     // Keras takes sparse labels as [N] or [N, 1].

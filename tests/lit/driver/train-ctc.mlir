@@ -25,6 +25,11 @@
 // RUN: not kcc evaluate %kcc_src/tests/fixtures/keras/ctc/ctc.keras --data %t/frac.npz --batch 16 2>&1 | FileCheck %s --check-prefix=FRAC
 // RUN: not kcc train %kcc_src/tests/fixtures/keras/ctc/ctc.keras --data %t/long.npz --batch 16 2>&1 | FileCheck %s --check-prefix=LONG
 // RUN: not kcc train %kcc_src/tests/fixtures/keras/ctc/ctc.keras --data %t/rank.npz --batch 16 2>&1 | FileCheck %s --check-prefix=RANK
+// Sequences no alignment fits (ten 2s need 19 steps, there are 10): legal,
+// as in Keras, with its large finite loss (log_epsilon -1e5), and a warning.
+// RUN: python3 %S/Inputs/npy.py write %t/rep.npz x=f4:16,10,4 y=i4:16,10:const:2
+// RUN: kcc train %kcc_src/tests/fixtures/keras/ctc/ctc.keras --data %t/rep.npz --batch 16 --epochs 1 --verbose 0 --csv-log %t/rep.csv 2>&1 | FileCheck %s --check-prefix=WARN
+// RUN: FileCheck %s --check-prefix=INFEASIBLE < %t/rep.csv
 // Logits must be [batch, steps, classes].
 // RUN: not kcc --emit=train --loss=ctc %S/Inputs/dense.mlir 2>&1 | FileCheck %s --check-prefix=LOGITS
 // The step calls the kernel: kc.ctc_loss, its gradient, then the library calls.
@@ -40,6 +45,8 @@
 // FRAC: kcc: error: {{.*}}frac.npz: array 'y': label 1.5 of example 0 (position 0) is not a class
 // LONG: kcc: error: {{.*}}long.npz: array 'y': label sequences of 11 columns are longer than the 10 time steps of the prediction
 // RANK: kcc: error: {{.*}}rank.npz: array 'y': ctc takes label sequences of shape [N, max_label_length] (integers, 0 the blank and the padding), found [16, 2, 2] (int32)
+// WARN: kcc: warning: {{.*}}rep.npz: array 'y': 16 label sequences cannot align with the 10 steps (example 0 needs 19): their ctc loss is about 1e5 each, as in Keras
+// INFEASIBLE: 0,1000{{[0-9][0-9]}}.{{[0-9]+$}}
 // LOGITS: dense.mlir:{{[0-9]+}}:{{[0-9]+}}: error: 'func.func' op result 0 'tensor<4x2xf32>' cannot take the ctc loss (ctc takes logits [batch, steps, classes], a prediction of rank 3 (got rank 2))
 
 // IR-LABEL: func.func @train_step(
