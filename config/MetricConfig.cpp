@@ -968,6 +968,25 @@ std::string MetricConfig::str() const {
   return out + ")";
 }
 
+bool MetricConfig::listResult() const {
+  switch (kind) {
+  case MetricKind::TruePositives:
+  case MetricKind::FalsePositives:
+  case MetricKind::TrueNegatives:
+  case MetricKind::FalseNegatives:
+  case MetricKind::Precision:
+  case MetricKind::Recall:
+    return resolvedThresholds().size() > 1;
+  case MetricKind::FBetaScore:
+  case MetricKind::F1Score:
+    return !average;
+  case MetricKind::R2Score:
+    return !classAggregation;
+  default:
+    return false;
+  }
+}
+
 llvm::Error MetricConfig::validate() const {
   std::string where = "metric " + metricClassName(kind).str() + ": ";
   if (isAt(kind) && !(value >= 0 && value <= 1))
@@ -977,20 +996,12 @@ llvm::Error MetricConfig::validate() const {
     return makeError(where + "num_thresholds must be > 1, got " +
                      std::to_string(numThresholds));
   if ((kind == MetricKind::FBetaScore || kind == MetricKind::F1Score)) {
-    if (!average)
-      return makeError(where + "average=None gives one value per class, "
-                               "which kcc cannot log yet; use micro, macro "
-                               "or weighted");
     if (!(beta > 0))
       return makeError(where + "beta must be > 0, got " + formatExact(beta));
     if (threshold && !(*threshold > 0 && *threshold <= 1))
       return makeError(where + "threshold must be in (0, 1], got " +
                        formatExact(*threshold));
   }
-  if (kind >= MetricKind::TruePositives && kind <= MetricKind::Recall &&
-      resolvedThresholds().size() != 1)
-    return makeError(where + "several thresholds give one value per "
-                             "threshold, which kcc cannot log yet; give one");
   if (isIoU(kind)) {
     if (numClasses < 1)
       return makeError(where + "num_classes must be given (>= 1)");
@@ -1003,9 +1014,6 @@ llvm::Error MetricConfig::validate() const {
                          " is out of range [0, " + std::to_string(numClasses) +
                          ")");
   }
-  if (kind == MetricKind::R2Score && !classAggregation)
-    return makeError(where + "class_aggregation=None gives one value per "
-                             "column, which kcc cannot log yet");
   return llvm::Error::success();
 }
 
@@ -1106,26 +1114,36 @@ llvm::Expected<std::string> metricFromKeras(llvm::StringRef className,
   return m->str();
 }
 
-double metricResult(const MetricConfig &m, llvm::ArrayRef<double> stats) {
+std::vector<double> metricValues(const MetricConfig &m,
+                                 llvm::ArrayRef<double> stats) {
   if (isConfusionMetric(m.kind)) {
     size_t thresholds = m.resolvedThresholds().size();
     size_t per = stats.size() / 4;
     size_t labels = per / thresholds;
     auto tp = stats.slice(0, per), fp = stats.slice(per, per),
          tn = stats.slice(2 * per, per), fn = stats.slice(3 * per, per);
+    // The counts, precision and recall: one value per threshold.
+    auto perThreshold = [&](auto value) {
+      std::vector<double> out(per);
+      for (size_t t = 0; t < per; ++t)
+        out[t] = value(t);
+      return out;
+    };
     switch (m.kind) {
     case MetricKind::TruePositives:
-      return tp[0];
+      return tp.vec();
     case MetricKind::FalsePositives:
-      return fp[0];
+      return fp.vec();
     case MetricKind::TrueNegatives:
-      return tn[0];
+      return tn.vec();
     case MetricKind::FalseNegatives:
-      return fn[0];
+      return fn.vec();
     case MetricKind::Precision:
-      return divideNoNan(tp[0], tp[0] + fp[0]);
+      return perThreshold(
+          [&](size_t t) { return divideNoNan(tp[t], tp[t] + fp[t]); });
     case MetricKind::Recall:
-      return divideNoNan(tp[0], tp[0] + fn[0]);
+      return perThreshold(
+          [&](size_t t) { return divideNoNan(tp[t], tp[t] + fn[t]); });
     case MetricKind::PrecisionAtRecall:
     case MetricKind::RecallAtPrecision:
     case MetricKind::SensitivityAtSpecificity:
@@ -1165,7 +1183,7 @@ double metricResult(const MetricConfig &m, llvm::ArrayRef<double> stats) {
         if (constrained >= target)
           best = std::max(best, static_cast<double>(dependent));
       }
-      return best;
+      return {best};
     }
     case MetricKind::AUC: {
       // Per label (one unless multi_label), then their mean.
@@ -1235,9 +1253,9 @@ double metricResult(const MetricConfig &m, llvm::ArrayRef<double> stats) {
         double weights = 0;
         for (double w : m.labelWeights)
           weights += w;
-        return divideNoNan(total, weights);
+        return {divideNoNan(total, weights)};
       }
-      return labels ? total / labels : 0.0;
+      return {labels ? total / labels : 0.0};
     }
     default:
       break;
@@ -1257,11 +1275,18 @@ double metricResult(const MetricConfig &m, llvm::ArrayRef<double> stats) {
       return precision * recall / (b2 * precision + recall + kEpsilon) *
              (1 + b2);
     };
+    if (!m.average) {
+      // A score per class.
+      std::vector<double> out(c);
+      for (size_t i = 0; i < c; ++i)
+        out[i] = score(tp[i], fp[i], fn[i]);
+      return out;
+    }
     if (*m.average == "micro") {
       double sums[3] = {0, 0, 0};
       for (size_t i = 0; i < c; ++i)
         sums[0] += tp[i], sums[1] += fp[i], sums[2] += fn[i];
-      return score(sums[0], sums[1], sums[2]);
+      return {score(sums[0], sums[1], sums[2])};
     }
     double total = 0, support = 0;
     for (size_t i = 0; i < c; ++i)
@@ -1271,7 +1296,7 @@ double metricResult(const MetricConfig &m, llvm::ArrayRef<double> stats) {
       total +=
           *m.average == "weighted" ? f * w[i] / (support + kEpsilon) : f / c;
     }
-    return total;
+    return {total};
   }
   case MetricKind::IoU:
   case MetricKind::MeanIoU:
@@ -1294,7 +1319,7 @@ double metricResult(const MetricConfig &m, llvm::ArrayRef<double> stats) {
         valid += 1;
       }
     }
-    return sum / (valid + kEpsilon);
+    return {sum / (valid + kEpsilon)};
   }
   case MetricKind::R2Score: {
     // [sum, squared_sum, residual, count] per column, then the values.
@@ -1310,26 +1335,39 @@ double metricResult(const MetricConfig &m, llvm::ArrayRef<double> stats) {
       if (std::isinf(raw[i]))
         raw[i] = 0;
     }
-    double r2 = 0;
-    if (*m.classAggregation == "uniform_average") {
+    // A value per column (class_aggregation=None), or one aggregate.
+    std::vector<double> r2 = raw;
+    if (m.classAggregation == "uniform_average") {
+      r2 = {0.0};
       for (double r : raw)
-        r2 += r / c;
-    } else {
+        r2[0] += r / c;
+    } else if (m.classAggregation) {
       double weighted = 0, weights = 0;
       for (size_t i = 0; i < c; ++i)
         weighted += total[i] * raw[i], weights += total[i];
-      r2 = weighted / weights;
+      r2 = {weighted / weights};
     }
     double p = m.numRegressors;
     if (p != 0 && p < samples - 1)
-      r2 = 1 - (1 - r2) * (samples - 1) / (samples - p - 1);
+      for (double &r : r2)
+        r = 1 - (1 - r) * (samples - 1) / (samples - p - 1);
     return r2;
   }
   case MetricKind::RootMeanSquaredError:
-    return std::sqrt(divideNoNan(stats[0], stats[1]));
+    return {std::sqrt(divideNoNan(stats[0], stats[1]))};
   default:
-    return 0.0;
+    return {0.0};
   }
+}
+
+double metricResult(const MetricConfig &m, llvm::ArrayRef<double> stats) {
+  std::vector<double> values = metricValues(m, stats);
+  if (!m.listResult())
+    return values.front();
+  double sum = 0;
+  for (double v : values)
+    sum += v;
+  return values.empty() ? 0.0 : sum / values.size();
 }
 
 } // namespace kcc

@@ -148,7 +148,7 @@ struct MetricConfig {
   /// sensitivity.
   double value = 0.5;
   /// FBetaScore, F1Score: "micro", "macro", "weighted" or unset (a value
-  /// per class, which kcc cannot log: refused by validate()).
+  /// per class: listResult()).
   std::optional<std::string> average;
   double beta = 1.0; ///< FBetaScore
   /// FBetaScore, F1Score: unset is each row's maximum; BinaryIoU: 0.5.
@@ -160,14 +160,19 @@ struct MetricConfig {
   std::optional<int64_t> ignoreClass; ///< the IoU family
   bool sparseYTrue = true;            ///< IoU, MeanIoU
   bool sparseYPred = true;            ///< IoU, MeanIoU (OneHot ones: false)
-  /// R2Score: "uniform_average" or "variance_weighted_average" (unset, a
-  /// value per column, is refused by validate()).
+  /// R2Score: "uniform_average", "variance_weighted_average" or unset (a
+  /// value per column: listResult()).
   std::optional<std::string> classAggregation = "uniform_average";
   int64_t numRegressors = 0; ///< R2Score
 
   /// The name Keras logs it under.
   std::string logName() const;
   bool stateful() const { return isStateful(kind); }
+  /// The value is a list, as Keras's result() gives an array: the counts,
+  /// Precision and Recall with several thresholds (one per threshold),
+  /// FBetaScore/F1Score with average=None (one per class), R2Score with
+  /// class_aggregation=None (one per column).
+  bool listResult() const;
 
   /// The thresholds the confusion statistics compare predictions against
   /// (Keras's, AUC's with its -epsilon and 1 + epsilon ends), in order.
@@ -197,8 +202,7 @@ struct MetricConfig {
   /// The Keras names of the arguments `kind` takes, name last.
   static std::vector<llvm::StringRef> argumentNames(MetricKind kind);
 
-  /// Keras's constructor checks and kcc's limits (a metric whose value is
-  /// a vector cannot be logged), the message naming the argument.
+  /// Keras's constructor checks, the message naming the argument.
   llvm::Error validate() const;
 };
 
@@ -216,7 +220,12 @@ llvm::Expected<std::string> metricFromKeras(llvm::StringRef className,
 
 /// The value of a stateful metric from its statistics summed over batches
 /// (the layout passes/Metrics.h documents), as Keras's result() computes it
-/// (in double; Keras's comparisons against `value` in float, as Keras).
+/// (in double; Keras's comparisons against `value` in float, as Keras):
+/// one element, or the list of a listResult() metric.
+std::vector<double> metricValues(const MetricConfig &metric,
+                                 llvm::ArrayRef<double> stats);
+/// metricValues as one number: a list's mean (what Keras's progress bar
+/// shows for it).
 double metricResult(const MetricConfig &metric, llvm::ArrayRef<double> stats);
 
 } // namespace kcc

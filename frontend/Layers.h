@@ -719,4 +719,6 @@ public:
 
 } // namespace kcc
 
+#include "frontend/VolumeLayers.h"
+
 #endif // KCC_FRONTEND_LAYERS_H

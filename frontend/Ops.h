@@ -216,6 +216,29 @@ Tensor avgPool2d(const Tensor &x, const std::vector<int64_t> &window,
                  const std::vector<int64_t> &strides,
                  Padding padding = Padding::Valid);
 
+// Volumes: NDHWC input, DHWIO filter; {d, h, w} triples. No op of their
+// own (frontend/ops/Volume.cpp): the depth taps of a convolution become
+// the channels of one conv2d, and pooling pools each depth slice in 2-D,
+// then across depth, so autodiff, the interpreter and the compiler reuse
+// the 2-D rules and kernels.
+Tensor conv3d(const Tensor &x, const Tensor &filter,
+              const std::vector<int64_t> &strides = {1, 1, 1},
+              Padding padding = Padding::Valid,
+              const std::vector<int64_t> &dilations = {1, 1, 1});
+/// The transposed convolution: `filter` [KD, KH, KW, out, in], as Keras's
+/// Conv3DTranspose kernel; Keras's output size (output_padding None).
+Tensor conv3dTranspose(const Tensor &x, const Tensor &filter,
+                       const std::vector<int64_t> &strides = {1, 1, 1},
+                       Padding padding = Padding::Valid,
+                       const std::vector<int64_t> &dilations = {1, 1, 1});
+/// `padding` Same: the padded positions are ignored (max) or left out of
+/// the count (average), as Keras's pooling.
+Tensor maxPool3d(const Tensor &x, const std::vector<int64_t> &window,
+                 const std::vector<int64_t> &strides,
+                 Padding padding = Padding::Valid);
+Tensor avgPool3d(const Tensor &x, const std::vector<int64_t> &window,
+                 const std::vector<int64_t> &strides,
+                 Padding padding = Padding::Valid);
 } // namespace ops
 
 /// Operators for readable model code: a + b, a * b, ...

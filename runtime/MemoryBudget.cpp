@@ -154,26 +154,28 @@ std::optional<int64_t> addChecked(int64_t a, int64_t b) {
 TensorSize tensorSize(const int64_t *dims, size_t rank, size_t elementBytes,
                       const std::string &typeName) {
   TensorSize size;
-  std::string type = typeName + dimsText(dims, rank);
+  // The type's text is built only for an error: this runs for every array
+  // the interpreter allocates.
+  auto type = [&] { return typeName + dimsText(dims, rank); };
   for (size_t i = 0; i < rank; ++i)
     if (dims[i] < 0) {
-      size.error = type + " has a negative dimension";
+      size.error = type() + " has a negative dimension";
       return size;
     }
   std::optional<int64_t> elements = checkedNumElements(dims, rank);
   if (!elements) {
-    size.error = type + " has more than 2^63-1 elements";
+    size.error = type() + " has more than 2^63-1 elements";
     return size;
   }
   size.elements = *elements;
   if (__builtin_mul_overflow(*elements, static_cast<int64_t>(elementBytes),
                              &size.bytes)) {
-    size.error = type + " needs more than 2^63-1 bytes";
+    size.error = type() + " needs more than 2^63-1 bytes";
     return size;
   }
   int64_t limit = maxTensorBytes();
   if (size.bytes > limit)
-    size.error = type + " needs " + formatBytes(size.bytes) +
+    size.error = type() + " needs " + formatBytes(size.bytes) +
                  ", over the limit of " + formatBytes(limit) +
                  " per tensor (KCC_MAX_TENSOR_BYTES)";
   return size;

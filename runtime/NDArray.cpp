@@ -35,20 +35,25 @@ void raisePeak(int64_t live) {
     ;
 }
 
+/// "an array of f32[32, 784]", for errors only.
+std::string arrayName(const Shape &shape, DType dtype) {
+  return std::string("an array of ") + dtypeName(dtype) + shapeToString(shape);
+}
+
 /// Allocates `bytes` (rounded up to the alignment, at least one line so even
-/// empty arrays are `defined()`) and records it in AllocStats. `type`
-/// names the array in errors.
-std::shared_ptr<void> allocate(size_t bytes, const std::string &type) {
+/// empty arrays are `defined()`) for an array of `shape` and `dtype`, and
+/// records it in AllocStats.
+std::shared_ptr<void> allocate(size_t bytes, const Shape &shape, DType dtype) {
   // Large arrays are checked first: with overcommit, malloc succeeds and
   // the OOM killer ends the process once the pages are touched.
   if (static_cast<int64_t>(bytes) >= kCheckedAllocationBytes)
-    requireMemory(static_cast<int64_t>(bytes), type);
+    requireMemory(static_cast<int64_t>(bytes), arrayName(shape, dtype));
   size_t rounded = (bytes + kAlignment - 1) / kAlignment * kAlignment;
   if (rounded == 0)
     rounded = kAlignment;
   void *ptr = std::aligned_alloc(kAlignment, rounded);
   if (!ptr)
-    throw Error(type + ": cannot allocate " +
+    throw Error(arrayName(shape, dtype) + ": cannot allocate " +
                 formatBytes(static_cast<int64_t>(bytes)) + " (" +
                 formatBytes(availableMemoryBytes()) + " are available)");
   int64_t n = static_cast<int64_t>(bytes);
@@ -159,14 +164,23 @@ const char *kcc::dtypeName(DType dt) {
   return "?";
 }
 
-int64_t kcc::numElements(const Shape &shape) {
-  if (std::optional<int64_t> n = checkedNumElements(shape))
-    return *n;
+void kcc::throwBadShape(const Shape &shape) {
   throw Error("shape " + shapeToString(shape) +
               " has a negative dim or more than 2^63-1 elements");
 }
 
 int64_t kcc::tensorBytes(const Shape &shape, DType dtype) {
+  // The common case without the message TensorSize would carry.
+  int64_t bytes;
+  int64_t elements = 1;
+  bool valid = true;
+  for (int64_t d : shape)
+    valid &= d >= 0 && !__builtin_mul_overflow(elements, d, &elements);
+  if (valid &&
+      !__builtin_mul_overflow(elements, static_cast<int64_t>(dtypeSize(dtype)),
+                              &bytes) &&
+      bytes <= maxTensorBytes())
+    return bytes;
   TensorSize size = tensorSize(shape, dtypeSize(dtype), dtypeName(dtype));
   if (!size)
     throw Error(size.error);
@@ -206,9 +220,7 @@ NDArray NDArray::empty(const Shape &shape, DType dtype) {
   NDArray a;
   a.shape_ = shape;
   a.dtype_ = dtype;
-  a.storage_ = allocate(static_cast<size_t>(bytes),
-                        std::string("an array of ") + dtypeName(dtype) +
-                            shapeToString(shape));
+  a.storage_ = allocate(static_cast<size_t>(bytes), shape, dtype);
   return a;
 }
 

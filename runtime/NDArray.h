@@ -1,5 +1,4 @@
-//===- NDArray.h - Dense host arrays used by kernels and runtime -*- C++
-//-*-===//
+//===- NDArray.h - Dense host arrays for kernels and runtime -*- C++ -*-===//
 //
 // An NDArray is a dense, row-major, 64-byte aligned host array with a static
 // shape and a dtype. It is what the kernel library reads and writes, what the
@@ -34,10 +33,19 @@ inline bool isFloat(DType dt) {
 }
 
 using Shape = std::vector<int64_t>;
+/// Throws the kcc::Error numElements() gives for a negative or overflowing
+/// shape.
+[[noreturn]] void throwBadShape(const Shape &shape);
 /// The element count; throws kcc::Error when it overflows int64 (every
 /// NDArray and frontend tensor is checked when made, so only a shape
-/// computed by hand can).
-int64_t numElements(const Shape &shape);
+/// computed by hand can). Inline: kernels ask for it on every call.
+inline int64_t numElements(const Shape &shape) {
+  int64_t n = 1;
+  for (int64_t d : shape)
+    if (d < 0 || __builtin_mul_overflow(n, d, &n))
+      throwBadShape(shape);
+  return n;
+}
 /// The bytes of a `dtype` tensor of `shape`, checked: throws kcc::Error
 /// naming the type when the size overflows or exceeds maxTensorBytes()
 /// (runtime/MemoryBudget.h).

@@ -37,7 +37,8 @@ int main(int argc, char **argv) try {
   kcc::Logs test = trainer.evaluate(data.test);
   if (dist.isRoot())
     std::printf("%d rank(s): loss %.4f, test accuracy %.4f\n", dist.size(),
-                history.epochs.back().values["loss"], test["accuracy"]);
+                history.epochs.back().values["loss"].number(),
+                test["accuracy"].number());
   dist.finalize();
   return 0;
 } catch (const kcc::Error &e) {

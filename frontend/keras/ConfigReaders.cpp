@@ -265,6 +265,29 @@ int64_t keras::readSize1(const ObjectView &c, llvm::StringRef key,
   return *n;
 }
 
+Size3 keras::readSize3(const ObjectView &c, llvm::StringRef key,
+                       std::optional<Size3> dflt) {
+  const json::Value *v = c.get(key);
+  if (!v) {
+    if (!dflt)
+      c.failField(key, "missing required field '" + key + "'");
+    return *dflt;
+  }
+  Shape s;
+  if (std::optional<int64_t> n = v->getAsInteger())
+    s = {*n, *n, *n};
+  else
+    s = c.getShape(key);
+  if (s.size() != 3)
+    c.failField(key, "'" + key + "' must be an int or a list of three ints");
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  for (int64_t n : s)
+    if (n <= 0 || n > kMax)
+      c.failField(key, "'" + key + "' " + shapeToString(s) +
+                           " must hold values in [1, 2^31-1]");
+  return Size3(s[0], s[1], s[2]);
+}
+
 Shape keras::readIntOrShape(const ObjectView &c, llvm::StringRef key) {
   const json::Value *v = c.get(key);
   if (!v)

@@ -80,6 +80,11 @@ double readNonNegative(const ObjectView &c, llvm::StringRef key, double dflt);
 int64_t readSize1(const ObjectView &c, llvm::StringRef key,
                   std::optional<int64_t> dflt);
 
+/// A 3-D window field (kernel_size, strides, pool_size, dilation_rate,
+/// size): an int or a list of three, each in [1, 2^31-1].
+Size3 readSize3(const ObjectView &c, llvm::StringRef key,
+                std::optional<Size3> dflt);
+
 /// An int or a list of ints (null entries, Keras's None, read as -1);
 /// empty when absent.
 Shape readIntOrShape(const ObjectView &c, llvm::StringRef key);

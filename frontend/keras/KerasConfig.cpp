@@ -136,6 +136,31 @@ json::Value regularizerJson(const std::optional<Regularizer> &r) {
                       {"registered_name", nullptr}};
 }
 
+json::Object layerEntry(const Layer &layer, json::Value buildInputShape);
+
+/// What a TimeDistributed wraps: the layer's entry, or a Sequential of
+/// them. No build_config: TimeDistributed.build builds them on one step.
+json::Object distributedEntry(const std::vector<Layer> &layers,
+                              const std::string &sequentialName) {
+  auto entry = [](const Layer &l) {
+    json::Object e = layerEntry(l, nullptr);
+    e.erase("build_config");
+    return e;
+  };
+  if (sequentialName.empty())
+    return entry(layers.at(0));
+  json::Array entries;
+  for (const Layer &l : layers)
+    entries.push_back(entry(l));
+  return json::Object{{"module", "keras"},
+                      {"class_name", "Sequential"},
+                      {"config", json::Object{{"name", sequentialName},
+                                              {"trainable", true},
+                                              {"dtype", dtypePolicy()},
+                                              {"layers", std::move(entries)}}},
+                      {"registered_name", nullptr}};
+}
+
 /// A layer's get_config(), Keras 3's keys and defaults.
 json::Object layerConfig(const Layer &layer) {
   LayerImpl &impl = *layer.impl();
@@ -144,6 +169,8 @@ json::Object layerConfig(const Layer &layer) {
                  {"trainable", impl.trainable()},
                  {"dtype", dtypePolicy()}};
   json::Object own = impl.kerasConfig();
+  if (auto wrapped = timeDistributedLayers(layer))
+    own["layer"] = distributedEntry(wrapped->first, wrapped->second);
   serializeInitializers(own);
   // Bidirectional's wrapped layers carry their own.
   for (const char *wrapped : {"layer", "backward_layer"})
@@ -189,11 +216,16 @@ json::Object layerEntry(const Layer &layer, json::Value buildInputShape) {
       dict[names[i]] = std::move((*shapes)[i]);
     build = json::Object{{"shapes_dict", std::move(dict)}};
   }
-  return json::Object{{"module", "keras.layers"},
-                      {"class_name", layer.className()},
-                      {"config", layerConfig(layer)},
-                      {"registered_name", nullptr},
-                      {"build_config", std::move(build)}};
+  const keras::LayerClass *cls = keras::findLayerClass(layer.className());
+  auto orNull = [](const std::optional<std::string> &s) -> json::Value {
+    return s ? json::Value(*s) : json::Value(nullptr);
+  };
+  return json::Object{
+      {"module", cls ? orNull(cls->module) : "keras.layers"},
+      {"class_name", layer.className()},
+      {"config", layerConfig(layer)},
+      {"registered_name", cls ? orNull(cls->registeredName) : nullptr},
+      {"build_config", std::move(build)}};
 }
 
 json::Object inputLayerEntry(const Tensor &input, const std::string &name) {
@@ -615,8 +647,9 @@ std::vector<std::string> keras::inputLayerNames(Model &model) {
 }
 
 namespace {
-/// A value of MetricConfig's text form as Keras's JSON.
-json::Value metricArgument(llvm::StringRef v) {
+/// A value of MetricConfig's text form as Keras's JSON; `asFloat` numbers
+/// as floats (FBetaScore checks `isinstance(beta, float)`).
+json::Value metricArgument(llvm::StringRef v, bool asFloat) {
   v = v.trim();
   if (v == "None")
     return nullptr;
@@ -627,16 +660,24 @@ json::Value metricArgument(llvm::StringRef v) {
     llvm::SmallVector<llvm::StringRef> parts;
     v.drop_front().drop_back().split(parts, ',', -1, false);
     for (llvm::StringRef p : parts)
-      items.push_back(metricArgument(p));
+      items.push_back(metricArgument(p, asFloat));
     return items;
   }
   int64_t i;
-  if (!v.getAsInteger(10, i))
+  if (!asFloat && !v.getAsInteger(10, i))
     return i;
   double d;
   if (!v.getAsDouble(d))
     return d;
   return v.str();
+}
+
+/// The metric arguments Keras takes as floats.
+bool isFloatArgument(llvm::StringRef key) {
+  return llvm::is_contained({"beta", "threshold", "thresholds", "recall",
+                             "precision", "specificity", "sensitivity",
+                             "label_weights"},
+                            key);
 }
 
 /// Keras's form of each metric: a bare name as it is, one with arguments
@@ -666,7 +707,8 @@ json::Array metricList(const std::vector<std::string> &names) {
         start = i + 1;
         auto [key, value] = pair.split('=');
         if (!key.trim().empty() && key.trim() != "name")
-          config[key.trim()] = metricArgument(value);
+          config[key.trim()] =
+              metricArgument(value, isFloatArgument(key.trim()));
       }
     }
     metrics.push_back(json::Object{{"module", "keras.metrics"},

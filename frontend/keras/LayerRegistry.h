@@ -20,6 +20,7 @@
 #include "llvm/Support/JSON.h"
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,22 @@ namespace kcc {
 namespace keras {
 
 struct LayerClass {
+  using Reader =
+      std::function<Layer(const ObjectView &config, const CallOptions &call)>;
+
+  LayerClass() = default;
+  // Not explicit: the family files list their classes as braced lists.
+  LayerClass(
+      std::string name, std::string family, Reader read, // NOLINT
+      std::vector<std::string> nullKeys = {},
+      std::vector<std::pair<std::string, llvm::json::Value>> fixedKeys = {},
+      std::string doc = {}, std::optional<std::string> module = "keras.layers",
+      std::optional<std::string> registeredName = std::nullopt)
+      : name(std::move(name)), family(std::move(family)), read(std::move(read)),
+        nullKeys(std::move(nullKeys)), fixedKeys(std::move(fixedKeys)),
+        doc(std::move(doc)), module(std::move(module)),
+        registeredName(std::move(registeredName)) {}
+
   /// Keras's class_name.
   std::string name;
   /// keras/src/layers/<family>: core, activations, convolutional, pooling,
@@ -36,7 +53,7 @@ struct LayerClass {
   std::string family;
   /// Builds the layer from its config; null for InputLayer, which the
   /// model readers handle.
-  std::function<Layer(const ObjectView &config, const CallOptions &call)> read;
+  Reader read;
   /// get_config() keys Keras writes as null and kcc's layer leaves out
   /// (regularizers and constraints it has none of).
   std::vector<std::string> nullKeys;
@@ -45,13 +62,32 @@ struct LayerClass {
   std::vector<std::pair<std::string, llvm::json::Value>> fixedKeys;
   /// What kcc reads of the config, in one line.
   std::string doc;
+  /// The module and registered_name a saved config names the class by:
+  /// Keras's layers are "keras.layers" with no registered name; a class a
+  /// package registers (keras.saving.register_keras_serializable) has its
+  /// own ("demo>ScaledDense", module null).
+  std::optional<std::string> module = "keras.layers";
+  std::optional<std::string> registeredName;
 };
+
+/// Adds a C++ implementation of a user's Keras layer class, registered in
+/// Python with keras.saving.register_keras_serializable: a saved config
+/// whose registered_name is `cls.registeredName` ("package>ClassName") is
+/// read with `cls.read`, and a layer whose className() is `cls.name` saves
+/// under that registered name. The layer is traced and differentiated as
+/// any other (examples/embed/custom_layer.cpp). Throws kcc::Error when the
+/// registered name is missing or taken. Register before importing.
+void registerLayerClass(LayerClass cls);
+/// The class registered under `registeredName` (registerLayerClass), or
+/// null.
+const LayerClass *findRegisteredLayerClass(llvm::StringRef registeredName);
 
 /// Every class, family by family, in each family's order (InputLayer
 /// first).
 const std::vector<LayerClass> &layerClasses();
 
-/// The class named `name`, or null.
+/// The class named `name`: one of Keras's, else a registered class by its
+/// registered name or its class name; null when there is none.
 const LayerClass *findLayerClass(llvm::StringRef name);
 
 /// "InputLayer, Dense, ... and Bidirectional": what kcc imports.

@@ -45,9 +45,9 @@ void keras::checkBuiltin(const ObjectView &entry,
 std::string keras::sublayerGroup(llvm::StringRef sublayer) {
   if (sublayer == "attention_output")
     return "output_dense";
-  // A recurrent layer's cell, and the cells of a Bidirectional's two
-  // layers, are stored at these paths.
-  if (sublayer == "cell" || sublayer.contains('/'))
+  // A recurrent layer's cell, the cells of a Bidirectional's two layers,
+  // and what a TimeDistributed wraps are stored at these paths.
+  if (sublayer == "cell" || sublayer == "layer" || sublayer.contains('/'))
     return sublayer.str();
   return (sublayer + "_dense").str();
 }
@@ -102,7 +102,10 @@ InputSpec keras::readInputLayer(const ObjectView &config) {
 BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
                              const std::string &name, const CallOptions &call) {
   if (cls == "Lambda")
-    c.fail("Lambda layers hold Python code and cannot be imported");
+    c.fail("Lambda layers hold Python code, which kcc cannot run; write "
+           "the function as a layer class, registered in Python with "
+           "keras.saving.register_keras_serializable and in C++ with "
+           "kcc::keras::registerLayerClass (examples/embed/custom_layer.cpp)");
   readDType(c);
   const LayerClass *entry = findLayerClass(cls);
   if (!entry || !entry->read)

@@ -10,6 +10,7 @@
 
 #include "frontend/keras/ModelSpec.h"
 #include "frontend/keras/KerasImporter.h"
+#include "frontend/keras/LayerRegistry.h"
 #include "frontend/keras/LayerSpecs.h"
 
 #include "llvm/ADT/StringMap.h"
@@ -56,6 +57,22 @@ Entry readEntry(SpecReader &reader, const json::Value &v, JsonPath path,
       e.cls);
   e.view.setContext(ctx);
   e.config->setContext(ctx);
+  // A package's class (registered_name "package>Class") is Python code
+  // unless the program registered a C++ class for it.
+  std::optional<llvm::StringRef> reg;
+  if (const json::Value *r = view.get("registered_name"))
+    reg = r->getAsString();
+  if (reg && *reg != e.cls) {
+    if (!findRegisteredLayerClass(*reg))
+      e.view.failField("registered_name",
+                       "custom layer '" + reg->str() +
+                           "' is Python code, which kcc cannot run; from C++ "
+                           "register a layer class for it with "
+                           "kcc::keras::registerLayerClass "
+                           "(examples/embed/custom_layer.cpp)");
+    e.cls = reg->str();
+    return e;
+  }
   checkBuiltin(e.view, e.cls);
   return e;
 }

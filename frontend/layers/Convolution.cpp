@@ -3,7 +3,10 @@
 // Every convolution layer is kc.conv2d (a `groups` attribute covers grouped
 // and depthwise convolutions) or, for Conv2DTranspose, its input gradient
 // kc.conv2d_backprop_input, so all of them share one set of kernels,
-// gradient rules and oneDNN primitives.
+// gradient rules and oneDNN primitives; Conv3D's ops::conv3d folds the
+// depth of its window into the channels of one kc.conv2d, and
+// Conv3DTranspose's ops::conv3dTranspose into one
+// kc.conv2d_backprop_input.
 //
 //===----------------------------------------------------------------------===//
 
@@ -43,7 +46,10 @@ struct ConvOptions {
   /// 1: Keras's 1-D variant of the class: [batch, steps, channels] inputs
   /// and kernels without the height axis, run as the 2-D layer on
   /// [batch, 1, steps, channels] (kernel, strides and dilation 1 high).
+  /// 3: the 3-D class: NDHWC inputs, DHWIO kernels (ops::conv3d), the
+  /// depth of the window below.
   int spatialRank = 2;
+  int64_t kernelDepth = 1, strideDepth = 1, dilationDepth = 1;
 };
 
 /// Validates the shared options; `layer` names the class in errors.
@@ -86,13 +92,15 @@ public:
   }
 
   llvm::json::Object kerasConfig() const override {
-    auto size = [&](Size2 s) {
+    auto size = [&](Size2 s, int64_t depth) {
+      if (o_.spatialRank == 3)
+        return llvm::json::Array{depth, s.h, s.w};
       return o_.spatialRank == 1 ? llvm::json::Array{s.w} : pair(s);
     };
-    llvm::json::Object c{{"kernel_size", size(o_.kernel)},
-                         {"strides", size(o_.strides)},
+    llvm::json::Object c{{"kernel_size", size(o_.kernel, o_.kernelDepth)},
+                         {"strides", size(o_.strides, o_.strideDepth)},
                          {"padding", paddingName(o_.padding)},
-                         {"dilation_rate", size(o_.dilation)},
+                         {"dilation_rate", size(o_.dilation, o_.dilationDepth)},
                          {"activation", o_.activation},
                          {"use_bias", o_.useBias},
                          {"bias_initializer", biasInit_}};
@@ -113,9 +121,10 @@ protected:
   void build(const std::vector<Shape> &shapes) override {
     size_t rank = o_.spatialRank + 2;
     if (shapes.size() != 1 || shapes[0].size() != rank)
-      fail(std::string(rank == 4 ? "expects one NHWC input of rank 4"
-                                 : "expects one input of rank 3 ([batch, "
-                                   "steps, channels])") +
+      fail(std::string(rank == 4   ? "expects one NHWC input of rank 4"
+                       : rank == 5 ? "expects one NDHWC input of rank 5"
+                                   : "expects one input of rank 3 ([batch, "
+                                     "steps, channels])") +
            ", got " +
            (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
     channels_ = shapes[0].back();
@@ -163,6 +172,12 @@ protected:
   std::vector<int64_t> dilations() const {
     return {o_.dilation.h, o_.dilation.w};
   }
+  std::vector<int64_t> strides3() const {
+    return {o_.strideDepth, o_.strides.h, o_.strides.w};
+  }
+  std::vector<int64_t> dilations3() const {
+    return {o_.dilationDepth, o_.dilation.h, o_.dilation.w};
+  }
 
   ConvOptions o_;
   std::string biasInit_;
@@ -171,9 +186,9 @@ protected:
 
 class Conv2DImpl : public ConvLayerImpl {
 public:
-  Conv2DImpl(int64_t filters, int64_t groups, ConvOptions o,
-             std::string kernelInit, std::string biasInit)
-      : ConvLayerImpl("Conv2D", std::move(o), std::move(biasInit)),
+  Conv2DImpl(std::string className, int64_t filters, int64_t groups,
+             ConvOptions o, std::string kernelInit, std::string biasInit)
+      : ConvLayerImpl(std::move(className), std::move(o), std::move(biasInit)),
         filters_(filters), groups_(groups), kernelInit_(std::move(kernelInit)) {
     checkWidth("Conv2D", "filters", filters);
     if (groups <= 0 || filters % groups != 0)
@@ -195,12 +210,15 @@ protected:
     if (channels % groups_ != 0)
       fail("input channels (" + std::to_string(channels) +
            ") must be a multiple of groups (" + std::to_string(groups_) + ")");
-    addWeight("kernel",
-              {o_.kernel.h, o_.kernel.w, channels / groups_, filters_},
-              kernelInit_);
+    Shape kernel{o_.kernel.h, o_.kernel.w, channels / groups_, filters_};
+    if (o_.spatialRank == 3)
+      kernel.insert(kernel.begin(), o_.kernelDepth);
+    addWeight("kernel", std::move(kernel), kernelInit_);
   }
   int64_t outChannels() const override { return filters_; }
   Tensor convolve(const Tensor &x) override {
+    if (o_.spatialRank == 3)
+      return ops::conv3d(x, weight(0), strides3(), o_.padding, dilations3());
     return ops::conv2d(x, weight(0), strides(), o_.padding, dilations(),
                        groups_);
   }
@@ -325,12 +343,17 @@ protected:
                               {"kernel_initializer", kernelInit_}};
   }
   void addKernels(int64_t channels) override {
-    // Keras's layout: [kh, kw, out, in].
-    addKernel("kernel", {o_.kernel.h, o_.kernel.w, filters_, channels},
-              kernelInit_);
+    // Keras's layout: [kh, kw, out, in] ([kd, kh, kw, out, in] in 3-D).
+    Shape kernel{o_.kernel.h, o_.kernel.w, filters_, channels};
+    if (o_.spatialRank == 3)
+      kernel.insert(kernel.begin(), o_.kernelDepth);
+    addKernel("kernel", std::move(kernel), kernelInit_);
   }
   int64_t outChannels() const override { return filters_; }
   Tensor convolve(const Tensor &x) override {
+    if (o_.spatialRank == 3)
+      return ops::conv3dTranspose(x, weight(0), strides3(), o_.padding,
+                                  dilations3());
     return ops::conv2dTranspose(x, kernel(0), strides(), o_.padding,
                                 dilations());
   }
@@ -390,7 +413,7 @@ Conv2D::Conv2D(int64_t filters, Size2 kernelSize, Size2 strides,
                const std::string &kernelInitializer,
                const std::string &biasInitializer)
     : Layer(std::make_shared<Conv2DImpl>(
-          filters, groups,
+          "Conv2D", filters, groups,
           convOptions("Conv2D", kernelSize, strides, padding, dilationRate,
                       activation, useBias),
           kernelInitializer, biasInitializer)) {}
@@ -494,3 +517,50 @@ AveragePooling2D::AveragePooling2D(Size2 poolSize, std::optional<Size2> strides,
                                    const std::string &padding)
     : Layer(std::make_shared<Pool2DImpl>("AveragePooling2D", false, poolSize,
                                          strides, padding)) {}
+
+namespace {
+
+/// The shared options of the 3-D class: the 2-D ones and the depth.
+ConvOptions convOptions3D(const std::string &layer, Size3 kernel, Size3 strides,
+                          const std::string &padding, Size3 dilation,
+                          std::string activation, bool useBias) {
+  for (auto [what, s] : {std::pair<const char *, Size3>{"kernel_size", kernel},
+                         {"strides", strides},
+                         {"dilation_rate", dilation}})
+    if (s.d <= 0 || s.h <= 0 || s.w <= 0)
+      throw Error(layer + ": " + what + " must be positive, got " +
+                  shapeToString({s.d, s.h, s.w}));
+  ConvOptions o = convOptions(
+      layer, Size2(kernel.h, kernel.w), Size2(strides.h, strides.w), padding,
+      Size2(dilation.h, dilation.w), std::move(activation), useBias);
+  o.spatialRank = 3;
+  o.kernelDepth = kernel.d;
+  o.strideDepth = strides.d;
+  o.dilationDepth = dilation.d;
+  return o;
+}
+
+} // namespace
+
+Conv3D::Conv3D(int64_t filters, Size3 kernelSize, Size3 strides,
+               const std::string &padding, Size3 dilationRate,
+               const std::string &activation, bool useBias,
+               const std::string &kernelInitializer,
+               const std::string &biasInitializer)
+    : Layer(std::make_shared<Conv2DImpl>(
+          "Conv3D", filters, /*groups=*/1,
+          convOptions3D("Conv3D", kernelSize, strides, padding, dilationRate,
+                        activation, useBias),
+          kernelInitializer, biasInitializer)) {}
+
+Conv3DTranspose::Conv3DTranspose(int64_t filters, Size3 kernelSize,
+                                 Size3 strides, const std::string &padding,
+                                 Size3 dilationRate,
+                                 const std::string &activation, bool useBias,
+                                 const std::string &kernelInitializer,
+                                 const std::string &biasInitializer)
+    : Layer(std::make_shared<Conv2DTransposeImpl>(
+          "Conv3DTranspose", filters,
+          convOptions3D("Conv3DTranspose", kernelSize, strides, padding,
+                        dilationRate, activation, useBias),
+          kernelInitializer, biasInitializer)) {}

@@ -52,8 +52,8 @@ using Clock = std::chrono::steady_clock;
 
 /// The logs as the bar lists them: loss first, the other training values
 /// sorted, then val_loss and the other validation values sorted.
-std::vector<std::pair<std::string, double>> barOrder(const Logs &logs) {
-  std::vector<std::pair<std::string, double>> out;
+std::vector<std::pair<std::string, LogValue>> barOrder(const Logs &logs) {
+  std::vector<std::pair<std::string, LogValue>> out;
   auto add = [&](bool val) {
     std::string lossKey = val ? "val_loss" : "loss";
     if (auto it = logs.find(lossKey); it != logs.end())
@@ -137,7 +137,7 @@ void ProgbarLogger::draw(int64_t done, const Logs &logs, bool finished) {
           << llvm::format("%.0fs", seconds / perStepDiv * (steps_ - done));
   }
   for (const auto &[name, value] : barOrder(logs))
-    os_ << " - " << name << ": " << formatLogValue(value);
+    os_ << " - " << name << ": " << formatLogValue(value.mean());
   if (finished)
     os_ << '\n';
   else
@@ -149,10 +149,10 @@ void ProgbarLogger::draw(int64_t done, const Logs &logs, bool finished) {
 
 void TerminateOnNaN::onBatchEnd(int64_t batch, Logs &logs) {
   auto it = logs.find("loss");
-  if (it == logs.end() || std::isfinite(it->second))
+  if (it == logs.end() || std::isfinite(it->second.number()))
     return;
   stoppedAtBatch = batch;
-  terminate(batch, it->second);
+  terminate(batch, it->second.number());
   trainer().stopTraining = true;
 }
 
@@ -195,8 +195,14 @@ void CSVLogger::onEpochEnd(int64_t epoch, Logs &logs) {
   file_ << epoch;
   for (const std::string &k : *keys_) {
     auto it = logs.find(k);
-    file_ << separator_
-          << (it == logs.end() ? "NA" : pythonFloatRepr(it->second));
+    if (it == logs.end())
+      file_ << separator_ << "NA";
+    else if (it->second.isList())
+      // Keras's handle_value gives '"[...]"'; csv.writer doubles the
+      // quotes and quotes the field.
+      file_ << separator_ << "\"\"\"" << it->second.str() << "\"\"\"";
+    else
+      file_ << separator_ << pythonFloatRepr(it->second.number());
   }
   file_ << "\r\n";
   file_.flush();

@@ -26,6 +26,7 @@
 #ifndef KCC_FRONTEND_TRAINING_CALLBACKS_H
 #define KCC_FRONTEND_TRAINING_CALLBACKS_H
 
+#include "frontend/training/LogValue.h"
 #include "runtime/NDArray.h"
 
 #include <chrono>
@@ -46,8 +47,9 @@ namespace kcc {
 
 class Trainer;
 
-/// Keras's logs: "loss", metric names, "val_loss", ...
-using Logs = std::map<std::string, double>;
+/// Keras's logs: "loss", metric names, "val_loss", ...; a metric with
+/// several thresholds or classes logs a list (LogValue).
+using Logs = std::map<std::string, LogValue>;
 
 class Callback {
 public:
@@ -80,11 +82,13 @@ struct EpochLogs {
   double stepSeconds = 0;
 };
 
-/// Keras's History: history[key] holds one value per epoch run.
+/// Keras's History: history[key] holds one value per epoch run (a list
+/// for a metric with several thresholds or classes, as Keras keeps its
+/// array).
 class History : public Callback {
 public:
   std::vector<int64_t> epoch;
-  std::map<std::string, std::vector<double>> history;
+  std::map<std::string, std::vector<LogValue>> history;
   /// Steps and times per epoch, next to the logs.
   std::vector<EpochLogs> epochs;
 
@@ -96,7 +100,8 @@ public:
 /// "%.4f" of a value, or "nan"/"inf" as Keras prints them.
 std::string formatLogValue(double value);
 
-/// Keras's progress bar. verbose 1: "37/1875 [>....] - ETA: 12s - loss: ..."
+/// Keras's progress bar (a list shows its mean, as Keras's Progbar averages
+/// an array). verbose 1: "37/1875 [>....] - ETA: 12s - loss: ..."
 /// redrawn in place on a terminal, then "1875/1875 [=====] - 12s 6ms/step -
 /// loss: ... - val_loss: ..." at the epoch's end; on a pipe only that last
 /// line. verbose 2: "1875/1875 - 12s - 6ms/step - loss: ..." per epoch.
@@ -199,7 +204,9 @@ private:
 };
 
 /// Writes one row per epoch to a CSV file: "epoch" (from 0), then the keys
-/// of the first epoch's logs, sorted; values as Python's str(float). Rows
+/// of the first epoch's logs, sorted; values as Python's str(float), a list
+/// as Keras writes an array: the cell `"[0.42857143, 0.5]"` (LogValue::str
+/// in quotes), which the csv module quotes again (`"""[...]"""`). Rows
 /// end in "\r\n" like Python's csv module writes them. With `append`, adds
 /// to an existing file and writes the header only when it is empty. The
 /// file is opened at the start of training, so nothing is written when
@@ -262,6 +269,9 @@ std::string formatPythonPattern(const std::string &pattern,
 /// Python's repr of a float: the shortest digits that read back the same
 /// ("0.1", "1.0", "1e-05", "nan", "inf").
 std::string pythonFloatRepr(double value);
+/// numpy's str of a float32, the same layout with a float32's shortest
+/// digits ("0.42857143", "6.0").
+std::string numpyFloat32Str(float value);
 
 } // namespace kcc
 

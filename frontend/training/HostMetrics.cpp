@@ -146,11 +146,18 @@ Logs MetricAccumulator::result() const {
   for (size_t m = 0; m < metrics_.size(); ++m)
     logs[metrics_[m].logName()] =
         metrics_[m].stateful() && !customMetrics_[m]
-            ? (metricStats_[m].empty()
-                   ? 0.0
-                   : metricResult(metrics_[m], metricStats_[m]))
-            : (metricCounts_[m] ? metricSums_[m] / metricCounts_[m] : 0.0);
+            ? statefulLogValue(metrics_[m], metricStats_[m])
+            : LogValue(metricCounts_[m] ? metricSums_[m] / metricCounts_[m]
+                                        : 0.0);
   return logs;
+}
+
+LogValue kcc::statefulLogValue(const MetricConfig &metric,
+                               llvm::ArrayRef<double> stats) {
+  if (stats.empty())
+    return 0.0;
+  std::vector<double> values = metricValues(metric, stats);
+  return metric.listResult() ? LogValue::list(values) : LogValue(values[0]);
 }
 
 double kcc::evaluateMetric(const std::string &metric, LossKind loss,

@@ -75,6 +75,11 @@ private:
   std::vector<int64_t> metricCounts_;
 };
 
+/// The log value of a stateful metric from its statistics summed over the
+/// batches so far (none yet: 0): a list for a listResult() metric.
+LogValue statefulLogValue(const MetricConfig &metric,
+                          llvm::ArrayRef<double> stats);
+
 /// Built-in `metric` (any form TrainingConfig::metrics takes) of all of
 /// `pred` against `target` (the form `loss` takes) in one batch, by the
 /// step's IR: what evaluate() logs for it on these examples. Throws

@@ -32,6 +32,21 @@ std::string availableKeys(const Logs &logs) {
   return keys;
 }
 
+/// The monitored value at the end of `epoch`. A list (a metric with several
+/// thresholds or classes) has no order: Keras fails comparing its array
+/// ("truth value of an array ... is ambiguous"); kcc says which callback,
+/// monitor and epoch.
+double monitored(const LogValue &value, const std::string &monitor,
+                 const char *callback, int64_t epoch) {
+  if (value.isList())
+    throw Error(std::string(callback) + ": monitor '" + monitor + "' is a " +
+                "list of " + std::to_string(value.values().size()) +
+                " values at the end of epoch " + std::to_string(epoch + 1) +
+                " (a metric with several thresholds or classes), which has "
+                "no single best; monitor a metric with one value");
+  return value.number();
+}
+
 /// "%.5f", as Keras's messages print values.
 std::string five(double v) {
   char buf[64];
@@ -102,7 +117,7 @@ void EarlyStopping::onEpochEnd(int64_t epoch, Logs &logs) {
   }
   if (epoch < o_.startFromEpoch)
     return;
-  double current = it->second;
+  double current = monitored(it->second, o_.monitor, "EarlyStopping", epoch);
   if (o_.restoreBestWeights && !bestWeights_) {
     // Never set: the current weights are the best so far.
     bestWeights_ = trainer().getWeights();
@@ -165,7 +180,8 @@ void ReduceLROnPlateau::onEpochEnd(int64_t epoch, Logs &logs) {
         << availableKeys(logs) << "\n";
     return;
   }
-  double current = it->second;
+  double current =
+      monitored(it->second, o_.monitor, "ReduceLROnPlateau", epoch);
   if (cooldownCounter > 0) {
     --cooldownCounter;
     wait = 0;
@@ -216,7 +232,11 @@ ModelCheckpoint::ModelCheckpoint(Options options, SaveFn save)
 }
 
 void ModelCheckpoint::onEpochEnd(int64_t epoch, Logs &logs) {
-  std::map<std::string, double> values(logs.begin(), logs.end());
+  // The numbers only: a list in the file name is not supported.
+  std::map<std::string, double> values;
+  for (const auto &[key, value] : logs)
+    if (!value.isList())
+      values[key] = value.number();
   values["epoch"] = static_cast<double>(epoch + 1);
   std::string path = formatPythonPattern(o_.filepath, values, {"epoch"});
   if (o_.saveBestOnly) {
@@ -227,7 +247,8 @@ void ModelCheckpoint::onEpochEnd(int64_t epoch, Logs &logs) {
           << " available, skipping.\n";
       return;
     }
-    double current = it->second;
+    double current =
+        monitored(it->second, o_.monitor, "ModelCheckpoint", epoch);
     bool better = increases_ ? current > best : current < best;
     if (!better) {
       if (o_.verbose > 0)

@@ -17,7 +17,13 @@
 
 using namespace kcc;
 
-std::string kcc::pythonFloatRepr(double value) {
+namespace {
+/// Python's repr layout of the shortest digits that read back as `value`
+/// in its own type (double for Python's float, float for numpy's float32).
+/// Python writes an exponent when the digits' exponent is below -4 or from
+/// 16; numpy's float32 (`byValue`) when the value itself is below 1e-4 or
+/// from 1e6 (float32(0.0001) is "1e-04", float32(1e6) "1e+06").
+template <typename T> std::string shortestRepr(T value, bool byValue) {
   if (std::isnan(value))
     return "nan";
   if (std::isinf(value))
@@ -35,7 +41,11 @@ std::string kcc::pythonFloatRepr(double value) {
   std::string digits = mantissa;
   digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
   std::string out;
-  if (exponent < -4 || exponent >= 16) {
+  double magnitude = std::fabs(static_cast<double>(value));
+  bool scientific = byValue
+                        ? value != 0 && (magnitude < 1e-4 || magnitude >= 1e6)
+                        : exponent < -4 || exponent >= 16;
+  if (scientific) {
     char ex[8];
     std::snprintf(ex, sizeof(ex), "e%c%02d", exponent < 0 ? '-' : '+',
                   std::abs(exponent));
@@ -49,6 +59,15 @@ std::string kcc::pythonFloatRepr(double value) {
     out = "0." + std::string(-exponent - 1, '0') + digits;
   }
   return (negative ? "-" : "") + out;
+}
+} // namespace
+
+std::string kcc::pythonFloatRepr(double value) {
+  return shortestRepr(value, /*byValue=*/false);
+}
+
+std::string kcc::numpyFloat32Str(float value) {
+  return shortestRepr(value, /*byValue=*/true);
 }
 
 namespace {

@@ -518,8 +518,8 @@ History Trainer::fitShard(DataSource &train, const FitOptions &fit,
         for (size_t i = 0; i < sums.size(); ++i)
           batchLogs[names[i]] =
               i < stateful.size() && stateful[i] && !statistics[i].empty()
-                  ? metricResult(*stateful[i], statistics[i])
-                  : sums[i] / seen;
+                  ? statefulLogValue(*stateful[i], statistics[i])
+                  : LogValue(sums[i] / seen);
         callbacks.each([&](Callback &c) { c.onBatchEnd(b, batchLogs); });
         epochLogs = batchLogs;
       }

@@ -20,10 +20,21 @@ on fixed arrays with one update_state (and with two, the arrays split in
 halves), including edge cases: no positives (divide_no_nan gives 0),
 predictions exactly at a threshold, a class absent from the IoU matrix.
 
-Run from the throwaway virtualenv make_fixtures.py describes:
+vector/ holds the metrics whose value is a list (Keras logs a numpy
+array): the counts, Precision and Recall with several thresholds,
+F1Score/FBetaScore with average=None, R2Score with class_aggregation=None.
+Per case <case>.keras (compiled, initial weights), <case>_train.npz and
+<case>_val.npz (x, y), and in vector.json Keras's evaluate(return_dict=True)
+of the saved model on the validation data and its history of EPOCHS_VEC
+epochs of fit on the one training batch, validated on the other (each list
+element as a float); "formulas" the list metrics' arrays on formulas.json's
+arrays, with one update_state and with two.
+
+Run from the throwaway virtualenv make_fixtures.py describes (`vector`
+writes vector/ alone):
 
     KERAS_BACKEND=jax /tmp/kerasvenv/bin/python \\
-        scripts/keras-fixtures/make_stateful_metric_fixtures.py
+        scripts/keras-fixtures/make_stateful_metric_fixtures.py [vector]
 """
 
 import json
@@ -209,8 +220,8 @@ def fit_cases(d):
     return cases
 
 
-def formula_cases():
-    """Each metric's value on fixed arrays, one update and two."""
+def formula_arrays():
+    """The fixed arrays formulas.json records."""
     rng = np.random.default_rng(99)
     probs = rng.uniform(0, 1, (12, 3)).astype(np.float32)
     # Predictions exactly at thresholds 0.5, 0.3, 1/3 (AUC's bucket
@@ -225,9 +236,33 @@ def formula_cases():
     onehot = np.eye(3, dtype=np.float32)[classes]
     real = rng.normal(size=(12, 3)).astype(np.float32)
     real_pred = (real + 0.3 * rng.normal(size=(12, 3))).astype(np.float32)
-    arrays = {"probs": probs, "labels": labels, "classes": classes,
-              "onehot": onehot, "zeros": np.zeros_like(labels),
-              "real": real, "real_pred": real_pred}
+    return {"probs": probs, "labels": labels, "classes": classes,
+            "onehot": onehot, "zeros": np.zeros_like(labels),
+            "real": real, "real_pred": real_pred}
+
+
+def metric_record(metric, yt, yp, arrays, value):
+    """`metric`'s config and its value (by `value`) on arrays[yt], arrays[yp]
+    with one update_state and with two (the rows split 5 and 7)."""
+    metric.update_state(arrays[yt], arrays[yp])
+    once = value(metric.result())
+    metric.reset_state()
+    metric.update_state(arrays[yt][:5], arrays[yp][:5])
+    metric.update_state(arrays[yt][5:], arrays[yp][5:])
+    twice = value(metric.result())
+    config = metric.get_config()
+    config.pop("dtype", None)
+    return {"class_name": type(metric).__name__,
+            "config": {k: (np.asarray(v).tolist()
+                           if hasattr(v, "shape") else v)
+                       for k, v in config.items()},
+            "y_true": yt, "y_pred": yp,
+            "one_update": once, "two_updates": twice}
+
+
+def formula_cases():
+    """Each metric's value on fixed arrays, one update and two."""
+    arrays = formula_arrays()
     # name: (metric, y_true array, y_pred array)
     specs = {
         "precision": (M.Precision(), "labels", "probs"),
@@ -289,29 +324,121 @@ def formula_cases():
         "sparse_top_1": (M.SparseTopKCategoricalAccuracy(k=1), "classes",
                          "probs"),
     }
-    out = {}
-    for name, (metric, yt, yp) in specs.items():
-        metric.update_state(arrays[yt], arrays[yp])
-        once = float(metric.result())
-        metric.reset_state()
-        metric.update_state(arrays[yt][:5], arrays[yp][:5])
-        metric.update_state(arrays[yt][5:], arrays[yp][5:])
-        twice = float(metric.result())
-        config = metric.get_config()
-        config.pop("dtype", None)
-        out[name] = {"class_name": type(metric).__name__,
-                     "config": {k: (np.asarray(v).tolist()
-                                    if hasattr(v, "shape") else v)
-                                for k, v in config.items()},
-                     "y_true": yt, "y_pred": yp,
-                     "one_update": once, "two_updates": twice}
+    out = {name: metric_record(metric, yt, yp, arrays, float)
+           for name, (metric, yt, yp) in specs.items()}
     return {"arrays": {k: {"shape": list(v.shape), "values":
                            v.ravel().tolist()} for k, v in arrays.items()},
             "metrics": out}
 
 
+VECTOR_OUT = os.path.join(STATEFUL_OUT, "vector")
+VEC_TRAIN, VEC_VAL, EPOCHS_VEC = 16, 12, 5
+THRESHOLDS = [0.3, 0.5, 0.7]
+
+# name: (loss, output units, activation, target, metrics)
+VECTOR_CASES = {
+    "thresholds": ("binary_crossentropy", 1, "sigmoid", "binary", [
+        "accuracy",
+        M.Precision(thresholds=THRESHOLDS),
+        M.Recall(thresholds=THRESHOLDS),
+        M.TruePositives(thresholds=THRESHOLDS),
+        M.FalseNegatives(thresholds=[0.2, 0.6], name="fn"),
+        M.Precision(thresholds=[0.5], name="precision_one"),
+    ]),
+    "classes": ("categorical_crossentropy", CLASSES, "softmax", "onehot", [
+        "accuracy",
+        M.F1Score(average=None),
+        M.FBetaScore(average=None, beta=2.0),
+        M.F1Score(average=None, threshold=0.3, name="f1_at_0_3"),
+    ]),
+    "columns": ("mse", 2, "linear", "real", [
+        "mae",
+        M.R2Score(class_aggregation=None),
+    ]),
+}
+
+
+def list_formula_cases():
+    """The list metrics on formulas.json's arrays (predictions exactly at
+    thresholds, no positives, adjusted R2 per column), one update and two:
+    each value an array."""
+    arrays = formula_arrays()
+    specs = {
+        "precision_list": (M.Precision(thresholds=[0.3, 0.5, 0.7]), "labels",
+                           "probs"),
+        "recall_list": (M.Recall(thresholds=[0.5, 0.3]), "labels", "probs"),
+        "tn_list": (M.TrueNegatives(thresholds=[0.0, 0.5, 1.0]), "labels",
+                    "probs"),
+        "precision_top_2_list": (M.Precision(top_k=2, thresholds=[0.3, 0.6]),
+                                 "labels", "probs"),
+        "recall_class_1_list": (M.Recall(class_id=1, thresholds=[0.2, 0.8]),
+                                "labels", "probs"),
+        "fn_no_positives_list": (M.FalseNegatives(thresholds=[0.1, 0.9]),
+                                 "zeros", "probs"),
+        "f1_none": (M.F1Score(), "onehot", "probs"),
+        "fbeta_none_t05": (M.FBetaScore(beta=0.5, threshold=0.5), "onehot",
+                           "probs"),
+        "f1_none_no_positives": (M.F1Score(), "zeros", "probs"),
+        "r2_none": (M.R2Score(class_aggregation=None), "real", "real_pred"),
+        "r2_none_adjusted": (M.R2Score(class_aggregation=None,
+                                       num_regressors=3), "real",
+                             "real_pred"),
+    }
+    return {name: metric_record(metric, yt, yp, arrays,
+                                lambda r: np.asarray(r).astype(float).tolist())
+            for name, (metric, yt, yp) in specs.items()}
+
+
+def listed(value):
+    """A log value as JSON: a float, or a list of floats for an array."""
+    a = np.asarray(value)
+    return a.astype(float).tolist() if a.ndim else float(a)
+
+
+def vector_cases(d):
+    os.makedirs(VECTOR_OUT, exist_ok=True)
+    cases = {}
+    x = d["x"]
+    n = VEC_TRAIN + VEC_VAL
+    for name, (loss, units, activation, target, metrics) in \
+            VECTOR_CASES.items():
+        fresh_session()
+        m = model(units, activation)
+        m.compile(optimizer=keras.optimizers.Adam(learning_rate=1e-2),
+                  loss=loss, metrics=metrics)
+        m.save(os.path.join(VECTOR_OUT, name + ".keras"))
+        y = d[target][:n]
+        for part, rows in (("train", slice(0, VEC_TRAIN)),
+                           ("val", slice(VEC_TRAIN, n))):
+            np.savez(os.path.join(VECTOR_OUT, "%s_%s.npz" % (name, part)),
+                     x=x[rows], y=y[rows])
+        evaluate = m.evaluate(x[VEC_TRAIN:n], y[VEC_TRAIN:], verbose=0,
+                              batch_size=VEC_VAL, return_dict=True)
+        history = m.fit(x[:VEC_TRAIN], y[:VEC_TRAIN], batch_size=VEC_TRAIN,
+                        epochs=EPOCHS_VEC, shuffle=False, verbose=0,
+                        validation_data=(x[VEC_TRAIN:n], y[VEC_TRAIN:]),
+                        validation_batch_size=VEC_VAL)
+        cases[name] = {
+            "target": target,
+            "evaluate": {k: listed(v) for k, v in evaluate.items()},
+            "history": {k: [listed(v) for v in vs]
+                        for k, vs in history.history.items()},
+        }
+        print(name, {k: v[-1] for k, v in cases[name]["history"].items()})
+    with open(os.path.join(VECTOR_OUT, "vector.json"), "w") as f:
+        json.dump({"keras_version": keras.__version__,
+                   "backend": keras.backend.backend(),
+                   "train": VEC_TRAIN, "validation": VEC_VAL,
+                   "epochs": EPOCHS_VEC, "cases": cases,
+                   "formulas": list_formula_cases()}, f, indent=1)
+        f.write("\n")
+
+
 def main():
     os.makedirs(STATEFUL_OUT, exist_ok=True)
+    if sys.argv[1:] == ["vector"]:
+        vector_cases(data())
+        return
     d = data()
     out = {
         "keras_version": keras.__version__,
@@ -334,6 +461,7 @@ def main():
     with open(os.path.join(STATEFUL_OUT, "formulas.json"), "w") as f:
         json.dump(formulas, f, indent=1)
         f.write("\n")
+    vector_cases(d)
 
 
 if __name__ == "__main__":

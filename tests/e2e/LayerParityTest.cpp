@@ -13,8 +13,9 @@
 // identity in predict, still clipping in training); and the 1-D
 // convolution variants of make_conv1d_fixtures.py, and Attention and
 // AdditiveAttention (make_attention_fixtures.py), and arithmetic with
-// numbers saved as keras.ops nodes (make_opsnodes_fixtures.py). From
-// Keras's initial
+// numbers saved as keras.ops nodes (make_opsnodes_fixtures.py), and
+// TimeDistributed (of layers and of a Sequential, into recurrent layers)
+// and the 3-D layers (make_shape3d_fixtures.py). From Keras's initial
 // weights, on Keras's batch, kcc must reproduce, compiled and interpreted:
 //
 //  - Keras's predict on the first examples (initial weights): 1e-5;
@@ -64,8 +65,9 @@ class LayerParity : public ::testing::TestWithParam<Param> {};
 /// The record of `name`: layers.json's models, vocabulary.json's (the
 /// layers of make_vocabulary_fixtures.py) or preprocessing.json's
 /// (make_preprocessing_fixtures.py), conv1d.json's
-/// (make_conv1d_fixtures.py), attention.json's (make_attention_fixtures.py)
-/// or opsnodes.json's (make_opsnodes_fixtures.py).
+/// (make_conv1d_fixtures.py), attention.json's (make_attention_fixtures.py),
+/// opsnodes.json's (make_opsnodes_fixtures.py) or shape3d.json's
+/// (make_shape3d_fixtures.py).
 const json::Object &fixtureRoot(const std::string &name) {
   static const json::Value vocabulary = e2e::readFixtureJson("vocabulary.json");
   static const json::Value preprocessing =
@@ -73,8 +75,9 @@ const json::Object &fixtureRoot(const std::string &name) {
   static const json::Value conv1d = e2e::readFixtureJson("conv1d.json");
   static const json::Value attention = e2e::readFixtureJson("attention.json");
   static const json::Value opsnodes = e2e::readFixtureJson("opsnodes.json");
+  static const json::Value shape3d = e2e::readFixtureJson("shape3d.json");
   for (const json::Value *root : {&layersJson(), &vocabulary, &preprocessing,
-                                  &conv1d, &attention, &opsnodes})
+                                  &conv1d, &attention, &opsnodes, &shape3d})
     if (root->getAsObject()->getObject(name))
       return *root->getAsObject();
   return *vocabulary.getAsObject();
@@ -117,7 +120,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(
         ::testing::Values("activations", "merging", "vision", "vocabulary",
                           "group_norm", "preprocessing", "augmentation",
-                          "conv1d", "attention", "opsnodes"),
+                          "conv1d", "attention", "opsnodes", "td_dense",
+                          "td_video", "td_sequential", "volume"),
         ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +

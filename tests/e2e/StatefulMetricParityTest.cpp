@@ -14,6 +14,14 @@
 // and val, each epoch, within 1e-5 relative of Keras's history; a model
 // of two outputs with stateful metrics on each likewise.
 //
+// vector/vector.json: metrics whose value is a list (the counts,
+// Precision and Recall with several thresholds, F1Score/FBetaScore with
+// average=None, R2Score with class_aggregation=None), 5 epochs on one
+// batch, validated: the Trainer's History keeps each as a list, every
+// element within 1e-4 of Keras's array, and evaluate() gives Keras's
+// evaluate(return_dict=True) within 1e-5 (tests/lit/driver/
+// train-list-metrics.mlir checks kcc train's CSV and kcc evaluate).
+//
 // formulas.json: per metric configuration, Keras's value on fixed arrays
 // after one update_state and after two (the arrays split): kcc's
 // statistics IR (run by the interpreter) summed, then metricResult, must
@@ -28,6 +36,7 @@
 #include "frontend/training/DataSource.h"
 #include "frontend/training/HostLoss.h"
 #include "frontend/training/Trainer.h"
+#include "runtime/data/Npz.h"
 
 #include "llvm/Support/JSON.h"
 #include "gtest/gtest.h"
@@ -221,6 +230,111 @@ INSTANTIATE_TEST_SUITE_P(
                       Mode{ExecMode::Interpreted, "interpreted"}),
     [](const auto &info) { return std::string(info.param.name); });
 
+const json::Object &vectorRecord() {
+  static const json::Value root =
+      e2e::readFixtureJson("metrics/stateful/vector/vector.json");
+  return *root.getAsObject();
+}
+
+/// The largest difference between a log value and Keras's (a number, or a
+/// list for an array); fails when one is a list and the other is not.
+double listDifference(const std::string &what, const LogValue &kcc,
+                      const json::Value &keras) {
+  const json::Array *list = keras.getAsArray();
+  EXPECT_EQ(kcc.isList(), list != nullptr)
+      << what << ": Keras logs " << (list ? "an array" : "a number") << ", kcc "
+      << kcc;
+  std::vector<double> expected =
+      list ? e2e::numbers(*list) : std::vector<double>{*keras.getAsNumber()};
+  if (kcc.values().size() != expected.size()) {
+    ADD_FAILURE() << what << ": Keras logs " << expected.size()
+                  << " values, kcc " << kcc;
+    return INFINITY;
+  }
+  double worst = 0;
+  for (size_t i = 0; i < expected.size(); ++i)
+    worst = std::max(worst, std::abs(kcc.values()[i] - expected[i]));
+  return worst;
+}
+
+class ListMetricParity
+    : public ::testing::TestWithParam<std::tuple<std::string, Mode>> {};
+
+TEST_P(ListMetricParity, HistoryAndEvaluateReproduceKeras) {
+  const auto &[name, mode] = GetParam();
+  const json::Object &c = *vectorRecord().getObject("cases")->getObject(name);
+  std::string dir = e2e::kerasFixture("metrics/stateful/vector/");
+  keras::ImportedModel imported =
+      keras::importKerasArchive(dir + name + ".keras");
+  ASSERT_TRUE(imported.weightsLoaded);
+  ASSERT_TRUE(imported.training.has_value()) << imported.trainingError;
+  TrainingConfig config = *imported.training;
+  int64_t train = *vectorRecord().getInteger("train");
+  int64_t val = *vectorRecord().getInteger("validation");
+  config.batch = train;
+  config.mode = mode.mode;
+  auto source = [&](const std::string &part, int64_t batch) {
+    std::map<std::string, NDArray> arrays =
+        readNpz(dir + name + "_" + part + ".npz");
+    return std::make_unique<ArrayDataSource>(
+        ExampleArray::fromNDArray(arrays.at("x"), "x"),
+        ExampleArray::fromNDArray(arrays.at("y"), "y"), batch, DType::F32,
+        DType::F32);
+  };
+  std::unique_ptr<ArrayDataSource> trainData = source("train", train);
+  std::unique_ptr<ArrayDataSource> valData = source("val", val);
+
+  Trainer trainer(*imported.model, config, /*log=*/nullptr);
+  // Keras evaluated the saved (initial) weights.
+  Logs evaluated = trainer.evaluate(*valData);
+  double worstEvaluate = 0;
+  for (const auto &[key, value] : *c.getObject("evaluate")) {
+    auto it = evaluated.find(key.str());
+    ASSERT_NE(it, evaluated.end()) << "evaluate logs no " << key.str();
+    double d = listDifference("evaluate " + key.str(), it->second, value);
+    worstEvaluate = std::max(worstEvaluate, d);
+    EXPECT_LE(d, 1e-5) << "evaluate " << key.str() << ": kcc " << it->second;
+  }
+  EXPECT_EQ(evaluated.size(), c.getObject("evaluate")->size());
+
+  FitOptions fit;
+  fit.epochs = *vectorRecord().getInteger("epochs");
+  fit.verbose = 0;
+  fit.shuffle = false;
+  History history = trainer.fit(*trainData, fit, valData.get());
+  const json::Object &keras = *c.getObject("history");
+  ASSERT_EQ(history.history.size(), keras.size());
+  double worst = 0;
+  size_t lists = 0;
+  for (const auto &[key, values] : keras) {
+    const std::vector<LogValue> &logged = history.history.at(key.str());
+    const json::Array &expected = *values.getAsArray();
+    ASSERT_EQ(logged.size(), expected.size()) << key.str();
+    for (size_t e = 0; e < expected.size(); ++e) {
+      std::string what = "epoch " + std::to_string(e) + " " + key.str();
+      double d = listDifference(what, logged[e], expected[e]);
+      lists += logged[e].isList();
+      worst = std::max(worst, d);
+      EXPECT_LE(d, 1e-4) << what << ": kcc " << logged[e];
+    }
+  }
+  EXPECT_GT(lists, 0u);
+  std::printf("[ keras ] %-10s %-11s %zu logs x %lld epochs (%zu lists), "
+              "worst %.1e; evaluate worst %.1e\n",
+              name.c_str(), mode.name, keras.size(),
+              static_cast<long long>(fit.epochs), lists, worst, worstEvaluate);
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    KerasListMetrics, ListMetricParity,
+    ::testing::Combine(::testing::Values("thresholds", "classes", "columns"),
+                       ::testing::Values(Mode{ExecMode::Compiled, "compiled"},
+                                         Mode{ExecMode::Interpreted,
+                                              "interpreted"})),
+    [](const auto &info) {
+      return std::get<0>(info.param) + "_" + std::get<1>(info.param).name;
+    });
+
 /// formulas.json's array `name`, rows [begin, end).
 NDArray formulaArray(const std::string &name, int64_t begin, int64_t end,
                      DType dtype) {
@@ -277,6 +391,48 @@ TEST(StatefulMetricFormulas, MatchKerasOnFixedArrays) {
         << name << " (" << *text << "), one update";
     EXPECT_NEAR(twice, kerasTwice, 1e-6 * std::max(1.0, std::abs(kerasTwice)))
         << name << " (" << *text << "), two updates";
+  }
+}
+
+// vector.json's "formulas": the list metrics on formulas.json's arrays
+// (predictions exactly at thresholds, no positives, adjusted R2 per
+// column), every element within 1e-6 of Keras's array.
+TEST(StatefulMetricFormulas, ListsMatchKerasOnFixedArrays) {
+  const json::Object &metrics = *vectorRecord().getObject("formulas");
+  ASSERT_GE(metrics.size(), 10u);
+  for (const auto &[key, value] : metrics) {
+    const json::Object &m = *value.getAsObject();
+    std::string name = key.str();
+    llvm::StringRef cls = *m.getString("class_name");
+    llvm::Expected<std::string> text =
+        metricFromKeras(cls, m.getObject("config"));
+    ASSERT_TRUE(bool(text)) << name << ": " << llvm::toString(text.takeError());
+    llvm::Expected<MetricConfig> config =
+        MetricConfig::parse(*text, LossKind::MeanSquaredError);
+    ASSERT_TRUE(bool(config))
+        << name << " (" << *text << "): " << llvm::toString(config.takeError());
+    EXPECT_TRUE(config->listResult()) << name << " (" << *text << ")";
+    HostMetricStatistics stats(*config, LossKind::MeanSquaredError);
+    std::string yt = m.getString("y_true")->str();
+    std::string yp = m.getString("y_pred")->str();
+    auto statistics = [&](int64_t begin, int64_t end) {
+      return stats(formulaArray(yp, begin, end, DType::F32),
+                   formulaArray(yt, begin, end, DType::F32));
+    };
+    std::vector<double> all = statistics(0, 12);
+    std::vector<double> first = statistics(0, 5), second = statistics(5, 12);
+    for (size_t i = 0; i < first.size(); ++i)
+      first[i] += second[i];
+    for (auto [values, which] :
+         {std::pair{metricValues(*config, all), "one_update"},
+          std::pair{metricValues(*config, first), "two_updates"}}) {
+      std::vector<double> keras = e2e::numbers(*m.getArray(which));
+      ASSERT_EQ(values.size(), keras.size()) << name << " " << which;
+      for (size_t i = 0; i < keras.size(); ++i)
+        EXPECT_NEAR(values[i], keras[i],
+                    1e-6 * std::max(1.0, std::abs(keras[i])))
+            << name << " (" << *text << "), " << which << " element " << i;
+    }
   }
 }
 

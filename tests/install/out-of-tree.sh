@@ -28,6 +28,9 @@ done
 # A few training steps with each: the JIT embedded in a program, and the
 # AOT step with the runtime alone (no MLIR, no LLVM loaded).
 "$TMP/embed/kcc-example-train-mlp"
+# A user's layer class registered from the installed headers.
+"$TMP/embed/kcc-example-custom-layer" \
+  "$SRC/tests/fixtures/keras/custom/scaled_dense.keras" "$TMP/trained.keras"
 "$TMP/aot/train_aot" 100
 if ldd "$TMP/aot/train_aot" | grep -E 'libMLIR|libLLVM'; then
   echo "error: the AOT program loads MLIR or LLVM" >&2

@@ -17,18 +17,33 @@
 #include "frontend/training/Trainer.h"
 #include "frontend/training/UserData.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 
 using namespace kcc;
 using namespace kcc::driver;
 
 namespace {
 
+/// A log value as kcc evaluate prints it: "%.6f", a list as
+/// "[0.428571, 0.500000]".
+std::string logText(const LogValue &value) {
+  if (!value.isList())
+    return llvm::formatv("{0:f6}", value.number()).str();
+  std::string text = "[";
+  for (auto [i, v] : llvm::enumerate(value.values()))
+    text += llvm::formatv("{0}{1:f6}", i ? ", " : "", v).str();
+  return text + "]";
+}
+
 /// The Trainer's evaluate over the data file's arrays by layer name
 /// (UserData.h), the one place kcc computes Keras's evaluate() logs (also
 /// fit's validation): a sample_weight weighs every output's loss as
 /// Keras's evaluate(x, y, sample_weight) does. Keras's logs: loss first,
-/// then the others by name.
+/// then the others by name; with --json one object whose "logs" hold
+/// every value to double precision (a list metric as an array, as
+/// Keras's evaluate(return_dict=True) gives its array).
 int evaluateWithTrainer(Model &model, TrainingConfig training,
                         const PredictConfig &config) {
   DataSpec spec = dataSpecOf(model, training);
@@ -38,10 +53,30 @@ int evaluateWithTrainer(Model &model, TrainingConfig training,
   training.mode = config.mode;
   Trainer trainer(model, training, /*log=*/nullptr);
   Logs logs = trainer.evaluate(*dataSourceOf(data, spec, batch));
-  std::string line = llvm::formatv("loss: {0:f6}", logs["loss"]).str();
+  if (config.json) {
+    llvm::json::Object values;
+    for (const auto &[name, value] : logs) {
+      if (!value.isList()) {
+        values[name] = value.number();
+        continue;
+      }
+      llvm::json::Array list;
+      for (double v : value.values())
+        list.push_back(v);
+      values[name] = std::move(list);
+    }
+    llvm::json::Object out{{"examples", data.size()},
+                           {"data", config.data},
+                           {"weighted", data.sampleWeight.defined()},
+                           {"logs", std::move(values)}};
+    llvm::outs() << llvm::formatv("{0:2}", llvm::json::Value(std::move(out)))
+                 << "\n";
+    return 0;
+  }
+  std::string line = "loss: " + logText(logs["loss"]);
   for (const auto &[name, value] : logs)
     if (name != "loss")
-      line += llvm::formatv(" - {0}: {1:f6}", name, value).str();
+      line += " - " + name + ": " + logText(value);
   llvm::outs() << data.size() << " examples of " << config.data
                << (data.sampleWeight.defined() ? " (weighted by sample_weight)"
                                                : "")

@@ -189,7 +189,9 @@ cl::opt<bool> fromLogits("from-logits",
                          cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
 cl::list<std::string> metrics("metrics",
                               cl::desc("Metrics computed in the step, e.g. "
-                                       "accuracy or AUC(curve=PR,name=pr)"),
+                                       "accuracy, AUC(curve=PR,name=pr) or "
+                                       "Precision(thresholds=[0.3,0.7]) "
+                                       "(logged as a list, as Keras does)"),
                               cl::CommaSeparated, cl::cat(trainStepCategory),
                               KCC_ALL_COMMANDS);
 
@@ -295,7 +297,7 @@ cl::opt<int> workers("workers",
 cl::opt<std::string>
     csvLog("csv-log",
            cl::desc("CSVLogger: one row per epoch (epoch, then the logs' keys "
-                    "sorted) to FILE"),
+                    "sorted; a list metric as \"[v1, v2]\", as Keras) to FILE"),
            cl::value_desc("file"), cl::cat(runCategory), cl::sub(trainCommand));
 cl::opt<bool> csvAppend("csv-append",
                         cl::desc("Append to the --csv-log file (Keras's "
@@ -384,8 +386,11 @@ cl::opt<int64_t> benchSteps("steps", cl::desc("Steps per repetition"),
                             cl::sub(benchCommand));
 cl::opt<int64_t> warmup("warmup", cl::desc("Untimed steps first"), cl::init(3),
                         cl::cat(runCategory), cl::sub(benchCommand));
-cl::opt<bool> json("json", cl::desc("Print one JSON object"),
-                   cl::cat(runCategory), cl::sub(benchCommand));
+cl::opt<bool> json("json",
+                   cl::desc("Print one JSON object (evaluate: the logs, a "
+                            "list metric as an array)"),
+                   cl::cat(runCategory), cl::sub(benchCommand),
+                   cl::sub(evaluateCommand));
 
 // ---- Predict and evaluate ---------------------------------------------------
 cl::OptionCategory predictCategory("Predict and evaluate options");
@@ -801,6 +806,7 @@ PredictConfig kcc::driver::getPredictConfig() {
   c.data = predictData;
   c.output = predictOutput;
   c.mode = predictMode;
+  c.json = json;
   return c;
 }
 

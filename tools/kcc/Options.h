@@ -119,6 +119,8 @@ struct PredictConfig {
   /// predict: .npy (one output) or .npz (one array per output).
   std::string output;
   ExecMode mode = ExecMode::Compiled;
+  /// evaluate: the logs as one JSON object (a list metric as an array).
+  bool json = false;
 };
 
 /// Parses argv (MLIR's own options must be registered first); exits with a

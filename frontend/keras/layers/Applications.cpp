@@ -2,7 +2,8 @@
 //
 // The layers keras.applications networks define for themselves and save
 // under their own registered names: ConvNeXt's LayerScale and
-// StochasticDepth, InceptionResNetV2's CustomScaleLayer.
+// StochasticDepth, InceptionResNetV2's CustomScaleLayer; saved, as Keras
+// saves them, under their modules and class names.
 //
 //===----------------------------------------------------------------------===//
 
@@ -26,7 +27,9 @@ void keras::addApplicationLayers(std::vector<LayerClass> &classes) {
        },
        {},
        {},
-       "ConvNeXt's: `init_values`, `projection_dim`"});
+       "ConvNeXt's: `init_values`, `projection_dim`",
+       "keras.src.applications.convnext",
+       "LayerScale"});
   classes.push_back({"StochasticDepth",
                      "applications",
                      [](const ObjectView &c, const CallOptions &) {
@@ -40,7 +43,9 @@ void keras::addApplicationLayers(std::vector<LayerClass> &classes) {
                      },
                      {},
                      {},
-                     "ConvNeXt's: `drop_path_rate`, per example in training"});
+                     "ConvNeXt's: `drop_path_rate`, per example in training",
+                     "keras.src.applications.convnext",
+                     "StochasticDepth"});
   classes.push_back({"CustomScaleLayer",
                      "applications",
                      [](const ObjectView &c, const CallOptions &) {
@@ -51,5 +56,7 @@ void keras::addApplicationLayers(std::vector<LayerClass> &classes) {
                      },
                      {},
                      {},
-                     "InceptionResNetV2's: `scale`"});
+                     "InceptionResNetV2's: `scale`",
+                     "keras.src.applications.inception_resnet_v2",
+                     "CustomScaleLayer"});
 }

@@ -1,8 +1,8 @@
 //===- Convolutional.cpp - Keras's convolution layers --------------------===//
 //
-// Conv1D, Conv2D, DepthwiseConv2D, SeparableConv2D and Conv2DTranspose and
-// the 1-D variants of the last three (keras/src/layers/convolutional/),
-// channels_last.
+// Conv1D, Conv2D, DepthwiseConv2D, SeparableConv2D and Conv2DTranspose, the
+// 1-D variants of the last three, Conv3D and Conv3DTranspose
+// (keras/src/layers/convolutional/), channels_last.
 //
 //===----------------------------------------------------------------------===//
 
@@ -187,6 +187,36 @@ Layer buildConv1D(const ObjectView &c) {
   return withRegularizers(c, conv, {"kernel", "bias"});
 }
 
+Layer buildConv3D(const ObjectView &c) {
+  checkNull(c, {"kernel_constraint", "bias_constraint", "lora_rank"});
+  checkChannelsLast(c);
+  if (c.getInt("groups", 1) != 1)
+    c.failField("groups", "grouped 3-D convolutions are not supported");
+  int64_t filters = readWidth(c, "filters");
+  Layer conv =
+      Conv3D(filters, readSize3(c, "kernel_size", std::nullopt),
+             readSize3(c, "strides", 1), readPadding(c),
+             readSize3(c, "dilation_rate", 1), readActivation(c),
+             c.getBool("use_bias", true),
+             readInitializer(c, "kernel_initializer", "glorot_uniform"),
+             readInitializer(c, "bias_initializer", "zeros"));
+  return withRegularizers(c, conv, {"kernel", "bias"});
+}
+
+Layer buildConv3DTranspose(const ObjectView &c) {
+  checkNull(c, {"kernel_constraint", "bias_constraint", "output_padding"});
+  checkChannelsLast(c);
+  int64_t filters = readWidth(c, "filters");
+  Layer conv = Conv3DTranspose(
+      filters, readSize3(c, "kernel_size", std::nullopt),
+      readSize3(c, "strides", 1), readPadding(c),
+      readSize3(c, "dilation_rate", 1), readActivation(c),
+      c.getBool("use_bias", true),
+      readInitializer(c, "kernel_initializer", "glorot_uniform"),
+      readInitializer(c, "bias_initializer", "zeros"));
+  return withRegularizers(c, conv, {"kernel", "bias"});
+}
+
 } // namespace
 
 void keras::addConvolutionalLayers(std::vector<LayerClass> &classes) {
@@ -277,4 +307,23 @@ void keras::addConvolutionalLayers(std::vector<LayerClass> &classes) {
         "activity_regularizer", "bias_constraint"},
        {{"data_format", "channels_last"}},
        "as Conv2DTranspose, over steps"});
+  classes.push_back(
+      {"Conv3D",
+       "convolutional",
+       [](const ObjectView &c, const CallOptions &) { return buildConv3D(c); },
+       {"kernel_regularizer", "bias_regularizer", "kernel_constraint",
+        "bias_constraint", "activity_regularizer"},
+       {{"data_format", "channels_last"}},
+       "`filters`, `kernel_size`, `strides`, `padding`, `dilation_rate`, "
+       "`activation`, `use_bias`, initializers, regularizers; `groups` 1"});
+  classes.push_back(
+      {"Conv3DTranspose",
+       "convolutional",
+       [](const ObjectView &c, const CallOptions &) {
+         return buildConv3DTranspose(c);
+       },
+       {"kernel_regularizer", "kernel_constraint", "bias_regularizer",
+        "activity_regularizer", "bias_constraint"},
+       {{"data_format", "channels_last"}},
+       "as Conv2DTranspose, over depth, height and width"});
 }

@@ -1,6 +1,6 @@
 //===- Pooling.cpp - Keras's pooling layers ------------------------------===//
 //
-// Max and average pooling in 1-D and 2-D, and their global forms
+// Max and average pooling in 1-D, 2-D and 3-D, and their global forms
 // (keras/src/layers/pooling/), channels_last.
 //
 //===----------------------------------------------------------------------===//
@@ -49,6 +49,25 @@ Layer buildGlobalPool1D(const ObjectView &c, bool isMax) {
   if (isMax)
     return GlobalMaxPooling1D(keepdims);
   return GlobalAveragePooling1D(keepdims);
+}
+
+Layer buildPool3D(const ObjectView &c, bool isMax) {
+  checkChannelsLast(c);
+  Size3 pool = readSize3(c, "pool_size", Size3(2));
+  std::optional<Size3> strides;
+  if (c.has("strides"))
+    strides = readSize3(c, "strides", std::nullopt);
+  if (isMax)
+    return MaxPooling3D(pool, strides, readPadding(c));
+  return AveragePooling3D(pool, strides, readPadding(c));
+}
+
+Layer buildGlobalPool3D(const ObjectView &c, bool isMax) {
+  checkChannelsLast(c);
+  bool keepdims = c.getBool("keepdims", false);
+  if (isMax)
+    return GlobalMaxPooling3D(keepdims);
+  return GlobalAveragePooling3D(keepdims);
 }
 
 } // namespace
@@ -114,6 +133,38 @@ void keras::addPoolingLayers(std::vector<LayerClass> &classes) {
                      "pooling",
                      [](const ObjectView &c, const CallOptions &) {
                        return buildGlobalPool(c, /*isMax=*/true);
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`keepdims`"});
+  classes.push_back({"MaxPooling3D",
+                     "pooling",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildPool3D(c, /*isMax=*/true);
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`pool_size`, `strides`, `padding`"});
+  classes.push_back({"AveragePooling3D",
+                     "pooling",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildPool3D(c, /*isMax=*/false);
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`pool_size`, `strides`, `padding`"});
+  classes.push_back({"GlobalAveragePooling3D",
+                     "pooling",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildGlobalPool3D(c, /*isMax=*/false);
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`keepdims`"});
+  classes.push_back({"GlobalMaxPooling3D",
+                     "pooling",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildGlobalPool3D(c, /*isMax=*/true);
                      },
                      {},
                      {{"data_format", "channels_last"}},

@@ -1,6 +1,6 @@
 //===- Recurrent.cpp - Keras's recurrent layers --------------------------===//
 //
-// LSTM, GRU and SimpleRNN, alone or in a Bidirectional
+// LSTM, GRU and SimpleRNN, alone or in a Bidirectional, and TimeDistributed
 // (keras/src/layers/rnn/).
 //
 //===----------------------------------------------------------------------===//
@@ -102,6 +102,56 @@ Layer buildBidirectional(const ObjectView &c) {
   return Bidirectional(forward, c.getString("merge_mode", "concat"));
 }
 
+/// One layer of a TimeDistributed: a built-in class whose config is read
+/// as any layer's (a model inside it is refused).
+Layer buildDistributedLayer(const ObjectView &entry) {
+  std::string cls = entry.getString("class_name");
+  checkBuiltin(entry, cls);
+  if (cls == "Functional" || cls == "Model" || cls == "Sequential")
+    entry.failField("class_name", "TimeDistributed of a " + cls +
+                                      " inside a Sequential is not "
+                                      "supported");
+  ObjectView config = entry.child("config");
+  std::string name = config.getString("name", "");
+  config.setContext(layerContext(name, cls));
+  BuiltLayer built = buildLayer(config, cls, name, CallOptions{});
+  built.layer.setTrainable(built.trainable);
+  return built.layer;
+}
+
+/// TimeDistributed of a layer or of a Sequential (its layers run in
+/// order); a functional model is refused.
+Layer buildTimeDistributed(const ObjectView &c) {
+  ObjectView entry = c.child("layer");
+  std::string cls = entry.getString("class_name");
+  checkBuiltin(entry, cls);
+  if (cls == "Functional" || cls == "Model")
+    entry.failField("class_name", "TimeDistributed of a functional model is "
+                                  "not supported (of a Sequential it is)");
+  if (cls != "Sequential")
+    return TimeDistributed(buildDistributedLayer(entry));
+  ObjectView config = entry.child("config");
+  const json::Value *list = config.get("layers");
+  if (!list || !list->getAsArray())
+    config.failField("layers", "a Sequential needs a list of 'layers'");
+  std::vector<Layer> layers;
+  JsonPath at = config.path().field("layers");
+  for (auto [i, v] : llvm::enumerate(*list->getAsArray())) {
+    ObjectView e =
+        ObjectView::of(c.reader(), v, at.index(i), c.context(), "a layer");
+    if (e.getString("class_name") == "InputLayer")
+      continue;
+    layers.push_back(buildDistributedLayer(e));
+  }
+  if (layers.empty())
+    config.failField("layers", "the Sequential has no layers to apply");
+  Layer td = TimeDistributed(layers, config.getString("name", "sequential"));
+  if (!config.getBool("trainable", true))
+    for (const Layer &l : layers)
+      l.setTrainable(false);
+  return td;
+}
+
 } // namespace
 
 void keras::addRecurrentLayers(std::vector<LayerClass> &classes) {
@@ -151,4 +201,13 @@ void keras::addRecurrentLayers(std::vector<LayerClass> &classes) {
                      {},
                      "`layer` (LSTM, GRU or SimpleRNN), `merge_mode`, a "
                      "`backward_layer` that mirrors it"});
+  classes.push_back({"TimeDistributed",
+                     "rnn",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildTimeDistributed(c);
+                     },
+                     {},
+                     {},
+                     "`layer`: any layer kcc imports, or a Sequential of "
+                     "them, applied to every step"});
 }

@@ -1,7 +1,7 @@
 //===- Reshaping.cpp - Keras's reshaping layers --------------------------===//
 //
-// Flatten, Reshape, zero padding, cropping and upsampling
-// (keras/src/layers/reshaping/), channels_last.
+// Flatten, Reshape, zero padding, cropping and upsampling in 1-D, 2-D and
+// 3-D (keras/src/layers/reshaping/), channels_last.
 //
 //===----------------------------------------------------------------------===//
 
@@ -45,6 +45,40 @@ Sides2 readSides(const ObjectView &c, llvm::StringRef key, int64_t dflt) {
     bad();
   return Sides2({entry((*rows)[0]), entry((*rows)[1])},
                 {entry((*cols)[0]), entry((*cols)[1])});
+}
+
+/// Keras's 3-D padding / cropping argument: an int, [d, h, w] or
+/// [[front, back], [top, bottom], [left, right]], each in [0, 2^31-1].
+Sides3 readSides3(const ObjectView &c, llvm::StringRef key, int64_t dflt) {
+  const json::Value *v = c.get(key);
+  if (!v)
+    return Sides3(dflt);
+  constexpr int64_t kMax = (int64_t(1) << 31) - 1;
+  auto bad = [&]() -> int64_t {
+    c.failField(key, "'" + key +
+                         "' must be an int, [d, h, w] or [[front, back], "
+                         "[top, bottom], [left, right]] of values in [0, "
+                         "2^31-1]");
+  };
+  auto entry = [&](const json::Value &e) -> int64_t {
+    std::optional<int64_t> i = e.getAsInteger();
+    return i && *i >= 0 && *i <= kMax ? *i : bad();
+  };
+  if (v->getAsInteger())
+    return Sides3(entry(*v));
+  const json::Array *a = v->getAsArray();
+  if (!a || a->size() != 3)
+    bad();
+  if (llvm::all_of(*a, [](const json::Value &e) { return e.getAsInteger(); }))
+    return Sides3(entry((*a)[0]), entry((*a)[1]), entry((*a)[2]));
+  std::vector<Sides3::Pair> pairs;
+  for (const json::Value &e : *a) {
+    const json::Array *p = e.getAsArray();
+    if (!p || p->size() != 2)
+      bad();
+    pairs.push_back({entry((*p)[0]), entry((*p)[1])});
+  }
+  return Sides3(pairs[0], pairs[1], pairs[2]);
 }
 
 Layer buildUpSampling2D(const ObjectView &c) {
@@ -199,4 +233,36 @@ void keras::addReshapingLayers(std::vector<LayerClass> &classes) {
                      {},
                      {},
                      "`cropping`: an int or [before, after]"});
+  classes.push_back(
+      {"ZeroPadding3D",
+       "reshaping",
+       [](const ObjectView &c, const CallOptions &) {
+         return (checkChannelsLast(c),
+                 Layer(ZeroPadding3D(readSides3(c, "padding", 1))));
+       },
+       {},
+       {{"data_format", "channels_last"}},
+       "`padding`: an int, [d, h, w] or [[front, back], [top, bottom], "
+       "[left, right]]"});
+  classes.push_back(
+      {"Cropping3D",
+       "reshaping",
+       [](const ObjectView &c, const CallOptions &) {
+         return (checkChannelsLast(c),
+                 Layer(Cropping3D(readSides3(c, "cropping", 0))));
+       },
+       {},
+       {{"data_format", "channels_last"}},
+       "`cropping`: an int, [d, h, w] or [[front, back], [top, bottom], "
+       "[left, right]]"});
+  classes.push_back({"UpSampling3D",
+                     "reshaping",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return (
+                           checkChannelsLast(c),
+                           Layer(UpSampling3D(readSize3(c, "size", Size3(2)))));
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`size`"});
 }

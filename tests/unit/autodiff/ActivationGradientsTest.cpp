@@ -1,7 +1,8 @@
 //===- ActivationGradientsTest.cpp - gradients of composed layers ---------===//
 //
-// Keras's activations and the padding, cropping, upsampling, merging and
-// global pooling layers are compositions of kc ops (frontend/ops/
+// Keras's activations, the padding, cropping, upsampling, merging and
+// global pooling layers, the 3-D layers and TimeDistributed are
+// compositions of kc ops (frontend/ops/
 // Activations.cpp, frontend/layers/). Each is traced here in f64 into
 // @f(x, R) = sum(layer(x) * R) and its gradient, built by autodiff from
 // the pieces' rules, is checked against central differences. Inputs stay
@@ -285,6 +286,58 @@ TEST(ActivationGradients, MultiHeadAttention) {
   EXPECT_GRADIENTS_MATCH(
       checkWeightedLayer(MultiHeadAttention(1, 2, 0, true, {}, true),
                          {{1, 4, 3}, {1, 3, 3}}, {1, 4, 3}));
+}
+
+/// The 3-D layers compose the 2-D ops (frontend/ops/Volume.cpp): depth
+/// taps as strided slices of the padded input, folded into the channels of
+/// one conv2d; pooling in 2-D, then across depth.
+TEST(ActivationGradients, VolumeLayers) {
+  const Shape vol = {2, 5, 4, 6, 2};
+  // Same padding with a strided, dilated depth; a valid window.
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      Conv3D(3, Size3(3, 2, 3), Size3(2, 1, 2), "same", Size3(1, 1, 1), "tanh"),
+      {vol}, {2, 3, 4, 3, 3}));
+  EXPECT_GRADIENTS_MATCH(
+      checkWeightedLayer(Conv3D(2, Size3(2, 3, 2), 1, "valid", Size3(2, 1, 2)),
+                         {vol}, {2, 3, 2, 4, 2}));
+  // Transposed: strided same; dilated; a depth stride above the kernel.
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      Conv3DTranspose(2, Size3(3, 2, 2), Size3(2, 1, 2), "same"), {vol},
+      {2, 10, 4, 12, 2}));
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      Conv3DTranspose(2, Size3(2, 2, 1), 1, "same", Size3(2, 1, 1)), {vol},
+      {2, 5, 4, 6, 2}));
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      Conv3DTranspose(1, 2, Size3(3, 1, 1)), {vol}, {2, 15, 5, 7, 1}));
+  // Partial windows at the end of depth: Keras's count of valid elements.
+  EXPECT_GRADIENTS_MATCH(
+      checkLayer(AveragePooling3D(Size3(2, 3, 2), Size3(2, 1, 2), "same"),
+                 {vol}, {2, 3, 4, 3, 2}));
+  EXPECT_GRADIENTS_MATCH(checkLayer(MaxPooling3D(Size3(3, 2, 2), 2, "same"),
+                                    {vol}, {2, 3, 2, 3, 2}));
+  EXPECT_GRADIENTS_MATCH(checkLayer(MaxPooling3D(2), {vol}, {2, 2, 2, 3, 2}));
+  EXPECT_GRADIENTS_MATCH(checkLayer(
+      ZeroPadding3D(Sides3({1, 0}, {0, 2}, {1, 1})), {vol}, {2, 6, 6, 8, 2}));
+  EXPECT_GRADIENTS_MATCH(checkLayer(Cropping3D(Sides3({1, 2}, {0, 1}, {2, 0})),
+                                    {vol}, {2, 2, 3, 4, 2}));
+  EXPECT_GRADIENTS_MATCH(
+      checkLayer(UpSampling3D(Size3(2, 1, 3)), {vol}, {2, 10, 4, 18, 2}));
+  EXPECT_GRADIENTS_MATCH(checkLayer(GlobalAveragePooling3D(), {vol}, {2, 2}));
+  EXPECT_GRADIENTS_MATCH(checkLayer(GlobalMaxPooling3D(/*keepdims=*/true),
+                                    {vol}, {2, 1, 1, 1, 2}));
+}
+
+/// TimeDistributed lends its weights to the layers it wraps: the gradient
+/// of each reaches the TimeDistributed's own argument.
+TEST(ActivationGradients, TimeDistributed) {
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(TimeDistributed(Dense(3, "tanh")),
+                                            {{2, 4, 5}}, {2, 4, 3}));
+  EXPECT_GRADIENTS_MATCH(
+      checkWeightedLayer(TimeDistributed(Conv2D(2, 3, 1, "same", "tanh")),
+                         {{2, 3, 4, 5, 2}}, {2, 3, 4, 5, 2}));
+  EXPECT_GRADIENTS_MATCH(checkWeightedLayer(
+      TimeDistributed({Conv2D(2, 2), Flatten(), Dense(3)}, "frame_model"),
+      {{2, 3, 4, 5, 1}}, {2, 3, 3}));
 }
 
 } // namespace

@@ -2,7 +2,8 @@
 //
 // Hand-computed results of the layers kcc composes of kc ops, run eagerly
 // (one kernel per op): padding, cropping, nearest upsampling, global
-// pooling, the merge layers, ReLU's arguments and PReLU's weight.
+// pooling, the merge layers, ReLU's arguments and PReLU's weight, and
+// TimeDistributed.
 //
 //===----------------------------------------------------------------------===//
 
@@ -149,6 +150,54 @@ TEST(MoreLayers, TracingAllocatesNoArrayForTheirConstants) {
   int64_t before = AllocStats::liveBytes();
   traceForward(ctx, model, opts);
   EXPECT_LT(AllocStats::peakBytes() - before, int64_t(1) << 20);
+}
+
+} // namespace
+
+namespace {
+
+/// TimeDistributed's eager calls: token ids through a wrapped Embedding
+/// (the step is built with the input's dtype), a frozen wrapper freezing
+/// its BatchNormalization (inference mode in a training call), and a
+/// training call moving the moving mean once per step, in turn.
+TEST(MoreLayers, TimeDistributedRunsItsLayerOnEveryStep) {
+  Layer embedding = Embedding(10, 3);
+  TimeDistributed td(embedding);
+  std::vector<double> idValues;
+  for (int i = 0; i < 24; ++i)
+    idValues.push_back(i % 10);
+  NDArray ids = NDArray::fromVector({2, 3, 4}, idValues, DType::I32);
+  Tensor y = td(ids);
+  EXPECT_EQ(y.shape(), (Shape{2, 3, 4, 3}));
+  ASSERT_EQ(td.impl()->weights().size(), 1u);
+  EXPECT_EQ(td.impl()->weights()[0].name, "layer/embeddings");
+  EXPECT_EQ(valuesOf(y), valuesOf(embedding(ids)));
+  // The wrapper's weights are the ones used: row k of the table is k.
+  std::vector<double> rows;
+  for (int k = 0; k < 10; ++k)
+    rows.insert(rows.end(), {double(k), double(k), double(k)});
+  td.setWeights({NDArray::fromVector({10, 3}, rows)});
+  std::vector<double> looked = valuesOf(td(ids));
+  for (size_t i = 0; i < idValues.size(); ++i)
+    EXPECT_EQ(looked[3 * i + 2], idValues[i]) << i;
+
+  // Steps of one value each: [[1, 2], [3, 5]] over two steps.
+  NDArray x = NDArray::fromVector({2, 2, 1}, {1, 3, 2, 5});
+  TimeDistributed frozen(BatchNormalization(-1, 0.5));
+  frozen.setTrainable(false);
+  std::vector<double> scaled = valuesOf(frozen(x, /*training=*/true));
+  std::vector<double> xs = x.toVector();
+  ASSERT_EQ(scaled.size(), xs.size());
+  for (size_t i = 0; i < xs.size(); ++i)
+    EXPECT_NEAR(scaled[i], xs[i] / std::sqrt(1 + 1e-3), 1e-6) << i;
+
+  TimeDistributed moving(BatchNormalization(-1, 0.5));
+  moving(x, /*training=*/true);
+  // moving_mean: 0 -> 0.5 * 0 + 0.5 * 1.5 (step 0: 1, 2) -> 0.5 * 0.75 +
+  // 0.5 * 4 (step 1: 3, 5).
+  std::vector<NDArray> w = moving.getWeights();
+  ASSERT_EQ(moving.impl()->weights()[2].name, "layer/moving_mean");
+  EXPECT_NEAR(w[2].toVector()[0], 0.5 * 0.75 + 0.5 * 4, 1e-6);
 }
 
 } // namespace

@@ -109,7 +109,10 @@ TEST(KerasErrors, LambdaAndCustomObjects) {
                   "null,\n      784");
   EXPECT_THAT(importError(custom),
               HasSubstr("$.config.layers[2].registered_name: layer 'dense' "
-                        "(Dense): custom object 'MyLib>MyDense'"));
+                        "(Dense): custom layer 'MyLib>MyDense' is Python "
+                        "code, which kcc cannot run; from C++ register a "
+                        "layer class for it with "
+                        "kcc::keras::registerLayerClass"));
   std::string module = replaceOnce(readText("mlp_keras3.json"),
                                    "\"module\": \"keras.layers\",\n    "
                                    "\"class_name\": \"Flatten\"",
@@ -204,6 +207,68 @@ TEST(KerasErrors, PreprocessingConfigs) {
                   "mean": [1, 2, 3], "variance": [1, 1, 1]}})")),
               HasSubstr("layer 'n' (Normalization): mean [3] does not "
                         "broadcast to the kept axes of [None, 8, 8, 1]"));
+}
+
+/// A Sequential of a [4, 8, 8, 1] input (a clip of 4 frames) and `layer`.
+std::string clipSequentialWith(const std::string &layer) {
+  return R"({"module": "keras", "class_name": "Sequential", "config":
+  {"name": "s", "layers": [{"module": "keras.layers", "class_name":
+  "InputLayer", "config": {"batch_shape": [null, 4, 8, 8, 1], "dtype":
+  "float32", "name": "in"}}, )" +
+         layer + "]}}";
+}
+
+TEST(KerasErrors, VolumeAndTimeDistributedConfigs) {
+  EXPECT_THAT(importError(clipSequentialWith(
+                  R"({"class_name": "Conv3D", "config": {"name": "c",
+                  "filters": 2, "kernel_size": [3, 3]}})")),
+              HasSubstr("bad.json: $.config.layers[1].config.kernel_size: "
+                        "layer 'c' (Conv3D): 'kernel_size' must be an int or "
+                        "a list of three ints"));
+  EXPECT_THAT(importError(clipSequentialWith(
+                  R"({"class_name": "Conv3D", "config": {"name": "c",
+                  "filters": 2, "kernel_size": 3, "groups": 2}})")),
+              HasSubstr("config.groups: layer 'c' (Conv3D): grouped 3-D "
+                        "convolutions are not supported"));
+  EXPECT_THAT(importError(clipSequentialWith(
+                  R"({"class_name": "Cropping3D", "config": {"name": "k",
+                  "cropping": [[1, 1], [2], [0, 0]]}})")),
+              HasSubstr("config.cropping: layer 'k' (Cropping3D): 'cropping' "
+                        "must be an int, [d, h, w] or [[front, back]"));
+  EXPECT_THAT(importError(clipSequentialWith(
+                  R"({"class_name": "Cropping3D", "config": {"name": "k",
+                  "cropping": [2, 0, 0]}})")),
+              HasSubstr("layer 'k' (Cropping3D): cropping 2 and 2 of axis 1 "
+                        "leaves nothing of [None, 4, 8, 8, 1]"));
+  EXPECT_THAT(importError(clipSequentialWith(
+                  R"({"class_name": "MaxPooling3D", "config": {"name": "p",
+                  "pool_size": [5, 2, 2]}})")),
+              HasSubstr("bad.json: $.config.layers[1]: layer 'p': "
+                        "max_pool3d: the window spans 5 depth steps, the "
+                        "input has 4"));
+  // The wrapped layer's errors are located inside `layer`.
+  EXPECT_THAT(importError(clipSequentialWith(
+                  R"({"class_name": "TimeDistributed", "config": {"name":
+                  "t", "layer": {"class_name": "Conv2D", "config": {"name":
+                  "inner", "filters": 2, "kernel_size": 3, "padding":
+                  "full"}}}})")),
+              HasSubstr("bad.json: $.config.layers[1].config.layer.config."
+                        "padding: layer 'inner' (Conv2D): padding 'full' is "
+                        "not supported (valid or same)"));
+  EXPECT_THAT(importError(clipSequentialWith(
+                  R"({"class_name": "TimeDistributed", "config": {"name":
+                  "t", "layer": {"class_name": "Functional", "config":
+                  {"name": "f", "layers": []}}}})")),
+              HasSubstr("$.config.layers[1].config.layer.class_name: layer "
+                        "'t' (TimeDistributed): TimeDistributed of a "
+                        "functional model is not supported"));
+  // A frame of the clip is no volume.
+  EXPECT_THAT(importError(clipSequentialWith(
+                  R"({"class_name": "TimeDistributed", "config": {"name":
+                  "t", "layer": {"class_name": "Conv3D", "config": {"name":
+                  "inner", "filters": 2, "kernel_size": 3}}}})")),
+              HasSubstr("layer 'inner' (Conv3D): expects one NDHWC input of "
+                        "rank 5, got [None, 8, 8, 1]"));
 }
 
 TEST(KerasErrors, ArchiveWithoutConfigJson) {

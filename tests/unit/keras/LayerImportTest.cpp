@@ -254,10 +254,11 @@ TEST(KerasLayerImport, Keras2BatchNormalizationFrozenWithAxisList) {
 }
 
 TEST(KerasLayerImport, UnsupportedClassesListWhatIsSupported) {
-  std::string text = keras2MlpWith(json::Object{
-      {"class_name", "Conv3D"}, {"config", json::Object{{"name", "conv3d"}}}});
+  std::string text = keras2MlpWith(
+      json::Object{{"class_name", "ConvLSTM2D"},
+                   {"config", json::Object{{"name", "conv_lstm2d"}}}});
   std::string msg = importError(text);
-  EXPECT_THAT(msg, HasSubstr("layer class 'Conv3D' is not "
+  EXPECT_THAT(msg, HasSubstr("layer class 'ConvLSTM2D' is not "
                              "supported (kcc imports InputLayer, Dense"));
   // The list is the registry's, every class in it.
   for (const keras::LayerClass &cls : keras::layerClasses())

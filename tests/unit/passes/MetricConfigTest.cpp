@@ -87,16 +87,16 @@ TEST(MetricConfig, LogNamesOfTheTextForm) {
   EXPECT_FALSE(bool(c.validate()));
 }
 
-TEST(MetricConfig, RefusesWhatKerasRefusesAndVectorResults) {
+TEST(MetricConfig, RefusesWhatKerasRefuses) {
   EXPECT_NE(errorOf("AUC(curve=XY)").find("curve must be ROC, PR or PRGAIN"),
             std::string::npos);
   EXPECT_NE(errorOf("Precision(top=2)").find("takes no argument 'top'"),
             std::string::npos);
   EXPECT_NE(errorOf("PrecisionAtRecall(recall=1.5)").find("in [0, 1]"),
             std::string::npos);
-  EXPECT_NE(errorOf("F1Score").find("one value per class"), std::string::npos);
-  EXPECT_NE(errorOf("Precision(thresholds=[0.2,0.5])")
-                .find("one value per threshold"),
+  EXPECT_NE(errorOf("F1Score(beta=2)").find("takes no argument 'beta'"),
+            std::string::npos);
+  EXPECT_NE(errorOf("FBetaScore(beta=0)").find("beta must be > 0"),
             std::string::npos);
   EXPECT_NE(errorOf("MeanIoU").find("num_classes must be given"),
             std::string::npos);
@@ -158,6 +158,46 @@ TEST(MetricConfig, ResultsOnStatistics) {
               (2.0 / 3 + 0.75) / 2, 1e-6);
 }
 
+TEST(MetricConfig, ListResults) {
+  // Several thresholds: a value per threshold, in the order given; one
+  // threshold (even as a list) stays a number, as in Keras.
+  MetricConfig p = parsed("Precision(thresholds=[0.7,0.3])");
+  EXPECT_TRUE(p.listResult());
+  EXPECT_FALSE(parsed("Precision(thresholds=[0.7])").listResult());
+  EXPECT_FALSE(parsed("Precision").listResult());
+  // [tp x2, fp x2, tn x2, fn x2].
+  EXPECT_EQ(metricValues(p, {1, 4, 1, 2, 6, 5, 3, 0}),
+            (std::vector<double>{0.5, 4.0 / 6}));
+  EXPECT_EQ(metricValues(parsed("TruePositives(thresholds=[0.7,0.3])"),
+                         {1, 4, 1, 2, 6, 5, 3, 0}),
+            (std::vector<double>{1, 4}));
+  EXPECT_EQ(metricValues(parsed("Recall(thresholds=[0.7,0.3])"),
+                         {1, 4, 1, 2, 6, 5, 3, 0}),
+            (std::vector<double>{0.25, 1.0}));
+  // Its one number (StepResult::metrics): the mean, as Keras's bar shows.
+  EXPECT_DOUBLE_EQ(metricResult(p, {1, 4, 1, 2, 6, 5, 3, 0}),
+                   (0.5 + 4.0 / 6) / 2);
+  // F1Score with average=None (the default): a score per class from
+  // [tp, fp, fn, support] per class.
+  MetricConfig f1 = parsed("F1Score");
+  EXPECT_TRUE(f1.listResult());
+  std::vector<double> f = metricValues(f1, {2, 0, 1, 1, 0, 3, 2, 3});
+  ASSERT_EQ(f.size(), 2u);
+  // Class 0: precision 2/3, recall 1.
+  EXPECT_NEAR(f[0], 0.8, 1e-6);
+  EXPECT_NEAR(f[1], 0.0, 1e-6);
+  EXPECT_FALSE(parsed("F1Score(average=macro)").listResult());
+  // R2Score with class_aggregation=None: a value per column from [sum x2,
+  // squared sum x2, residual x2, count x2, samples].
+  MetricConfig r2 =
+      parsed("R2Score(class_aggregation=None)", LossKind::MeanSquaredError);
+  EXPECT_TRUE(r2.listResult());
+  std::vector<double> r = metricValues(r2, {2, 0, 6, 8, 1, 4, 2, 2, 2});
+  ASSERT_EQ(r.size(), 2u);
+  EXPECT_DOUBLE_EQ(r[0], 1 - 1.0 / (6 - 2));
+  EXPECT_DOUBLE_EQ(r[1], 1 - 4.0 / 8);
+}
+
 TEST(MetricConfig, FromKerasObjects) {
   auto fromJson = [](llvm::StringRef cls, llvm::StringRef config) {
     llvm::Expected<llvm::json::Value> v = llvm::json::parse(config);
@@ -172,10 +212,15 @@ TEST(MetricConfig, FromKerasObjects) {
             "AUC(curve=PR,name=auc_1)");
   EXPECT_EQ(fromJson("AUC", R"({"name": "auc", "num_thresholds": 200})"),
             "auc");
-  // Refused by kcc (one value per class): kept as Keras wrote it, for
-  // TrainingConfig::validate() to report.
+  // average=None, F1Score's default: a score per class.
   EXPECT_EQ(fromJson("F1Score", R"({"name": "f1_score", "average": null})"),
-            "F1Score(average=None)");
+            "f1_score");
+  EXPECT_EQ(fromJson("R2Score", R"({"name": "r2", "class_aggregation": null,
+      "num_regressors": 0})"),
+            "R2Score(class_aggregation=None,name=r2)");
+  EXPECT_EQ(fromJson("Precision", R"({"name": "precision", "thresholds":
+      [0.3, 0.5, 0.7], "top_k": null, "class_id": null})"),
+            "Precision(thresholds=[0.3,0.5,0.7])");
   // A mean metric at its defaults and default name keeps its bare name.
   EXPECT_EQ(fromJson("MeanSquaredError",
                      R"({"name": "mean_squared_error", "dtype": "float32"})"),

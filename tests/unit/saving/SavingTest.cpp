@@ -207,6 +207,63 @@ TEST(Saving, GeneratedConfigsOfConvolutionLayersReload) {
   EXPECT_EQ(*transpose.get("output_padding"), json::Value(nullptr));
 }
 
+// TimeDistributed (of a layer and of a Sequential) and the 3-D layers
+// built in C++: the generated config nests the wrapped layers as Keras 3
+// does (a Sequential's layers under its own config), the weights go to the
+// wrapped layers' groups, and all reload into the same predictions.
+TEST(Saving, TimeDistributedAndVolumeLayersReload) {
+  std::string dir = tempDir();
+  std::string path = dir + "/volumes.keras";
+  Tensor in = Input({4, 6, 6, 1}, DType::F32, "clip");
+  Tensor v = Conv3D(3, Size3(2, 3, 3), 1, "same", 1, "relu")(in);
+  v = ZeroPadding3D(Sides3({1, 0}, {0, 1}, {1, 1}))(v);
+  v = Cropping3D(Sides3(0, 1, 0))(v); // [5, 5, 8, 3]
+  Tensor a = GlobalMaxPooling3D()(
+      UpSampling3D(Size3(1, 2, 1))(MaxPooling3D(2, std::nullopt, "same")(v)));
+  Tensor b = GlobalAveragePooling3D()(Conv3DTranspose(2, 2, Size3(2, 1, 1))(
+      AveragePooling3D(Size3(2, 2, 3), 1, "valid")(v)));
+  Tensor frames = TimeDistributed({Conv2D(2, 3), Flatten(), Dense(4, "tanh")},
+                                  "frame_model")(in); // [4, 4]
+  Tensor steps = Flatten()(TimeDistributed(Dense(2))(frames));
+  Tensor out = Dense(3, "softmax")(Concatenate()({a, b, steps}));
+  Model model(in, out, "volumes", 9);
+  TrainingConfig config = adam(4);
+  Executable exe = trainSteps(model, config, 3);
+  keras::saveKerasArchive(path, model, captureState(exe), config);
+
+  NDArray x = randomImages({5, 4, 6, 6, 1}, 14);
+  keras::Checkpoint ckpt = keras::loadCheckpoint(path);
+  ASSERT_TRUE(ckpt.imported.weightsLoaded);
+  expectIdentical(exe.predict(x), predictWith(*ckpt.imported.model, x),
+                  "predictions after reload");
+
+  json::Value saved = archiveJson(path, "config.json");
+  std::vector<const json::Object *> wrapped;
+  const json::Object *conv3d = nullptr;
+  for (const json::Value &l :
+       *saved.getAsObject()->getObject("config")->getArray("layers")) {
+    const json::Object &entry = *l.getAsObject();
+    const json::Object &c = *entry.getObject("config");
+    if (entry.getString("class_name") == "TimeDistributed")
+      wrapped.push_back(c.getObject("layer"));
+    if (entry.getString("class_name") == "Conv3D")
+      conv3d = &c;
+  }
+  ASSERT_EQ(wrapped.size(), 2u);
+  ASSERT_TRUE(wrapped[0] && wrapped[1]);
+  EXPECT_EQ(wrapped[0]->getString("class_name"), "Sequential");
+  const json::Array *inner =
+      wrapped[0]->getObject("config")->getArray("layers");
+  ASSERT_TRUE(inner);
+  std::vector<std::string> classes;
+  for (const json::Value &l : *inner)
+    classes.push_back(l.getAsObject()->getString("class_name")->str());
+  EXPECT_EQ(classes, (std::vector<std::string>{"Conv2D", "Flatten", "Dense"}));
+  EXPECT_EQ(wrapped[1]->getString("class_name"), "Dense");
+  ASSERT_TRUE(conv3d);
+  EXPECT_EQ(*conv3d->get("kernel_size"), (json::Value(json::Array{2, 3, 3})));
+}
+
 TEST(Saving, FunctionalModelRoundTripsInKerasLayerOrder) {
   std::string dir = tempDir();
   std::string path = dir + "/branches.keras";

@@ -11,7 +11,12 @@
 #include "frontend/Layers.h"
 #include "frontend/training/Trainer.h"
 
+#include "llvm/Support/raw_ostream.h"
+
 #include <gtest/gtest.h>
+
+#include <fstream>
+#include <sstream>
 
 using namespace kcc;
 using kcc::testing::errorOf;
@@ -193,6 +198,92 @@ TEST(ModelCheckpoint, FormatsThePathAndSavesTheBest) {
   EXPECT_EQ(errorOf([&] { ModelCheckpoint x(wrong, [](auto &, bool) {}); }),
             "The filepath provided must end in `.keras` (Keras model "
             "format). Received: filepath=model.h5");
+}
+
+// A metric with several thresholds logs a list. The expected text is what
+// Keras 3.15's CSVLogger and Progbar wrote for Precision(thresholds=[0.3,
+// 0.5, 0.7]) and TruePositives(thresholds=[0.3, 0.5]) at these values.
+Logs listLogs() {
+  return {{"accuracy", 0.5},
+          {"loss", 0.877074658870697},
+          {"precision", LogValue::list({3.0 / 7, 0.5, 0.5})},
+          {"true_positives", LogValue::list({6, 4})}};
+}
+
+TEST(LogValue, NumbersAndListsAsKerasPrintsThem) {
+  LogValue p = LogValue::list({3.0 / 7, 0.5, 0.5});
+  EXPECT_TRUE(p.isList());
+  EXPECT_EQ(p.str(), "[0.42857143, 0.5, 0.5]");
+  EXPECT_EQ(LogValue::list({6, 4}).str(), "[6.0, 4.0]");
+  // numpy's str of each float32 (an exponent below 1e-4 and from 1e6, by
+  // value).
+  EXPECT_EQ(LogValue::list({1e-5, -2.5e20, 0.0001, 0.00015, 0}).str(),
+            "[1e-05, -2.5e+20, 1e-04, 0.00015, 0.0]");
+  EXPECT_EQ(LogValue::list({999999, 1e6, 16777216}).str(),
+            "[999999.0, 1e+06, 1.6777216e+07]");
+  EXPECT_NEAR(p.mean(), (3.0 / 7 + 1) / 3, 1e-15);
+  LogValue n = 0.1;
+  EXPECT_FALSE(n.isList());
+  EXPECT_EQ(n.str(), "0.1");
+  double d = n; // scalar users read numbers as before
+  EXPECT_EQ(d, 0.1);
+  EXPECT_EQ(errorOf([&] { (void)p.number(); }),
+            "a log value is a list of 3 numbers (a metric with several "
+            "thresholds or classes), not a number");
+}
+
+TEST(CSVLogger, WritesAListAsKerasDoes) {
+  std::string path = ::testing::TempDir() + "/list-log.csv";
+  CSVLogger csv(path);
+  Logs logs = listLogs();
+  csv.onTrainBegin(logs);
+  csv.onEpochEnd(0, logs);
+  csv.onTrainEnd(logs);
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream text;
+  text << in.rdbuf();
+  EXPECT_EQ(text.str(),
+            "epoch,accuracy,loss,precision,true_positives\r\n"
+            "0,0.5,0.877074658870697,\"\"\"[0.42857143, 0.5, 0.5]\"\"\","
+            "\"\"\"[6.0, 4.0]\"\"\"\r\n");
+}
+
+TEST(ProgbarLogger, ShowsAListsMean) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  ProgbarLogger bar(os, /*verbose=*/2, /*epochs=*/1, /*stepsPerEpoch=*/1);
+  Logs logs = listLogs();
+  bar.onEpochBegin(0, logs);
+  bar.onBatchEnd(0, logs);
+  bar.onEpochEnd(0, logs);
+  EXPECT_NE(text.find(" - loss: 0.8771 - accuracy: 0.5000 - precision: "
+                      "0.4762 - true_positives: 5.0000\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(Monitors, RefuseAList) {
+  Harness h;
+  EarlyStopping::Options o;
+  o.monitor = "val_precision";
+  EarlyStopping es(o);
+  es.setTrainer(&h.trainer);
+  Logs logs = {{"val_precision", LogValue::list({0.2, 0.7})}};
+  es.onTrainBegin(logs);
+  EXPECT_EQ(errorOf([&] { es.onEpochEnd(2, logs); }),
+            "EarlyStopping: monitor 'val_precision' is a list of 2 values at "
+            "the end of epoch 3 (a metric with several thresholds or "
+            "classes), which has no single best; monitor a metric with one "
+            "value");
+  ReduceLROnPlateau::Options r;
+  r.monitor = "val_precision";
+  ReduceLROnPlateau plateau(r);
+  plateau.setTrainer(&h.trainer);
+  plateau.onTrainBegin(logs);
+  EXPECT_NE(errorOf([&] {
+              plateau.onEpochEnd(0, logs);
+            }).find("ReduceLROnPlateau: monitor 'val_precision' is a list"),
+            std::string::npos);
 }
 
 TEST(PythonFormat, FormatsAsStrFormat) {
