@@ -44,6 +44,7 @@ constexpr LossKind kLosses[] = {
     LossKind::CategoricalFocalCrossentropy,
     LossKind::Dice,
     LossKind::Tversky,
+    LossKind::CTC,
 };
 
 constexpr LossReduction kReductions[] = {
@@ -117,6 +118,8 @@ llvm::StringRef lossName(LossKind kind) {
     return "dice";
   case LossKind::Tversky:
     return "tversky";
+  case LossKind::CTC:
+    return "ctc";
   }
   llvm_unreachable("unknown loss");
 }
@@ -161,6 +164,8 @@ llvm::StringRef lossClassName(LossKind kind) {
     return "Dice";
   case LossKind::Tversky:
     return "Tversky";
+  case LossKind::CTC:
+    return "CTC";
   }
   llvm_unreachable("unknown loss");
 }

@@ -44,6 +44,9 @@ enum class LossKind {
   CategoricalFocalCrossentropy,
   Dice,
   Tversky,
+  /// Connectionist temporal classification: integer label sequences
+  /// [batch, N] (0 the blank) under logits [batch, steps, classes].
+  CTC,
 };
 
 /// Every built-in loss, in the order `kcc train --help` lists them.

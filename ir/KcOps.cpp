@@ -284,6 +284,48 @@ LogicalResult GatherGradOp::verify() {
 }
 
 //===----------------------------------------------------------------------===//
+// Loss ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// logits [B, T, C] and labels [B, N]: the dims CTC needs.
+LogicalResult verifyCtcOperands(Operation *op, Value logits, Value labels) {
+  ArrayRef<int64_t> x = shapeOf(logits), y = shapeOf(labels);
+  if (x.size() != 3)
+    return op->emitOpError()
+           << "expects logits [batch, steps, classes], got " << shapes::str(x);
+  if (y.size() != 2 || y[0] != x[0])
+    return op->emitOpError() << "expects labels [" << x[0]
+                             << ", max_label_length], got " << shapes::str(y);
+  if (x[2] < 1)
+    return op->emitOpError() << "expects at least one class (the blank)";
+  return success();
+}
+
+} // namespace
+
+LogicalResult CtcLossOp::verify() {
+  if (failed(verifyCtcOperands(*this, getLogits(), getLabels())) ||
+      failed(checkSameElementType(*this, getLogits(), getResult())))
+    return failure();
+  return checkResultShape(*this, shapes::Dims{shapeOf(getLogits())[0]},
+                          shapeOf(getResult()));
+}
+
+LogicalResult CtcLossGradOp::verify() {
+  if (failed(verifyCtcOperands(*this, getLogits(), getLabels())) ||
+      failed(checkSameElementType(*this, getLogits(), getResult())) ||
+      failed(checkSameElementType(*this, getLogits(), getGradOutput())))
+    return failure();
+  if (failed(checkResultShape(*this, shapes::Dims{shapeOf(getLogits())[0]},
+                              shapeOf(getGradOutput()), "grad_output")))
+    return failure();
+  return checkResultShape(*this, shapes::Dims(shapeOf(getLogits())),
+                          shapeOf(getResult()));
+}
+
+//===----------------------------------------------------------------------===//
 // Recurrence ops
 //===----------------------------------------------------------------------===//
 

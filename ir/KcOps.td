@@ -12,6 +12,7 @@ include "ir/KcElementwiseOps.td"
 include "ir/KcShapeOps.td"
 include "ir/KcNNOps.td"
 include "ir/KcGatherOps.td"
+include "ir/KcLossOps.td"
 include "ir/KcRecurrenceOps.td"
 
 #endif // KC_OPS_TD

@@ -334,10 +334,16 @@ LogicalResult TrainStepBuilder::analyzeForward() {
             : (pred ? cast<RankedTensorType>(
                           custom_[{k, lossConfig.custom}].getArgumentTypes()[0])
                     : RankedTensorType());
-    if (!target)
+    if (!target) {
+      std::string why = pred && lossConfig.custom.empty()
+                            ? checkLossShape(lossConfig, pred)
+                            : std::string();
       return forward_.emitOpError("result ")
              << k << " " << result << " cannot take the " << lossConfig.name()
-             << " loss (expects a float tensor of rank >= 1)";
+             << " loss ("
+             << (why.empty() ? "expects a float tensor of rank >= 1" : why)
+             << ")";
+    }
     if (lossConfig.custom.empty())
       if (std::string why =
               checkLossShape(lossConfig, pred, config_.sampleWeight);

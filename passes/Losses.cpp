@@ -19,15 +19,27 @@ namespace kcc {
 RankedTensorType targetType(LossKind kind, RankedTensorType pred) {
   if (!pred || !isa<FloatType>(pred.getElementType()) || pred.getRank() < 1)
     return {};
+  auto i32 = IntegerType::get(pred.getContext(), 32);
+  // CTC's label sequences are padded to the number of steps: a sequence
+  // longer than that has no alignment, and trailing zeros (padding) leave
+  // Keras's loss unchanged, so any narrower label array fits.
+  if (kind == LossKind::CTC)
+    return pred.getRank() == 3
+               ? RankedTensorType::get(pred.getShape().take_front(2), i32)
+               : RankedTensorType();
   if (kind != LossKind::SparseCategoricalCrossentropy)
     return pred;
-  return RankedTensorType::get(pred.getShape().drop_back(),
-                               IntegerType::get(pred.getContext(), 32));
+  return RankedTensorType::get(pred.getShape().drop_back(), i32);
 }
 
 std::string checkLossShape(const LossConfig &loss, RankedTensorType pred,
                            bool weighted) {
   int64_t rank = pred.getRank();
+  if (loss.kind == LossKind::CTC)
+    return rank == 3 ? ""
+                     : "ctc takes logits [batch, steps, classes], a "
+                       "prediction of rank 3 (got rank " +
+                           std::to_string(rank) + ")";
   std::optional<int64_t> axis = loss.resolvedAxis();
   if (!axis)
     return "";
@@ -206,6 +218,19 @@ Value buildLoss(OpBuilder &b, Location loc, const LossConfig &loss, Value pred,
   case LossKind::Tversky:
     v.values = losses::marginAndOverlap(e, loss, pred, target);
     break;
+  case LossKind::CTC: {
+    // Keras computes ctc in float32 at least (its kernel takes f32 or f64).
+    Value logits = pred;
+    Type ft = KcEmitter::typeOf(pred).getElementType();
+    if (!ft.isF32() && !ft.isF64())
+      logits = e.cast(pred, b.getF32Type());
+    v.values = b.create<kc::CtcLossOp>(
+        loc,
+        RankedTensorType::get({KcEmitter::typeOf(pred).getDimSize(0)},
+                              KcEmitter::typeOf(logits).getElementType()),
+        logits, target);
+    break;
+  }
   }
   Type ft = KcEmitter::typeOf(pred).getElementType();
   if (mask) {

@@ -26,8 +26,10 @@ namespace kcc {
 constexpr double kKerasEpsilon = 1e-7;
 
 /// The target type a loss expects for a prediction of type `pred`: i32 class
-/// indices without the class dim for the sparse loss, `pred` otherwise.
-/// Fails (null type) on a prediction the loss cannot take.
+/// indices without the class dim for the sparse loss, i32 label sequences
+/// [batch, steps] for ctc (logits [batch, steps, classes]; narrower label
+/// arrays are padded with zeros), `pred` otherwise. Fails (null type) on a
+/// prediction the loss cannot take.
 mlir::RankedTensorType targetType(LossKind kind, mlir::RankedTensorType pred);
 
 /// Why `loss` cannot take a prediction of type `pred` (an axis out of

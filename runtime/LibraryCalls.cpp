@@ -460,6 +460,45 @@ KCC_RT_DEFINE_GATHER(double, f64, int64_t, i64)
 
 namespace {
 
+template <typename T>
+void ctcLossCall(const T *logits, const int32_t *labels, const T *grad, T *out,
+                 Shape logitsShape, Shape labelsShape, Shape outShape) {
+  guarded(grad ? "ctc_loss_grad" : "ctc_loss", [&] {
+    NDArray x = view(logits, logitsShape);
+    NDArray y =
+        NDArray::borrow(const_cast<int32_t *>(labels), labelsShape, DType::I32);
+    NDArray o = NDArray::borrow(out, outShape, dtypeFor<T>());
+    if (grad)
+      kernels::ctcLossGrad(x, y, view(grad, {logitsShape[0]}), o);
+    else
+      kernels::ctcLoss(x, y, o);
+  });
+}
+
+} // namespace
+
+#define KCC_RT_DEFINE_CTC(T, S)                                                \
+  void kcc_rt_ctc_loss_##S(const T *logits, const int32_t *labels, T *out,     \
+                           int64_t l0, int64_t l1, int64_t l2, int64_t y0,     \
+                           int64_t y1, int64_t o0) {                           \
+    ctcLossCall<T>(logits, labels, nullptr, out, {l0, l1, l2}, {y0, y1},       \
+                   {o0});                                                      \
+  }                                                                            \
+  void kcc_rt_ctc_loss_grad_##S(                                               \
+      const T *logits, const int32_t *labels, const T *grad, T *out,           \
+      int64_t l0, int64_t l1, int64_t l2, int64_t y0, int64_t y1, int64_t g0,  \
+      int64_t o0, int64_t o1, int64_t o2) {                                    \
+    ctcLossCall<T>(logits, labels, grad, out, {l0, l1, l2}, {y0, y1},          \
+                   {o0, o1, o2});                                              \
+  }
+
+extern "C" {
+KCC_RT_DEFINE_CTC(float, f32)
+KCC_RT_DEFINE_CTC(double, f64)
+}
+
+namespace {
+
 kernels::RecurrenceParams recurrenceParams(int64_t cell, int64_t resetAfter,
                                            int64_t activation,
                                            int64_t recurrentActivation,
@@ -580,6 +619,8 @@ std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
   KCC_RT_SYM(gather_grad_i64)
   KCC_RT_SYM(recurrence_step)
   KCC_RT_SYM(recurrence_grad_step)
+  KCC_RT_SYM(ctc_loss)
+  KCC_RT_SYM(ctc_loss_grad)
 #undef KCC_RT_SYM
   for (auto &entry : openMPRuntimeSymbols())
     symbols.push_back(entry);

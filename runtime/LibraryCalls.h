@@ -91,6 +91,17 @@ extern "C" {
                                      int64_t i0, int64_t g0, int64_t g1,       \
                                      int64_t o0, int64_t o1);
 
+/// kc.ctc_loss: logits [l0, l1, l2], labels [y0, y1] int32, out [o0];
+/// ctc_loss_grad takes grad_output [g0] before its out [o0, o1, o2].
+#define KCC_RT_CTC(T, S)                                                       \
+  void kcc_rt_ctc_loss_##S(const T *logits, const int32_t *labels, T *out,     \
+                           int64_t l0, int64_t l1, int64_t l2, int64_t y0,     \
+                           int64_t y1, int64_t o0);                            \
+  void kcc_rt_ctc_loss_grad_##S(                                               \
+      const T *logits, const int32_t *labels, const T *grad, T *out,           \
+      int64_t l0, int64_t l1, int64_t l2, int64_t y0, int64_t y1, int64_t g0,  \
+      int64_t o0, int64_t o1, int64_t o2);
+
 /// One step of kc.recurrence / kc.recurrence_grad (runtime/kernels/
 /// Recurrence.h): compiled code loops over the steps and calls these, the
 /// forward for step = 0 .. T-1, the backward for step = T-1 .. 0. After the
@@ -125,7 +136,8 @@ extern "C" {
   KCC_RT_POOL2(avg_pool2d_grad_relu, T, S)                                     \
   KCC_RT_POOL2(avg_pool2d_grad_tanh, T, S)                                     \
   KCC_RT_POOL2(avg_pool2d_grad_sigmoid, T, S)                                  \
-  KCC_RT_RECURRENCE(T, S)
+  KCC_RT_RECURRENCE(T, S)                                                      \
+  KCC_RT_CTC(T, S)
 
 KCC_RT_ALL(float, f32)
 KCC_RT_ALL(double, f64)
@@ -137,6 +149,7 @@ KCC_RT_GATHER(double, f64, int64_t, i64)
 #undef KCC_RT_ALL
 #undef KCC_RT_GATHER
 #undef KCC_RT_RECURRENCE
+#undef KCC_RT_CTC
 #undef KCC_RT_POOL2
 #undef KCC_RT_POOL1
 #undef KCC_RT_CONV

@@ -1,7 +1,7 @@
 //===- LowerLibraryCalls.cpp - GEMM, convolution, pooling to kcc_rt_* -----===//
 //
 // matmul, batch_matmul, conv2d (and both backprops), pooling (and grads),
-// gather and the recurrent cells' steps run the kernel
+// gather, ctc_loss and the recurrent cells' steps run the kernel
 // library (oneDNN for GEMM and convolution) through the C entry points of
 // runtime/LibraryCalls.h, so compiled code and the interpreter share
 // kernels. The ABI is deliberately plain: data pointers (inputs, then the
@@ -311,6 +311,33 @@ struct GatherGradLowering : OpConversionPattern<kc::GatherGradOp> {
   }
 };
 
+/// kcc_rt_ctc_loss_*(logits, labels, out, dims) and
+/// kcc_rt_ctc_loss_grad_*(logits, labels, grad_output, out, dims).
+struct CtcLossLowering : OpConversionPattern<kc::CtcLossOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kc::CtcLossOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return emitCall(
+        op, {"ctc_loss", {adaptor.getLogits(), adaptor.getLabels()}, {}},
+        rewriter);
+  }
+};
+
+struct CtcLossGradLowering : OpConversionPattern<kc::CtcLossGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kc::CtcLossGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    return emitCall(
+        op,
+        {"ctc_loss_grad",
+         {adaptor.getLogits(), adaptor.getLabels(), adaptor.getGradOutput()},
+         {}},
+        rewriter);
+  }
+};
+
 } // namespace
 
 void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
@@ -324,6 +351,7 @@ void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
                PoolLowering<kc::MaxPool2DOp>, PoolLowering<kc::AvgPool2DOp>,
                MaxPoolGradLowering, AvgPoolGradLowering>(patterns.getContext());
   patterns.add<GatherLowering, GatherGradLowering>(patterns.getContext());
+  patterns.add<CtcLossLowering, CtcLossGradLowering>(patterns.getContext());
   // kc.recurrence and its gradient: codegen/lowering/LowerRecurrence.cpp.
   populateRecurrencePatterns(patterns);
 }

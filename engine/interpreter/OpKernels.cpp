@@ -321,6 +321,17 @@ void addNN(KernelTable &t) {
     return out;
   });
 
+  add<kc::CtcLossOp>(t, [](kc::CtcLossOp op, Operands in, OpEnv &env) {
+    NDArray out = env.allocate(op.getResult());
+    kk::ctcLoss(*in[0], *in[1], out);
+    return out;
+  });
+  add<kc::CtcLossGradOp>(t, [](kc::CtcLossGradOp op, Operands in, OpEnv &env) {
+    NDArray out = env.allocate(op.getResult());
+    kk::ctcLossGrad(*in[0], *in[1], *in[2], out);
+    return out;
+  });
+
   add<kc::RecurrenceOp>(t, [](kc::RecurrenceOp op, Operands in, OpEnv &env) {
     NDArray out = env.allocate(op.getResult());
     kk::recurrence(*kc::recurrenceParams(op), *in[0], *in[1], *in[2], *in[3],

@@ -14,6 +14,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/IR/OwningOpRef.h"
 
+#include <algorithm>
 #include <map>
 #include <tuple>
 
@@ -88,11 +89,16 @@ double HostLoss::operator()(const NDArray &pred, const NDArray &target,
                ? a
                : NDArray::fromVector(a.shape(), a.toVector(), dtype);
   };
-  bool sparse = impl_->loss.kind == LossKind::SparseCategoricalCrossentropy;
   // The target's shape: labels [n, ...] for the sparse loss (a trailing 1
-  // squeezed, as Keras does), else the prediction's.
+  // squeezed, as Keras does), label sequences [n, steps] for ctc, else the
+  // prediction's.
+  LossKind kind = impl_->loss.kind;
+  bool sparse =
+      kind == LossKind::SparseCategoricalCrossentropy || kind == LossKind::CTC;
   Shape targetShape = pred.shape();
-  if (sparse && !targetShape.empty())
+  if (kind == LossKind::CTC)
+    targetShape.resize(std::min<size_t>(targetShape.size(), 2));
+  else if (sparse && !targetShape.empty())
     targetShape.pop_back();
   int64_t want = 1;
   for (int64_t d : targetShape)

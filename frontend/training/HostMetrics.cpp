@@ -66,7 +66,9 @@ void MetricAccumulator::add(const NDArray &predArray,
     throw Error("evaluate: " + std::to_string(weights.size()) +
                 " sample weights for " + std::to_string(examples) +
                 " examples");
-  bool sparse = loss_.kind == LossKind::SparseCategoricalCrossentropy;
+  // Class indices: the sparse loss's labels, ctc's label sequences.
+  bool sparse = loss_.kind == LossKind::SparseCategoricalCrossentropy ||
+                loss_.kind == LossKind::CTC;
   if (customLoss_) {
     addCustom(*customLoss_, predArray, targetArray, examples, weights, lossSum_,
               lossCount_);

@@ -232,6 +232,26 @@ NDArray Trainer::classWeightsOf(const NDArray &y) const {
   return NDArray::fromVector({n}, weights, DType::F32);
 }
 
+namespace {
+
+/// ctc's label sequences [N, W] padded with zeros to the [N, steps] the
+/// step takes (trailing zeros leave Keras's ctc unchanged; UserData pads
+/// .npz labels alike); any other target as it is.
+NDArray padLabelSequences(const TrainingConfig &config, const NDArray &y,
+                          const TensorSpec &target) {
+  if (config.loss.kind != LossKind::CTC || !config.loss.custom.empty() ||
+      !y.defined() || y.rank() != 2 || target.shape.size() != 2 ||
+      y.dim(1) >= target.shape[1])
+    return y;
+  int64_t rows = y.dim(0), width = y.dim(1), steps = target.shape[1];
+  std::vector<double> labels = y.toVector(), padded(rows * steps, 0.0);
+  for (int64_t r = 0; r < rows; ++r)
+    std::copy_n(labels.begin() + r * width, width, padded.begin() + r * steps);
+  return NDArray::fromVector({rows, steps}, padded, target.dtype);
+}
+
+} // namespace
+
 StepResult Trainer::trainOnBatch(const NDArray &x, const NDArray &y,
                                  const NDArray &sampleWeight) {
   if (!x.defined() || x.rank() < 1 || x.dim(0) < 1)
@@ -248,7 +268,8 @@ StepResult Trainer::trainOnBatch(const NDArray &x, const NDArray &y,
   Executable &exe = stepFor(x.dim(0), w.defined());
   TensorSpec in = exe.inputSpec();
   NDArray input = x.dtype() == in.dtype ? x : x.to(in.dtype);
-  return w.defined() ? exe.step(input, y, w) : exe.step(input, y);
+  NDArray target = padLabelSequences(config_, y, exe.targetSpec());
+  return w.defined() ? exe.step(input, target, w) : exe.step(input, target);
 }
 
 StepResult Trainer::trainOnBatch(const std::vector<NDArray> &inputs,
@@ -320,9 +341,11 @@ Logs Trainer::evaluate(const Dataset &data, int64_t batchSize) {
   if (data.size() == 0)
     throw Error("evaluate: the dataset is empty");
   int64_t batch = std::min(batchSize, data.size());
-  ArrayDataSource source(ExampleArray::fromNDArray(data.x, "x"),
-                         ExampleArray::fromNDArray(data.y, "y"), batch,
-                         inputSpec(batch).dtype, targetSpec(batch).dtype);
+  ArrayDataSource source(
+      ExampleArray::fromNDArray(data.x, "x"),
+      ExampleArray::fromNDArray(
+          padLabelSequences(config_, data.y, targetSpec(batch)), "y"),
+      batch, inputSpec(batch).dtype, targetSpec(batch).dtype);
   return evaluate(source);
 }
 
@@ -334,7 +357,8 @@ History Trainer::fit(const Dataset &train, const FitOptions &fit,
   int64_t batch = fit.batchSize;
   DType xType = inputSpec(batch).dtype, yType = targetSpec(batch).dtype;
   ExampleArray x = ExampleArray::fromNDArray(train.x, "x");
-  ExampleArray y = ExampleArray::fromNDArray(train.y, "y");
+  ExampleArray y = ExampleArray::fromNDArray(
+      padLabelSequences(config_, train.y, targetSpec(batch)), "y");
   std::unique_ptr<ArrayDataSource> val;
   if (fit.validationSplit > 0 && !validation) {
     // Keras: split_at = floor(n * (1 - split)), the tail validates.
@@ -355,8 +379,10 @@ History Trainer::fit(const Dataset &train, const FitOptions &fit,
     int64_t vb = fit.validationBatchSize ? fit.validationBatchSize : batch;
     val = std::make_unique<ArrayDataSource>(
         ExampleArray::fromNDArray(validation->x, "validation x"),
-        ExampleArray::fromNDArray(validation->y, "validation y"), vb, xType,
-        yType);
+        ExampleArray::fromNDArray(
+            padLabelSequences(config_, validation->y, targetSpec(batch)),
+            "validation y"),
+        vb, xType, yType);
   }
   ArrayDataSource source(x, y, batch, xType, yType);
   source.setShuffle(fit.shuffle, fit.seed);

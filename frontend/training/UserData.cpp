@@ -60,6 +60,77 @@ std::string roleOf(const char *role, const std::vector<ArraySpec> &specs,
                            : std::string(role) + " '" + specs[k].name + "'";
 }
 
+/// ctc's labels: [N, W] with W at most the steps, integers in [0, classes).
+/// Sequences no alignment fits (L labels and R repeats need L + R steps)
+/// are legal, as in Keras, but their loss is about 1e5: a warning says so.
+void checkCtcLabels(const ExampleArray &y, const ArraySpec &t,
+                    llvm::raw_ostream *warnings) {
+  int64_t steps = t.row.empty() ? 0 : t.row[0];
+  if (y.rowShape().size() != 1)
+    throw Error(y.name() +
+                ": ctc takes label sequences of shape [N, max_label_length] "
+                "(integers, 0 the blank and the padding), found " +
+                shapeToString(y.shape()) + " (" + elementKindName(y.kind()) +
+                ")");
+  int64_t width = y.rowShape()[0];
+  if (width > steps)
+    throw Error(y.name() + ": label sequences of " + std::to_string(width) +
+                " columns are longer than the " + std::to_string(steps) +
+                " time steps of the prediction: ctc aligns at most one label "
+                "per step (drop padding columns, or give the model more "
+                "steps)");
+  for (int64_t r = 0; r < y.rows(); ++r)
+    for (int64_t i = 0; i < width; ++i) {
+      double label = y.at(r, i);
+      if (label >= 0 && label < t.classes &&
+          label == static_cast<double>(static_cast<int64_t>(label)))
+        continue;
+      throw Error(y.name() + ": label " +
+                  (label == std::floor(label) && std::fabs(label) < 1e15
+                       ? std::to_string(static_cast<int64_t>(label))
+                       : pythonFloatRepr(label)) +
+                  " of example " + std::to_string(r) + " (position " +
+                  std::to_string(i) +
+                  ") is not a class: ctc takes integers in [0, " +
+                  std::to_string(t.classes) + "), 0 the blank");
+    }
+  if (!warnings)
+    return;
+  int64_t infeasible = 0, first = -1, firstNeeds = 0;
+  for (int64_t r = 0; r < y.rows(); ++r) {
+    int64_t length = 0;
+    for (int64_t i = 0; i < width; ++i)
+      length += y.at(r, i) != 0;
+    int64_t needs = length;
+    for (int64_t i = 0; i + 1 < length; ++i)
+      needs += y.at(r, i) == y.at(r, i + 1);
+    if (needs <= steps)
+      continue;
+    if (infeasible++ == 0)
+      first = r, firstNeeds = needs;
+  }
+  if (infeasible)
+    llvm::WithColor::warning(*warnings, "kcc")
+        << y.name() << ": " << infeasible
+        << " label sequences cannot align with the " << steps
+        << " steps (example " << first << " needs " << firstNeeds
+        << "): their ctc loss is about 1e5 each, as in Keras\n";
+}
+
+/// `y` [N, W] as int32 [N, steps], zeros after column W (the padding
+/// Keras's ctc ignores: only the count of non-zero labels is read).
+ExampleArray padCtcLabels(const ExampleArray &y, int64_t steps) {
+  int64_t width = y.rowShape()[0];
+  if (width == steps)
+    return y;
+  NDArray padded = NDArray::zeros({y.rows(), steps}, DType::I32);
+  int32_t *out = padded.data<int32_t>();
+  for (int64_t r = 0; r < y.rows(); ++r)
+    for (int64_t i = 0; i < width; ++i)
+      out[r * steps + i] = static_cast<int32_t>(y.at(r, i));
+  return ExampleArray::fromNDArray(padded, y.name());
+}
+
 void checkRows(const ExampleArray &a, const Shape &expected,
                const std::string &what, const std::string &hint = "") {
   if (a.rowShape() == expected)
@@ -88,6 +159,18 @@ DataSpec kcc::dataSpecOf(Model &model, const TrainingConfig &config) {
     const LossConfig &loss =
         k < config.outputs.size() ? config.outputs[k].loss : config.loss;
     t.sparseLabels = loss.kind == LossKind::SparseCategoricalCrossentropy;
+    t.ctcLabels = loss.kind == LossKind::CTC;
+    if (t.ctcLabels && t.row.size() != 2)
+      throw Error("output " + (t.name.empty() ? "" : "'" + t.name + "' ") +
+                  rowDescription(t.row) +
+                  " cannot take the ctc loss: it takes logits [N, steps, "
+                  "classes]");
+    if (t.ctcLabels) {
+      // Logits [steps, classes] per example: labels [steps] once padded.
+      t.classes = t.row[1];
+      t.row.pop_back();
+      t.type = DType::I32;
+    }
     if (t.sparseLabels) {
       // The prediction has one more axis than the labels: the classes.
       t.classes = t.row.empty() ? 1 : t.row.back();
@@ -124,6 +207,10 @@ void kcc::checkExamples(const Examples &e, const DataSpec &spec,
   for (size_t k = 0; k < e.y.size(); ++k) {
     const ArraySpec &t = spec.targets[k];
     const ExampleArray &y = e.y[k];
+    if (t.ctcLabels) {
+      checkCtcLabels(y, t, warnings);
+      continue;
+    }
     // Keras takes sparse labels as [N] or [N, 1].
     bool labelColumn =
         t.sparseLabels && y.rowShape() == Shape{1} && t.row.empty();
@@ -280,6 +367,9 @@ Examples kcc::loadExamples(const std::string &path, const DataSpec &spec,
                   "one 'sample_weight' array [N], which weighs every "
                   "output's loss as a single Keras sample_weight does");
   checkExamples(e, spec, path, warnings);
+  for (size_t k = 0; k < spec.targets.size(); ++k)
+    if (spec.targets[k].ctcLabels)
+      e.y[k] = padCtcLabels(e.y[k], spec.targets[k].row[0]);
   return e;
 }
 

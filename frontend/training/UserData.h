@@ -48,6 +48,10 @@ struct ArraySpec {
   /// A target of a sparse loss: integers in [0, classes).
   bool sparseLabels = false;
   int64_t classes = 0;
+  /// A target of ctc: label sequences [N, W], W <= row[0] (the steps),
+  /// integers in [0, classes) with 0 the blank; padded with zeros to the
+  /// steps when read.
+  bool ctcLabels = false;
 };
 
 /// What the step takes: one ArraySpec per input and per output, in the
@@ -75,7 +79,8 @@ struct Examples {
 };
 
 /// Reads `path` (a .npz archive or a folder of .npy files) and checks it
-/// against `spec`. Warnings go to `warnings` (null: none).
+/// against `spec`; ctc's label sequences come back padded to the steps.
+/// Warnings go to `warnings` (null: none).
 Examples loadExamples(const std::string &path, const DataSpec &spec,
                       llvm::raw_ostream *warnings);
 

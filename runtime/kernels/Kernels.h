@@ -142,6 +142,13 @@ void gather(const NDArray &table, const NDArray &indices, NDArray &out);
 /// gather's table gradient: out [V, D...] zeroed, then each gradOut row
 /// added to the row its index names (indices gather maps to NaN add none).
 void gatherGrad(const NDArray &indices, const NDArray &gradOut, NDArray &out);
+/// Keras's ctc loss (its JAX backend's recursion): logits [B, T, C], labels
+/// [B, N] int32 (0 the blank and the padding; the first count-of-non-zero
+/// labels are the sequence), out [B] = -log p(labels | logits).
+void ctcLoss(const NDArray &logits, const NDArray &labels, NDArray &out);
+/// ctcLoss's gradient: out [B, T, C] = gradOut[b] * d loss[b] / d logits.
+void ctcLossGrad(const NDArray &logits, const NDArray &labels,
+                 const NDArray &gradOut, NDArray &out);
 /// Counter-based uniform [0,1) numbers: a pure function of (seed, counter,
 /// element index), so every backend produces the same stream.
 void randomUniform(uint64_t seed, uint64_t counter, NDArray &out);

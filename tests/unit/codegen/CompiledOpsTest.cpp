@@ -160,6 +160,21 @@ func.func @f(%l: tensor<6xi32>, %x: tensor<6x10x$T>, %y: tensor<6x10x$T>, %i: te
         {}, -1, -3, 3);
 }
 
+/// ctc_loss and its gradient call the interpreter's kernel: bit for bit.
+/// Random labels in [0, 5) of width 7 over 7 steps: some sequences cannot
+/// align (Keras's large finite loss), zeros inside sequences.
+TEST_P(CompiledVsInterpreted, CtcLossBitIdentical) {
+  check(R"mlir(
+func.func @f(%x: tensor<3x7x5x$T>, %l: tensor<3x7xi32>, %g: tensor<3x$T>)
+    -> (tensor<3x$T>, tensor<3x7x5x$T>) {
+  %0 = kc.ctc_loss %x, %l : tensor<3x7x5x$T>, tensor<3x7xi32> -> tensor<3x$T>
+  %1 = kc.ctc_loss_grad %x, %l, %g : tensor<3x7x5x$T>, tensor<3x7xi32>, tensor<3x$T> -> tensor<3x7x5x$T>
+  return %0, %1 : tensor<3x$T>, tensor<3x7x5x$T>
+}
+)mlir",
+        {}, /*tol=*/0, -3, 3, /*intRange=*/5);
+}
+
 TEST_P(CompiledVsInterpreted, RandomUniformBitIdentical) {
   check(R"mlir(
 func.func @f(%step: tensor<i64>) -> (tensor<5x33x$T>, tensor<7x$T>) {

@@ -109,16 +109,16 @@ TEST(TrainingConfig, LossArgumentErrorsNameTheArgument) {
 }
 
 TEST(TrainingConfig, UnknownNamesListWhatIsAccepted) {
-  EXPECT_EQ(errorOf(parseLoss("ctc")),
-            "unknown loss 'ctc' (expected sparse_categorical_crossentropy, "
+  EXPECT_EQ(errorOf(parseLoss("circle")),
+            "unknown loss 'circle' (expected sparse_categorical_crossentropy, "
             "categorical_crossentropy, binary_crossentropy, "
             "mean_squared_error, mean_absolute_error, "
             "mean_absolute_percentage_error, mean_squared_logarithmic_error, "
             "huber, log_cosh, poisson, kl_divergence, cosine_similarity, "
             "hinge, squared_hinge, categorical_hinge, "
             "binary_focal_crossentropy, categorical_focal_crossentropy, dice, "
-            "tversky, their Keras class names, or mse, mae, mape, msle, kld, "
-            "bce)");
+            "tversky, ctc, their Keras class names, or mse, mae, mape, msle, "
+            "kld, bce)");
   EXPECT_EQ(
       errorOf(parseOptimizer("ftrl")),
       "unknown optimizer 'ftrl' (expected sgd, adam, rmsprop, adamw, adagrad, "

@@ -5,7 +5,8 @@ hand.
 
     npy.py write OUT.npz NAME=DTYPE:D0,D1,...[:FILL] ...
         one array per argument; DTYPE f4|f8|i4|i8; FILL 'ramp' (default:
-        element i holds (i * 37 % 101) / 101) or 'labels:K' (i % K)
+        element i holds (i * 37 % 101) / 101), 'labels:K' (i % K) or
+        'const:V' (every element V)
     npy.py show FILE.npy|FILE.npz
         per array: name, descr, shape, and the sum of each row
 """
@@ -57,6 +58,8 @@ def write(out, specs):
             if fill.startswith("labels:"):
                 k = int(fill.split(":")[1])
                 values = [i % k for i in range(count)]
+            elif fill.startswith("const:"):
+                values = [float(fill.split(":")[1])] * count
             else:
                 values = [(i * 37 % 101) / 101 for i in range(count)]
             if descr.startswith("i"):
