@@ -88,7 +88,7 @@ double HostLoss::operator()(const NDArray &pred, const NDArray &target,
                ? a
                : NDArray::fromVector(a.shape(), a.toVector(), dtype);
   };
-  bool sparse = impl_->loss.kind == LossKind::SparseCategoricalCrossentropy;
+  bool sparse = lossTakesLabels(impl_->loss.kind);
   // The target's shape: labels [n, ...] for the sparse loss (a trailing 1
   // squeezed, as Keras does), else the prediction's.
   Shape targetShape = pred.shape();
@@ -177,7 +177,7 @@ HostMetricStatistics::operator()(const NDArray &pred,
   NDArray p = pred.dtype() == ft
                   ? pred
                   : NDArray::fromVector(pred.shape(), pred.toVector(), ft);
-  bool sparse = impl_->targetLoss == LossKind::SparseCategoricalCrossentropy;
+  bool sparse = lossTakesLabels(impl_->targetLoss);
   Shape targetShape = pred.shape();
   if (sparse && !targetShape.empty())
     targetShape.pop_back();

@@ -14,7 +14,7 @@
 // HELP: --loss=<string>
 // HELP-SAME: huber(delta=2)
 // HELP-SAME: mean_absolute_percentage_error
-// HELP-SAME: categorical_focal_crossentropy, dice, tversky
+// HELP-SAME: categorical_focal_crossentropy, dice, tversky, categorical_generalized_cross_entropy, circle
 
 // HUBER-LABEL: func.func @train_step(
 // HUBER-SAME: loss = "huber"
