@@ -45,6 +45,8 @@ constexpr LossKind kLosses[] = {
     LossKind::Dice,
     LossKind::Tversky,
     LossKind::CTC,
+    LossKind::CategoricalGeneralizedCrossEntropy,
+    LossKind::Circle,
 };
 
 constexpr LossReduction kReductions[] = {
@@ -120,6 +122,10 @@ llvm::StringRef lossName(LossKind kind) {
     return "tversky";
   case LossKind::CTC:
     return "ctc";
+  case LossKind::CategoricalGeneralizedCrossEntropy:
+    return "categorical_generalized_cross_entropy";
+  case LossKind::Circle:
+    return "circle";
   }
   llvm_unreachable("unknown loss");
 }
@@ -166,12 +172,22 @@ llvm::StringRef lossClassName(LossKind kind) {
     return "Tversky";
   case LossKind::CTC:
     return "CTC";
+  case LossKind::CategoricalGeneralizedCrossEntropy:
+    return "CategoricalGeneralizedCrossEntropy";
+  case LossKind::Circle:
+    return "Circle";
   }
   llvm_unreachable("unknown loss");
 }
 
 llvm::StringRef lossDefaultInstanceName(LossKind kind) {
   return kind == LossKind::Huber ? "huber_loss" : lossName(kind);
+}
+
+bool lossTakesLabels(LossKind kind) {
+  return kind == LossKind::SparseCategoricalCrossentropy ||
+         kind == LossKind::CategoricalGeneralizedCrossEntropy ||
+         kind == LossKind::Circle;
 }
 
 llvm::Expected<LossKind> parseLoss(llvm::StringRef name) {
@@ -241,6 +257,12 @@ double LossConfig::resolvedAlpha() const {
   return kind == LossKind::Tversky ? 0.5 : 0.25;
 }
 
+double LossConfig::resolvedGamma() const {
+  if (gamma)
+    return *gamma;
+  return kind == LossKind::Circle ? 80.0 : 2.0;
+}
+
 std::optional<int64_t> LossConfig::resolvedAxis() const {
   if (axis || kind == LossKind::Dice || kind == LossKind::Tversky)
     return axis;
@@ -262,6 +284,9 @@ llvm::ArrayRef<llvm::StringRef> LossConfig::argumentNames(LossKind kind) {
       "alpha", "gamma", "from_logits", "label_smoothing", "axis", "reduction"};
   static const llvm::StringRef tversky[] = {"alpha", "beta", "axis",
                                             "reduction"};
+  static const llvm::StringRef generalized[] = {"q", "reduction"};
+  static const llvm::StringRef circle[] = {"gamma", "margin", "remove_diagonal",
+                                           "reduction"};
   switch (kind) {
   case LossKind::SparseCategoricalCrossentropy:
     return sparse;
@@ -279,6 +304,10 @@ llvm::ArrayRef<llvm::StringRef> LossConfig::argumentNames(LossKind kind) {
     return categoricalFocal;
   case LossKind::Tversky:
     return tversky;
+  case LossKind::CategoricalGeneralizedCrossEntropy:
+    return generalized;
+  case LossKind::Circle:
+    return circle;
   default:
     return reductionOnly;
   }
@@ -297,11 +326,14 @@ llvm::Error LossConfig::setArgument(llvm::StringRef key,
     return makeError("loss " + lossName(kind) + ": " + key + " must be " +
                      what + ", got '" + value + "'");
   };
-  if (key == "from_logits" || key == "apply_class_balancing") {
+  if (key == "from_logits" || key == "apply_class_balancing" ||
+      key == "remove_diagonal") {
     std::optional<bool> b = parseBool(value);
     if (!b)
       return bad("true or false");
-    (key == "from_logits" ? fromLogits : applyClassBalancing) = *b;
+    (key == "from_logits"       ? fromLogits
+     : key == "remove_diagonal" ? removeDiagonal
+                                : applyClassBalancing) = *b;
     return llvm::Error::success();
   }
   if (key == "reduction") {
@@ -335,6 +367,10 @@ llvm::Error LossConfig::setArgument(llvm::StringRef key,
     beta = d;
   else if (key == "gamma")
     gamma = d;
+  else if (key == "q")
+    q = d;
+  else if (key == "margin")
+    margin = d;
   return llvm::Error::success();
 }
 
@@ -363,8 +399,14 @@ std::string LossConfig::str() const {
       v = formatExact(resolvedAlpha());
     else if (key == "beta" && beta != defaults.beta)
       v = formatExact(beta);
-    else if (key == "gamma" && gamma != defaults.gamma)
-      v = formatExact(gamma);
+    else if (key == "gamma" && resolvedGamma() != defaults.resolvedGamma())
+      v = formatExact(resolvedGamma());
+    else if (key == "q" && q != defaults.q)
+      v = formatExact(q);
+    else if (key == "margin" && margin != defaults.margin)
+      v = formatExact(margin);
+    else if (key == "remove_diagonal" && !removeDiagonal)
+      v = "false";
     else if (key == "reduction" && reduction != defaults.reduction)
       v = lossReductionName(reduction).str();
     if (!v.empty())
@@ -430,10 +472,16 @@ llvm::Error LossConfig::validate() const {
   if (!std::isfinite(delta) || delta <= 0)
     return makeError(where + "delta must be finite and > 0, got " +
                      formatExact(delta));
-  if (outside(gamma, 0, HUGE_VAL))
+  if (outside(resolvedGamma(), 0, HUGE_VAL))
     return makeError(where + "gamma must be finite and >= 0, got " +
-                     formatExact(gamma));
-  for (auto [field, v] : {std::pair{"alpha", resolvedAlpha()}, {"beta", beta}})
+                     formatExact(resolvedGamma()));
+  // Keras: "q must be in the interval (0, 1)".
+  if (!(q > 0 && q < 1))
+    return makeError(where + "q must be in the interval (0, 1), got " +
+                     formatExact(q));
+  for (auto [field, v] : {std::pair{"alpha", resolvedAlpha()},
+                          {"beta", beta},
+                          {"margin", margin}})
     if (!std::isfinite(v))
       return makeError(where + field + " must be finite, got " +
                        formatExact(v));

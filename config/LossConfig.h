@@ -47,6 +47,11 @@ enum class LossKind {
   /// Connectionist temporal classification: integer label sequences
   /// [batch, N] (0 the blank) under logits [batch, steps, classes].
   CTC,
+  /// (1 - p^q) / q of the target class's probability p (class indices).
+  CategoricalGeneralizedCrossEntropy,
+  /// A metric-learning loss over the batch's pairwise cosine similarities
+  /// of embeddings, examples alike when their integer labels are equal.
+  Circle,
 };
 
 /// Every built-in loss, in the order `kcc train --help` lists them.
@@ -73,6 +78,11 @@ llvm::StringRef lossName(LossKind kind);
 llvm::StringRef lossClassName(LossKind kind);
 /// The class's default `name` ("huber_loss" for Huber, else lossName).
 llvm::StringRef lossDefaultInstanceName(LossKind kind);
+/// The loss takes integer labels ([batch, ...], the prediction's shape
+/// without its last axis) rather than targets of the prediction's shape:
+/// sparse_categorical_crossentropy, categorical_generalized_cross_entropy,
+/// circle.
+bool lossTakesLabels(LossKind kind);
 
 /// A loss by any name keras.losses.get accepts: the function name, the
 /// class name, or an alias ("mse", "MAE", "kld", "bce", "log_cosh",
@@ -104,8 +114,13 @@ struct LossConfig {
   /// BinaryFocal (with apply_class_balancing), CategoricalFocal (0.25),
   /// Tversky (0.5). Unset: Keras's default for `kind`.
   std::optional<double> alpha;
-  double beta = 0.5;                ///< Tversky
-  double gamma = 2.0;               ///< the focal losses
+  double beta = 0.5; ///< Tversky
+  /// The focal losses (2), Circle's scale (80). Unset: Keras's default
+  /// for `kind`.
+  std::optional<double> gamma;
+  double q = 0.5;             ///< CategoricalGeneralizedCrossEntropy
+  double margin = 0.4;        ///< Circle
+  bool removeDiagonal = true; ///< Circle: an example is not its own positive
   bool applyClassBalancing = false; ///< BinaryFocal
   LossReduction reduction = LossReduction::SumOverBatchSize;
   /// A custom loss, by the name it is registered under (Keras's
@@ -123,6 +138,8 @@ struct LossConfig {
 
   /// alpha given, else Keras's default for `kind` (Tversky 0.5, else 0.25).
   double resolvedAlpha() const;
+  /// gamma given, else Keras's default for `kind` (Circle 80, else 2).
+  double resolvedGamma() const;
   /// axis given, else -1; for Dice and Tversky unset means every axis.
   std::optional<int64_t> resolvedAxis() const;
 

@@ -196,6 +196,10 @@ constexpr NamedKind kMeanNames[] = {
      MetricKind::SparseCategoricalCrossentropy},
     {"SparseCategoricalCrossentropy",
      MetricKind::SparseCategoricalCrossentropy},
+    {"pearson_correlation", MetricKind::PearsonCorrelation},
+    {"PearsonCorrelation", MetricKind::PearsonCorrelation},
+    {"concordance_correlation", MetricKind::ConcordanceCorrelation},
+    {"ConcordanceCorrelation", MetricKind::ConcordanceCorrelation},
 };
 
 /// The accuracy Keras's "accuracy" means for `loss`, if it has one
@@ -210,6 +214,8 @@ std::optional<MetricKind> accuracyFor(LossKind loss) {
   case LossKind::BinaryCrossentropy:
   case LossKind::BinaryFocalCrossentropy:
     return MetricKind::BinaryAccuracy;
+  case LossKind::CategoricalGeneralizedCrossEntropy:
+    return MetricKind::SparseCategoricalAccuracy;
   default:
     return std::nullopt;
   }
@@ -326,6 +332,10 @@ llvm::StringRef metricClassName(MetricKind kind) {
     return "CategoricalCrossentropy";
   case MetricKind::SparseCategoricalCrossentropy:
     return "SparseCategoricalCrossentropy";
+  case MetricKind::PearsonCorrelation:
+    return "PearsonCorrelation";
+  case MetricKind::ConcordanceCorrelation:
+    return "ConcordanceCorrelation";
   case MetricKind::TruePositives:
     return "TruePositives";
   case MetricKind::FalsePositives:
@@ -410,6 +420,10 @@ llvm::StringRef metricDefaultName(MetricKind kind) {
     return "categorical_crossentropy";
   case MetricKind::SparseCategoricalCrossentropy:
     return "sparse_categorical_crossentropy";
+  case MetricKind::PearsonCorrelation:
+    return "pearson_correlation";
+  case MetricKind::ConcordanceCorrelation:
+    return "concordance_correlation";
   case MetricKind::TruePositives:
     return "true_positives";
   case MetricKind::FalsePositives:
@@ -845,7 +859,7 @@ llvm::Expected<MetricConfig> MetricConfig::parse(llvm::StringRef text,
   }
   // The target's form: class indices for the sparse loss, the prediction's
   // shape otherwise.
-  bool sparseLoss = loss == LossKind::SparseCategoricalCrossentropy;
+  bool sparseLoss = lossTakesLabels(loss);
   bool checked = isTopK(m.kind) || m.kind >= MetricKind::MeanAbsoluteError;
   bool either = (m.kind == MetricKind::IoU || m.kind == MetricKind::MeanIoU) &&
                 m.sparseYTrue;

@@ -60,6 +60,10 @@ enum class MetricKind {
   BinaryCrossentropy,
   CategoricalCrossentropy,
   SparseCategoricalCrossentropy,
+  /// Keras's correlation metrics: a correlation per example along the last
+  /// axis, averaged.
+  PearsonCorrelation,
+  ConcordanceCorrelation,
   // Stateful metrics (isStateful): statistics per batch, summed, then a
   // formula.
   TruePositives,

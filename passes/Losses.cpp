@@ -27,7 +27,7 @@ RankedTensorType targetType(LossKind kind, RankedTensorType pred) {
     return pred.getRank() == 3
                ? RankedTensorType::get(pred.getShape().take_front(2), i32)
                : RankedTensorType();
-  if (kind != LossKind::SparseCategoricalCrossentropy)
+  if (!lossTakesLabels(kind))
     return pred;
   return RankedTensorType::get(pred.getShape().drop_back(), i32);
 }
@@ -53,6 +53,11 @@ std::string checkLossShape(const LossConfig &loss, RankedTensorType pred,
     return "the class axis of sparse_categorical_crossentropy must be the "
            "last (got axis " +
            std::to_string(*axis) + ")";
+  if (loss.kind == LossKind::Circle &&
+      (rank != 2 || ShapedType::isDynamic(pred.getDimSize(0))))
+    return "circle needs embeddings [batch, dim] of a static batch size, got "
+           "a prediction of rank " +
+           std::to_string(rank);
   if (weighted && rank > 1 && losses::normalizeAxis(*axis, rank) == 0)
     return "axis 0 reduces over the batch, which leaves no value per "
            "example for the sample weights to weigh";
@@ -200,7 +205,11 @@ Value buildLoss(OpBuilder &b, Location loc, const LossConfig &loss, Value pred,
   case LossKind::CategoricalFocalCrossentropy:
   case LossKind::KLDivergence:
   case LossKind::Poisson:
+  case LossKind::CategoricalGeneralizedCrossEntropy:
     v = losses::probabilistic(e, loss, pred, target);
+    break;
+  case LossKind::Circle:
+    v = losses::circle(e, loss, pred, target);
     break;
   case LossKind::MeanSquaredError:
   case LossKind::MeanAbsoluteError:
@@ -343,6 +352,10 @@ Value buildMetric(OpBuilder &b, Location loc, const MetricConfig &metric,
     return meanInTopK(e, pred, b.create<kc::OneHotOp>(loc, predType, cls),
                       metric.k);
   }
+  case MetricKind::PearsonCorrelation:
+    return e.meanAll(losses::pearsonCorrelation(e, pred, target));
+  case MetricKind::ConcordanceCorrelation:
+    return e.meanAll(losses::concordanceCorrelation(e, pred, target));
   default:
     llvm_unreachable("a loss metric is built above");
   }

@@ -581,7 +581,10 @@ json::Object optimizerConfig(const OptimizerConfig &opt) {
 json::Value lossConfig(const LossConfig &loss) {
   std::string name = lossName(loss.kind).str();
   // A custom loss is saved as the built-in of its target form (as before).
-  if (!loss.custom.empty() || loss.str() == name)
+  // keras.losses.get knows no categorical_generalized_cross_entropy (Keras
+  // 3.15 leaves it out of ALL_OBJECTS): that loss is always the object.
+  bool byName = loss.kind != LossKind::CategoricalGeneralizedCrossEntropy;
+  if (!loss.custom.empty() || (byName && loss.str() == name))
     return name;
   json::Object c{{"name", lossDefaultInstanceName(loss.kind)},
                  {"reduction", lossReductionName(loss.reduction)}};
@@ -608,7 +611,13 @@ json::Value lossConfig(const LossConfig &loss) {
     else if (key == "beta")
       c["beta"] = loss.beta;
     else if (key == "gamma")
-      c["gamma"] = loss.gamma;
+      c["gamma"] = loss.resolvedGamma();
+    else if (key == "q")
+      c["q"] = loss.q;
+    else if (key == "margin")
+      c["margin"] = loss.margin;
+    else if (key == "remove_diagonal")
+      c["remove_diagonal"] = loss.removeDiagonal;
     else if (key == "apply_class_balancing")
       c["apply_class_balancing"] = loss.applyClassBalancing;
   }

@@ -93,8 +93,7 @@ double HostLoss::operator()(const NDArray &pred, const NDArray &target,
   // squeezed, as Keras does), label sequences [n, steps] for ctc, else the
   // prediction's.
   LossKind kind = impl_->loss.kind;
-  bool sparse =
-      kind == LossKind::SparseCategoricalCrossentropy || kind == LossKind::CTC;
+  bool sparse = lossTakesLabels(kind) || kind == LossKind::CTC;
   Shape targetShape = pred.shape();
   if (kind == LossKind::CTC)
     targetShape.resize(std::min<size_t>(targetShape.size(), 2));
@@ -183,7 +182,7 @@ HostMetricStatistics::operator()(const NDArray &pred,
   NDArray p = pred.dtype() == ft
                   ? pred
                   : NDArray::fromVector(pred.shape(), pred.toVector(), ft);
-  bool sparse = impl_->targetLoss == LossKind::SparseCategoricalCrossentropy;
+  bool sparse = lossTakesLabels(impl_->targetLoss);
   Shape targetShape = pred.shape();
   if (sparse && !targetShape.empty())
     targetShape.pop_back();

@@ -13,6 +13,7 @@
 
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <map>
 
 using namespace kcc;
@@ -158,7 +159,7 @@ DataSpec kcc::dataSpecOf(Model &model, const TrainingConfig &config) {
     t.row = outputShapes[k];
     const LossConfig &loss =
         k < config.outputs.size() ? config.outputs[k].loss : config.loss;
-    t.sparseLabels = loss.kind == LossKind::SparseCategoricalCrossentropy;
+    t.sparseLabels = lossTakesLabels(loss.kind);
     t.ctcLabels = loss.kind == LossKind::CTC;
     if (t.ctcLabels && t.row.size() != 2)
       throw Error("output " + (t.name.empty() ? "" : "'" + t.name + "' ") +
@@ -174,6 +175,9 @@ DataSpec kcc::dataSpecOf(Model &model, const TrainingConfig &config) {
     if (t.sparseLabels) {
       // The prediction has one more axis than the labels: the classes.
       t.classes = t.row.empty() ? 1 : t.row.back();
+      // Circle's labels only group examples: any int32 that is no class.
+      if (loss.kind == LossKind::Circle)
+        t.classes = std::numeric_limits<int32_t>::max();
       if (!t.row.empty())
         t.row.pop_back();
       t.type = DType::I32;

@@ -28,7 +28,8 @@ inline int64_t normalizeAxis(int64_t axis, int64_t rank) {
   return axis < 0 ? axis + rank : axis;
 }
 
-/// The crossentropies, the focal ones, KLDivergence and Poisson.
+/// The crossentropies, the focal ones, KLDivergence, Poisson and
+/// CategoricalGeneralizedCrossEntropy.
 LossValues probabilistic(KcEmitter &e, const LossConfig &loss, mlir::Value pred,
                          mlir::Value target);
 /// MSE, MAE, MAPE, MSLE, Huber, LogCosh and CosineSimilarity.
@@ -37,6 +38,18 @@ mlir::Value regression(KcEmitter &e, const LossConfig &loss, mlir::Value pred,
 /// Hinge, SquaredHinge, CategoricalHinge, Dice and Tversky.
 mlir::Value marginAndOverlap(KcEmitter &e, const LossConfig &loss,
                              mlir::Value pred, mlir::Value target);
+
+/// Circle: its values (0 where an example has no positive or no negative
+/// pair) and Keras's mask of the positive ones. `labels` are int32 [batch].
+LossValues circle(KcEmitter &e, const LossConfig &loss, mlir::Value pred,
+                  mlir::Value labels);
+
+/// Keras's pearson_correlation and concordance_correlation: a value per
+/// example (the last axis reduced) of targets shaped as the prediction.
+mlir::Value pearsonCorrelation(KcEmitter &e, mlir::Value pred,
+                               mlir::Value target);
+mlir::Value concordanceCorrelation(KcEmitter &e, mlir::Value pred,
+                                   mlir::Value target);
 
 } // namespace losses
 } // namespace kcc

@@ -79,7 +79,8 @@ Value binaryFocal(KcEmitter &e, const LossConfig &loss, Value pred, Value z) {
   Value p = loss.fromLogits ? e.sigmoid(pred) : pred;
   Value bce = binaryCrossentropy(e, p, z, /*fromLogits=*/false);
   Value pt = e.add(e.mul(z, p), e.mul(e.rsub(1.0, z), e.rsub(1.0, p)));
-  Value focal = e.mul(e.pow(e.rsub(1.0, pt), e.splatLike(pt, loss.gamma)), bce);
+  Value focal =
+      e.mul(e.pow(e.rsub(1.0, pt), e.splatLike(pt, loss.resolvedGamma())), bce);
   if (!loss.applyClassBalancing)
     return focal;
   double alpha = loss.resolvedAlpha();
@@ -99,7 +100,8 @@ Value categoricalFocal(KcEmitter &e, const LossConfig &loss, Value pred,
   Value sum = e.broadcastLike(e.sumAxis(p, axis, /*keepdims=*/true), p);
   Value out = e.clip(e.div(p, sum), kKerasEpsilon, 1.0 - kKerasEpsilon);
   Value cce = e.neg(e.mul(t, e.log(out)));
-  Value modulating = e.pow(e.rsub(1.0, out), e.splatLike(out, loss.gamma));
+  Value modulating =
+      e.pow(e.rsub(1.0, out), e.splatLike(out, loss.resolvedGamma()));
   Value focal = e.mul(e.mul(modulating, loss.resolvedAlpha()), cce);
   return e.sumAxis(focal, axis, /*keepdims=*/false);
 }
@@ -139,6 +141,14 @@ LossValues probabilistic(KcEmitter &e, const LossConfig &loss, Value pred,
     Value t = e.clip(target, kKerasEpsilon, 1.0);
     Value p = e.clip(pred, kKerasEpsilon, 1.0);
     return {e.sumAxis(e.mul(t, e.log(e.div(t, p))), -1, false), {}};
+  }
+  case LossKind::CategoricalGeneralizedCrossEntropy: {
+    // (1 - p^q) / q of the target class's probability, unclipped.
+    Value oneHot =
+        e.builder().create<kc::OneHotOp>(e.location(), predType, target);
+    Value p = e.sumAxis(e.mul(oneHot, pred), -1, false);
+    Value powered = e.pow(p, e.splatLike(p, loss.q));
+    return {e.mul(e.rsub(1.0, powered), 1.0 / loss.q), {}};
   }
   case LossKind::Poisson: {
     Value logP = e.log(e.add(pred, kKerasEpsilon));

@@ -12,8 +12,8 @@ evaluates it afterwards in batches of 6 (a partial last batch).
 fit.json records the batch (x, each target form, the sample weights) and
 per case the target form, whether it was weighted, Keras's history and
 evaluate()'s loss (and `kcc_loss` where Keras's saved config loses an
-argument); four cases also compile the metrics that average a loss function
-and record their history and evaluate() values.
+argument); five cases also compile the metrics that average a loss function
+(or a correlation per example) and record their history and evaluate() values.
 
 Run from the throwaway virtualenv make_fixtures.py describes:
 
@@ -52,15 +52,23 @@ def batch():
         "real": rng.uniform(-2, 2, (N, CLASSES)).astype(np.float32),
         "positive": rng.uniform(0.5, 3, (N, CLASSES)).astype(np.float32),
         "weights": rng.uniform(0, 2, N).astype(np.float32),
+        # Circle's groups: the labels with the last example alone in its
+        # group (no positive pair: Keras masks its value).
+        "groups": np.append(labels[:-1], CLASSES + 4).astype(np.int32),
     }
 
 
 def model(activation):
-    return keras.Sequential([
+    # "unit_norm": L2-normalized embeddings, as Circle expects.
+    unit = activation == "unit_norm"
+    layers = [
         keras.Input((FEATURES,)),
         keras.layers.Dense(8, activation="tanh"),
-        keras.layers.Dense(CLASSES, activation=activation),
-    ], name="loss_mlp")
+        keras.layers.Dense(CLASSES, activation="linear" if unit else activation),
+    ]
+    if unit:
+        layers.append(keras.layers.UnitNormalization())
+    return keras.Sequential(layers, name="loss_mlp")
 
 
 L = keras.losses
@@ -104,6 +112,16 @@ CASES = [
     ("mse_mean_with_sample_weight",
      L.MeanSquaredError(reduction="mean_with_sample_weight"), "linear",
      "real", True),
+    # keras.losses.get knows no "categorical_generalized_cross_entropy".
+    ("generalized_cross_entropy", L.CategoricalGeneralizedCrossEntropy(),
+     "softmax", "labels", False),
+    ("generalized_cross_entropy_q", L.CategoricalGeneralizedCrossEntropy(
+        q=0.3, reduction="sum"), "softmax", "labels", True),
+    ("circle", "circle", "unit_norm", "labels", False),
+    ("circle_args", L.Circle(gamma=20.0, margin=0.25, remove_diagonal=False),
+     "unit_norm", "groups", True),
+    ("circle_masked", L.Circle(gamma=30.0), "unit_norm", "groups", False),
+    ("correlation", "mse", "linear", "real", False),
 ]
 
 
@@ -122,6 +140,8 @@ METRICS = {
             M.CategoricalHinge()],
     "binary_focal": ["binary_crossentropy", "hinge", "squared_hinge"],
     "scce_ignore_class": ["sparse_categorical_crossentropy"],
+    "correlation": ["pearson_correlation", M.ConcordanceCorrelation(),
+                    M.PearsonCorrelation(name="pearson_1")],
 }
 
 

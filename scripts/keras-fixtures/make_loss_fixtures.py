@@ -37,6 +37,13 @@ RNG = np.random.default_rng(37)
 SHAPE = (4, 3)
 
 
+def unit_rows():
+    """Rows of norm 1 (drawn after the other inputs, which stay as they
+    were)."""
+    rows = RNG.normal(size=SHAPE)
+    return rows / np.linalg.norm(rows, axis=-1, keepdims=True)
+
+
 def inputs():
     """Predictions and targets by kind, away from clips and kinks."""
     logits = RNG.uniform(-2.5, 2.5, SHAPE)
@@ -57,6 +64,10 @@ def inputs():
                            dtype=np.float64),
         "signed": np.array([[1, -1, 1], [-1, -1, 1], [1, 1, -1],
                             [-1, 1, -1]], dtype=np.float64),
+        # Circle's: L2-normalized embeddings, and groups in which every
+        # example has a positive and a negative pair.
+        "unit": unit_rows(),
+        "groups": np.array([0, 1, 0, 1]),
     }
 
 
@@ -140,6 +151,21 @@ CASES = [
      {"alpha": 0.3, "beta": 0.7}, "probs", "binary", False),
     ("tversky_axis1_sum", "tversky(axis=1,reduction=sum)", "Tversky",
      {"axis": 1, "reduction": "sum"}, "probs", "binary", True),
+    ("gce", "categorical_generalized_cross_entropy",
+     "CategoricalGeneralizedCrossEntropy", {}, "probs", "labels", False),
+    ("gce_q_sum_weighted",
+     "categorical_generalized_cross_entropy(q=0.2,reduction=sum)",
+     "CategoricalGeneralizedCrossEntropy", {"q": 0.2, "reduction": "sum"},
+     "probs", "labels", True),
+    ("circle", "circle", "Circle", {}, "unit", "groups", False),
+    ("circle_args_weighted",
+     "circle(gamma=10,margin=0.25,reduction=mean_with_sample_weight)",
+     "Circle", {"gamma": 10.0, "margin": 0.25,
+                "reduction": "mean_with_sample_weight"},
+     "unit", "groups", True),
+    # Examples 0 and 2 have no positive pair: Keras masks their values.
+    ("circle_masked_weighted", "circle(gamma=30)", "Circle", {"gamma": 30.0},
+     "unit", "labels", True),
 ]
 
 
@@ -160,7 +186,7 @@ def main():
             "keras": keras.saving.serialize_keras_object(loss),
             "pred": y_pred.ravel().tolist(),
             "target": np.asarray(y_true, dtype=np.float64).ravel().tolist(),
-            "sparse": target == "labels",
+            "sparse": target in ("labels", "groups"),
             "weights": WEIGHTS if weighted else None,
             "value": value,
         })

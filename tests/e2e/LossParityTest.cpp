@@ -8,10 +8,11 @@
 // with sample weights. kcc imports the .keras (compile_config included),
 // runs the same 5 steps compiled and interpreted and must log Keras's
 // losses within 1e-4 relative; evaluate() in batches of 6 afterwards (the
-// loss IR run on the host) must match Keras's within 1e-5 relative. Four
-// cases also log the metrics that average a loss function (mape, msle,
+// loss IR run on the host) must match Keras's within 1e-5 relative. Five
+// cases also log metrics: those that average a loss function (mape, msle,
 // logcosh, cosine_similarity, kl_divergence, poisson, the hinges, the
-// crossentropies), computed by the same loss IR, checked alike.
+// crossentropies), computed by the same loss IR, and the correlations
+// (pearson_correlation, concordance_correlation), checked alike.
 //
 //===----------------------------------------------------------------------===//
 
@@ -81,7 +82,9 @@ TEST_P(LossParity, FitAndEvaluateReproduceKeras) {
 
   std::string target = c.getString("target")->str();
   NDArray x = batchArray("x", DType::F32);
-  NDArray y = batchArray(target, target == "labels" ? DType::I32 : DType::F32);
+  // Integer labels: class indices, or Circle's groups.
+  bool labels = target == "labels" || target == "groups";
+  NDArray y = batchArray(target, labels ? DType::I32 : DType::F32);
   NDArray w = weighted ? batchArray("weights", DType::F32) : NDArray();
   Trainer trainer(*imported.model, config, /*log=*/nullptr);
 

@@ -10,7 +10,7 @@
 // An unknown --emit, --model, loss.
 // RUN: not kcc --emit=asm %S/Inputs/dense.mlir 2>&1 | FileCheck %s --check-prefix=EMIT
 // RUN: not kcc --model=vgg 2>&1 | FileCheck %s --check-prefix=MODEL
-// RUN: not kcc --emit=train --loss=circle %S/Inputs/dense.mlir -o %t/bad.mlir 2>&1 | FileCheck %s --check-prefix=LOSS
+// RUN: not kcc --emit=train --loss=not_a_loss %S/Inputs/dense.mlir -o %t/bad.mlir 2>&1 | FileCheck %s --check-prefix=LOSS
 // An unwritable -o, an object to stdout, a bad CPU.
 // RUN: not kcc --emit=obj %S/Inputs/dense.mlir -o %t/no/such/dir/x.o 2>&1 | FileCheck %s --check-prefix=UNWRITABLE
 // RUN: not kcc --emit=obj %S/Inputs/dense.mlir 2>&1 | FileCheck %s --check-prefix=STDOUT
@@ -25,7 +25,7 @@
 // KERAS: kcc: error: {{.*}}bad_weight_shape.keras
 // EMIT: for the --emit option: Cannot find option named 'asm'!
 // MODEL: kcc: error: unknown --model 'vgg' (expected mlp, cnn or residual)
-// LOSS: kcc: error: compile: unknown loss 'circle'
+// LOSS: kcc: error: compile: unknown loss 'not_a_loss'
 // UNWRITABLE: kcc: error: cannot write '{{.*}}x.o': No such file or directory
 // STDOUT: kcc: error: --emit=obj needs an output file (-o)
 // CPU: kcc: error: unknown CPU 'nosuchcpu'

@@ -2,7 +2,10 @@
 // A loss with Keras's arguments on the command line.
 // RUN: kcc --emit=train --loss='Huber(delta=2)' %S/Inputs/dense.mlir | FileCheck %s --check-prefix=HUBER
 // RUN: kcc --emit=train --loss='binary_focal_crossentropy(gamma=3,label_smoothing=0.1)' %S/Inputs/dense.mlir | FileCheck %s --check-prefix=FOCAL
+// Circle: the batch's pairwise similarities, from integer labels.
+// RUN: kcc --emit=train --loss='circle(gamma=20)' %S/Inputs/dense.mlir | FileCheck %s --check-prefix=CIRCLE
 // An argument the loss does not take, a bad value, a reduction kcc cannot fit.
+// RUN: not kcc --emit=train --loss='categorical_generalized_cross_entropy(q=1)' %S/Inputs/dense.mlir 2>&1 | FileCheck %s --check-prefix=Q
 // RUN: not kcc --emit=train --loss='huber(gamma=2)' %S/Inputs/dense.mlir 2>&1 | FileCheck %s --check-prefix=ARG
 // RUN: not kcc --emit=train --loss='dice(axis=x)' %S/Inputs/dense.mlir 2>&1 | FileCheck %s --check-prefix=VALUE
 // RUN: not kcc --emit=train --loss='mae(reduction=none)' %S/Inputs/dense.mlir 2>&1 | FileCheck %s --check-prefix=NONE
@@ -14,7 +17,7 @@
 // HELP: --loss=<string>
 // HELP-SAME: huber(delta=2)
 // HELP-SAME: mean_absolute_percentage_error
-// HELP-SAME: categorical_focal_crossentropy, dice, tversky, ctc
+// HELP-SAME: categorical_focal_crossentropy, dice, tversky, ctc, categorical_generalized_cross_entropy, circle
 
 // HUBER-LABEL: func.func @train_step(
 // HUBER-SAME: loss = "huber"
@@ -25,6 +28,12 @@
 // FOCAL-SAME: loss = "binary_focal_crossentropy"
 // FOCAL: kc.pow
 
+// CIRCLE-LABEL: func.func @train_step(
+// CIRCLE-SAME: tensor<4xi32> {kc.name = "target"
+// CIRCLE-SAME: loss = "circle"
+// CIRCLE: kc.matmul %[[E:.*]], %[[E]] {transpose_rhs = true} : tensor<4x2xf32>, tensor<4x2xf32> -> tensor<4x4xf32>
+
+// Q: kcc: error: compile: loss categorical_generalized_cross_entropy: q must be in the interval (0, 1), got 1
 // ARG: kcc: error: compile: loss huber takes no argument 'gamma' (it takes delta, reduction)
 // VALUE: kcc: error: compile: loss dice: axis must be an integer or None, got 'x'
 // NONE: kcc: error: compile: loss mean_absolute_error: reduction 'none' leaves one loss per example

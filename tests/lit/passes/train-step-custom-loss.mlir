@@ -50,6 +50,6 @@ func.func private @"kc.custom.0.bad"(%t: tensor<4x2xf32>, %p: tensor<4x2xf32>) -
 // CHECK: kc.matmul {{.*}} {transpose_lhs = true}
 // CHECK-NOT: kc.custom.0.my
 
-// UNKNOWN: unknown loss 'absent' (expected sparse_categorical_crossentropy, categorical_crossentropy, binary_crossentropy, mean_squared_error, mean_absolute_error, mean_absolute_percentage_error, mean_squared_logarithmic_error, huber, log_cosh, poisson, kl_divergence, cosine_similarity, hinge, squared_hinge, categorical_hinge, binary_focal_crossentropy, categorical_focal_crossentropy, dice, tversky, ctc; or, for a loss written in C++, from C++ supply it in kcc::CompileOptions::customObjects["absent"])
+// UNKNOWN: unknown loss 'absent' (expected sparse_categorical_crossentropy, categorical_crossentropy, binary_crossentropy, mean_squared_error, mean_absolute_error, mean_absolute_percentage_error, mean_squared_logarithmic_error, huber, log_cosh, poisson, kl_divergence, cosine_similarity, hinge, squared_hinge, categorical_hinge, binary_focal_crossentropy, categorical_focal_crossentropy, dice, tversky, ctc, categorical_generalized_cross_entropy, circle; or, for a loss written in C++, from C++ supply it in kcc::CompileOptions::customObjects["absent"])
 
 // SHAPE: error: 'func.func' op custom loss 'bad' must be (y_true, y_pred: 'tensor<4x2xf32>') -> float values [4, ...] or a float scalar

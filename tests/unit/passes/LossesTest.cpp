@@ -246,4 +246,63 @@ TEST(Metrics, BinaryAccuracyThresholdsAtHalf) {
   EXPECT_DOUBLE_EQ(logs[1], correct / (B * C));
 }
 
+/// Keras's pearson_correlation and concordance_correlation of one row.
+double pearsonRow(const double *t, const double *p) {
+  double mt = 0, mp = 0;
+  for (int64_t j = 0; j < C; ++j)
+    mt += t[j] / C, mp += p[j] / C;
+  double vt = 0, vp = 0, cov = 0;
+  for (int64_t j = 0; j < C; ++j) {
+    vt += (t[j] - mt) * (t[j] - mt) / C;
+    vp += (p[j] - mp) * (p[j] - mp) / C;
+    cov += (t[j] - mt) * (p[j] - mp) / C;
+  }
+  return cov / (std::sqrt(vt) * std::sqrt(vp));
+}
+
+double concordanceRow(const double *t, const double *p) {
+  double mt = 0, mp = 0;
+  for (int64_t j = 0; j < C; ++j)
+    mt += t[j] / C, mp += p[j] / C;
+  double vt = 0, vp = 0, ratio = 0;
+  for (int64_t j = 0; j < C; ++j) {
+    vt += (t[j] - mt) * (t[j] - mt) / C;
+    vp += (p[j] - mp) * (p[j] - mp) / C;
+  }
+  double norm = vt + vp + (mt - mp) * (mt - mp) + kEps;
+  for (int64_t j = 0; j < C; ++j) // Keras centres t on p's mean here
+    ratio += 2 * (t[j] - mp) * (p[j] - mp) / norm / C;
+  return ratio;
+}
+
+TEST(Metrics, CorrelationsPerRowAveraged) {
+  TrainingConfig o = sgdConfig();
+  o.loss.kind = LossKind::MeanSquaredError;
+  o.metrics = {"pearson_correlation", "ConcordanceCorrelation"};
+  TrainStepRunner runner(kIdentityModel, o);
+  ASSERT_TRUE(runner.ok());
+  const Matrix p = {0.9, 0.1,  0.6,  0.4, 0.3,  0.8,
+                    0.2, 0.55, 0.05, 1.5, -0.7, 0.2};
+  Matrix t = {1.0, 0.2, 0.3, -0.5, 0.4, 0.9, 0.1, 0.0, 0.7, 2.0, 1.0, -1.0};
+  double pearson = 0, concordance = 0;
+  for (int64_t i = 0; i < B; ++i) {
+    pearson += pearsonRow(&t[i * C], &p[i * C]) / B;
+    concordance += concordanceRow(&t[i * C], &p[i * C]) / B;
+  }
+  runner.params = {NDArray::fromVector({B, C}, p, DType::F64)};
+  std::vector<double> logs =
+      runner.run(0.0, NDArray::zeros({B, C}, DType::F64),
+                 NDArray::fromVector({B, C}, t, DType::F64));
+  ASSERT_EQ(logs.size(), 3u);
+  EXPECT_NEAR(logs[1], pearson, 1e-12);
+  EXPECT_NEAR(logs[2], concordance, 1e-12);
+  // A constant row: Pearson's 0/0 (no epsilon, as Keras) makes the batch's
+  // value NaN; the concordance's epsilon keeps it finite.
+  t[0] = t[1] = t[2] = 0.5;
+  logs = runner.run(0.0, NDArray::zeros({B, C}, DType::F64),
+                    NDArray::fromVector({B, C}, t, DType::F64));
+  EXPECT_TRUE(std::isnan(logs[1]));
+  EXPECT_TRUE(std::isfinite(logs[2]));
+}
+
 } // namespace

@@ -59,7 +59,7 @@ TEST(TrainingConfig, LossArgumentsRoundTripTheirTextForm) {
       "gamma=3,from_logits=true,label_smoothing=0.1,reduction=sum)"));
   EXPECT_TRUE(focal.applyClassBalancing);
   EXPECT_EQ(focal.resolvedAlpha(), 0.4);
-  EXPECT_EQ(focal.gamma, 3);
+  EXPECT_EQ(focal.resolvedGamma(), 3);
   EXPECT_TRUE(focal.fromLogits);
   EXPECT_EQ(focal.labelSmoothing, 0.1);
   EXPECT_EQ(focal.reduction, LossReduction::Sum);
@@ -76,6 +76,26 @@ TEST(TrainingConfig, LossArgumentsRoundTripTheirTextForm) {
       LossConfig::parse("sparse_categorical_crossentropy(ignore_class=0)"));
   EXPECT_EQ(sparse.ignoreClass, 0);
   EXPECT_EQ(sparse.str(), "sparse_categorical_crossentropy(ignore_class=0)");
+  // Circle's gamma defaults to 80 (the focal losses' to 2).
+  LossConfig circle = llvm::cantFail(
+      LossConfig::parse("Circle(gamma=20,margin=0.25,remove_diagonal=false)"));
+  EXPECT_EQ(circle.resolvedGamma(), 20);
+  EXPECT_EQ(circle.margin, 0.25);
+  EXPECT_FALSE(circle.removeDiagonal);
+  EXPECT_EQ(circle.str(), "circle(gamma=20,margin=0.25,remove_diagonal=false)");
+  EXPECT_EQ(llvm::cantFail(LossConfig::parse("circle(gamma=80)")).str(),
+            "circle");
+  LossConfig gce = llvm::cantFail(
+      LossConfig::parse("CategoricalGeneralizedCrossEntropy(q=0.3)"));
+  EXPECT_EQ(gce.q, 0.3);
+  EXPECT_EQ(gce.str(), "categorical_generalized_cross_entropy(q=0.3)");
+  EXPECT_TRUE(lossTakesLabels(gce.kind));
+  EXPECT_EQ(
+      errorOf(llvm::cantFail(LossConfig::parse(
+                                 "categorical_generalized_cross_entropy(q=1)"))
+                  .validate()),
+      "loss categorical_generalized_cross_entropy: q must be in the interval "
+      "(0, 1), got 1");
   // tf.keras's "auto" is sum_over_batch_size.
   EXPECT_EQ(llvm::cantFail(LossConfig::parse("bce(reduction=auto)")).str(),
             "binary_crossentropy");
@@ -109,16 +129,17 @@ TEST(TrainingConfig, LossArgumentErrorsNameTheArgument) {
 }
 
 TEST(TrainingConfig, UnknownNamesListWhatIsAccepted) {
-  EXPECT_EQ(errorOf(parseLoss("circle")),
-            "unknown loss 'circle' (expected sparse_categorical_crossentropy, "
-            "categorical_crossentropy, binary_crossentropy, "
-            "mean_squared_error, mean_absolute_error, "
-            "mean_absolute_percentage_error, mean_squared_logarithmic_error, "
-            "huber, log_cosh, poisson, kl_divergence, cosine_similarity, "
-            "hinge, squared_hinge, categorical_hinge, "
-            "binary_focal_crossentropy, categorical_focal_crossentropy, dice, "
-            "tversky, ctc, their Keras class names, or mse, mae, mape, msle, "
-            "kld, bce)");
+  EXPECT_EQ(
+      errorOf(parseLoss("not_a_loss")),
+      "unknown loss 'not_a_loss' (expected sparse_categorical_crossentropy, "
+      "categorical_crossentropy, binary_crossentropy, "
+      "mean_squared_error, mean_absolute_error, "
+      "mean_absolute_percentage_error, mean_squared_logarithmic_error, "
+      "huber, log_cosh, poisson, kl_divergence, cosine_similarity, "
+      "hinge, squared_hinge, categorical_hinge, "
+      "binary_focal_crossentropy, categorical_focal_crossentropy, dice, "
+      "tversky, ctc, categorical_generalized_cross_entropy, circle, their "
+      "Keras class names, or mse, mae, mape, msle, kld, bce)");
   EXPECT_EQ(
       errorOf(parseOptimizer("ftrl")),
       "unknown optimizer 'ftrl' (expected sgd, adam, rmsprop, adamw, adagrad, "
@@ -131,7 +152,8 @@ TEST(TrainingConfig, UnknownNamesListWhatIsAccepted) {
             "mse, mean_squared_error, mape, msle, logcosh, "
             "cosine_similarity, kl_divergence, poisson, hinge, squared_hinge, "
             "categorical_hinge, binary_crossentropy, categorical_crossentropy, "
-            "sparse_categorical_crossentropy, TruePositives, FalsePositives, "
+            "sparse_categorical_crossentropy, pearson_correlation, "
+            "concordance_correlation, TruePositives, FalsePositives, "
             "TrueNegatives, FalseNegatives, Precision, Recall, AUC, "
             "PrecisionAtRecall, RecallAtPrecision, SensitivityAtSpecificity, "
             "SpecificityAtSensitivity, FBetaScore, F1Score, IoU, MeanIoU, "
