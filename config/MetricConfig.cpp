@@ -802,6 +802,19 @@ llvm::Error MetricConfig::setArgument(llvm::StringRef key,
   return bad("a value kcc understands");
 }
 
+std::string MetricConfig::knownNames(bool withAccuracy) {
+  std::string list = withAccuracy ? "accuracy, acc, " : "";
+  for (const NamedKind &n : kMeanNames) {
+    llvm::StringRef name(n.name);
+    if (name.front() >= 'a' && name != "mean_absolute_percentage_error" &&
+        name != "mean_squared_logarithmic_error")
+      list += name.str() + ", ";
+  }
+  for (MetricKind k : kStateful)
+    list += metricClassName(k).str() + ", ";
+  return list;
+}
+
 llvm::Expected<MetricConfig> MetricConfig::parse(llvm::StringRef text,
                                                  LossKind loss) {
   text = text.trim();
@@ -810,17 +823,9 @@ llvm::Expected<MetricConfig> MetricConfig::parse(llvm::StringRef text,
   bool hasArgs = text.contains('(');
   std::optional<MetricKind> kind = kindNamed(base, loss);
   if (!kind) {
-    std::optional<MetricKind> accuracy = accuracyFor(loss);
-    std::string list = accuracy ? "accuracy, acc, " : "";
-    for (const NamedKind &n : kMeanNames) {
-      llvm::StringRef name(n.name);
-      if (name.front() >= 'a' && name != "mean_absolute_percentage_error" &&
-          name != "mean_squared_logarithmic_error")
-        list += name.str() + ", ";
-    }
-    for (MetricKind k : kStateful)
-      list += metricClassName(k).str() + ", ";
-    list += "or a class with Keras's arguments, Class(key=value,...)";
+    std::string list =
+        knownNames(accuracyFor(loss).has_value()) +
+        "or a class with Keras's arguments, Class(key=value,...)";
     if (base.contains('>'))
       return makeError("custom metric '" + base +
                        "' is Python code, which kcc cannot run; give "

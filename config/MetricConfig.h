@@ -195,6 +195,10 @@ struct MetricConfig {
   /// (lists as `[0.3,0.7]`, strings bare), only arguments that differ from
   /// the defaults, `name=` last.
   std::string str() const;
+  /// The built-in metrics by name, each followed by ", ": "accuracy, acc, "
+  /// first when `withAccuracy`, then the function names and the stateful
+  /// classes (what --metrics and the unknown-metric error list).
+  static std::string knownNames(bool withAccuracy);
   /// Parses str()'s form, or any name keras.metrics.get accepts, resolving
   /// "accuracy"/"acc" against `loss` as compile() does. Arguments are those
   /// of the class; an unknown one is an error listing those it takes.

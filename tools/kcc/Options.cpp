@@ -187,11 +187,18 @@ cl::opt<double>
 cl::opt<bool> fromLogits("from-logits",
                          cl::desc("The model's output is logits"),
                          cl::cat(trainStepCategory), KCC_ALL_COMMANDS);
-cl::list<std::string> metrics("metrics",
-                              cl::desc("Metrics computed in the step, e.g. "
-                                       "accuracy, AUC(curve=PR,name=pr) or "
-                                       "Precision(thresholds=[0.3,0.7]) "
-                                       "(logged as a list, as Keras does)"),
+/// --metrics's help: every built-in metric, from the list the
+/// unknown-metric error gives.
+const std::string &metricsHelp() {
+  static const std::string text =
+      "Metrics computed in the step, e.g. accuracy, AUC(curve=PR,name=pr) "
+      "or Precision(thresholds=[0.3,0.7]) (logged as a list, as Keras "
+      "does): " +
+      kcc::MetricConfig::knownNames(/*withAccuracy=*/true) +
+      "each with Keras's arguments, Class(key=value,...)";
+  return text;
+}
+cl::list<std::string> metrics("metrics", cl::desc(metricsHelp()),
                               cl::CommaSeparated, cl::cat(trainStepCategory),
                               KCC_ALL_COMMANDS);
 

@@ -18,6 +18,10 @@
 // HELP-SAME: huber(delta=2)
 // HELP-SAME: mean_absolute_percentage_error
 // HELP-SAME: categorical_focal_crossentropy, dice, tversky, ctc, categorical_generalized_cross_entropy, circle
+// HELP: --metrics=<string>
+// HELP-SAME: accuracy, acc, sparse_categorical_accuracy,
+// HELP-SAME: pearson_correlation, concordance_correlation, TruePositives,
+// HELP-SAME: OneHotMeanIoU, R2Score, RootMeanSquaredError, each with Keras's arguments
 
 // HUBER-LABEL: func.func @train_step(
 // HUBER-SAME: loss = "huber"
