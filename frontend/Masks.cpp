@@ -21,10 +21,11 @@ MaskRule kcc::kerasMaskRule(const std::string &className) {
       .Cases("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
              MaskRule::Merge)
       // Softmax adds -1e9 where masked, BatchNormalization's batch moments
-      // skip masked steps, Concatenate concatenates masks along its axis,
-      // Attention and AdditiveAttention mask their scores.
-      .Cases("Softmax", "BatchNormalization", "Concatenate", "Attention",
-             "AdditiveAttention", "TimeDistributed", MaskRule::Refuse)
+      // skip masked steps, Attention and AdditiveAttention mask their
+      // scores. (Concatenate joins the masks itself; TimeDistributed decides
+      // by the layers it wraps.)
+      .Cases("Softmax", "BatchNormalization", "Attention", "AdditiveAttention",
+             MaskRule::Refuse)
       .Default(MaskRule::Drop);
 }
 

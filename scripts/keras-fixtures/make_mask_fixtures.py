@@ -42,6 +42,14 @@ steps on one seeded batch of 32 sequences:
                steps and every evaluate log this), and "logged", what
                train_on_batch logs on JAX, whose train step hands the
                metrics predictions that lost their mask.
+  mask_timedistributed  ids [32, 12] -> Embedding(30, 8, mask_zero=True)
+               -> TimeDistributed(Dense(8, tanh)) (passes the mask on)
+               -> LSTM(8, return_sequences=True) -> TimeDistributed(Dense(4));
+               the tagger's labels and loss.
+  mask_concat  ids [32, 12] -> Embedding(30, 8, mask_zero=True) -> LSTM(6)
+               and Dense(6) per step joined by Concatenate (the masks'
+               OR), then joined along the steps with a Conv1D's unmasked
+               output (the mask, then ones) -> GRU(5) -> Dense(1, sigmoid).
 
 Each sequence has a length in [3, T]; even rows are padded at the end,
 odd rows at the start (id 0, or the mask value 0.5). Labels depend on the
@@ -132,6 +140,27 @@ def mask_tagger():
     h = L.Embedding(VOCAB, 8, mask_zero=True)(ids)
     h = L.LSTM(8, return_sequences=True)(h)
     return keras.Model(ids, L.Dense(4)(h), name="mask_tagger")
+
+
+def mask_timedistributed():
+    ids = keras.Input((12,), dtype="int32")
+    h = L.Embedding(VOCAB, 8, mask_zero=True)(ids)
+    h = L.TimeDistributed(L.Dense(8, activation="tanh"))(h)
+    h = L.LSTM(8, return_sequences=True)(h)
+    return keras.Model(ids, L.TimeDistributed(L.Dense(4))(h),
+                       name="mask_timedistributed")
+
+
+def mask_concat():
+    ids = keras.Input((12,), dtype="int32")
+    x = L.Embedding(VOCAB, 8, mask_zero=True)(ids)
+    features = L.Concatenate()([L.LSTM(6, return_sequences=True)(x),
+                                L.Dense(6, activation="tanh")(x)])
+    unmasked = L.Conv1D(12, 1)(x)
+    h = L.Concatenate(axis=1)([features, unmasked])
+    h = L.GRU(5)(h)
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="mask_concat")
 
 
 def padded_ids(steps, seed):
@@ -241,6 +270,10 @@ def main():
              (np.where(v, x, 0) == 5).any(axis=1) |
              (np.where(v, x, 0) == 9).any(axis=1)))) + bce,
         ("mask_tagger", mask_tagger, ids_case(12, tagger_labels)) + sce,
+        ("mask_timedistributed", mask_timedistributed,
+         ids_case(12, tagger_labels)) + sce,
+        ("mask_concat", mask_concat,
+         ids_case(12, lambda x, v: column(first_valid(x, v) < 15))) + bce,
     )
     only = sys.argv[1:]
     unknown = set(only) - {case[0] for case in cases}

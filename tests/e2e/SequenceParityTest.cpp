@@ -182,7 +182,8 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values("masks"),
                        ::testing::Values("mask_lstm", "mask_gru", "mask_bidir",
                                          "mask_simple", "mask_gap",
-                                         "mask_transformer", "mask_tagger"),
+                                         "mask_transformer", "mask_tagger",
+                                         "mask_timedistributed", "mask_concat"),
                        kModes),
     paramName);
 
