@@ -37,6 +37,7 @@
 #include "KerasFixtureUtil.h"
 
 #include "frontend/keras/KerasImporter.h"
+#include "frontend/training/Trainer.h"
 #include "runtime/data/Npz.h"
 
 #include "llvm/Support/JSON.h"
@@ -120,6 +121,39 @@ TEST(MaskedMetrics, TaggerAccuracyCountsTheRealStepsAsKeras) {
       // A fraction of the real steps: Keras's float32 count and kcc's agree
       // to rounding.
       EXPECT_NEAR(r.metrics[0], want, 1e-6) << "step " << s;
+    }
+  }
+}
+
+/// evaluate() on a masked output, in batches whose numbers of real steps
+/// differ: each batch's masked loss averaged by the batches' sizes, and the
+/// accuracy over every real step, as Keras's evaluate().
+TEST(MaskedMetrics, EvaluateWeighsTheRealStepsAsKeras) {
+  for (std::string name : {"mask_tagger", "mask_timedistributed"}) {
+    const json::Object &record = *suiteJson("masks").getObject(name);
+    const json::Object *keras = record.getObject("evaluate");
+    ASSERT_NE(keras, nullptr) << name;
+    std::map<std::string, NDArray> batch =
+        readNpz(e2e::kerasFixture("masks/" + name + ".npz"));
+    for (ExecMode mode : {ExecMode::Compiled, ExecMode::Interpreted}) {
+      keras::ImportedModel imported = keras::importKerasArchive(
+          e2e::kerasFixture("masks/" + name + ".keras"));
+      TrainingConfig config = e2e::kerasAdamConfig(record, mode);
+      config.metrics = {"sparse_categorical_accuracy"};
+      Trainer trainer(*imported.model, config, /*log=*/nullptr);
+      Logs logs = trainer.evaluate(Dataset{batch.at("x"), batch.at("y")},
+                                   *keras->getInteger("batch_size"));
+      double loss = logs.at("loss"),
+             accuracy = logs.at("sparse_categorical_accuracy");
+      std::printf("[ keras ] %s evaluate (%s): loss %.7f (Keras %.7f), "
+                  "accuracy %.7f (Keras %.7f)\n",
+                  name.c_str(), execModeName(mode), loss,
+                  *keras->getNumber("loss"), accuracy,
+                  *keras->getNumber("sparse_categorical_accuracy"));
+      EXPECT_NEAR(loss, *keras->getNumber("loss"), 1e-5) << name;
+      EXPECT_NEAR(accuracy, *keras->getNumber("sparse_categorical_accuracy"),
+                  1e-6)
+          << name;
     }
   }
 }
