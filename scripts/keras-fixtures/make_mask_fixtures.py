@@ -52,6 +52,12 @@ steps on one seeded batch of 32 sequences:
                and Dense(6) per step joined by Concatenate (the masks'
                OR), then joined along the steps with a Conv1D's unmasked
                output (the mask, then ones) -> GRU(5) -> Dense(1, sigmoid).
+  mask_batchnorm  ids [32, 12] -> Embedding(30, 8, mask_zero=True) -> Dense(8,
+               use_bias=False: a bias before BatchNormalization has a zero
+               gradient, whose float noise Adam turns into whole steps, and
+               predictions 4e-5 apart)
+               -> BatchNormalization(momentum=0.8) (moments over the real
+               steps) -> LSTM(6) -> Dense(1, sigmoid).
 
 Each sequence has a length in [3, T]; even rows are padded at the end,
 odd rows at the start (id 0, or the mask value 0.5). Labels depend on the
@@ -163,6 +169,15 @@ def mask_concat():
     h = L.GRU(5)(h)
     return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
                        name="mask_concat")
+
+
+def mask_batchnorm():
+    ids = keras.Input((12,), dtype="int32")
+    h = L.Embedding(VOCAB, 8, mask_zero=True)(ids)
+    h = L.BatchNormalization(momentum=0.8)(L.Dense(8, use_bias=False)(h))
+    h = L.LSTM(6)(h)
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="mask_batchnorm")
 
 
 def padded_ids(steps, seed):
@@ -294,6 +309,8 @@ def main():
         ("mask_timedistributed", mask_timedistributed,
          ids_case(12, tagger_labels)) + sce,
         ("mask_concat", mask_concat,
+         ids_case(12, lambda x, v: column(first_valid(x, v) < 15))) + bce,
+        ("mask_batchnorm", mask_batchnorm,
          ids_case(12, lambda x, v: column(first_valid(x, v) < 15))) + bce,
     )
     only = sys.argv[1:]

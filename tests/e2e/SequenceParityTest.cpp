@@ -217,7 +217,8 @@ INSTANTIATE_TEST_SUITE_P(
                        ::testing::Values("mask_lstm", "mask_gru", "mask_bidir",
                                          "mask_simple", "mask_gap",
                                          "mask_transformer", "mask_tagger",
-                                         "mask_timedistributed", "mask_concat"),
+                                         "mask_timedistributed", "mask_concat",
+                                         "mask_batchnorm"),
                        kModes),
     paramName);
 
