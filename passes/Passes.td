@@ -167,7 +167,10 @@ def KcPoolBeforeActivation
     output. The gradients agree too: a window whose maximum is not positive
     gets none either way, and one with a positive maximum routes it to the
     same first maximum, which relu does not move. A relu with other uses
-    (a model output, or a training step's gradient, which reads it) stays.
+    (a model output, or a training step's gradient, which reads it) stays,
+    and so does one on anything but a convolution (with or without its
+    bias): batch normalization's relu, say, costs nothing in the kernel
+    that computes its input.
   }];
   let dependentDialects = ["::kcc::kc::KcDialect"];
   let statistics = [

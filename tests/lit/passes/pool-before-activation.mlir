@@ -27,7 +27,8 @@ func.func @conv_relu_pool(%x: tensor<2x8x8x2xf32>, %w: tensor<3x3x2x4xf32>, %b: 
 // CHECK: %[[H:.*]] = kc.relu %{{.*}} : tensor<2x4x4x3xf32>
 // CHECK-NEXT: kc.max_pool2d %[[H]]
 // CHECK-NOT: kc.relu
-func.func @relu_also_returned(%s: tensor<2x4x4x3xf32>) -> (tensor<2x4x4x3xf32>, tensor<2x2x2x3xf32>) {
+func.func @relu_also_returned(%x: tensor<2x6x6x2xf32>, %w: tensor<3x3x2x3xf32>) -> (tensor<2x4x4x3xf32>, tensor<2x2x2x3xf32>) {
+  %s = kc.conv2d %x, %w : tensor<2x6x6x2xf32>, tensor<3x3x2x3xf32> -> tensor<2x4x4x3xf32>
   %h = kc.relu %s : tensor<2x4x4x3xf32>
   %p = kc.max_pool2d %h {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<2x4x4x3xf32> -> tensor<2x2x2x3xf32>
   return %h, %p : tensor<2x4x4x3xf32>, tensor<2x2x2x3xf32>
@@ -40,8 +41,24 @@ func.func @relu_also_returned(%s: tensor<2x4x4x3xf32>) -> (tensor<2x4x4x3xf32>, 
 // CHECK-LABEL: func.func @avg_pool_stays
 // CHECK: kc.relu
 // CHECK-NEXT: kc.avg_pool2d
-func.func @avg_pool_stays(%s: tensor<2x4x4x3xf32>) -> tensor<2x2x2x3xf32> {
+func.func @avg_pool_stays(%x: tensor<2x6x6x2xf32>, %w: tensor<3x3x2x3xf32>) -> tensor<2x2x2x3xf32> {
+  %s = kc.conv2d %x, %w : tensor<2x6x6x2xf32>, tensor<3x3x2x3xf32> -> tensor<2x4x4x3xf32>
   %h = kc.relu %s : tensor<2x4x4x3xf32>
   %p = kc.avg_pool2d %h {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<2x4x4x3xf32> -> tensor<2x2x2x3xf32>
+  return %p : tensor<2x2x2x3xf32>
+}
+
+// -----
+
+// relu on a normalization (any op but a convolution) joins the kernel that
+// computes its input: left alone.
+
+// CHECK-LABEL: func.func @normalized_relu_stays
+// CHECK: kc.relu
+// CHECK-NEXT: kc.max_pool2d
+func.func @normalized_relu_stays(%s: tensor<2x4x4x3xf32>, %g: tensor<2x4x4x3xf32>) -> tensor<2x2x2x3xf32> {
+  %n = kc.mul %s, %g : tensor<2x4x4x3xf32>
+  %h = kc.relu %n : tensor<2x4x4x3xf32>
+  %p = kc.max_pool2d %h {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<2x4x4x3xf32> -> tensor<2x2x2x3xf32>
   return %p : tensor<2x2x2x3xf32>
 }
