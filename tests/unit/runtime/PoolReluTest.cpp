@@ -26,11 +26,14 @@ struct Case {
   Padding pad;
 };
 
-/// Values in [-2, 1], about one in four NaN-free windows all negative.
+/// Values in [-2, 1] in channels 1 and 2, negative in channel 0 (windows
+/// with no positive value). Shapes have 3 channels.
 NDArray values(const Shape &shape, DType dt) {
   NDArray a = NDArray::empty(shape, dt);
-  for (int64_t i = 0; i < a.numel(); ++i)
-    a.set(i, ((i * 7919) % 13) / 4.0 - 2.0);
+  for (int64_t i = 0; i < a.numel(); ++i) {
+    double v = ((i * 7919) % 13) / 4.0 - 2.0;
+    a.set(i, i % 3 == 0 ? -std::fabs(v) - 0.25 : v);
+  }
   return a;
 }
 
