@@ -141,10 +141,13 @@ func.func @pool_grad_relu(%x: tensor<2x4x4x3xf32>, %dy: tensor<2x2x2x3xf32>) -> 
 // the pooled gradient (here of a Dense layer on y). y > 0 exactly where the
 // window's first maximum of x is above 0, so the same call applies the
 // mask where it routes.
+// The relu itself fuses into the pooling.
+// REMARK: remark: fused into kcc_rt_max_pool2d_relu_f32: relu (
 // REMARK: remark: fused into kcc_rt_max_pool2d_grad_relu_f32: relu's gradient mask after the pooling
 // CHECK-LABEL: func.func @relu_after_pool_grad(
-// CHECK: call @kcc_rt_max_pool2d_f32(
-// CHECK: linalg.generic
+// CHECK-NOT: linalg.generic
+// CHECK: call @kcc_rt_max_pool2d_relu_f32(
+// CHECK-NOT: linalg.generic
 // CHECK: call @kcc_rt_matmul_f32(
 // CHECK-NOT: linalg.generic
 // CHECK: call @kcc_rt_max_pool2d_grad_relu_f32(
@@ -168,7 +171,7 @@ func.func @relu_after_pool_grad(%x: tensor<2x4x4x3xf32>, %w: tensor<12x12xf32>) 
 // The mask's relu is of a pooling of x with other attributes (same
 // padding) than the gradient's: the mask stays.
 // CHECK-LABEL: func.func @relu_of_other_pool_kept(
-// CHECK: call @kcc_rt_max_pool2d_f32(
+// CHECK: call @kcc_rt_max_pool2d_relu_f32(
 // CHECK: call @kcc_rt_matmul_f32(
 // CHECK: linalg.generic
 // CHECK: call @kcc_rt_max_pool2d_grad_f32(
