@@ -250,7 +250,7 @@ kernels::Pool2DParams poolParams(int64_t wh, int64_t ww, int64_t sh, int64_t sw,
   return p;
 }
 
-enum class PoolKind { Max, Avg, AvgGrad };
+enum class PoolKind { Max, MaxRelu, Avg, AvgGrad };
 
 template <typename T, PoolKind K>
 void pool1(const T *x, T *out, int64_t x0, int64_t x1, int64_t x2, int64_t x3,
@@ -262,6 +262,8 @@ void pool1(const T *x, T *out, int64_t x0, int64_t x1, int64_t x2, int64_t x3,
     auto p = poolParams(wh, ww, sh, sw, pad);
     if constexpr (K == PoolKind::Max)
       kernels::maxPool2d(X, p, O);
+    else if constexpr (K == PoolKind::MaxRelu)
+      kernels::maxPool2dRelu(X, p, O);
     else if constexpr (K == PoolKind::Avg)
       kernels::avgPool2d(X, p, O);
     else
@@ -368,6 +370,13 @@ void avgPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
                              int64_t sh, int64_t sw, int64_t pad) {            \
     pool1<T, PoolKind::Max>(x, out, x0, x1, x2, x3, o0, o1, o2, o3, wh, ww,    \
                             sh, sw, pad);                                      \
+  }                                                                            \
+  void kcc_rt_max_pool2d_relu_##S(                                             \
+      const T *x, T *out, int64_t x0, int64_t x1, int64_t x2, int64_t x3,      \
+      int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t wh, int64_t ww,  \
+      int64_t sh, int64_t sw, int64_t pad) {                                   \
+    pool1<T, PoolKind::MaxRelu>(x, out, x0, x1, x2, x3, o0, o1, o2, o3, wh,    \
+                                ww, sh, sw, pad);                              \
   }                                                                            \
   void kcc_rt_avg_pool2d_##S(const T *x, T *out, int64_t x0, int64_t x1,       \
                              int64_t x2, int64_t x3, int64_t o0, int64_t o1,   \
@@ -606,6 +615,7 @@ std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
   KCC_RT_SYM(conv2d_backprop_input)
   KCC_RT_SYM(conv2d_backprop_filter)
   KCC_RT_SYM(max_pool2d)
+  KCC_RT_SYM(max_pool2d_relu)
   KCC_RT_SYM(avg_pool2d)
   KCC_RT_SYM(max_pool2d_grad)
   KCC_RT_SYM(max_pool2d_grad_relu)

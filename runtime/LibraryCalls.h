@@ -58,7 +58,9 @@ extern "C" {
       int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
       int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw, int64_t dh,  \
       int64_t dw, int64_t pad, int64_t groups);
-/// One 4-D input, then window, strides, padding.
+/// One 4-D input, then window, strides, padding. max_pool2d_relu writes
+/// relu of each maximum (kc-pool-before-activation's relu, fused by
+/// codegen/fusion/FuseEpilogues.cpp).
 #define KCC_RT_POOL1(NAME, T, S)                                               \
   void kcc_rt_##NAME##_##S(const T *x, T *out, int64_t x0, int64_t x1,         \
                            int64_t x2, int64_t x3, int64_t o0, int64_t o1,     \
@@ -129,6 +131,7 @@ extern "C" {
   KCC_RT_CONV(conv2d_backprop_input, T, S)                                     \
   KCC_RT_CONV(conv2d_backprop_filter, T, S)                                    \
   KCC_RT_POOL1(max_pool2d, T, S)                                               \
+  KCC_RT_POOL1(max_pool2d_relu, T, S)                                          \
   KCC_RT_POOL1(avg_pool2d, T, S)                                               \
   KCC_RT_POOL2(max_pool2d_grad, T, S)                                          \
   KCC_RT_POOL2(max_pool2d_grad_relu, T, S)                                     \

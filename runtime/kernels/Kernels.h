@@ -180,6 +180,9 @@ struct Pool2DParams {
 /// NHWC pooling. Average pooling with Same padding divides by the number of
 /// valid (non-padded) elements in the window, as Keras does.
 void maxPool2d(const NDArray &x, const Pool2DParams &p, NDArray &out);
+/// relu of each maximum (NaN kept), written as the pooling writes it:
+/// relu(max_pool2d(x)), which equals max_pool2d(relu(x)).
+void maxPool2dRelu(const NDArray &x, const Pool2DParams &p, NDArray &out);
 void avgPool2d(const NDArray &x, const Pool2DParams &p, NDArray &out);
 /// Gradients: route d(out) to the first max of each window / spread evenly.
 /// With `reluMask` a routed gradient is kept only where that maximum is
