@@ -15,7 +15,9 @@
 // AdditiveAttention (make_attention_fixtures.py), and arithmetic with
 // numbers saved as keras.ops nodes (make_opsnodes_fixtures.py), and
 // TimeDistributed (of layers and of a Sequential, into recurrent layers)
-// and the 3-D layers (make_shape3d_fixtures.py). From Keras's initial
+// and the 3-D layers (make_shape3d_fixtures.py), and the geometric
+// augmentations at factor 0 and RandomCrop's deterministic training paths
+// (make_geometric_fixtures.py). From Keras's initial
 // weights, on Keras's batch, kcc must reproduce, compiled and interpreted:
 //
 //  - Keras's predict on the first examples (initial weights): 1e-5;
@@ -66,8 +68,9 @@ class LayerParity : public ::testing::TestWithParam<Param> {};
 /// layers of make_vocabulary_fixtures.py) or preprocessing.json's
 /// (make_preprocessing_fixtures.py), conv1d.json's
 /// (make_conv1d_fixtures.py), attention.json's (make_attention_fixtures.py),
-/// opsnodes.json's (make_opsnodes_fixtures.py) or shape3d.json's
-/// (make_shape3d_fixtures.py).
+/// opsnodes.json's (make_opsnodes_fixtures.py), shape3d.json's
+/// (make_shape3d_fixtures.py) or geometric.json's
+/// (make_geometric_fixtures.py).
 const json::Object &fixtureRoot(const std::string &name) {
   static const json::Value vocabulary = e2e::readFixtureJson("vocabulary.json");
   static const json::Value preprocessing =
@@ -76,8 +79,10 @@ const json::Object &fixtureRoot(const std::string &name) {
   static const json::Value attention = e2e::readFixtureJson("attention.json");
   static const json::Value opsnodes = e2e::readFixtureJson("opsnodes.json");
   static const json::Value shape3d = e2e::readFixtureJson("shape3d.json");
-  for (const json::Value *root : {&layersJson(), &vocabulary, &preprocessing,
-                                  &conv1d, &attention, &opsnodes, &shape3d})
+  static const json::Value geometric = e2e::readFixtureJson("geometric.json");
+  for (const json::Value *root :
+       {&layersJson(), &vocabulary, &preprocessing, &conv1d, &attention,
+        &opsnodes, &shape3d, &geometric})
     if (root->getAsObject()->getObject(name))
       return *root->getAsObject();
   return *vocabulary.getAsObject();
@@ -121,7 +126,7 @@ INSTANTIATE_TEST_SUITE_P(
         ::testing::Values("activations", "merging", "vision", "vocabulary",
                           "group_norm", "preprocessing", "augmentation",
                           "conv1d", "attention", "opsnodes", "td_dense",
-                          "td_video", "td_sequential", "volume"),
+                          "td_video", "td_sequential", "volume", "geometric"),
         ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +
