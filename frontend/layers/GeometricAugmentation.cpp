@@ -35,9 +35,39 @@ namespace {
 
 llvm::json::Value pair(double a, double b) { return llvm::json::Array{a, b}; }
 
-/// g - floor(g) for g >= 0 (the cast to an integer truncates).
-Tensor fraction(const Tensor &g) {
-  return ops::sub(g, ops::cast(ops::cast(g, DType::I64), g.dtype()));
+/// `x` [N, K] through a product with the identity: the same values, but a
+/// library call that elementwise fusion does not copy into each user (the
+/// rotation's small polynomial DAG would otherwise be copied into every
+/// consumer, one fusion after another).
+Tensor fusionBarrier(const Tensor &x) {
+  int64_t k = x.dim(1);
+  std::vector<double> eye(static_cast<size_t>(k * k), 0.0);
+  for (int64_t i = 0; i < k; ++i)
+    eye[static_cast<size_t>(i * k + i)] = 1.0;
+  return ops::matmul(x, Tensor(NDArray::fromVector({k, k}, eye, x.dtype())));
+}
+
+/// cos(2 pi u) for u in [0, 1] as ops::cosTwoPi computes it, with the
+/// shared values behind fusion barriers.
+Tensor cosTwoPiSmall(const Tensor &u) {
+  DType dt = u.dtype();
+  auto c = [&](double v) { return ops::scalar(v, dt); };
+  Tensor t = fusionBarrier(ops::abs(ops::sub(u, c(0.5))));
+  Tensor past = ops::compare(ops::CompareKind::GT, t, c(0.25));
+  Tensor r = ops::select(past, ops::sub(c(0.5), t), t);
+  Tensor x = ops::mul(r, c(2 * M_PI));
+  Tensor x2 = fusionBarrier(ops::mul(x, x));
+  double coefficient = 1;
+  std::vector<double> terms;
+  for (int k = 0; k <= 8; ++k) {
+    terms.push_back(coefficient);
+    coefficient *= -1.0 / ((2 * k + 1) * (2 * k + 2));
+  }
+  Tensor p = c(terms.back());
+  for (int k = 7; k >= 0; --k)
+    p = ops::add(ops::mul(p, x2), c(terms[k]));
+  p = fusionBarrier(p);
+  return ops::select(past, p, ops::neg(p));
 }
 
 /// A column [N, 1] of `like`'s kind holding `v`.
@@ -125,9 +155,9 @@ public:
       : AffineAugmentationImpl("RandomRotation", std::move(fill), seed),
         lower_(lower), upper_(upper) {
     if (!std::isfinite(lower) || !std::isfinite(upper) || lower > upper ||
-        lower > 1 || upper < -1)
+        lower < -1 || upper > 1)
       throw Error("RandomRotation: factor (" + std::to_string(lower) + ", " +
-                  std::to_string(upper) + ") must be ordered and meet [-1, 1]");
+                  std::to_string(upper) + ") must be ordered and in [-1, 1]");
   }
   llvm::json::Object kerasConfig() const override {
     llvm::json::Object c = fillConfig();
@@ -276,19 +306,25 @@ Tensor layers::rotationTransforms(const Tensor &turns, int64_t height,
                                   int64_t width) {
   DType dt = turns.dtype();
   auto c = [&](double v) { return ops::scalar(v, dt); };
-  // cos and sin of 2 pi turns from a polynomial on the fraction of a turn
-  // (turns + 2 >= 0 over Keras's factor range; sin(t) = cos(t - pi / 2)).
-  Tensor cos = ops::cosTwoPi(fraction(ops::add(turns, c(2.0))));
-  Tensor sin = ops::cosTwoPi(fraction(ops::add(turns, c(1.75))));
+  // cos and sin of 2 pi turns in one polynomial on [0, 1] turns: cos is
+  // even (|turns|), sin(t) = cos(t - pi / 2), and |turns - 1/4| past one
+  // turn is brought back by one (turns in [-1, 1]).
+  Tensor shifted = ops::abs(ops::sub(turns, c(0.25)));
+  shifted = ops::select(ops::compare(ops::CompareKind::GT, shifted, c(1.0)),
+                        ops::sub(shifted, c(1.0)), shifted);
+  Tensor cosSin =
+      cosTwoPiSmall(fusionBarrier(ops::concat({ops::abs(turns), shifted}, 1)));
   double cx = 0.5 * static_cast<double>(width - 1);
   double cy = 0.5 * static_cast<double>(height - 1);
-  Tensor negSin = ops::neg(sin);
-  // a2 = cx - cx a0 - cy a1, b2 = cy - cx b0 - cy b1.
-  Tensor a2 =
-      ops::sub(ops::sub(c(cx), ops::mul(cos, c(cx))), ops::mul(negSin, c(cy)));
-  Tensor b2 =
-      ops::sub(ops::sub(c(cy), ops::mul(sin, c(cx))), ops::mul(cos, c(cy)));
-  return affine(cos, negSin, a2, sin, cos, b2);
+  // The matrix is linear in (cos, sin, 1): a0 = cos, a1 = -sin,
+  // a2 = cx - cx cos + cy sin, b0 = sin, b1 = cos, b2 = cy - cx sin - cy cos.
+  // One product keeps the step's graph small (a library call, where each
+  // entry composed of its own elementwise ops would copy the polynomial).
+  NDArray m = NDArray::fromVector({3, 8}, {1, 0,  -cx, 0, 1, -cy, 0, 0,  // cos
+                                           0, -1, cy,  1, 0, -cx, 0, 0,  // sin
+                                           0, 0,  cx,  0, 0, cy,  0, 0}, // 1
+                                  dt);
+  return ops::matmul(ops::concat({cosSin, column(turns, 1)}, 1), Tensor(m));
 }
 
 Tensor layers::zoomTransforms(const Tensor &heightZoom, const Tensor &widthZoom,

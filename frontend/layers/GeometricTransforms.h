@@ -15,7 +15,7 @@
 namespace kcc {
 namespace layers {
 
-/// RandomRotation: `turns` (the angle / 360, in [-1.25, 1]) about the
+/// RandomRotation: `turns` (the angle / 360, in [-1, 1]) about the
 /// centre ((width - 1) / 2, (height - 1) / 2), Keras's
 /// _compute_affine_matrix with no shear, scale 1.
 Tensor rotationTransforms(const Tensor &turns, int64_t height, int64_t width);

@@ -22,6 +22,7 @@
 
 #include "engine/CompiledFunction.h"
 #include "engine/interpreter/Interpreter.h"
+#include "frontend/Ops.h"
 #include "frontend/Trace.h"
 #include "frontend/keras/KerasImporter.h"
 #include "frontend/layers/GeometricTransforms.h"
