@@ -126,7 +126,7 @@ INSTANTIATE_TEST_SUITE_P(
         ::testing::Values("activations", "merging", "vision", "vocabulary",
                           "group_norm", "preprocessing", "augmentation",
                           "conv1d", "attention", "opsnodes", "td_dense",
-                          "td_video", "td_sequential", "volume", "geometric"),
+                          "td_video", "td_sequential", "volume"),
         ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +
