@@ -14,7 +14,8 @@
 //    and training steps that draw alike compiled and interpreted.
 //
 // geometric.keras (the layers at factor 0, RandomCrop's deterministic
-// training paths) trains in LayerParityTest.cpp.
+// training paths) is recorded but not yet checked: its 5 steps miss
+// Keras's losses by 4.2e-4 relative.
 //
 //===----------------------------------------------------------------------===//
 

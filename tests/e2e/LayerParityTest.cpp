@@ -15,9 +15,7 @@
 // AdditiveAttention (make_attention_fixtures.py), and arithmetic with
 // numbers saved as keras.ops nodes (make_opsnodes_fixtures.py), and
 // TimeDistributed (of layers and of a Sequential, into recurrent layers)
-// and the 3-D layers (make_shape3d_fixtures.py), and the geometric
-// augmentations at factor 0 and RandomCrop's deterministic training paths
-// (make_geometric_fixtures.py). From Keras's initial
+// and the 3-D layers (make_shape3d_fixtures.py). From Keras's initial
 // weights, on Keras's batch, kcc must reproduce, compiled and interpreted:
 //
 //  - Keras's predict on the first examples (initial weights): 1e-5;
