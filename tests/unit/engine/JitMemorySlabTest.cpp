@@ -118,8 +118,8 @@ TEST(JitMemorySlab, SectionsStayWithinReachAcrossLargeMappings) {
   uint8_t *code = memory.allocateCodeSection(64 << 10, 16, 0, ".text");
   ASSERT_NE(code, nullptr);
   FillReach between(code);
-  if (!between.ok())
-    GTEST_SKIP() << "cannot map the address space around the code";
+  ASSERT_TRUE(between.ok())
+      << "could not reserve the address space around the code";
   uint8_t *constants =
       memory.allocateDataSection(4096, 64, 1, ".rodata", /*isReadOnly=*/true);
   uint8_t *got =
