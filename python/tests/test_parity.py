@@ -1,0 +1,116 @@
+"""kcc.fit against Keras's model.fit: the same History for 3 epochs with
+validation data, and Keras's predict after kcc.fit equal to kcc.predict."""
+
+import keras
+import numpy as np
+import pytest
+
+import kcc
+from conftest import assert_history_close, twins
+
+
+def mlp():
+    return keras.Sequential([
+        keras.Input((6,)),
+        keras.layers.Dense(16, activation="relu"),
+        keras.layers.Dense(3, activation="softmax"),
+    ])
+
+
+def cnn():
+    return keras.Sequential([
+        keras.Input((6, 6, 1)),
+        keras.layers.Conv2D(4, 3, activation="relu"),
+        keras.layers.BatchNormalization(),
+        keras.layers.Flatten(),
+        keras.layers.Dense(3),
+    ])
+
+
+def lstm():
+    return keras.Sequential([
+        keras.Input((5, 3)),
+        keras.layers.LSTM(8),
+        keras.layers.Dense(1),
+    ])
+
+
+def two_inputs():
+    a = keras.Input((4,), name="numbers")
+    b = keras.Input((3,), name="extra")
+    h = keras.layers.Concatenate()([keras.layers.Dense(8, activation="tanh")(a), b])
+    return keras.Model([a, b], keras.layers.Dense(1, activation="sigmoid")(h))
+
+
+def data(rng, n, shape, task):
+    x = rng.normal(size=(n,) + shape).astype("float32")
+    if task == "classes":
+        return x, rng.integers(0, 3, size=n).astype("int32")
+    return x, rng.normal(size=(n, 1)).astype("float32")
+
+
+CASES = {
+    "mlp": (mlp, (6,), "classes",
+            lambda: dict(optimizer=keras.optimizers.Adam(0.01),
+                 loss="sparse_categorical_crossentropy", metrics=["accuracy"])),
+    "cnn_batchnorm": (cnn, (6, 6, 1), "classes",
+                      lambda: dict(
+                          optimizer=keras.optimizers.SGD(0.05, momentum=0.9),
+                           loss=keras.losses.SparseCategoricalCrossentropy(
+                               from_logits=True),
+                           metrics=["accuracy"])),
+    "lstm": (lstm, (5, 3), "values",
+             lambda: dict(optimizer=keras.optimizers.RMSprop(0.01), loss="mse",
+                  metrics=["mae"])),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_fit_history_and_predict_match_keras(case, rng):
+    build, shape, task, compile_args = CASES[case]
+    ours, theirs = twins(build, compile_args)
+    x, y = data(rng, 40, shape, task)
+    xv, yv = data(rng, 12, shape, task)
+    fit = dict(batch_size=16, epochs=3, validation_data=(xv, yv),
+               shuffle=False, verbose=0)  # 40 = 16 + 16 + a partial 8
+    expected = theirs.fit(x, y, **fit).history
+    got = kcc.fit(ours, x, y, **fit).history
+    diff = assert_history_close(got, expected)
+    print(f"{case}: history max |kcc - keras| = {diff:.2e}")
+
+    predicted = kcc.predict(ours, xv)
+    np.testing.assert_allclose(ours.predict(xv, verbose=0), predicted,
+                               atol=1e-5, rtol=0)
+    # kcc's weights are Keras's after training, within float32 rounding.
+    for a, b in zip(ours.get_weights(), theirs.get_weights()):
+        np.testing.assert_allclose(a, b, atol=1e-4, rtol=0)
+
+
+def test_two_inputs_by_name(rng):
+    ours, theirs = twins(two_inputs, lambda: dict(
+        optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"]))
+    x = {"numbers": rng.normal(size=(30, 4)).astype("float32"),
+         "extra": rng.normal(size=(30, 3)).astype("float32")}
+    y = rng.integers(0, 2, size=(30, 1)).astype("float32")
+    fit = dict(batch_size=8, epochs=3, validation_split=0.2, shuffle=False,
+               verbose=0)
+    expected = theirs.fit(x, y, **fit).history
+    got = kcc.fit(ours, x, y, **fit).history
+    diff = assert_history_close(got, expected)
+    print(f"two inputs: history max |kcc - keras| = {diff:.2e}")
+    np.testing.assert_allclose(
+        ours.predict(x, verbose=0), kcc.predict(ours, [x["numbers"], x["extra"]]),
+        atol=1e-5, rtol=0)
+
+
+def test_evaluate_matches_keras(rng):
+    ours, _ = twins(mlp, lambda: dict(
+        optimizer="adam", loss="sparse_categorical_crossentropy",
+        metrics=["accuracy"]))
+    x, y = data(rng, 25, (6,), "classes")
+    expected = ours.evaluate(x, y, batch_size=10, verbose=0, return_dict=True)
+    got = kcc.evaluate(ours, x, y, batch_size=10, return_dict=True)
+    assert got.keys() == expected.keys()
+    for k in expected:
+        assert abs(got[k] - expected[k]) < 1e-5, k
+    assert kcc.evaluate(ours, x, y)[0] == pytest.approx(expected["loss"], abs=1e-5)
