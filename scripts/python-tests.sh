@@ -20,4 +20,5 @@ rm -rf "$ROOT/python/build" "$ROOT/python/kcc.egg-info"
 # Run from the tests' folder: `kcc` must come from the installed package.
 cd "$ROOT/python/tests"
 export KERAS_BACKEND="${KERAS_BACKEND:-jax}"
-exec "$VENV/bin/python" -m pytest -q -p no:cacheprovider "$@" .
+exec "$VENV/bin/python" -m pytest -q -p no:cacheprovider \
+  -W ignore::DeprecationWarning "$@" .
