@@ -99,4 +99,4 @@ def dataset_source(dataset, inputs, outputs, what):
                 None if weights is None else np.asarray(weights))
 
     return {"reader": read, "on_epoch_end": getattr(dataset, "on_epoch_end", None),
-            "batches": len(dataset)}
+            "batches": len(dataset), "name": what}

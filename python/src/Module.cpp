@@ -68,10 +68,14 @@ std::unique_ptr<DataSource> sourceOf(Session &s, const py::dict &data,
                                      const std::string &what, int64_t batchSize,
                                      const FitArgs *fit,
                                      std::vector<py::array> &keep) {
-  if (data.contains("reader"))
-    return std::make_unique<PyDataSource>(data["reader"], data["on_epoch_end"],
-                                          data["batches"].cast<int64_t>(),
-                                          s.dataSpec(), what);
+  if (data.contains("reader")) {
+    auto source = std::make_unique<PyDataSource>(
+        data["reader"], data["on_epoch_end"], data["batches"].cast<int64_t>(),
+        s.dataSpec(), data["name"].cast<std::string>());
+    if (fit)
+      source->setShuffle(fit->shuffle, fit->seed);
+    return source;
+  }
   Examples e = s.examples(views(py::object(data["x"]), what + " x", keep),
                           views(py::object(data["y"]), what + " y", keep),
                           optionalView(py::object(data["sample_weight"]),

@@ -44,12 +44,26 @@ std::vector<ExampleArray> copies(const py::handle &list,
 
 } // namespace
 
+void PyDataSource::setShuffle(bool shuffle, uint64_t seed) {
+  shuffle_ = shuffle;
+  seed_ = seed;
+}
+
+void PyDataSource::onEpochBegin(int64_t epoch) {
+  order_ =
+      shuffle_ ? epochOrder(numBatches_, seed_, epoch) : std::vector<int64_t>();
+}
+
 Batch PyDataSource::batch(int64_t i) const {
+  if (i < 0 || i >= numBatches_)
+    throw Error(name_ + ": batch " + std::to_string(i) + " out of range (" +
+                std::to_string(numBatches_) + " batches)");
+  int64_t index = order_.empty() ? i : order_[i];
   Examples e;
-  std::string where = name_ + "[" + std::to_string(i) + "]";
+  std::string where = name_ + "[" + std::to_string(index) + "]";
   {
     py::gil_scoped_acquire gil;
-    py::tuple item = reader_(i);
+    py::tuple item = reader_(index);
     e.x = copies(item[0], spec_.inputs, where + ": input");
     e.y = copies(item[1], spec_.targets, where + ": target");
     if (!item[2].is_none()) {

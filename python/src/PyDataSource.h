@@ -29,8 +29,13 @@ public:
                int64_t numBatches, DataSpec spec, std::string name);
   ~PyDataSource() override;
 
+  /// Reads the batches in a new order each epoch, from (seed, epoch), as
+  /// Keras's fit(shuffle=True) orders a PyDataset's batches.
+  void setShuffle(bool shuffle, uint64_t seed);
+
   int64_t numBatches() const override { return numBatches_; }
   Batch batch(int64_t i) const override;
+  void onEpochBegin(int64_t epoch) override;
   void onEpochEnd() override;
 
 private:
@@ -38,6 +43,9 @@ private:
   int64_t numBatches_;
   DataSpec spec_;
   std::string name_;
+  bool shuffle_ = false;
+  uint64_t seed_ = 0;
+  std::vector<int64_t> order_;
 };
 
 } // namespace python
