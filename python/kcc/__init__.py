@@ -17,5 +17,7 @@ __version__ = _kcc.__version__
 Error = _kcc.Error
 
 from kcc._api import evaluate, fit, predict  # noqa: E402
+from kcc._step import Step, bench, compile  # noqa: E402
 
-__all__ = ["Error", "evaluate", "fit", "predict", "__version__"]
+__all__ = ["Error", "Step", "bench", "compile", "evaluate", "fit", "predict",
+           "__version__"]

@@ -13,7 +13,8 @@ import numpy as np
 
 from kcc import _kcc
 
-# keras.Model -> (key, session); a model collected takes its session along.
+# keras.Model -> {mode: (key, session)}; a model collected takes its
+# sessions along.
 _sessions = weakref.WeakKeyDictionary()
 
 
@@ -61,7 +62,8 @@ def session_for(model, mode="compiled"):
         raise TypeError("session_for takes a keras.Model")
     text = model_config(model)
     key = _cache_key(text, mode)
-    cached = _sessions.get(model)
+    sessions = _sessions.setdefault(model, {})
+    cached = sessions.get(mode)
     optimizer = _keras_optimizer(model)
     if cached is not None and cached[0] == key:
         session = cached[1]
@@ -69,7 +71,7 @@ def session_for(model, mode="compiled"):
         if not (session.iterations() > 0 and fresh):
             return session
     session = _kcc.Session.from_json(text, source=model.name, mode=mode)
-    _sessions[model] = (key, session)
+    sessions[mode] = (key, session)
     return session
 
 

@@ -208,6 +208,51 @@ PYBIND11_MODULE(_kcc, m) {
           },
           py::arg("data"), py::arg("batch_size"))
       .def(
+          "train_on_batch",
+          [](Session &s, const py::object &x, const py::object &y,
+             const py::object &sampleWeight,
+             const std::map<int64_t, double> &classWeight) {
+            std::vector<py::array> keep;
+            Examples e =
+                s.examples(views(x, "x", keep), views(y, "y", keep),
+                           optionalView(sampleWeight, "sample_weight", keep),
+                           "train_on_batch");
+            Logs logs;
+            {
+              py::gil_scoped_release release;
+              logs = s.trainOnBatch(e, classWeight);
+            }
+            return logsToDict(logs);
+          },
+          py::arg("x"), py::arg("y"), py::arg("sample_weight"),
+          py::arg("class_weight"))
+      .def(
+          "time_steps",
+          [](Session &s, const py::object &x, const py::object &y,
+             int64_t steps, int64_t warmup) {
+            std::vector<py::array> keep;
+            Examples e = s.examples(views(x, "x", keep), views(y, "y", keep),
+                                    NDArray(), "bench");
+            py::gil_scoped_release release;
+            return s.timeSteps(e, steps, warmup);
+          },
+          py::arg("x"), py::arg("y"), py::arg("steps"), py::arg("warmup"))
+      .def("data_spec",
+           [](Session &s) {
+             DataSpec spec = s.dataSpec();
+             auto describe = [](const std::vector<ArraySpec> &specs) {
+               py::list out;
+               for (const ArraySpec &a : specs)
+                 out.append(py::dict(
+                     py::arg("name") = a.name, py::arg("row") = a.row,
+                     py::arg("dtype") = dtypeName(a.type),
+                     py::arg("classes") = a.sparseLabels ? a.classes : 0));
+               return out;
+             };
+             return py::make_tuple(describe(spec.inputs),
+                                   describe(spec.targets));
+           })
+      .def(
           "predict",
           [](Session &s, const py::list &x, int64_t batchSize) {
             std::vector<py::array> keep;

@@ -5,6 +5,8 @@
 #include "frontend/keras/KerasVariables.h"
 #include "runtime/Error.h"
 
+#include <chrono>
+
 using namespace kcc;
 using namespace kcc::python;
 
@@ -171,4 +173,38 @@ std::vector<NDArray> Session::predict(const std::vector<NDArray> &inputs,
     trainer_ = std::make_unique<Trainer>(*imported_.model, config, nullptr);
   }
   return trainer_->predict(cast, batchSize);
+}
+
+Logs Session::trainOnBatch(const Examples &data,
+                           const std::map<int64_t, double> &classWeight) {
+  Trainer &t = trainer(classWeight);
+  Batch b = arraySource(data, data.size())->batch(0);
+  StepResult r = b.inputs.empty() && b.targets.empty()
+                     ? t.trainOnBatch(b.x, b.y, b.sampleWeight)
+                     : t.trainOnBatch(b.inputs, b.targets, b.sampleWeight);
+  Logs logs;
+  logs["loss"] = r.loss;
+  const std::vector<std::string> &names = t.executable()->metricNames();
+  for (size_t i = 0; i < names.size() && i < r.metrics.size(); ++i)
+    logs[names[i]] = r.metrics[i];
+  return logs;
+}
+
+double Session::timeSteps(const Examples &data, int64_t steps, int64_t warmup) {
+  Trainer &t = trainer();
+  Batch b = arraySource(data, data.size())->batch(0);
+  auto step = [&] {
+    if (b.inputs.empty() && b.targets.empty())
+      t.trainOnBatch(b.x, b.y, b.sampleWeight);
+    else
+      t.trainOnBatch(b.inputs, b.targets, b.sampleWeight);
+  };
+  for (int64_t i = 0; i < warmup; ++i)
+    step();
+  auto start = std::chrono::steady_clock::now();
+  for (int64_t i = 0; i < steps; ++i)
+    step();
+  std::chrono::duration<double> elapsed =
+      std::chrono::steady_clock::now() - start;
+  return steps ? elapsed.count() / steps : 0;
 }

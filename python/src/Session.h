@@ -88,6 +88,14 @@ public:
   std::vector<NDArray> predict(const std::vector<NDArray> &inputs,
                                int64_t batchSize);
 
+  /// One training step on `data` (one batch of any size; Keras's
+  /// train_on_batch): the batch's loss and metrics by name, and `rows`.
+  Logs trainOnBatch(const Examples &data,
+                    const std::map<int64_t, double> &classWeight);
+  /// `steps` training steps on `data` after `warmup` untimed ones: the
+  /// seconds per step (kcc bench's measure, in this session's mode).
+  double timeSteps(const Examples &data, int64_t steps, int64_t warmup);
+
   const std::string &source() const { return source_; }
   keras::ImportedModel &imported() { return imported_; }
 
