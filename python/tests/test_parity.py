@@ -114,3 +114,20 @@ def test_evaluate_matches_keras(rng):
     for k in expected:
         assert abs(got[k] - expected[k]) < 1e-5, k
     assert kcc.evaluate(ours, x, y)[0] == pytest.approx(expected["loss"], abs=1e-5)
+
+
+@pytest.mark.parametrize("weighting", ["class_weight", "sample_weight"])
+def test_weighted_fit_matches_keras(weighting, rng):
+    build, shape, task, compile_args = CASES["mlp"]
+    ours, theirs = twins(build, compile_args)
+    x, y = data(rng, 36, shape, task)
+    fit = dict(batch_size=16, epochs=3, shuffle=False, verbose=0,
+               validation_data=data(rng, 10, shape, task))
+    if weighting == "class_weight":
+        fit["class_weight"] = {0: 0.5, 1: 2.0, 2: 1.0}
+    else:
+        fit["sample_weight"] = rng.uniform(0.2, 2.0, size=36).astype("float32")
+    expected = theirs.fit(x, y, **fit).history
+    got = kcc.fit(ours, x, y, **fit).history
+    diff = assert_history_close(got, expected)
+    print(f"{weighting}: history max |kcc - keras| = {diff:.2e}")
