@@ -47,6 +47,9 @@ Trainer &Session::trainer(const std::map<int64_t, double> &classWeight) {
   config.classWeight = classWeight;
   auto next = std::make_unique<Trainer>(*imported_.model, config, nullptr);
   if (trainer_ && trainer_->executable()) {
+    // The weights the old Trainer's step holds (train_on_batch leaves them
+    // there) and its optimizer state carry over.
+    imported_.model->setWeights(trainer_->getWeights());
     Executable &exe = *trainer_->executable();
     next->restoreOptimizerState(exe.getOptimizerState(), exe.iterations(),
                                 trainer_->learningRate());
