@@ -81,3 +81,41 @@ def test_bad_batch_is_located():
         assert "x[2]" in str(e) and "features" in str(e), str(e)
     else:
         raise AssertionError("a batch of the wrong shape trained")
+
+
+def resident_bytes():
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * 4096
+
+
+def test_py_dataset_larger_than_memory_held():
+    """256 MB of examples, drawn batch by batch: the process's resident
+    memory grows by a small multiple of a 4 MB batch (the batches in
+    flight), never by the data set."""
+
+    class Big(keras.utils.PyDataset):
+        def __len__(self):
+            return 64
+
+        def __getitem__(self, i):
+            rng = np.random.default_rng(i)
+            x = rng.standard_normal((4096, 256), dtype=np.float32)
+            return x, x[:, :1] * 0.5
+
+    class Peak(keras.callbacks.Callback):
+        def __init__(self):
+            super().__init__()
+            self.peak = 0
+
+        def on_train_batch_end(self, batch, logs=None):
+            self.peak = max(self.peak, resident_bytes())
+
+    model = keras.Sequential([keras.Input((256,)), keras.layers.Dense(1)])
+    model.compile(optimizer="sgd", loss="mse")
+    kcc.predict(model, np.zeros((1, 256), "float32"))  # warm up the import
+    start, peak = resident_bytes(), Peak()
+    history = kcc.fit(model, Big(), epochs=1, verbose=0, callbacks=[peak])
+    growth = peak.peak - start
+    print(f"PyDataset of 256 MB: resident growth {growth / 2**20:.0f} MB")
+    assert growth < 96 * 2**20
+    assert np.isfinite(history.history["loss"][0])
