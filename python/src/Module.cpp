@@ -129,13 +129,6 @@ PYBIND11_MODULE(_kcc, m) {
                   py::arg("mode") = "compiled", py::arg("seed") = 0,
                   "A model from Keras's to_json() text with compile_config, "
                   "and its weights in model.weights order.")
-      .def_static(
-          "from_file",
-          [](const std::string &path, const std::string &mode, uint64_t seed) {
-            return std::make_unique<Session>(keras::importFile(path, seed),
-                                             mode, path);
-          },
-          py::arg("path"), py::arg("mode") = "compiled", py::arg("seed") = 0)
       .def("input_names", &Session::inputNames)
       .def("output_names", &Session::outputNames)
       .def("keras_weights", [](Session &s) { return toList(s.kerasWeights()); })
