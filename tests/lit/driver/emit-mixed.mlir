@@ -6,6 +6,12 @@
 // The same float32 model under --dtype-policy computes in bf16 throughout.
 // RUN: kcc --emit=kc --model=mlp --dtype-policy=mixed_bfloat16 | FileCheck %s --check-prefix=FLAG
 // RUN: not kcc --emit=kc --model=mlp --dtype-policy=mixed_float16 2>&1 | FileCheck %s --check-prefix=BAD
+// A model trained under the flag saves the policy with each layer (as
+// Keras writes it), so reading the file back computes in bf16 again.
+// RUN: rm -rf %t && mkdir -p %t
+// RUN: python3 %S/Inputs/npy.py write %t/d.npz x=f4:16,28,28,1 y=i8:16:labels:10
+// RUN: kcc train --model=mlp --dtype-policy=mixed_bfloat16 --data %t/d.npz --batch 8 --epochs 1 --verbose 0 --save %t/m.keras
+// RUN: kcc --emit=kc %t/m.keras | FileCheck %s --check-prefix=FLAG
 
 // CHECK-LABEL: func.func @train_step
 // CHECK: kc.cast %{{.*}} : tensor<784x128xf32> -> tensor<784x128xbf16>
