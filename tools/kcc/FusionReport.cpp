@@ -23,6 +23,7 @@
 #include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
+using namespace kcc;
 
 namespace {
 

@@ -12,6 +12,8 @@
 // RUN: python3 %S/Inputs/npy.py write %t/d.npz x=f4:16,28,28,1 y=i8:16:labels:10
 // RUN: kcc train --model=mlp --dtype-policy=mixed_bfloat16 --data %t/d.npz --batch 8 --epochs 1 --verbose 0 --save %t/m.keras
 // RUN: kcc --emit=kc %t/m.keras | FileCheck %s --check-prefix=FLAG
+// The fusion report says where the step computes in bf16.
+// RUN: kcc --fusion-report %kcc_src/tests/fixtures/keras/mixed_mlp.keras | FileCheck %s --check-prefix=REPORT
 
 // CHECK-LABEL: func.func @train_step
 // CHECK: kc.cast %{{.*}} : tensor<784x128xf32> -> tensor<784x128xbf16>
@@ -25,3 +27,7 @@
 // FLAG: return {{.*}} : tensor<32x10xf32>
 
 // BAD: dtype policy 'mixed_float16' is not supported (float32 or mixed_bfloat16)
+
+// REPORT: mixed precision (bf16 products on oneDNN, f32 compute elsewhere: kc-widen-bf16)
+// REPORT: [dense] 1 bf16 products; 3 ops in f32 on bf16 tensors
+// REPORT: [dense/grad] 1 bf16 products; 3 ops in f32 on bf16 tensors
