@@ -315,7 +315,9 @@ void avgPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
                    wh, ww, sh, sw, pad, kernels::PoolGradActivation::ACT);     \
   }
 
-#define KCC_RT_DEFINE(T, S)                                                    \
+/// The products every float type has: GEMM, batched GEMM and the three
+/// convolutions (bfloat16: bits in uint16_t, float32 accumulation).
+#define KCC_RT_DEFINE_PRODUCTS(T, S)                                           \
   void kcc_rt_matmul_##S(const T *a, const T *b, T *out, int64_t a0,           \
                          int64_t a1, int64_t b0, int64_t b1, int64_t o0,       \
                          int64_t o1, int64_t ta, int64_t tb) {                 \
@@ -326,23 +328,6 @@ void avgPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
                                int64_t b2, int64_t o0, int64_t o1, int64_t o2, \
                                int64_t ta, int64_t tb) {                       \
     batchMatmul(a, b, out, a0, a1, a2, b0, b1, b2, o0, o1, o2, ta, tb);        \
-  }                                                                            \
-  void kcc_rt_matmul_epilogue_##S(                                             \
-      const T *a, const T *b, const T *bias, T *out, int64_t a0, int64_t a1,   \
-      int64_t b0, int64_t b1, int64_t o0, int64_t o1, int64_t ta, int64_t tb,  \
-      int64_t hasBias, int64_t act, double actParam) {                         \
-    matmulEpilogue(a, b, bias, out, a0, a1, b0, b1, o0, o1, ta, tb, hasBias,   \
-                   act, actParam);                                             \
-  }                                                                            \
-  void kcc_rt_conv2d_epilogue_##S(                                             \
-      const T *x, const T *y, const T *bias, T *out, int64_t x0, int64_t x1,   \
-      int64_t x2, int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3,  \
-      int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw,  \
-      int64_t dh, int64_t dw, int64_t pad, int64_t groups, int64_t hasBias,    \
-      int64_t act, double actParam) {                                          \
-    conv2dEpilogue(x, y, bias, out, x0, x1, x2, x3, y0, y1, y2, y3, o0, o1,    \
-                   o2, o3, sh, sw, dh, dw, pad, groups, hasBias, act,          \
-                   actParam);                                                  \
   }                                                                            \
   void kcc_rt_conv2d_##S(                                                      \
       const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
@@ -369,6 +354,26 @@ void avgPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
     conv<T, ConvKind::BackpropFilter>(x, y, out, x0, x1, x2, x3, y0, y1, y2,   \
                                       y3, o0, o1, o2, o3, sh, sw, dh, dw, pad, \
                                       groups);                                 \
+  }
+
+#define KCC_RT_DEFINE(T, S)                                                    \
+  KCC_RT_DEFINE_PRODUCTS(T, S)                                                 \
+  void kcc_rt_matmul_epilogue_##S(                                             \
+      const T *a, const T *b, const T *bias, T *out, int64_t a0, int64_t a1,   \
+      int64_t b0, int64_t b1, int64_t o0, int64_t o1, int64_t ta, int64_t tb,  \
+      int64_t hasBias, int64_t act, double actParam) {                         \
+    matmulEpilogue(a, b, bias, out, a0, a1, b0, b1, o0, o1, ta, tb, hasBias,   \
+                   act, actParam);                                             \
+  }                                                                            \
+  void kcc_rt_conv2d_epilogue_##S(                                             \
+      const T *x, const T *y, const T *bias, T *out, int64_t x0, int64_t x1,   \
+      int64_t x2, int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3,  \
+      int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw,  \
+      int64_t dh, int64_t dw, int64_t pad, int64_t groups, int64_t hasBias,    \
+      int64_t act, double actParam) {                                          \
+    conv2dEpilogue(x, y, bias, out, x0, x1, x2, x3, y0, y1, y2, y3, o0, o1,    \
+                   o2, o3, sh, sw, dh, dw, pad, groups, hasBias, act,          \
+                   actParam);                                                  \
   }                                                                            \
   void kcc_rt_max_pool2d_##S(const T *x, T *out, int64_t x0, int64_t x1,       \
                              int64_t x2, int64_t x3, int64_t o0, int64_t o1,   \
@@ -415,51 +420,10 @@ void avgPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
                    wh, ww, sh, sw, pad, /*reluMask=*/true);                    \
   }
 
-/// The products of mixed precision: bfloat16 operands and output (bits in
-/// uint16_t), float32 accumulation.
-#define KCC_RT_DEFINE_BF16(T, S)                                               \
-  void kcc_rt_matmul_##S(const T *a, const T *b, T *out, int64_t a0,           \
-                         int64_t a1, int64_t b0, int64_t b1, int64_t o0,       \
-                         int64_t o1, int64_t ta, int64_t tb) {                 \
-    matmul(a, b, out, a0, a1, b0, b1, o0, o1, ta, tb);                         \
-  }                                                                            \
-  void kcc_rt_batch_matmul_##S(const T *a, const T *b, T *out, int64_t a0,     \
-                               int64_t a1, int64_t a2, int64_t b0, int64_t b1, \
-                               int64_t b2, int64_t o0, int64_t o1, int64_t o2, \
-                               int64_t ta, int64_t tb) {                       \
-    batchMatmul(a, b, out, a0, a1, a2, b0, b1, b2, o0, o1, o2, ta, tb);        \
-  }                                                                            \
-  void kcc_rt_conv2d_##S(                                                      \
-      const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
-      int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
-      int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw, int64_t dh,  \
-      int64_t dw, int64_t pad, int64_t groups) {                               \
-    conv<T, ConvKind::Forward>(x, y, out, x0, x1, x2, x3, y0, y1, y2, y3, o0,  \
-                               o1, o2, o3, sh, sw, dh, dw, pad, groups);       \
-  }                                                                            \
-  void kcc_rt_conv2d_backprop_input_##S(                                       \
-      const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
-      int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
-      int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw, int64_t dh,  \
-      int64_t dw, int64_t pad, int64_t groups) {                               \
-    conv<T, ConvKind::BackpropInput>(x, y, out, x0, x1, x2, x3, y0, y1, y2,    \
-                                     y3, o0, o1, o2, o3, sh, sw, dh, dw, pad,  \
-                                     groups);                                  \
-  }                                                                            \
-  void kcc_rt_conv2d_backprop_filter_##S(                                      \
-      const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
-      int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
-      int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw, int64_t dh,  \
-      int64_t dw, int64_t pad, int64_t groups) {                               \
-    conv<T, ConvKind::BackpropFilter>(x, y, out, x0, x1, x2, x3, y0, y1, y2,   \
-                                      y3, o0, o1, o2, o3, sh, sw, dh, dw, pad, \
-                                      groups);                                 \
-  }
-
 extern "C" {
 KCC_RT_DEFINE(float, f32)
 KCC_RT_DEFINE(double, f64)
-KCC_RT_DEFINE_BF16(uint16_t, bf16)
+KCC_RT_DEFINE_PRODUCTS(uint16_t, bf16)
 KCC_RT_AVG_POOL_GRAD_ACT(float, f32, relu, Relu)
 KCC_RT_AVG_POOL_GRAD_ACT(float, f32, tanh, Tanh)
 KCC_RT_AVG_POOL_GRAD_ACT(float, f32, sigmoid, Sigmoid)
