@@ -53,7 +53,9 @@ public:
   virtual int64_t numBatches() const = 0;
   /// Batch `i` of the current epoch (Sequence.__getitem__); thread-safe.
   virtual Batch batch(int64_t i) const = 0;
-  /// Called before epoch `epoch` (from 0) reads any batch.
+  /// Called when a pass over the data begins, before epoch `epoch` (from 0)
+  /// reads any batch: every epoch, unless steps_per_epoch spreads one pass
+  /// over several epochs.
   virtual void onEpochBegin(int64_t epoch) {}
   /// Called after the epoch's last batch was read (Sequence.on_epoch_end).
   virtual void onEpochEnd() {}

@@ -5,9 +5,10 @@
 
 using namespace kcc;
 
-Prefetcher::Prefetcher(const DataSource &source, int64_t count, int workers,
-                       int depth)
-    : source_(source), count_(count), depth_(std::max(1, depth)) {
+Prefetcher::Prefetcher(const DataSource &source, int64_t first, int64_t count,
+                       int workers, int depth)
+    : source_(source), first_(first), count_(count),
+      depth_(std::max(1, depth)) {
   for (int i = 0; i < workers; ++i)
     workers_.emplace_back([this] { work(); });
 }
@@ -37,7 +38,7 @@ void Prefetcher::work() {
     Batch b;
     std::exception_ptr error;
     try {
-      b = source_.batch(i);
+      b = source_.batch(first_ + i);
     } catch (...) {
       error = std::current_exception();
     }
@@ -61,7 +62,7 @@ Batch Prefetcher::next() {
   if (workers_.empty()) {
     ++consumed_;
     lock.unlock();
-    return source_.batch(i);
+    return source_.batch(first_ + i);
   }
   ready_.wait(lock, [&] { return done_.count(i) || failed_.count(i); });
   ++consumed_;

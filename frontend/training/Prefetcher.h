@@ -28,10 +28,11 @@ namespace kcc {
 
 class Prefetcher {
 public:
-  /// Reads batches 0 .. count-1 of `source` with `workers` threads (0: on
-  /// the caller's thread in next()), at most `depth` ahead of the consumer.
-  Prefetcher(const DataSource &source, int64_t count, int workers = 1,
-             int depth = 4);
+  /// Reads batches first .. first+count-1 of `source` with `workers`
+  /// threads (0: on the caller's thread in next()), at most `depth` ahead of
+  /// the consumer.
+  Prefetcher(const DataSource &source, int64_t first, int64_t count,
+             int workers = 1, int depth = 4);
   ~Prefetcher();
   Prefetcher(const Prefetcher &) = delete;
   Prefetcher &operator=(const Prefetcher &) = delete;
@@ -43,7 +44,7 @@ private:
   void work();
 
   const DataSource &source_;
-  int64_t count_, depth_;
+  int64_t first_, count_, depth_;
   std::mutex mutex_;
   std::condition_variable ready_, space_;
   int64_t claimed_ = 0, consumed_ = 0;

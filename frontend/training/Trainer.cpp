@@ -9,6 +9,7 @@
 #include "runtime/Collectives.h"
 #include "runtime/Error.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -423,20 +424,31 @@ History Trainer::fit(DataSource &train, const FitOptions &fit,
   return fitShard(shard, local, validation);
 }
 
+/// Keras's validation_freq: validate after every validationFreq-th epoch,
+/// or after the (1-based) epochs listed.
+static bool validatesAfter(const FitOptions &fit, int64_t epoch) {
+  if (!fit.validationEpochs.empty())
+    return llvm::is_contained(fit.validationEpochs, epoch + 1);
+  return (epoch + 1) % fit.validationFreq == 0;
+}
+
 History Trainer::fitShard(DataSource &train, const FitOptions &fit,
                           DataSource *validation) {
   if (fit.epochs < 1 || fit.initialEpoch < 0 || fit.initialEpoch >= fit.epochs)
     throw Error("fit: epochs " + std::to_string(fit.epochs) +
                 " and initial epoch " + std::to_string(fit.initialEpoch) +
                 ": nothing to train");
+  if (fit.validationFreq < 1)
+    throw Error("fit: validation_freq must be 1 or more, got " +
+                std::to_string(fit.validationFreq));
   if (fit.verbose < 0 || fit.verbose > 2)
     throw Error("fit: verbose must be 0, 1 or 2, got " +
                 std::to_string(fit.verbose));
-  int64_t steps = train.numBatches();
-  if (steps < 1)
+  int64_t total = train.numBatches();
+  if (total < 1)
     throw Error("fit: the training data has no batches");
-  if (fit.stepsPerEpoch > 0)
-    steps = std::min(steps, fit.stepsPerEpoch);
+  int64_t steps =
+      fit.stepsPerEpoch > 0 ? std::min(total, fit.stepsPerEpoch) : total;
 
   // The model's weights are the truth between fits (the user may set them).
   if (active_)
@@ -471,9 +483,15 @@ History Trainer::fitShard(DataSource &train, const FitOptions &fit,
 
   Logs logs;
   callbacks.each([&](Callback &c) { c.onTrainBegin(logs); });
+  // Batches of the current pass over the data already trained on: with
+  // steps_per_epoch an epoch continues where the last one stopped, and the
+  // epoch that reaches the data's end stops there (as Keras's iterator).
+  int64_t position = 0;
   for (int64_t epoch = fit.initialEpoch; epoch < fit.epochs; ++epoch) {
     auto start = Clock::now();
-    train.onEpochBegin(epoch);
+    if (position == 0)
+      train.onEpochBegin(epoch);
+    int64_t count = std::min(steps, total - position);
     Logs epochLogs;
     callbacks.each([&](Callback &c) { c.onEpochBegin(epoch, epochLogs); });
 
@@ -483,8 +501,8 @@ History Trainer::fitShard(DataSource &train, const FitOptions &fit,
     std::vector<std::vector<double>> statistics;
     int64_t seen = 0, done = 0;
     {
-      Prefetcher ahead(train, steps, fit.workers, fit.prefetchDepth);
-      for (int64_t b = 0; b < steps && !stopTraining; ++b) {
+      Prefetcher ahead(train, position, count, fit.workers, fit.prefetchDepth);
+      for (int64_t b = 0; b < count && !stopTraining; ++b) {
         current_ = ahead.next();
         Logs batchLogs;
         callbacks.each([&](Callback &c) { c.onBatchBegin(b, batchLogs); });
@@ -539,10 +557,11 @@ History Trainer::fitShard(DataSource &train, const FitOptions &fit,
         epochLogs = batchLogs;
       }
     }
+    position = position + count < total ? position + count : 0;
     train.onEpochEnd();
     current_ = Batch();
     model_.setWeights(active_->getWeights());
-    if (validation)
+    if (validation && validatesAfter(fit, epoch))
       for (const auto &[key, value] : evaluate(*validation))
         epochLogs["val_" + key] = value;
     callbacks.each([&](Callback &c) { c.onEpochEnd(epoch, epochLogs); });

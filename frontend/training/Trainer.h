@@ -67,8 +67,15 @@ struct FitOptions {
   uint64_t seed = 0;
   /// 0 silent, 1 a progress bar, 2 one line per epoch (Keras's verbose).
   int verbose = 1;
-  /// Batches per epoch (0: every batch of the data).
+  /// Batches per epoch (0: every batch of the data). As Keras, an epoch
+  /// continues the pass over the data where the previous one stopped; the
+  /// epoch that reaches its end is cut short there, and the next starts a
+  /// new pass (reshuffled).
   int64_t stepsPerEpoch = 0;
+  /// Keras's validation_freq: validate after every validationFreq-th epoch,
+  /// or, when validationEpochs is not empty, after those (1-based) epochs.
+  int64_t validationFreq = 1;
+  std::vector<int64_t> validationEpochs;
   /// The Dataset overload only: the last fraction of the examples, taken
   /// before shuffling, validates instead of training (Keras's
   /// validation_split; validation data, when given, overrides it).

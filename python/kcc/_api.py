@@ -40,7 +40,9 @@ def fit(
     sample_weight=None,
     initial_epoch=0,
     steps_per_epoch=None,
+    validation_steps=None,
     validation_batch_size=None,
+    validation_freq=1,
     *,
     mode="compiled",
     seed=None,
@@ -56,11 +58,24 @@ def fit(
     _check_compiled(model, "fit")
     session = _session.session_for(model, mode)
     inputs, outputs = session.input_names(), session.output_names()
-    if _data.is_dataset(x):
+    if _data.is_dataset(x) or _data.is_iterable(x):
         if y is not None or sample_weight is not None or validation_split:
-            raise ValueError("kcc.fit: with a dataset as x, y, sample_weight "
-                             "and validation_split must not be given")
-        train = _data.dataset_source(x, inputs, outputs, "x")
+            raise ValueError("kcc.fit: with a dataset or generator as x, y, "
+                             "sample_weight and validation_split must not "
+                             "be given")
+        if _data.is_dataset(x):
+            train = _data.dataset_source(x, inputs, outputs, "x")
+        else:
+            # Without a length, the whole fit is one pass of
+            # steps_per_epoch batches an epoch.
+            if not hasattr(x, "__len__") and steps_per_epoch:
+                passes = int(epochs) - int(initial_epoch)
+                batches = int(steps_per_epoch) * max(passes, 1)
+            else:
+                batches = _data.iterable_batches(x, None, "kcc.fit: x",
+                                                 "steps_per_epoch")
+            train = _data.iterable_source(_data.replayable(x), inputs,
+                                          outputs, "x", batches)
         rows = None
     else:
         x = _data.arrays(x, inputs, "x")
@@ -80,13 +95,26 @@ def fit(
         validation = None
     elif _data.is_dataset(validation_data):
         validation = _data.dataset_source(validation_data, inputs, outputs,
-                                          "validation_data")
+                                          "validation_data", validation_steps)
+    elif _data.is_iterable(validation_data):
+        validation = _data.validation_iterable_source(
+            _data.replayable(validation_data), inputs, outputs,
+            "validation_data",
+            _data.iterable_batches(validation_data, validation_steps,
+                                   "kcc.fit: validation_data",
+                                   "validation_steps"))
     else:
         vx, vy, vsw = _data.unpack_validation(validation_data)
-        validation = _data.arrays_source(
-            _data.arrays(vx, inputs, "validation x"),
-            _data.arrays(vy, outputs, "validation y"),
-            None if vsw is None else np.asarray(vsw))
+        vx = _data.arrays(vx, inputs, "validation x")
+        vy = _data.arrays(vy, outputs, "validation y")
+        vsw = None if vsw is None else np.asarray(vsw)
+        if validation_steps:
+            # The first validation_steps batches, as Keras reads them.
+            keep = int(validation_steps) * int(
+                validation_batch_size or batch_size or 32)
+            vx, vy = [a[:keep] for a in vx], [a[:keep] for a in vy]
+            vsw = None if vsw is None else vsw[:keep]
+        validation = _data.arrays_source(vx, vy, vsw)
 
     args = _kcc.FitArgs()
     args.batch_size = int(batch_size or 32)
@@ -94,6 +122,14 @@ def fit(
     args.epochs = int(epochs)
     args.initial_epoch = int(initial_epoch)
     args.steps_per_epoch = int(steps_per_epoch or 0)
+    if isinstance(validation_freq, int):
+        args.validation_freq = validation_freq
+    elif isinstance(validation_freq, (list, tuple)):
+        args.validation_epochs = [int(e) for e in validation_freq]
+    else:
+        raise ValueError(
+            "kcc.fit: validation_freq must be an int or a list of epochs, "
+            f"got {type(validation_freq).__name__}")
     args.shuffle = bool(shuffle)
     args.seed = int(np.random.randint(0, 2**31) if seed is None else seed)
     if class_weight:
@@ -124,16 +160,25 @@ def fit(
 
 
 def evaluate(model, x=None, y=None, batch_size=None, verbose="auto",
-             sample_weight=None, return_dict=False, *, mode="compiled"):
+             sample_weight=None, steps=None, callbacks=None,
+             return_dict=False, *, mode="compiled"):
     """Keras's model.evaluate by kcc: the loss, then the metrics (a scalar
-    when there are none), or a dict with return_dict=True."""
+    when there are none), or a dict with return_dict=True. x may be a
+    PyDataset or a generator (then `steps`, unless it has a length)."""
+    if callbacks:
+        raise ValueError("kcc.evaluate: callbacks are not supported (kcc.fit "
+                         "takes them)")
     model = _keras_model(model)
     _check_compiled(model, "evaluate")
     session = _session.session_for(model, mode)
     _session.push_weights(session, model)
     inputs, outputs = session.input_names(), session.output_names()
     if _data.is_dataset(x):
-        data = _data.dataset_source(x, inputs, outputs, "x")
+        data = _data.dataset_source(x, inputs, outputs, "x", steps)
+    elif _data.is_iterable(x):
+        data = _data.validation_iterable_source(
+            _data.replayable(x), inputs, outputs, "x",
+            _data.iterable_batches(x, steps, "kcc.evaluate: x", "steps"))
     else:
         data = _data.arrays_source(
             _data.arrays(x, inputs, "x"), _data.arrays(y, outputs, "y"),

@@ -1,7 +1,9 @@
 """fit()'s x, y and sample weights as one NumPy array per input and output,
 with Keras's rules (dicts by input or output name, validation_split)."""
 
+import itertools
 import math
+import threading
 
 import numpy as np
 
@@ -79,24 +81,153 @@ def is_dataset(data):
     return hasattr(data, "__getitem__") and hasattr(data, "__len__")
 
 
+def is_iterable(data):
+    """A generator, an iterator, or an iterable of batches without indexing
+    (a tf.data.Dataset, a torch DataLoader)."""
+    if data is None or isinstance(data, (np.ndarray, list, tuple, dict, str)):
+        return False
+    if hasattr(data, "shape"):
+        return False
+    return hasattr(data, "__next__") or hasattr(data, "__iter__")
+
+
+def _batch_of(item, inputs, outputs, where):
+    if isinstance(item, list):
+        item = tuple(item)
+    if not isinstance(item, tuple) or len(item) not in (2, 3):
+        raise ValueError(
+            f"{where}: a batch must be a tuple (x, y) or "
+            f"(x, y, sample_weight), got {type(item).__name__}")
+    weights = item[2] if len(item) == 3 else None
+    return (arrays(_numpy(item[0]), inputs, f"{where} x"),
+            arrays(_numpy(item[1]), outputs, f"{where} y"),
+            None if weights is None else np.asarray(_numpy(weights)))
+
+
+def _numpy(value):
+    """Tensors of any backend (tf, torch, jax) as NumPy; dicts, lists and
+    tuples element by element."""
+    if isinstance(value, dict):
+        return {k: _numpy(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_numpy(v) for v in value)
+    if value is None or isinstance(value, np.ndarray):
+        return value
+    if hasattr(value, "numpy"):
+        return value.numpy()
+    return np.asarray(value)
+
+
+class _Replayed:
+    """A one-shot iterator (a generator) as Keras's fit holds it: the first
+    two batches read at the start and replayed at the head of every new
+    pass (Keras peeks them for the input specs), then the iterator where it
+    stopped. A validation generator is thus read from the same first
+    batches at every evaluation, as under Keras."""
+
+    PEEKED = 2  # Keras's NUM_BATCHES_FOR_TENSOR_SPEC
+
+    def __init__(self, iterator):
+        self.iterator = iterator
+        self.peeked = list(itertools.islice(iterator, self.PEEKED))
+
+    def __iter__(self):
+        return itertools.chain(self.peeked, self.iterator)
+
+
+def replayable(data):
+    """`data` to iterate once per pass: a one-shot iterator wrapped as Keras
+    wraps it, anything else (re-iterable) as it is."""
+    if iter(data) is data:
+        return _Replayed(data)
+    return data
+
+
+def iterable_batches(data, steps, what, role):
+    """Batches per pass over an iterable: its len(), else `steps`."""
+    if steps:
+        return int(steps)
+    try:
+        return len(data)
+    except TypeError:
+        pass
+    raise ValueError(
+        f"{what} is a generator or iterator without a length: give "
+        f"{role} (the batches an epoch reads)")
+
+
+def iterable_source(data, inputs, outputs, what, batches):
+    """Batches read from an iterable in its order, as kcc's step needs them.
+    Each pass over the data starts a new iterator (a generator continues
+    where it stopped, as under Keras); read-ahead workers may ask for
+    batches out of order, so the few read early are held until taken."""
+    lock = threading.Lock()
+    state = {"iterator": None, "next": 0, "held": {}}
+
+    def begin_pass():
+        with lock:
+            state["iterator"] = iter(data)
+            state["next"] = 0
+            state["held"] = {}
+
+    def read(i):
+        with lock:
+            if state["iterator"] is None:
+                state["iterator"] = iter(data)
+            held = state["held"]
+            while i not in held:
+                try:
+                    item = next(state["iterator"])
+                except StopIteration:
+                    raise ValueError(
+                        f"{what}: the data ran out after {state['next']} "
+                        f"batches; an epoch reads {batches} (make the "
+                        "generator repeat, or lower steps_per_epoch)"
+                    ) from None
+                held[state["next"]] = item
+                state["next"] += 1
+            item = held.pop(i)
+        return _batch_of(item, inputs, outputs, f"{what}, batch {i}")
+
+    return {"reader": read, "on_epoch_end": None, "on_pass_begin": begin_pass,
+            "batches": int(batches), "name": what, "indexed": False}
+
+
+def validation_iterable_source(data, inputs, outputs, what, batches):
+    """Validation batches from an iterable: every evaluation starts a new
+    iterator and reads `batches` in order (Keras resets its validation
+    iterator each time; a generator then continues)."""
+    state = {"iterator": None}
+
+    def read(i):
+        if i == 0 or state["iterator"] is None:
+            state["iterator"] = iter(data)
+        try:
+            item = next(state["iterator"])
+        except StopIteration:
+            raise ValueError(
+                f"{what}: the data ran out after {i} batches; validation "
+                f"reads {batches} (give validation_steps)") from None
+        return _batch_of(item, inputs, outputs, f"{what}, batch {i}")
+
+    return {"reader": read, "on_epoch_end": None, "batches": int(batches),
+            "name": what, "indexed": False}
+
+
 def arrays_source(x, y, sample_weight):
     return {"x": x, "y": y, "sample_weight": sample_weight}
 
 
-def dataset_source(dataset, inputs, outputs, what):
+def dataset_source(dataset, inputs, outputs, what, steps=None):
     """Batches read from `dataset` as kcc's step needs them, one at a time
-    (only the batches in flight are in memory)."""
+    (only the batches in flight are in memory); the first `steps` when
+    given."""
 
     def read(i):
-        item = dataset[i]
-        if not isinstance(item, tuple) or len(item) not in (2, 3):
-            raise ValueError(
-                f"{what}[{i}]: a batch must be a tuple (x, y) or "
-                f"(x, y, sample_weight), got {type(item).__name__}")
-        weights = item[2] if len(item) == 3 else None
-        return (arrays(item[0], inputs, f"{what}[{i}] x"),
-                arrays(item[1], outputs, f"{what}[{i}] y"),
-                None if weights is None else np.asarray(weights))
+        return _batch_of(dataset[i], inputs, outputs, f"{what}[{i}]")
 
+    batches = len(dataset)
+    if steps:
+        batches = min(batches, int(steps))
     return {"reader": read, "on_epoch_end": getattr(dataset, "on_epoch_end", None),
-            "batches": len(dataset), "name": what}
+            "batches": batches, "name": what}

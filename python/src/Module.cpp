@@ -72,8 +72,13 @@ std::unique_ptr<DataSource> sourceOf(Session &s, const py::dict &data,
     auto source = std::make_unique<PyDataSource>(
         data["reader"], data["on_epoch_end"], data["batches"].cast<int64_t>(),
         s.dataSpec(), data["name"].cast<std::string>());
+    if (data.contains("on_pass_begin"))
+      source->setOnPassBegin(data["on_pass_begin"]);
+    // An iterator's batches come in its own order (Keras shuffles only
+    // indexed data).
+    bool indexed = !data.contains("indexed") || data["indexed"].cast<bool>();
     if (fit)
-      source->setShuffle(fit->shuffle, fit->seed);
+      source->setShuffle(indexed && fit->shuffle, fit->seed);
     return source;
   }
   Examples e = s.examples(views(py::object(data["x"]), what + " x", keep),
@@ -119,6 +124,8 @@ PYBIND11_MODULE(_kcc, m) {
       .def_readwrite("epochs", &FitArgs::epochs)
       .def_readwrite("initial_epoch", &FitArgs::initialEpoch)
       .def_readwrite("steps_per_epoch", &FitArgs::stepsPerEpoch)
+      .def_readwrite("validation_freq", &FitArgs::validationFreq)
+      .def_readwrite("validation_epochs", &FitArgs::validationEpochs)
       .def_readwrite("shuffle", &FitArgs::shuffle)
       .def_readwrite("seed", &FitArgs::seed)
       .def_readwrite("class_weight", &FitArgs::classWeight);

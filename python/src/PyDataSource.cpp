@@ -19,6 +19,7 @@ PyDataSource::~PyDataSource() {
   py::gil_scoped_acquire gil;
   reader_ = py::object();
   onEpochEnd_ = py::object();
+  onPassBegin_ = py::object();
 }
 
 namespace {
@@ -52,6 +53,11 @@ void PyDataSource::setShuffle(bool shuffle, uint64_t seed) {
 void PyDataSource::onEpochBegin(int64_t epoch) {
   order_ =
       shuffle_ ? epochOrder(numBatches_, seed_, epoch) : std::vector<int64_t>();
+  if (!onPassBegin_) // a null handle before the first call
+    return;
+  py::gil_scoped_acquire gil;
+  if (!onPassBegin_.is_none())
+    onPassBegin_();
 }
 
 Batch PyDataSource::batch(int64_t i) const {

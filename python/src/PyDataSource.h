@@ -32,6 +32,10 @@ public:
   /// Reads the batches in a new order each epoch, from (seed, epoch), as
   /// Keras's fit(shuffle=True) orders a PyDataset's batches.
   void setShuffle(bool shuffle, uint64_t seed);
+  /// Called when a pass over the data begins (an iterator restarts there).
+  void setOnPassBegin(pybind11::object onPassBegin) {
+    onPassBegin_ = std::move(onPassBegin);
+  }
 
   int64_t numBatches() const override { return numBatches_; }
   Batch batch(int64_t i) const override;
@@ -39,7 +43,7 @@ public:
   void onEpochEnd() override;
 
 private:
-  pybind11::object reader_, onEpochEnd_;
+  pybind11::object reader_, onEpochEnd_, onPassBegin_;
   int64_t numBatches_;
   DataSpec spec_;
   std::string name_;

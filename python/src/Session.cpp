@@ -150,6 +150,8 @@ History Session::fit(DataSource &train, DataSource *validation,
   fit.seed = args.seed;
   fit.verbose = 0; // Keras's own ProgbarLogger prints, from Python
   fit.stepsPerEpoch = args.stepsPerEpoch;
+  fit.validationFreq = args.validationFreq;
+  fit.validationEpochs = args.validationEpochs;
   fit.callbacks = std::move(callbacks);
   return trainer(args.classWeight).fit(train, fit, validation);
 }

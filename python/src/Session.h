@@ -32,6 +32,8 @@ struct FitArgs {
   int64_t epochs = 1;
   int64_t initialEpoch = 0;
   int64_t stepsPerEpoch = 0;
+  int64_t validationFreq = 1;
+  std::vector<int64_t> validationEpochs;
   bool shuffle = true;
   uint64_t seed = 0;
   std::map<int64_t, double> classWeight;

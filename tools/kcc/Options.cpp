@@ -288,6 +288,10 @@ cl::opt<std::string> validationData(
              "val_<metric> at each epoch's end"),
     cl::value_desc("file.npz|dir"), cl::cat(runCategory),
     cl::sub(trainCommand));
+cl::opt<int64_t> validationFreq(
+    "validation-freq",
+    cl::desc("Validate after every N-th epoch (Keras's validation_freq)"),
+    cl::init(1), cl::cat(runCategory), cl::sub(trainCommand));
 cl::opt<double> validationSplit(
     "validation-split",
     cl::desc("Validate on the last fraction F of the training data, taken "
@@ -372,7 +376,8 @@ cl::opt<int64_t> epochs("epochs", cl::desc("Epochs to train"), cl::init(1),
                         cl::cat(runCategory), cl::sub(trainCommand));
 cl::opt<int64_t>
     stepsPerEpoch("steps-per-epoch",
-                  cl::desc("Stop each epoch after N steps (0: all)"),
+                  cl::desc("Batches per epoch (0: all); as Keras, the next "
+                           "epoch continues the pass where this one stopped"),
                   cl::init(0), cl::cat(runCategory), cl::sub(trainCommand));
 enum class RunMode { Compiled, Interpreted, Both };
 cl::opt<RunMode> runMode(
@@ -469,6 +474,8 @@ std::optional<std::string> checkNumericFlags() {
     if (auto e = atLeast(epochs, 1, "at least 1"))
       return e;
     if (auto e = atLeast(stepsPerEpoch, 0, "0 (every batch) or more"))
+      return e;
+    if (auto e = atLeast(validationFreq, 1, "at least 1"))
       return e;
     if (verbose < 0 || verbose > 2)
       return "--verbose must be 0, 1 or 2, got " + std::to_string(verbose);
@@ -770,6 +777,7 @@ TrainConfig kcc::driver::getTrainConfig() {
   c.stepsPerEpoch = stepsPerEpoch;
   c.terminateOnNan = terminateOnNan;
   c.validationData = validationData;
+  c.validationFreq = validationFreq;
   c.validationSplit = validationSplit;
   c.shuffle = shuffle;
   c.verbose = verbose;

@@ -73,6 +73,8 @@ struct TrainConfig {
   /// last fraction of the training data (Keras's validation_split).
   std::string validationData;
   double validationSplit = 0;
+  /// Validate after every validationFreq-th epoch.
+  int64_t validationFreq = 1;
   bool shuffle = true;
   /// Keras's verbose: 0 silent, 1 progress bar, 2 one line per epoch.
   int verbose = 1;

@@ -486,6 +486,7 @@ llvm::Expected<RunResult> trainOnce(const TrainConfig &config, ExecMode mode,
   fit.batchSize = batch;
   fit.verbose = config.verbose;
   fit.stepsPerEpoch = config.stepsPerEpoch;
+  fit.validationFreq = config.validationFreq;
   fit.workers = config.workers;
   int64_t steps = train->numBatches();
   if (config.stepsPerEpoch > 0)

@@ -12,6 +12,7 @@
 // RUN: not kcc train --epoch 3 2>&1 | FileCheck %s --check-prefix=SUGGEST
 // Numeric flags are checked: range and finite.
 // RUN: not kcc train --model=mlp --steps-per-epoch -1 2>&1 | FileCheck %s --check-prefix=STEPS
+// RUN: not kcc train --model=mlp --validation-freq 0 2>&1 | FileCheck %s --check-prefix=VFREQ
 // RUN: not kcc train --model=mlp --lr nan 2>&1 | FileCheck %s --check-prefix=LRNAN
 // RUN: not kcc train --model=mlp --lr -1 2>&1 | FileCheck %s --check-prefix=LRNEG
 // RUN: not kcc bench --model=mlp --warmup -3 2>&1 | FileCheck %s --check-prefix=WARMUP
@@ -41,6 +42,7 @@
 
 // SUGGEST: Did you mean '--epochs'?
 // STEPS: error: --steps-per-epoch must be 0 (every batch) or more, got -1
+// VFREQ: error: --validation-freq must be at least 1, got 0
 // LRNAN: error: --lr must be a positive finite number, got nan
 // LRNEG: error: --lr must be a positive finite number, got -1
 // WARMUP: error: --warmup must be 0 or more, got -3

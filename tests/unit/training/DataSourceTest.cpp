@@ -154,7 +154,7 @@ TEST(Prefetcher, EveryBatchOnceInOrder) {
   for (int workers : {0, 1, 3}) {
     CountingSource source;
     {
-      Prefetcher ahead(source, source.numBatches(), workers, 4);
+      Prefetcher ahead(source, 0, source.numBatches(), workers, 4);
       for (int64_t i = 0; i < source.numBatches(); ++i)
         ASSERT_EQ(ahead.next().x.at(0), i) << workers << " workers";
     }
@@ -162,7 +162,7 @@ TEST(Prefetcher, EveryBatchOnceInOrder) {
   }
   CountingSource failing;
   failing.failAt = 5;
-  Prefetcher ahead(failing, failing.numBatches(), 2, 4);
+  Prefetcher ahead(failing, 0, failing.numBatches(), 2, 4);
   for (int i = 0; i < 5; ++i)
     ahead.next();
   EXPECT_EQ(errorOf([&] { ahead.next(); }), "batch 5 is unreadable");

@@ -16,6 +16,8 @@
 #include "frontend/training/Trainer.h"
 #include "runtime/Error.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <gtest/gtest.h>
 
 #include <atomic>
@@ -400,6 +402,56 @@ TEST(Fit, UserSequenceTrainsThroughWorkersAsTheArraysDo) {
   plain.shuffle = false;
   reference.fit(data, plain);
   EXPECT_TRUE(sameWeights(trainer.getWeights(), reference.getWeights()));
+}
+
+TEST(Fit, StepsPerEpochContinuesThePassAsKeras) {
+  // 7 batches, 3 an epoch: epochs read batches 0-2, 3-5, then 6 alone (the
+  // epoch reaching the data's end stops there), then a new pass 0-2.
+  Dataset data = makeData(100, 12);
+  Sequential model = makeClassifier();
+  Trainer trainer(model, config(), nullptr);
+  CountingSequence sequence(data, 16);
+  FitOptions f = quiet(4, 16);
+  f.stepsPerEpoch = 3;
+  History h = trainer.fit(sequence, f);
+  ASSERT_EQ(h.size(), 4u);
+  std::vector<int64_t> steps;
+  for (const EpochLogs &e : h.epochs)
+    steps.push_back(e.steps);
+  EXPECT_EQ(steps, (std::vector<int64_t>{3, 3, 1, 3}));
+  std::vector<int> reads = {1, 1, 1, 0, 0, 0, 0, // epoch 0
+                            0, 0, 0, 1, 1, 1, 0, // epoch 1
+                            0, 0, 0, 0, 0, 0, 1, // epoch 2
+                            1, 1, 1, 0, 0, 0, 0};
+  EXPECT_EQ(sequence.perEpoch, reads);
+  // A pass begins at epochs 0 and 3 only; every epoch ends.
+  EXPECT_EQ(llvm::count(sequence.events, "sequence begin 0"), 1);
+  EXPECT_EQ(llvm::count(sequence.events, "sequence begin 3"), 1);
+  EXPECT_EQ(llvm::count(sequence.events, "sequence end"), 4);
+  EXPECT_EQ(trainer.iterations(), 10);
+}
+
+TEST(Fit, ValidationFreqValidatesThoseEpochsOnly) {
+  Dataset data = makeData(64, 11), val = makeData(32, 13);
+  Sequential model = makeClassifier();
+  Trainer trainer(model, config(), nullptr);
+  FitOptions f = quiet(4, 32);
+  f.validationFreq = 2;
+  History every2 = trainer.fit(data, f, &val);
+  f.validationEpochs = {1, 4};
+  History listed = trainer.fit(data, f, &val);
+  auto validated = [](const History &h) {
+    std::vector<bool> v;
+    for (const EpochLogs &e : h.epochs)
+      v.push_back(e.values.count("val_loss") > 0);
+    return v;
+  };
+  EXPECT_EQ(validated(every2), (std::vector<bool>{false, true, false, true}));
+  EXPECT_EQ(validated(listed), (std::vector<bool>{true, false, false, true}));
+  f.validationEpochs.clear();
+  f.validationFreq = 0;
+  EXPECT_EQ(errorOf([&] { trainer.fit(data, f, &val); }),
+            "fit: validation_freq must be 1 or more, got 0");
 }
 
 } // namespace
