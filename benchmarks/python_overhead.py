@@ -7,7 +7,7 @@ Adam. The time per step is (wall time of --epochs 6) minus (wall time of
 takes the compile, the import and the data loading out of both sides.
 kcc.fit and `kcc train` are alternated.
 
-    KCC_BUILD_DIR=build build/python-venv/bin/python \\
+    KCC_BUILD_DIR=build build/python-venv-jax/bin/python \\
         benchmarks/python_overhead.py --kcc build/bin/kcc [--rounds 3]
 
 The venv is the one scripts/python-tests.sh makes (keras, jax, kcc).

@@ -31,7 +31,24 @@ def _load_from(folder):
     return None
 
 
+def _own_symbols():
+    """dlopen flags that bind the module and the libraries it brings (LLVM,
+    MLIR, oneDNN) to their own symbols first. TensorFlow loads its
+    extension with RTLD_GLOBAL, and it carries another LLVM, protobuf and
+    absl under the same names: found first, they would crash kcc's."""
+    return os.RTLD_NOW | os.RTLD_LOCAL | getattr(os, "RTLD_DEEPBIND", 0)
+
+
 def load():
+    flags = sys.getdlopenflags()
+    sys.setdlopenflags(_own_symbols())
+    try:
+        return _load()
+    finally:
+        sys.setdlopenflags(flags)
+
+
+def _load():
     for folder in _candidates():
         module = _load_from(folder)
         if module is not None:
