@@ -9,8 +9,16 @@ import numpy as np
 
 
 def _array(value, what):
+    """`value` as a NumPy array, sharing its memory where it can: NumPy
+    arrays as they are, other libraries' CPU tensors (JAX, PyTorch,
+    TensorFlow) through DLPack, anything else through np.asarray."""
     if value is None:
         raise ValueError(f"{what}: expected an array, got None")
+    if not isinstance(value, np.ndarray) and hasattr(value, "__dlpack__"):
+        try:
+            return np.from_dlpack(value)
+        except (BufferError, RuntimeError, TypeError, ValueError):
+            pass  # on a device, or a dtype NumPy lacks: copied below
     return np.asarray(value)
 
 
@@ -113,9 +121,7 @@ def _numpy(value):
         return type(value)(_numpy(v) for v in value)
     if value is None or isinstance(value, np.ndarray):
         return value
-    if hasattr(value, "numpy"):
-        return value.numpy()
-    return np.asarray(value)
+    return _array(value, "batch")
 
 
 class _Replayed:

@@ -147,3 +147,63 @@ def test_csv_logger_and_checkpoint(rng, tmp_path):
     saved = keras.saving.load_model(ckpt)
     for a, b in zip(saved.get_weights(), ours.get_weights()):
         np.testing.assert_array_equal(a, b)
+
+
+def test_terminate_on_nan_and_lambda_callback(rng):
+    ours, theirs = twins(mlp, COMPILE)
+    x, y = data(rng)
+    x[13, 0] = np.nan  # batch 1 of epoch 0 (batch size 8, unshuffled)
+
+    def callbacks(seen):
+        return [keras.callbacks.LambdaCallback(
+                    on_epoch_end=lambda epoch, logs: seen.append(
+                        (epoch, round(logs["loss"], 4)))),
+                keras.callbacks.TerminateOnNaN()]
+
+    seen_keras, seen_kcc = [], []
+    fit = dict(batch_size=8, epochs=3, shuffle=False, verbose=0)
+    theirs.fit(x, y, callbacks=callbacks(seen_keras), **fit)
+    kcc.fit(ours, x, y, callbacks=callbacks(seen_kcc), **fit)
+    # Both stop after the NaN batch, in epoch 0, after the same steps.
+    assert int(ours.optimizer.iterations) == int(theirs.optimizer.iterations) == 2
+    assert [e for e, _ in seen_kcc] == [e for e, _ in seen_keras] == [0]
+    assert np.isnan(seen_kcc[0][1]) and np.isnan(seen_keras[0][1])
+
+    x[13, 0] = 0.0
+    seen_keras, seen_kcc = [], []
+    ours, theirs = twins(mlp, COMPILE)
+    theirs.fit(x, y, callbacks=callbacks(seen_keras), **fit)
+    kcc.fit(ours, x, y, callbacks=callbacks(seen_kcc), **fit)
+    assert seen_kcc == seen_keras and len(seen_kcc) == 3
+
+
+def _progress_shape(text):
+    """Each epoch's last progress line with every number (times, rates,
+    values) and time unit replaced: the layout left must be Keras's. (How
+    many intermediate updates print depends on the step's speed.)"""
+    import re
+
+    text = re.sub(r"\x08+", "", text)
+    epochs = re.split(r"Epoch [0-9]+/[0-9]+\n", text)[1:]
+    shapes = []
+    for epoch in epochs:
+        last = epoch.replace("\r", "\n").strip("\n").splitlines()[-1]
+        last = re.sub(r"(us|ms|s)/step", "#/step", last)
+        shapes.append(re.sub(r"[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?", "#", last))
+    return shapes
+
+
+def test_progress_output_is_keras_s(rng, capfd):
+    for verbose in (1, 2):
+        ours, theirs = twins(mlp, COMPILE)
+        x, y = data(rng)
+        fit = dict(batch_size=8, epochs=2, validation_split=0.25,
+                   shuffle=False, verbose=verbose)
+        capfd.readouterr()
+        theirs.fit(x, y, **fit)
+        expected = capfd.readouterr().out
+        kcc.fit(ours, x, y, **fit)
+        got = capfd.readouterr().out
+        shape = _progress_shape(got)
+        assert len(shape) == 2 and "val_loss: #" in shape[-1]
+        assert shape == _progress_shape(expected), (got, expected)

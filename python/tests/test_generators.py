@@ -145,3 +145,17 @@ def test_generators_refused_clearly():
         kcc.fit(model, three(), epochs=2, steps_per_epoch=2, verbose=0)
     with pytest.raises(ValueError, match="validation_freq"):
         kcc.fit(model, *arrays(), epochs=1, verbose=0, validation_freq="2")
+
+
+def test_backend_tensors_cross_through_dlpack():
+    # The backend's own tensors as x and y (JAX arrays under JAX, tf or
+    # torch tensors under the others): read through DLPack, same history.
+    ours, theirs = twins(net, compile_args)
+    x, y = arrays()
+    fit = dict(batch_size=10, epochs=2, shuffle=False, verbose=0)
+    expected = keras_fit(theirs, x, y, **fit)
+    tx, ty = keras.ops.convert_to_tensor(x), keras.ops.convert_to_tensor(y)
+    got = kcc.fit(ours, tx, ty, **fit).history
+    assert_history_close(got, expected)
+    view = kcc._data._array(tx, "x")
+    np.testing.assert_array_equal(view, x)
