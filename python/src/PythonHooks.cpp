@@ -67,6 +67,10 @@ void PythonHooks::onBatchBegin(int64_t batch, Logs &logs) {
 }
 
 void PythonHooks::onBatchEnd(int64_t batch, Logs &logs) {
+  auto now = std::chrono::steady_clock::now();
+  if (!batchHooks_ && now - lastSignalCheck_ < std::chrono::milliseconds(20))
+    return;
+  lastSignalCheck_ = now;
   py::gil_scoped_acquire gil;
   if (PyErr_CheckSignals() != 0)
     throw py::error_already_set();

@@ -6,8 +6,9 @@
 // hooks only when a Python callback overrides them, so a step costs no
 // Python beyond what the user asked for. Each hook takes the GIL for its
 // call; the driver's hooks return True to stop training (Keras's
-// model.stop_training). At every step boundary a pending Ctrl-C becomes a
-// KeyboardInterrupt raised out of fit().
+// model.stop_training). A pending Ctrl-C becomes a KeyboardInterrupt raised
+// out of fit() at the next step boundary after it: without batch hooks the
+// GIL is taken to look at most every 20 ms, not at every step.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,6 +18,8 @@
 #include "frontend/training/Callbacks.h"
 
 #include <pybind11/pybind11.h>
+
+#include <chrono>
 
 namespace kcc {
 namespace python {
@@ -45,6 +48,7 @@ private:
 
   pybind11::object driver_;
   bool batchHooks_;
+  std::chrono::steady_clock::time_point lastSignalCheck_;
 };
 
 } // namespace python
