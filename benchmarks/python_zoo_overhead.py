@@ -3,11 +3,11 @@
 
 For each Keras fixture of the zoo (benchmarks/zoo/zoo_cases.py), compiled
 as the zoo compiles it, on the zoo's data (its own .npz tiled, else
-synthetic) of --steps batches of --batch: three epochs with kcc.fit
-(verbose=0, one epoch-timing callback: no Python per step), with `kcc
-train` (its --verbose 2 line's time per step) and with the backend's
-model.fit (Keras's default jit). A side's time per step is the median of
-epochs 2 and 3 (the first holds the compile). Sides alternate per model.
+synthetic) of --steps batches of --batch: kcc.fit (verbose=0, no
+callbacks), `kcc train` (a process) and the backend's model.fit (Keras's
+default jit), each run for 1 and for --epochs epochs; a side's time per
+step is the difference over the steps between, which takes compiles,
+imports and data loading out of all three. Sides alternate per model.
 
     KERAS_BACKEND=jax KCC_BUILD_DIR=build build/python-venv-jax/bin/python \\
         benchmarks/python_zoo_overhead.py --kcc build/bin/kcc [--only a,b]
@@ -18,7 +18,6 @@ train and of model.fit / kcc.fit over the models.
 
 import argparse
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -35,33 +34,10 @@ import kcc  # noqa: E402
 import keras_zoo  # noqa: E402
 import zoo_cases  # noqa: E402
 
-EPOCHS = 3
-
-
-class EpochTimer(keras.callbacks.Callback):
-    """Wall seconds of each epoch (epoch hooks only: batch hooks would put
-    Python in every step)."""
-
-    def __init__(self):
-        super().__init__()
-        self.seconds = []
-
-    def on_epoch_begin(self, epoch, logs=None):
-        self.start = time.perf_counter()
-
-    def on_epoch_end(self, epoch, logs=None):
-        self.seconds.append(time.perf_counter() - self.start)
-
-
-def per_step(seconds, steps):
-    return float(np.median(seconds[1:])) / steps * 1e3
-
-
-def train_ms(line):
-    """ms per step from `kcc train --verbose 2`'s epoch line."""
-    m = re.search(r" - ([0-9.]+)(us|ms|s)/step", line)
-    scale = {"us": 1e-3, "ms": 1.0, "s": 1e3}[m.group(2)]
-    return float(m.group(1)) * scale
+def timed(run):
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
 
 
 def npz_arrays(model, data, kind):
@@ -81,6 +57,7 @@ def main():
     parser.add_argument("--kcc", default="build/bin/kcc")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--steps", type=int, default=64)
+    parser.add_argument("--epochs", type=int, default=4)
     parser.add_argument("--only", default="")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
@@ -108,26 +85,33 @@ def main():
                 arrays = npz_arrays(model, x, "x")
                 arrays.update(npz_arrays(model, y, "y"))
                 np.savez(data, **arrays)
-                fit = dict(batch_size=args.batch, epochs=EPOCHS, shuffle=False,
-                           verbose=0)
-                ours = EpochTimer()
-                kcc.fit(model, x, y, callbacks=[ours], **fit)
-                run = subprocess.run(
-                    [args.kcc, "train", archive, "--data", data, "--batch",
-                     str(args.batch), "--epochs", str(EPOCHS),
-                     "--shuffle=false", "--verbose", "2"],
-                    check=True, capture_output=True, text=True)
-                lines = [l for l in run.stdout.splitlines() if "/step" in l]
-                model.set_weights(initial)
-                theirs = EpochTimer()
-                model.fit(x, y, callbacks=[theirs], **fit)
+                fit = dict(batch_size=args.batch, shuffle=False, verbose=0)
+                # Compiles (kcc's session, Keras's jit) before the timing.
+                kcc.fit(model, x, y, epochs=1, **fit)
+                model.fit(x, y, epochs=1, **fit)
+                times = {}
+                for epochs in (1, args.epochs):
+                    model.set_weights(initial)
+                    times["fit", epochs] = timed(lambda: kcc.fit(
+                        model, x, y, epochs=epochs, **fit))
+                    times["train", epochs] = timed(lambda: subprocess.run(
+                        [args.kcc, "train", archive, "--data", data,
+                         "--batch", str(args.batch), "--epochs", str(epochs),
+                         "--shuffle=false", "--verbose", "0"],
+                        check=True, capture_output=True))
+                    model.set_weights(initial)
+                    times["keras", epochs] = timed(lambda: model.fit(
+                        x, y, epochs=epochs, **fit))
         except Exception as e:  # a fixture one side cannot run
             print(f"| {name} | {type(e).__name__}: "
                   f"{str(e).splitlines()[0][:80]} | | | | |", flush=True)
             continue
-        a = per_step(ours.seconds, args.steps)
-        b = float(np.median([train_ms(l) for l in lines[1:]]))
-        c = per_step(theirs.seconds, args.steps)
+        steps = (args.epochs - 1) * args.steps
+
+        def per_step(side):
+            return (times[side, args.epochs] - times[side, 1]) / steps * 1e3
+
+        a, b, c = per_step("fit"), per_step("train"), per_step("keras")
         overhead.append(a / b)
         speedup.append(c / a)
         print(f"| {name} | {a:.3f} | {b:.3f} | {a / b:.2f} | {c:.3f} | "
