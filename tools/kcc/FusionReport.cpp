@@ -100,7 +100,8 @@ Section mixedPrecision(func::FuncOp f) {
       line += " " + std::to_string(widened) + " ops in f32 on bf16 tensors;";
     if (f32Products)
       line += " " + std::to_string(f32Products) +
-              " f32 products (the layer computes in float32);";
+              " f32 products (a float32 layer, or a part Keras computes in "
+              "float32: see below);";
     line.pop_back();
     section.lines.push_back(line);
   }
