@@ -166,10 +166,11 @@ Tensor autocast(const Tensor &x, DType compute) {
 }
 
 /// The layer classes whose computation under mixed_bfloat16 kcc matches
-/// Keras's: their math is the same ops in the compute dtype. The others
-/// (normalizations, softmax layers, attention, recurrent cells) compute
-/// parts in float32 under Keras's mixed policies, which kcc does not model
-/// yet.
+/// Keras's: most are the same ops in the compute dtype (Softmax, Attention,
+/// AdditiveAttention, Embedding and the recurrent cells too); the
+/// normalizations and MultiHeadAttention's scores compute in float32 where
+/// Keras does (frontend/layers). The others (GroupNormalization,
+/// Bidirectional, TimeDistributed, ...) are not checked against Keras yet.
 bool computesLikeKerasUnderMixed(llvm::StringRef cls) {
   static const llvm::StringRef classes[] = {"Dense",
                                             "Activation",
@@ -188,7 +189,23 @@ bool computesLikeKerasUnderMixed(llvm::StringRef cls) {
                                             "Subtract",
                                             "Multiply",
                                             "Concatenate",
-                                            "ZeroPadding2D"};
+                                            "ZeroPadding2D",
+                                            "BatchNormalization",
+                                            "LayerNormalization",
+                                            "Softmax",
+                                            "MultiHeadAttention",
+                                            "EinsumDense",
+                                            "Attention",
+                                            "AdditiveAttention",
+                                            "Embedding",
+                                            "LSTM",
+                                            "GRU",
+                                            "SimpleRNN",
+                                            "Conv1D",
+                                            "MaxPooling1D",
+                                            "AveragePooling1D",
+                                            "GlobalAveragePooling1D",
+                                            "GlobalMaxPooling1D"};
   return llvm::is_contained(classes, cls);
 }
 
@@ -205,11 +222,11 @@ DType LayerImpl::computeDType() const {
   return dtypePolicy_ == "mixed_bfloat16" ? DType::BF16 : DType::F32;
 }
 
-Tensor LayerImpl::weight(size_t i) {
+Tensor LayerImpl::weight(size_t i, bool autocastRead) {
   Weight &w = weights_[i];
   DType compute = computeDType();
   // Variables stay in their own dtype; a mixed policy reads them cast.
-  bool mixed = compute != DType::F32 && isFloatDType(w.dtype);
+  bool mixed = autocastRead && compute != DType::F32 && isFloatDType(w.dtype);
   DType read = mixed ? compute : w.dtype;
   if (callKind_ == Tensor::Kind::Symbolic)
     return Tensor::symbolic(w.shape, read);
@@ -289,13 +306,15 @@ std::vector<Tensor> LayerImpl::call(const std::vector<Tensor> &inputs,
   if (compute != DType::F32 && !computesLikeKerasUnderMixed(className_))
     fail("dtype policy '" + dtypePolicy_ + "' is not supported for " +
          className_ +
-         " layers yet (Dense, Conv2D, pooling, activations, Dropout, "
-         "reshaping and merging layers are); give this layer "
-         "dtype='float32'");
+         " layers yet (Dense, Conv1D/2D, pooling, activations, Dropout, "
+         "reshaping and merging layers, BatchNormalization, "
+         "LayerNormalization, Embedding, the attention and recurrent "
+         "layers are); give this layer dtype='float32'");
   std::vector<Tensor> cast = inputs;
   for (Tensor &t : cast)
-    if (compute != DType::F32 || t.dtype() == DType::BF16 ||
-        t.dtype() == DType::F16)
+    if (autocastsInputs() &&
+        (compute != DType::F32 || t.dtype() == DType::BF16 ||
+         t.dtype() == DType::F16))
       t = autocast(t, compute);
   std::vector<Tensor> outputs = applyMaskRule(cast, forward(cast, ctx));
   // Keras 3's Layer.__call__: each output's activity penalty over its

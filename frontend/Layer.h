@@ -171,8 +171,14 @@ protected:
   size_t addWeight(std::string name, Shape shape, std::string initializer,
                    bool trainable = true);
   /// Weight `i` as a tensor of the current call's kind: concrete (its
-  /// value), traced (the bound function argument) or symbolic.
-  Tensor weight(size_t i);
+  /// value), traced (the bound function argument) or symbolic. Under a
+  /// mixed policy a floating weight is read in the compute dtype, unless
+  /// `autocast` is false (Keras's add_weight(autocast=False): the
+  /// normalizations read gamma, beta and the moving statistics in float32).
+  Tensor weight(size_t i, bool autocast = true);
+  /// Keras's `layer.autocast`: whether call() casts floating inputs to the
+  /// compute dtype (LayerNormalization turns it off and upcasts itself).
+  virtual bool autocastsInputs() const { return true; }
   /// Gives weight `i` a new value computed by a training-mode call (a
   /// non-trainable statistic): eager calls overwrite the value; a trace
   /// records it (traceForward returns it as the weight's update); symbolic

@@ -26,6 +26,8 @@
 #include "frontend/Tensor.h"
 #include "runtime/kernels/Kernels.h"
 
+#include "llvm/ADT/StringRef.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -120,6 +122,10 @@ Tensor compare(CompareKind kind, const Tensor &a, const Tensor &b);
 /// cond ? a : b; all three broadcast to a common shape.
 Tensor select(const Tensor &cond, const Tensor &a, const Tensor &b);
 Tensor cast(const Tensor &x, DType dtype);
+/// cast(x, dtype), a traced kc.cast carrying `why` as its kc.precision
+/// attribute (why a layer changes precision there: the fusion report and
+/// --emit show it).
+Tensor cast(const Tensor &x, DType dtype, llvm::StringRef why);
 Tensor broadcastTo(const Tensor &x, const Shape &shape);
 
 /// A concrete tensor filled with `value` (rank 0 for an empty shape). Used

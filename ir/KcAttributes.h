@@ -50,6 +50,8 @@ KC_ATTR_NAME(kArenaBuffers, ArenaBuffersAttrHelper)
 // Loops.
 KC_ATTR_NAME(kFusion, FusionAttrHelper)
 KC_ATTR_NAME(kParallel, ParallelAttrHelper)
+// Ops.
+KC_ATTR_NAME(kPrecision, PrecisionAttrHelper)
 #undef KC_ATTR_NAME
 } // namespace attr
 

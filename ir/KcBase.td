@@ -50,6 +50,7 @@ def Kc_Dialect : Dialect {
     | `kc.arena_bytes`, `kc.arena_lower_bound`, `kc.arena_sum`, `kc.arena_buffers` | function | integer: the memory plan |
     | `kc.fusion` | loop | dictionary: kind, ops, layers, local_bytes |
     | `kc.parallel` | loop | unit: independent iterations |
+    | `kc.precision` | `kc.cast` | string: why a layer computes in another precision from there (a mixed policy's float32 parts, as Keras) |
   }];
   let useDefaultAttributePrinterParser = 1;
 
@@ -83,7 +84,10 @@ def Kc_Dialect : Dialect {
     "::mlir::IntegerAttr":$arena_buffers,
     // Loops.
     "::mlir::DictionaryAttr":$fusion,  // the fusion group a loop nest holds
-    "::mlir::UnitAttr":$parallel       // iterations are independent
+    "::mlir::UnitAttr":$parallel,      // iterations are independent
+    // Ops.
+    "::mlir::StringAttr":$precision    // kc.cast: why a layer changes
+                                       // precision there (mixed policies)
   );
   let hasOperationAttrVerify = 1;
   let hasRegionArgAttrVerify = 1;

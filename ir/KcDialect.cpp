@@ -52,6 +52,7 @@ enum Site : unsigned {
   OnResult = 1 << 1,
   OnFunction = 1 << 2,
   OnLoop = 1 << 3,
+  OnCast = 1 << 4,
 };
 
 using EmitErrorFn = llvm::function_ref<InFlightDiagnostic()>;
@@ -218,6 +219,7 @@ ArrayRef<AttrRule> attrRules() {
                                       checkNonNegative),
       rule<D::FusionAttrHelper>(OnLoop, "a dictionary attribute", checkFusion),
       rule<D::ParallelAttrHelper>(OnLoop, "a unit attribute"),
+      rule<D::PrecisionAttrHelper>(OnCast, "a string attribute"),
   };
   return rules;
 }
@@ -234,6 +236,8 @@ std::string describeSites(unsigned sites) {
     words.push_back("a function");
   if (sites & OnLoop)
     words.push_back("a loop");
+  if (sites & OnCast)
+    words.push_back("a kc.cast");
   return llvm::join(words, " or ");
 }
 
@@ -268,7 +272,10 @@ LogicalResult KcDialect::verifyOperationAttribute(Operation *op,
                                                   NamedAttribute attr) {
   bool isFunction = isa<FunctionOpInterface>(op);
   bool isLoop = !isFunction && isa<LoopLikeOpInterface>(op);
-  Site site = isFunction ? OnFunction : isLoop ? OnLoop : Site(0);
+  Site site = isFunction        ? OnFunction
+              : isLoop          ? OnLoop
+              : isa<CastOp>(op) ? OnCast
+                                : Site(0);
   std::string siteName = isFunction ? "a function"
                          : isLoop
                              ? "a loop"

@@ -298,13 +298,20 @@ protected:
       return ops::reshape(ops::transpose(p, {0, 2, 1, 3}),
                           {b * heads_, steps, dim});
     };
-    // The queries are scaled before the product (Keras's own einsum path):
-    // a multiply over [B*H, T, key_dim] instead of one over every score,
-    // whose gradient would keep a [B*H, T, S] broadcast of the scale.
-    DType dt = query.dtype();
-    Tensor q = ops::mul(heads(query, keyDim_),
+    // Keras's dot_product_attention (JAX) computes the scores, their mask
+    // and the softmax in at least float32 (bfloat16 products accumulated
+    // in float32, never rounded) and casts the probabilities back to the
+    // compute dtype for the product with the values.
+    DType compute = query.dtype();
+    DType dt = isFloat(compute) && compute != DType::F64 ? DType::F32 : compute;
+    const char *why = "MultiHeadAttention scores and softmax: float32, as "
+                      "Keras's dot_product_attention";
+    // The queries are scaled before the product: a multiply over [B*H, T,
+    // key_dim] instead of one over every score, whose gradient would keep a
+    // [B*H, T, S] broadcast of the scale.
+    Tensor q = ops::mul(ops::cast(heads(query, keyDim_), dt, why),
                         ops::scalar(1.0 / std::sqrt(double(keyDim_)), dt));
-    Tensor k = heads(key, keyDim_);
+    Tensor k = ops::cast(heads(key, keyDim_), dt, why);
     Tensor v = heads(value, valueDim_);
     Tensor scores = ops::batchMatmul(q, k, false, true); // [B*H, T, S]
     if (std::optional<Tensor> allowed = attentionMask(inputs, t, s)) {
@@ -328,7 +335,7 @@ protected:
           bias[i * s + j] = -0.7 * double(FLT_MAX);
       scores = ops::add(scores, Tensor(NDArray::fromVector({t, s}, bias, dt)));
     }
-    Tensor probs = ops::softmax(scores, -1);
+    Tensor probs = ops::cast(ops::softmax(scores, -1), compute);
     Tensor o = ops::batchMatmul(probs, v); // [B*H, T, Dv]
     o = ops::transpose(ops::reshape(o, {b, heads_, t, valueDim_}),
                        {0, 2, 1, 3}); // [B, T, H, Dv]
@@ -359,17 +366,20 @@ private:
       return std::nullopt;
     int64_t b = query.dim(0);
     Tensor allowed = ops::fillLike(query, {b, t, s}, 1.0);
+    auto asAllowed = [&](const Tensor &m, const Shape &shape) {
+      return ops::cast(ops::reshape(m, shape), allowed.dtype());
+    };
     if (query.mask())
-      allowed = ops::mul(allowed, ops::reshape(*query.mask(), {b, t, 1}));
+      allowed = ops::mul(allowed, asAllowed(*query.mask(), {b, t, 1}));
     for (const Tensor &m : keys)
-      allowed = ops::mul(allowed, ops::reshape(m, {b, 1, s}));
+      allowed = ops::mul(allowed, asAllowed(m, {b, 1, s}));
     if (causal_) {
       std::vector<double> lower(t * s, 0.0);
       for (int64_t i = 0; i < t; ++i)
         for (int64_t j = 0; j <= i && j < s; ++j)
           lower[i * s + j] = 1.0;
       allowed = ops::mul(
-          allowed, Tensor(NDArray::fromVector({t, s}, lower, DType::F32)));
+          allowed, Tensor(NDArray::fromVector({t, s}, lower, allowed.dtype())));
     }
     return allowed;
   }
@@ -500,9 +510,10 @@ private:
         return later;
     }
     // One -1e9 where either masks (Keras ANDs the masks, then subtracts).
-    Tensor padded = ops::mul(
-        ops::sub(ops::reshape(*valueMask, {b, 1, tv}), ops::scalar(1.0, dt)),
-        ops::scalar(1.0e9, dt));
+    Tensor padded =
+        ops::mul(ops::sub(ops::cast(ops::reshape(*valueMask, {b, 1, tv}), dt),
+                          ops::scalar(1.0, dt)),
+                 ops::scalar(1.0e9, dt));
     if (!later)
       return padded;
     return ops::minimum(ops::broadcastTo(padded, scores.shape()), *later);

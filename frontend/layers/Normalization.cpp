@@ -48,6 +48,16 @@ protected:
   }
 };
 
+/// Keras's BatchNormalization and LayerNormalization compute in at least
+/// float32 (backend.result_type(x, "float32")): a bfloat16 or float16 input
+/// is upcast, the cast carrying `why`; the mask stays.
+Tensor atLeastFloat32(const Tensor &x, llvm::StringRef why) {
+  if (x.dtype() != DType::BF16 && x.dtype() != DType::F16)
+    return x;
+  Tensor y = ops::cast(x, DType::F32, why);
+  return x.mask() ? y.withMask(*x.mask()) : y;
+}
+
 /// keras.ops.layer_normalization's arithmetic, which GroupNormalization
 /// shares: moments over `axes` with keepdims (jnp.var is the mean of the
 /// squared centred input), inv = rsqrt(var + eps) [* gamma], then
@@ -125,10 +135,14 @@ protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &ctx) override {
     expectInputs(inputs, 1);
-    const Tensor &x = inputs[0];
+    // Under a mixed policy: moments, moving statistics and normalization in
+    // float32 (gamma, beta and the statistics read uncast), the result cast
+    // to the compute dtype.
+    Tensor x = atLeastFloat32(inputs[0], "BatchNormalization moments and "
+                                         "normalization: float32, as Keras");
     DType dt = x.dtype();
-    Tensor mean = weight(movingMean_);
-    Tensor variance = weight(movingVariance_);
+    Tensor mean = weight(movingMean_, /*autocast=*/false);
+    Tensor variance = weight(movingVariance_, /*autocast=*/false);
     if (ctx.training && trainable()) {
       std::vector<int64_t> axes(x.rank() - 1);
       std::iota(axes.begin(), axes.end(), 0);
@@ -159,11 +173,13 @@ protected:
     // x * inv + (beta - mean * inv), inv = rsqrt(variance + epsilon) * gamma.
     Tensor inv = ops::rsqrt(ops::add(variance, ops::scalar(epsilon_, dt)));
     if (scale_)
-      inv = ops::mul(inv, weight(*gamma_));
+      inv = ops::mul(inv, weight(*gamma_, /*autocast=*/false));
     Tensor shift = ops::mul(ops::neg(mean), inv);
     if (center_)
-      shift = ops::add(shift, weight(*beta_));
+      shift = ops::add(shift, weight(*beta_, /*autocast=*/false));
     Tensor y = ops::add(ops::mul(x, inv), shift);
+    if (computeDType() != DType::F32)
+      y = ops::cast(y, computeDType());
     return {x.mask() ? y.withMask(*x.mask()) : y};
   }
 
@@ -242,16 +258,27 @@ protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &) override {
     expectInputs(inputs, 1);
-    const Tensor &x = inputs[0];
-    if (!isFloat(x.dtype()))
-      fail("expects a float input, got " + std::string(dtypeName(x.dtype())));
+    if (!isFloat(inputs[0].dtype()))
+      fail("expects a float input, got " +
+           std::string(dtypeName(inputs[0].dtype())));
+    // Keras's layer_normalization: in at least float32, gamma and beta read
+    // uncast, the result cast to the compute dtype.
+    Tensor x = atLeastFloat32(inputs[0], "LayerNormalization moments and "
+                                         "normalization: float32, as Keras");
     std::optional<Tensor> gamma, beta;
     if (scale_)
-      gamma = weight(*gamma_);
+      gamma = weight(*gamma_, /*autocast=*/false);
     if (center_)
-      beta = weight(*beta_);
-    return {normalizeOver(x, {-1}, epsilon_, gamma, beta)};
+      beta = weight(*beta_, /*autocast=*/false);
+    Tensor y = normalizeOver(x, {-1}, epsilon_, gamma, beta);
+    if (computeDType() != DType::F32)
+      y = ops::cast(y, computeDType());
+    return {y};
   }
+
+  /// Keras's LayerNormalization sets autocast = False: its inputs arrive in
+  /// their own dtype (and it upcasts them itself).
+  bool autocastsInputs() const override { return false; }
 
 private:
   int64_t axis_;

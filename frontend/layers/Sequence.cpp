@@ -89,6 +89,9 @@ public:
   }
   /// Keras's Embedding makes its own mask (or none) whatever its input's.
   MaskRule maskRule() const override { return MaskRule::Own; }
+  /// Keras's Embedding sets autocast = False: float ids are truncated to
+  /// int32 as they are, never rounded to bfloat16 first.
+  bool autocastsInputs() const override { return false; }
 
 protected:
   void build(const std::vector<Shape> &) override {
@@ -102,7 +105,11 @@ protected:
     // Keras casts non-integer ids to int32 (truncating) before the lookup.
     if (ids.dtype() != DType::I32 && ids.dtype() != DType::I64)
       ids = ops::cast(ids, DType::I32);
-    Tensor out = ops::gather(weight(0), ids);
+    // Keras's Embedding (autocast off): the rows of the float32 table,
+    // cast to the compute dtype, so the gradient scatters in float32.
+    Tensor out = ops::gather(weight(0, /*autocast=*/false), ids);
+    if (computeDType() != DType::F32 && out.dtype() == DType::F32)
+      out = ops::cast(out, computeDType());
     if (!maskZero_)
       return {out};
     Tensor real =

@@ -5,6 +5,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/ops/OpSupport.h"
+#include "ir/KcAttributes.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
 
@@ -87,6 +88,18 @@ mlir::Value detail::valueOf(const Tensor &t) {
   case DType::I64:
     attr = denseOf(type, a.data<int64_t>(), n);
     break;
+  case DType::BF16: {
+    // Keras's bfloat16 constants (a mixed policy's zeros, scalars): the
+    // stored bits as they are.
+    llvm::SmallVector<llvm::APFloat> values;
+    const uint16_t *bits = a.data<uint16_t>();
+    bool splat = n > 0 && std::all_of(bits, bits + n,
+                                      [&](uint16_t b) { return b == bits[0]; });
+    for (int64_t i = 0, e = splat ? 1 : n; i < e; ++i)
+      values.emplace_back(llvm::APFloat::BFloat(), llvm::APInt(16, bits[i]));
+    attr = mlir::DenseElementsAttr::get(type, values);
+    break;
+  }
   case DType::I1: {
     llvm::SmallVector<bool> bits(n);
     for (int64_t i = 0; i < n; ++i)
@@ -277,6 +290,15 @@ Tensor ops::cast(const Tensor &x, DType dtype) {
   NDArray out = allocate(x.shape(), dtype);
   runKernel("cast", [&] { kernels::cast(x.array(), out); });
   return Tensor(out);
+}
+
+Tensor ops::cast(const Tensor &x, DType dtype, llvm::StringRef why) {
+  Tensor y = cast(x, dtype);
+  if (y.kind() == Tensor::Kind::Traced && x.dtype() != dtype)
+    if (mlir::Operation *op = valueOf(y).getDefiningOp())
+      op->setAttr(kc::attr::kPrecision,
+                  mlir::StringAttr::get(op->getContext(), why));
+  return y;
 }
 
 Tensor ops::broadcastTo(const Tensor &x, const Shape &shape) {

@@ -48,7 +48,16 @@ Keras 2's predict on them.
     /tmp/tfvenv/bin/python scripts/keras-fixtures/make_keras2_fixtures.py \
         --only sequence
 
---only vision (or sequence) writes that model's three files alone; --out
+Also a Keras 2 model under the mixed_bfloat16 policy (mixed_keras2.h5,
+mixed_keras2.json, mixed_keras2_predict.json): Conv2D(8, 3) ->
+BatchNormalization -> ReLU -> MaxPooling2D -> Flatten -> Dense(32, relu) ->
+Dense(10) -> Activation("softmax", dtype="float32"), built under
+tf_keras.mixed_precision.set_global_policy("mixed_bfloat16") (each layer's
+dtype a Keras 2 Policy object), 64 Adam steps of fit() as the vision
+model's, and Keras 2's predict on the same test images.
+    /tmp/tfvenv/bin/python scripts/keras-fixtures/make_keras2_fixtures.py \
+        --only mixed
+--only vision (or sequence, mixed) writes that model's three files alone; --out
 writes into DIR instead of tests/fixtures/keras (to compare a rerun with the
 fixtures in the tree).
 """
@@ -204,6 +213,56 @@ def write_sequence(out):
           np.bincount(y, minlength=3).tolist())
 
 
+def mixed():
+    keras.mixed_precision.set_global_policy("mixed_bfloat16")
+    x = keras.Input((28, 28, 1))
+    h = L.Conv2D(8, 3)(x)
+    h = L.ReLU()(L.BatchNormalization()(h))
+    h = L.Flatten()(L.MaxPooling2D()(h))
+    h = L.Dense(10)(L.Dense(32, activation="relu")(h))
+    y = L.Activation("softmax", dtype="float32")(h)
+    keras.mixed_precision.set_global_policy("float32")
+    return keras.Model(x, y, name="mixed_keras2")
+
+
+def write_mixed(out):
+    """mixed_keras2.{h5,json} and mixed_keras2_predict.json."""
+    keras.backend.clear_session()
+    keras.utils.set_random_seed(1234)
+    tf.config.experimental.enable_op_determinism()
+    tf.config.threading.set_intra_op_parallelism_threads(1)
+    tf.config.threading.set_inter_op_parallelism_threads(1)
+    model = mixed()
+    model.compile(optimizer=keras.optimizers.Adam(1e-3),
+                  loss="sparse_categorical_crossentropy",
+                  metrics=["accuracy"])
+    images = read_idx("train-images-idx3-ubyte.gz")[:TRAIN]
+    labels = read_idx("train-labels-idx1-ubyte.gz")[:TRAIN].astype(np.int32)
+    x = (images.astype(np.float32) / np.float32(255)).reshape(-1, 28, 28, 1)
+    model.fit(x, labels, batch_size=32, epochs=1, shuffle=False, verbose=0)
+    model.save(os.path.join(out, "mixed_keras2.h5"), save_format="h5")
+    with open(os.path.join(out, "mixed_keras2.json"), "w") as f:
+        json.dump(json.loads(model.to_json()), f, indent=1)
+        f.write("\n")
+    test = read_idx("t10k-images-idx3-ubyte.gz")[:PREDICT]
+    xt = (test.astype(np.float32) / np.float32(255)).reshape(-1, 28, 28, 1)
+    probs = np.asarray(model.predict(xt, verbose=0), dtype=np.float64)
+    record = {
+        "keras_version": keras.__version__,
+        "model": "mixed_keras2.h5",
+        "policies": {layer.name: layer.dtype_policy.name
+                     for layer in model.layers},
+        "examples": "Fashion-MNIST test images 0..%d; x = pixels / 255 "
+                    "(float32)" % (PREDICT - 1),
+        "pixels": test.reshape(PREDICT, -1).astype(int).tolist(),
+        "predict": probs.tolist(),
+    }
+    with open(os.path.join(out, "mixed_keras2_predict.json"), "w") as f:
+        json.dump(record, f, indent=1)
+        f.write("\n")
+    print("mixed: predict", probs.argmax(-1).tolist(), record["policies"])
+
+
 def read_idx(name):
     with gzip.open(os.path.join(DATA, name), "rb") as f:
         raw = f.read()
@@ -298,15 +357,17 @@ def strip_modern_keys(value):
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--only", choices=["vision", "sequence"])
+    parser.add_argument("--only", choices=["vision", "sequence", "mixed"])
     parser.add_argument("--out", default=OUT)
     args = parser.parse_args()
     out = args.out
     os.makedirs(out, exist_ok=True)
-    if args.only != "sequence":
+    if args.only in (None, "vision"):
         write_vision(out)
-    if args.only != "vision":
+    if args.only in (None, "sequence"):
         write_sequence(out)
+    if args.only in (None, "mixed"):
+        write_mixed(out)
     if args.only:
         return
     for name, build in (("mlp", mlp), ("cnn", cnn), ("residual", residual)):

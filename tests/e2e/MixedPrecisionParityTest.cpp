@@ -2,11 +2,15 @@
 //
 // The fixtures of scripts/keras-fixtures/make_mixed_fixtures.py, written by
 // Keras 3 on JAX under the mixed_bfloat16 dtype policy: an MLP whose last
-// layer is a float32 softmax, and a CNN computing in bfloat16 up to its
-// softmax. From Keras's weights on Keras's batch, compiled and interpreted,
-// kcc must reproduce Keras's predict before training (the CNN's as bfloat16
-// values) and the loss of each of 5 Adam steps within 2e-2 relative (bfloat16
-// keeps 8 bits of mantissa: one rounding is up to 2^-9 relative, and the two
+// layer is a float32 softmax, a CNN computing in bfloat16 up to its
+// softmax, a CNN with BatchNormalization (moments and moving statistics in
+// float32), a transformer block (Embedding, MultiHeadAttention whose scores
+// and softmax are float32, LayerNormalization computing in float32) and
+// SimpleRNN, LSTM and GRU cells in bfloat16. From Keras's weights on
+// Keras's batch, compiled and interpreted, kcc must reproduce Keras's
+// predict before training (the CNN's as bfloat16 values) and after 5 Adam
+// steps, and the loss of each step within 2e-2 relative (bfloat16 keeps 8
+// bits of mantissa: one rounding is up to 2^-9 relative, and the two
 // computations round different intermediate values), and compiled and
 // interpreted steps must agree more closely than either agrees with Keras.
 //
@@ -15,6 +19,7 @@
 #include "KerasFixtureUtil.h"
 
 #include "frontend/keras/KerasImporter.h"
+#include "runtime/data/Npz.h"
 
 #include "llvm/Support/JSON.h"
 #include "gtest/gtest.h"
@@ -22,6 +27,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <map>
+#include <optional>
 
 using namespace kcc;
 namespace json = llvm::json;
@@ -44,7 +51,14 @@ std::vector<double> trainSteps(const std::string &name, ExecMode mode,
       keras::importKerasArchive(e2e::kerasFixture(name + ".keras"));
   EXPECT_TRUE(imported.weightsLoaded);
   NDArray x, y;
-  e2e::kerasBatch(x, y);
+  if (std::optional<llvm::StringRef> data = rec.getString("data")) {
+    std::map<std::string, NDArray> batch =
+        readNpz(e2e::kerasFixture(data->str()));
+    x = batch.at("x");
+    y = batch.at("y");
+  } else {
+    e2e::kerasBatch(x, y);
+  }
   Executable exe =
       e2e::jitQuietly(*imported.model, e2e::kerasAdamConfig(rec, mode));
 
@@ -70,6 +84,16 @@ std::vector<double> trainSteps(const std::string &name, ExecMode mode,
   std::vector<double> losses;
   for (int s = 0; s < 5; ++s)
     losses.push_back(exe.step(x, y).loss);
+  if (const json::Value *final = rec.get("final_predict")) {
+    std::vector<double> after;
+    e2e::flattenNumbers(*final, after);
+    NDArray trained = exe.predict(x);
+    double worst = 0;
+    for (size_t i = 0; i < after.size(); ++i)
+      worst = std::max(worst, std::abs(trained.at(i) - after[i]));
+    EXPECT_LE(worst, 2e-2) << name << " predict after the steps";
+    *worstPredict = std::max(*worstPredict, worst);
+  }
   return losses;
 }
 
@@ -108,6 +132,8 @@ TEST_P(MixedPrecisionParity, FiveStepsMatchKerasInBothModes) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Fixtures, MixedPrecisionParity,
-                         ::testing::Values("mixed_mlp", "mixed_cnn"));
+                         ::testing::Values("mixed_mlp", "mixed_cnn",
+                                           "mixed_bn_cnn", "mixed_transformer",
+                                           "mixed_rnn"));
 
 } // namespace

@@ -21,6 +21,7 @@
 
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/ADT/StringSet.h"
 
 using namespace mlir;
 using namespace kcc;
@@ -59,7 +60,8 @@ bool isBF16(Type t) {
 /// Where a mixed-precision step computes in bf16, per layer, from its kc
 /// ops: the products oneDNN runs in bf16, the ops kc-widen-bf16 computes in
 /// f32 between bf16 tensors, and the products that stay f32 because their
-/// layer computes in float32. Empty when the step holds no bf16.
+/// layer computes in float32, then why a mixed layer computes parts in
+/// float32 (its kc.precision casts). Empty when the step holds no bf16.
 Section mixedPrecision(func::FuncOp f) {
   Section section{"mixed precision (bf16 products on oneDNN, f32 compute "
                   "elsewhere: kc-widen-bf16)",
@@ -98,10 +100,21 @@ Section mixedPrecision(func::FuncOp f) {
       line += " " + std::to_string(widened) + " ops in f32 on bf16 tensors;";
     if (f32Products)
       line += " " + std::to_string(f32Products) +
-              " f32 products (the layer computes in float32);";
+              " f32 products (a float32 layer, or a part Keras computes in "
+              "float32: see below);";
     line.pop_back();
     section.lines.push_back(line);
   }
+  // Where a layer computes in float32 under its mixed policy, as Keras
+  // does: the frontend's upcasts say why (their kc.precision).
+  llvm::StringSet<> noted;
+  f.walk([&](kc::CastOp cast) {
+    if (auto why = cast->getAttrOfType<StringAttr>("kc.precision")) {
+      std::string line = "[" + layersOf(cast.getLoc()) + "] " + why.str();
+      if (noted.insert(line).second)
+        section.lines.push_back(line);
+    }
+  });
   return section;
 }
 

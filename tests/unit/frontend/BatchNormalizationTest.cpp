@@ -91,3 +91,38 @@ TEST(BatchNormalization, OnlyTheLastAxis) {
 }
 
 } // namespace
+
+// Under mixed_bfloat16 Keras computes the statistics in float32: the mean
+// of 256, 258, 260, 262 is 259 (between two bfloat16 values), the variance
+// 5, and the moving mean 259 * 0.25 = 64.75 (not a bfloat16 value either).
+// The output is the float32 result rounded to bfloat16 once.
+TEST(BatchNormalization, MixedPolicyComputesTheStatisticsInFloat32) {
+  BatchNormalization bn(-1, /*momentum=*/0.75, /*epsilon=*/0.25);
+  bn.withDTypePolicy("mixed_bfloat16");
+  NDArray x = NDArray::fromVector({4, 1}, {256, 258, 260, 262});
+  Tensor y = bn(Tensor(x), /*training=*/true);
+  EXPECT_EQ(y.dtype(), DType::BF16);
+  std::vector<double> out = y.array().toVector();
+  double inv = 1 / std::sqrt(5 + 0.25);
+  for (int i = 0; i < 4; ++i) {
+    double exact = (256 + 2 * i - 259) * inv;
+    // One bfloat16 rounding: 2^-8 relative (8 significant bits).
+    EXPECT_NEAR(out[i], exact, std::abs(exact) / 256) << i;
+  }
+  std::vector<NDArray> w = bn.getWeights();
+  EXPECT_EQ(w[2].dtype(), DType::F32);
+  EXPECT_EQ(w[2].at(0), 64.75);
+  EXPECT_EQ(w[3].at(0), 0.75 + 5 * 0.25);
+}
+
+TEST(BatchNormalization, UncheckedLayersAreRefusedUnderMixedByName) {
+  Layer group =
+      GroupNormalization(1).named("gn").withDTypePolicy("mixed_bfloat16");
+  std::string error = errorOf(
+      [&] { group(Tensor(NDArray::fromVector({2, 2}, {1, 2, 3, 4}))); });
+  EXPECT_NE(error.find("layer 'gn' (GroupNormalization): dtype policy "
+                       "'mixed_bfloat16' is not supported for "
+                       "GroupNormalization layers yet"),
+            std::string::npos)
+      << error;
+}

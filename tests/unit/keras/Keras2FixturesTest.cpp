@@ -12,12 +12,15 @@
 //            valid with dilation), MaxPooling1D, AveragePooling1D,
 //            UpSampling1D, GlobalMaxPooling1D, Dense on the rank-3
 //            embeddings, GRU (return_sequences, reset_after),
-//            GlobalAveragePooling1D, LSTM and Concatenate.
+//            GlobalAveragePooling1D, LSTM and Concatenate;
+//  mixed     a CNN with BatchNormalization under the mixed_bfloat16 policy
+//            (Keras 2 Policy objects; a float32 softmax last).
 //
 // Each imports from the legacy .h5 (config, weights and training_config)
 // and from the to_json text with the .h5's weights, to the same values; and
 // kcc's predict, compiled and interpreted, must match Keras 2's
-// (<name>_keras2_predict.json) within 1e-5.
+// (<name>_keras2_predict.json) within 1e-5 (mixed: within 2e-2, bfloat16
+// rounding, with each layer's policy as Keras 2 saved it).
 //
 //===----------------------------------------------------------------------===//
 
@@ -73,6 +76,7 @@ struct Keras2Fixture {
   std::vector<std::string> classes; ///< layer classes the model must hold
   int64_t outputs;                  ///< predict's width
   NDArray (*input)(const json::Object &record);
+  double tolerance; ///< of predict against Keras 2's
 };
 
 const Keras2Fixture kFixtures[] = {
@@ -82,13 +86,21 @@ const Keras2Fixture kFixtures[] = {
       "UpSampling2D", "GlobalAveragePooling2D", "Concatenate", "Add",
       "Subtract", "Multiply", "Average", "Maximum", "Minimum"},
      10,
-     visionInput},
+     visionInput,
+     1e-5},
     {"sequence",
      {"Embedding", "ZeroPadding1D", "Conv1D", "MaxPooling1D", "UpSampling1D",
       "AveragePooling1D", "GlobalMaxPooling1D", "Dense", "GRU",
       "GlobalAveragePooling1D", "LSTM", "Concatenate"},
      3,
-     sequenceInput},
+     sequenceInput,
+     1e-5},
+    {"mixed",
+     {"Conv2D", "BatchNormalization", "ReLU", "MaxPooling2D", "Flatten",
+      "Dense", "Activation"},
+     10,
+     visionInput,
+     2e-2},
 };
 
 keras::ImportedModel importFixture(const Keras2Fixture &f,
@@ -123,6 +135,11 @@ TEST_P(Keras2Import, EveryLayerWithTheWeightsAndTrainingConfig) {
     classes.insert(layer.className());
   for (const std::string &cls : f.classes)
     EXPECT_TRUE(classes.count(cls)) << cls << " not imported";
+  // Keras 2's dtype policies (mixed fixture): each layer's as saved.
+  if (const json::Object *policies = record(f).getObject("policies"))
+    for (const Layer &layer : m.model->layers())
+      if (std::optional<llvm::StringRef> p = policies->getString(layer.name()))
+        EXPECT_EQ(layer.impl()->dtypePolicy(), p->str()) << layer.name();
   ASSERT_TRUE(m.training.has_value());
   EXPECT_EQ(m.training->optimizer.kind, OptimizerKind::Adam);
   EXPECT_EQ(m.training->loss.kind, LossKind::SparseCategoricalCrossentropy);
@@ -168,7 +185,7 @@ TEST_P(Keras2Predict, MatchesKeras2) {
     for (int64_t c = 0; c < k; ++c) {
       double keras = *row[c].getAsNumber(), v = got.at(r * k + c);
       worst = std::max(worst, std::abs(v - keras));
-      EXPECT_LE(std::abs(v - keras), 1e-5)
+      EXPECT_LE(std::abs(v - keras), f.tolerance)
           << f.name << " from " << from << " row " << r << " col " << c
           << ": Keras 2 " << keras << ", kcc " << v;
     }

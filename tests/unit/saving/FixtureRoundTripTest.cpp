@@ -3,9 +3,10 @@
 // Each .keras fixture under tests/fixtures/keras (recursively) is imported,
 // saved as a Keras 3 archive from the config kcc generates for the model it
 // built (not the imported config text), and read back: the reloaded model
-// must predict the same bits and keep every regularizer. A fixture kcc cannot
-// import is skipped only when it is listed below with the reason; a user's
-// layer class is registered as examples/embed/ScaledDense.h does.
+// must predict the same bits and keep every regularizer and dtype policy. A
+// fixture kcc cannot import is skipped only when it is listed below with the
+// reason; a user's layer class is registered as examples/embed/ScaledDense.h
+// does.
 //
 //===----------------------------------------------------------------------===//
 
@@ -83,7 +84,7 @@ TEST(FixtureRoundTrip, EveryKerasFixtureReloadsFromKccsOwnConfig) {
   ASSERT_GE(fixtures.size(), 10u)
       << "fixtures not found under " << KCC_KERAS_FIXTURES;
   std::string dir = tempDir();
-  int roundTripped = 0, regularizers = 0;
+  int roundTripped = 0, regularizers = 0, mixedLayers = 0;
   for (const std::string &path : fixtures) {
     std::string file = llvm::sys::path::filename(path).str();
     SCOPED_TRACE(path);
@@ -110,6 +111,11 @@ TEST(FixtureRoundTrip, EveryKerasFixtureReloadsFromKccsOwnConfig) {
     for (const Layer &layer : model.layers()) {
       LayerImpl &was = *layer.impl();
       LayerImpl &now = *back.model->getLayer(layer.name()).impl();
+      // The dtype policy each layer computes under (mixed_bfloat16 ones
+      // too): saved as Keras writes it, read back the same.
+      EXPECT_EQ(was.dtypePolicy(), now.dtypePolicy())
+          << file << " " << layer.name();
+      mixedLayers += was.dtypePolicy() == "mixed_bfloat16";
       regularizers += was.activityRegularizer().has_value();
       for (const std::string &name : was.regularizableWeights()) {
         std::string w = was.regularizedWeight(name);
@@ -133,6 +139,7 @@ TEST(FixtureRoundTrip, EveryKerasFixtureReloadsFromKccsOwnConfig) {
     ++roundTripped;
   }
   EXPECT_GE(regularizers, 8) << "regularized.keras's regularizers";
+  EXPECT_GE(mixedLayers, 30) << "the mixed_*.keras fixtures' layers";
   EXPECT_EQ(roundTripped + static_cast<int>(notImportable().size()),
             static_cast<int>(fixtures.size()));
 }
