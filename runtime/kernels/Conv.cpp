@@ -3,7 +3,8 @@
 // f32 runs oneDNN's convolution primitives on the NHWC activations as they
 // are laid out; the HWIO filter is reordered into the blocked layout oneDNN's
 // direct convolutions want, per call. Where that reorder costs as much as the
-// product (pointwise convolutions, filters that outweigh the input) the three
+// product (pointwise convolutions, filters that outweigh their column matrix,
+// as in the deep layers of a network on small images) the three
 // passes run as GEMMs on the arrays as they lie instead (GemmLowering). The
 // forward primitive descriptor doubles as the hint the backward ones
 // require, so all three primitives for one geometry live in one cache entry
@@ -276,10 +277,10 @@ inline int64_t inputPos(int64_t out, int64_t k, int64_t stride, int64_t dil,
 /// filter as a [KH*KW*C, O] matrix, of which a run of taps is a contiguous
 /// block of rows. oneDNN's direct convolutions want a blocked filter, which
 /// they reorder on every call (and the filter gradient back), and its own
-/// im2col path is slower still; where the filter outweighs the input (the
-/// deep layers of a network on small images) the reorders cost as much as the
-/// product. A pointwise convolution (1x1, unit strides, no padding) is a GEMM
-/// on the input itself.
+/// im2col path is slower still; where the filter outweighs the column matrix
+/// (the deep layers of a network on small images) the reorders cost as much as
+/// the product. A pointwise convolution (1x1, unit strides, no padding) is a
+/// GEMM on the input itself.
 struct GemmLowering {
   bool pointwise; ///< the input is the column matrix
   int64_t tap0;   ///< first tap (ky * KW + kx) that ever reads the input
@@ -292,14 +293,12 @@ bool isPointwise(const Geom &g) {
 }
 
 /// The lowering of `g` to GEMMs, or nullopt where oneDNN's convolutions do
-/// better: grouped convolutions, and filters smaller than the input.
+/// better: grouped convolutions, and column matrices larger than the filter.
 std::optional<GemmLowering> gemmLowering(const Geom &g) {
   if (g.grp != 1)
     return std::nullopt;
   if (isPointwise(g))
     return GemmLowering{true, 0, 1};
-  if (g.kh * g.kw * g.c * g.o < g.n * g.h * g.w * g.c)
-    return std::nullopt;
   // Taps that fall in the padding for every output position (the 3x3 taps
   // around a 1x1 image) contribute nothing: leave them out of the product.
   auto reads = [](int64_t k, int64_t out, int64_t stride, int64_t dil,
@@ -320,7 +319,13 @@ std::optional<GemmLowering> gemmLowering(const Geom &g) {
       }
   if (first < 0) // No window reaches the input (not a Keras geometry).
     return std::nullopt;
-  return GemmLowering{false, first, last - first + 1};
+  // Each pass moves the column matrix twice (im2col writes it, the GEMM
+  // reads it; dcol alike), where oneDNN moves the filter twice in its reorder
+  // and runs a direct convolution as fast as the GEMM: the smaller wins.
+  int64_t taps = last - first + 1;
+  if (g.n * g.oh * g.ow * taps * g.c > g.kh * g.kw * g.c * g.o)
+    return std::nullopt;
+  return GemmLowering{false, first, taps};
 }
 
 /// Scratch for the column matrix, per thread, grown as needed.

@@ -933,8 +933,9 @@ TEST(Conv, ForwardAndBackpropsAgainstNaiveLoops) {
                                  {2, 16, 16, 8, 3, 3, 16, 1, 1, 1, 1, S},
                                  // GEMMs on the arrays as they lie (float32):
                                  // pointwise, a strided 1x1 and filters that
-                                 // outweigh the input, where only some taps
-                                 // (a run with idle ones inside) read it.
+                                 // outweigh their column matrix, where only
+                                 // some taps (a run with idle ones inside)
+                                 // read the input.
                                  {2, 5, 4, 6, 1, 1, 8, 1, 1, 1, 1, V},
                                  {2, 4, 4, 16, 1, 1, 32, 2, 2, 1, 1, V},
                                  {3, 1, 1, 8, 3, 3, 8, 1, 1, 1, 1, S},
@@ -943,7 +944,7 @@ TEST(Conv, ForwardAndBackpropsAgainstNaiveLoops) {
                                  {2, 2, 2, 8, 3, 3, 8, 2, 2, 1, 1, S},
                                  {2, 1, 3, 4, 3, 3, 4, 1, 1, 1, 1, S},
                                  {2, 2, 1, 4, 3, 3, 4, 1, 1, 1, 1, S},
-                                 {1, 3, 3, 4, 5, 5, 4, 1, 1, 2, 2, S},
+                                 {1, 3, 3, 4, 5, 5, 8, 1, 1, 2, 2, S},
                                  {2, 3, 3, 8, 3, 3, 8, 1, 1, 1, 1, V}};
   std::mt19937 gen(13);
   for (DType dt : kFloatTypes)
