@@ -1,11 +1,14 @@
 //===- Conv.cpp - 2D convolution and its two backprops --------------------===//
 //
-// f32 runs oneDNN's convolution primitives on the NHWC activations and HWIO
-// filters exactly as they are laid out (no reorders): oneDNN's memory
-// descriptors name the layout with format tags. The forward primitive
-// descriptor doubles as the hint the backward ones require, so all three
-// primitives for one geometry live in one cache entry (per thread), created
-// on first use.
+// f32 runs oneDNN's convolution primitives on the NHWC activations as they
+// are laid out; the HWIO filter is reordered into the blocked layout oneDNN's
+// direct convolutions want, per call. Where that reorder costs as much as the
+// product (pointwise convolutions, filters that outweigh their column matrix,
+// as in the deep layers of a network on small images) the three
+// passes run as GEMMs on the arrays as they lie instead (GemmLowering). The
+// forward primitive descriptor doubles as the hint the backward ones
+// require, so all three primitives for one geometry live in one cache entry
+// (per thread), created on first use.
 //
 // f64, the numerics oracle path, uses direct loops. Both backprops are written
 // as gathers (each output element sums its own terms) so they parallelize
@@ -22,7 +25,9 @@
 #include <array>
 #include <cstring>
 #include <map>
+#include <optional>
 #include <unordered_map>
+#include <vector>
 
 using namespace kcc;
 using namespace kcc::kernels;
@@ -264,10 +269,161 @@ ConvEntry &getConv(const Geom &g, Pass pass) {
   return e;
 }
 
+inline int64_t inputPos(int64_t out, int64_t k, int64_t stride, int64_t dil,
+                        int64_t pad, int64_t size);
+
+/// Convolutions run as GEMMs on the arrays as they lie: the NHWC input's
+/// windows as rows of a column matrix [N*OH*OW, taps*C] (im2col) and the HWIO
+/// filter as a [KH*KW*C, O] matrix, of which a run of taps is a contiguous
+/// block of rows. oneDNN's direct convolutions want a blocked filter, which
+/// they reorder on every call (and the filter gradient back), and its own
+/// im2col path is slower still; where the filter outweighs the column matrix
+/// (the deep layers of a network on small images) the reorders cost as much as
+/// the product. A pointwise convolution (1x1, unit strides, no padding) is a
+/// GEMM on the input itself.
+struct GemmLowering {
+  bool pointwise; ///< the input is the column matrix
+  int64_t tap0;   ///< first tap (ky * KW + kx) that ever reads the input
+  int64_t taps;   ///< taps from tap0 on, through the last one that does
+};
+
+bool isPointwise(const Geom &g) {
+  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.padT == 0 &&
+         g.padL == 0 && g.padB == 0 && g.padR == 0;
+}
+
+/// The lowering of `g` to GEMMs, or nullopt where oneDNN's convolutions do
+/// better: grouped convolutions, and column matrices larger than the filter.
+std::optional<GemmLowering> gemmLowering(const Geom &g) {
+  if (g.grp != 1)
+    return std::nullopt;
+  if (isPointwise(g))
+    return GemmLowering{true, 0, 1};
+  // Taps that fall in the padding for every output position (the 3x3 taps
+  // around a 1x1 image) contribute nothing: leave them out of the product.
+  auto reads = [](int64_t k, int64_t out, int64_t stride, int64_t dil,
+                  int64_t pad, int64_t size) {
+    for (int64_t o = 0; o < out; ++o)
+      if (inputPos(o, k, stride, dil, pad, size) >= 0)
+        return true;
+    return false;
+  };
+  int64_t first = -1, last = -1;
+  for (int64_t ky = 0; ky < g.kh; ++ky)
+    for (int64_t kx = 0; kx < g.kw; ++kx)
+      if (reads(ky, g.oh, g.sh, g.dh, g.padT, g.h) &&
+          reads(kx, g.ow, g.sw, g.dw, g.padL, g.w)) {
+        int64_t t = ky * g.kw + kx;
+        first = first < 0 ? t : first;
+        last = t;
+      }
+  if (first < 0) // No window reaches the input (not a Keras geometry).
+    return std::nullopt;
+  // Each pass moves the column matrix twice (im2col writes it, the GEMM
+  // reads it; dcol alike), where oneDNN moves the filter twice in its reorder
+  // and runs a direct convolution as fast as the GEMM: the smaller wins.
+  int64_t taps = last - first + 1;
+  if (g.n * g.oh * g.ow * taps * g.c > g.kh * g.kw * g.c * g.o)
+    return std::nullopt;
+  return GemmLowering{false, first, taps};
+}
+
+/// Scratch for the column matrix, per thread, grown as needed.
+float *columnScratch(int64_t elements) {
+  thread_local std::vector<float> scratch;
+  if (int64_t(scratch.size()) < elements)
+    scratch.resize(elements);
+  return scratch.data();
+}
+
+/// col[(b, oy, ox)][(t - tap0) * C + ic] = x[b, iy, ix, ic], 0 in the padding.
+void im2col(const Geom &g, const GemmLowering &l, const float *x, float *col) {
+  int64_t k = l.taps * g.c;
+  runTasks(g.n * g.oh, g.n * g.oh * g.ow * k, [&](int64_t t) {
+    int64_t b = t / g.oh, oy = t % g.oh;
+    for (int64_t ox = 0; ox < g.ow; ++ox) {
+      float *row = col + ((b * g.oh + oy) * g.ow + ox) * k;
+      for (int64_t j = 0; j < l.taps; ++j) {
+        int64_t ky = (l.tap0 + j) / g.kw, kx = (l.tap0 + j) % g.kw;
+        int64_t iy = inputPos(oy, ky, g.sh, g.dh, g.padT, g.h);
+        int64_t ix = inputPos(ox, kx, g.sw, g.dw, g.padL, g.w);
+        float *dst = row + j * g.c;
+        if (iy < 0 || ix < 0)
+          std::fill(dst, dst + g.c, 0.0f);
+        else
+          std::memcpy(dst, x + ((b * g.h + iy) * g.w + ix) * g.c,
+                      sizeof(float) * g.c);
+      }
+    }
+  });
+}
+
+/// dx = the sum of dcol's entries over the windows that read each input
+/// element (the adjoint of im2col). Tasks own whole images: no races.
+void col2im(const Geom &g, const GemmLowering &l, const float *col, float *dx) {
+  int64_t k = l.taps * g.c;
+  runTasks(g.n, g.n * g.oh * g.ow * k, [&](int64_t b) {
+    float *img = dx + b * g.h * g.w * g.c;
+    std::fill(img, img + g.h * g.w * g.c, 0.0f);
+    for (int64_t oy = 0; oy < g.oh; ++oy)
+      for (int64_t ox = 0; ox < g.ow; ++ox) {
+        const float *row = col + ((b * g.oh + oy) * g.ow + ox) * k;
+        for (int64_t j = 0; j < l.taps; ++j) {
+          int64_t ky = (l.tap0 + j) / g.kw, kx = (l.tap0 + j) % g.kw;
+          int64_t iy = inputPos(oy, ky, g.sh, g.dh, g.padT, g.h);
+          int64_t ix = inputPos(ox, kx, g.sw, g.dw, g.padL, g.w);
+          if (iy < 0 || ix < 0)
+            continue;
+          float *__restrict dst = img + (iy * g.w + ix) * g.c;
+          const float *__restrict src = row + j * g.c;
+          for (int64_t ic = 0; ic < g.c; ++ic)
+            dst[ic] += src[ic];
+        }
+      }
+  });
+}
+
+/// Runs one pass of `g` lowered to GEMMs; the operands as in runDnnl.
+void runAsGemm(const Geom &g, const GemmLowering &l, Pass pass, const void *src,
+               const void *wei, const void *dst, const float *bias) {
+  int64_t rows = g.n * g.oh * g.ow, k = l.taps * g.c;
+  auto *x = static_cast<float *>(const_cast<void *>(src));
+  auto *w = static_cast<float *>(const_cast<void *>(wei));
+  auto *y = static_cast<float *>(const_cast<void *>(dst));
+  float *slice = w + l.tap0 * g.c * g.o; // the taps' rows of [KH*KW*C, O]
+  switch (pass) {
+  case Pass::Forward: { // y = col . w
+    float *col = x;
+    if (!l.pointwise)
+      im2col(g, l, x, col = columnScratch(rows * k));
+    return matmulF32(col, slice, bias, y, rows, g.o, k, false, false, false);
+  }
+  case Pass::BackwardData: { // dcol = dy . w^T, dx = col2im(dcol)
+    if (l.pointwise)
+      return matmulF32(y, slice, nullptr, x, rows, g.c, g.o, false, true,
+                       false);
+    float *dcol = columnScratch(rows * k);
+    matmulF32(y, slice, nullptr, dcol, rows, k, g.o, false, true, false);
+    return col2im(g, l, dcol, x);
+  }
+  case Pass::BackwardWeights: { // dw = col^T . dy, 0 for the idle taps
+    if (!l.pointwise)
+      std::memset(w, 0, sizeof(float) * g.kh * g.kw * g.c * g.o);
+    float *col = x;
+    if (!l.pointwise)
+      im2col(g, l, x, col = columnScratch(rows * k));
+    return matmulF32(col, y, nullptr, slice, k, g.o, rows, true, false, false);
+  }
+  }
+}
+
 /// Runs one pass; `src`, `wei`, `dst` are the three tensors in forward terms
 /// (for the backprops the written one is a gradient).
 void runDnnl(const Geom &g, Pass pass, const void *src, const void *wei,
              const void *dst, const Epilogue &epilogue = {}) {
+  if (std::optional<GemmLowering> lowering = gemmLowering(g))
+    return runAsGemm(g, *lowering, pass, src, wei, dst,
+                     epilogue.bias ? epilogue.bias->data<float>() : nullptr);
   ConvEntry &e = getConv(g, pass);
   dnnl::engine &eng = cpuEngine();
   dnnl::memory ms(e.src, eng, const_cast<void *>(src));

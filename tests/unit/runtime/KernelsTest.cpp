@@ -930,7 +930,22 @@ TEST(Conv, ForwardAndBackpropsAgainstNaiveLoops) {
                                  {2, 8, 8, 3, 1, 1, 6, 2, 2, 1, 1, S},
                                  {2, 10, 9, 3, 4, 4, 2, 2, 1, 1, 1, S},
                                  {1, 9, 7, 3, 5, 3, 2, 3, 2, 1, 2, S},
-                                 {2, 16, 16, 8, 3, 3, 16, 1, 1, 1, 1, S}};
+                                 {2, 16, 16, 8, 3, 3, 16, 1, 1, 1, 1, S},
+                                 // GEMMs on the arrays as they lie (float32):
+                                 // pointwise, a strided 1x1 and filters that
+                                 // outweigh their column matrix, where only
+                                 // some taps (a run with idle ones inside)
+                                 // read the input.
+                                 {2, 5, 4, 6, 1, 1, 8, 1, 1, 1, 1, V},
+                                 {2, 4, 4, 16, 1, 1, 32, 2, 2, 1, 1, V},
+                                 {3, 1, 1, 8, 3, 3, 8, 1, 1, 1, 1, S},
+                                 {3, 1, 1, 8, 3, 3, 8, 2, 2, 1, 1, S},
+                                 {2, 2, 2, 8, 3, 3, 8, 1, 1, 1, 1, S},
+                                 {2, 2, 2, 8, 3, 3, 8, 2, 2, 1, 1, S},
+                                 {2, 1, 3, 4, 3, 3, 4, 1, 1, 1, 1, S},
+                                 {2, 2, 1, 4, 3, 3, 4, 1, 1, 1, 1, S},
+                                 {1, 3, 3, 4, 5, 5, 8, 1, 1, 2, 2, S},
+                                 {2, 3, 3, 8, 3, 3, 8, 1, 1, 1, 1, V}};
   std::mt19937 gen(13);
   for (DType dt : kFloatTypes)
     for (const ConvCase &c : cases) {
