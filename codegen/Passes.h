@@ -50,6 +50,17 @@ struct CpuPipelineOptions
       llvm::cl::desc("give each loop-nest kernel a function of its own "
                      "(kc-outline-kernels)"),
       llvm::cl::init(true)};
+  Option<unsigned> kernelsPerFunction{
+      *this, "kernels-per-function",
+      llvm::cl::desc("the most kernels (with dedupe-kernels: calls of "
+                     "deduplicated kernels) one outlined function holds "
+                     "(kc-outline-kernels)"),
+      llvm::cl::init(8)};
+  Option<bool> dedupeKernels{
+      *this, "dedupe-kernels",
+      llvm::cl::desc("compile identical outlined kernels once "
+                     "(kc-dedupe-kernels)"),
+      llvm::cl::init(true)};
   Option<bool> inPlaceUpdates{
       *this, "in-place-updates",
       llvm::cl::desc("write results proven safe in place into their "

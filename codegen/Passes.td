@@ -163,8 +163,40 @@ def KcOutlineKernels : Pass<"kc-outline-kernels", "mlir::ModuleOp"> {
         attributes {no_inline, llvm.linkage = #llvm.linkage<internal>} {...}
     ```
   }];
+  let options = [
+    Option<"kernelsPerFunction", "kernels-per-function", "unsigned", "8",
+           "The most kernels one outlined function holds: LLVM's scheduler "
+           "sees a function's straight-line calls as one region whose "
+           "dependence graph grows with the square of its size">,
+    Option<"passPlacements", "pass-placements", "bool", "false",
+           "Pass where buffers live (arena views, addresses into buffers) "
+           "as arguments instead of cloning their computation, so that "
+           "kernels doing the same work on different buffers come out "
+           "identical (for kc-dedupe-kernels)">,
+  ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect"];
+}
+
+def KcDedupeKernels : Pass<"kc-dedupe-kernels", "mlir::ModuleOp"> {
+  let summary = "Keeps one of each set of identical outlined kernels";
+  let description = [{
+    Runs after kc-outline-kernels, which passes where each buffer lives
+    (arena views, addresses) as arguments: kernels that do the same work on
+    different buffers (a network's repeated blocks) then have identical
+    bodies. Of each set of private `no_inline` functions that print the
+    same apart from their names, the first stays and every call to the
+    others calls it instead. LLVM then compiles each distinct kernel once.
+
+    ```mlir
+    call @step_kernel_0(%view0) : (memref<16xf32>) -> ()
+    call @step_kernel_1(%view1) : (memref<16xf32>) -> ()
+    // with identical bodies becomes
+    call @step_kernel_0(%view0) : (memref<16xf32>) -> ()
+    call @step_kernel_0(%view1) : (memref<16xf32>) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
 def KcLowerLoops : Pass<"kc-lower-loops", "mlir::ModuleOp"> {

@@ -151,8 +151,22 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
   pm.addPass(createKcLowerLoops(loopOpts));
   // One function per kernel before LLVM sees them (compile time linear in
   // the number of kernels).
-  if (opts.outlineKernels)
-    pm.addPass(createKcOutlineKernels());
+  if (opts.outlineKernels) {
+    KcOutlineKernelsOptions outlineOpts;
+    outlineOpts.kernelsPerFunction = opts.kernelsPerFunction;
+    if (opts.dedupeKernels) {
+      // One function per kernel, where buffers are arguments: the repeated
+      // blocks of a network give identical kernels, compiled once. The
+      // calls to them then go into runs of their own, as kernels did, so
+      // that no function holds thousands of straight-line calls.
+      KcOutlineKernelsOptions oneEach;
+      oneEach.kernelsPerFunction = 1;
+      oneEach.passPlacements = true;
+      pm.addPass(createKcOutlineKernels(oneEach));
+      pm.addPass(createKcDedupeKernels());
+    }
+    pm.addPass(createKcOutlineKernels(outlineOpts));
+  }
   // From here on, every pass that can works on one function at a time
   // (nested under func.func, later llvm.func): the pass manager runs them on
   // the outlined kernels in parallel, and each one's cost is bounded by a

@@ -1,0 +1,89 @@
+//===- DedupeKernels.cpp - One function per distinct kernel body ----------===//
+//
+// kc-dedupe-kernels: after kc-outline-kernels a deep model has thousands of
+// kernel functions, and a network of repeated blocks (ResNet's bottlenecks,
+// DenseNet's conv blocks, NASNet's cells) has many that differ only in
+// where their buffers live. kc-outline-kernels passes the placements (arena
+// views and addresses) as arguments, so those come out identical; this pass
+// keeps the first of each set and points every call at it. LLVM's
+// instruction selection, most of the compile, then runs once per distinct
+// kernel instead of once per use.
+//
+// Two kernels are identical when they print the same (without their names):
+// the text is the structural equivalence of the whole body, nested regions,
+// attributes and types included.
+//
+//===----------------------------------------------------------------------===//
+
+#include "codegen/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/IR/BuiltinOps.h"
+
+#include "llvm/ADT/Statistic.h"
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/raw_ostream.h"
+
+#define DEBUG_TYPE "kc-dedupe-kernels"
+
+STATISTIC(numRemoved, "kernel functions replaced by an identical one");
+
+namespace kcc {
+#define GEN_PASS_DEF_KCDEDUPEKERNELS
+#include "codegen/Passes.h.inc"
+} // namespace kcc
+
+using namespace mlir;
+
+namespace {
+
+/// `kernel` as text, its name left out.
+std::string bodyKey(func::FuncOp kernel) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  // Verified already: printing need not verify each function again; the
+  // local scope numbers this function alone, not the whole module.
+  kernel->print(os, OpPrintingFlags().assumeVerified().useLocalScope());
+  std::string name = ("@" + kernel.getSymName() + "(").str();
+  size_t at = text.find(name);
+  if (at != std::string::npos)
+    text.replace(at, name.size(), "(");
+  return text;
+}
+
+struct KcDedupeKernelsPass
+    : public kcc::impl::KcDedupeKernelsBase<KcDedupeKernelsPass> {
+  using KcDedupeKernelsBase::KcDedupeKernelsBase;
+
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    llvm::StringMap<func::FuncOp> firstOf;
+    llvm::DenseMap<StringAttr, FlatSymbolRefAttr> replacement;
+    SmallVector<func::FuncOp> removed;
+    for (auto kernel : module.getOps<func::FuncOp>()) {
+      // Only what kc-outline-kernels made: private, so every use is a call
+      // in this module.
+      if (kernel.isExternal() || !kernel.isPrivate() ||
+          !kernel->hasAttr("no_inline"))
+        continue;
+      auto [it, inserted] = firstOf.try_emplace(bodyKey(kernel), kernel);
+      if (inserted)
+        continue;
+      replacement[kernel.getSymNameAttr()] =
+          FlatSymbolRefAttr::get(it->second.getSymNameAttr());
+      removed.push_back(kernel);
+    }
+    if (removed.empty())
+      return;
+    module.walk([&](func::CallOp call) {
+      auto it = replacement.find(call.getCalleeAttr().getAttr());
+      if (it != replacement.end())
+        call.setCalleeAttr(it->second);
+    });
+    for (func::FuncOp kernel : removed)
+      kernel.erase();
+    numRemoved += removed.size();
+  }
+};
+
+} // namespace
