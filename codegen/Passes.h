@@ -58,9 +58,11 @@ struct CpuPipelineOptions
       llvm::cl::init(8)};
   Option<bool> dedupeKernels{
       *this, "dedupe-kernels",
-      llvm::cl::desc("compile identical outlined kernels once "
-                     "(kc-dedupe-kernels)"),
-      llvm::cl::init(true)};
+      llvm::cl::desc("outline one kernel per function with its buffers' "
+                     "placements as arguments and compile identical ones "
+                     "once (kc-dedupe-kernels); off: more functions cost "
+                     "LLVM about as much as the duplicates saved"),
+      llvm::cl::init(false)};
   Option<bool> inPlaceUpdates{
       *this, "in-place-updates",
       llvm::cl::desc("write results proven safe in place into their "

@@ -251,6 +251,11 @@ cl::opt<bool> planMemory(
     cl::desc("Place intermediates in one static arena (kc-plan-memory; "
              "--plan-memory=false allocates each)"),
     cl::init(true), cl::cat(compileCategory));
+cl::opt<bool> dedupeKernels(
+    "dedupe-kernels",
+    cl::desc("Outline each kernel alone, its buffers as arguments, and "
+             "compile identical ones once (kc-dedupe-kernels)"),
+    cl::init(false), cl::cat(compileCategory));
 cl::opt<bool> fusionReport(
     "fusion-report",
     cl::desc("Print each fusion (elementwise chains, library-call epilogues, "
@@ -534,6 +539,7 @@ std::optional<std::string> checkFlagScopes(Command command) {
       {&mcpu, inCompile},
       {&mattr, inCompile},
       {&planMemory, inCompile},
+      {&dedupeKernels, inCompile},
       {&optLevel, inCompile},
       {&dumpDir, inCompile | inTrain},
       {&fusionReport, inCompile | inTrain},
@@ -736,6 +742,7 @@ CompileConfig kcc::driver::getCompileConfig() {
   c.cpu.target.optLevel = optLevel;
   c.cpu.target.passes = llvmPasses;
   c.cpu.pipeline->planMemory = static_cast<bool>(planMemory);
+  c.cpu.pipeline->dedupeKernels = static_cast<bool>(dedupeKernels);
   c.fusionReport = fusionReport;
   // The report is about the training step: run at least that far.
   if (c.fusionReport && c.emit < EmitAction::LlvmMlir)
