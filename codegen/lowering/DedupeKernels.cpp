@@ -5,9 +5,11 @@
 // DenseNet's conv blocks, NASNet's cells) has many that differ only in
 // where their buffers live. kc-outline-kernels passes the placements (arena
 // views and addresses) as arguments, so those come out identical; this pass
-// keeps the first of each set and points every call at it. LLVM's
-// instruction selection, most of the compile, then runs once per distinct
-// kernel instead of once per use.
+// keeps the first of each set and points every call at it, and puts a
+// kernel called once back in its caller (for kc-outline-kernels to group
+// with its neighbours, as without this pass). LLVM's instruction selection,
+// most of the compile, then runs once per distinct kernel instead of once
+// per use.
 //
 // Two kernels are identical when they print the same (without their names):
 // the text is the structural equivalence of the whole body, nested regions,
@@ -19,6 +21,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/IRMapping.h"
 
 #include "llvm/ADT/Statistic.h"
 #include "llvm/ADT/StringMap.h"
@@ -27,6 +30,7 @@
 #define DEBUG_TYPE "kc-dedupe-kernels"
 
 STATISTIC(numRemoved, "kernel functions replaced by an identical one");
+STATISTIC(numInlined, "kernels called once put back in their caller");
 
 namespace kcc {
 #define GEN_PASS_DEF_KCDEDUPEKERNELS
@@ -51,6 +55,20 @@ std::string bodyKey(func::FuncOp kernel) {
   return text;
 }
 
+/// Replaces `call` by the body of `kernel`, its only caller, and erases it.
+void inlineBack(func::CallOp call, func::FuncOp kernel) {
+  Block &body = kernel.getBody().front();
+  IRMapping mapping;
+  for (auto [arg, value] :
+       llvm::zip(body.getArguments(), call.getArgOperands()))
+    mapping.map(arg, value);
+  OpBuilder b(call);
+  for (Operation &op : body.without_terminator())
+    b.clone(op, mapping);
+  call.erase();
+  kernel.erase();
+}
+
 struct KcDedupeKernelsPass
     : public kcc::impl::KcDedupeKernelsBase<KcDedupeKernelsPass> {
   using KcDedupeKernelsBase::KcDedupeKernelsBase;
@@ -58,6 +76,7 @@ struct KcDedupeKernelsPass
   void runOnOperation() override {
     ModuleOp module = getOperation();
     llvm::StringMap<func::FuncOp> firstOf;
+    SmallVector<func::FuncOp> kept;
     llvm::DenseMap<StringAttr, FlatSymbolRefAttr> replacement;
     SmallVector<func::FuncOp> removed;
     for (auto kernel : module.getOps<func::FuncOp>()) {
@@ -67,21 +86,33 @@ struct KcDedupeKernelsPass
           !kernel->hasAttr("no_inline"))
         continue;
       auto [it, inserted] = firstOf.try_emplace(bodyKey(kernel), kernel);
-      if (inserted)
+      if (inserted) {
+        kept.push_back(kernel);
         continue;
+      }
       replacement[kernel.getSymNameAttr()] =
           FlatSymbolRefAttr::get(it->second.getSymNameAttr());
       removed.push_back(kernel);
     }
-    if (removed.empty())
-      return;
+    DenseMap<StringAttr, SmallVector<func::CallOp, 1>> callsOf;
     module.walk([&](func::CallOp call) {
       auto it = replacement.find(call.getCalleeAttr().getAttr());
       if (it != replacement.end())
         call.setCalleeAttr(it->second);
+      callsOf[call.getCalleeAttr().getAttr()].push_back(call);
     });
     for (func::FuncOp kernel : removed)
       kernel.erase();
+    // A kernel called once goes back where it was: kc-outline-kernels then
+    // groups it with its neighbours, and LLVM sees no more functions than
+    // without this pass (its cost per function ate the savings otherwise).
+    for (func::FuncOp kernel : kept) {
+      auto it = callsOf.find(kernel.getSymNameAttr());
+      if (it == callsOf.end() || it->second.size() != 1)
+        continue;
+      inlineBack(it->second.front(), kernel);
+      ++numInlined;
+    }
     numRemoved += removed.size();
   }
 };
