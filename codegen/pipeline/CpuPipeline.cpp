@@ -159,9 +159,10 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
       // blocks of a network give identical kernels, compiled once. The
       // calls to them then go into runs of their own, as kernels did, so
       // that no function holds thousands of straight-line calls. Off by
-      // default: NASNetMobile kept 1,099 of 2,946 kernels and compiled in
-      // 10% less CPU time, ResNet50 and DenseNet121 in 5-7% more (LLVM's
-      // cost per function outweighed the duplicates).
+      // default: with every kernel a function of its own, NASNetMobile kept
+      // 1,099 of 2,946 kernels and compiled in 10% less CPU time, ResNet50
+      // and DenseNet121 in 5-7% more (LLVM's cost per function outweighed
+      // the duplicates); a kernel called once now goes back in its caller.
       KcOutlineKernelsOptions oneEach;
       oneEach.kernelsPerFunction = 1;
       oneEach.passPlacements = true;
