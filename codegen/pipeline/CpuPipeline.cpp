@@ -158,11 +158,12 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
       // One function per kernel, where buffers are arguments: the repeated
       // blocks of a network give identical kernels, compiled once. The
       // calls to them then go into runs of their own, as kernels did, so
-      // that no function holds thousands of straight-line calls. Off by
-      // default: with every kernel a function of its own, NASNetMobile kept
-      // 1,099 of 2,946 kernels and compiled in 10% less CPU time, ResNet50
-      // and DenseNet121 in 5-7% more (LLVM's cost per function outweighed
-      // the duplicates); a kernel called once now goes back in its caller.
+      // that no function holds thousands of straight-line calls. With
+      // every kernel a function of its own, LLVM's cost per function ate
+      // the savings; with a kernel called once put back, `kcc --emit=obj`
+      // took 12-29% less CPU time on ResNet50/101, MobileNetV2, DenseNet121
+      // and NASNetMobile. Off by default until the whole test suite has
+      // run with it on.
       KcOutlineKernelsOptions oneEach;
       oneEach.kernelsPerFunction = 1;
       oneEach.passPlacements = true;
