@@ -6,14 +6,16 @@
 // (codegen/aot, as `kcc --emit=obj` does), the first parts while the rest
 // are still being translated. load(): an LLJIT
 // over RuntimeDyld with SectionMemoryManager (what MLIR's ExecutionEngine
-// builds), the kcc_rt_* library entry points and the process's own symbols;
-// add the objects and look the packed entry up once. run() then is one
+// builds) placing every section in one JitMemorySlab (within the small code
+// model's 2 GiB reach), the kcc_rt_* library entry points and the process's own
+// symbols; add the objects and look the packed entry up once. run() then is one
 // indirect call per step.
 //
 //===----------------------------------------------------------------------===//
 
 #include "engine/CompiledFunction.h"
 #include "engine/CompileTiming.h"
+#include "engine/JitMemorySlab.h"
 #include "engine/interpreter/Interpreter.h" // dtypeOf
 #include "ir/KcAttributes.h"
 #include "runtime/Collectives.h"
@@ -53,6 +55,8 @@ using namespace kcc;
 struct CompiledFunction::Impl {
   /// The artifact's metadata (its object is in the JIT, not here).
   CompiledArtifact meta;
+  /// Where the JIT's sections live; outlives the JIT (declared before it).
+  std::unique_ptr<JitMemorySlab> jitMemory;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   void (*entry)(void **) = nullptr;
   /// kc-plan-memory's arena, passed as the entry's trailing argument.
@@ -357,6 +361,13 @@ CompiledFunction CompiledFunction::load(const CompiledArtifact &artifact) {
                          : nullptr;
   llvm::JITEventListener *gdb =
       llvm::JITEventListener::createGDBRegistrationListener();
+  try {
+    impl->jitMemory =
+        std::make_unique<JitMemorySlab>(jitSlabBytes(artifact.objects));
+  } catch (const Error &e) {
+    throw Error("compile @" + name + ": " + e.what());
+  }
+  JitMemorySlab *slab = impl->jitMemory.get();
   auto jit =
       llvm::orc::LLJITBuilder()
           .setObjectLinkingLayerCreator(
@@ -364,8 +375,9 @@ CompiledFunction CompiledFunction::load(const CompiledArtifact &artifact) {
                   -> llvm::Expected<std::unique_ptr<llvm::orc::ObjectLayer>> {
                 auto layer =
                     std::make_unique<llvm::orc::RTDyldObjectLinkingLayer>(
-                        session, [] {
-                          return std::make_unique<llvm::SectionMemoryManager>();
+                        session, [slab] {
+                          return std::make_unique<llvm::SectionMemoryManager>(
+                              slab);
                         });
                 if (gdb)
                   layer->registerJITEventListener(*gdb);

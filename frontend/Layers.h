@@ -680,6 +680,54 @@ public:
                  double high = 255.0, uint64_t seed = 0);
 };
 
+/// How Keras's geometric augmentations sample (their fill_mode: reflect,
+/// wrap, constant, nearest; interpolation: bilinear, nearest; fill_value
+/// for constant).
+struct ImageFill {
+  std::string fillMode = "reflect";
+  std::string interpolation = "bilinear";
+  double fillValue = 0.0;
+};
+
+/// Rotates each image about its centre by uniform(lower, upper) turns
+/// (Keras's RandomRotation; its factor's (lower, upper), in [-1, 1]
+/// fractions of 2 pi, counter-clockwise positive).
+class RandomRotation : public Layer {
+public:
+  RandomRotation(double lower, double upper, ImageFill fill = {},
+                 uint64_t seed = 0);
+};
+
+/// Zooms each image about its centre: the height by 1 + uniform(heightLower,
+/// heightUpper), the width by its own factor, or by the height's draw when
+/// `width` is empty (Keras's RandomZoom; factors in (-1, 1], positive
+/// zooms out).
+class RandomZoom : public Layer {
+public:
+  RandomZoom(double heightLower, double heightUpper,
+             std::optional<std::pair<double, double>> width = std::nullopt,
+             ImageFill fill = {}, uint64_t seed = 0);
+};
+
+/// Shifts each image by uniform(heightLower, heightUpper) of its height
+/// down and uniform(widthLower, widthUpper) of its width right (Keras's
+/// RandomTranslation; factors in [-1, 1]).
+class RandomTranslation : public Layer {
+public:
+  RandomTranslation(double heightLower, double heightUpper, double widthLower,
+                    double widthUpper, ImageFill fill = {}, uint64_t seed = 0);
+};
+
+/// Keras 3's RandomCrop: in training, a window of height x width at one
+/// random offset for the whole batch when the images are larger along both
+/// axes, else the largest centred crop of that aspect ratio resized
+/// (bilinear) to height x width; at inference the identity (Keras 3 returns
+/// the images as they are, whatever their size).
+class RandomCrop : public Layer {
+public:
+  RandomCrop(int64_t height, int64_t width, uint64_t seed = 0);
+};
+
 /// The non-batch axes permuted: `dims` lists, 1-based, which input axis
 /// each output axis is (Keras's Permute).
 class Permute : public Layer {

@@ -20,11 +20,11 @@ MaskRule kcc::kerasMaskRule(const std::string &className) {
              "Rescaling", "Normalization", MaskRule::Propagate)
       .Cases("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
              MaskRule::Merge)
-      // Softmax adds -1e9 where masked, BatchNormalization's batch moments
-      // skip masked steps, Concatenate concatenates masks along its axis,
-      // Attention and AdditiveAttention mask their scores.
-      .Cases("Softmax", "BatchNormalization", "Concatenate", "Attention",
-             "AdditiveAttention", "TimeDistributed", MaskRule::Refuse)
+      // Softmax adds -1e9 where masked, Attention and AdditiveAttention mask
+      // their scores. (Concatenate joins the masks and BatchNormalization's
+      // moments skip masked steps in the layers themselves; TimeDistributed
+      // decides by the layers it wraps.)
+      .Cases("Softmax", "Attention", "AdditiveAttention", MaskRule::Refuse)
       .Default(MaskRule::Drop);
 }
 

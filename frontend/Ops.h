@@ -188,6 +188,27 @@ Tensor recurrence(const Tensor &x, const Tensor &kernel,
 /// reduction of the ranks' gradients.
 Tensor allReduce(const Tensor &x, bool mean);
 
+/// How imageTransform samples (Keras's affine_transform arguments):
+/// interpolation "nearest" or "bilinear"; fillMode "reflect", "wrap",
+/// "constant" (reads fillValue) or "nearest"; the output's height and width
+/// (the input's when 0).
+struct ImageTransformSpec {
+  std::string interpolation = "bilinear";
+  std::string fillMode = "reflect";
+  double fillValue = 0.0;
+  int64_t outHeight = 0, outWidth = 0;
+};
+/// Keras's affine_transform on JAX (kc.image_transform): each image of
+/// `images` [N, H, W, C] read at its own affine map of the output pixels,
+/// `transforms` [N, 8] (a0 a1 a2 b0 b1 b2 c0 c1: pixel (y, x) reads row
+/// b0 x + b1 y + b2, column a0 x + a1 y + a2). float16 and bfloat16
+/// images are sampled in float32.
+Tensor imageTransform(const Tensor &images, const Tensor &transforms,
+                      const ImageTransformSpec &spec);
+/// cos(2 pi u) for u in [0, 1), composed of elementwise ops (a polynomial
+/// within 2e-9 of the cosine).
+Tensor cosTwoPi(const Tensor &u);
+
 // Layout. `reshape` accepts one -1 dim.
 Tensor reshape(const Tensor &x, const Shape &shape);
 Tensor transpose(const Tensor &x, const std::vector<int64_t> &perm);

@@ -185,7 +185,7 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
         results.push_back(update->value());
         resultTypes.push_back(update->value().getType());
       }
-    if (options.training)
+    if (options.training || options.outputMasks)
       for (auto [k, out] : llvm::enumerate(outs))
         if (const Tensor *mask = out.mask()) {
           masks.push_back({results.size(), k});
@@ -238,8 +238,11 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
     kc::setUpdatedArg(func, result, arg);
   if (addedLoss)
     kc::setAddedLoss(func, *addedLoss);
-  for (auto [result, k] : masks)
-    kc::setMaskedOutput(func, result, k);
+  // An inference trace's masks are plain results: the caller knows them by
+  // their place after the predictions.
+  if (options.training)
+    for (auto [result, k] : masks)
+      kc::setMaskedOutput(func, result, k);
 
   // Verify before handing out: a frontend bug must not surface as a
   // confusing failure in a later pass.

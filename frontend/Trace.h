@@ -90,6 +90,10 @@ struct TraceOptions {
   int64_t batch = 32;
   /// Trace the training-mode forward pass (Dropout active, step argument).
   bool training = false;
+  /// An inference trace also returns each masked prediction's Keras mask
+  /// after the predictions, in the predictions' order and unmarked
+  /// (evaluate() weighs the loss and metrics by them).
+  bool outputMasks = false;
   /// The name of the function.
   std::string funcName = "forward";
 };

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "ir/ImageTransform.h"
 #include "ir/KcDialect.h"
 #include "ir/Recurrence.h"
 #include "ir/ShapeFunctions.h"
@@ -323,6 +324,47 @@ LogicalResult CtcLossGradOp::verify() {
     return failure();
   return checkResultShape(*this, shapes::Dims(shapeOf(getLogits())),
                           shapeOf(getResult()));
+}
+
+//===----------------------------------------------------------------------===//
+// Image ops
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+/// images [N, H, W, C], transforms [N, 8], sampled [N, Ho, Wo, C], one
+/// element type, known attributes.
+template <typename OpTy>
+LogicalResult verifyImageTransform(OpTy op, Value images, Value transforms,
+                                   Value sampled) {
+  ArrayRef<int64_t> x = shapeOf(images), t = shapeOf(transforms),
+                    s = shapeOf(sampled);
+  if (x.size() != 4)
+    return op.emitOpError() << "expects images [batch, height, width, "
+                               "channels], got "
+                            << shapes::str(x);
+  if (s.size() != 4 || s[0] != x[0] || s[3] != x[3])
+    return op.emitOpError()
+           << "expects sampled images [" << x[0] << ", height, width, " << x[3]
+           << "], got " << shapes::str(s);
+  if (t.size() != 2 || t[0] != x[0] || t[1] != 8)
+    return op.emitOpError()
+           << "expects transforms [" << x[0] << ", 8], got " << shapes::str(t);
+  if (failed(checkSameElementType(op, images, transforms)) ||
+      failed(checkSameElementType(op, images, sampled)))
+    return failure();
+  return success(succeeded(imageTransformParams(op)));
+}
+
+} // namespace
+
+LogicalResult ImageTransformOp::verify() {
+  return verifyImageTransform(*this, getImages(), getTransforms(), getResult());
+}
+
+LogicalResult ImageTransformGradOp::verify() {
+  return verifyImageTransform(*this, getResult(), getTransforms(),
+                              getGradOutput());
 }
 
 //===----------------------------------------------------------------------===//

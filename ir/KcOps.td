@@ -13,6 +13,7 @@ include "ir/KcShapeOps.td"
 include "ir/KcNNOps.td"
 include "ir/KcGatherOps.td"
 include "ir/KcLossOps.td"
+include "ir/KcImageOps.td"
 include "ir/KcRecurrenceOps.td"
 
 #endif // KC_OPS_TD

@@ -142,4 +142,40 @@ def KcBuildTrainStep : Pass<"kc-build-train-step", "mlir::ModuleOp"> {
   ];
 }
 
+def KcPoolBeforeActivation
+    : Pass<"kc-pool-before-activation", "mlir::ModuleOp"> {
+  let summary = "Max-pools before a relu instead of after it";
+  let description = [{
+    A Keras `Conv2D(activation="relu")` followed by `MaxPooling2D` traces to
+    `max_pool2d(relu(conv + b))`. relu is monotone non-decreasing and keeps
+    NaN, so it commutes with a window's maximum bit for bit (a NaN window
+    stays NaN, one whose maximum is not positive becomes 0):
+
+    ```mlir
+    %h = kc.relu %s : tensor<8x26x26x32xf32>
+    %p = kc.max_pool2d %h {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<8x26x26x32xf32> -> tensor<8x13x13x32xf32>
+    // becomes
+    %q = kc.max_pool2d %s {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<8x26x26x32xf32> -> tensor<8x13x13x32xf32>
+    %p = kc.relu %q : tensor<8x13x13x32xf32>
+    ```
+
+    Run on the forward before the training step is built, it moves relu and
+    its gradient mask from the convolution's output to the pooled tensor (a
+    quarter of it for 2x2 windows) in the compiled step and the interpreter
+    alike, and leaves the convolution the bias alone as its epilogue, so
+    the library call needs no separate NaN-keeping relu pass over its
+    output. The gradients agree too: a window whose maximum is not positive
+    gets none either way, and one with a positive maximum routes it to the
+    same first maximum, which relu does not move. A relu with other uses
+    (a model output, or a training step's gradient, which reads it) stays,
+    and so does one on anything but a convolution (with or without its
+    bias): batch normalization's relu, say, costs nothing in the kernel
+    that computes its input.
+  }];
+  let dependentDialects = ["::kcc::kc::KcDialect"];
+  let statistics = [
+    Statistic<"numSwapped", "swapped", "max_pool2d ops moved before a relu">,
+  ];
+}
+
 #endif // KCC_PASSES_TD

@@ -127,6 +127,9 @@ fromTrainStepOptions(const KcBuildTrainStepOptions &options) {
 void buildImportPipeline(mlir::OpPassManager &pm) {
   pm.addPass(mlir::createCanonicalizerPass());
   pm.addPass(mlir::createCSEPass());
+  // On the forward alone: in a training step relu's output has the
+  // gradient as a second user and stays where it is.
+  pm.addPass(createKcPoolBeforeActivation());
 }
 
 void buildTrainPipeline(mlir::OpPassManager &pm, const TrainingConfig &config) {

@@ -15,6 +15,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <iterator>
 #include <optional>
 #include <type_traits>
@@ -250,7 +251,7 @@ kernels::Pool2DParams poolParams(int64_t wh, int64_t ww, int64_t sh, int64_t sw,
   return p;
 }
 
-enum class PoolKind { Max, Avg, AvgGrad };
+enum class PoolKind { Max, MaxRelu, Avg, AvgGrad };
 
 template <typename T, PoolKind K>
 void pool1(const T *x, T *out, int64_t x0, int64_t x1, int64_t x2, int64_t x3,
@@ -262,6 +263,8 @@ void pool1(const T *x, T *out, int64_t x0, int64_t x1, int64_t x2, int64_t x3,
     auto p = poolParams(wh, ww, sh, sw, pad);
     if constexpr (K == PoolKind::Max)
       kernels::maxPool2d(X, p, O);
+    else if constexpr (K == PoolKind::MaxRelu)
+      kernels::maxPool2dRelu(X, p, O);
     else if constexpr (K == PoolKind::Avg)
       kernels::avgPool2d(X, p, O);
     else
@@ -368,6 +371,13 @@ void avgPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
                              int64_t sh, int64_t sw, int64_t pad) {            \
     pool1<T, PoolKind::Max>(x, out, x0, x1, x2, x3, o0, o1, o2, o3, wh, ww,    \
                             sh, sw, pad);                                      \
+  }                                                                            \
+  void kcc_rt_max_pool2d_relu_##S(                                             \
+      const T *x, T *out, int64_t x0, int64_t x1, int64_t x2, int64_t x3,      \
+      int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t wh, int64_t ww,  \
+      int64_t sh, int64_t sw, int64_t pad) {                                   \
+    pool1<T, PoolKind::MaxRelu>(x, out, x0, x1, x2, x3, o0, o1, o2, o3, wh,    \
+                                ww, sh, sw, pad);                              \
   }                                                                            \
   void kcc_rt_avg_pool2d_##S(const T *x, T *out, int64_t x0, int64_t x1,       \
                              int64_t x2, int64_t x3, int64_t o0, int64_t o1,   \
@@ -499,6 +509,51 @@ KCC_RT_DEFINE_CTC(double, f64)
 
 namespace {
 
+kernels::ImageTransformParams imageTransformParams(int64_t interpolation,
+                                                   int64_t fillMode,
+                                                   int64_t fillBits) {
+  kernels::ImageTransformParams p;
+  p.interpolation = static_cast<kernels::ImageInterpolation>(interpolation);
+  p.fillMode = static_cast<kernels::ImageFillMode>(fillMode);
+  std::memcpy(&p.fillValue, &fillBits, sizeof(double));
+  return p;
+}
+
+} // namespace
+
+#define KCC_RT_DEFINE_IMAGE_TRANSFORM(T, S)                                    \
+  void kcc_rt_image_transform_##S(                                             \
+      const T *images, const T *transforms, T *out, int64_t i0, int64_t i1,    \
+      int64_t i2, int64_t i3, int64_t t0, int64_t t1, int64_t o0, int64_t o1,  \
+      int64_t o2, int64_t o3, int64_t interpolation, int64_t fillMode,         \
+      int64_t fillBits) {                                                      \
+    guarded("image_transform", [&] {                                           \
+      NDArray o = NDArray::borrow(out, {o0, o1, o2, o3}, dtypeFor<T>());       \
+      kernels::imageTransform(                                                 \
+          view(images, {i0, i1, i2, i3}), view(transforms, {t0, t1}),          \
+          imageTransformParams(interpolation, fillMode, fillBits), o);         \
+    });                                                                        \
+  }                                                                            \
+  void kcc_rt_image_transform_grad_##S(                                        \
+      const T *transforms, const T *grad, T *out, int64_t t0, int64_t t1,      \
+      int64_t g0, int64_t g1, int64_t g2, int64_t g3, int64_t o0, int64_t o1,  \
+      int64_t o2, int64_t o3, int64_t interpolation, int64_t fillMode,         \
+      int64_t fillBits) {                                                      \
+    guarded("image_transform_grad", [&] {                                      \
+      NDArray o = NDArray::borrow(out, {o0, o1, o2, o3}, dtypeFor<T>());       \
+      kernels::imageTransformGrad(                                             \
+          view(transforms, {t0, t1}), view(grad, {g0, g1, g2, g3}),            \
+          imageTransformParams(interpolation, fillMode, fillBits), o);         \
+    });                                                                        \
+  }
+
+extern "C" {
+KCC_RT_DEFINE_IMAGE_TRANSFORM(float, f32)
+KCC_RT_DEFINE_IMAGE_TRANSFORM(double, f64)
+}
+
+namespace {
+
 kernels::RecurrenceParams recurrenceParams(int64_t cell, int64_t resetAfter,
                                            int64_t activation,
                                            int64_t recurrentActivation,
@@ -606,6 +661,7 @@ std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
   KCC_RT_SYM(conv2d_backprop_input)
   KCC_RT_SYM(conv2d_backprop_filter)
   KCC_RT_SYM(max_pool2d)
+  KCC_RT_SYM(max_pool2d_relu)
   KCC_RT_SYM(avg_pool2d)
   KCC_RT_SYM(max_pool2d_grad)
   KCC_RT_SYM(max_pool2d_grad_relu)
@@ -621,6 +677,8 @@ std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
   KCC_RT_SYM(recurrence_grad_step)
   KCC_RT_SYM(ctc_loss)
   KCC_RT_SYM(ctc_loss_grad)
+  KCC_RT_SYM(image_transform)
+  KCC_RT_SYM(image_transform_grad)
 #undef KCC_RT_SYM
   for (auto &entry : openMPRuntimeSymbols())
     symbols.push_back(entry);

@@ -58,7 +58,9 @@ extern "C" {
       int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3, int64_t o0,  \
       int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw, int64_t dh,  \
       int64_t dw, int64_t pad, int64_t groups);
-/// One 4-D input, then window, strides, padding.
+/// One 4-D input, then window, strides, padding. max_pool2d_relu writes
+/// relu of each maximum (kc-pool-before-activation's relu, fused by
+/// codegen/fusion/FuseEpilogues.cpp).
 #define KCC_RT_POOL1(NAME, T, S)                                               \
   void kcc_rt_##NAME##_##S(const T *x, T *out, int64_t x0, int64_t x1,         \
                            int64_t x2, int64_t x3, int64_t o0, int64_t o1,     \
@@ -102,6 +104,23 @@ extern "C" {
       int64_t l0, int64_t l1, int64_t l2, int64_t y0, int64_t y1, int64_t g0,  \
       int64_t o0, int64_t o1, int64_t o2);
 
+/// kc.image_transform: images [i0..i3], transforms [t0, t1], out
+/// [o0..o3], then the interpolation and fill mode codes
+/// (kernels::ImageInterpolation, ImageFillMode) and the fill value's
+/// IEEE-754 double bits; image_transform_grad takes transforms and
+/// grad_output [g0..g3] into the images' gradient [o0..o3].
+#define KCC_RT_IMAGE_TRANSFORM(T, S)                                           \
+  void kcc_rt_image_transform_##S(                                             \
+      const T *images, const T *transforms, T *out, int64_t i0, int64_t i1,    \
+      int64_t i2, int64_t i3, int64_t t0, int64_t t1, int64_t o0, int64_t o1,  \
+      int64_t o2, int64_t o3, int64_t interpolation, int64_t fillMode,         \
+      int64_t fillBits);                                                       \
+  void kcc_rt_image_transform_grad_##S(                                        \
+      const T *transforms, const T *grad, T *out, int64_t t0, int64_t t1,      \
+      int64_t g0, int64_t g1, int64_t g2, int64_t g3, int64_t o0, int64_t o1,  \
+      int64_t o2, int64_t o3, int64_t interpolation, int64_t fillMode,         \
+      int64_t fillBits);
+
 /// One step of kc.recurrence / kc.recurrence_grad (runtime/kernels/
 /// Recurrence.h): compiled code loops over the steps and calls these, the
 /// forward for step = 0 .. T-1, the backward for step = T-1 .. 0. After the
@@ -129,6 +148,7 @@ extern "C" {
   KCC_RT_CONV(conv2d_backprop_input, T, S)                                     \
   KCC_RT_CONV(conv2d_backprop_filter, T, S)                                    \
   KCC_RT_POOL1(max_pool2d, T, S)                                               \
+  KCC_RT_POOL1(max_pool2d_relu, T, S)                                          \
   KCC_RT_POOL1(avg_pool2d, T, S)                                               \
   KCC_RT_POOL2(max_pool2d_grad, T, S)                                          \
   KCC_RT_POOL2(max_pool2d_grad_relu, T, S)                                     \
@@ -137,7 +157,8 @@ extern "C" {
   KCC_RT_POOL2(avg_pool2d_grad_tanh, T, S)                                     \
   KCC_RT_POOL2(avg_pool2d_grad_sigmoid, T, S)                                  \
   KCC_RT_RECURRENCE(T, S)                                                      \
-  KCC_RT_CTC(T, S)
+  KCC_RT_CTC(T, S)                                                             \
+  KCC_RT_IMAGE_TRANSFORM(T, S)
 
 KCC_RT_ALL(float, f32)
 KCC_RT_ALL(double, f64)
@@ -150,6 +171,7 @@ KCC_RT_GATHER(double, f64, int64_t, i64)
 #undef KCC_RT_GATHER
 #undef KCC_RT_RECURRENCE
 #undef KCC_RT_CTC
+#undef KCC_RT_IMAGE_TRANSFORM
 #undef KCC_RT_POOL2
 #undef KCC_RT_POOL1
 #undef KCC_RT_CONV

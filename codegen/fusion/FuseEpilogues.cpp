@@ -32,7 +32,11 @@
 // The gradients of poolings fuse the same way with the gradient of the
 // activation before the pooling: max pooling's with relu's mask, average
 // pooling's with relu's mask, tanh's or sigmoid's factor, each read from
-// the activation's output (the pooling's input).
+// the activation's output (the pooling's input). After
+// kc-pool-before-activation a relu follows the max pooling instead: it
+// fuses into the pooling, and its mask on the pooled gradient into the
+// pooling's gradient (the same max_pool2d_grad_relu: the mask holds where
+// the window's maximum, where the gradient goes, is positive).
 //
 // The activation matchers are in EpilogueActivations.cpp.
 //
@@ -261,6 +265,168 @@ LogicalResult fuseMaxPoolGradMask(func::CallOp call, StringRef suffix,
   return success();
 }
 
+/// max_pool2d followed by relu (kc-pool-before-activation's order) becomes
+/// max_pool2d_relu: relu applied to each maximum as the pooling writes it.
+LogicalResult fuseMaxPoolRelu(func::CallOp call, StringRef suffix,
+                              bool remarks) {
+  // ABI: x and output pointers, 8 dims, window h/w, strides h/w, padding.
+  if (call.getNumOperands() != 15)
+    return failure();
+  memref::AllocOp out = pointerSource(call.getOperand(1));
+  if (!out)
+    return failure();
+  bufferization::ToTensorOp product;
+  linalg::GenericOp relu = singleGenericUser(out, product);
+  std::optional<Epilogue> e =
+      relu ? matchEpilogue(relu, product) : std::nullopt;
+  if (!e || e->bias || e->activation != Activation::Relu || e->param != 0)
+    return failure();
+  std::string name = ("kcc_rt_max_pool2d_relu" + suffix).str();
+  func::FuncOp callee = declare(call, name, call.getCalleeType());
+  if (!callee)
+    return failure();
+  OpBuilder b(call);
+  auto fused =
+      b.create<func::CallOp>(call.getLoc(), callee, call.getOperands());
+  if (remarks)
+    fused.emitRemark() << "fused into " << name
+                       << ": relu (one pass over the pooled output and its "
+                          "buffer saved)";
+  relu.getResult(0).replaceAllUsesWith(product.getResult());
+  relu.erase();
+  call.erase();
+  ++numFusedEpilogues;
+  return success();
+}
+
+/// Whether two library call pointer arguments were taken from the same
+/// buffer (one memref, or one tensor made a memref twice).
+bool sameBuffer(Value a, Value b) {
+  Value ma = codegen::pointerMemref(a), mb = codegen::pointerMemref(b);
+  if (!ma || !mb)
+    return false;
+  if (ma == mb)
+    return true;
+  Value ta = pointerTensor(a), tb = pointerTensor(b);
+  return ta && ta == tb;
+}
+
+/// Whether `v` is relu(max_pool2d(x)) on the buffer `grad` routes into (its
+/// first pointer) with `grad`'s window, strides and padding
+/// (kc-pool-before-activation's forward): a max_pool2d_relu call's output,
+/// or a relu generic over a max_pool2d call's.
+bool isReluOfMaxPool(Value v, func::CallOp grad, StringRef suffix) {
+  std::string poolName = ("kcc_rt_max_pool2d_relu" + suffix).str();
+  if (auto relu = v.getDefiningOp<linalg::GenericOp>()) {
+    if (relu.getNumDpsInputs() != 1 || relu.getNumResults() != 1 ||
+        !relu.getMatchingIndexingMap(relu.getDpsInputOperand(0)).isIdentity())
+      return false;
+    Block &body = relu.getRegion().front();
+    EpilogueActivation act = EpilogueActivation::None;
+    double param = 0;
+    Value yielded = cast<linalg::YieldOp>(body.getTerminator()).getOperand(0);
+    if (codegen::matchActivation(yielded, act, param) != body.getArgument(0) ||
+        act != EpilogueActivation::Relu || param != 0)
+      return false;
+    v = relu.getDpsInputOperand(0)->get();
+    poolName = ("kcc_rt_max_pool2d" + suffix).str();
+  }
+  auto pooled = v.getDefiningOp<bufferization::ToTensorOp>();
+  if (!pooled)
+    return false;
+  // The call that wrote the pooled buffer. ABI: x and output pointers, 8
+  // dims, window h/w, strides h/w, padding.
+  func::CallOp pool;
+  grad->getParentOp()->walk([&](func::CallOp c) {
+    if (c.getCallee() == poolName && c.getNumOperands() == 15 &&
+        codegen::pointerMemref(c.getOperand(1)) == pooled.getMemref())
+      pool = c;
+  });
+  if (!pool || !sameBuffer(pool.getOperand(0), grad.getOperand(0)))
+    return false;
+  for (unsigned i = 0; i < 5; ++i) {
+    APInt a, b;
+    if (!matchPattern(pool.getOperand(10 + i), m_ConstantInt(&a)) ||
+        !matchPattern(grad.getOperand(15 + i), m_ConstantInt(&b)) || a != b)
+      return false;
+  }
+  return true;
+}
+
+/// max_pool2d_grad(x, select(y > 0, g, 0)) where y = relu(max_pool2d(x))
+/// (kc-pool-before-activation moved relu after the pooling) is
+/// max_pool2d_grad_relu(x, g): y > 0 exactly where the window's first
+/// maximum, where the gradient is routed, is above 0. The mask's pass over
+/// the pooled gradient and its buffer go.
+LogicalResult fusePooledReluMask(func::CallOp call, StringRef suffix,
+                                 bool remarks) {
+  if (!codegen::isTiledMaxPoolGrad(call))
+    return failure();
+  Value masked = pointerTensor(call.getOperand(1));
+  auto mask =
+      masked ? masked.getDefiningOp<linalg::GenericOp>() : linalg::GenericOp();
+  if (!mask || !masked.hasOneUse() || mask.getNumResults() != 1 ||
+      mask.getNumDpsInputs() != 2 ||
+      mask.getNumLoops() != mask.getNumParallelLoops())
+    return failure();
+  Block &body = mask.getRegion().front();
+  auto select = cast<linalg::YieldOp>(body.getTerminator())
+                    .getOperand(0)
+                    .getDefiningOp<arith::SelectOp>();
+  auto cmp = select ? select.getCondition().getDefiningOp<arith::CmpFOp>()
+                    : arith::CmpFOp();
+  if (!cmp || cmp.getPredicate() != arith::CmpFPredicate::OGT ||
+      !isZero(cmp.getRhs()) || !isZero(select.getFalseValue()))
+    return failure();
+  Value g, y;
+  for (OpOperand *in : mask.getDpsInputOperands()) {
+    if (!mask.getMatchingIndexingMap(in).isIdentity())
+      return failure();
+    Value arg = body.getArgument(in->getOperandNumber());
+    if (arg == cmp.getLhs())
+      y = in->get();
+    else if (arg == select.getTrueValue())
+      g = in->get();
+  }
+  if (!g || !y || !isReluOfMaxPool(y, call, suffix) || !dominatesCall(g, call))
+    return failure();
+
+  std::string name = ("kcc_rt_max_pool2d_grad_relu" + suffix).str();
+  func::FuncOp callee = declare(call, name, call.getCalleeType());
+  if (!callee)
+    return failure();
+  OpBuilder b(call);
+  auto t = cast<RankedTensorType>(g.getType());
+  Value m = b.create<bufferization::ToMemrefOp>(
+      call.getLoc(), MemRefType::get(t.getShape(), t.getElementType()), g,
+      /*read_only=*/true);
+  SmallVector<Value> args(call.getOperands());
+  args[1] = codegen::dataPointer(b, call.getLoc(), m);
+  auto fused = b.create<func::CallOp>(call.getLoc(), callee, args);
+  if (remarks)
+    fused.emitRemark() << "fused into " << name
+                       << ": relu's gradient mask after the pooling (one pass "
+                          "over the pooled gradient and its buffer saved)";
+  // The mask's pointer chain, then the mask itself, are dead.
+  SmallVector<Operation *> dead;
+  if (Operation *def = call.getOperand(1).getDefiningOp())
+    dead.push_back(def);
+  call.erase();
+  while (!dead.empty()) {
+    Operation *op = dead.pop_back_val();
+    if (!op->use_empty() ||
+        !(isOpTriviallyDead(op) || isa<bufferization::ToMemrefOp>(op)))
+      continue;
+    for (Value operand : op->getOperands())
+      if (Operation *def = operand.getDefiningOp())
+        if (def != op)
+          dead.push_back(def);
+    op->erase();
+  }
+  ++numFusedEpilogues;
+  return success();
+}
+
 /// avg_pool2d_grad followed by the gradient of the activation before the
 /// pooling, read from that activation's output y (relu's `select(y > 0, g,
 /// 0)`, tanh's `g * (1 - y * y)`, sigmoid's `g * (y * (1 - y))`), becomes
@@ -344,7 +510,10 @@ LogicalResult fuse(func::CallOp call, bool remarks) {
   StringRef callee = call.getCallee();
   for (StringRef suffix : {"_f32", "_f64"}) {
     if (callee == ("kcc_rt_max_pool2d_grad" + suffix).str())
-      return fuseMaxPoolGradMask(call, suffix, remarks);
+      return success(succeeded(fuseMaxPoolGradMask(call, suffix, remarks)) ||
+                     succeeded(fusePooledReluMask(call, suffix, remarks)));
+    if (callee == ("kcc_rt_max_pool2d" + suffix).str())
+      return fuseMaxPoolRelu(call, suffix, remarks);
     if (callee == ("kcc_rt_avg_pool2d_grad" + suffix).str())
       return fuseAvgPoolGradActivation(call, suffix, remarks);
   }

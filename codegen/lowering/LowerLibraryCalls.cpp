@@ -1,9 +1,9 @@
 //===- LowerLibraryCalls.cpp - GEMM, convolution, pooling to kcc_rt_* -----===//
 //
 // matmul, batch_matmul, conv2d (and both backprops), pooling (and grads),
-// gather, ctc_loss and the recurrent cells' steps run the kernel
-// library (oneDNN for GEMM and convolution) through the C entry points of
-// runtime/LibraryCalls.h, so compiled code and the interpreter share
+// gather, ctc_loss, image_transform and the recurrent cells' steps run the
+// kernel library (oneDNN for GEMM and convolution) through the C entry points
+// of runtime/LibraryCalls.h, so compiled code and the interpreter share
 // kernels. The ABI is deliberately plain: data pointers (inputs, then the
 // output), then the dims of every array in that order, then the op's integer
 // attributes, all i64:
@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "codegen/lowering/LoweringUtils.h"
+#include "ir/ImageTransform.h"
 #include "ir/KcDialect.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -26,6 +27,8 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Transforms/DialectConversion.h"
+
+#include <cstring>
 
 #define DEBUG_TYPE "kc-lower-to-linalg"
 
@@ -338,6 +341,50 @@ struct CtcLossGradLowering : OpConversionPattern<kc::CtcLossGradOp> {
   }
 };
 
+/// kcc_rt_image_transform_*(images, transforms, out, dims, interpolation,
+/// fill mode, fill value bits) and its gradient (transforms, grad_output).
+template <typename OpTy>
+SmallVector<int64_t>
+imageTransformAttrs(OpTy op, const kernels::ImageTransformParams &p) {
+  int64_t bits;
+  std::memcpy(&bits, &p.fillValue, sizeof(bits));
+  return {static_cast<int64_t>(p.interpolation),
+          static_cast<int64_t>(p.fillMode), bits};
+}
+
+struct ImageTransformLowering : OpConversionPattern<kc::ImageTransformOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kc::ImageTransformOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<kernels::ImageTransformParams> p = kc::imageTransformParams(op);
+    if (failed(p))
+      return failure();
+    return emitCall(op,
+                    {"image_transform",
+                     {adaptor.getImages(), adaptor.getTransforms()},
+                     imageTransformAttrs(op, *p)},
+                    rewriter);
+  }
+};
+
+struct ImageTransformGradLowering
+    : OpConversionPattern<kc::ImageTransformGradOp> {
+  using OpConversionPattern::OpConversionPattern;
+  LogicalResult
+  matchAndRewrite(kc::ImageTransformGradOp op, OpAdaptor adaptor,
+                  ConversionPatternRewriter &rewriter) const override {
+    FailureOr<kernels::ImageTransformParams> p = kc::imageTransformParams(op);
+    if (failed(p))
+      return failure();
+    return emitCall(op,
+                    {"image_transform_grad",
+                     {adaptor.getTransforms(), adaptor.getGradOutput()},
+                     imageTransformAttrs(op, *p)},
+                    rewriter);
+  }
+};
+
 } // namespace
 
 void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
@@ -352,6 +399,8 @@ void kcc::codegen::populateLibraryCallPatterns(RewritePatternSet &patterns) {
                MaxPoolGradLowering, AvgPoolGradLowering>(patterns.getContext());
   patterns.add<GatherLowering, GatherGradLowering>(patterns.getContext());
   patterns.add<CtcLossLowering, CtcLossGradLowering>(patterns.getContext());
+  patterns.add<ImageTransformLowering, ImageTransformGradLowering>(
+      patterns.getContext());
   // kc.recurrence and its gradient: codegen/lowering/LowerRecurrence.cpp.
   populateRecurrencePatterns(patterns);
 }

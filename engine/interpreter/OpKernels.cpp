@@ -11,6 +11,7 @@
 
 #include "engine/interpreter/OpKernels.h"
 
+#include "ir/ImageTransform.h"
 #include "ir/KcDialect.h"
 #include "ir/Recurrence.h"
 #include "runtime/Collectives.h"
@@ -329,6 +330,19 @@ void addNN(KernelTable &t) {
   add<kc::CtcLossGradOp>(t, [](kc::CtcLossGradOp op, Operands in, OpEnv &env) {
     NDArray out = env.allocate(op.getResult());
     kk::ctcLossGrad(*in[0], *in[1], *in[2], out);
+    return out;
+  });
+
+  add<kc::ImageTransformOp>(
+      t, [](kc::ImageTransformOp op, Operands in, OpEnv &env) {
+        NDArray out = env.allocate(op.getResult());
+        kk::imageTransform(*in[0], *in[1], *kc::imageTransformParams(op), out);
+        return out;
+      });
+  add<kc::ImageTransformGradOp>(t, [](kc::ImageTransformGradOp op, Operands in,
+                                      OpEnv &env) {
+    NDArray out = env.allocate(op.getResult());
+    kk::imageTransformGrad(*in[0], *in[1], *kc::imageTransformParams(op), out);
     return out;
   });
 

@@ -15,9 +15,9 @@
 //
 //===----------------------------------------------------------------------===//
 
-#include "frontend/Initializers.h"
 #include "frontend/Layers.h"
 #include "frontend/Ops.h"
+#include "frontend/layers/AugmentationImpl.h"
 #include "frontend/layers/ImageAxes.h"
 
 #include <cmath>
@@ -26,46 +26,9 @@ using namespace kcc;
 
 namespace {
 
+using layers::AugmentationImpl;
+
 llvm::json::Value pair(double a, double b) { return llvm::json::Array{a, b}; }
-
-/// One NHWC image batch; a draw per image in training.
-class AugmentationImpl : public LayerImpl {
-public:
-  bool usesRandomness() const override { return true; }
-  bool trainingDiffers() const override { return true; }
-
-protected:
-  AugmentationImpl(const char *className, uint64_t seed)
-      : LayerImpl(className), userSeed_(seed) {}
-
-  void build(const std::vector<Shape> &shapes) override {
-    if (shapes.size() != 1 || shapes[0].size() != 4)
-      fail("expects one batch of images [batch, height, width, channels], "
-           "got " +
-           (shapes.empty() ? std::string("none") : shapeString(shapes[0])));
-  }
-
-  /// uniform [lo, hi) per image: [batch, 1, 1, 1].
-  Tensor perImage(const Tensor &x, const CallContext &ctx, double lo,
-                  double hi) const {
-    uint64_t seed =
-        userSeed_ ? userSeed_
-                  : init::deriveSeed(this->seed(), name() + "/augmentation");
-    Tensor u =
-        ops::randomUniform({x.dim(0), 1, 1, 1}, seed, ctx.step, x.dtype());
-    if (lo == 0.0 && hi == 1.0)
-      return u;
-    return ops::add(ops::mul(u, ops::scalar(hi - lo, x.dtype())),
-                    ops::scalar(lo, x.dtype()));
-  }
-
-  llvm::json::Value seedConfig() const {
-    return userSeed_ ? llvm::json::Value(static_cast<int64_t>(userSeed_))
-                     : llvm::json::Value(nullptr);
-  }
-
-  uint64_t userSeed_;
-};
 
 /// A factor pair and the value range the result is clipped to.
 class RangedAugmentationImpl : public AugmentationImpl {

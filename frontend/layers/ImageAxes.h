@@ -20,6 +20,11 @@ namespace layers {
 /// x's dtype.
 Tensor mapImageAxis(const Tensor &x, int64_t axis, const NDArray &matrix);
 
+/// NHWC `x` resized to height x width as Keras's Resizing on JAX (after
+/// Keras's centred crop to that aspect ratio when `crop`).
+Tensor resizeImages(const Tensor &x, int64_t height, int64_t width,
+                    bool nearest, bool crop);
+
 /// The [n, n] reversal: x flipped along an axis of n entries.
 NDArray reversalMatrix(int64_t n, DType dtype);
 

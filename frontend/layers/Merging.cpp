@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/Layers.h"
+#include "frontend/Masks.h"
 #include "frontend/Ops.h"
 
 #include <cmath>
@@ -121,8 +122,30 @@ protected:
            " is out of range for inputs of rank " + std::to_string(rank) +
            " (the batch axis cannot be joined)");
     // ops::concat checks that the other dims agree and names the shapes.
-    return {ops::concat(inputs, axis)};
+    Tensor y = ops::concat(inputs, axis);
+    const Tensor *mask = nullptr;
+    for (const Tensor &x : inputs)
+      if (x.mask() && !mask)
+        mask = &*x.mask();
+    if (!mask)
+      return {y};
+    // Keras's compute_mask: each input's mask over its features (all ones
+    // for an input without one), joined along the axis, then any() over the
+    // last axis: the OR of the masks when joining features, the masks one
+    // after the other when joining steps.
+    if (rank != 3)
+      fail("joins masked inputs of rank " + std::to_string(rank) +
+           "; kcc models Keras's Concatenate mask for [batch, steps, "
+           "features] inputs only");
+    std::vector<Tensor> masks;
+    for (const Tensor &x : inputs)
+      masks.push_back(
+          x.mask() ? ops::broadcastTo(maskForRank(*x.mask(), 3), x.shape())
+                   : ops::fillLike(*mask, x.shape(), 1.0));
+    return {y.withMask(ops::reduceMax(ops::concat(masks, axis), {2}))};
   }
+
+  MaskRule maskRule() const override { return MaskRule::Own; }
 
 private:
   int64_t axis_;

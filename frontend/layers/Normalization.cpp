@@ -18,10 +18,12 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/Layers.h"
+#include "frontend/Masks.h"
 #include "frontend/Ops.h"
 
 #include <cmath>
 #include <numeric>
+#include <tuple>
 
 using namespace kcc;
 
@@ -137,9 +139,14 @@ protected:
         Tensor m = ops::reduceMean(t, axes);
         return synchronized_ ? ops::allReduce(m, /*mean=*/true) : m;
       };
-      Tensor batchMean = statistic(x);
-      Tensor centred = ops::sub(x, batchMean);
-      Tensor batchVariance = statistic(ops::mul(centred, centred));
+      Tensor batchMean, batchVariance;
+      if (x.mask()) {
+        std::tie(batchMean, batchVariance) = maskedMoments(x, *x.mask(), axes);
+      } else {
+        batchMean = statistic(x);
+        Tensor centred = ops::sub(x, batchMean);
+        batchVariance = statistic(ops::mul(centred, centred));
+      }
       Tensor keep = ops::scalar(momentum_, dt);
       Tensor take = ops::scalar(1.0 - momentum_, dt);
       assignWeight(movingMean_,
@@ -156,10 +163,38 @@ protected:
     Tensor shift = ops::mul(ops::neg(mean), inv);
     if (center_)
       shift = ops::add(shift, weight(*beta_));
-    return {ops::add(ops::mul(x, inv), shift)};
+    Tensor y = ops::add(ops::mul(x, inv), shift);
+    return {x.mask() ? y.withMask(*x.mask()) : y};
   }
 
+  MaskRule maskRule() const override { return MaskRule::Own; }
+
 private:
+  /// Keras's _moments with a mask ([batch, steps] on a [batch, steps,
+  /// channels] input): the masked steps count for nothing, each sum is
+  /// divided by the real steps' count plus backend.epsilon().
+  std::pair<Tensor, Tensor> maskedMoments(const Tensor &x, const Tensor &mask,
+                                          const std::vector<int64_t> &axes) {
+    if (x.rank() != 3)
+      fail("receives a mask with an input of rank " + std::to_string(x.rank()) +
+           "; Keras's masked moments take [batch, steps, channels]");
+    if (synchronized_)
+      fail("synchronized batch statistics of a masked input are not "
+           "supported");
+    Tensor real =
+        ops::broadcastTo(maskForRank(maskAsCondition(mask), 3), x.shape());
+    Tensor zeros = ops::fillLike(x, x.shape(), 0.0);
+    Tensor count = ops::add(
+        ops::reduceSum(ops::broadcastTo(maskForRank(mask, 3), x.shape()), axes),
+        ops::scalar(1e-7, x.dtype()));
+    Tensor mean =
+        ops::div(ops::reduceSum(ops::select(real, x, zeros), axes), count);
+    Tensor difference = ops::select(real, ops::sub(x, mean), zeros);
+    Tensor variance =
+        ops::div(ops::reduceSum(ops::mul(difference, difference), axes), count);
+    return {mean, variance};
+  }
+
   int64_t axis_;
   double momentum_, epsilon_;
   bool center_, scale_, synchronized_;

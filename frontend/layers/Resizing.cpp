@@ -84,12 +84,6 @@ Tensor cropToAspectRatio(const Tensor &x, int64_t height, int64_t width) {
                     {1, 1, 1, 1});
 }
 
-Tensor resizeImages(const Tensor &x, int64_t height, int64_t width,
-                    bool nearest, bool crop) {
-  Tensor in = crop ? cropToAspectRatio(x, height, width) : x;
-  return resizeAxis(resizeAxis(in, 1, height, nearest), 2, width, nearest);
-}
-
 /// One NHWC image batch and a positive target size.
 class ImageSizeImpl : public LayerImpl {
 protected:
@@ -136,8 +130,8 @@ protected:
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &) override {
     expectInputs(inputs, 1);
-    return {resizeImages(inputs[0], height_, width_,
-                         interpolation_ == "nearest", crop_)};
+    return {layers::resizeImages(inputs[0], height_, width_,
+                                 interpolation_ == "nearest", crop_)};
   }
 
 private:
@@ -162,8 +156,8 @@ protected:
     const Tensor &x = inputs[0];
     int64_t dh = x.dim(1) - height_, dw = x.dim(2) - width_;
     if (dh < 0 || dw < 0) // smaller than the target: smart_resize
-      return {resizeImages(x, height_, width_, /*nearest=*/false,
-                           /*crop=*/true)};
+      return {layers::resizeImages(x, height_, width_, /*nearest=*/false,
+                                   /*crop=*/true)};
     return {ops::slice(x, {0, dh / 2, dw / 2, 0},
                        {x.dim(0), dh / 2 + height_, dw / 2 + width_, x.dim(3)},
                        {1, 1, 1, 1})};
@@ -171,6 +165,12 @@ protected:
 };
 
 } // namespace
+
+Tensor layers::resizeImages(const Tensor &x, int64_t height, int64_t width,
+                            bool nearest, bool crop) {
+  Tensor in = crop ? cropToAspectRatio(x, height, width) : x;
+  return resizeAxis(resizeAxis(in, 1, height, nearest), 2, width, nearest);
+}
 
 Tensor layers::mapImageAxis(const Tensor &x, int64_t axis,
                             const NDArray &matrix) {

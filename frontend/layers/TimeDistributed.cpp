@@ -64,6 +64,17 @@ public:
     return llvm::any_of(
         layers_, [](const Layer &l) { return l.impl()->trainingDiffers(); });
   }
+  /// Keras's TimeDistributed passes its input's mask on, and hands each
+  /// step's [batch] slice of it to a wrapped layer whose call takes a mask:
+  /// kcc's such layers own or refuse masks, and a mask reaching them here
+  /// is refused.
+  MaskRule maskRule() const override {
+    bool usesMask = llvm::any_of(layers_, [](const Layer &l) {
+      MaskRule rule = l.impl()->maskRule();
+      return rule == MaskRule::Own || rule == MaskRule::Refuse;
+    });
+    return usesMask ? MaskRule::Refuse : MaskRule::Propagate;
+  }
 
 protected:
   void build(const std::vector<Shape> &shapes) override {

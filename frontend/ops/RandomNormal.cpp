@@ -16,10 +16,7 @@
 
 using namespace kcc;
 
-namespace {
-
-/// cos(2 pi u) for u in [0, 1).
-Tensor cosTwoPi(const Tensor &u) {
+Tensor ops::cosTwoPi(const Tensor &u) {
   DType dt = u.dtype();
   auto c = [&](double v) { return ops::scalar(v, dt); };
   // t = |u - 1/2| in [0, 1/2]: cos(2 pi u) = -cos(2 pi t).
@@ -42,8 +39,6 @@ Tensor cosTwoPi(const Tensor &u) {
   // cos(2 pi u) = -cos(2 pi t) = -(+-p).
   return ops::select(past, p, ops::neg(p));
 }
-
-} // namespace
 
 Tensor ops::randomNormal(const Shape &shape, uint64_t seed,
                          const Tensor &counter, DType dtype) {

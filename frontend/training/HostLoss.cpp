@@ -24,9 +24,9 @@ using namespace mlir;
 struct HostLoss::Impl {
   LossConfig loss;
   MLIRContext context;
-  /// @loss by (prediction shape, float dtype, weighted): a partial last batch
-  /// builds its own.
-  mutable std::map<std::tuple<Shape, DType, bool>, OwningOpRef<ModuleOp>>
+  /// @loss by (prediction shape, float dtype, weighted, masked): a partial
+  /// last batch builds its own.
+  mutable std::map<std::tuple<Shape, DType, bool, bool>, OwningOpRef<ModuleOp>>
       modules;
   mutable Interpreter interpreter;
 
@@ -35,12 +35,34 @@ struct HostLoss::Impl {
   }
   ~Impl() { interpreter.clearConstantCache(); }
 
-  func::FuncOp function(const Shape &shape, DType dtype, bool weighted) const;
+  func::FuncOp function(const Shape &shape, DType dtype, bool weighted,
+                        bool masked) const;
 };
 
+/// The type of a Keras mask of predictions `pred`: its shape without the
+/// last axis, in its float type.
+static RankedTensorType maskType(RankedTensorType pred) {
+  return RankedTensorType::get(pred.getShape().drop_back(),
+                               pred.getElementType());
+}
+
+/// `mask` as the @loss and @statistics functions take it: `pred`'s shape
+/// without its last axis, in `dtype`.
+static NDArray maskArray(const NDArray &mask, const NDArray &pred,
+                         DType dtype) {
+  Shape shape(pred.shape().begin(), pred.shape().end() - 1);
+  int64_t want = 1;
+  for (int64_t d : shape)
+    want *= d;
+  if (pred.rank() < 2 || mask.numel() != want)
+    throw Error("evaluate: a Keras mask " + shapeToString(mask.shape()) +
+                " does not match predictions " + shapeToString(pred.shape()));
+  return NDArray::fromVector(shape, mask.toVector(), dtype);
+}
+
 func::FuncOp HostLoss::Impl::function(const Shape &shape, DType dtype,
-                                      bool weighted) const {
-  auto key = std::make_tuple(shape, dtype, weighted);
+                                      bool weighted, bool masked) const {
+  auto key = std::make_tuple(shape, dtype, weighted, masked);
   auto it = modules.find(key);
   if (it == modules.end()) {
     auto &ctx = const_cast<MLIRContext &>(context);
@@ -57,6 +79,8 @@ func::FuncOp HostLoss::Impl::function(const Shape &shape, DType dtype,
     llvm::SmallVector<Type> args = {pred, target};
     if (weighted)
       args.push_back(RankedTensorType::get({shape[0]}, ft));
+    if (masked)
+      args.push_back(maskType(pred));
     OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
     b.setInsertionPointToEnd(module->getBody());
     auto f = b.create<func::FuncOp>(
@@ -65,7 +89,8 @@ func::FuncOp HostLoss::Impl::function(const Shape &shape, DType dtype,
     b.setInsertionPointToEnd(body);
     Value value =
         buildLoss(b, loc, loss, body->getArgument(0), body->getArgument(1),
-                  weighted ? body->getArgument(2) : Value());
+                  weighted ? body->getArgument(2) : Value(),
+                  masked ? body->getArguments().back() : Value());
     b.create<func::ReturnOp>(loc, value);
     it = modules.emplace(key, std::move(module)).first;
   }
@@ -79,7 +104,7 @@ HostLoss::HostLoss(HostLoss &&) noexcept = default;
 HostLoss &HostLoss::operator=(HostLoss &&) noexcept = default;
 
 double HostLoss::operator()(const NDArray &pred, const NDArray &target,
-                            const NDArray &weight) const {
+                            const NDArray &weight, const NDArray &mask) const {
   // In float64, whatever the prediction's type: the batch losses are then
   // averaged over batches without float32 rounding, so any split of the
   // examples gives the same loss, as the former host formulas did.
@@ -110,7 +135,10 @@ double HostLoss::operator()(const NDArray &pred, const NDArray &target,
                                         sparse ? DType::I32 : ft)};
   if (weight.defined())
     args.push_back(as(weight, ft));
-  func::FuncOp f = impl_->function(pred.shape(), ft, weight.defined());
+  if (mask.defined())
+    args.push_back(maskArray(mask, pred, ft));
+  func::FuncOp f =
+      impl_->function(pred.shape(), ft, weight.defined(), mask.defined());
   return impl_->interpreter.run(f, args)[0].toVector()[0];
 }
 
@@ -118,7 +146,9 @@ struct HostMetricStatistics::Impl {
   MetricConfig metric;
   LossKind targetLoss;
   MLIRContext context;
-  mutable std::map<std::pair<Shape, DType>, OwningOpRef<ModuleOp>> modules;
+  /// @statistics by (prediction shape, float dtype, masked).
+  mutable std::map<std::tuple<Shape, DType, bool>, OwningOpRef<ModuleOp>>
+      modules;
   mutable Interpreter interpreter;
 
   Impl(const MetricConfig &metric, LossKind targetLoss)
@@ -127,8 +157,8 @@ struct HostMetricStatistics::Impl {
   }
   ~Impl() { interpreter.clearConstantCache(); }
 
-  func::FuncOp function(const Shape &shape, DType dtype) const {
-    auto key = std::make_pair(shape, dtype);
+  func::FuncOp function(const Shape &shape, DType dtype, bool masked) const {
+    auto key = std::make_tuple(shape, dtype, masked);
     auto it = modules.find(key);
     if (it == modules.end()) {
       auto &ctx = const_cast<MLIRContext &>(context);
@@ -144,8 +174,11 @@ struct HostMetricStatistics::Impl {
         throw Error("evaluate: metric " + metric.logName() + ": " + why);
       OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
       b.setInsertionPointToEnd(module->getBody());
+      llvm::SmallVector<Type> args = {pred, target};
+      if (masked)
+        args.push_back(maskType(pred));
       auto f = b.create<func::FuncOp>(loc, "statistics",
-                                      b.getFunctionType({pred, target}, {}));
+                                      b.getFunctionType(args, {}));
       Block *body = f.addEntryBlock();
       b.setInsertionPointToEnd(body);
       Value value =
@@ -153,9 +186,10 @@ struct HostMetricStatistics::Impl {
               ? buildMetricStatistics(b, loc, metric, body->getArgument(0),
                                       body->getArgument(1))
               : buildMetric(b, loc, metric, body->getArgument(0),
-                            body->getArgument(1));
+                            body->getArgument(1),
+                            masked ? body->getArgument(2) : Value());
       b.create<func::ReturnOp>(loc, value);
-      f.setType(b.getFunctionType({pred, target}, {value.getType()}));
+      f.setType(b.getFunctionType(args, {value.getType()}));
       it = modules.emplace(key, std::move(module)).first;
     }
     return it->second->lookupSymbol<func::FuncOp>("statistics");
@@ -172,8 +206,8 @@ HostMetricStatistics &
 HostMetricStatistics::operator=(HostMetricStatistics &&) noexcept = default;
 
 std::vector<double>
-HostMetricStatistics::operator()(const NDArray &pred,
-                                 const NDArray &target) const {
+HostMetricStatistics::operator()(const NDArray &pred, const NDArray &target,
+                                 const NDArray &mask) const {
   // A batch mean in float64 (as HostLoss); statistics in the prediction's
   // type, so threshold comparisons and sums are the step's.
   DType ft = !impl_->metric.stateful() || pred.dtype() == DType::F64
@@ -195,6 +229,8 @@ HostMetricStatistics::operator()(const NDArray &pred,
   std::vector<NDArray> args = {
       p, NDArray::fromVector(targetShape, target.toVector(),
                              sparse ? DType::I32 : ft)};
-  func::FuncOp f = impl_->function(pred.shape(), ft);
+  if (mask.defined())
+    args.push_back(maskArray(mask, pred, ft));
+  func::FuncOp f = impl_->function(pred.shape(), ft, mask.defined());
   return impl_->interpreter.run(f, args)[0].toVector();
 }

@@ -30,9 +30,12 @@ public:
   /// The loss of one batch, reduced as the step reduces it: `pred` [n, ...]
   /// as @forward returns it, `target` in the form the loss takes (class
   /// indices for the sparse loss, any numeric dtype), `weight` [n] or
-  /// undefined. Throws kcc::Error on a shape the loss cannot take.
+  /// undefined, `mask` the prediction's Keras mask (0/1, pred's shape
+  /// without its last axis) or undefined. Throws kcc::Error on a shape the
+  /// loss cannot take.
   double operator()(const NDArray &pred, const NDArray &target,
-                    const NDArray &weight) const;
+                    const NDArray &weight,
+                    const NDArray &mask = NDArray()) const;
 
 private:
   struct Impl;
@@ -55,9 +58,11 @@ public:
   HostMetricStatistics &operator=(HostMetricStatistics &&) noexcept;
 
   /// The statistics of `pred` [n, ...] against `target` (any numeric
-  /// dtype). Throws kcc::Error on a shape the metric cannot take.
-  std::vector<double> operator()(const NDArray &pred,
-                                 const NDArray &target) const;
+  /// dtype); a batch mean over the real steps of a prediction with a Keras
+  /// `mask` (as HostLoss's). Throws kcc::Error on a shape the metric cannot
+  /// take.
+  std::vector<double> operator()(const NDArray &pred, const NDArray &target,
+                                 const NDArray &mask = NDArray()) const;
 
 private:
   struct Impl;

@@ -56,7 +56,9 @@ MetricAccumulator::MetricAccumulator(const TrainingConfig &config,
 
 void MetricAccumulator::add(const NDArray &predArray,
                             const NDArray &targetArray,
-                            const NDArray &sampleWeight) {
+                            const NDArray &sampleWeight, const NDArray &mask) {
+  if (mask.defined())
+    checkMaskable();
   std::vector<double> target = targetArray.toVector();
   int64_t classes = predArray.rank() > 0 ? predArray.shape().back() : 1;
   std::vector<double> weights =
@@ -80,10 +82,19 @@ void MetricAccumulator::add(const NDArray &predArray,
                       " is out of range for " + std::to_string(classes) +
                       " classes");
     // Keras's evaluate() averages the batch losses by their example counts.
-    lossSum_ += (*hostLoss_)(predArray, targetArray, sampleWeight) * examples;
+    lossSum_ +=
+        (*hostLoss_)(predArray, targetArray, sampleWeight, mask) * examples;
     lossCount_ += examples;
   }
 
+  // A masked prediction's metric values count once per real step.
+  int64_t counted = examples;
+  if (mask.defined()) {
+    double real = 0;
+    for (double v : mask.toVector())
+      real += v;
+    counted = static_cast<int64_t>(std::llround(real));
+  }
   for (size_t m = 0; m < metrics_.size(); ++m) {
     if (customMetrics_[m]) {
       // Unweighted, as compile()'s metrics are.
@@ -93,12 +104,17 @@ void MetricAccumulator::add(const NDArray &predArray,
     }
     if (metricLosses_[m]) {
       // The loss IR's mean of the batch (HostLoss), weighed by its examples.
-      metricSums_[m] += metricScales_[m] * examples *
-                        (*metricLosses_[m])(predArray, targetArray, NDArray());
-      metricCounts_[m] += examples;
+      if (counted == 0)
+        continue;
+      metricSums_[m] +=
+          metricScales_[m] * counted *
+          (*metricLosses_[m])(predArray, targetArray, NDArray(), mask);
+      metricCounts_[m] += counted;
       continue;
     }
-    std::vector<double> values = (*metricIR_[m])(predArray, targetArray);
+    if (counted == 0)
+      continue;
+    std::vector<double> values = (*metricIR_[m])(predArray, targetArray, mask);
     if (metrics_[m].stateful()) {
       std::vector<double> &total = metricStats_[m];
       total.resize(values.size(), 0.0);
@@ -107,10 +123,30 @@ void MetricAccumulator::add(const NDArray &predArray,
       metricCounts_[m] += examples;
       continue;
     }
-    // A batch mean, weighed by its examples as Keras's Mean metrics weigh
-    // it (each example's value counts once, however batches split them).
-    metricSums_[m] += values[0] * examples;
-    metricCounts_[m] += examples;
+    // A batch mean, weighed by its examples (or real steps) as Keras's Mean
+    // metrics weigh it (each value counts once, however batches split them).
+    metricSums_[m] += values[0] * counted;
+    metricCounts_[m] += counted;
+  }
+}
+
+void MetricAccumulator::checkMaskable() const {
+  // The step's rule (kc-build-train-step): a mask weighs the built-in
+  // losses, the accuracies and the loss metrics.
+  if (customLoss_)
+    throw Error("evaluate: the prediction carries a Keras mask, which custom "
+                "loss '" +
+                loss_.custom + "' cannot take");
+  for (size_t m = 0; m < metrics_.size(); ++m) {
+    const MetricConfig &metric = metrics_[m];
+    bool ok = !customMetrics_[m] && !metric.stateful() &&
+              (metricAsLoss(metric.kind) ||
+               metric.kind == MetricKind::SparseCategoricalAccuracy ||
+               metric.kind == MetricKind::CategoricalAccuracy);
+    if (!ok)
+      throw Error("evaluate: metric '" + metric.logName() +
+                  "' cannot take the prediction's Keras mask (masked "
+                  "predictions support the accuracies and the loss metrics)");
   }
 }
 

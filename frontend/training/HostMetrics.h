@@ -38,13 +38,19 @@ public:
   /// step takes it (labels [n, ...] for sparse losses, else pred's shape).
   /// With per-example weights `sampleWeight` ([n]) the loss is Keras's
   /// weighted one, sum(w_i * loss_i) / n over all examples; the metrics stay
-  /// unweighted, as Keras's compile() metrics are.
+  /// unweighted, as Keras's compile() metrics are. With the prediction's
+  /// Keras `mask` (0/1, pred's shape without its last axis) the loss is the
+  /// masked one of the batch and each metric a mean over the real steps of
+  /// every batch so far, as Keras's MeanMetricWrapper accumulates it.
   void add(const NDArray &pred, const NDArray &target,
-           const NDArray &sampleWeight = NDArray());
+           const NDArray &sampleWeight = NDArray(),
+           const NDArray &mask = NDArray());
   /// "loss" and each metric by the name the config gives it.
   Logs result() const;
 
 private:
+  /// Throws unless the loss and every metric can take a Keras mask.
+  void checkMaskable() const;
   /// Adds the values of `object` on a batch of `examples` to `sum` and
   /// `count`, each weighed by its example's weight when `weights` is given.
   static void addCustom(const CustomObject &object, const NDArray &pred,

@@ -88,11 +88,12 @@ Executable jit(Model &model, const CompileOptions &compile,
 }
 
 Executable jitInference(Model &model, int64_t batch, ExecMode mode,
-                        llvm::raw_ostream *log) {
+                        llvm::raw_ostream *log, bool outputMasks) {
   auto ctx = std::make_shared<mlir::MLIRContext>();
   registerFrontendDialects(*ctx);
   TraceOptions trace;
   trace.batch = batch;
+  trace.outputMasks = outputMasks;
   mlir::OwningOpRef<mlir::ModuleOp> module = traceForward(*ctx, model, trace);
   ExecOptions exec;
   exec.mode = mode;

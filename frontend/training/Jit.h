@@ -66,9 +66,12 @@ Executable jit(Model &model, const CompileOptions &compile,
                const JitOptions &options = {});
 
 /// An inference-only Executable (@forward at `batch`): predict() only.
+/// With `outputMasks`, predict() returns the Keras mask of each masked
+/// output after the predictions (TraceOptions::outputMasks).
 Executable jitInference(Model &model, int64_t batch,
                         ExecMode mode = ExecMode::Compiled,
-                        llvm::raw_ostream *log = &llvm::errs());
+                        llvm::raw_ostream *log = &llvm::errs(),
+                        bool outputMasks = false);
 
 } // namespace kcc
 

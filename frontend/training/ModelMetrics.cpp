@@ -23,14 +23,16 @@ ModelMetrics::ModelMetrics(const TrainingConfig &config,
 
 void ModelMetrics::add(const std::vector<NDArray> &preds,
                        const std::vector<NDArray> &targets,
-                       const NDArray &sampleWeight) {
+                       const NDArray &sampleWeight,
+                       const std::vector<NDArray> &masks) {
   if (preds.size() != perOutput_.size() || targets.size() != perOutput_.size())
     throw Error("evaluate: " + std::to_string(preds.size()) +
                 " predictions and " + std::to_string(targets.size()) +
                 " targets for a model of " + std::to_string(perOutput_.size()) +
                 " outputs");
   for (size_t k = 0; k < perOutput_.size(); ++k)
-    perOutput_[k].add(preds[k], targets[k], sampleWeight);
+    perOutput_[k].add(preds[k], targets[k], sampleWeight,
+                      k < masks.size() ? masks[k] : NDArray());
 }
 
 Logs ModelMetrics::result() const {

@@ -26,10 +26,13 @@ public:
   /// the custom objects it names.
   explicit ModelMetrics(const TrainingConfig &config,
                         const CustomObjects *custom = nullptr);
-  /// One batch: the predictions and targets of every output, in order.
+  /// One batch: the predictions and targets of every output, in order, and
+  /// each output's Keras mask (none, or one per output, undefined where the
+  /// output has none).
   void add(const std::vector<NDArray> &preds,
            const std::vector<NDArray> &targets,
-           const NDArray &sampleWeight = NDArray());
+           const NDArray &sampleWeight = NDArray(),
+           const std::vector<NDArray> &masks = {});
   Logs result() const;
 
 private:

@@ -156,11 +156,11 @@ Executable &Trainer::stepFor(int64_t batch, bool weighted) {
   return *active_;
 }
 
-Executable &Trainer::inferenceFor(int64_t batch) {
-  std::unique_ptr<Executable> &exe = inference_[batch];
+Executable &Trainer::inferenceFor(int64_t batch, bool outputMasks) {
+  std::unique_ptr<Executable> &exe = inference_[{batch, outputMasks}];
   if (!exe)
     exe = std::make_unique<Executable>(
-        jitInference(model_, batch, config_.mode, log_));
+        jitInference(model_, batch, config_.mode, log_, outputMasks));
   exe->setWeights(getWeights());
   return *exe;
 }
@@ -313,26 +313,32 @@ Logs Trainer::evaluate(const DataSource &data) {
   int64_t n = data.numBatches();
   if (n == 0)
     throw Error("evaluate: the data has no batches");
-  // The host loss and metrics take the predictions alone: a masked
-  // output's would count its padded steps, unlike Keras's.
+  // A masked output's loss and metrics apply its Keras mask, which the
+  // inference step then returns after the predictions.
+  std::vector<size_t> masked;
   for (auto [k, out] : llvm::enumerate(model_.graphOutputs()))
     if (out.mask())
-      throw Error("evaluate: output " + std::to_string(k) + " of model '" +
-                  model_.name() +
-                  "' carries a Keras mask, which evaluate() and validation "
-                  "do not apply yet (train_on_batch and fit's training "
-                  "losses do)");
+      masked.push_back(k);
+  size_t outputs = model_.numOutputs();
   ModelMetrics acc(config_, &compile_.customObjects);
-  bool several = model_.inputShapes().size() != 1 || model_.numOutputs() != 1;
+  bool several =
+      model_.inputShapes().size() != 1 || outputs != 1 || !masked.empty();
   Executable *exe = nullptr;
   for (int64_t i = 0; i < n; ++i) {
     Batch b = data.batch(i);
     if (!exe)
-      exe = &inferenceFor(b.size());
+      exe = &inferenceFor(b.size(), !masked.empty());
     std::vector<NDArray> preds = several
                                      ? exe->predict(b.allInputs())
                                      : std::vector<NDArray>{exe->predict(b.x)};
-    acc.add(preds, b.allTargets(), b.sampleWeight);
+    std::vector<NDArray> masks;
+    if (!masked.empty()) {
+      masks.resize(outputs);
+      for (auto [j, k] : llvm::enumerate(masked))
+        masks[k] = preds[outputs + j];
+      preds.resize(outputs);
+    }
+    acc.add(preds, b.allTargets(), b.sampleWeight, masks);
   }
   return acc.result();
 }

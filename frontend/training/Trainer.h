@@ -182,7 +182,9 @@ private:
   /// The training Executable for `batch` rows, with a %sample_weight
   /// argument when `weighted`, holding the state of the one that ran last.
   Executable &stepFor(int64_t batch, bool weighted = false);
-  Executable &inferenceFor(int64_t batch);
+  /// @forward for `batch` rows; with `outputMasks`, also returning the
+  /// masked outputs' Keras masks (evaluate()).
+  Executable &inferenceFor(int64_t batch, bool outputMasks = false);
   /// fit() on this rank's batches (all of them in one process).
   History fitShard(DataSource &train, const FitOptions &fit,
                    DataSource *validation);
@@ -198,7 +200,8 @@ private:
   /// By (batch, weighted).
   std::map<std::pair<int64_t, bool>, std::unique_ptr<Executable>> steps_;
   Executable *active_ = nullptr;
-  std::map<int64_t, std::unique_ptr<Executable>> inference_;
+  /// By (batch, outputMasks).
+  std::map<std::pair<int64_t, bool>, std::unique_ptr<Executable>> inference_;
   const DataSource *trainData_ = nullptr;
   Batch current_;
 };

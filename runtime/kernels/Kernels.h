@@ -149,6 +149,32 @@ void ctcLoss(const NDArray &logits, const NDArray &labels, NDArray &out);
 /// ctcLoss's gradient: out [B, T, C] = gradOut[b] * d loss[b] / d logits.
 void ctcLossGrad(const NDArray &logits, const NDArray &labels,
                  const NDArray &gradOut, NDArray &out);
+/// How kc.image_transform samples its input: Keras's affine_transform on
+/// JAX (jax.scipy.ndimage.map_coordinates, order 0 or 1).
+enum class ImageInterpolation : int64_t { Nearest = 0, Bilinear = 1 };
+/// Where a sample outside the image comes from: reflect (d c b a | a b c d),
+/// wrap (a b c d | a b c d), constant (fillValue), nearest (a a | a b c d).
+enum class ImageFillMode : int64_t {
+  Reflect = 0,
+  Wrap = 1,
+  Constant = 2,
+  Nearest = 3
+};
+struct ImageTransformParams {
+  ImageInterpolation interpolation = ImageInterpolation::Bilinear;
+  ImageFillMode fillMode = ImageFillMode::Reflect;
+  double fillValue = 0.0;
+};
+/// images [N, H, W, C], transforms [N, 8] (a0 a1 a2 b0 b1 b2 c0 c1, c0 and
+/// c1 unused as in JAX), out [N, Ho, Wo, C]: out[n, y, x, c] is the input
+/// sampled at (b0 x + b1 y + b2, a0 x + a1 y + a2) (row, column).
+void imageTransform(const NDArray &images, const NDArray &transforms,
+                    const ImageTransformParams &p, NDArray &out);
+/// imageTransform's input gradient: out [N, H, W, C] zeroed, then each
+/// gradOut [N, Ho, Wo, C] element added to the pixels its sample read,
+/// weighed as they were (the transpose of the sampling).
+void imageTransformGrad(const NDArray &transforms, const NDArray &gradOut,
+                        const ImageTransformParams &p, NDArray &out);
 /// Counter-based uniform [0,1) numbers: a pure function of (seed, counter,
 /// element index), so every backend produces the same stream.
 void randomUniform(uint64_t seed, uint64_t counter, NDArray &out);
@@ -180,6 +206,9 @@ struct Pool2DParams {
 /// NHWC pooling. Average pooling with Same padding divides by the number of
 /// valid (non-padded) elements in the window, as Keras does.
 void maxPool2d(const NDArray &x, const Pool2DParams &p, NDArray &out);
+/// relu of each maximum (NaN kept), written as the pooling writes it:
+/// relu(max_pool2d(x)), which equals max_pool2d(relu(x)).
+void maxPool2dRelu(const NDArray &x, const Pool2DParams &p, NDArray &out);
 void avgPool2d(const NDArray &x, const Pool2DParams &p, NDArray &out);
 /// Gradients: route d(out) to the first max of each window / spread evenly.
 /// With `reluMask` a routed gradient is kept only where that maximum is

@@ -72,7 +72,7 @@ Geom makeGeom(const char *op, const NDArray &x, const NDArray &y,
 }
 
 template <typename T, bool IsMax>
-void poolForward(const Geom &g, const T *x, T *out) {
+void poolForward(const Geom &g, const T *x, T *out, bool relu = false) {
   runTasks(g.n * g.oh, g.n * g.h * g.w * g.c, [&](int64_t t) {
     int64_t b = t / g.oh, oy = t % g.oh, y0, y1;
     g.rows(oy, y0, y1);
@@ -95,6 +95,9 @@ void poolForward(const Geom &g, const T *x, T *out) {
         T scale = T(1) / T((y1 - y0) * (x1 - x0));
         for (int64_t ch = 0; ch < g.c; ++ch)
           o[ch] *= scale;
+      } else if (relu) {
+        for (int64_t ch = 0; ch < g.c; ++ch)
+          o[ch] = o[ch] < T(0) ? T(0) : o[ch];
       }
     }
   });
@@ -369,6 +372,15 @@ void kernels::maxPool2d(const NDArray &x, const Pool2DParams &p, NDArray &out) {
     poolForward<float, true>(g, x.data<float>(), out.data<float>());
   else
     poolForward<double, true>(g, x.data<double>(), out.data<double>());
+}
+
+void kernels::maxPool2dRelu(const NDArray &x, const Pool2DParams &p,
+                            NDArray &out) {
+  Geom g = makeGeom("maxPool2dRelu", x, out, p);
+  if (x.dtype() == DType::F32)
+    poolForward<float, true>(g, x.data<float>(), out.data<float>(), true);
+  else
+    poolForward<double, true>(g, x.data<double>(), out.data<double>(), true);
 }
 
 void kernels::avgPool2d(const NDArray &x, const Pool2DParams &p, NDArray &out) {

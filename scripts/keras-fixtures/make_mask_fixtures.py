@@ -42,6 +42,22 @@ steps on one seeded batch of 32 sequences:
                steps and every evaluate log this), and "logged", what
                train_on_batch logs on JAX, whose train step hands the
                metrics predictions that lost their mask.
+  Both taggers' records hold "evaluate": Keras's evaluate() from the
+               initial weights in batches of 12 (loss and masked accuracy).
+  mask_timedistributed  ids [32, 12] -> Embedding(30, 8, mask_zero=True)
+               -> TimeDistributed(Dense(8, tanh)) (passes the mask on)
+               -> LSTM(8, return_sequences=True) -> TimeDistributed(Dense(4));
+               the tagger's labels and loss.
+  mask_concat  ids [32, 12] -> Embedding(30, 8, mask_zero=True) -> LSTM(6)
+               and Dense(6) per step joined by Concatenate (the masks'
+               OR), then joined along the steps with a Conv1D's unmasked
+               output (the mask, then ones) -> GRU(5) -> Dense(1, sigmoid).
+  mask_batchnorm  ids [32, 12] -> Embedding(30, 8, mask_zero=True) -> Dense(8,
+               use_bias=False: a bias before BatchNormalization has a zero
+               gradient, whose float noise Adam turns into whole steps, and
+               predictions 4e-5 apart)
+               -> BatchNormalization(momentum=0.8) (moments over the real
+               steps) -> LSTM(6) -> Dense(1, sigmoid).
 
 Each sequence has a length in [3, T]; even rows are padded at the end,
 odd rows at the start (id 0, or the mask value 0.5). Labels depend on the
@@ -134,6 +150,36 @@ def mask_tagger():
     return keras.Model(ids, L.Dense(4)(h), name="mask_tagger")
 
 
+def mask_timedistributed():
+    ids = keras.Input((12,), dtype="int32")
+    h = L.Embedding(VOCAB, 8, mask_zero=True)(ids)
+    h = L.TimeDistributed(L.Dense(8, activation="tanh"))(h)
+    h = L.LSTM(8, return_sequences=True)(h)
+    return keras.Model(ids, L.TimeDistributed(L.Dense(4))(h),
+                       name="mask_timedistributed")
+
+
+def mask_concat():
+    ids = keras.Input((12,), dtype="int32")
+    x = L.Embedding(VOCAB, 8, mask_zero=True)(ids)
+    features = L.Concatenate()([L.LSTM(6, return_sequences=True)(x),
+                                L.Dense(6, activation="tanh")(x)])
+    unmasked = L.Conv1D(12, 1)(x)
+    h = L.Concatenate(axis=1)([features, unmasked])
+    h = L.GRU(5)(h)
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="mask_concat")
+
+
+def mask_batchnorm():
+    ids = keras.Input((12,), dtype="int32")
+    h = L.Embedding(VOCAB, 8, mask_zero=True)(ids)
+    h = L.BatchNormalization(momentum=0.8)(L.Dense(8, use_bias=False)(h))
+    h = L.LSTM(6)(h)
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="mask_batchnorm")
+
+
 def padded_ids(steps, seed):
     """Ids in [1, VOCAB) with a length in [3, steps] per row; even rows are
     padded (0) at the end, odd rows at the start. Returns (ids, valid)."""
@@ -220,6 +266,25 @@ def step_metrics(archive, x, y):
     return steps
 
 
+EVALUATE_BATCH = 12
+
+
+def evaluate_record(archive, x, y):
+    """Keras's evaluate() of the model in `archive` (its initial weights) in
+    batches of EVALUATE_BATCH, whose numbers of real steps differ: the
+    masked loss of each batch averaged by the batches' sizes, and the
+    accuracy over every real step."""
+    model = keras.saving.load_model(archive)
+    model.compile(
+        optimizer=keras.optimizers.Adam(learning_rate=1e-3),
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True),
+        metrics=list(METRICS))
+    logs = model.evaluate(x, y, batch_size=EVALUATE_BATCH, verbose=0,
+                          return_dict=True)
+    return {"batch_size": EVALUATE_BATCH,
+            **{k: float(v) for k, v in logs.items()}}
+
+
 def main():
     os.makedirs(MASK_OUT, exist_ok=True)
     bce = (keras.losses.BinaryCrossentropy(), "binary_crossentropy", False)
@@ -241,6 +306,12 @@ def main():
              (np.where(v, x, 0) == 5).any(axis=1) |
              (np.where(v, x, 0) == 9).any(axis=1)))) + bce,
         ("mask_tagger", mask_tagger, ids_case(12, tagger_labels)) + sce,
+        ("mask_timedistributed", mask_timedistributed,
+         ids_case(12, tagger_labels)) + sce,
+        ("mask_concat", mask_concat,
+         ids_case(12, lambda x, v: column(first_valid(x, v) < 15))) + bce,
+        ("mask_batchnorm", mask_batchnorm,
+         ids_case(12, lambda x, v: column(first_valid(x, v) < 15))) + bce,
     )
     only = sys.argv[1:]
     unknown = set(only) - {case[0] for case in cases}
@@ -265,6 +336,10 @@ def main():
             result[name]["step_metrics"] = step_metrics(
                 os.path.join(MASK_OUT, name + ".keras"), x, y)
             print(name, "metrics", result[name]["step_metrics"])
+        if name in ("mask_tagger", "mask_timedistributed"):
+            result[name]["evaluate"] = evaluate_record(
+                os.path.join(MASK_OUT, name + ".keras"), x, y)
+            print(name, "evaluate", result[name]["evaluate"])
         print(name, "labels", np.bincount(y.astype(np.int64).ravel()).tolist(),
               "losses", result[name]["step_losses"])
     with open(path, "w") as f:

@@ -66,8 +66,9 @@ class LayerParity : public ::testing::TestWithParam<Param> {};
 /// layers of make_vocabulary_fixtures.py) or preprocessing.json's
 /// (make_preprocessing_fixtures.py), conv1d.json's
 /// (make_conv1d_fixtures.py), attention.json's (make_attention_fixtures.py),
-/// opsnodes.json's (make_opsnodes_fixtures.py) or shape3d.json's
-/// (make_shape3d_fixtures.py).
+/// opsnodes.json's (make_opsnodes_fixtures.py), shape3d.json's
+/// (make_shape3d_fixtures.py) or geometric.json's
+/// (make_geometric_fixtures.py).
 const json::Object &fixtureRoot(const std::string &name) {
   static const json::Value vocabulary = e2e::readFixtureJson("vocabulary.json");
   static const json::Value preprocessing =
@@ -76,8 +77,10 @@ const json::Object &fixtureRoot(const std::string &name) {
   static const json::Value attention = e2e::readFixtureJson("attention.json");
   static const json::Value opsnodes = e2e::readFixtureJson("opsnodes.json");
   static const json::Value shape3d = e2e::readFixtureJson("shape3d.json");
-  for (const json::Value *root : {&layersJson(), &vocabulary, &preprocessing,
-                                  &conv1d, &attention, &opsnodes, &shape3d})
+  static const json::Value geometric = e2e::readFixtureJson("geometric.json");
+  for (const json::Value *root :
+       {&layersJson(), &vocabulary, &preprocessing, &conv1d, &attention,
+        &opsnodes, &shape3d, &geometric})
     if (root->getAsObject()->getObject(name))
       return *root->getAsObject();
   return *vocabulary.getAsObject();

@@ -37,6 +37,7 @@
 #include "KerasFixtureUtil.h"
 
 #include "frontend/keras/KerasImporter.h"
+#include "frontend/training/Trainer.h"
 #include "runtime/data/Npz.h"
 
 #include "llvm/Support/JSON.h"
@@ -124,6 +125,39 @@ TEST(MaskedMetrics, TaggerAccuracyCountsTheRealStepsAsKeras) {
   }
 }
 
+/// evaluate() on a masked output, in batches whose numbers of real steps
+/// differ: each batch's masked loss averaged by the batches' sizes, and the
+/// accuracy over every real step, as Keras's evaluate().
+TEST(MaskedMetrics, EvaluateWeighsTheRealStepsAsKeras) {
+  for (std::string name : {"mask_tagger", "mask_timedistributed"}) {
+    const json::Object &record = *suiteJson("masks").getObject(name);
+    const json::Object *keras = record.getObject("evaluate");
+    ASSERT_NE(keras, nullptr) << name;
+    std::map<std::string, NDArray> batch =
+        readNpz(e2e::kerasFixture("masks/" + name + ".npz"));
+    for (ExecMode mode : {ExecMode::Compiled, ExecMode::Interpreted}) {
+      keras::ImportedModel imported = keras::importKerasArchive(
+          e2e::kerasFixture("masks/" + name + ".keras"));
+      TrainingConfig config = e2e::kerasAdamConfig(record, mode);
+      config.metrics = {"sparse_categorical_accuracy"};
+      Trainer trainer(*imported.model, config, /*log=*/nullptr);
+      Logs logs = trainer.evaluate(Dataset{batch.at("x"), batch.at("y")},
+                                   *keras->getInteger("batch_size"));
+      double loss = logs.at("loss"),
+             accuracy = logs.at("sparse_categorical_accuracy");
+      std::printf("[ keras ] %s evaluate (%s): loss %.7f (Keras %.7f), "
+                  "accuracy %.7f (Keras %.7f)\n",
+                  name.c_str(), execModeName(mode), loss,
+                  *keras->getNumber("loss"), accuracy,
+                  *keras->getNumber("sparse_categorical_accuracy"));
+      EXPECT_NEAR(loss, *keras->getNumber("loss"), 1e-5) << name;
+      EXPECT_NEAR(accuracy, *keras->getNumber("sparse_categorical_accuracy"),
+                  1e-6)
+          << name;
+    }
+  }
+}
+
 /// A metric kcc does not weigh by a mask is refused on a masked output,
 /// never reported over the padded steps.
 TEST(MaskedMetrics, UnweighableMetricIsRefusedByName) {
@@ -182,7 +216,9 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(::testing::Values("masks"),
                        ::testing::Values("mask_lstm", "mask_gru", "mask_bidir",
                                          "mask_simple", "mask_gap",
-                                         "mask_transformer", "mask_tagger"),
+                                         "mask_transformer", "mask_tagger",
+                                         "mask_timedistributed", "mask_concat",
+                                         "mask_batchnorm"),
                        kModes),
     paramName);
 

@@ -1,7 +1,8 @@
 //===- Preprocessing.cpp - Keras's preprocessing layers -------------------===//
 //
 // Rescaling, Normalization, Resizing, CenterCrop and the augmentation
-// layers RandomFlip, RandomBrightness and RandomContrast
+// layers RandomFlip, RandomBrightness, RandomContrast, RandomRotation,
+// RandomZoom, RandomTranslation and RandomCrop
 // (keras/src/layers/preprocessing/):
 // preprocessing that is part of the model, traced into the step like any
 // other layer.
@@ -232,6 +233,67 @@ template <typename L> Layer buildRanged(const ObjectView &c, double bound) {
   return L(lower, upper, low, high, readSeed(c));
 }
 
+/// RandomZoom's and RandomTranslation's height_factor or width_factor as
+/// their _set_factor reads it: a number f gives (-|f|, |f|), a pair is
+/// sorted; every number in [-1, 1] (above -1 when `openBelow`).
+std::pair<double, double> readAxisFactor(const ObjectView &c,
+                                         llvm::StringRef key, bool openBelow) {
+  auto check = [&](double v) {
+    if (!std::isfinite(v) || v > 1 || (openBelow ? v <= -1 : v < -1))
+      c.failField(key, "'" + key + "' must be in " +
+                           (openBelow ? "(-1, 1]" : "[-1, 1]") + ", got " +
+                           std::to_string(v));
+  };
+  const json::Value *v = c.get(key);
+  if (!v)
+    c.failField(key, "missing required field '" + key + "'");
+  if (std::optional<double> f = v->getAsNumber()) {
+    check(*f);
+    return {-std::fabs(*f), std::fabs(*f)};
+  }
+  std::optional<std::pair<double, double>> p = readPair(c, key);
+  if (!p)
+    c.failField(key, "'" + key + "' must be a number or a pair of numbers");
+  check(p->first);
+  check(p->second);
+  return std::minmax(p->first, p->second);
+}
+
+/// fill_mode, interpolation and fill_value of the geometric augmentations.
+ImageFill readImageFill(const ObjectView &c) {
+  ImageFill f;
+  f.fillMode = c.getString("fill_mode", "reflect");
+  if (f.fillMode != "reflect" && f.fillMode != "wrap" &&
+      f.fillMode != "constant" && f.fillMode != "nearest")
+    c.failField("fill_mode", "fill_mode '" + f.fillMode +
+                                 "' is not one of reflect, wrap, constant, "
+                                 "nearest");
+  f.interpolation = c.getString("interpolation", "bilinear");
+  if (f.interpolation != "bilinear" && f.interpolation != "nearest")
+    c.failField("interpolation", "interpolation '" + f.interpolation +
+                                     "' is not one of bilinear, nearest");
+  f.fillValue = c.getNumber("fill_value", 0.0);
+  if (!std::isfinite(f.fillValue))
+    c.failField("fill_value", "'fill_value' must be finite");
+  return f;
+}
+
+Layer buildRandomZoom(const ObjectView &c) {
+  checkChannelsLast(c);
+  auto [hl, hu] = readAxisFactor(c, "height_factor", /*openBelow=*/true);
+  std::optional<std::pair<double, double>> width;
+  if (c.get("width_factor"))
+    width = readAxisFactor(c, "width_factor", /*openBelow=*/true);
+  return RandomZoom(hl, hu, width, readImageFill(c), readSeed(c));
+}
+
+Layer buildRandomTranslation(const ObjectView &c) {
+  checkChannelsLast(c);
+  auto [hl, hu] = readAxisFactor(c, "height_factor", /*openBelow=*/false);
+  auto [wl, wu] = readAxisFactor(c, "width_factor", /*openBelow=*/false);
+  return RandomTranslation(hl, hu, wl, wu, readImageFill(c), readSeed(c));
+}
+
 } // namespace
 
 void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
@@ -310,4 +372,50 @@ void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
                      {},
                      {{"data_format", "channels_last"}},
                      "`factor`, `value_range`, `seed`; random in training"});
+  classes.push_back({"RandomRotation",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       checkChannelsLast(c);
+                       auto [lower, upper] = readFactor(c, -1.0);
+                       return Layer(RandomRotation(
+                           lower, upper, readImageFill(c), readSeed(c)));
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`factor`, `fill_mode` (reflect, wrap, constant, "
+                     "nearest), `interpolation` (bilinear, nearest), "
+                     "`fill_value`, `seed`; random in training"});
+  classes.push_back({"RandomZoom",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRandomZoom(c);
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`height_factor`, `width_factor` (or null), "
+                     "`fill_mode`, `interpolation`, `fill_value`, `seed`; "
+                     "random in training"});
+  classes.push_back({"RandomTranslation",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRandomTranslation(c);
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`height_factor`, `width_factor`, `fill_mode`, "
+                     "`interpolation`, `fill_value`, `seed`; random in "
+                     "training"});
+  classes.push_back({"RandomCrop",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       checkChannelsLast(c);
+                       return Layer(RandomCrop(readImageSize(c, "height"),
+                                               readImageSize(c, "width"),
+                                               readSeed(c)));
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`height`, `width`, `seed`; a random window in "
+                     "training (smaller images: centred crop resized), the "
+                     "identity at inference as Keras 3"});
 }

@@ -20,8 +20,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 
+#include "KerasValues.h"
+
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -34,26 +35,12 @@ namespace json = llvm::json;
 namespace {
 
 const json::Object &values() {
-  static const json::Value root = [] {
-    std::string path = std::string(KCC_KERAS_FIXTURES) + "/ctc/fit.json";
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    if (!buffer)
-      return json::Value(nullptr);
-    llvm::Expected<json::Value> v = json::parse((*buffer)->getBuffer());
-    return v ? std::move(*v) : json::Value(nullptr);
-  }();
   static const json::Object empty;
-  const json::Object *o = root.getAsObject();
-  const json::Object *v = o ? o->getObject("values") : nullptr;
+  const json::Object *v = test::kerasValues("ctc/fit.json").getObject("values");
   return v ? *v : empty;
 }
 
-std::vector<double> numbers(const json::Array &a) {
-  std::vector<double> out;
-  for (const json::Value &v : a)
-    out.push_back(*v.getAsNumber());
-  return out;
-}
+using test::numbers;
 
 /// The fixture's examples `rows`: logits [rows, steps, classes] of `dtype`
 /// and labels padded with zeros to the steps (as kcc reads them), int32.

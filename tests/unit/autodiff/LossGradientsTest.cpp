@@ -20,8 +20,9 @@
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/Verifier.h"
 
+#include "KerasValues.h"
+
 #include "llvm/Support/JSON.h"
-#include "llvm/Support/MemoryBuffer.h"
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -34,25 +35,10 @@ namespace json = llvm::json;
 namespace {
 
 const json::Object &fixture() {
-  static const json::Value root = [] {
-    std::string path = std::string(KCC_KERAS_FIXTURES) + "/losses/values.json";
-    auto buffer = llvm::MemoryBuffer::getFile(path);
-    if (!buffer)
-      return json::Value(nullptr);
-    llvm::Expected<json::Value> v = json::parse((*buffer)->getBuffer());
-    return v ? std::move(*v) : json::Value(nullptr);
-  }();
-  static const json::Object empty;
-  const json::Object *o = root.getAsObject();
-  return o ? *o : empty;
+  return test::kerasValues("losses/values.json");
 }
 
-std::vector<double> numbers(const json::Array &a) {
-  std::vector<double> out;
-  for (const json::Value &v : a)
-    out.push_back(*v.getAsNumber());
-  return out;
-}
+using test::numbers;
 
 /// @f(pred, target[, weight]) -> the loss `loss`, built by buildLoss.
 OwningOpRef<ModuleOp> lossModule(MLIRContext &ctx, const LossConfig &loss,

@@ -231,6 +231,55 @@ TEST(KerasErrors, PreprocessingConfigs) {
                         "broadcast to the kept axes of [None, 8, 8, 1]"));
 }
 
+/// The geometric augmentations refuse what Keras's constructors refuse
+/// (factors out of range, unknown fill modes and interpolations), at the
+/// field and under the layer's name.
+TEST(KerasErrors, GeometricAugmentationConfigs) {
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "RandomRotation", "config": {"name":
+                  "rot", "factor": 1.5}})")),
+              HasSubstr("bad.json: $.config.layers[1].config.factor: layer "
+                        "'rot' (RandomRotation): 'factor' must be in [-1, "
+                        "1]"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "RandomRotation", "config": {"name":
+                  "rot", "factor": 0.1, "fill_mode": "mirror"}})")),
+              HasSubstr("config.fill_mode: layer 'rot' (RandomRotation): "
+                        "fill_mode 'mirror' is not one of reflect, wrap, "
+                        "constant, nearest"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "RandomZoom", "config": {"name": "z",
+                  "height_factor": [-1.0, 0.2], "width_factor": null}})")),
+              HasSubstr("config.height_factor: layer 'z' (RandomZoom): "
+                        "'height_factor' must be in (-1, 1], got -1"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "RandomZoom", "config": {"name": "z",
+                  "height_factor": 0.2, "interpolation": "bicubic"}})")),
+              HasSubstr("config.interpolation: layer 'z' (RandomZoom): "
+                        "interpolation 'bicubic' is not one of bilinear, "
+                        "nearest"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "RandomTranslation", "config": {"name":
+                  "t", "height_factor": 0.1, "width_factor": 1.2}})")),
+              HasSubstr("config.width_factor: layer 't' (RandomTranslation): "
+                        "'width_factor' must be in [-1, 1], got 1.2"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "RandomTranslation", "config": {"name":
+                  "t", "height_factor": 0.1}})")),
+              HasSubstr("config.width_factor: layer 't' (RandomTranslation): "
+                        "missing required field 'width_factor'"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "RandomCrop", "config": {"name": "c",
+                  "height": 0, "width": 4}})")),
+              HasSubstr("config.height: layer 'c' (RandomCrop): 'height' "
+                        "must be in [1, 2^24], got 0"));
+  EXPECT_THAT(importError(sequentialWith(
+                  R"({"class_name": "RandomCrop", "config": {"name": "c",
+                  "height": 4, "width": 4, "seed": -3}})")),
+              HasSubstr("config.seed: layer 'c' (RandomCrop): 'seed' must "
+                        "be null or a non-negative integer"));
+}
+
 /// A Sequential of a [4, 8, 8, 1] input (a clip of 4 frames) and `layer`.
 std::string clipSequentialWith(const std::string &layer) {
   return R"({"module": "keras", "class_name": "Sequential", "config":

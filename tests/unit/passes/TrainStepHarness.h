@@ -36,7 +36,9 @@ inline TrainingConfig sgdConfig() {
 
 class TrainStepRunner {
 public:
-  TrainStepRunner(const std::string &forwardIR, const TrainingConfig &o) {
+  /// `importPipeline`: clean the forward first, as kcc does.
+  TrainStepRunner(const std::string &forwardIR, const TrainingConfig &o,
+                  bool importPipeline = false) {
     ctx.loadDialect<kc::KcDialect, mlir::func::FuncDialect>();
     module = mlir::parseSourceString<mlir::ModuleOp>(forwardIR, &ctx);
     if (!module) {
@@ -44,6 +46,8 @@ public:
       return;
     }
     mlir::PassManager pm(&ctx);
+    if (importPipeline)
+      buildImportPipeline(pm);
     pm.addPass(createKcBuildTrainStep(toTrainStepOptions(o)));
     if (mlir::failed(pm.run(*module))) {
       ADD_FAILURE() << "kc-build-train-step failed";

@@ -137,6 +137,59 @@ func.func @pool_grad_relu(%x: tensor<2x4x4x3xf32>, %dy: tensor<2x2x2x3xf32>) -> 
 
 // -----
 
+// kc-pool-before-activation's form: relu after the pooling, its mask on
+// the pooled gradient (here of a Dense layer on y). y > 0 exactly where the
+// window's first maximum of x is above 0, so the same call applies the
+// mask where it routes.
+// The relu itself fuses into the pooling.
+// REMARK: remark: fused into kcc_rt_max_pool2d_relu_f32: relu (
+// REMARK: remark: fused into kcc_rt_max_pool2d_grad_relu_f32: relu's gradient mask after the pooling
+// CHECK-LABEL: func.func @relu_after_pool_grad(
+// CHECK-NOT: linalg.generic
+// CHECK: call @kcc_rt_max_pool2d_relu_f32(
+// CHECK-NOT: linalg.generic
+// CHECK: call @kcc_rt_matmul_f32(
+// CHECK-NOT: linalg.generic
+// CHECK: call @kcc_rt_max_pool2d_grad_relu_f32(
+// CHECK-NOT: linalg.generic
+// CHECK: return
+func.func @relu_after_pool_grad(%x: tensor<2x4x4x3xf32>, %w: tensor<12x12xf32>) -> (tensor<2x2x2x3xf32>, tensor<2x4x4x3xf32>) {
+  %p = kc.max_pool2d %x {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<2x4x4x3xf32> -> tensor<2x2x2x3xf32>
+  %y = kc.relu %p : tensor<2x2x2x3xf32>
+  %yf = kc.reshape %y : tensor<2x2x2x3xf32> -> tensor<2x12xf32>
+  %d = kc.matmul %yf, %w : tensor<2x12xf32>, tensor<12x12xf32> -> tensor<2x12xf32>
+  %dy = kc.reshape %d : tensor<2x12xf32> -> tensor<2x2x2x3xf32>
+  %zero = arith.constant dense<0.0> : tensor<2x2x2x3xf32>
+  %m = kc.compare gt, %y, %zero : tensor<2x2x2x3xf32> -> tensor<2x2x2x3xi1>
+  %g = kc.select %m, %dy, %zero : tensor<2x2x2x3xi1>, tensor<2x2x2x3xf32>
+  %0 = kc.max_pool2d_grad %x, %g {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<2x4x4x3xf32>, tensor<2x2x2x3xf32> -> tensor<2x4x4x3xf32>
+  return %y, %0 : tensor<2x2x2x3xf32>, tensor<2x4x4x3xf32>
+}
+
+// -----
+
+// The mask's relu is of a pooling of x with other attributes (same
+// padding) than the gradient's: the mask stays.
+// CHECK-LABEL: func.func @relu_of_other_pool_kept(
+// CHECK: call @kcc_rt_max_pool2d_relu_f32(
+// CHECK: call @kcc_rt_matmul_f32(
+// CHECK: linalg.generic
+// CHECK: call @kcc_rt_max_pool2d_grad_f32(
+func.func @relu_of_other_pool_kept(%x: tensor<2x4x4x3xf32>, %w: tensor<12x12xf32>) -> (tensor<2x2x2x3xf32>, tensor<2x4x4x3xf32>) {
+  %p = kc.max_pool2d %x {window = array<i64: 2, 2>, strides = array<i64: 2, 2>, padding = #kc<padding same>} : tensor<2x4x4x3xf32> -> tensor<2x2x2x3xf32>
+  %y = kc.relu %p : tensor<2x2x2x3xf32>
+  %yf = kc.reshape %y : tensor<2x2x2x3xf32> -> tensor<2x12xf32>
+  %d = kc.matmul %yf, %w : tensor<2x12xf32>, tensor<12x12xf32> -> tensor<2x12xf32>
+  %dy = kc.reshape %d : tensor<2x12xf32> -> tensor<2x2x2x3xf32>
+  %zero = arith.constant dense<0.0> : tensor<2x2x2x3xf32>
+  %m = kc.compare gt, %y, %zero : tensor<2x2x2x3xf32> -> tensor<2x2x2x3xi1>
+  %g = kc.select %m, %dy, %zero : tensor<2x2x2x3xi1>, tensor<2x2x2x3xf32>
+  %0 = kc.max_pool2d_grad %x, %g {window = array<i64: 2, 2>, strides = array<i64: 2, 2>} : tensor<2x4x4x3xf32>, tensor<2x2x2x3xf32> -> tensor<2x4x4x3xf32>
+  return %y, %0 : tensor<2x2x2x3xf32>, tensor<2x4x4x3xf32>
+}
+
+// -----
+
 // The activations frontend/ops/Activations.cpp composes of kc ops. elu as
 // Keras's "elu" writes it (alpha 1: no multiply): act 7 with the alpha as
 // the last argument.
