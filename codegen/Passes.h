@@ -63,6 +63,13 @@ struct CpuPipelineOptions
                      "once (kc-dedupe-kernels); off: more functions cost "
                      "LLVM about as much as the duplicates saved"),
       llvm::cl::init(false)};
+  Option<int64_t> coldWork{
+      *this, "cold-work",
+      llvm::cl::desc("operations executed per call (static trip counts "
+                     "multiplied) below which an outlined kernel, or the "
+                     "step's own function, gets unoptimized machine code "
+                     "(kc-mark-cold-functions; 0: none)"),
+      llvm::cl::init(1000000)};
   Option<bool> inPlaceUpdates{
       *this, "in-place-updates",
       llvm::cl::desc("write results proven safe in place into their "

@@ -178,6 +178,32 @@ def KcOutlineKernels : Pass<"kc-outline-kernels", "mlir::ModuleOp"> {
                            "::mlir::LLVM::LLVMDialect"];
 }
 
+def KcMarkColdFunctions : Pass<"kc-mark-cold-functions", "mlir::func::FuncOp"> {
+  let summary = "Marks functions that do little work per call kc.cold: their "
+                "machine code is emitted unoptimized";
+  let description = [{
+    LLVM's instruction selection and register allocation are most of a
+    large step's compile time, and they cost in proportion to the code,
+    not to how often it runs. Most kernels of a network at a small batch
+    or input run few iterations; the step's own function is straight-line
+    calls. This pass estimates the work of one call of a function (each
+    operation counted once per iteration of the static loops around it, a
+    call counted once) and marks the function `kc.cold` when that is below
+    `work`. aot::splitModule puts cold functions in parts of their own,
+    emitted at CodeGenOptLevel::None (fast instruction selection, the fast
+    register allocator) after the same IR pipeline as the others. The
+    arithmetic is the same, so results are bit for bit those of the
+    optimized code.
+
+    A loop without constant bounds makes its function hot.
+  }];
+  let options = [
+    Option<"work", "work", "int64_t", /*default=*/"0",
+           "Operations executed per call (loop trip counts multiplied) "
+           "below which a function is cold (0: none is)">,
+  ];
+}
+
 def KcDedupeKernels : Pass<"kc-dedupe-kernels", "mlir::ModuleOp"> {
   let summary = "Keeps one of each set of identical outlined kernels";
   let description = [{
