@@ -80,6 +80,19 @@ configure_file(${PROJECT_SOURCE_DIR}/cmake/kcc-runtime.pc.in
 install(FILES ${PROJECT_BINARY_DIR}/kcc-runtime.pc
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
 
+# The Python package's sources, with the _kcc module inside kcc/ so that
+# `pip install <datadir>/kcc/python` needs no build tree.
+if(TARGET _kcc)
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/python/
+    DESTINATION ${CMAKE_INSTALL_DATADIR}/kcc/python
+    PATTERN "src" EXCLUDE PATTERN "tests" EXCLUDE
+    PATTERN "CMakeLists.txt" EXCLUDE PATTERN "__pycache__" EXCLUDE
+    PATTERN "*.egg-info" EXCLUDE)
+  set_target_properties(_kcc PROPERTIES INSTALL_RPATH_USE_LINK_PATH ON)
+  install(TARGETS _kcc
+    LIBRARY DESTINATION ${CMAKE_INSTALL_DATADIR}/kcc/python/kcc)
+endif()
+
 # The Debian package: everything above; its Depends come from what the
 # binaries link (dpkg-shlibdeps).
 set(CPACK_GENERATOR DEB)

@@ -55,6 +55,47 @@ def KcLowerToLinalg : Pass<"kc-lower-to-linalg", "mlir::ModuleOp"> {
   ];
 }
 
+def KcWidenBF16 : Pass<"kc-widen-bf16", "mlir::ModuleOp"> {
+  let summary = "Computes every bfloat16 kc op but the products in float32";
+  let description = [{
+    Mixed precision keeps tensors in bfloat16 between ops and computes in
+    float32: an op with a bfloat16 operand or result (other than kc.cast,
+    kc.reshape and the products, which run on oneDNN's bfloat16 kernels
+    with float32 accumulation) reads its operands through `kc.cast` to f32,
+    computes in f32 and rounds its result once through `kc.cast` back to
+    bf16. The casts are elementwise, so kc-fuse-elementwise folds them into
+    the loops around them: those loops load and store bfloat16 and compute
+    in float32 registers, and reductions accumulate in float32. The
+    interpreter runs each op the same way (engine/interpreter), so both
+    round the same values.
+
+    ```mlir
+    %y = kc.add %a, %b : tensor<32x128xbf16>
+    // becomes
+    %0 = kc.cast %a : tensor<32x128xbf16> -> tensor<32x128xf32>
+    %1 = kc.cast %b : tensor<32x128xbf16> -> tensor<32x128xf32>
+    %2 = kc.add %0, %1 : tensor<32x128xf32>
+    %y = kc.cast %2 : tensor<32x128xf32> -> tensor<32x128xbf16>
+    ```
+  }];
+  let statistics = [
+    Statistic<"numWidened", "widened-ops",
+              "bfloat16 kc ops computed in float32">,
+  ];
+}
+
+def KcExpandBF16 : Pass<"kc-expand-bf16"> {
+  let summary = "Expands bfloat16 extf and truncf into integer arithmetic";
+  let description = [{
+    `arith.extf` from bf16 is a shift of the bits; `arith.truncf` to bf16
+    rounds to nearest even with integer adds (a NaN stays a NaN), as
+    runtime/kernels/FloatBits.h's bf16Of does, so no target feature
+    (AVX512-BF16) and no soft-float library call is needed. MLIR's
+    `arith::populateExpandBFloat16Patterns`, scalar or vector.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+}
+
 def KcPrepareOutParams : Pass<"kc-prepare-out-params", "mlir::ModuleOp"> {
   let summary = "Gives every returned buffer its own allocation before "
                 "buffer-results-to-out-params";

@@ -201,6 +201,9 @@ struct TrainingConfig {
   OptimizerConfig optimizer;
   /// The static batch of the traced step.
   int64_t batch = 32;
+  /// Keras's global dtype policy, applied to every layer before the step is
+  /// traced ("float32" or "mixed_bfloat16"); empty keeps each layer's own.
+  std::string dtypePolicy;
   ExecMode mode = ExecMode::Compiled;
   /// The step takes per-example weights ([batch] f32 after the target) and
   /// reduces the loss and metrics with them as Keras does. Off, the step is

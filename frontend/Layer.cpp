@@ -149,19 +149,79 @@ void LayerImpl::materializeWeights() {
                                  name_ + "/" + w.name);
 }
 
+namespace {
+
+bool isFloatDType(DType dt) {
+  return dt == DType::F32 || dt == DType::F64 || dt == DType::F16 ||
+         dt == DType::BF16;
+}
+
+/// Keras's autocast: a floating tensor read by a layer whose compute dtype
+/// differs is cast to it (integer ids pass unchanged).
+Tensor autocast(const Tensor &x, DType compute) {
+  if (!isFloatDType(x.dtype()) || x.dtype() == compute)
+    return x;
+  Tensor y = ops::cast(x, compute);
+  return x.mask() ? y.withMask(*x.mask()) : y;
+}
+
+/// The layer classes whose computation under mixed_bfloat16 kcc matches
+/// Keras's: their math is the same ops in the compute dtype. The others
+/// (normalizations, softmax layers, attention, recurrent cells) compute
+/// parts in float32 under Keras's mixed policies, which kcc does not model
+/// yet.
+bool computesLikeKerasUnderMixed(llvm::StringRef cls) {
+  static const llvm::StringRef classes[] = {"Dense",
+                                            "Activation",
+                                            "ReLU",
+                                            "Flatten",
+                                            "Dropout",
+                                            "Conv2D",
+                                            "MaxPooling2D",
+                                            "Reshape",
+                                            "AveragePooling2D",
+                                            "GlobalAveragePooling2D",
+                                            "GlobalMaxPooling2D",
+                                            "LeakyReLU",
+                                            "ELU",
+                                            "Add",
+                                            "Subtract",
+                                            "Multiply",
+                                            "Concatenate",
+                                            "ZeroPadding2D"};
+  return llvm::is_contained(classes, cls);
+}
+
+} // namespace
+
+void LayerImpl::setDTypePolicy(const std::string &policy) {
+  if (policy != "float32" && policy != "mixed_bfloat16")
+    fail("dtype policy '" + policy +
+         "' is not supported (float32 or mixed_bfloat16)");
+  dtypePolicy_ = policy;
+}
+
+DType LayerImpl::computeDType() const {
+  return dtypePolicy_ == "mixed_bfloat16" ? DType::BF16 : DType::F32;
+}
+
 Tensor LayerImpl::weight(size_t i) {
   Weight &w = weights_[i];
+  DType compute = computeDType();
+  // Variables stay in their own dtype; a mixed policy reads them cast.
+  bool mixed = compute != DType::F32 && isFloatDType(w.dtype);
+  DType read = mixed ? compute : w.dtype;
   if (callKind_ == Tensor::Kind::Symbolic)
-    return Tensor::symbolic(w.shape, w.dtype);
+    return Tensor::symbolic(w.shape, read);
   if (callKind_ == Tensor::Kind::Traced)
     if (TraceContext *tc = TraceContext::current())
       if (const Tensor *bound = tc->lookupWeight(&w))
-        return *bound;
+        return mixed ? autocast(*bound, compute) : *bound;
   // Eager, or a trace that did not make this weight an argument: the value
   // itself (embedded as a constant when traced).
   if (!w.value.defined())
     materializeWeights();
-  return Tensor(w.value);
+  return mixed ? autocast(Tensor(w.value), compute) : Tensor(w.value);
 }
 
 void LayerImpl::assignWeight(size_t i, const Tensor &value) {
@@ -222,7 +282,22 @@ std::vector<Tensor> LayerImpl::call(const std::vector<Tensor> &inputs,
     build(shapes);
     built_ = true;
   }
-  std::vector<Tensor> outputs = applyMaskRule(inputs, forward(inputs, ctx));
+  // Keras casts floating inputs to the compute dtype: bfloat16 into a
+  // mixed layer, and back to float32 into a float32 layer after one (f64
+  // inputs, kcc's numerics oracle, pass through float32 layers).
+  DType compute = computeDType();
+  if (compute != DType::F32 && !computesLikeKerasUnderMixed(className_))
+    fail("dtype policy '" + dtypePolicy_ + "' is not supported for " +
+         className_ +
+         " layers yet (Dense, Conv2D, pooling, activations, Dropout, "
+         "reshaping and merging layers are); give this layer "
+         "dtype='float32'");
+  std::vector<Tensor> cast = inputs;
+  for (Tensor &t : cast)
+    if (compute != DType::F32 || t.dtype() == DType::BF16 ||
+        t.dtype() == DType::F16)
+      t = autocast(t, compute);
+  std::vector<Tensor> outputs = applyMaskRule(cast, forward(cast, ctx));
   // Keras 3's Layer.__call__: each output's activity penalty over its
   // batch size, added to the loss (traced training calls; kcc has no
   // eager `model.losses`).
@@ -334,6 +409,11 @@ Layer Layer::setTrainable(bool trainable) const {
 
 Layer Layer::withRegularizer(const std::string &weight, Regularizer r) const {
   impl_->setWeightRegularizer(weight, r);
+  return *this;
+}
+
+Layer Layer::withDTypePolicy(const std::string &policy) const {
+  impl_->setDTypePolicy(policy);
   return *this;
 }
 

@@ -147,6 +147,15 @@ public:
   /// ActivityRegularization writes its own l1 and l2 instead).
   virtual bool savesActivityRegularizer() const { return true; }
 
+  /// Keras's dtype policy: "float32" (the default) or "mixed_bfloat16"
+  /// (float32 variables, bfloat16 compute: floating inputs and weights are
+  /// cast to bfloat16 as the call reads them).
+  const std::string &dtypePolicy() const { return dtypePolicy_; }
+  /// Sets the policy; throws kcc::Error for a policy kcc does not model.
+  void setDTypePolicy(const std::string &policy);
+  /// The dtype the layer computes in: F32, or BF16 under mixed_bfloat16.
+  DType computeDType() const;
+
   /// Runs the layer on tensors of one kind, building it on the first call;
   /// ops inside report errors and locations under the layer's name.
   std::vector<Tensor> call(const std::vector<Tensor> &inputs,
@@ -189,6 +198,7 @@ private:
   bool built_ = false;
   bool trainable_ = true;
   std::vector<Weight> weights_;
+  std::string dtypePolicy_ = "float32";
   std::vector<std::pair<std::string, Regularizer>> regularizers_;
   std::optional<Regularizer> activity_;
   Tensor::Kind callKind_ = Tensor::Kind::Concrete;
@@ -217,6 +227,9 @@ public:
   /// Keras's `<name>_regularizer=` ("kernel", "bias", "embeddings",
   /// "beta", "gamma", "depthwise", "pointwise"); returns the same layer.
   Layer withRegularizer(const std::string &weight, Regularizer r) const;
+  /// Keras's `dtype=` policy ("float32", "mixed_bfloat16"); returns the
+  /// same layer.
+  Layer withDTypePolicy(const std::string &policy) const;
   /// Keras's `activity_regularizer=`; returns the same layer.
   Layer withActivityRegularizer(Regularizer r) const;
   bool trainable() const { return impl_->trainable(); }

@@ -20,11 +20,11 @@ MaskRule kcc::kerasMaskRule(const std::string &className) {
              "Rescaling", "Normalization", MaskRule::Propagate)
       .Cases("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
              MaskRule::Merge)
-      // Softmax adds -1e9 where masked, Attention and AdditiveAttention mask
-      // their scores. (Concatenate joins the masks and BatchNormalization's
-      // moments skip masked steps in the layers themselves; TimeDistributed
+      // Softmax puts -1e9 where masked. (Concatenate joins the masks,
+      // BatchNormalization's moments skip masked steps and the attention
+      // layers mask their scores in the layers themselves; TimeDistributed
       // decides by the layers it wraps.)
-      .Cases("Softmax", "Attention", "AdditiveAttention", MaskRule::Refuse)
+      .Case("Softmax", MaskRule::Refuse)
       .Default(MaskRule::Drop);
 }
 

@@ -218,6 +218,11 @@ const std::vector<Tensor> &Model::graphOutputs() {
   return outputs_;
 }
 
+void Model::setDTypePolicy(const std::string &policy) {
+  for (const Layer &layer : layers())
+    layer.impl()->setDTypePolicy(policy);
+}
+
 Layer Model::getLayer(const std::string &name) {
   for (const Layer &l : layers())
     if (l.name() == name)

@@ -51,6 +51,10 @@ public:
   uint64_t seed() const { return seed_; }
   /// Layers in graph order (each once).
   const std::vector<Layer> &layers();
+  /// Keras's set_global_policy for a model already built: every layer
+  /// computes under `policy` ("float32" or "mixed_bfloat16"), whatever its
+  /// own dtype said. Throws kcc::Error for a policy kcc does not model.
+  void setDTypePolicy(const std::string &policy);
   /// Throws kcc::Error when no layer has that name.
   Layer getLayer(const std::string &name);
   /// The graph's symbolic inputs and outputs (Keras's model.inputs and

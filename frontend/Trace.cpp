@@ -172,6 +172,14 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
     if (withStep)
       cc.step = Tensor::traced(entry->getArguments().back(), {}, DType::I64);
     std::vector<Tensor> outs = model.call(inputs, cc);
+    // Predictions leave in float32 whatever the last layer computed in:
+    // Keras's losses and metrics cast y_pred to float32, and a bfloat16
+    // value is exact in float32.
+    for (Tensor &out : outs)
+      if (out.dtype() == DType::BF16 || out.dtype() == DType::F16) {
+        Tensor wide = ops::cast(out, DType::F32);
+        out = out.mask() ? wide.withMask(*out.mask()) : wide;
+      }
     for (const Tensor &out : outs) {
       if (!out.isTraced())
         throw Error("traceForward: model '" + model.name() + "' returns " +

@@ -25,8 +25,11 @@ using namespace kcc;
 
 namespace {
 
+/// float, double, and uint16_t: bfloat16's bits.
 template <typename T> constexpr DType dtypeFor() {
-  return sizeof(T) == 4 ? DType::F32 : DType::F64;
+  return sizeof(T) == 4   ? DType::F32
+         : sizeof(T) == 2 ? DType::BF16
+                          : DType::F64;
 }
 
 /// A view of a buffer compiled code owns. Inputs are never written: the
@@ -72,8 +75,9 @@ bool matmulFast(const float *a, const float *b, const float *bias, float *out,
   });
   return true;
 }
-bool matmulFast(const double *, const double *, const double *, double *,
-                int64_t, int64_t, int64_t, int64_t, int64_t, int64_t, bool) {
+template <typename T>
+bool matmulFast(const T *, const T *, const T *, T *, int64_t, int64_t, int64_t,
+                int64_t, int64_t, int64_t, bool) {
   return false;
 }
 
@@ -84,7 +88,8 @@ void matmul(const T *a, const T *b, T *out, int64_t a0, int64_t a1, int64_t b0,
                    [=](const T *a, const T *b, const T *, T *out) {
                      matmul(a, b, out, a0, a1, b0, b1, o0, o1, ta, tb);
                    });
-  if (matmulFast(a, b, nullptr, out, a0, a1, o0, o1, ta, tb, false))
+  if (matmulFast(a, b, static_cast<const T *>(nullptr), out, a0, a1, o0, o1, ta,
+                 tb, false))
     return;
   guarded("matmul", [&] {
     NDArray A = view(a, {a0, a1}), B = view(b, {b0, b1});
@@ -310,7 +315,9 @@ void avgPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
                    wh, ww, sh, sw, pad, kernels::PoolGradActivation::ACT);     \
   }
 
-#define KCC_RT_DEFINE(T, S)                                                    \
+/// The products every float type has: GEMM, batched GEMM and the three
+/// convolutions (bfloat16: bits in uint16_t, float32 accumulation).
+#define KCC_RT_DEFINE_PRODUCTS(T, S)                                           \
   void kcc_rt_matmul_##S(const T *a, const T *b, T *out, int64_t a0,           \
                          int64_t a1, int64_t b0, int64_t b1, int64_t o0,       \
                          int64_t o1, int64_t ta, int64_t tb) {                 \
@@ -321,23 +328,6 @@ void avgPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
                                int64_t b2, int64_t o0, int64_t o1, int64_t o2, \
                                int64_t ta, int64_t tb) {                       \
     batchMatmul(a, b, out, a0, a1, a2, b0, b1, b2, o0, o1, o2, ta, tb);        \
-  }                                                                            \
-  void kcc_rt_matmul_epilogue_##S(                                             \
-      const T *a, const T *b, const T *bias, T *out, int64_t a0, int64_t a1,   \
-      int64_t b0, int64_t b1, int64_t o0, int64_t o1, int64_t ta, int64_t tb,  \
-      int64_t hasBias, int64_t act, double actParam) {                         \
-    matmulEpilogue(a, b, bias, out, a0, a1, b0, b1, o0, o1, ta, tb, hasBias,   \
-                   act, actParam);                                             \
-  }                                                                            \
-  void kcc_rt_conv2d_epilogue_##S(                                             \
-      const T *x, const T *y, const T *bias, T *out, int64_t x0, int64_t x1,   \
-      int64_t x2, int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3,  \
-      int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw,  \
-      int64_t dh, int64_t dw, int64_t pad, int64_t groups, int64_t hasBias,    \
-      int64_t act, double actParam) {                                          \
-    conv2dEpilogue(x, y, bias, out, x0, x1, x2, x3, y0, y1, y2, y3, o0, o1,    \
-                   o2, o3, sh, sw, dh, dw, pad, groups, hasBias, act,          \
-                   actParam);                                                  \
   }                                                                            \
   void kcc_rt_conv2d_##S(                                                      \
       const T *x, const T *y, T *out, int64_t x0, int64_t x1, int64_t x2,      \
@@ -364,6 +354,26 @@ void avgPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
     conv<T, ConvKind::BackpropFilter>(x, y, out, x0, x1, x2, x3, y0, y1, y2,   \
                                       y3, o0, o1, o2, o3, sh, sw, dh, dw, pad, \
                                       groups);                                 \
+  }
+
+#define KCC_RT_DEFINE(T, S)                                                    \
+  KCC_RT_DEFINE_PRODUCTS(T, S)                                                 \
+  void kcc_rt_matmul_epilogue_##S(                                             \
+      const T *a, const T *b, const T *bias, T *out, int64_t a0, int64_t a1,   \
+      int64_t b0, int64_t b1, int64_t o0, int64_t o1, int64_t ta, int64_t tb,  \
+      int64_t hasBias, int64_t act, double actParam) {                         \
+    matmulEpilogue(a, b, bias, out, a0, a1, b0, b1, o0, o1, ta, tb, hasBias,   \
+                   act, actParam);                                             \
+  }                                                                            \
+  void kcc_rt_conv2d_epilogue_##S(                                             \
+      const T *x, const T *y, const T *bias, T *out, int64_t x0, int64_t x1,   \
+      int64_t x2, int64_t x3, int64_t y0, int64_t y1, int64_t y2, int64_t y3,  \
+      int64_t o0, int64_t o1, int64_t o2, int64_t o3, int64_t sh, int64_t sw,  \
+      int64_t dh, int64_t dw, int64_t pad, int64_t groups, int64_t hasBias,    \
+      int64_t act, double actParam) {                                          \
+    conv2dEpilogue(x, y, bias, out, x0, x1, x2, x3, y0, y1, y2, y3, o0, o1,    \
+                   o2, o3, sh, sw, dh, dw, pad, groups, hasBias, act,          \
+                   actParam);                                                  \
   }                                                                            \
   void kcc_rt_max_pool2d_##S(const T *x, T *out, int64_t x0, int64_t x1,       \
                              int64_t x2, int64_t x3, int64_t o0, int64_t o1,   \
@@ -413,6 +423,7 @@ void avgPoolGrad(const T *x, const T *y, T *out, int64_t x0, int64_t x1,
 extern "C" {
 KCC_RT_DEFINE(float, f32)
 KCC_RT_DEFINE(double, f64)
+KCC_RT_DEFINE_PRODUCTS(uint16_t, bf16)
 KCC_RT_AVG_POOL_GRAD_ACT(float, f32, relu, Relu)
 KCC_RT_AVG_POOL_GRAD_ACT(float, f32, tanh, Tanh)
 KCC_RT_AVG_POOL_GRAD_ACT(float, f32, sigmoid, Sigmoid)
@@ -680,6 +691,15 @@ std::vector<std::pair<std::string, void *>> kcc::jit::libraryCallSymbols() {
   KCC_RT_SYM(image_transform)
   KCC_RT_SYM(image_transform_grad)
 #undef KCC_RT_SYM
+#define KCC_RT_SYM_BF16(NAME)                                                  \
+  symbols.emplace_back("kcc_rt_" #NAME "_bf16",                                \
+                       reinterpret_cast<void *>(&kcc_rt_##NAME##_bf16));
+  KCC_RT_SYM_BF16(matmul)
+  KCC_RT_SYM_BF16(batch_matmul)
+  KCC_RT_SYM_BF16(conv2d)
+  KCC_RT_SYM_BF16(conv2d_backprop_input)
+  KCC_RT_SYM_BF16(conv2d_backprop_filter)
+#undef KCC_RT_SYM_BF16
   for (auto &entry : openMPRuntimeSymbols())
     symbols.push_back(entry);
   return symbols;

@@ -162,6 +162,12 @@ extern "C" {
 
 KCC_RT_ALL(float, f32)
 KCC_RT_ALL(double, f64)
+// bfloat16 (its bits in uint16_t) products: float32 accumulation.
+KCC_RT_MATMUL(uint16_t, bf16)
+KCC_RT_BATCH_MATMUL(uint16_t, bf16)
+KCC_RT_CONV(conv2d, uint16_t, bf16)
+KCC_RT_CONV(conv2d_backprop_input, uint16_t, bf16)
+KCC_RT_CONV(conv2d_backprop_filter, uint16_t, bf16)
 KCC_RT_GATHER(float, f32, int32_t, i32)
 KCC_RT_GATHER(float, f32, int64_t, i64)
 KCC_RT_GATHER(double, f64, int32_t, i32)

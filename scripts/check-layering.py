@@ -16,7 +16,7 @@ import sys
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 STAGES = {"runtime", "config", "ir", "passes", "codegen", "engine",
-          "frontend", "tools", "examples", "include"}
+          "frontend", "tools", "python", "examples", "include"}
 # What each folder may include of the project, besides itself.
 ALLOWED = {
     "runtime": set(),
@@ -35,6 +35,9 @@ ALLOWED = {
                 "codegen"},
     "tools": {"ir", "passes", "codegen", "engine", "frontend", "config",
               "runtime", "kcc"},
+    # The Python package's module sits where the tools do.
+    "python": {"ir", "passes", "codegen", "engine", "frontend", "config",
+               "runtime", "kcc"},
 }
 THIRD_PARTY_BANNED = {"runtime": ("mlir/", "llvm/"), "config": ("mlir/",)}
 INCLUDE = re.compile(r'^\s*#\s*include\s+[<"]([^">]+)[">]')

@@ -15,6 +15,8 @@ PACKAGES=(
   dpkg-dev file binutils
   # Data-parallel training (kcc train under mpirun, the MPI tests).
   openmpi-bin libopenmpi-dev
+  # The Python package (python/): its pybind11 module and the test venv.
+  pybind11-dev python3-dev python3-venv
 )
 
 missing=()

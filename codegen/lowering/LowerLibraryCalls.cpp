@@ -54,10 +54,19 @@ LogicalResult emitCall(Operation *op, const CallSpec &spec,
   Location loc = op->getLoc();
   auto outType = cast<RankedTensorType>(op->getResult(0).getType());
   Type elt = outType.getElementType();
-  if (!elt.isF32() && !elt.isF64())
+  // The products also run in bfloat16 (float32 accumulation); every other
+  // call sees bfloat16 widened by kc-widen-bf16.
+  bool product =
+      llvm::is_contained({"matmul", "batch_matmul", "conv2d",
+                          "conv2d_backprop_input", "conv2d_backprop_filter"},
+                         spec.name);
+  if (!elt.isF32() && !elt.isF64() && !(elt.isBF16() && product))
     return rewriter.notifyMatchFailure(op, "library calls take f32 or f64");
-  std::string name =
-      (kLibraryCallPrefix + spec.name + (elt.isF32() ? "_f32" : "_f64")).str();
+  std::string name = (kLibraryCallPrefix + spec.name +
+                      (elt.isF32()    ? "_f32"
+                       : elt.isBF16() ? "_bf16"
+                                      : "_f64"))
+                         .str();
 
   SmallVector<Value> args;
   SmallVector<int64_t> dims;

@@ -31,9 +31,11 @@ namespace codegen {
 
 namespace {
 
+/// bf16 too: mixed-precision loops load and store it and compute in f32
+/// (kc-widen-bf16); kc-expand-bf16 turns the vector casts into integer ops.
 bool isVectorElement(Type t) {
-  return t.isF32() || t.isF64() || t.isInteger(32) || t.isInteger(64) ||
-         t.isInteger(1);
+  return t.isF32() || t.isF64() || t.isBF16() || t.isInteger(32) ||
+         t.isInteger(64) || t.isInteger(1);
 }
 
 /// The vector width the innermost dimension of `op` runs at, or 0 when it

@@ -61,6 +61,9 @@ void buildLinalgPipeline(mlir::OpPassManager &pm,
   // would merge a later call's to_memref into an earlier one, hiding the
   // later read from one-shot bufferization (which may then reuse the buffer
   // in place before that read happens).
+  // bfloat16 compute in float32 around the products, as kc casts that the
+  // elementwise fusion below merges into the loops around them.
+  pm.addPass(createKcWidenBF16());
   pm.addPass(mlir::createCSEPass());
   KcLowerToLinalgOptions lowerOpts;
   lowerOpts.writableArgs = opts.writableArgs;
@@ -203,6 +206,8 @@ void buildCpuPipeline(mlir::OpPassManager &pm, const CpuPipelineOptions &opts) {
     // f32 tanh as the kernel library computes it (kc-fuse-epilogues, which
     // matches math.tanh, has run).
     perFunc.addPass(createKcExpandMath());
+    // The bf16 casts as integer ops: no target feature or libcall needed.
+    perFunc.addPass(createKcExpandBF16());
     // LLVM intrinsics where they exist (exp, log, sqrt, pow, fma, ...), libm
     // calls for the rest (erf, f64 tanh), resolved from the process by the
     // JIT; a libm call on a vector becomes one call per lane.

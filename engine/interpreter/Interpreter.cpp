@@ -12,7 +12,9 @@
 #include "runtime/FlushDenormals.h"
 
 #include "engine/interpreter/OpKernels.h"
+#include "ir/KcDialect.h"
 #include "runtime/Error.h"
+#include "runtime/kernels/Kernels.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/BuiltinAttributes.h"
@@ -185,6 +187,74 @@ const OpKernel &kernelFor(Operation *op) {
               " is not a kc op: the interpreter runs kc ops and func.return");
 }
 
+//===----------------------------------------------------------------------===//
+// bfloat16: kernels compute in float32
+//===----------------------------------------------------------------------===//
+
+/// Ops whose kernels take bfloat16 as it is: conversions, constants, views,
+/// and the products (oneDNN's bf16 GEMM and convolution, float32
+/// accumulation).
+bool runsOnBF16(Operation *op) {
+  return isa<kc::CastOp, kc::ConstantOp, kc::ReshapeOp, kc::MatmulOp,
+             kc::BatchMatmulOp, kc::Conv2DOp, kc::Conv2DBackpropInputOp,
+             kc::Conv2DBackpropFilterOp>(op);
+}
+
+bool isBF16Tensor(Type type) {
+  auto tensor = dyn_cast<RankedTensorType>(type);
+  return tensor && tensor.getElementType().isBF16();
+}
+
+/// Whether `op` reads or writes bfloat16 through a float32 kernel.
+bool needsWidening(Operation *op) {
+  if (runsOnBF16(op))
+    return false;
+  return llvm::any_of(op->getOperandTypes(), isBF16Tensor) ||
+         llvm::any_of(op->getResultTypes(), isBF16Tensor);
+}
+
+/// Gives a kernel float32 buffers where the op's result is bfloat16.
+class WideningEnv final : public OpEnv {
+public:
+  explicit WideningEnv(OpEnv &inner) : inner(inner) {}
+  NDArray allocate(Value result) override {
+    if (isBF16Tensor(result.getType()))
+      return NDArray::empty(shapeOf(result.getType()), DType::F32);
+    return inner.allocate(result);
+  }
+  NDArray constant(ElementsAttr value) override {
+    return inner.constant(value);
+  }
+
+private:
+  OpEnv &inner;
+};
+
+/// Runs `op` as compiled code does: bfloat16 operands widened to float32
+/// (exactly), the float32 kernel, its result rounded to bfloat16 once.
+NDArray runWidened(Operation *op, const OpKernel &kernel, Operands in,
+                   OpEnv &env) {
+  SmallVector<NDArray, 4> wide;
+  wide.reserve(in.size());
+  SmallVector<const NDArray *, 4> operands;
+  for (const NDArray *a : in) {
+    if (a->dtype() != DType::BF16) {
+      operands.push_back(a);
+      continue;
+    }
+    wide.push_back(NDArray::empty(a->shape(), DType::F32));
+    kernels::cast(*a, wide.back());
+    operands.push_back(&wide.back());
+  }
+  WideningEnv widening(env);
+  NDArray out = kernel(op, operands, widening);
+  if (!isBF16Tensor(op->getResult(0).getType()) || out.dtype() == DType::BF16)
+    return out;
+  NDArray narrow = env.allocate(op->getResult(0));
+  kernels::cast(out, narrow);
+  return narrow;
+}
+
 } // namespace
 
 //===----------------------------------------------------------------------===//
@@ -306,7 +376,8 @@ std::vector<NDArray> Interpreter::run(func::FuncOp func,
       operands.push_back(&state.lookup(operand));
     NDArray out;
     try {
-      out = (*kernel)(op, operands, state);
+      out = needsWidening(op) ? runWidened(op, *kernel, operands, state)
+                              : (*kernel)(op, operands, state);
     } catch (const Error &e) {
       // KernelError included: say which op failed, and where.
       throw Error(opPrefix(op) + ": " + e.what());

@@ -18,10 +18,11 @@ using namespace kcc;
 using namespace kcc::keras;
 namespace json = llvm::json;
 
-DType keras::readDType(const ObjectView &config, llvm::StringRef key) {
+std::string keras::readDTypePolicy(const ObjectView &config,
+                                   llvm::StringRef key) {
   const json::Value *v = config.get(key);
   if (!v)
-    return DType::F32;
+    return "float32";
   std::string name;
   if (std::optional<llvm::StringRef> s = v->getAsString()) {
     name = s->str();
@@ -34,10 +35,17 @@ DType keras::readDType(const ObjectView &config, llvm::StringRef key) {
   } else {
     config.failField(key, "dtype must be a string or a dtype policy");
   }
-  if (name != "float32")
+  if (name != "float32" && name != "mixed_bfloat16")
     config.failField(key, "dtype '" + name +
                               "' is not supported (kcc imports float32 "
-                              "models)");
+                              "and mixed_bfloat16 models)");
+  return name;
+}
+
+DType keras::readDType(const ObjectView &config, llvm::StringRef key) {
+  if (readDTypePolicy(config, key) != "float32")
+    config.failField(key, "dtype '" + readDTypePolicy(config, key) +
+                              "' is not supported here (float32 only)");
   return DType::F32;
 }
 

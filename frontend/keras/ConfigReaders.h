@@ -23,6 +23,12 @@ namespace keras {
 /// (Keras 3 DTypePolicy, Keras 2 Policy) whose config names it.
 DType readDType(const ObjectView &config, llvm::StringRef key = "dtype");
 
+/// A layer's dtype policy: "float32" or "mixed_bfloat16", from a string
+/// (Keras 2's "mixed_bfloat16") or a policy object (Keras 3 DTypePolicy,
+/// Keras 2 Policy) whose config names it; float32 when absent.
+std::string readDTypePolicy(const ObjectView &config,
+                            llvm::StringRef key = "dtype");
+
 /// An InputLayer's dtype: float32, or int32 / int64 ids (Embedding).
 DType readInputDType(const ObjectView &config);
 

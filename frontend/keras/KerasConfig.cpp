@@ -49,10 +49,10 @@ const char *kerasDType(DType dtype) {
   return "float32";
 }
 
-json::Value dtypePolicy() {
+json::Value dtypePolicy(llvm::StringRef name = "float32") {
   return json::Object{{"module", "keras"},
                       {"class_name", "DTypePolicy"},
-                      {"config", json::Object{{"name", "float32"}}},
+                      {"config", json::Object{{"name", name}}},
                       {"registered_name", nullptr}};
 }
 
@@ -167,7 +167,7 @@ json::Object layerConfig(const Layer &layer) {
   const std::string &cls = layer.className();
   json::Object c{{"name", layer.name()},
                  {"trainable", impl.trainable()},
-                 {"dtype", dtypePolicy()}};
+                 {"dtype", dtypePolicy(impl.dtypePolicy())}};
   json::Object own = impl.kerasConfig();
   if (auto wrapped = timeDistributedLayers(layer))
     own["layer"] = distributedEntry(wrapped->first, wrapped->second);

@@ -106,7 +106,7 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
            "the function as a layer class, registered in Python with "
            "keras.saving.register_keras_serializable and in C++ with "
            "kcc::keras::registerLayerClass (examples/embed/custom_layer.cpp)");
-  readDType(c);
+  std::string policy = readDTypePolicy(c);
   const LayerClass *entry = findLayerClass(cls);
   if (!entry || !entry->read)
     c.fail("layer class '" + cls + "' is not supported (kcc imports " +
@@ -123,5 +123,7 @@ BuiltLayer keras::buildLayer(const ObjectView &c, const std::string &cls,
   }
   if (!name.empty())
     layer->named(name);
+  if (policy != "float32")
+    layer->withDTypePolicy(policy);
   return {*layer, c.getBool("trainable", true)};
 }

@@ -522,7 +522,8 @@ private:
 
   /// Keras 3 saves the mask a layer received as a keyword argument: the
   /// output of the keras.ops node that made it (NotEqual of Embedding's
-  /// ids, Any of Masking's comparison, LogicalOr of a merge layer's masks).
+  /// ids, Any of Masking's comparison, LogicalOr of a merge layer's masks,
+  /// ConvertToTensor of the query's mask that Attention passes on).
   /// kcc hands the same mask on with the tensors (Tensor::mask), so the
   /// argument must be one of those and the input must carry a mask.
   void checkMaskArguments(const Slot &slot, const json::Object &kwargs,
@@ -539,7 +540,8 @@ private:
         reader_.fail(path, slot.entry.view.context(),
                      "expects one mask tensor");
       const std::string &source = entries_[slotOf(refs[0])].entry.cls;
-      if (source != "NotEqual" && source != "Any" && source != "LogicalOr")
+      if (source != "NotEqual" && source != "Any" && source != "LogicalOr" &&
+          source != "ConvertToTensor")
         reader_.fail(path, slot.entry.view.context(),
                      "a mask computed by '" + refs[0].layer + "' (" + source +
                          ") is not supported: kcc derives masks from "

@@ -12,6 +12,7 @@
 #include "config/OptimizerSlots.h"
 #include "frontend/keras/Hdf5.h"
 #include "frontend/keras/Hdf5Writer.h"
+#include "frontend/keras/KerasVariables.h"
 #include "frontend/keras/LayerSpecs.h"
 #include "frontend/keras/ModelSpec.h"
 #include "frontend/keras/PythonJson.h"
@@ -95,63 +96,6 @@ void checkState(Model &model, const ModelState &state,
                   p.name + "' is " + shapeToString(slots[i].shape()) +
                   ", the weight " + shapeToString(p.value.shape()));
   }
-}
-
-/// For each trainable weight in Keras's order -- layers in `layerOrder`
-/// (Keras's model.layers), weights in declaration order, which is Keras's
-/// model.trainable_variables and so its optimizer's slot order -- its
-/// index among the trainable weights in Model::parameters() order (the
-/// Executable's slot order).
-std::vector<size_t> kerasTrainableOrder(Model &model,
-                                        const std::vector<std::string> &order,
-                                        const std::string &source) {
-  llvm::StringMap<std::vector<size_t>> indexOf;
-  size_t t = 0;
-  for (const Layer &layer : model.layers())
-    for (const Weight &w : layer.impl()->weights())
-      if (w.trainable)
-        indexOf[layer.name()].push_back(t++);
-  std::vector<size_t> perm;
-  for (const std::string &name : order) {
-    auto it = indexOf.find(name);
-    if (it != indexOf.end())
-      perm.insert(perm.end(), it->second.begin(), it->second.end());
-  }
-  if (perm.size() != t)
-    throw Error(source + ": the layer order names " +
-                std::to_string(perm.size()) + " of the model's " +
-                std::to_string(t) + " trainable weights");
-  return perm;
-}
-
-/// The one mapping from kcc's optimizer state to Keras's variables: for
-/// each of Keras's optimizer variables after `iteration` (and
-/// `learning_rate`, absent under a schedule), the index of the Executable's
-/// slot holding it. kerasStateOrder (config/OptimizerSlots.h) orders the slots
-/// as Keras's build() adds them (RMSprop's velocities before its momentums,
-/// Nadam's u_product last); `perm` (kerasTrainableOrder) takes Keras's
-/// trainable weights to kcc's. Without a configuration (a weights file
-/// saved with no compile config), the slots interleave per weight.
-std::vector<size_t> kerasSlotOrder(const OptimizerConfig *optimizer,
-                                   const std::vector<size_t> &perm,
-                                   size_t numSlots) {
-  size_t n = perm.size();
-  std::vector<size_t> order;
-  if (!optimizer) {
-    size_t perWeight = n ? numSlots / n : 0;
-    for (size_t t : perm)
-      for (size_t s = 0; s < perWeight; ++s)
-        order.push_back(t * perWeight + s);
-    return order;
-  }
-  size_t perWeight = slotSpecs(*optimizer).size();
-  for (unsigned k : kerasStateOrder(*optimizer, n)) {
-    if (k < n * perWeight)
-      order.push_back(perm[k / perWeight] * perWeight + k % perWeight);
-    else
-      order.push_back(k);
-  }
-  return order;
 }
 
 /// The layers Keras numbers `imported`'s weight groups by: the spec's own
@@ -257,24 +201,6 @@ private:
   llvm::StringMap<Layer> byName_;
   llvm::StringSet<> written_;
 };
-
-/// The layers of `layout` depth first, a shared layer once: Keras's
-/// model.trainable_variables order by layer.
-std::vector<std::string> flatLayerOrder(const std::vector<SpecLayer> &layout) {
-  std::vector<std::string> order;
-  llvm::StringSet<> seen;
-  std::function<void(const std::vector<SpecLayer> &)> walk =
-      [&](const std::vector<SpecLayer> &layers) {
-        for (const SpecLayer &l : layers) {
-          if (l.isModel())
-            walk(l.layers);
-          else if (seen.insert(l.name).second)
-            order.push_back(l.name);
-        }
-      };
-  walk(layout);
-  return order;
-}
 
 /// model.weights.h5 in Keras 3's layout. `layout`: Keras's model.layers
 /// (nested models with their own), empty for the model's own order.

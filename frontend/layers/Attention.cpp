@@ -458,19 +458,56 @@ protected:
             ops::mul(ops::reduceSum(ops::tanh(sum), {3}), weight(*concat_));
       }
     }
-    if (causal_) {
-      int64_t tq = scores.dim(1), tv = scores.dim(2);
-      std::vector<double> mask(tq * tv, 0.0);
-      for (int64_t i = 0; i < tq; ++i)
-        for (int64_t j = i + 1; j < tv; ++j)
-          mask[i * tv + j] = -1.0e9;
-      scores = ops::add(
-          scores, Tensor(NDArray::fromVector({tq, tv}, mask, scores.dtype())));
+    if (std::optional<Tensor> penalty = scorePenalty(v, scores)) {
+      // Keras's where(masked, scores - 1e9, scores), as an add: the same
+      // values, and an add's gradient keeps no [B, Tq, Tv] mask.
+      scores = ops::add(scores, *penalty);
     }
-    return {ops::batchMatmul(ops::softmax(scores, -1), v)};
+    Tensor out = ops::batchMatmul(ops::softmax(scores, -1), v);
+    if (!q.mask())
+      return {out};
+    // The query's padded steps give zeros, and the output keeps its mask.
+    Tensor real = ops::broadcastTo(
+        maskAsCondition(ops::reshape(*q.mask(), {q.dim(0), q.dim(1), 1})),
+        out.shape());
+    out = ops::select(real, out, ops::fillLike(out, out.shape(), 0.0));
+    return {out.withMask(*q.mask())};
   }
 
+  /// Keras's Attention reads the query's mask (the output's zeros and
+  /// mask) and the value's (the scores' mask); the key's is ignored.
+  MaskRule maskRule() const override { return MaskRule::Own; }
+
 private:
+  /// Keras's _calculate_score_mask as what the scores get added: -1e9 where
+  /// the value's step is padded or (causal) later than the query's, else 0;
+  /// none when neither masks.
+  std::optional<Tensor> scorePenalty(const Tensor &value,
+                                     const Tensor &scores) const {
+    const Tensor *valueMask = value.mask();
+    if (!causal_ && !valueMask)
+      return std::nullopt;
+    int64_t b = scores.dim(0), tq = scores.dim(1), tv = scores.dim(2);
+    DType dt = scores.dtype();
+    std::optional<Tensor> later;
+    if (causal_) {
+      std::vector<double> penalty(tq * tv, 0.0);
+      for (int64_t i = 0; i < tq; ++i)
+        for (int64_t j = i + 1; j < tv; ++j)
+          penalty[i * tv + j] = -1.0e9;
+      later = Tensor(NDArray::fromVector({tq, tv}, penalty, dt));
+      if (!valueMask)
+        return later;
+    }
+    // One -1e9 where either masks (Keras ANDs the masks, then subtracts).
+    Tensor padded = ops::mul(
+        ops::sub(ops::reshape(*valueMask, {b, 1, tv}), ops::scalar(1.0, dt)),
+        ops::scalar(1.0e9, dt));
+    if (!later)
+      return padded;
+    return ops::minimum(ops::broadcastTo(padded, scores.shape()), *later);
+  }
+
   bool additive_, useScale_;
   std::string scoreMode_;
   bool causal_;

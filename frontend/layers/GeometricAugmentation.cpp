@@ -26,6 +26,7 @@
 #include "frontend/layers/GeometricTransforms.h"
 #include "frontend/layers/ImageAxes.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace kcc;
@@ -275,8 +276,7 @@ protected:
       return {x};
     int64_t h = x.dim(1), w = x.dim(2);
     if (h <= height_ || w <= width_)
-      return {layers::resizeImages(x, height_, width_, /*nearest=*/false,
-                                   /*crop=*/true)};
+      return {deterministicCrop(x)};
     // One offset for the batch: int(uniform(0, size - crop + 1)).
     DType dt = x.dtype();
     auto offset = [&](int64_t slack, const char *stream) {
@@ -297,6 +297,30 @@ protected:
   }
 
 private:
+  /// Keras's training call where the input is not larger both ways: the
+  /// offsets of the centred crop to the target's aspect ratio, but the slice
+  /// from them is the target's size (clipped by the input), not the aspect
+  /// crop's; what it gives is resized (bilinear, no aspect crop) when it is
+  /// not the target's size.
+  Tensor deterministicCrop(const Tensor &x) const {
+    int64_t h = x.dim(1), w = x.dim(2);
+    auto aspect = [](int64_t size, int64_t other, int64_t num, int64_t den) {
+      int64_t crop = static_cast<int64_t>(static_cast<double>(other * num) /
+                                          static_cast<double>(den));
+      return std::max<int64_t>(std::min(size, crop), 1);
+    };
+    int64_t top = (h - aspect(h, w, height_, width_)) / 2;
+    int64_t left = (w - aspect(w, h, width_, height_)) / 2;
+    Tensor crop = ops::slice(x, {0, top, left, 0},
+                             {x.dim(0), std::min(h, top + height_),
+                              std::min(w, left + width_), x.dim(3)},
+                             {1, 1, 1, 1});
+    if (crop.dim(1) == height_ && crop.dim(2) == width_)
+      return crop;
+    return layers::resizeImages(crop, height_, width_, /*nearest=*/false,
+                                /*crop=*/false);
+  }
+
   int64_t height_, width_;
 };
 

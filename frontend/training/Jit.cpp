@@ -35,6 +35,8 @@ buildTrainModule(mlir::MLIRContext &ctx, Model &model,
                  const CompileOptions &options) {
   TrainingConfig config = options.resolvedConfig();
   checkTrainingConfig(config);
+  if (!config.dtypePolicy.empty())
+    model.setDTypePolicy(config.dtypePolicy);
   TraceOptions trace;
   trace.batch = config.batch;
   trace.training = true;

@@ -445,11 +445,35 @@ void applyEpilogue(const Epilogue &e, int64_t channels, NDArray &out) {
     o[i] = e.relu && v < T(0) ? T(0) : v;
   }
 }
+
+/// A bfloat16 convolution (all three arrays bfloat16) as float32 on widened
+/// copies, rounded once: the products of a bf16 primitive with float32
+/// accumulation. Returns false for other dtypes.
+template <typename Run>
+bool runWidened(const NDArray &a, const NDArray &b, NDArray &out, Run run) {
+  if (a.dtype() != DType::BF16 || b.dtype() != DType::BF16 ||
+      out.dtype() != DType::BF16)
+    return false;
+  NDArray wa = NDArray::empty(a.shape(), DType::F32);
+  NDArray wb = NDArray::empty(b.shape(), DType::F32);
+  NDArray wo = NDArray::empty(out.shape(), DType::F32);
+  kernels::cast(a, wa);
+  kernels::cast(b, wb);
+  run(wa, wb, wo);
+  kernels::cast(wo, out);
+  return true;
+}
 } // namespace
 
 void kernels::conv2d(const NDArray &input, const NDArray &filter,
                      const Conv2DParams &p, NDArray &out,
                      const Epilogue &epilogue) {
+  if (!epilogue.bias && !epilogue.relu &&
+      runWidened(input, filter, out,
+                 [&](const NDArray &x, const NDArray &w, NDArray &o) {
+                   conv2d(x, w, p, o);
+                 }))
+    return;
   checkDtypes("conv2d", input, filter, out);
   Geom g = makeGeom("conv2d", input.shape(), filter.shape(), out.shape(), p);
   if (epilogue.bias &&
@@ -481,6 +505,11 @@ void kernels::conv2d(const NDArray &input, const NDArray &filter,
 
 void kernels::conv2dBackpropInput(const NDArray &gradOut, const NDArray &filter,
                                   const Conv2DParams &p, NDArray &gradInput) {
+  if (runWidened(gradOut, filter, gradInput,
+                 [&](const NDArray &g, const NDArray &w, NDArray &o) {
+                   conv2dBackpropInput(g, w, p, o);
+                 }))
+    return;
   checkDtypes("conv2dBackpropInput", gradOut, filter, gradInput);
   Geom g = makeGeom("conv2dBackpropInput", gradInput.shape(), filter.shape(),
                     gradOut.shape(), p);
@@ -500,6 +529,11 @@ void kernels::conv2dBackpropInput(const NDArray &gradOut, const NDArray &filter,
 
 void kernels::conv2dBackpropFilter(const NDArray &input, const NDArray &gradOut,
                                    const Conv2DParams &p, NDArray &gradFilter) {
+  if (runWidened(input, gradOut, gradFilter,
+                 [&](const NDArray &x, const NDArray &g, NDArray &o) {
+                   conv2dBackpropFilter(x, g, p, o);
+                 }))
+    return;
   checkDtypes("conv2dBackpropFilter", input, gradOut, gradFilter);
   Geom g = makeGeom("conv2dBackpropFilter", input.shape(), gradFilter.shape(),
                     gradOut.shape(), p);

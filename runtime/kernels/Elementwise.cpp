@@ -10,6 +10,7 @@
 
 #include "runtime/kernels/Erf.h"
 #include "runtime/kernels/Exp.h"
+#include "runtime/kernels/FloatBits.h"
 #include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
 #include "runtime/kernels/Log.h"
@@ -553,6 +554,25 @@ void kernels::cast(const NDArray &x, NDArray &out) {
     return copy(x, out);
   auto isHalf = [](DType dt) { return dt == DType::F16 || dt == DType::BF16; };
   int64_t n = x.numel();
+  // The casts of mixed precision: every bfloat16 op's operands and result.
+  if (x.dtype() == DType::F32 && out.dtype() == DType::BF16) {
+    const float *ps = x.data<float>();
+    uint16_t *pd = out.data<uint16_t>();
+    parallelFor(n, [=](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i)
+        pd[i] = bf16Of(ps[i]);
+    });
+    return;
+  }
+  if (x.dtype() == DType::BF16 && out.dtype() == DType::F32) {
+    const uint16_t *ps = x.data<uint16_t>();
+    float *pd = out.data<float>();
+    parallelFor(n, [=](int64_t lo, int64_t hi) {
+      for (int64_t i = lo; i < hi; ++i)
+        pd[i] = floatOfBF16(ps[i]);
+    });
+    return;
+  }
   if (isHalf(x.dtype()) || isHalf(out.dtype())) {
     // Rare path: the element accessors do the bit conversions.
     for (int64_t i = 0; i < n; ++i)

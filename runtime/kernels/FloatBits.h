@@ -34,6 +34,22 @@ inline float pow2Of(int32_t k) {
   return floatOf((static_cast<uint32_t>(k) + 127u) << 23);
 }
 
+/// bfloat16 -> float32: exact.
+inline float floatOfBF16(uint16_t h) {
+  return floatOf(static_cast<uint32_t>(h) << 16);
+}
+
+/// float32 -> bfloat16, rounding to nearest even; a NaN stays a (quiet)
+/// NaN. The same integer steps as MLIR's arith bf16 expansion, so compiled
+/// code and the kernels round alike.
+inline uint16_t bf16Of(float f) {
+  uint32_t x = bitsOf(f);
+  if ((x & 0x7fffffffu) > 0x7f800000u)
+    return static_cast<uint16_t>((x >> 16) | 0x40);
+  x += 0x7fffu + ((x >> 16) & 1u);
+  return static_cast<uint16_t>(x >> 16);
+}
+
 } // namespace kernels
 } // namespace kcc
 

@@ -33,19 +33,21 @@ struct GemmKey {
   bool transA, transB;
   bool bias = false, relu = false; ///< the epilogue
   int64_t batch = 0;               ///< 0: a 2-D GEMM; else [batch, M, N]
+  /// bfloat16 operands and output, float32 accumulation.
+  bool bf16 = false;
   bool operator==(const GemmKey &o) const {
     return m == o.m && n == o.n && k == o.k && transA == o.transA &&
            transB == o.transB && bias == o.bias && relu == o.relu &&
-           batch == o.batch;
+           batch == o.batch && bf16 == o.bf16;
   }
 };
 
 struct GemmKeyHash {
   size_t operator()(const GemmKey &key) const {
     size_t h = std::hash<int64_t>()(key.m);
-    for (int64_t v :
-         {key.n, key.k, key.batch,
-          int64_t(key.transA) * 8 + key.transB * 4 + key.bias * 2 + key.relu})
+    for (int64_t v : {key.n, key.k, key.batch,
+                      int64_t(key.bf16) * 16 + int64_t(key.transA) * 8 +
+                          key.transB * 4 + key.bias * 2 + key.relu})
       h = h * 0x9E3779B97F4A7C15ull + std::hash<int64_t>()(v);
     return h;
   }
@@ -68,18 +70,17 @@ const GemmEntry &getGemm(const GemmKey &key) {
   using tag = dnnl::memory::format_tag;
   using dt = dnnl::memory::data_type;
   GemmEntry e;
+  dt t = key.bf16 ? dt::bf16 : dt::f32;
   if (key.batch) {
-    e.a = dnnl::memory::desc({key.batch, key.m, key.k}, dt::f32,
+    e.a = dnnl::memory::desc({key.batch, key.m, key.k}, t,
                              key.transA ? tag::acb : tag::abc);
-    e.b = dnnl::memory::desc({key.batch, key.k, key.n}, dt::f32,
+    e.b = dnnl::memory::desc({key.batch, key.k, key.n}, t,
                              key.transB ? tag::acb : tag::abc);
-    e.c = dnnl::memory::desc({key.batch, key.m, key.n}, dt::f32, tag::abc);
+    e.c = dnnl::memory::desc({key.batch, key.m, key.n}, t, tag::abc);
   } else {
-    e.a = dnnl::memory::desc({key.m, key.k}, dt::f32,
-                             key.transA ? tag::ba : tag::ab);
-    e.b = dnnl::memory::desc({key.k, key.n}, dt::f32,
-                             key.transB ? tag::ba : tag::ab);
-    e.c = dnnl::memory::desc({key.m, key.n}, dt::f32, tag::ab);
+    e.a = dnnl::memory::desc({key.m, key.k}, t, key.transA ? tag::ba : tag::ab);
+    e.b = dnnl::memory::desc({key.k, key.n}, t, key.transB ? tag::ba : tag::ab);
+    e.c = dnnl::memory::desc({key.m, key.n}, t, tag::ab);
   }
   try {
     // The epilogue: oneDNN adds the bias (broadcast over rows) inside the
@@ -131,8 +132,10 @@ struct GemmMemories {
   std::unordered_map<int, dnnl::memory> args;
 };
 
-void gemmF32(const float *a, const float *b, const float *bias, float *c,
-             const GemmKey &key) {
+/// C = op(A) op(B) (+ bias, relu) on oneDNN: float32, or bfloat16 operands
+/// and output with float32 accumulation (key.bf16; no epilogue).
+void gemmDnnl(const void *a, const void *b, const void *bias, void *c,
+              const GemmKey &key) {
   const GemmEntry &e = getGemm(key);
   // Rebinding the data handle of an existing memory object is much cheaper
   // than creating one per operand per call (~0.2 us each, which dominates a
@@ -157,19 +160,56 @@ void gemmF32(const float *a, const float *b, const float *bias, float *c,
     }
   }
   GemmMemories &m = it->second;
-  m.a.set_data_handle(const_cast<float *>(a));
-  m.b.set_data_handle(const_cast<float *>(b));
+  m.a.set_data_handle(const_cast<void *>(a));
+  m.b.set_data_handle(const_cast<void *>(b));
   m.c.set_data_handle(c);
   // oneDNN opens a parallel region for every GEMM; waking the team costs
   // more than a small GEMM itself, so those run on the calling thread.
   SerialBelow serial(std::max<int64_t>(key.batch, 1) * key.m * key.n * key.k,
                      kSmallGemmMacs);
   if (key.bias)
-    m.bias.set_data_handle(const_cast<float *>(bias));
+    m.bias.set_data_handle(const_cast<void *>(bias));
   e.prim.execute(cpuStream(), m.args);
   cpuStream().wait();
   if (key.relu)
-    reluInPlace(c, key.m * key.n);
+    reluInPlace(static_cast<float *>(c), key.m * key.n);
+}
+
+void gemmF32(const float *a, const float *b, const float *bias, float *c,
+             const GemmKey &key) {
+  gemmDnnl(a, b, bias, c, key);
+}
+
+/// Whether oneDNN runs bfloat16 GEMMs here (AMX or AVX512 with or without
+/// its bf16 extension); decided once, from a tiny primitive.
+bool dnnlHasBF16Gemm() {
+  static const bool has = [] {
+    try {
+      GemmKey probe{16, 16, 16, false, false};
+      probe.bf16 = true;
+      getGemm(probe);
+      return true;
+    } catch (const KernelError &) {
+      return false;
+    }
+  }();
+  return has;
+}
+
+/// A bfloat16 GEMM: oneDNN's where it has one, else (a CPU without AVX512)
+/// the float32 GEMM on widened copies, rounded once: the same products.
+void gemmBF16(const NDArray &a, const NDArray &b, NDArray &out, GemmKey key) {
+  key.bf16 = true;
+  if (dnnlHasBF16Gemm())
+    return gemmDnnl(a.rawData(), b.rawData(), nullptr, out.rawData(), key);
+  NDArray wa = NDArray::empty(a.shape(), DType::F32);
+  NDArray wb = NDArray::empty(b.shape(), DType::F32);
+  NDArray wo = NDArray::empty(out.shape(), DType::F32);
+  kernels::cast(a, wa);
+  kernels::cast(b, wb);
+  key.bf16 = false;
+  gemmDnnl(wa.rawData(), wb.rawData(), nullptr, wo.rawData(), key);
+  kernels::cast(wo, out);
 }
 
 /// C = op(A) * op(B) in f64. op(B) is packed a block of K rows at a time into
@@ -278,6 +318,11 @@ void kernels::matmul(const NDArray &a, const NDArray &b, bool transposeA,
     if (fused)
       applyEpilogue<double>(epilogue, out);
     return;
+  case DType::BF16:
+    if (fused)
+      throw KernelError("matmul: a bf16 GEMM takes no epilogue");
+    key.bias = key.relu = false;
+    return gemmBF16(a, b, out, key);
   default:
     throw KernelError(std::string("matmul: unsupported dtype ") +
                       dtypeName(a.dtype()));
@@ -330,6 +375,11 @@ void kernels::batchMatmul(const NDArray &a, const NDArray &b, bool transposeA,
       gemmF64(a.data<double>() + i * m * k, b.data<double>() + i * k * n,
               out.data<double>() + i * m * n, key);
     return;
+  }
+  case DType::BF16: {
+    GemmKey key{m, n, k, transposeA, transposeB};
+    key.batch = batch;
+    return gemmBF16(a, b, out, key);
   }
   default:
     throw KernelError(std::string("batch_matmul: unsupported dtype ") +

@@ -58,6 +58,14 @@ steps on one seeded batch of 32 sequences:
                predictions 4e-5 apart)
                -> BatchNormalization(momentum=0.8) (moments over the real
                steps) -> LSTM(6) -> Dense(1, sigmoid).
+  mask_attention  ids [32, 12] -> Embedding(30, 8, mask_zero=True)
+               -> Attention(use_scale=True) of the embeddings on themselves
+               (padded values' scores -1e9, padded queries zero, the
+               query's mask passed on) -> GlobalAveragePooling1D (masked)
+               -> Dense(1, sigmoid).
+  mask_additive  the same through LSTM(8, return_sequences=True) and
+               AdditiveAttention(use_causal_mask=True): the value's mask and
+               the causal mask together.
 
 Each sequence has a length in [3, T]; even rows are padded at the end,
 odd rows at the start (id 0, or the mask value 0.5). Labels depend on the
@@ -285,6 +293,25 @@ def evaluate_record(archive, x, y):
             **{k: float(v) for k, v in logs.items()}}
 
 
+def mask_attention():
+    ids = keras.Input((12,), dtype="int32")
+    x = L.Embedding(VOCAB, 8, mask_zero=True)(ids)
+    h = L.Attention(use_scale=True)([x, x])
+    h = L.GlobalAveragePooling1D()(h)
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="mask_attention")
+
+
+def mask_additive():
+    ids = keras.Input((12,), dtype="int32")
+    x = L.Embedding(VOCAB, 8, mask_zero=True)(ids)
+    h = L.LSTM(8, return_sequences=True)(x)
+    h = L.AdditiveAttention()([h, h], use_causal_mask=True)
+    h = L.GlobalAveragePooling1D()(h)
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="mask_additive")
+
+
 def main():
     os.makedirs(MASK_OUT, exist_ok=True)
     bce = (keras.losses.BinaryCrossentropy(), "binary_crossentropy", False)
@@ -312,6 +339,12 @@ def main():
          ids_case(12, lambda x, v: column(first_valid(x, v) < 15))) + bce,
         ("mask_batchnorm", mask_batchnorm,
          ids_case(12, lambda x, v: column(first_valid(x, v) < 15))) + bce,
+        ("mask_attention", mask_attention,
+         ids_case(12, lambda x, v: column(
+             (np.where(v, x, 0) == 5).any(axis=1) |
+             (np.where(v, x, 0) == 9).any(axis=1)))) + bce,
+        ("mask_additive", mask_additive,
+         ids_case(12, lambda x, v: column(last_valid(x, v) < 15))) + bce,
     )
     only = sys.argv[1:]
     unknown = set(only) - {case[0] for case in cases}

@@ -124,7 +124,7 @@ INSTANTIATE_TEST_SUITE_P(
         ::testing::Values("activations", "merging", "vision", "vocabulary",
                           "group_norm", "preprocessing", "augmentation",
                           "conv1d", "attention", "opsnodes", "td_dense",
-                          "td_video", "td_sequential", "volume"),
+                          "td_video", "td_sequential", "volume", "geometric"),
         ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +

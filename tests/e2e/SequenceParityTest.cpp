@@ -218,7 +218,8 @@ INSTANTIATE_TEST_SUITE_P(
                                          "mask_simple", "mask_gap",
                                          "mask_transformer", "mask_tagger",
                                          "mask_timedistributed", "mask_concat",
-                                         "mask_batchnorm"),
+                                         "mask_batchnorm", "mask_attention",
+                                         "mask_additive"),
                        kModes),
     paramName);
 

@@ -51,4 +51,18 @@ for lib in $(cat "$TMP/needed"); do
   fi
 done
 [ "$missing" -eq 0 ]
+
+# The Python package from the package's files (when it was built): pip
+# installs /usr/share/kcc/python, module included, into a fresh venv (its
+# dependencies from the cache python-tests.sh filled, or PyPI).
+PY="$TMP/root/usr/share/kcc/python"
+if [ -d "$PY" ]; then
+  ls "$PY"/kcc/_kcc*.so >/dev/null
+  python3 -m venv "$TMP/venv"
+  alone=(env -u KCC_BUILD_DIR -u KCC_PYTHON_MODULE_DIR)
+  quiet "${alone[@]}" "$TMP/venv/bin/pip" install \
+    --disable-pip-version-check "$PY"
+  (cd "$TMP" && "${alone[@]}" "$TMP/venv/bin/python" -c \
+    "import kcc; print('kcc', kcc.__version__)")
+fi
 echo "debian package: ok"

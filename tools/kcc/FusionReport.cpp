@@ -3,7 +3,8 @@
 // Each remark of kc-fuse-elementwise, kc-fuse-epilogues, kc-fuse-loops,
 // kc-plan-memory and kc-count-kernels becomes one line, under the function
 // it belongs to, in five sections. A remark's location names the layers it
-// came from (the importer names every op after its Keras layer).
+// came from (the importer names every op after its Keras layer). A step
+// with bf16 tensors gets a sixth, first: where it computes in bf16.
 //
 //===----------------------------------------------------------------------===//
 
@@ -11,6 +12,7 @@
 
 #include "codegen/Passes.h"
 #include "ir/KcAttributes.h"
+#include "ir/KcDialect.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Diagnostics.h"
@@ -21,6 +23,7 @@
 #include "llvm/ADT/StringMap.h"
 
 using namespace mlir;
+using namespace kcc;
 
 namespace {
 
@@ -47,6 +50,60 @@ struct Section {
   const char *title;
   std::vector<std::string> lines;
 };
+
+bool isBF16(Type t) {
+  auto tensor = dyn_cast<RankedTensorType>(t);
+  return tensor && tensor.getElementType().isBF16();
+}
+
+/// Where a mixed-precision step computes in bf16, per layer, from its kc
+/// ops: the products oneDNN runs in bf16, the ops kc-widen-bf16 computes in
+/// f32 between bf16 tensors, and the products that stay f32 because their
+/// layer computes in float32. Empty when the step holds no bf16.
+Section mixedPrecision(func::FuncOp f) {
+  Section section{"mixed precision (bf16 products on oneDNN, f32 compute "
+                  "elsewhere: kc-widen-bf16)",
+                  {}};
+  bool any = false;
+  f.walk([&](Operation *op) {
+    any = any || llvm::any_of(op->getResultTypes(), isBF16);
+  });
+  if (!any)
+    return section;
+  llvm::StringMap<std::array<int64_t, 3>> perLayer;
+  std::vector<std::string> order;
+  f.walk([&](Operation *op) {
+    if (!isa<kc::KcDialect>(op->getDialect()) || isa<kc::CastOp>(op))
+      return;
+    bool product =
+        isa<kc::MatmulOp, kc::BatchMatmulOp, kc::Conv2DOp,
+            kc::Conv2DBackpropInputOp, kc::Conv2DBackpropFilterOp>(op);
+    bool bf16 = llvm::any_of(op->getOperandTypes(), isBF16) ||
+                llvm::any_of(op->getResultTypes(), isBF16);
+    int kind = product ? (bf16 ? 0 : 2) : (bf16 ? 1 : -1);
+    if (kind < 0 || isa<kc::ReshapeOp>(op))
+      return;
+    std::string layer = layersOf(op->getLoc());
+    auto [it, inserted] = perLayer.try_emplace(layer, std::array<int64_t, 3>{});
+    if (inserted)
+      order.push_back(layer);
+    ++it->second[kind];
+  });
+  for (const std::string &layer : order) {
+    auto [bf16Products, widened, f32Products] = perLayer.lookup(layer);
+    std::string line = "[" + layer + "]";
+    if (bf16Products)
+      line += " " + std::to_string(bf16Products) + " bf16 products;";
+    if (widened)
+      line += " " + std::to_string(widened) + " ops in f32 on bf16 tensors;";
+    if (f32Products)
+      line += " " + std::to_string(f32Products) +
+              " f32 products (the layer computes in float32);";
+    line.pop_back();
+    section.lines.push_back(line);
+  }
+  return section;
+}
 
 } // namespace
 
@@ -77,6 +134,9 @@ LogicalResult kcc::driver::printFusionReport(ModuleOp module,
                  {}};
   Section refused{"refused fusions, with the reason", {}};
   Section plan{"memory plan (kc-plan-memory) and kernel count", {}};
+  auto reportedFunc = copy->lookupSymbol<func::FuncOp>(reported);
+  Section mixed = reportedFunc ? mixedPrecision(reportedFunc)
+                               : Section{"mixed precision", {}};
   std::string errors;
   {
     ScopedDiagnosticHandler handler(
@@ -137,7 +197,11 @@ LogicalResult kcc::driver::printFusionReport(ModuleOp module,
     elementwise.lines.push_back("total: " + std::to_string(total) +
                                 " B never written per step");
   os << "kcc fusion report: @" << reportedName << "\n";
-  for (Section *s : {&elementwise, &epilogues, &groups, &refused, &plan}) {
+  std::vector<Section *> sections = {&elementwise, &epilogues, &groups,
+                                     &refused, &plan};
+  if (!mixed.lines.empty())
+    sections.insert(sections.begin(), &mixed);
+  for (Section *s : sections) {
     os << "\n" << s->title << ": " << s->lines.size() << "\n";
     for (const std::string &line : s->lines)
       os << "  " << line << "\n";

@@ -56,6 +56,8 @@ llvm::Expected<LoadedModel> driver::loadModel(const ModelSource &source) {
       loaded =
           loadedFromImport(keras::importFile(source.input, source.seed), "");
     }
+    if (!source.dtypePolicy.empty())
+      loaded.model->setDTypePolicy(source.dtypePolicy);
   } catch (const Error &e) {
     return makeError(e.what());
   }

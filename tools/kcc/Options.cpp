@@ -79,6 +79,12 @@ cl::opt<int64_t> batch(
     cl::init(32), cl::cat(modelCategory), KCC_ALL_COMMANDS);
 cl::alias batchSizeAlias("batch-size", cl::desc("Alias for --batch"),
                          cl::aliasopt(batch));
+cl::opt<std::string> dtypePolicy(
+    "dtype-policy",
+    cl::desc("Keras dtype policy for every layer: float32 or mixed_bfloat16 "
+             "(float32 variables, bfloat16 compute; default: the model's)"),
+    cl::value_desc("policy"), cl::cat(modelCategory), KCC_ALL_COMMANDS);
+
 cl::opt<uint64_t> seed("seed",
                        cl::desc("Seed of the initial weights (and, in kcc "
                                 "train, of each epoch's shuffle)"),
@@ -602,6 +608,7 @@ ModelSource modelSource() {
   s.builtin = builtinModel;
   s.batch = batch;
   s.seed = seed;
+  s.dtypePolicy = dtypePolicy;
   return s;
 }
 

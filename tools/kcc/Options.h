@@ -37,6 +37,9 @@ struct ModelSource {
   std::string builtin; ///< mlp | cnn | residual, or empty
   int64_t batch = 32;
   uint64_t seed = 0;
+  /// --dtype-policy: Keras's global policy applied to every layer; empty
+  /// keeps the model's own.
+  std::string dtypePolicy;
 };
 
 struct CompileConfig {

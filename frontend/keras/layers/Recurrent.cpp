@@ -76,7 +76,7 @@ Layer buildWrappedRecurrent(const ObjectView &c, llvm::StringRef key) {
                                       "' is not supported (LSTM, GRU or "
                                       "SimpleRNN)");
   ObjectView config = entry.child("config");
-  readDType(config);
+  readDTypePolicy(config);
   return buildRecurrent(config, cls);
 }
 

@@ -156,4 +156,36 @@ TEST(ElementwiseGradients, CastGradientIsCastBack) {
     EXPECT_EQ(out[0].at(i), static_cast<double>(static_cast<float>(r.at(i))));
 }
 
+TEST(ElementwiseGradients, BF16CastGradientIsF32) {
+  // Mixed precision: an f32 variable read as bf16, a bf16 product and sum,
+  // the loss cast to f32. loss = sum(bf16(x) * r) has d loss / dx = r, and
+  // the gradient of the f32 variable is f32 (the cast's gradient casts it
+  // back); r is a bf16 value, so it comes back exactly.
+  mlir::MLIRContext ctx;
+  auto module = parse(ctx, R"mlir(
+    func.func @f(%x: tensor<5xf32>, %r: tensor<5xbf16>) -> tensor<f32> {
+      %c = kc.cast %x : tensor<5xf32> -> tensor<5xbf16>
+      %p = kc.mul %c, %r : tensor<5xbf16>
+      %s = kc.reduce_sum %p {axes = array<i64: 0>} : tensor<5xbf16> -> tensor<bf16>
+      %l = kc.cast %s : tensor<bf16> -> tensor<f32>
+      return %l : tensor<f32>
+    })mlir");
+  ASSERT_TRUE(module);
+  auto f = module->lookupSymbol<mlir::func::FuncOp>("f");
+  mlir::Operation *ret = f.getBody().front().getTerminator();
+  mlir::OpBuilder b(ret);
+  auto grads = buildGradients(b, ret->getOperand(0), f.getArgument(0));
+  ASSERT_TRUE(mlir::succeeded(grads));
+  ASSERT_TRUE((*grads)[0].getType() == f.getArgument(0).getType());
+  b.create<mlir::func::ReturnOp>(ret->getLoc(), *grads);
+  ret->erase();
+  f.setType(b.getFunctionType(f.getArgumentTypes(), (*grads)[0].getType()));
+  NDArray r = uniform({5}, -1, 1, 17).to(DType::BF16);
+  Interpreter interpreter;
+  auto out = interpreter.run(f, {uniform({5}, -1, 1, 18).to(DType::F32), r});
+  ASSERT_EQ(out[0].dtype(), DType::F32);
+  for (int64_t i = 0; i < 5; ++i)
+    EXPECT_EQ(out[0].at(i), r.at(i));
+}
+
 } // namespace

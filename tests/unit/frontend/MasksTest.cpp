@@ -188,6 +188,31 @@ TEST(Masks, AttentionIgnoresMaskedKeys) {
   }
 }
 
+TEST(Masks, ScoreAttentionIgnoresPaddedValuesAndZeroesPaddedQueries) {
+  Embedding embed(10, 4, "uniform", true);
+  NDArray ids = paddedIds();
+  Tensor x = embed(Tensor(ids));
+  for (bool additive : {false, true}) {
+    Layer attention = additive ? Layer(AdditiveAttention(/*useScale=*/true))
+                               : Layer(Attention(/*useScale=*/true));
+    Tensor out = attention({x, x});
+    ASSERT_NE(out.mask(), nullptr) << attention.className();
+    EXPECT_EQ(out.mask()->toVector(), x.mask()->toVector());
+    for (int r = 0; r < 4; ++r) {
+      std::string what = attention.className() + " row " + std::to_string(r);
+      Tensor xr = embed(Tensor(realIds(ids, r)));
+      std::vector<double> alone = attention({xr, xr}).toVector();
+      auto [a, b] = kReal[r];
+      std::vector<double> full = row(out, r, 6 * 4);
+      expectNear({full.begin() + a * 4, full.begin() + b * 4}, alone, what);
+      for (int64_t t = 0; t < 6; ++t)
+        if (t < a || t >= b)
+          expectNear({full.begin() + t * 4, full.begin() + (t + 1) * 4},
+                     std::vector<double>(4, 0.0), what + " padded step");
+    }
+  }
+}
+
 TEST(Masks, LayersThatWouldUseTheMaskRefuseIt) {
   Tensor ids = Input({6}, DType::I32);
   Tensor x = Embedding(10, 4, "uniform", true)(ids);

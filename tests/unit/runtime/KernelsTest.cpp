@@ -399,6 +399,98 @@ TEST(Conv, EpilogueMatchesSeparateBiasAndRelu) {
   }
 }
 
+//===----------------------------------------------------------------------===//
+// bfloat16: casts, products with float32 accumulation
+//===----------------------------------------------------------------------===//
+
+TEST(BFloat16, CastRoundsToNearestEvenAndKeepsNaN) {
+  // 1 + 2^-8 is halfway between bf16's 1 and 1 + 2^-7: to even, 1; the
+  // next float up rounds up. NaN stays NaN, infinities and bf16 values stay.
+  float half = 1.0f + 0x1p-8f;
+  float above = std::nextafter(half, 2.0f);
+  NDArray x = NDArray::fromVector(
+      {6}, {half, above, -3.0, NAN, INFINITY, 0x1p-133}, DType::F32);
+  NDArray b = NDArray::empty({6}, DType::BF16);
+  cast(x, b);
+  NDArray back = NDArray::empty({6}, DType::F32);
+  cast(b, back);
+  EXPECT_EQ(back.at(0), 1.0);
+  EXPECT_EQ(back.at(1), 1.0 + 0x1p-7);
+  EXPECT_EQ(back.at(2), -3.0);
+  EXPECT_TRUE(std::isnan(back.at(3)));
+  EXPECT_EQ(back.at(4), INFINITY);
+  EXPECT_EQ(back.at(5), 0x1p-133); // subnormal bf16 kept
+}
+
+/// `x` rounded to bf16, as bf16 and as f32 (the same values).
+std::pair<NDArray, NDArray> bf16Pair(const NDArray &x) {
+  NDArray b = NDArray::empty(x.shape(), DType::BF16);
+  cast(x, b);
+  NDArray f = NDArray::empty(x.shape(), DType::F32);
+  cast(b, f);
+  return {b, f};
+}
+
+/// Expects `got` (bf16) to be `exact` (f32) rounded to bf16, within one
+/// bf16 ulp (the two sum in different orders; 1e-3 absolute covers the f32
+/// differences where a sum cancels). A bf16 accumulator would be off by
+/// about 2^-9 sqrt(K) of the partial sums, far more.
+void expectRoundedProduct(const NDArray &got, const NDArray &exact,
+                          const std::string &what) {
+  for (int64_t i = 0; i < exact.numel(); ++i) {
+    double e = exact.at(i), g = got.at(i);
+    EXPECT_LE(std::abs(g - e), std::abs(e) * 0x1p-8 + 1e-3)
+        << what << " [" << i << "]: f32 " << e << ", bf16 " << g;
+  }
+}
+
+TEST(BFloat16, GemmAccumulatesInFloat32) {
+  std::mt19937 gen(41);
+  for (auto [ta, tb] :
+       {std::pair{false, false}, {true, false}, {false, true}}) {
+    // K = 512: accumulating in bf16 would lose ~2^-9 x sqrt(512) relative.
+    auto [a, af] = bf16Pair(
+        randomArray(ta ? Shape{512, 24} : Shape{24, 512}, DType::F32, gen));
+    auto [b, bf] = bf16Pair(
+        randomArray(tb ? Shape{40, 512} : Shape{512, 40}, DType::F32, gen));
+    NDArray c = NDArray::empty({24, 40}, DType::BF16);
+    NDArray cf = NDArray::empty({24, 40}, DType::F32);
+    matmul(a, b, ta, tb, c);
+    matmul(af, bf, ta, tb, cf);
+    expectRoundedProduct(c, cf, "matmul");
+  }
+  auto [a, af] = bf16Pair(randomArray({3, 8, 64}, DType::F32, gen));
+  auto [b, bf] = bf16Pair(randomArray({3, 64, 5}, DType::F32, gen));
+  NDArray c = NDArray::empty({3, 8, 5}, DType::BF16);
+  NDArray cf = NDArray::empty({3, 8, 5}, DType::F32);
+  batchMatmul(a, b, false, false, c);
+  batchMatmul(af, bf, false, false, cf);
+  expectRoundedProduct(c, cf, "batch_matmul");
+}
+
+TEST(BFloat16, ConvolutionsAreTheFloat32OnesRounded) {
+  std::mt19937 gen(42);
+  auto [x, xf] = bf16Pair(randomArray({2, 9, 9, 4}, DType::F32, gen));
+  auto [w, wf] = bf16Pair(randomArray({3, 3, 4, 6}, DType::F32, gen));
+  auto [g, gf] = bf16Pair(randomArray({2, 7, 7, 6}, DType::F32, gen));
+  Conv2DParams p;
+  NDArray y = NDArray::empty({2, 7, 7, 6}, DType::BF16);
+  NDArray yf = NDArray::empty({2, 7, 7, 6}, DType::F32);
+  conv2d(x, w, p, y);
+  conv2d(xf, wf, p, yf);
+  expectRoundedProduct(y, yf, "conv2d");
+  NDArray dx = NDArray::empty({2, 9, 9, 4}, DType::BF16);
+  NDArray dxf = NDArray::empty({2, 9, 9, 4}, DType::F32);
+  conv2dBackpropInput(g, w, p, dx);
+  conv2dBackpropInput(gf, wf, p, dxf);
+  expectRoundedProduct(dx, dxf, "conv2d_backprop_input");
+  NDArray dw = NDArray::empty({3, 3, 4, 6}, DType::BF16);
+  NDArray dwf = NDArray::empty({3, 3, 4, 6}, DType::F32);
+  conv2dBackpropFilter(x, g, p, dw);
+  conv2dBackpropFilter(xf, gf, p, dwf);
+  expectRoundedProduct(dw, dwf, "conv2d_backprop_filter");
+}
+
 TEST(Matmul, RepeatedCallsReuseAndShapeErrors) {
   for (int rep = 0; rep < 3; ++rep)
     checkMatmul(9, 4, 11, false, true, DType::F32);

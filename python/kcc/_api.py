@@ -1,0 +1,157 @@
+"""kcc.fit, kcc.evaluate and kcc.predict: Keras's Model methods, run by kcc."""
+
+import math
+import os
+
+import numpy as np
+
+from kcc import _callbacks, _data, _kcc, _session
+
+
+def _keras_model(model):
+    """A keras.Model, loading a .keras path with Keras's own loader."""
+    if isinstance(model, (str, os.PathLike)):
+        import keras
+
+        return keras.saving.load_model(model)
+    return model
+
+
+def _check_compiled(model, what):
+    if not model.compiled:
+        raise ValueError(
+            f"kcc.{what}: the model must be compiled first: call "
+            "model.compile(optimizer=..., loss=...)"
+        )
+
+
+def fit(
+    model,
+    x=None,
+    y=None,
+    batch_size=None,
+    epochs=1,
+    verbose="auto",
+    callbacks=None,
+    validation_split=0.0,
+    validation_data=None,
+    shuffle=True,
+    class_weight=None,
+    sample_weight=None,
+    initial_epoch=0,
+    steps_per_epoch=None,
+    validation_batch_size=None,
+    *,
+    mode="compiled",
+    seed=None,
+):
+    """Keras's model.fit, each step run by kcc. `model` is a compiled
+    keras.Model or a .keras path (then the trained model is
+    `history.model`). Returns Keras's History; the Keras model holds the
+    trained weights and optimizer state afterwards. `mode`: "compiled" or
+    "interpreted" (op by op)."""
+    import keras
+
+    model = _keras_model(model)
+    _check_compiled(model, "fit")
+    session = _session.session_for(model, mode)
+    inputs, outputs = session.input_names(), session.output_names()
+    if _data.is_dataset(x):
+        if y is not None or sample_weight is not None or validation_split:
+            raise ValueError("kcc.fit: with a dataset as x, y, sample_weight "
+                             "and validation_split must not be given")
+        train = _data.dataset_source(x, inputs, outputs, "x")
+        rows = None
+    else:
+        x = _data.arrays(x, inputs, "x")
+        y = _data.arrays(y, outputs, "y")
+        if x is None or y is None:
+            raise ValueError("kcc.fit: x and y are required")
+        sample_weight = (None if sample_weight is None
+                         else np.asarray(sample_weight))
+        val = None
+        if validation_split and validation_data is None:
+            (x, y, sample_weight), val = _data.split(x, y, sample_weight,
+                                                     validation_split)
+            validation_data = val
+        train = _data.arrays_source(x, y, sample_weight)
+        rows = _data.rows(x)
+    if validation_data is None:
+        validation = None
+    elif _data.is_dataset(validation_data):
+        validation = _data.dataset_source(validation_data, inputs, outputs,
+                                          "validation_data")
+    else:
+        vx, vy, vsw = _data.unpack_validation(validation_data)
+        validation = _data.arrays_source(
+            _data.arrays(vx, inputs, "validation x"),
+            _data.arrays(vy, outputs, "validation y"),
+            None if vsw is None else np.asarray(vsw))
+
+    args = _kcc.FitArgs()
+    args.batch_size = int(batch_size or 32)
+    args.validation_batch_size = int(validation_batch_size or 0)
+    args.epochs = int(epochs)
+    args.initial_epoch = int(initial_epoch)
+    args.steps_per_epoch = int(steps_per_epoch or 0)
+    args.shuffle = bool(shuffle)
+    args.seed = int(np.random.randint(0, 2**31) if seed is None else seed)
+    if class_weight:
+        args.class_weight = {int(k): float(v) for k, v in class_weight.items()}
+
+    steps = (train["batches"] if rows is None
+             else math.ceil(rows / args.batch_size))
+    if steps_per_epoch:
+        steps = min(steps, int(steps_per_epoch))
+    if isinstance(callbacks, keras.callbacks.CallbackList):
+        callback_list = callbacks
+    else:
+        callback_list = keras.callbacks.CallbackList(
+            callbacks, add_history=True, add_progbar=verbose != 0,
+            verbose=verbose, epochs=epochs, steps=steps, model=model)
+
+    _session.push_state(session, model)
+    model.stop_training = False
+    driver = _callbacks.Driver(model, session, callback_list)
+    try:
+        session.fit(train, validation, args, driver,
+                    _callbacks.needs_batch_hooks(callback_list))
+    except BaseException:
+        # Ctrl-C or a callback's error: Keras keeps what was trained so far.
+        _session.pull_state(session, model)
+        raise
+    return model.history
+
+
+def evaluate(model, x=None, y=None, batch_size=None, verbose="auto",
+             sample_weight=None, return_dict=False, *, mode="compiled"):
+    """Keras's model.evaluate by kcc: the loss, then the metrics (a scalar
+    when there are none), or a dict with return_dict=True."""
+    model = _keras_model(model)
+    _check_compiled(model, "evaluate")
+    session = _session.session_for(model, mode)
+    _session.push_weights(session, model)
+    inputs, outputs = session.input_names(), session.output_names()
+    if _data.is_dataset(x):
+        data = _data.dataset_source(x, inputs, outputs, "x")
+    else:
+        data = _data.arrays_source(
+            _data.arrays(x, inputs, "x"), _data.arrays(y, outputs, "y"),
+            None if sample_weight is None else np.asarray(sample_weight))
+    logs = session.evaluate(data, int(batch_size or 32))
+    logs = _callbacks.keras_logs(logs)
+    if return_dict:
+        return logs
+    values = list(logs.values())
+    return values[0] if len(values) == 1 else values
+
+
+def predict(model, x, batch_size=None, verbose="auto", *, mode="compiled"):
+    """Keras's model.predict by kcc: an array, or a list with several
+    outputs."""
+    model = _keras_model(model)
+    session = _session.session_for(model, mode)
+    _session.push_weights(session, model)
+    out = session.predict(_data.arrays(x, session.input_names(), "x"),
+                          int(batch_size or 32))
+    return out[0] if len(out) == 1 else out

@@ -1,0 +1,85 @@
+"""Keras's callbacks around kcc's fit loop.
+
+kcc's Trainer runs the epochs and steps in C++ and calls this driver at
+Keras's hooks. It runs a keras.callbacks.CallbackList (History, the
+ProgbarLogger when verbose, the user's callbacks), syncs kcc's weights into
+the Keras model before on_epoch_end (so `self.model` sees them), reads the
+optimizer's learning rate back into kcc's step after on_epoch_begin, and
+reports `model.stop_training`. Batch hooks are forwarded only when a
+callback overrides them.
+"""
+
+from kcc import _session
+
+_BATCH_HOOKS = (
+    "on_batch_begin",
+    "on_batch_end",
+    "on_train_batch_begin",
+    "on_train_batch_end",
+)
+
+
+def needs_batch_hooks(callback_list):
+    from keras.src.utils.python_utils import is_default
+
+    return any(
+        not is_default(getattr(c, hook))
+        for c in callback_list.callbacks
+        for hook in _BATCH_HOOKS
+    )
+
+
+def keras_logs(logs):
+    """kcc's logs in Keras's order: loss, metrics, then val_loss, val_*."""
+    def rank(key):
+        val = key.startswith("val_")
+        base = key[4:] if val else key
+        return (val, base != "loss")
+
+    return {k: logs[k] for k in sorted(logs, key=rank)}
+
+
+class Driver:
+    def __init__(self, model, session, callbacks):
+        self.model = model
+        self.session = session
+        self.callbacks = callbacks
+
+    def _stop(self):
+        return bool(getattr(self.model, "stop_training", False))
+
+    def on_train_begin(self):
+        self.callbacks.on_train_begin()
+        _session.push_learning_rate(self.session, self.model)
+        return self._stop()
+
+    def on_epoch_begin(self, epoch):
+        self.callbacks.on_epoch_begin(epoch)
+        _session.push_learning_rate(self.session, self.model)
+        return self._stop()
+
+    def on_train_batch_begin(self, batch):
+        self.callbacks.on_train_batch_begin(batch)
+        return self._stop()
+
+    def on_train_batch_end(self, batch, logs):
+        self.callbacks.on_train_batch_end(batch, keras_logs(logs))
+        return self._stop()
+
+    def on_epoch_end(self, epoch, logs):
+        logs = keras_logs(logs)
+        _session.pull_state(self.session, self.model)
+        val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
+        if val:
+            self.callbacks.on_test_begin()
+            self.callbacks.on_test_end(val)
+        self.callbacks.on_epoch_end(epoch, logs)
+        # ReduceLROnPlateau sets it here: kcc's step follows at once, so the
+        # rate handed back at the end is the one Keras's callbacks chose.
+        _session.push_learning_rate(self.session, self.model)
+        return self._stop()
+
+    def on_train_end(self, logs):
+        _session.pull_state(self.session, self.model)
+        self.callbacks.on_train_end(keras_logs(logs))
+        return False
