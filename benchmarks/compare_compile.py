@@ -14,6 +14,8 @@
 #       --b build/bin/kcc --rounds 3 --only activations,mobilenet
 #   compare_compile.py --a ... --b ... \
 #       --also tests/fixtures/keras/*_keras[23].json     (those files only)
+#   compare_compile.py --a ... --b ... --repetitions 1 --steps 1 --warmup 0 \
+#       --also M.json          (two steps: CPU ms is nearly all the compile)
 #
 # CPU ms is the user + system time of the kcc process (os.wait4), its timed
 # steps included: on a loaded machine it moves less than the wall time.
@@ -45,9 +47,9 @@ def cases(only):
         yield os.path.splitext(rel)[0], path, flags
 
 
-def run(kcc, extra, path, flags, repetitions, batch):
+def run(kcc, extra, path, flags, repetitions, batch, steps, warmup):
     cmd = [kcc, "bench", path, "--batch", str(batch), "--repetitions", str(repetitions),
-           "--json"] + flags + extra
+           "--steps", str(steps), "--warmup", str(warmup), "--json"] + flags + extra
     env = dict(os.environ, KCC_CACHE_DIR="off", OMP_NUM_THREADS="2")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             env=env)
@@ -71,6 +73,11 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--repetitions", type=int, default=5,
                    help="kcc bench's timed repetitions per run")
+    p.add_argument("--steps", type=int, default=20,
+                   help="kcc bench's steps per repetition")
+    p.add_argument("--warmup", type=int, default=3,
+                   help="kcc bench's untimed steps (--steps 1 --warmup 0 "
+                        "--repetitions 1: the CPU time is mostly the compile's)")
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--only", default="", help="fixture names, comma-separated")
     p.add_argument("--json", help="write every run here")
@@ -89,7 +96,7 @@ def main():
         for name, path, flags in todo:
             for side, (kcc, extra) in sides.items():
                 res = run(kcc, extra, path, flags, args.repetitions,
-                          args.batch)
+                          args.batch, args.steps, args.warmup)
                 runs.setdefault(name, {}).setdefault(side, []).append(res)
         print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
     load.append(open("/proc/loadavg").read().split()[0])

@@ -156,6 +156,8 @@ int driver::runBench(const BenchConfig &config) {
     JitOptions quiet;
     quiet.log = nullptr;
     quiet.cpu.target.passes = config.llvmPasses;
+    if (config.coldWork)
+      quiet.cpu.pipeline->coldWork = *config.coldWork;
     ExecOptions exec = execOptions(*training, quiet);
     exec.useCache = false; // time a real compile
     std::vector<NDArray> weights = loaded->model->getWeights();

@@ -262,6 +262,13 @@ cl::opt<bool> dedupeKernels(
     cl::desc("Outline each kernel alone, its buffers as arguments, and "
              "compile identical ones once (kc-dedupe-kernels)"),
     cl::init(false), cl::cat(compileCategory));
+cl::opt<int64_t> coldWork(
+    "cold-work",
+    cl::desc("Operations a call below which an outlined kernel gets "
+             "unoptimized machine code (kc-mark-cold-functions; 0: none; "
+             "default: the pipeline's)"),
+    cl::value_desc("n"), cl::cat(compileCategory),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(benchCommand));
 cl::opt<bool> fusionReport(
     "fusion-report",
     cl::desc("Print each fusion (elementwise chains, library-call epilogues, "
@@ -502,6 +509,9 @@ std::optional<std::string> checkNumericFlags() {
   if (optLevel > 3)
     return "-O" + std::to_string(optLevel) +
            ": the optimization level is 0 to 3";
+  if (coldWork < 0)
+    return "--cold-work must be 0 (no function cold) or more, got " +
+           std::to_string(coldWork);
   return std::nullopt;
 }
 
@@ -546,6 +556,7 @@ std::optional<std::string> checkFlagScopes(Command command) {
       {&mattr, inCompile},
       {&planMemory, inCompile},
       {&dedupeKernels, inCompile},
+      {&coldWork, inCompile | inBench},
       {&optLevel, inCompile},
       {&dumpDir, inCompile | inTrain},
       {&fusionReport, inCompile | inTrain},
@@ -750,6 +761,8 @@ CompileConfig kcc::driver::getCompileConfig() {
   c.cpu.target.passes = llvmPasses;
   c.cpu.pipeline->planMemory = static_cast<bool>(planMemory);
   c.cpu.pipeline->dedupeKernels = static_cast<bool>(dedupeKernels);
+  if (coldWork.getNumOccurrences())
+    c.cpu.pipeline->coldWork = static_cast<int64_t>(coldWork);
   c.fusionReport = fusionReport;
   // The report is about the training step: run at least that far.
   if (c.fusionReport && c.emit < EmitAction::LlvmMlir)
@@ -818,6 +831,8 @@ BenchConfig kcc::driver::getBenchConfig() {
   c.warmup = warmup;
   c.json = json;
   c.llvmPasses = llvmPasses;
+  if (coldWork.getNumOccurrences())
+    c.coldWork = coldWork;
   return c;
 }
 
