@@ -14,9 +14,14 @@
 #       --b build/bin/kcc --rounds 3 --only activations,mobilenet
 #   compare_compile.py --a ... --b ... \
 #       --also tests/fixtures/keras/*_keras[23].json     (those files only)
+#   compare_compile.py --a ... --b ... --repetitions 1 --steps 1 --warmup 0 \
+#       --also M.json          (two steps: CPU ms is nearly all the compile)
 #
 # CPU ms is the user + system time of the kcc process (os.wait4), its timed
-# steps included: on a loaded machine it moves less than the wall time.
+# steps included: on a loaded machine it moves less than the wall time. The
+# compiled step's own CPU time (kcc bench's compiled_cpu_ms) is printed under
+# the table where both binaries report it: with OMP_WAIT_POLICY=passive it
+# is the step time to read on a loaded machine.
 #
 #===----------------------------------------------------------------------===#
 
@@ -45,9 +50,9 @@ def cases(only):
         yield os.path.splitext(rel)[0], path, flags
 
 
-def run(kcc, extra, path, flags, repetitions, batch):
+def run(kcc, extra, path, flags, repetitions, batch, steps, warmup):
     cmd = [kcc, "bench", path, "--batch", str(batch), "--repetitions", str(repetitions),
-           "--json"] + flags + extra
+           "--steps", str(steps), "--warmup", str(warmup), "--json"] + flags + extra
     env = dict(os.environ, KCC_CACHE_DIR="off", OMP_NUM_THREADS="2")
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                             env=env)
@@ -57,6 +62,7 @@ def run(kcc, extra, path, flags, repetitions, batch):
         return None
     d = json.loads(out)
     return {"compile_ms": d["compile_ms"], "step_ms": d["compiled_ms"],
+            "step_cpu_ms": d.get("compiled_cpu_ms"),
             "interp_ms": d.get("interpreted_ms"),
             "library_ms": d.get("library_ms"),
             "cpu_ms": (usage.ru_utime + usage.ru_stime) * 1e3}
@@ -71,6 +77,11 @@ def main():
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--repetitions", type=int, default=5,
                    help="kcc bench's timed repetitions per run")
+    p.add_argument("--steps", type=int, default=20,
+                   help="kcc bench's steps per repetition")
+    p.add_argument("--warmup", type=int, default=3,
+                   help="kcc bench's untimed steps (--steps 1 --warmup 0 "
+                        "--repetitions 1: the CPU time is mostly the compile's)")
     p.add_argument("--batch", type=int, default=32)
     p.add_argument("--only", default="", help="fixture names, comma-separated")
     p.add_argument("--json", help="write every run here")
@@ -89,7 +100,7 @@ def main():
         for name, path, flags in todo:
             for side, (kcc, extra) in sides.items():
                 res = run(kcc, extra, path, flags, args.repetitions,
-                          args.batch)
+                          args.batch, args.steps, args.warmup)
                 runs.setdefault(name, {}).setdefault(side, []).append(res)
         print(f"round {r + 1} of {args.rounds} done", file=sys.stderr)
     load.append(open("/proc/loadavg").read().split()[0])
@@ -139,6 +150,19 @@ def main():
               f"| {interp} | {library} |")
     print(f"worst compile: A {worst['A'][0]:.0f} ms ({worst['A'][1]}), "
           f"B {worst['B'][0]:.0f} ms ({worst['B'][1]})")
+    cpu_ratios = []
+    for name, by in runs.items():
+        a = [x for x in by["A"] if x and x.get("step_cpu_ms")]
+        b = [x for x in by["B"] if x and x.get("step_cpu_ms")]
+        if a and b:
+            ca, cb = med(a, "step_cpu_ms"), med(b, "step_cpu_ms")
+            cpu_ratios.append(cb / ca)
+            print(f"{name}: compiled step CPU ms (user + sys, all threads) "
+                  f"A {ca:.4g}, B {cb:.4g}, B / A {cb / ca:.3f}")
+    if cpu_ratios:
+        print(f"step CPU B / A over {len(cpu_ratios)} fixtures: median "
+              f"{statistics.median(cpu_ratios):.3f}, min {min(cpu_ratios):.2f}, "
+              f"max {max(cpu_ratios):.2f}")
     if step_ratios:
         print(f"step B / A over {len(step_ratios)} fixtures: median "
               f"{statistics.median(step_ratios):.3f}, min {min(step_ratios):.2f}, "

@@ -50,6 +50,26 @@ struct CpuPipelineOptions
       llvm::cl::desc("give each loop-nest kernel a function of its own "
                      "(kc-outline-kernels)"),
       llvm::cl::init(true)};
+  Option<unsigned> kernelsPerFunction{
+      *this, "kernels-per-function",
+      llvm::cl::desc("the most kernels (with dedupe-kernels: calls of "
+                     "deduplicated kernels) one outlined function holds "
+                     "(kc-outline-kernels)"),
+      llvm::cl::init(8)};
+  Option<bool> dedupeKernels{
+      *this, "dedupe-kernels",
+      llvm::cl::desc("outline one kernel per function with its buffers' "
+                     "placements as arguments and compile identical ones "
+                     "once (kc-dedupe-kernels); off: more functions cost "
+                     "LLVM about as much as the duplicates saved"),
+      llvm::cl::init(false)};
+  Option<int64_t> coldWork{
+      *this, "cold-work",
+      llvm::cl::desc("operations executed per call (static trip counts "
+                     "multiplied) below which an outlined kernel, or the "
+                     "step's own function, gets unoptimized machine code "
+                     "(kc-mark-cold-functions; 0: none)"),
+      llvm::cl::init(1000000)};
   Option<bool> inPlaceUpdates{
       *this, "in-place-updates",
       llvm::cl::desc("write results proven safe in place into their "

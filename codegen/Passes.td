@@ -204,8 +204,66 @@ def KcOutlineKernels : Pass<"kc-outline-kernels", "mlir::ModuleOp"> {
         attributes {no_inline, llvm.linkage = #llvm.linkage<internal>} {...}
     ```
   }];
+  let options = [
+    Option<"kernelsPerFunction", "kernels-per-function", "unsigned", "8",
+           "The most kernels one outlined function holds: LLVM's scheduler "
+           "sees a function's straight-line calls as one region whose "
+           "dependence graph grows with the square of its size">,
+    Option<"passPlacements", "pass-placements", "bool", "false",
+           "Pass where buffers live (arena views, addresses into buffers) "
+           "as arguments instead of cloning their computation, so that "
+           "kernels doing the same work on different buffers come out "
+           "identical (for kc-dedupe-kernels)">,
+  ];
   let dependentDialects = ["::mlir::func::FuncDialect",
                            "::mlir::LLVM::LLVMDialect"];
+}
+
+def KcMarkColdFunctions : Pass<"kc-mark-cold-functions", "mlir::func::FuncOp"> {
+  let summary = "Marks functions that do little work per call kc.cold: their "
+                "machine code is emitted unoptimized";
+  let description = [{
+    LLVM's instruction selection and register allocation are most of a
+    large step's compile time, and they cost in proportion to the code,
+    not to how often it runs. Most kernels of a network at a small batch
+    or input run few iterations; the step's own function is straight-line
+    calls. This pass estimates the work of one call of a function (each
+    operation counted once per iteration of the static loops around it, a
+    call counted once) and marks the function `kc.cold` when that is below
+    `work`. aot::splitModule puts cold functions in parts of their own,
+    emitted at CodeGenOptLevel::None (fast instruction selection, the fast
+    register allocator) after the same IR pipeline as the others. The
+    arithmetic is the same, so results are bit for bit those of the
+    optimized code.
+
+    A loop without constant bounds makes its function hot.
+  }];
+  let options = [
+    Option<"work", "work", "int64_t", /*default=*/"0",
+           "Operations executed per call (loop trip counts multiplied) "
+           "below which a function is cold (0: none is)">,
+  ];
+}
+
+def KcDedupeKernels : Pass<"kc-dedupe-kernels", "mlir::ModuleOp"> {
+  let summary = "Keeps one of each set of identical outlined kernels";
+  let description = [{
+    Runs after kc-outline-kernels, which passes where each buffer lives
+    (arena views, addresses) as arguments: kernels that do the same work on
+    different buffers (a network's repeated blocks) then have identical
+    bodies. Of each set of private `no_inline` functions that print the
+    same apart from their names, the first stays and every call to the
+    others calls it instead. LLVM then compiles each distinct kernel once.
+
+    ```mlir
+    call @step_kernel_0(%view0) : (memref<16xf32>) -> ()
+    call @step_kernel_1(%view1) : (memref<16xf32>) -> ()
+    // with identical bodies becomes
+    call @step_kernel_0(%view0) : (memref<16xf32>) -> ()
+    call @step_kernel_0(%view1) : (memref<16xf32>) -> ()
+    ```
+  }];
+  let dependentDialects = ["::mlir::func::FuncDialect"];
 }
 
 def KcLowerLoops : Pass<"kc-lower-loops", "mlir::ModuleOp"> {

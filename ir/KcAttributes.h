@@ -47,6 +47,7 @@ KC_ATTR_NAME(kArenaBytes, ArenaBytesAttrHelper)
 KC_ATTR_NAME(kArenaLowerBound, ArenaLowerBoundAttrHelper)
 KC_ATTR_NAME(kArenaSum, ArenaSumAttrHelper)
 KC_ATTR_NAME(kArenaBuffers, ArenaBuffersAttrHelper)
+KC_ATTR_NAME(kCold, ColdAttrHelper)
 // Loops.
 KC_ATTR_NAME(kFusion, FusionAttrHelper)
 KC_ATTR_NAME(kParallel, ParallelAttrHelper)

@@ -48,6 +48,7 @@ def Kc_Dialect : Dialect {
     | `kc.update_candidates`, `kc.in_place` | function | i64 array of (result, argument) pairs |
     | `kc.kernels`, `kc.library_calls`, `kc.loop_nests` | function | integer counts |
     | `kc.arena_bytes`, `kc.arena_lower_bound`, `kc.arena_sum`, `kc.arena_buffers` | function | integer: the memory plan |
+    | `kc.cold` | function | unit: little work per call, machine code emitted unoptimized (kc-mark-cold-functions) |
     | `kc.fusion` | loop | dictionary: kind, ops, layers, local_bytes |
     | `kc.parallel` | loop | unit: independent iterations |
     | `kc.precision` | `kc.cast` | string: why a layer computes in another precision from there (a mixed policy's float32 parts, as Keras) |
@@ -82,6 +83,7 @@ def Kc_Dialect : Dialect {
     "::mlir::IntegerAttr":$arena_lower_bound,
     "::mlir::IntegerAttr":$arena_sum,
     "::mlir::IntegerAttr":$arena_buffers,
+    "::mlir::UnitAttr":$cold,              // machine code unoptimized
     // Loops.
     "::mlir::DictionaryAttr":$fusion,  // the fusion group a loop nest holds
     "::mlir::UnitAttr":$parallel,      // iterations are independent

@@ -217,6 +217,7 @@ ArrayRef<AttrRule> attrRules() {
                                   checkNonNegative),
       rule<D::ArenaBuffersAttrHelper>(OnFunction, "an integer attribute",
                                       checkNonNegative),
+      rule<D::ColdAttrHelper>(OnFunction, "a unit attribute"),
       rule<D::FusionAttrHelper>(OnLoop, "a dictionary attribute", checkFusion),
       rule<D::ParallelAttrHelper>(OnLoop, "a unit attribute"),
       rule<D::PrecisionAttrHelper>(OnCast, "a string attribute"),

@@ -142,6 +142,7 @@ llvm::Expected<std::unique_ptr<llvm::Module>>
 translateOwned(mlir::ModuleOp module, llvm::LLVMContext &llvmContext,
                llvm::TargetMachine &tm) {
   stripNonLLVMAttributes(module);
+  module->removeAttr(aot::kColdAttrName);
   std::unique_ptr<llvm::Module> llvmModule =
       mlir::translateModuleToLLVMIR(module, llvmContext, "kcc");
   if (!llvmModule)
@@ -244,6 +245,7 @@ aot::translateInParts(mlir::ModuleOp module, const TargetOptions &target) {
   for (mlir::OwningOpRef<mlir::ModuleOp> &piece : splitModule(module)) {
     LLVMPart part;
     part.context = std::make_unique<llvm::LLVMContext>();
+    part.cold = (*piece)->hasAttr(kColdAttrName);
     auto translated = translateOwned(*piece, *part.context, **tm);
     if (!translated)
       return translated.takeError();
@@ -326,6 +328,10 @@ private:
     llvm::Error err =
         tm ? aot::optimize(*part.module, **tm, target_) : tm.takeError();
     llvm::SmallVector<char, 0> buffer;
+    // Cold code: fast instruction selection and register allocation, no
+    // machine-level optimization; the IR was optimized as the others'.
+    if (!err && part.cold)
+      (*tm)->setOptLevel(llvm::CodeGenOptLevel::None);
     if (!err)
       err = aot::emitObject(*part.module, **tm, buffer);
     if (err)
@@ -382,6 +388,7 @@ llvm::Expected<std::vector<std::string>> aot::translateOptimizeAndEmitParts(
   for (size_t i = 0; i < pieces.size(); ++i) {
     LLVMPart &part = parts[i];
     part.context = std::make_unique<llvm::LLVMContext>();
+    part.cold = (*pieces[i])->hasAttr(kColdAttrName);
     auto llvmModule = translateOwned(*pieces[i], *part.context, **tm);
     pieces[i] = nullptr;
     if (!llvmModule)

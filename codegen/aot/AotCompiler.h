@@ -76,6 +76,9 @@ llvm::Error emitObject(llvm::Module &module, llvm::TargetMachine &tm,
 struct LLVMPart {
   std::unique_ptr<llvm::LLVMContext> context;
   std::unique_ptr<llvm::Module> module;
+  /// Only cold functions (kColdAttrName): machine code at
+  /// CodeGenOptLevel::None after the same IR pipeline.
+  bool cold = false;
   LLVMPart();
   LLVMPart(LLVMPart &&);
   LLVMPart &operator=(LLVMPart &&);

@@ -43,12 +43,15 @@ SmallVector<OwningOpRef<ModuleOp>> aot::splitModule(ModuleOp module) {
   SmallVector<OwningOpRef<ModuleOp>> parts;
   auto whole = [&] {
     parts.push_back(module.clone());
+    parts.back()->walk(
+        [](LLVM::LLVMFuncOp f) { f->removeAttr(kColdAttrName); });
     return std::move(parts);
   };
 
   SmallVector<LLVM::LLVMFuncOp> bodies;
   SmallVector<int64_t> weights;
-  int64_t total = 0;
+  int64_t total = 0, coldTotal = 0;
+  unsigned coldBodies = 0;
   for (Operation &op : module.getBody()->getOperations()) {
     if (auto f = dyn_cast<LLVM::LLVMFuncOp>(op)) {
       if (f.isExternal())
@@ -58,6 +61,10 @@ SmallVector<OwningOpRef<ModuleOp>> aot::splitModule(ModuleOp module) {
       bodies.push_back(f);
       weights.push_back(weight);
       total += weight;
+      if (f->hasAttr(kColdAttrName)) {
+        coldTotal += weight;
+        ++coldBodies;
+      }
       continue;
     }
     if (!isCopyableConstant(op))
@@ -67,8 +74,21 @@ SmallVector<OwningOpRef<ModuleOp>> aot::splitModule(ModuleOp module) {
       {total / kOpsPerPart, kMaxParts, static_cast<int64_t>(bodies.size())}));
   if (count < 2)
     return whole();
+  // Cold functions get parts of their own, as many as their share of the
+  // operations (at least one, and at least one part for the others).
+  unsigned hotBodies = bodies.size() - coldBodies;
+  unsigned coldCount = 0;
+  if (coldBodies > 0) {
+    coldCount = static_cast<unsigned>((coldTotal * count + total / 2) / total);
+    coldCount =
+        std::clamp<unsigned>(coldCount, 1, hotBodies > 0 ? count - 1 : count);
+    coldCount = std::min(coldCount, coldBodies);
+  }
+  unsigned hotCount = std::min(count - coldCount, hotBodies);
+  count = hotCount + coldCount;
 
-  // Heaviest first, ties in module order, so the split is deterministic.
+  // Heaviest first, ties in module order, so the split is deterministic;
+  // hot functions into parts [0, hotCount), cold ones into the rest.
   SmallVector<unsigned> order(bodies.size());
   std::iota(order.begin(), order.end(), 0u);
   std::stable_sort(order.begin(), order.end(), [&](unsigned a, unsigned b) {
@@ -77,8 +97,10 @@ SmallVector<OwningOpRef<ModuleOp>> aot::splitModule(ModuleOp module) {
   SmallVector<int64_t> load(count, 0);
   llvm::DenseMap<StringAttr, unsigned> home;
   for (unsigned i : order) {
-    unsigned lightest =
-        std::min_element(load.begin(), load.end()) - load.begin();
+    bool cold = bodies[i]->hasAttr(kColdAttrName);
+    auto first = load.begin() + (cold ? hotCount : 0);
+    auto last = cold ? load.end() : load.begin() + hotCount;
+    unsigned lightest = std::min_element(first, last) - load.begin();
     home[bodies[i].getSymNameAttr()] = lightest;
     load[lightest] += weights[i];
   }
@@ -103,6 +125,8 @@ SmallVector<OwningOpRef<ModuleOp>> aot::splitModule(ModuleOp module) {
   for (unsigned p = 0; p < count; ++p) {
     OwningOpRef<ModuleOp> part = ModuleOp::create(module.getLoc());
     (*part)->setAttrs(module->getAttrDictionary());
+    if (p >= hotCount)
+      (*part)->setAttr(kColdAttrName, UnitAttr::get(module.getContext()));
     OpBuilder b = OpBuilder::atBlockEnd(part->getBody());
     for (Operation &op : module.getBody()->getOperations()) {
       auto f = dyn_cast<LLVM::LLVMFuncOp>(op);
@@ -120,6 +144,7 @@ SmallVector<OwningOpRef<ModuleOp>> aot::splitModule(ModuleOp module) {
         copy = cast<LLVM::LLVMFuncOp>(b.cloneWithoutRegions(op));
       else
         continue;
+      copy->removeAttr(kColdAttrName);
       // Called across parts: external, but hidden, so a shared library
       // still exports only the entry points.
       if (local && isShared) {

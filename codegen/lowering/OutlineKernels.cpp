@@ -45,11 +45,6 @@ using namespace mlir;
 
 namespace {
 
-/// The most kernels (loop nests, library calls) one outlined function
-/// holds: LLVM's scheduler sees a function's straight-line calls as one
-/// region whose dependence graph grows with the square of its size.
-constexpr size_t kMaxKernelsPerFunction = 8;
-
 /// The most operations (nested ones included) the kernels of one outlined
 /// function hold, unless a single kernel is bigger. Eight fused loop groups
 /// of optimizer updates made one function of 12,000 operations in a
@@ -70,6 +65,32 @@ bool isSinkable(Operation *op) {
   return op->getNumRegions() == 0 && isMemoryEffectFree(op);
 }
 
+/// An address the function computes from a buffer: the aligned pointer of
+/// a memref and what is added to it or cast from it (a library call's
+/// operands, kc-plan-memory's arena offsets).
+bool isAddress(Value v) {
+  Operation *def = v.getDefiningOp();
+  if (!def)
+    return false;
+  if (isa<memref::ExtractAlignedPointerAsIndexOp>(def))
+    return true;
+  if (isa<arith::AddIOp, arith::IndexCastOp, LLVM::IntToPtrOp>(def))
+    return llvm::any_of(def->getOperands(), isAddress);
+  return false;
+}
+
+/// Where a buffer lives (with pass-placements): a view of the arena (its
+/// offset a constant of the memory plan) or an address into it is passed,
+/// not cloned, so that two kernels doing the same work on different
+/// buffers come out identical (kc-dedupe-kernels keeps one of them).
+bool isPlacement(Value v) {
+  if (isAddress(v))
+    return true;
+  auto view = v.getDefiningOp<memref::ViewOp>();
+  return view && view.getType().getLayout().isIdentity() &&
+         view.getType().hasStaticShape();
+}
+
 /// A value an outlined function can take as an argument.
 bool isPassable(Value v) {
   auto memref = dyn_cast<MemRefType>(v.getType());
@@ -88,7 +109,7 @@ bool isKernel(Operation &op) {
 /// Collects what `ops` need from outside: the values to pass (in first-use
 /// order) and the ops to clone (in block order). Fails when a needed value
 /// can be neither.
-LogicalResult collectCaptures(ArrayRef<Operation *> ops,
+LogicalResult collectCaptures(ArrayRef<Operation *> ops, bool passPlacements,
                               llvm::SetVector<Value> &args,
                               SmallVector<Operation *> &sunk) {
   llvm::SetVector<Value> used;
@@ -103,7 +124,8 @@ LogicalResult collectCaptures(ArrayRef<Operation *> ops,
   for (size_t i = 0; i < work.size(); ++i) {
     Value v = work[i];
     Operation *def = v.getDefiningOp();
-    if (def && def->getBlock() == block && isSinkable(def)) {
+    if (def && def->getBlock() == block && isSinkable(def) &&
+        !(passPlacements && isPlacement(v))) {
       if (toSink.insert(def))
         llvm::append_range(work, def->getOperands());
       continue;
@@ -120,21 +142,25 @@ LogicalResult collectCaptures(ArrayRef<Operation *> ops,
 
 /// Moves `ops` (consecutive kernels of one block, with only sinkable ops
 /// between them) into a new function and calls it in their place.
-void outline(func::FuncOp func, ArrayRef<Operation *> ops, unsigned index,
-             OpBuilder &moduleBuilder) {
+void outline(func::FuncOp func, ArrayRef<Operation *> ops, bool passPlacements,
+             unsigned &index, SymbolTable &symbols, OpBuilder &moduleBuilder) {
   llvm::SetVector<Value> args;
   SmallVector<Operation *> sunk;
-  if (failed(collectCaptures(ops, args, sunk)))
+  if (failed(collectCaptures(ops, passPlacements, args, sunk)))
     return;
   SmallVector<Type> types;
   for (Value v : args)
     types.push_back(v.getType());
-  std::string name =
-      (func.getSymName() + "_kernel_" + llvm::Twine(index)).str();
+  // A second run (over the calls of the first) numbers on.
+  std::string name;
+  do
+    name = (func.getSymName() + "_kernel_" + llvm::Twine(index++)).str();
+  while (symbols.lookup(name));
   Location loc = ops.front()->getLoc();
   auto kernel = moduleBuilder.create<func::FuncOp>(
       loc, name, moduleBuilder.getFunctionType(types, {}));
   kernel.setPrivate();
+  symbols.insert(kernel);
   // The point is lost if LLVM inlines it back.
   kernel->setAttr("no_inline", moduleBuilder.getUnitAttr());
   // Internal to the object: two AOT libraries both have a train_step_kernel_0.
@@ -152,7 +178,9 @@ void outline(func::FuncOp func, ArrayRef<Operation *> ops, unsigned index,
     b.clone(*op, mapping);
   b.create<func::ReturnOp>(loc);
 
-  OpBuilder callBuilder(ops.front());
+  // At the last kernel: the placements passed may be defined between the
+  // kernels (only pure ops are), and the kernels have no results.
+  OpBuilder callBuilder(ops.back());
   callBuilder.create<func::CallOp>(
       loc, kernel, SmallVector<Value>(args.begin(), args.end()));
   for (Operation *op : ops)
@@ -168,10 +196,14 @@ struct KcOutlineKernelsPass
     ModuleOp module = getOperation();
     SmallVector<func::FuncOp> funcs(module.getOps<func::FuncOp>());
     OpBuilder moduleBuilder = OpBuilder::atBlockEnd(module.getBody());
+    SymbolTable symbols(module);
     for (func::FuncOp func : funcs) {
       if (func.isExternal() || !func.getBody().hasOneBlock())
         continue;
-      // Runs of consecutive kernels, at most kMaxKernelsPerFunction each;
+      // Outlined already.
+      if (func->hasAttr("no_inline"))
+        continue;
+      // Runs of consecutive kernels, at most kernelsPerFunction each;
       // anything with an effect of its own (an allocation, a deallocation)
       // ends a run.
       SmallVector<SmallVector<Operation *>> runs(1);
@@ -180,7 +212,7 @@ struct KcOutlineKernelsPass
       for (Operation &op : func.getBody().front()) {
         if (isKernel(op)) {
           int64_t size = sizeOf(op);
-          if (runs.back().size() == kMaxKernelsPerFunction ||
+          if (runs.back().size() == kernelsPerFunction ||
               (!runs.back().empty() && runSize + size > kMaxOpsPerFunction)) {
             runs.emplace_back();
             runSize = 0;
@@ -195,12 +227,12 @@ struct KcOutlineKernelsPass
         }
       }
       // A function this small is one kernel's worth already.
-      if (kernels <= kMaxKernelsPerFunction && totalSize <= kMaxOpsPerFunction)
+      if (kernels <= kernelsPerFunction && totalSize <= kMaxOpsPerFunction)
         continue;
       unsigned index = 0;
       for (ArrayRef<Operation *> run : runs)
         if (!run.empty())
-          outline(func, run, index++, moduleBuilder);
+          outline(func, run, passPlacements, index, symbols, moduleBuilder);
     }
   }
 };

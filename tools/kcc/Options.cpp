@@ -257,6 +257,18 @@ cl::opt<bool> planMemory(
     cl::desc("Place intermediates in one static arena (kc-plan-memory; "
              "--plan-memory=false allocates each)"),
     cl::init(true), cl::cat(compileCategory));
+cl::opt<bool> dedupeKernels(
+    "dedupe-kernels",
+    cl::desc("Outline each kernel alone, its buffers as arguments, and "
+             "compile identical ones once (kc-dedupe-kernels)"),
+    cl::init(false), cl::cat(compileCategory));
+cl::opt<int64_t> coldWork(
+    "cold-work",
+    cl::desc("Operations a call below which an outlined kernel gets "
+             "unoptimized machine code (kc-mark-cold-functions; 0: none; "
+             "default: the pipeline's)"),
+    cl::value_desc("n"), cl::cat(compileCategory),
+    cl::sub(cl::SubCommand::getTopLevel()), cl::sub(benchCommand));
 cl::opt<bool> fusionReport(
     "fusion-report",
     cl::desc("Print each fusion (elementwise chains, library-call epilogues, "
@@ -504,6 +516,9 @@ std::optional<std::string> checkNumericFlags() {
   if (optLevel > 3)
     return "-O" + std::to_string(optLevel) +
            ": the optimization level is 0 to 3";
+  if (coldWork < 0)
+    return "--cold-work must be 0 (no function cold) or more, got " +
+           std::to_string(coldWork);
   return std::nullopt;
 }
 
@@ -547,6 +562,8 @@ std::optional<std::string> checkFlagScopes(Command command) {
       {&mcpu, inCompile},
       {&mattr, inCompile},
       {&planMemory, inCompile},
+      {&dedupeKernels, inCompile},
+      {&coldWork, inCompile | inBench},
       {&optLevel, inCompile},
       {&dumpDir, inCompile | inTrain},
       {&fusionReport, inCompile | inTrain},
@@ -750,6 +767,9 @@ CompileConfig kcc::driver::getCompileConfig() {
   c.cpu.target.optLevel = optLevel;
   c.cpu.target.passes = llvmPasses;
   c.cpu.pipeline->planMemory = static_cast<bool>(planMemory);
+  c.cpu.pipeline->dedupeKernels = static_cast<bool>(dedupeKernels);
+  if (coldWork.getNumOccurrences())
+    c.cpu.pipeline->coldWork = static_cast<int64_t>(coldWork);
   c.fusionReport = fusionReport;
   // The report is about the training step: run at least that far.
   if (c.fusionReport && c.emit < EmitAction::LlvmMlir)
@@ -819,6 +839,8 @@ BenchConfig kcc::driver::getBenchConfig() {
   c.warmup = warmup;
   c.json = json;
   c.llvmPasses = llvmPasses;
+  if (coldWork.getNumOccurrences())
+    c.coldWork = coldWork;
   return c;
 }
 

@@ -114,6 +114,8 @@ struct BenchConfig {
   bool json = false;
   /// --llvm-passes: the compiled step's LLVM IR pipeline (empty: kcc's).
   std::string llvmPasses;
+  /// --cold-work: kc-mark-cold-functions' threshold (none: the pipeline's).
+  std::optional<int64_t> coldWork;
 };
 
 /// kcc predict / kcc evaluate (Predict.cpp).

@@ -26,6 +26,7 @@
 // JSON: "arena_bytes":
 // JSON: "arena_lower_bound_bytes":
 // JSON: "compile_ms":
+// JSON: "compiled_cpu_ms":
 // JSON: "compiled_ms":
 // JSON: "interpreted_ms":
 // JSON: "interpreted_ops":

@@ -153,7 +153,7 @@ func.func @fusion_on_other_op() {
 
 // -----
 
-// expected-error @+1 {{unknown attribute 'kc.foo'; the kc attributes are kc.name, kc.trainable, kc.input, kc.target, kc.step, kc.arena, kc.updates, kc.added_loss, kc.output_mask, kc.train_step, kc.num_inputs, kc.update_candidates, kc.in_place, kc.kernels, kc.library_calls, kc.loop_nests, kc.arena_bytes, kc.arena_lower_bound, kc.arena_sum, kc.arena_buffers, kc.fusion, kc.parallel}}
+// expected-error @+1 {{unknown attribute 'kc.foo'; the kc attributes are kc.name, kc.trainable, kc.input, kc.target, kc.step, kc.arena, kc.updates, kc.added_loss, kc.output_mask, kc.train_step, kc.num_inputs, kc.update_candidates, kc.in_place, kc.kernels, kc.library_calls, kc.loop_nests, kc.arena_bytes, kc.arena_lower_bound, kc.arena_sum, kc.arena_buffers, kc.cold, kc.fusion, kc.parallel}}
 func.func @unknown_on_function() attributes {kc.foo = 1 : i64} {
   return
 }

@@ -5,7 +5,7 @@
 // by at most one function's weight, a function called from another part is
 // external and hidden there and declared where it is called, one called only
 // within its part stays internal, and each part verifies and compiles to an
-// object.
+// object. Functions marked cold go to cold parts, and only they.
 //
 //===----------------------------------------------------------------------===//
 
@@ -135,6 +135,58 @@ TEST(SplitModule, EachBodyOnceCallsAcrossPartsHidden) {
   ASSERT_TRUE(static_cast<bool>(objects))
       << llvm::toString(objects.takeError());
   ASSERT_EQ(objects->size(), parts.size());
+  for (const std::string &object : *objects)
+    EXPECT_EQ(object.substr(0, 4), "\x7f"
+                                   "ELF");
+}
+
+TEST(SplitModule, ColdFunctionsInColdPartsOfTheirOwn) {
+  mlir::DialectRegistry registry;
+  registerCodegenInterfaces(registry);
+  mlir::MLIRContext ctx(registry);
+  ctx.loadDialect<mlir::LLVM::LLVMDialect>();
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(moduleText(), &ctx);
+  ASSERT_TRUE(module);
+  // The even functions are cold (as kc-mark-cold-functions marks them).
+  auto isCold = [](llvm::StringRef name) {
+    return name.starts_with("f") && std::stoi(name.drop_front().str()) % 2 == 0;
+  };
+  module->walk([&](mlir::LLVM::LLVMFuncOp f) {
+    if (isCold(f.getSymName()))
+      f->setAttr(aot::kColdAttrName, mlir::UnitAttr::get(&ctx));
+  });
+
+  auto parts = aot::splitModule(*module);
+  ASSERT_GE(parts.size(), 2u);
+  unsigned coldParts = 0, bodies = 0;
+  for (auto [index, part] : llvm::enumerate(parts)) {
+    bool coldPart = (*part)->hasAttr(aot::kColdAttrName);
+    coldParts += coldPart;
+    for (auto f : part->getOps<mlir::LLVM::LLVMFuncOp>()) {
+      EXPECT_FALSE(f->hasAttr(aot::kColdAttrName))
+          << "@" << f.getSymName().str();
+      if (f.isExternal())
+        continue;
+      ++bodies;
+      EXPECT_EQ(isCold(f.getSymName()), coldPart)
+          << "@" << f.getSymName().str() << " in part " << index;
+    }
+  }
+  EXPECT_EQ(bodies, static_cast<unsigned>(kFunctions + 1));
+  EXPECT_GE(coldParts, 1u);
+  EXPECT_LT(coldParts, parts.size());
+
+  aot::TargetOptions target;
+  auto translated = aot::translateInParts(*module, target);
+  ASSERT_TRUE(static_cast<bool>(translated))
+      << llvm::toString(translated.takeError());
+  ASSERT_EQ(translated->size(), parts.size());
+  for (auto [index, part] : llvm::enumerate(*translated))
+    EXPECT_EQ(part.cold, (*parts[index])->hasAttr(aot::kColdAttrName));
+  auto objects = aot::optimizeAndEmitParts(*translated, target);
+  ASSERT_TRUE(static_cast<bool>(objects))
+      << llvm::toString(objects.takeError());
   for (const std::string &object : *objects)
     EXPECT_EQ(object.substr(0, 4), "\x7f"
                                    "ELF");
