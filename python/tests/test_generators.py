@@ -9,17 +9,7 @@ import pytest
 
 import kcc
 from conftest import assert_history_close, twins
-
-
-def net():
-    x = keras.Input((5,), name="features")
-    h = keras.layers.Dense(8, activation="relu")(x)
-    return keras.Model(x, keras.layers.Dense(1, activation="sigmoid")(h))
-
-
-def compile_args():
-    return dict(optimizer=keras.optimizers.Adam(0.01), loss="binary_crossentropy",
-                metrics=["accuracy"])
+from test_dataset import compile_args, net
 
 
 def batch(seed, i, size=16):
