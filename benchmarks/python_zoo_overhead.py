@@ -5,9 +5,10 @@ For each Keras fixture of the zoo (benchmarks/zoo/zoo_cases.py), compiled
 as the zoo compiles it, on the zoo's data (its own .npz tiled, else
 synthetic) of --steps batches of --batch: kcc.fit (verbose=0, no
 callbacks), `kcc train` (a process) and the backend's model.fit (Keras's
-default jit), each run for 1 and for --epochs epochs; a side's time per
-step is the difference over the steps between, which takes compiles,
-imports and data loading out of all three. Sides alternate per model.
+default jit), each run for 1 epoch and for as many as fill --window
+seconds; a side's time per step is the difference over the steps
+between, which takes compiles, imports and data loading out of all
+three; its median over --rounds rounds in which the sides alternate.
 
     KERAS_BACKEND=jax KCC_BUILD_DIR=build build/python-venv-jax/bin/python \\
         benchmarks/python_zoo_overhead.py --kcc build/bin/kcc [--only a,b]
@@ -17,6 +18,7 @@ train and of model.fit / kcc.fit over the models.
 """
 
 import argparse
+import math
 import os
 import subprocess
 import sys
@@ -57,7 +59,12 @@ def main():
     parser.add_argument("--kcc", default="build/bin/kcc")
     parser.add_argument("--batch", type=int, default=32)
     parser.add_argument("--steps", type=int, default=64)
-    parser.add_argument("--epochs", type=int, default=4)
+    parser.add_argument("--window", type=float, default=0.5,
+                        help="seconds of steps each side is timed over: "
+                             "its epoch count is chosen to fill them")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternated rounds; a side's per step is the "
+                             "median over them")
     parser.add_argument("--only", default="")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
@@ -93,28 +100,41 @@ def main():
                          "--batch", str(args.batch), "--epochs", str(epochs),
                          "--shuffle=false", "--verbose", "0"],
                         check=True, capture_output=True)
+                sides = {
+                    "fit": lambda e: kcc.fit(model, x, y, epochs=e, **fit),
+                    "train": train,
+                    "keras": lambda e: model.fit(x, y, epochs=e, **fit),
+                }
                 # Compiles (kcc's session, kcc train's compile cache,
-                # Keras's jit) before the timing.
-                kcc.fit(model, x, y, epochs=1, **fit)
-                train(1)
-                model.fit(x, y, epochs=1, **fit)
-                times = {}
-                for epochs in (1, args.epochs):
-                    model.set_weights(initial)
-                    times["fit", epochs] = timed(lambda: kcc.fit(
-                        model, x, y, epochs=epochs, **fit))
-                    times["train", epochs] = timed(lambda: train(epochs))
-                    model.set_weights(initial)
-                    times["keras", epochs] = timed(lambda: model.fit(
-                        x, y, epochs=epochs, **fit))
+                # Keras's jit) before the timing, then each side's epoch
+                # count: enough epochs to fill the window (a short window
+                # is lost in a process's start-up noise).
+                epochs = {}
+                for side, run in sides.items():
+                    run(1)
+                    one = timed(lambda: run(1))
+                    three = timed(lambda: run(3))
+                    per_epoch = max((three - one) / 2, 1e-4)
+                    epochs[side] = min(max(
+                        1 + math.ceil(args.window / per_epoch), 3), 500)
+                epochs["train"] = epochs["fit"]  # one count for kcc's two
+                rounds = []
+                for _ in range(args.rounds):
+                    times = {}
+                    for side, run in sides.items():
+                        for e in (1, epochs[side]):
+                            model.set_weights(initial)
+                            times[side, e] = timed(lambda: run(e))
+                    rounds.append(times)
         except Exception as e:  # a fixture one side cannot run
             print(f"| {name} | {type(e).__name__}: "
                   f"{str(e).splitlines()[0][:80]} | | | | |", flush=True)
             continue
-        steps = (args.epochs - 1) * args.steps
-
         def per_step(side):
-            return (times[side, args.epochs] - times[side, 1]) / steps * 1e3
+            steps = (epochs[side] - 1) * args.steps
+            return float(np.median([
+                (times[side, epochs[side]] - times[side, 1]) / steps * 1e3
+                for times in rounds]))
 
         a, b, c = per_step("fit"), per_step("train"), per_step("keras")
         overhead.append(a / b)

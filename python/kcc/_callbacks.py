@@ -3,10 +3,10 @@
 kcc's Trainer runs the epochs and steps in C++ and calls this driver at
 Keras's hooks. It runs a keras.callbacks.CallbackList (History, the
 ProgbarLogger when verbose, the user's callbacks), syncs kcc's weights into
-the Keras model before on_epoch_end (so `self.model` sees them), reads the
-optimizer's learning rate back into kcc's step after on_epoch_begin, and
-reports `model.stop_training`. Batch hooks are forwarded only when a
-callback overrides them.
+the Keras model before on_epoch_end when a callback may look at them (so
+`self.model` sees them), reads the optimizer's learning rate back into
+kcc's step after on_epoch_begin, and reports `model.stop_training`. Batch
+hooks are forwarded only when a callback overrides them.
 """
 
 from kcc import _session
@@ -29,6 +29,27 @@ def needs_batch_hooks(callback_list):
     )
 
 
+def _reads_no_weights(callback):
+    """Keras's own callbacks that never read the model's weights or
+    optimizer variables (exact classes: a subclass may)."""
+    from keras import callbacks as kc
+
+    kind = type(callback)
+    if kind is kc.EarlyStopping:
+        return not callback.restore_best_weights
+    return kind in (kc.History, kc.ProgbarLogger, kc.CSVLogger,
+                    kc.TerminateOnNaN, kc.LearningRateScheduler,
+                    kc.ReduceLROnPlateau)
+
+
+def needs_epoch_sync(callback_list):
+    """Whether a callback may look at `self.model`'s weights at an epoch's
+    end. Syncing costs a copy of every variable into the backend, a
+    millisecond or more an epoch: a fit without such callbacks syncs once,
+    at its end."""
+    return not all(_reads_no_weights(c) for c in callback_list.callbacks)
+
+
 def keras_logs(logs):
     """kcc's logs in Keras's order: loss, metrics, then val_loss, val_*."""
     def rank(key):
@@ -44,6 +65,7 @@ class Driver:
         self.model = model
         self.session = session
         self.callbacks = callbacks
+        self.sync_each_epoch = needs_epoch_sync(callbacks)
 
     def _stop(self):
         return bool(getattr(self.model, "stop_training", False))
@@ -68,7 +90,8 @@ class Driver:
 
     def on_epoch_end(self, epoch, logs):
         logs = keras_logs(logs)
-        _session.pull_state(self.session, self.model)
+        if self.sync_each_epoch:
+            _session.pull_state(self.session, self.model)
         val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
         if val:
             self.callbacks.on_test_begin()

@@ -209,3 +209,25 @@ def test_progress_output_is_keras_s(rng, capfd):
         shape = _progress_shape(got)
         assert len(shape) == 2 and "val_loss: #" in shape[-1]
         assert shape == _progress_shape(expected), (got, expected)
+
+
+def test_weights_sync_at_epoch_ends_only_for_callbacks_that_look():
+    """Syncing kcc's state into the Keras model costs a copy of every
+    variable: a fit whose callbacks only read logs skips it until the end;
+    a callback that may read self.model gets it at every epoch's end."""
+    from kcc import _callbacks
+
+    def needs(*callbacks):
+        return _callbacks.needs_epoch_sync(keras.callbacks.CallbackList(
+            list(callbacks), add_history=True, add_progbar=True))
+
+    assert not needs()
+    assert not needs(keras.callbacks.CSVLogger("/dev/null"),
+                     keras.callbacks.TerminateOnNaN(),
+                     keras.callbacks.ReduceLROnPlateau(),
+                     keras.callbacks.LearningRateScheduler(lambda e, lr: lr),
+                     keras.callbacks.EarlyStopping())
+    assert needs(keras.callbacks.EarlyStopping(restore_best_weights=True))
+    assert needs(keras.callbacks.ModelCheckpoint("/tmp/unused.keras"))
+    assert needs(Recorder())
+    assert needs(keras.callbacks.LambdaCallback())
