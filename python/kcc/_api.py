@@ -191,12 +191,36 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto",
     return values[0] if len(values) == 1 else values
 
 
-def predict(model, x, batch_size=None, verbose="auto", *, mode="compiled"):
+def predict(model, x, batch_size=None, verbose="auto", steps=None,
+            callbacks=None, *, mode="compiled"):
     """Keras's model.predict by kcc: an array, or a list with several
-    outputs."""
+    outputs. x may be arrays, a PyDataset or a generator of batches (x, or
+    a tuple whose first element is x: Keras's unpacking), read to its end
+    or for `steps` batches."""
+    if callbacks:
+        raise ValueError("kcc.predict: callbacks are not supported (kcc.fit "
+                         "takes them)")
     model = _keras_model(model)
     session = _session.session_for(model, mode)
     _session.push_weights(session, model)
-    out = session.predict(_data.arrays(x, session.input_names(), "x"),
-                          int(batch_size or 32))
+    names = session.input_names()
+    if _data.is_dataset(x) or _data.is_iterable(x):
+        out, batch = None, None
+        for i, item in enumerate(_data.predict_batches(x, steps)):
+            where = f"kcc.predict: x, batch {i}"
+            inputs = _data.arrays(_data.predict_input(item, where), names,
+                                  where)
+            batch = batch or _data.rows(inputs)
+            preds = session.predict(inputs, batch)
+            out = [[p] for p in preds] if out is None else [
+                o + [p] for o, p in zip(out, preds)]
+        if out is None:
+            raise ValueError("kcc.predict: x has no batches")
+        out = [np.concatenate(o) for o in out]
+    else:
+        inputs = _data.arrays(x, names, "x")
+        if steps:
+            keep = int(steps) * int(batch_size or 32)
+            inputs = [a[:keep] for a in inputs]
+        out = session.predict(inputs, int(batch_size or 32))
     return out[0] if len(out) == 1 else out

@@ -122,6 +122,26 @@ def test_evaluate_a_generator():
                                expected, atol=1e-5)
 
 
+def test_predict_generators_and_datasets_as_keras():
+    from test_dataset import Batches
+
+    ours, theirs = twins(net, compile_args)
+
+    def finite(n, last=16):
+        for i in range(n):  # a shorter last batch, x alone or in a tuple
+            x, _ = batch(6, i, last if i == n - 1 else 16)
+            yield x if i % 2 else (x,)
+
+    for data, steps in ((lambda: finite(4, last=5), None),
+                        (lambda: endless(7), 3),
+                        (lambda: Batches(5, 8, 2), None),
+                        (lambda: Batches(5, 8, 2), 2)):
+        expected = theirs.predict(data(), steps=steps, verbose=0)
+        got = kcc.predict(ours, data(), steps=steps)
+        assert got.shape == expected.shape
+        np.testing.assert_allclose(got, expected, atol=1e-5)
+
+
 def test_generators_refused_clearly():
     model, _ = twins(net, compile_args)
     with pytest.raises(ValueError, match="without a length: give steps_per_epoch"):
