@@ -3,13 +3,15 @@
 
 For each Keras fixture of the zoo (benchmarks/zoo/zoo_cases.py), compiled
 as the zoo compiles it, on the zoo's data (its own .npz tiled, else
-synthetic) of --steps batches of --batch: kcc.fit (verbose=0, no
-callbacks), `kcc train` (a process) and the backend's model.fit (Keras's
-default jit), each run for 1 epoch and for as many as fill --window
-seconds; a side's time per step is the difference over the steps
-between, which takes compiles, imports and data loading out of all
-three; each time the least over --rounds rounds in which the sides
-alternate.
+synthetic) of --steps batches of --batch: kcc.fit (no callbacks), `kcc
+train` (a process) and the backend's model.fit (Keras's default jit), each
+at verbose=2 for as many epochs as fill --window seconds. A side's epoch
+time is the interval between two of its "Epoch k/N" lines, stamped as they
+are printed (kcc train's read from its pipe): that takes compiles, imports,
+process start-up and data loading out of all three, and keeps each epoch's
+own overhead (hooks, the History) in. The first interval of a run (a
+process's first steps) is dropped; per step is the median interval of
+--rounds runs, the sides alternating, over --steps.
 
     KERAS_BACKEND=jax KCC_BUILD_DIR=build build/python-venv-jax/bin/python \\
         benchmarks/python_zoo_overhead.py --kcc build/bin/kcc [--only a,b]
@@ -37,10 +39,45 @@ import kcc  # noqa: E402
 import keras_zoo  # noqa: E402
 import zoo_cases  # noqa: E402
 
-def timed(run):
-    start = time.perf_counter()
-    run()
-    return time.perf_counter() - start
+class EpochStamps:
+    """sys.stdout's stand-in while a fit prints: the time of each line
+    starting "Epoch " (Keras's ProgbarLogger writes it at on_epoch_begin)."""
+
+    def __init__(self):
+        self.stamps = []
+
+    def write(self, text):
+        if text.startswith("Epoch "):
+            self.stamps.append(time.perf_counter())
+        return len(text)
+
+    def flush(self):
+        pass
+
+
+def python_epochs(run, epochs):
+    """The epoch intervals (s) of run(epochs), a fit printing to stdout."""
+    stamps = EpochStamps()
+    saved, sys.stdout = sys.stdout, stamps
+    try:
+        run(epochs)
+    finally:
+        sys.stdout = saved
+    return np.diff(stamps.stamps).tolist()
+
+
+def process_epochs(command):
+    """The epoch intervals (s) of a `kcc train` process, from its pipe."""
+    stamps = []
+    with subprocess.Popen(command, stdout=subprocess.PIPE,
+                          stderr=subprocess.DEVNULL, text=True,
+                          bufsize=1) as process:
+        for line in process.stdout:
+            if line.startswith("Epoch "):
+                stamps.append(time.perf_counter())
+    if process.returncode:
+        raise RuntimeError(f"{' '.join(command)} exited {process.returncode}")
+    return np.diff(stamps).tolist()
 
 
 def npz_arrays(model, data, kind):
@@ -63,9 +100,11 @@ def main():
     parser.add_argument("--window", type=float, default=0.5,
                         help="seconds of steps each side is timed over: "
                              "its epoch count is chosen to fill them")
-    parser.add_argument("--rounds", type=int, default=4,
-                        help="alternated rounds; a side's time of each "
-                             "epoch count is its least over them")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="alternated runs of each side")
+    parser.add_argument("--no-train", action="store_true",
+                        help="leave `kcc train` out (on a second backend: "
+                             "its column does not depend on Keras's)")
     parser.add_argument("--only", default="")
     args = parser.parse_args()
     only = set(filter(None, args.only.split(",")))
@@ -93,64 +132,62 @@ def main():
                 arrays = npz_arrays(model, x, "x")
                 arrays.update(npz_arrays(model, y, "y"))
                 np.savez(data, **arrays)
-                fit = dict(batch_size=args.batch, shuffle=False, verbose=0)
+                fit = dict(batch_size=args.batch, shuffle=False, verbose=2)
 
                 def train(epochs):
-                    subprocess.run(
+                    return process_epochs(
                         [args.kcc, "train", archive, "--data", data,
                          "--batch", str(args.batch), "--epochs", str(epochs),
-                         "--shuffle=false", "--verbose", "0"],
-                        check=True, capture_output=True)
+                         "--shuffle=false", "--verbose", "2"])
                 sides = {
-                    "fit": lambda e: kcc.fit(model, x, y, epochs=e, **fit),
+                    "fit": lambda e: python_epochs(
+                        lambda n: kcc.fit(model, x, y, epochs=n, **fit), e),
                     "train": train,
-                    "keras": lambda e: model.fit(x, y, epochs=e, **fit),
+                    "keras": lambda e: python_epochs(
+                        lambda n: model.fit(x, y, epochs=n, **fit), e),
                 }
+                if args.no_train:
+                    del sides["train"]
                 # Compiles (kcc's session, kcc train's compile cache,
                 # Keras's jit) before the timing, then each side's epoch
-                # count: enough epochs to fill the window (a short window
-                # is lost in a process's start-up noise).
+                # count: enough to fill the window.
                 epochs = {}
                 for side, run in sides.items():
-                    run(1)
-                    one = timed(lambda: run(1))
-                    three = timed(lambda: run(3))
-                    per_epoch = max((three - one) / 2, 1e-4)
+                    per_epoch = max(np.median(run(3)), 1e-4)
                     epochs[side] = min(max(
-                        1 + math.ceil(args.window / per_epoch), 3), 500)
-                epochs["train"] = epochs["fit"]  # one count for kcc's two
-                rounds = []
+                        2 + math.ceil(args.window / per_epoch), 4), 500)
+                if "train" in sides:  # one count for kcc's two
+                    epochs["train"] = epochs["fit"]
+                intervals = {side: [] for side in sides}
                 for _ in range(args.rounds):
-                    times = {}
                     for side, run in sides.items():
-                        for e in (1, epochs[side]):
-                            model.set_weights(initial)
-                            times[side, e] = timed(lambda: run(e))
-                    rounds.append(times)
+                        model.set_weights(initial)
+                        intervals[side] += run(epochs[side])[1:]
         except Exception as e:  # a fixture one side cannot run
             print(f"| {name} | {type(e).__name__}: "
                   f"{str(e).splitlines()[0][:80]} | | | | |", flush=True)
             continue
         def per_step(side):
-            # The least of each time: the noise of a shared machine (and
-            # of starting a process) only ever adds.
-            steps = (epochs[side] - 1) * args.steps
-            least = {e: min(times[side, e] for times in rounds)
-                     for e in (1, epochs[side])}
-            if os.environ.get("KCC_ZOO_DEBUG"):
-                print(side, epochs[side], [(round(t[side, 1], 3), round(t[side, epochs[side]], 3)) for t in rounds], file=sys.stderr)
-            return (least[epochs[side]] - least[1]) / steps * 1e3
+            return float(np.median(intervals[side])) / args.steps * 1e3
 
-        a, b, c = per_step("fit"), per_step("train"), per_step("keras")
-        overhead.append(a / b)
+        a, c = per_step("fit"), per_step("keras")
         speedup.append(c / a)
+        if args.no_train:
+            print(f"| {name} | {a:.3f} | | | {c:.3f} | {c / a:.1f}x |",
+                  flush=True)
+            continue
+        b = per_step("train")
+        overhead.append(a / b)
         print(f"| {name} | {a:.3f} | {b:.3f} | {a / b:.2f} | {c:.3f} | "
               f"{c / a:.1f}x |", flush=True)
     if overhead:
         print(f"\nkcc.fit / kcc train over {len(overhead)} models: median "
               f"{np.median(overhead):.3f}, min {min(overhead):.2f}, max "
-              f"{max(overhead):.2f}; model.fit / kcc.fit: median "
-              f"{np.median(speedup):.1f}x, min {min(speedup):.1f}x")
+              f"{max(overhead):.2f}")
+    if speedup:
+        print(f"model.fit ({backend}) / kcc.fit over {len(speedup)} models: "
+              f"median {np.median(speedup):.1f}x, min {min(speedup):.1f}x, "
+              f"max {max(speedup):.1f}x")
 
 
 if __name__ == "__main__":

@@ -151,7 +151,7 @@ def fit(
     driver = _callbacks.Driver(model, session, callback_list)
     try:
         session.fit(train, validation, args, driver,
-                    _callbacks.needs_batch_hooks(callback_list))
+                    _callbacks.batch_hooks(callback_list))
     except BaseException:
         # Ctrl-C or a callback's error: Keras keeps what was trained so far.
         _session.pull_state(session, model)

@@ -6,7 +6,8 @@ ProgbarLogger when verbose, the user's callbacks), syncs kcc's weights into
 the Keras model before on_epoch_end when a callback may look at them (so
 `self.model` sees them), reads the optimizer's learning rate back into
 kcc's step after on_epoch_begin, and reports `model.stop_training`. Batch
-hooks are forwarded only when a callback overrides them.
+hooks are forwarded only when a callback overrides them (Keras's progress
+bar: a few a second).
 """
 
 from kcc import _session
@@ -19,14 +20,23 @@ _BATCH_HOOKS = (
 )
 
 
-def needs_batch_hooks(callback_list):
+def batch_hooks(callback_list):
+    """Which batch hooks kcc's loop calls: "every" batch's when a callback
+    overrides them, "progress" when only Keras's progress bar reads them
+    (each epoch's first batch, where Progbar starts its step clock, then at
+    most one every 50 ms, Progbar's own redraw interval; the epoch's last
+    line is drawn from on_epoch_end's logs), else "none"."""
+    from keras import callbacks as kc
     from keras.src.utils.python_utils import is_default
 
-    return any(
-        not is_default(getattr(c, hook))
-        for c in callback_list.callbacks
-        for hook in _BATCH_HOOKS
-    )
+    mode = "none"
+    for c in callback_list.callbacks:
+        if all(is_default(getattr(c, hook)) for hook in _BATCH_HOOKS):
+            continue
+        if type(c) is not kc.ProgbarLogger:
+            return "every"
+        mode = "progress"
+    return mode
 
 
 def _reads_no_weights(callback):
@@ -50,6 +60,17 @@ def needs_epoch_sync(callback_list):
     return not all(_reads_no_weights(c) for c in callback_list.callbacks)
 
 
+def may_set_learning_rate(callback_list):
+    """Whether a callback may change the optimizer's learning rate (Keras's
+    schedulers, or any user callback): reading it back costs a device
+    round trip an epoch."""
+    from keras import callbacks as kc
+
+    quiet = (kc.History, kc.ProgbarLogger, kc.CSVLogger, kc.TerminateOnNaN,
+             kc.EarlyStopping, kc.ModelCheckpoint)
+    return not all(type(c) in quiet for c in callback_list.callbacks)
+
+
 def keras_logs(logs):
     """kcc's logs in Keras's order: loss, metrics, then val_loss, val_*."""
     def rank(key):
@@ -66,6 +87,7 @@ class Driver:
         self.session = session
         self.callbacks = callbacks
         self.sync_each_epoch = needs_epoch_sync(callbacks)
+        self.lr_may_change = may_set_learning_rate(callbacks)
 
     def _stop(self):
         return bool(getattr(self.model, "stop_training", False))
@@ -77,7 +99,8 @@ class Driver:
 
     def on_epoch_begin(self, epoch):
         self.callbacks.on_epoch_begin(epoch)
-        _session.push_learning_rate(self.session, self.model)
+        if self.lr_may_change:
+            _session.push_learning_rate(self.session, self.model)
         return self._stop()
 
     def on_train_batch_begin(self, batch):
@@ -99,7 +122,8 @@ class Driver:
         self.callbacks.on_epoch_end(epoch, logs)
         # ReduceLROnPlateau sets it here: kcc's step follows at once, so the
         # rate handed back at the end is the one Keras's callbacks chose.
-        _session.push_learning_rate(self.session, self.model)
+        if self.lr_may_change:
+            _session.push_learning_rate(self.session, self.model)
         return self._stop()
 
     def on_train_end(self, logs):

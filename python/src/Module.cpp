@@ -164,7 +164,8 @@ PYBIND11_MODULE(_kcc, m) {
       .def(
           "fit",
           [](Session &s, const py::dict &train, const py::object &validation,
-             const FitArgs &args, const py::object &driver, bool batchHooks) {
+             const FitArgs &args, const py::object &driver,
+             const std::string &batchHooks) {
             std::vector<py::array> keep;
             std::unique_ptr<DataSource> data =
                 sourceOf(s, train, "fit", args.batchSize, &args, keep);
@@ -176,8 +177,10 @@ PYBIND11_MODULE(_kcc, m) {
                              nullptr, keep);
             std::vector<CallbackPtr> callbacks;
             if (!driver.is_none())
-              callbacks.push_back(
-                  std::make_shared<PythonHooks>(driver, batchHooks));
+              callbacks.push_back(std::make_shared<PythonHooks>(
+                  driver, batchHooks == "every"      ? BatchHooks::Every
+                          : batchHooks == "progress" ? BatchHooks::Progress
+                                                     : BatchHooks::None));
             History h;
             {
               py::gil_scoped_release release;
@@ -188,7 +191,7 @@ PYBIND11_MODULE(_kcc, m) {
             return historyToDict(h);
           },
           py::arg("train"), py::arg("validation"), py::arg("args"),
-          py::arg("driver"), py::arg("batch_hooks"),
+          py::arg("driver"), py::arg("batch_hooks") = "none",
           "train and validation: {'x': [...], 'y': [...], 'sample_weight': "
           "array or None} or {'reader': f(i) -> (x, y, sample_weight), "
           "'on_epoch_end': f or None, 'batches': n}")

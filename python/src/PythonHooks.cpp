@@ -23,7 +23,7 @@ py::dict python::logsToDict(const Logs &logs) {
   return d;
 }
 
-PythonHooks::PythonHooks(py::object driver, bool batchHooks)
+PythonHooks::PythonHooks(py::object driver, BatchHooks batchHooks)
     : driver_(std::move(driver)), batchHooks_(batchHooks) {}
 
 PythonHooks::~PythonHooks() {
@@ -60,20 +60,26 @@ void PythonHooks::onEpochEnd(int64_t epoch, Logs &logs) {
 }
 
 void PythonHooks::onBatchBegin(int64_t batch, Logs &logs) {
-  if (!batchHooks_)
+  if (batchHooks_ != BatchHooks::Every)
     return;
   py::gil_scoped_acquire gil;
   stopIf(driver_.attr("on_train_batch_begin")(batch));
 }
 
 void PythonHooks::onBatchEnd(int64_t batch, Logs &logs) {
-  auto now = std::chrono::steady_clock::now();
-  if (!batchHooks_ && now - lastSignalCheck_ < std::chrono::milliseconds(20))
+  using namespace std::chrono;
+  auto now = steady_clock::now();
+  bool forward = batchHooks_ == BatchHooks::Every ||
+                 (batchHooks_ == BatchHooks::Progress &&
+                  (batch == 0 || now - lastProgress_ >= milliseconds(50)));
+  if (!forward && now - lastSignalCheck_ < milliseconds(20))
     return;
   lastSignalCheck_ = now;
   py::gil_scoped_acquire gil;
   if (PyErr_CheckSignals() != 0)
     throw py::error_already_set();
-  if (batchHooks_)
-    stopIf(driver_.attr("on_train_batch_end")(batch, logsToDict(logs)));
+  if (!forward)
+    return;
+  lastProgress_ = now;
+  stopIf(driver_.attr("on_train_batch_end")(batch, logsToDict(logs)));
 }

@@ -4,7 +4,10 @@
 // train and epoch hooks to a Python driver object (which runs Keras's
 // CallbackList and moves the weights into the Keras model), and the batch
 // hooks only when a Python callback overrides them, so a step costs no
-// Python beyond what the user asked for. Each hook takes the GIL for its
+// Python beyond what the user asked for. Keras's progress bar alone gets a
+// batch's end at most every 50 ms (and each epoch's first): Keras's Progbar
+// redraws no more often, and its epoch's last line is drawn from the
+// epoch's logs. Each hook takes the GIL for its
 // call; the driver's hooks return True to stop training (Keras's
 // model.stop_training). A pending Ctrl-C becomes a KeyboardInterrupt raised
 // out of fit() at the next step boundary after it: without batch hooks the
@@ -27,12 +30,19 @@ namespace python {
 /// Keras's logs dict: floats, a list for a metric that logs several.
 pybind11::dict logsToDict(const Logs &logs);
 
+/// Which batch hooks reach Python.
+enum class BatchHooks {
+  None,     ///< none (a Ctrl-C is still looked for every 20 ms)
+  Every,    ///< both, at every batch: a Python callback overrides them
+  Progress, ///< on_train_batch_end for Keras's progress bar, throttled
+};
+
 class PythonHooks : public Callback {
 public:
   /// `driver` has on_train_begin(), on_epoch_begin(epoch),
-  /// on_epoch_end(epoch, logs), on_train_end(logs) and, when `batchHooks`,
-  /// on_train_batch_begin(batch) and on_train_batch_end(batch, logs).
-  PythonHooks(pybind11::object driver, bool batchHooks);
+  /// on_epoch_end(epoch, logs), on_train_end(logs) and, as `batchHooks`
+  /// says, on_train_batch_begin(batch) and on_train_batch_end(batch, logs).
+  PythonHooks(pybind11::object driver, BatchHooks batchHooks);
   ~PythonHooks() override;
 
   void onTrainBegin(Logs &logs) override;
@@ -47,8 +57,9 @@ private:
   void stopIf(const pybind11::object &result);
 
   pybind11::object driver_;
-  bool batchHooks_;
+  BatchHooks batchHooks_;
   std::chrono::steady_clock::time_point lastSignalCheck_;
+  std::chrono::steady_clock::time_point lastProgress_;
 };
 
 } // namespace python

@@ -231,3 +231,25 @@ def test_weights_sync_at_epoch_ends_only_for_callbacks_that_look():
     assert needs(keras.callbacks.ModelCheckpoint("/tmp/unused.keras"))
     assert needs(Recorder())
     assert needs(keras.callbacks.LambdaCallback())
+
+
+def test_batch_hooks_and_learning_rate_reads_only_where_needed():
+    """The progress bar alone gets a few batch ends a second, a callback
+    overriding a batch hook every one; the learning rate is read back at
+    epoch boundaries only when a callback may have changed it."""
+    from kcc import _callbacks
+
+    def listed(*callbacks, verbose=0):
+        return keras.callbacks.CallbackList(
+            list(callbacks), add_history=True, add_progbar=verbose != 0,
+            verbose=verbose, epochs=2, steps=4)
+
+    assert _callbacks.batch_hooks(listed()) == "none"
+    assert _callbacks.batch_hooks(listed(verbose=1)) == "progress"
+    assert _callbacks.batch_hooks(listed(verbose=2)) == "progress"
+    assert _callbacks.batch_hooks(listed(BatchCounter(), verbose=1)) == "every"
+    assert not _callbacks.may_set_learning_rate(listed(
+        keras.callbacks.EarlyStopping(), verbose=1))
+    assert _callbacks.may_set_learning_rate(listed(
+        keras.callbacks.ReduceLROnPlateau()))
+    assert _callbacks.may_set_learning_rate(listed(Recorder()))
