@@ -205,18 +205,16 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None,
     _session.push_weights(session, model)
     names = session.input_names()
     if _data.is_dataset(x) or _data.is_iterable(x):
-        out, batch = None, None
+        batches, batch = [], None
         for i, item in enumerate(_data.predict_batches(x, steps)):
             where = f"kcc.predict: x, batch {i}"
             inputs = _data.arrays(_data.predict_input(item, where), names,
                                   where)
-            batch = batch or _data.rows(inputs)
-            preds = session.predict(inputs, batch)
-            out = [[p] for p in preds] if out is None else [
-                o + [p] for o, p in zip(out, preds)]
-        if out is None:
+            batch = batch or _data.rows(inputs)  # the first batch's size
+            batches.append(session.predict(inputs, batch))
+        if not batches:
             raise ValueError("kcc.predict: x has no batches")
-        out = [np.concatenate(o) for o in out]
+        out = [np.concatenate(parts) for parts in zip(*batches)]
     else:
         inputs = _data.arrays(x, names, "x")
         if steps:

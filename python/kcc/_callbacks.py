@@ -39,17 +39,24 @@ def batch_hooks(callback_list):
     return mode
 
 
-def _reads_no_weights(callback):
-    """Keras's own callbacks that never read the model's weights or
-    optimizer variables (exact classes: a subclass may)."""
+def _touches(callback):
+    """What a callback may touch at an epoch boundary: "weights" (it reads
+    self.model's weights or optimizer state) and "lr" (it sets the learning
+    rate). Keras's own classes, exactly (a subclass may do anything); any
+    other callback may touch both."""
     from keras import callbacks as kc
 
     kind = type(callback)
     if kind is kc.EarlyStopping:
-        return not callback.restore_best_weights
-    return kind in (kc.History, kc.ProgbarLogger, kc.CSVLogger,
-                    kc.TerminateOnNaN, kc.LearningRateScheduler,
-                    kc.ReduceLROnPlateau)
+        return {"weights"} if callback.restore_best_weights else set()
+    if kind in (kc.History, kc.ProgbarLogger, kc.CSVLogger,
+                kc.TerminateOnNaN):
+        return set()
+    if kind is kc.ModelCheckpoint:
+        return {"weights"}
+    if kind in (kc.LearningRateScheduler, kc.ReduceLROnPlateau):
+        return {"lr"}
+    return {"weights", "lr"}
 
 
 def needs_epoch_sync(callback_list):
@@ -57,18 +64,13 @@ def needs_epoch_sync(callback_list):
     end. Syncing costs a copy of every variable into the backend, a
     millisecond or more an epoch: a fit without such callbacks syncs once,
     at its end."""
-    return not all(_reads_no_weights(c) for c in callback_list.callbacks)
+    return any("weights" in _touches(c) for c in callback_list.callbacks)
 
 
 def may_set_learning_rate(callback_list):
-    """Whether a callback may change the optimizer's learning rate (Keras's
-    schedulers, or any user callback): reading it back costs a device
-    round trip an epoch."""
-    from keras import callbacks as kc
-
-    quiet = (kc.History, kc.ProgbarLogger, kc.CSVLogger, kc.TerminateOnNaN,
-             kc.EarlyStopping, kc.ModelCheckpoint)
-    return not all(type(c) in quiet for c in callback_list.callbacks)
+    """Whether a callback may change the optimizer's learning rate: reading
+    it back costs a device round trip an epoch."""
+    return any("lr" in _touches(c) for c in callback_list.callbacks)
 
 
 def keras_logs(logs):

@@ -223,18 +223,15 @@ def validation_iterable_source(data, inputs, outputs, what, batches):
 def predict_batches(data, steps):
     """The batches predict reads: a PyDataset's in order, an iterable's to
     its end; the first `steps` of either when given."""
-    if is_dataset(data):
-        count = len(data) if not steps else min(len(data), int(steps))
-        batches = (data[i] for i in range(count))
-    else:
-        batches = iter(data)
+    batches = ((data[i] for i in range(len(data))) if is_dataset(data)
+               else iter(data))
     return itertools.islice(batches, int(steps)) if steps else batches
 
 
 def predict_input(item, where):
     """x of a batch as Keras's predict unpacks it: a tuple's (or list's)
     first element, anything else as it is."""
-    if isinstance(item, (tuple, list)) and not hasattr(item, "shape"):
+    if isinstance(item, (tuple, list)):
         if not 1 <= len(item) <= 3:
             raise ValueError(f"{where}: a batch must be x, (x,), (x, y) or "
                              f"(x, y, sample_weight), got {len(item)} items")

@@ -89,6 +89,18 @@ std::unique_ptr<DataSource> sourceOf(Session &s, const py::dict &data,
   return s.arraySource(e, batchSize, fit && fit->shuffle, fit ? fit->seed : 0);
 }
 
+/// fit()'s batch_hooks argument: "none", "every" or "progress".
+BatchHooks batchHooksOf(const std::string &name) {
+  if (name == "every")
+    return BatchHooks::Every;
+  if (name == "progress")
+    return BatchHooks::Progress;
+  if (name == "none")
+    return BatchHooks::None;
+  throw Error("fit: batch_hooks must be none, every or progress, got '" + name +
+              "'");
+}
+
 std::unique_ptr<Session> fromJson(const std::string &text,
                                   const py::object &weights,
                                   const std::string &source,
@@ -178,9 +190,7 @@ PYBIND11_MODULE(_kcc, m) {
             std::vector<CallbackPtr> callbacks;
             if (!driver.is_none())
               callbacks.push_back(std::make_shared<PythonHooks>(
-                  driver, batchHooks == "every"      ? BatchHooks::Every
-                          : batchHooks == "progress" ? BatchHooks::Progress
-                                                     : BatchHooks::None));
+                  driver, batchHooksOf(batchHooks)));
             History h;
             {
               py::gil_scoped_release release;
