@@ -10,21 +10,14 @@ another shuffle does."""
 
 import argparse
 import os
-import re
-import subprocess
 import sys
+
+from fashion_mnist_npz import last, train
 
 
 def test_accuracy(kcc, args):
-    out = subprocess.run([kcc, "train"] + args + ["--verbose", "2"],
-                         capture_output=True, text=True)
-    sys.stdout.write(out.stdout + out.stderr)
-    if out.returncode != 0:
-        sys.exit("kcc train %s failed" % " ".join(args))
-    found = re.findall(r"test accuracy:? ([0-9.]+)", out.stdout)
-    if not found:
-        sys.exit("no test accuracy in kcc train's output")
-    return float(found[-1])
+    return last(r"test accuracy:? ([0-9.]+)", train(kcc, args),
+                "test accuracy")
 
 
 def main():
