@@ -17,7 +17,6 @@ make_fixtures.py:
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -25,7 +24,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_fixtures as mf  # noqa: E402  (sets KERAS_BACKEND=jax first)
 import make_mixed_fixtures as mm  # noqa: E402
 
-import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 
@@ -48,22 +46,12 @@ def main():
                 x, y = data()
             batch = os.path.join(tmp, name + ".npz")
             np.savez(batch, x=x, y=y)
-            saved = os.path.join(tmp, name + ".keras")
-            subprocess.run([args.kcc, "train", source, "--data", batch,
-                            "--batch=8", "--epochs=5", "--save=" + saved],
-                           check=True, capture_output=True)
-            out = os.path.join(tmp, name + ".npy")
-            subprocess.run([args.kcc, "predict", saved, "--data", batch,
-                            "-o", out], check=True, capture_output=True)
-            model = keras.saving.load_model(saved)
-            original = keras.saving.load_model(source)
-            same_policies = policies(model) == policies(original)
+            trip = mf.RoundTrip(args.kcc, source, batch, x, tmp,
+                                ["--data", batch, "--batch=8", "--epochs=5"])
+            model, moved, diff = trip.model, trip.moved, trip.diff
+            same_policies = policies(model) == policies(trip.original)
             mixed = sum(p == "mixed_bfloat16"
                         for p in policies(model).values())
-            moved = max(float(np.abs(a - b).max()) for a, b in
-                        zip(model.get_weights(), original.get_weights()))
-            diff = float(np.abs(np.load(out).astype(np.float32) - np.asarray(
-                model.predict(x, verbose=0)).astype(np.float32)).max())
             ok = same_policies and moved > 0 and diff <= args.tolerance
             failed |= not ok
             print(f"{name}: {mixed} mixed_bfloat16 layers, policies "

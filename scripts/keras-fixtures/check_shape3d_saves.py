@@ -13,7 +13,6 @@ of the same file. Needs the venv of make_fixtures.py:
 
 import argparse
 import os
-import subprocess
 import sys
 import tempfile
 
@@ -21,7 +20,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import make_fixtures as mf  # noqa: E402  (sets KERAS_BACKEND=jax first)
 import make_shape3d_fixtures as ms  # noqa: E402
 
-import keras  # noqa: E402
 import numpy as np  # noqa: E402
 
 
@@ -37,19 +35,9 @@ def main():
         np.savez(data, x=x)
         for name in ms.MODELS:
             source = os.path.join(mf.OUT, name + ".keras")
-            saved = os.path.join(tmp, name + ".keras")
-            subprocess.run([args.kcc, "train", source, "--epochs=1",
-                            "--steps-per-epoch=20", "--save=" + saved],
-                           check=True, capture_output=True)
-            out = os.path.join(tmp, name + ".npy")
-            subprocess.run([args.kcc, "predict", saved, "--data", data,
-                            "-o", out], check=True, capture_output=True)
-            model = keras.saving.load_model(saved)
-            original = keras.saving.load_model(source)
-            moved = max(float(np.abs(a - b).max()) for a, b in
-                        zip(model.get_weights(), original.get_weights()))
-            diff = float(np.abs(np.load(out) - np.asarray(
-                model.predict(x, verbose=0))).max())
+            trip = mf.RoundTrip(args.kcc, source, data, x, tmp,
+                                ["--epochs=1", "--steps-per-epoch=20"])
+            moved, diff = trip.moved, trip.diff
             ok = moved > 0 and diff <= args.tolerance
             failed |= not ok
             print(f"{name}: weights moved by training {moved:.3g}, "

@@ -97,6 +97,34 @@ def mlp_functional():
     return keras.Model(x, y, name="mlp")
 
 
+class RoundTrip:
+    """What check_*_saves.py checks of one archive: kcc trains SOURCE with
+    TRAIN_ARGS and saves it, predicts DATA's "x" with its save, and Keras
+    loads both. `model` is Keras's model of kcc's save, `original` the
+    source's; `moved` is how far training moved the weights, `diff` the
+    largest |kcc predict - Keras predict| on x."""
+
+    def __init__(self, kcc, source, data, x, tmp, train_args):
+        import subprocess
+
+        name = os.path.splitext(os.path.basename(source))[0]
+        self.saved = os.path.join(tmp, name + ".keras")
+        out = os.path.join(tmp, name + ".npy")
+        subprocess.run([kcc, "train", source, *train_args,
+                        "--save=" + self.saved],
+                       check=True, capture_output=True)
+        subprocess.run([kcc, "predict", self.saved, "--data", data,
+                        "-o", out], check=True, capture_output=True)
+        self.model = keras.saving.load_model(self.saved)
+        self.original = keras.saving.load_model(source)
+        self.moved = max(float(np.abs(a - b).max()) for a, b in
+                         zip(self.model.get_weights(),
+                             self.original.get_weights()))
+        ours = np.load(out).astype(np.float32)
+        theirs = np.asarray(self.model.predict(x, verbose=0))
+        self.diff = float(np.abs(ours - theirs.astype(np.float32)).max())
+
+
 def record_header(predict_examples):
     """The keys every fixture record of one batch starts with."""
     return {"keras_version": keras.__version__,
