@@ -225,14 +225,20 @@ def mixed():
     return keras.Model(x, y, name="mixed_keras2")
 
 
-def write_mixed(out):
-    """mixed_keras2.{h5,json} and mixed_keras2_predict.json."""
+def deterministic_session():
+    """A fresh tf_keras session whose fit() sums in the same order on every
+    run (one thread), so a rerun writes the same weights."""
     keras.backend.clear_session()
     keras.utils.set_random_seed(1234)
     tf.config.experimental.enable_op_determinism()
     tf.config.threading.set_intra_op_parallelism_threads(1)
     tf.config.threading.set_inter_op_parallelism_threads(1)
-    model = mixed()
+
+
+def fit_and_save(model, out, name):
+    """One epoch of Adam on the first TRAIN Fashion-MNIST images, then
+    NAME.h5 and NAME.json in OUT. Returns the first PREDICT test images'
+    pixels and the model's probabilities for them."""
     model.compile(optimizer=keras.optimizers.Adam(1e-3),
                   loss="sparse_categorical_crossentropy",
                   metrics=["accuracy"])
@@ -240,13 +246,20 @@ def write_mixed(out):
     labels = read_idx("train-labels-idx1-ubyte.gz")[:TRAIN].astype(np.int32)
     x = (images.astype(np.float32) / np.float32(255)).reshape(-1, 28, 28, 1)
     model.fit(x, labels, batch_size=32, epochs=1, shuffle=False, verbose=0)
-    model.save(os.path.join(out, "mixed_keras2.h5"), save_format="h5")
-    with open(os.path.join(out, "mixed_keras2.json"), "w") as f:
+    model.save(os.path.join(out, name + ".h5"), save_format="h5")
+    with open(os.path.join(out, name + ".json"), "w") as f:
         json.dump(json.loads(model.to_json()), f, indent=1)
         f.write("\n")
     test = read_idx("t10k-images-idx3-ubyte.gz")[:PREDICT]
     xt = (test.astype(np.float32) / np.float32(255)).reshape(-1, 28, 28, 1)
-    probs = np.asarray(model.predict(xt, verbose=0), dtype=np.float64)
+    return test, np.asarray(model.predict(xt, verbose=0), dtype=np.float64)
+
+
+def write_mixed(out):
+    """mixed_keras2.{h5,json} and mixed_keras2_predict.json."""
+    deterministic_session()
+    model = mixed()
+    test, probs = fit_and_save(model, out, "mixed_keras2")
     record = {
         "keras_version": keras.__version__,
         "model": "mixed_keras2.h5",
@@ -274,13 +287,7 @@ def read_idx(name):
 
 def write_vision(out):
     """vision_keras2.{h5,json} and vision_keras2_predict.json."""
-    keras.backend.clear_session()
-    keras.utils.set_random_seed(1234)
-    # One thread: fit()'s float sums in the same order on every run, so a
-    # rerun writes the same weights.
-    tf.config.experimental.enable_op_determinism()
-    tf.config.threading.set_intra_op_parallelism_threads(1)
-    tf.config.threading.set_inter_op_parallelism_threads(1)
+    deterministic_session()
     model = vision()
     rng = np.random.default_rng(7)
     for layer in model.layers:
@@ -298,20 +305,7 @@ def write_vision(out):
         elif isinstance(layer, L.PReLU):
             layer.set_weights([rng.uniform(0.05, 0.3, layer.weights[0].shape)
                                .astype(np.float32)])
-    model.compile(optimizer=keras.optimizers.Adam(1e-3),
-                  loss="sparse_categorical_crossentropy",
-                  metrics=["accuracy"])
-    images = read_idx("train-images-idx3-ubyte.gz")[:TRAIN]
-    labels = read_idx("train-labels-idx1-ubyte.gz")[:TRAIN].astype(np.int32)
-    x = (images.astype(np.float32) / np.float32(255)).reshape(-1, 28, 28, 1)
-    model.fit(x, labels, batch_size=32, epochs=1, shuffle=False, verbose=0)
-    model.save(os.path.join(out, "vision_keras2.h5"), save_format="h5")
-    with open(os.path.join(out, "vision_keras2.json"), "w") as f:
-        json.dump(json.loads(model.to_json()), f, indent=1)
-        f.write("\n")
-    test = read_idx("t10k-images-idx3-ubyte.gz")[:PREDICT]
-    xt = (test.astype(np.float32) / np.float32(255)).reshape(-1, 28, 28, 1)
-    probs = np.asarray(model.predict(xt, verbose=0), dtype=np.float64)
+    test, probs = fit_and_save(model, out, "vision_keras2")
     stats = {layer.name: float(np.abs(np.asarray(layer.moving_mean)).max())
              for layer in model.layers
              if isinstance(layer, L.BatchNormalization)}
