@@ -3,12 +3,14 @@
 // f32 runs oneDNN's convolution primitives on the NHWC activations as they
 // are laid out; the HWIO filter is reordered into the blocked layout oneDNN's
 // direct convolutions want, per call. Where that reorder costs as much as the
-// product (pointwise convolutions, filters that outweigh their column matrix,
-// as in the deep layers of a network on small images) the three
-// passes run as GEMMs on the arrays as they lie instead (GemmLowering). The
-// forward primitive descriptor doubles as the hint the backward ones
-// require, so all three primitives for one geometry live in one cache entry
-// (per thread), created on first use.
+// product (1x1 convolutions, filters that outweigh their column matrix,
+// as in the deep layers of a network on small images), and where oneDNN has
+// no direct convolution for a pass and would fall back to its own im2col
+// (grouped convolutions with a few channels a group, some dilated backward
+// passes), the passes run as kcc's GEMMs on the arrays as they lie instead
+// (ConvAsGemm.cpp). The forward primitive descriptor doubles as the hint the
+// backward ones require, so all three primitives for one geometry live in
+// one cache entry (per thread), created on first use.
 //
 // f64, the numerics oracle path, uses direct loops. Both backprops are written
 // as gathers (each output element sums its own terms) so they parallelize
@@ -16,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "runtime/kernels/ConvGeometry.h"
 #include "runtime/kernels/DnnlContext.h"
 #include "runtime/kernels/KernelSupport.h"
 #include "runtime/kernels/Kernels.h"
@@ -35,23 +38,8 @@ using namespace kcc::kernels::detail;
 
 namespace {
 
-/// Convolution geometry, validated against the array shapes.
-struct Geom {
-  int64_t n, h, w, c; // input NHWC
-  int64_t kh, kw, o;  // filter HWIO (I == c / grp)
-  int64_t oh, ow;     // output NHWC (channels o)
-  int64_t sh, sw, dh, dw;
-  int64_t padT, padL, padB, padR;
-  int64_t grp = 1;
-
-  int64_t groupIn() const { return c / grp; }
-  int64_t groupOut() const { return o / grp; }
-
-  std::array<int64_t, 18> key() const {
-    return {n,  h,  w,  c,  kh,   kw,   o,    oh,   ow,
-            sh, sw, dh, dw, padT, padL, padB, padR, grp};
-  }
-};
+using Geom = ConvGeometry;
+using Pass = ConvPass;
 
 Geom makeGeom(const char *op, const Shape &in, const Shape &filter,
               const Shape &out, const Conv2DParams &p) {
@@ -121,6 +109,9 @@ struct ConvEntry {
   dnnl::convolution_backward_weights bwdWeights;
   Filter fwdFilter, bwdDataFilter, bwdWeightsFilter;
   bool hasBwdData = false, hasBwdWeights = false;
+  /// Per pass: oneDNN chose its im2col + GEMM implementation, not a direct
+  /// convolution (kcc's own lowering then runs instead).
+  std::array<bool, 3> im2col = {false, false, false};
   /// Forward primitives with an epilogue, by epilogueKind().
   std::map<int, std::pair<dnnl::convolution_forward, Filter>> fused;
 };
@@ -215,7 +206,11 @@ fusedForward(ConvEntry &e, const Geom &g, const Epilogue &epilogue) {
       .first->second;
 }
 
-enum class Pass { Forward, BackwardData, BackwardWeights };
+/// Whether oneDNN implements a primitive as its own im2col + GEMM
+/// ("gemm:jit", "x64:gemm:jit") rather than a direct convolution.
+bool isIm2col(const dnnl::primitive_desc_base &pd) {
+  return std::string(pd.impl_info_str()).find("gemm") != std::string::npos;
+}
 
 /// The cached entry for `g` with the primitive for `pass` created. Per
 /// thread, as the GEMM cache (Matmul.cpp): a primitive executed by two
@@ -241,6 +236,7 @@ ConvEntry &getConv(const Geom &g, Pass pass) {
       e.fwdPd = convolution_forward::primitive_desc(d, cpuEngine());
       e.fwd = convolution_forward(e.fwdPd);
       e.fwdFilter = makeFilter(e.fwdPd.weights_desc(), e.wei, false);
+      e.im2col[int(Pass::Forward)] = isIm2col(e.fwdPd);
     }
     if (pass == Pass::BackwardData && !e.hasBwdData) {
       convolution_backward_data::desc d(algorithm::convolution_direct, e.src,
@@ -249,6 +245,7 @@ ConvEntry &getConv(const Geom &g, Pass pass) {
       convolution_backward_data::primitive_desc pd(d, cpuEngine(), e.fwdPd);
       e.bwdData = convolution_backward_data(pd);
       e.bwdDataFilter = makeFilter(pd.weights_desc(), e.wei, false);
+      e.im2col[int(Pass::BackwardData)] = isIm2col(pd);
       e.hasBwdData = true;
     }
     if (pass == Pass::BackwardWeights && !e.hasBwdWeights) {
@@ -258,6 +255,7 @@ ConvEntry &getConv(const Geom &g, Pass pass) {
       convolution_backward_weights::primitive_desc pd(d, cpuEngine(), e.fwdPd);
       e.bwdWeights = convolution_backward_weights(pd);
       e.bwdWeightsFilter = makeFilter(pd.diff_weights_desc(), e.wei, true);
+      e.im2col[int(Pass::BackwardWeights)] = isIm2col(pd);
       e.hasBwdWeights = true;
     }
   } catch (const dnnl::error &err) {
@@ -269,236 +267,13 @@ ConvEntry &getConv(const Geom &g, Pass pass) {
   return e;
 }
 
-inline int64_t inputPos(int64_t out, int64_t k, int64_t stride, int64_t dil,
-                        int64_t pad, int64_t size);
-
-/// Convolutions run as GEMMs on the arrays as they lie: the NHWC input's
-/// windows as rows of a column matrix [N*OH*OW, taps*C] (im2col) and the HWIO
-/// filter as a [KH*KW*C, O] matrix, of which a run of taps is a contiguous
-/// block of rows. oneDNN's direct convolutions want a blocked filter, which
-/// they reorder on every call (and the filter gradient back), and its own
-/// im2col path is slower still; where the filter outweighs the column matrix
-/// (the deep layers of a network on small images) the reorders cost as much as
-/// the product. A pointwise convolution (1x1, unit strides, no padding) is a
-/// GEMM on the input itself.
-struct GemmLowering {
-  bool pointwise; ///< the input is the column matrix
-  int64_t tap0;   ///< first tap (ky * KW + kx) that ever reads the input
-  int64_t taps;   ///< taps from tap0 on, through the last one that does
-};
-
-bool isPointwise(const Geom &g) {
-  return g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.padT == 0 &&
-         g.padL == 0 && g.padB == 0 && g.padR == 0;
-}
-
-/// The lowering of `g` to GEMMs, or nullopt where oneDNN's convolutions do
-/// better: grouped convolutions, and column matrices larger than the filter.
-std::optional<GemmLowering> gemmLowering(const Geom &g) {
-  if (g.grp != 1)
-    return std::nullopt;
-  if (isPointwise(g))
-    return GemmLowering{true, 0, 1};
-  // Taps that fall in the padding for every output position (the 3x3 taps
-  // around a 1x1 image) contribute nothing: leave them out of the product.
-  auto reads = [](int64_t k, int64_t out, int64_t stride, int64_t dil,
-                  int64_t pad, int64_t size) {
-    for (int64_t o = 0; o < out; ++o)
-      if (inputPos(o, k, stride, dil, pad, size) >= 0)
-        return true;
-    return false;
-  };
-  int64_t first = -1, last = -1;
-  for (int64_t ky = 0; ky < g.kh; ++ky)
-    for (int64_t kx = 0; kx < g.kw; ++kx)
-      if (reads(ky, g.oh, g.sh, g.dh, g.padT, g.h) &&
-          reads(kx, g.ow, g.sw, g.dw, g.padL, g.w)) {
-        int64_t t = ky * g.kw + kx;
-        first = first < 0 ? t : first;
-        last = t;
-      }
-  if (first < 0) // No window reaches the input (not a Keras geometry).
-    return std::nullopt;
-  // Each pass moves the column matrix twice (im2col writes it, the GEMM
-  // reads it; dcol alike), where oneDNN moves the filter twice in its reorder
-  // and runs a direct convolution as fast as the GEMM: the smaller wins.
-  int64_t taps = last - first + 1;
-  if (g.n * g.oh * g.ow * taps * g.c > g.kh * g.kw * g.c * g.o)
-    return std::nullopt;
-  return GemmLowering{false, first, taps};
-}
-
-/// Scratch for the column matrix, per thread, grown as needed.
-float *columnScratch(int64_t elements) {
-  thread_local std::vector<float> scratch;
-  if (int64_t(scratch.size()) < elements)
-    scratch.resize(elements);
-  return scratch.data();
-}
-
-/// col[(b, oy, ox)][(t - tap0) * C + ic] = x[b, iy, ix, ic], 0 in the padding.
-void im2col(const Geom &g, const GemmLowering &l, const float *x, float *col) {
-  int64_t k = l.taps * g.c;
-  runTasks(g.n * g.oh, g.n * g.oh * g.ow * k, [&](int64_t t) {
-    int64_t b = t / g.oh, oy = t % g.oh;
-    for (int64_t ox = 0; ox < g.ow; ++ox) {
-      float *row = col + ((b * g.oh + oy) * g.ow + ox) * k;
-      for (int64_t j = 0; j < l.taps; ++j) {
-        int64_t ky = (l.tap0 + j) / g.kw, kx = (l.tap0 + j) % g.kw;
-        int64_t iy = inputPos(oy, ky, g.sh, g.dh, g.padT, g.h);
-        int64_t ix = inputPos(ox, kx, g.sw, g.dw, g.padL, g.w);
-        float *dst = row + j * g.c;
-        if (iy < 0 || ix < 0)
-          std::fill(dst, dst + g.c, 0.0f);
-        else
-          std::memcpy(dst, x + ((b * g.h + iy) * g.w + ix) * g.c,
-                      sizeof(float) * g.c);
-      }
-    }
-  });
-}
-
-/// dx = the sum of dcol's entries over the windows that read each input
-/// element (the adjoint of im2col). Tasks own whole images: no races.
-void col2im(const Geom &g, const GemmLowering &l, const float *col, float *dx) {
-  int64_t k = l.taps * g.c;
-  runTasks(g.n, g.n * g.oh * g.ow * k, [&](int64_t b) {
-    float *img = dx + b * g.h * g.w * g.c;
-    std::fill(img, img + g.h * g.w * g.c, 0.0f);
-    for (int64_t oy = 0; oy < g.oh; ++oy)
-      for (int64_t ox = 0; ox < g.ow; ++ox) {
-        const float *row = col + ((b * g.oh + oy) * g.ow + ox) * k;
-        for (int64_t j = 0; j < l.taps; ++j) {
-          int64_t ky = (l.tap0 + j) / g.kw, kx = (l.tap0 + j) % g.kw;
-          int64_t iy = inputPos(oy, ky, g.sh, g.dh, g.padT, g.h);
-          int64_t ix = inputPos(ox, kx, g.sw, g.dw, g.padL, g.w);
-          if (iy < 0 || ix < 0)
-            continue;
-          float *__restrict dst = img + (iy * g.w + ix) * g.c;
-          const float *__restrict src = row + j * g.c;
-          for (int64_t ic = 0; ic < g.c; ++ic)
-            dst[ic] += src[ic];
-        }
-      }
-  });
-}
-
-/// Runs one pass of `g` lowered to GEMMs; the operands as in runDnnl.
-void runAsGemm(const Geom &g, const GemmLowering &l, Pass pass, const void *src,
-               const void *wei, const void *dst, const float *bias) {
-  int64_t rows = g.n * g.oh * g.ow, k = l.taps * g.c;
-  auto *x = static_cast<float *>(const_cast<void *>(src));
-  auto *w = static_cast<float *>(const_cast<void *>(wei));
-  auto *y = static_cast<float *>(const_cast<void *>(dst));
-  float *slice = w + l.tap0 * g.c * g.o; // the taps' rows of [KH*KW*C, O]
-  switch (pass) {
-  case Pass::Forward: { // y = col . w
-    float *col = x;
-    if (!l.pointwise)
-      im2col(g, l, x, col = columnScratch(rows * k));
-    return matmulF32(col, slice, bias, y, rows, g.o, k, false, false, false);
-  }
-  case Pass::BackwardData: { // dcol = dy . w^T, dx = col2im(dcol)
-    if (l.pointwise)
-      return matmulF32(y, slice, nullptr, x, rows, g.c, g.o, false, true,
-                       false);
-    float *dcol = columnScratch(rows * k);
-    matmulF32(y, slice, nullptr, dcol, rows, k, g.o, false, true, false);
-    return col2im(g, l, dcol, x);
-  }
-  case Pass::BackwardWeights: { // dw = col^T . dy, 0 for the idle taps
-    if (!l.pointwise)
-      std::memset(w, 0, sizeof(float) * g.kh * g.kw * g.c * g.o);
-    float *col = x;
-    if (!l.pointwise)
-      im2col(g, l, x, col = columnScratch(rows * k));
-    return matmulF32(col, y, nullptr, slice, k, g.o, rows, true, false, false);
-  }
-  }
-}
-
-/// Runs one pass; `src`, `wei`, `dst` are the three tensors in forward terms
-/// (for the backprops the written one is a gradient).
-void runDnnl(const Geom &g, Pass pass, const void *src, const void *wei,
-             const void *dst, const Epilogue &epilogue = {}) {
-  if (std::optional<GemmLowering> lowering = gemmLowering(g))
-    return runAsGemm(g, *lowering, pass, src, wei, dst,
-                     epilogue.bias ? epilogue.bias->data<float>() : nullptr);
-  ConvEntry &e = getConv(g, pass);
-  dnnl::engine &eng = cpuEngine();
-  dnnl::memory ms(e.src, eng, const_cast<void *>(src));
-  dnnl::memory mw(e.wei, eng, const_cast<void *>(wei));
-  dnnl::memory md(e.dst, eng, const_cast<void *>(dst));
-  switch (pass) {
-  case Pass::Forward:
-    if (epilogue.bias) {
-      const std::pair<dnnl::convolution_forward, Filter> *prim;
-      try {
-        prim = &fusedForward(e, g, epilogue);
-      } catch (const dnnl::error &err) {
-        throw KernelError(
-            std::string("conv2d: oneDNN rejected the epilogue: ") + err.what());
-      }
-      std::unordered_map<int, dnnl::memory> args{
-          {DNNL_ARG_SRC, ms},
-          {DNNL_ARG_WEIGHTS, filterArg(prim->second, mw, false)},
-          {DNNL_ARG_DST, md}};
-      if (epilogue.bias)
-        args.emplace(
-            DNNL_ARG_BIAS,
-            dnnl::memory({{g.o},
-                          dnnl::memory::data_type::f32,
-                          dnnl::memory::format_tag::a},
-                         eng, const_cast<void *>(epilogue.bias->rawData())));
-      prim->first.execute(cpuStream(), args);
-      break;
-    }
-    e.fwd.execute(cpuStream(),
-                  {{DNNL_ARG_SRC, ms},
-                   {DNNL_ARG_WEIGHTS, filterArg(e.fwdFilter, mw, false)},
-                   {DNNL_ARG_DST, md}});
-    break;
-  case Pass::BackwardData:
-    e.bwdData.execute(
-        cpuStream(), {{DNNL_ARG_DIFF_SRC, ms},
-                      {DNNL_ARG_WEIGHTS, filterArg(e.bwdDataFilter, mw, false)},
-                      {DNNL_ARG_DIFF_DST, md}});
-    break;
-  case Pass::BackwardWeights:
-    e.bwdWeights.execute(
-        cpuStream(),
-        {{DNNL_ARG_SRC, ms},
-         {DNNL_ARG_DIFF_WEIGHTS, filterArg(e.bwdWeightsFilter, mw, true)},
-         {DNNL_ARG_DIFF_DST, md}});
-    filterResult(e.bwdWeightsFilter, mw);
-    break;
-  }
-  cpuStream().wait();
-}
-
 //===----------------------------------------------------------------------===//
-// Direct loops (f64)
+// Direct loops (f64, and f32 where oneDNN has only its im2col for many
+// groups: depthwise convolutions of 1-D data)
 //===----------------------------------------------------------------------===//
 
 int64_t work(const Geom &g) {
   return g.n * g.oh * g.ow * g.kh * g.kw * g.groupIn() * g.o;
-}
-
-/// The input row/col read by output position `out` and filter tap `k`, or -1
-/// when it falls in the padding.
-inline int64_t inputPos(int64_t out, int64_t k, int64_t stride, int64_t dil,
-                        int64_t pad, int64_t size) {
-  int64_t i = out * stride - pad + k * dil;
-  return i >= 0 && i < size ? i : -1;
-}
-
-/// The output row/col that reads input position `in` through tap `k`, or -1.
-inline int64_t outputPos(int64_t in, int64_t k, int64_t stride, int64_t dil,
-                         int64_t pad, int64_t size) {
-  int64_t t = in + pad - k * dil;
-  if (t < 0 || t % stride)
-    return -1;
-  return t / stride < size ? t / stride : -1;
 }
 
 template <typename T>
@@ -586,6 +361,103 @@ void convBackwardFilter(const Geom &g, const T *x, const T *dy, T *dw) {
         }
       }
   });
+}
+
+/// One f32 pass in the direct loops, the bias added after the forward.
+void runLoops(const Geom &g, Pass pass, const void *src, const void *wei,
+              const void *dst, const Epilogue &epilogue) {
+  auto *x = static_cast<float *>(const_cast<void *>(src));
+  auto *w = static_cast<float *>(const_cast<void *>(wei));
+  auto *y = static_cast<float *>(const_cast<void *>(dst));
+  switch (pass) {
+  case Pass::Forward:
+    convForward(g, x, w, y);
+    if (const NDArray *bias = epilogue.bias) {
+      const float *b = bias->data<float>();
+      int64_t rows = g.n * g.oh * g.ow;
+      runTasks(rows, rows * g.o, [&](int64_t r) {
+        for (int64_t c = 0; c < g.o; ++c)
+          y[r * g.o + c] += b[c];
+      });
+    }
+    return;
+  case Pass::BackwardData:
+    return convBackwardData(g, y, w, x);
+  case Pass::BackwardWeights:
+    return convBackwardFilter(g, x, y, w);
+  }
+}
+
+/// Runs one pass; `src`, `wei`, `dst` are the three tensors in forward terms
+/// (for the backprops the written one is a gradient).
+void runDnnl(const Geom &g, Pass pass, const void *src, const void *wei,
+             const void *dst, const Epilogue &epilogue = {}) {
+  std::optional<GemmLowering> lowering = gemmLowering(g);
+  auto asGemm = [&] {
+    runConvAsGemm(g, *lowering, pass,
+                  static_cast<float *>(const_cast<void *>(src)),
+                  static_cast<float *>(const_cast<void *>(wei)),
+                  static_cast<float *>(const_cast<void *>(dst)),
+                  epilogue.bias ? epilogue.bias->data<float>() : nullptr);
+  };
+  if (lowering && gemmLoweringWins(g, *lowering))
+    return asGemm();
+  ConvEntry &e = getConv(g, pass);
+  if (e.im2col[int(pass)]) {
+    if (lowering && g.grp <= kMaxLoweredGroups)
+      return asGemm();
+    if (g.grp > kMaxLoweredGroups)
+      return runLoops(g, pass, src, wei, dst, epilogue);
+  }
+  dnnl::engine &eng = cpuEngine();
+  dnnl::memory ms(e.src, eng, const_cast<void *>(src));
+  dnnl::memory mw(e.wei, eng, const_cast<void *>(wei));
+  dnnl::memory md(e.dst, eng, const_cast<void *>(dst));
+  switch (pass) {
+  case Pass::Forward:
+    if (epilogue.bias) {
+      const std::pair<dnnl::convolution_forward, Filter> *prim;
+      try {
+        prim = &fusedForward(e, g, epilogue);
+      } catch (const dnnl::error &err) {
+        throw KernelError(
+            std::string("conv2d: oneDNN rejected the epilogue: ") + err.what());
+      }
+      std::unordered_map<int, dnnl::memory> args{
+          {DNNL_ARG_SRC, ms},
+          {DNNL_ARG_WEIGHTS, filterArg(prim->second, mw, false)},
+          {DNNL_ARG_DST, md}};
+      if (epilogue.bias)
+        args.emplace(
+            DNNL_ARG_BIAS,
+            dnnl::memory({{g.o},
+                          dnnl::memory::data_type::f32,
+                          dnnl::memory::format_tag::a},
+                         eng, const_cast<void *>(epilogue.bias->rawData())));
+      prim->first.execute(cpuStream(), args);
+      break;
+    }
+    e.fwd.execute(cpuStream(),
+                  {{DNNL_ARG_SRC, ms},
+                   {DNNL_ARG_WEIGHTS, filterArg(e.fwdFilter, mw, false)},
+                   {DNNL_ARG_DST, md}});
+    break;
+  case Pass::BackwardData:
+    e.bwdData.execute(
+        cpuStream(), {{DNNL_ARG_DIFF_SRC, ms},
+                      {DNNL_ARG_WEIGHTS, filterArg(e.bwdDataFilter, mw, false)},
+                      {DNNL_ARG_DIFF_DST, md}});
+    break;
+  case Pass::BackwardWeights:
+    e.bwdWeights.execute(
+        cpuStream(),
+        {{DNNL_ARG_SRC, ms},
+         {DNNL_ARG_DIFF_WEIGHTS, filterArg(e.bwdWeightsFilter, mw, true)},
+         {DNNL_ARG_DIFF_DST, md}});
+    filterResult(e.bwdWeightsFilter, mw);
+    break;
+  }
+  cpuStream().wait();
 }
 
 } // namespace

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "runtime/kernels/Kernels.h"
+#include "runtime/kernels/ConvGeometry.h"
 
 #include "gtest/gtest.h"
 
@@ -894,6 +895,7 @@ TEST(Window, SameAndValidSizes) {
 struct ConvCase {
   int64_t n, h, w, c, kh, kw, o, sh, sw, dh, dw;
   Padding pad;
+  int64_t groups = 1;
 };
 
 /// Calls fn(b, oy, ox, ky, kx, iy, ix) for every tap that reads the input.
@@ -945,7 +947,20 @@ TEST(Conv, ForwardAndBackpropsAgainstNaiveLoops) {
                                  {2, 1, 3, 4, 3, 3, 4, 1, 1, 1, 1, S},
                                  {2, 2, 1, 4, 3, 3, 4, 1, 1, 1, 1, S},
                                  {1, 3, 3, 4, 5, 5, 8, 1, 1, 2, 2, S},
-                                 {2, 3, 3, 8, 3, 3, 8, 1, 1, 1, 1, V}};
+                                 {2, 3, 3, 8, 3, 3, 8, 1, 1, 1, 1, V},
+                                 // Grouped, and dilated: where oneDNN has no
+                                 // direct convolution for some pass and kcc
+                                 // runs its own im2col + GEMMs.
+                                 {4, 10, 10, 8, 3, 3, 8, 1, 1, 1, 1, S, 4},
+                                 {4, 10, 10, 8, 3, 2, 8, 2, 1, 1, 1, V, 2},
+                                 {4, 14, 14, 8, 3, 3, 8, 1, 1, 2, 2, V},
+                                 {2, 9, 7, 4, 3, 3, 6, 2, 2, 2, 2, S, 2},
+                                 {2, 5, 4, 6, 1, 1, 9, 1, 1, 1, 1, V, 3},
+                                 {2, 8, 8, 32, 3, 3, 32, 1, 1, 1, 1, S, 8},
+                                 // Depthwise 1-D (oneDNN's im2col; kcc's
+                                 // direct loops).
+                                 {4, 1, 28, 28, 1, 3, 56, 1, 2, 1, 1, V, 28},
+                                 {4, 1, 14, 56, 1, 3, 56, 1, 1, 1, 2, V, 56}};
   std::mt19937 gen(13);
   for (DType dt : kFloatTypes)
     for (const ConvCase &c : cases) {
@@ -953,9 +968,11 @@ TEST(Conv, ForwardAndBackpropsAgainstNaiveLoops) {
       p.strideH = c.sh, p.strideW = c.sw, p.dilationH = c.dh,
       p.dilationW = c.dw;
       p.padding = c.pad;
+      p.groups = c.groups;
       int64_t oh = refWindow(c.h, c.kh, c.sh, c.dh, c.pad).out;
       int64_t ow = refWindow(c.w, c.kw, c.sw, c.dw, c.pad).out;
-      Shape xs{c.n, c.h, c.w, c.c}, ws{c.kh, c.kw, c.c, c.o},
+      int64_t gi = c.c / c.groups, go = c.o / c.groups;
+      Shape xs{c.n, c.h, c.w, c.c}, ws{c.kh, c.kw, gi, c.o},
           ys{c.n, oh, ow, c.o};
       NDArray x = randomArray(xs, dt, gen), w = randomArray(ws, dt, gen);
       NDArray g = randomArray(ys, dt, gen);
@@ -968,9 +985,9 @@ TEST(Conv, ForwardAndBackpropsAgainstNaiveLoops) {
       forEachTap(c, [&](int64_t b, int64_t oy, int64_t ox, int64_t ky,
                         int64_t kx, int64_t iy, int64_t ix) {
         for (int64_t ic = 0; ic < c.c; ++ic)
-          for (int64_t oc = 0; oc < c.o; ++oc) {
+          for (int64_t oc = ic / gi * go; oc < (ic / gi + 1) * go; ++oc) {
             int64_t xi = ravel({b, iy, ix, ic}, xs);
-            int64_t wi = ravel({ky, kx, ic, oc}, ws);
+            int64_t wi = ravel({ky, kx, ic % gi, oc}, ws);
             int64_t yi = ravel({b, oy, ox, oc}, ys);
             refY[yi] += x.at(xi) * w.at(wi);
             refDx[xi] += g.at(yi) * w.at(wi);
@@ -979,7 +996,8 @@ TEST(Conv, ForwardAndBackpropsAgainstNaiveLoops) {
       });
       std::string what = shapeToString(xs) + " * " + shapeToString(ws) +
                          " stride " + std::to_string(c.sh) + " dilation " +
-                         std::to_string(c.dh) +
+                         std::to_string(c.dh) + " groups " +
+                         std::to_string(c.groups) +
                          (c.pad == S ? " same" : " valid");
       double tol = tolFor(dt) * 4;
       EXPECT_TRUE(allClose(y, refY, tol)) << "forward " << what;
@@ -991,6 +1009,75 @@ TEST(Conv, ForwardAndBackpropsAgainstNaiveLoops) {
       EXPECT_NEAR(dot(x, dx), lhs, scale) << what;
       EXPECT_NEAR(dot(w, dw), lhs, scale) << what;
     }
+}
+
+/// kcc's own im2col + GEMM lowering, called directly (Conv.cpp takes it only
+/// where oneDNN would fall back to its own): each pass, grouped and not,
+/// against the f64 loops of the public kernels.
+TEST(Conv, GemmLoweringMatchesTheLoopsOnEveryPass) {
+  using namespace kcc::kernels::detail;
+  struct Case {
+    ConvGeometry g;
+    Padding pad;
+  };
+  // n h w c kh kw o oh ow sh sw dh dw padT padL padB padR groups
+  std::vector<Case> cases = {
+      {{3, 10, 10, 8, 3, 3, 8, 10, 10, 1, 1, 1, 1, 1, 1, 1, 1, 4},
+       Padding::Same},
+      {{3, 10, 10, 8, 3, 2, 8, 4, 9, 2, 1, 1, 1, 0, 0, 0, 0, 2},
+       Padding::Valid},
+      {{2, 9, 9, 6, 3, 3, 4, 5, 5, 1, 1, 2, 2, 0, 0, 0, 0, 1}, Padding::Valid},
+      {{2, 5, 4, 6, 1, 1, 9, 5, 4, 1, 1, 1, 1, 0, 0, 0, 0, 3}, Padding::Valid}};
+  std::mt19937 gen(29);
+  for (const Case &c : cases) {
+    const ConvGeometry &g = c.g;
+    Conv2DParams p;
+    p.strideH = g.sh, p.strideW = g.sw, p.dilationH = g.dh, p.dilationW = g.dw;
+    p.padding = c.pad;
+    p.groups = g.grp;
+    Shape xs{g.n, g.h, g.w, g.c}, ws{g.kh, g.kw, g.groupIn(), g.o},
+        ys{g.n, g.oh, g.ow, g.o};
+    NDArray x = randomArray(xs, DType::F64, gen);
+    NDArray w = randomArray(ws, DType::F64, gen);
+    NDArray dy = randomArray(ys, DType::F64, gen);
+    NDArray bias = randomArray({g.o}, DType::F64, gen);
+    NDArray y = NDArray::empty(ys, DType::F64),
+            dx = NDArray::empty(xs, DType::F64);
+    NDArray dw = NDArray::empty(ws, DType::F64);
+    Epilogue e;
+    e.bias = &bias;
+    conv2d(x, w, p, y, e);
+    conv2dBackpropInput(dy, w, p, dx);
+    conv2dBackpropFilter(x, dy, p, dw);
+    auto f32 = [](const NDArray &a) {
+      NDArray out = NDArray::empty(a.shape(), DType::F32);
+      cast(a, out);
+      return out;
+    };
+    NDArray x32 = f32(x), w32 = f32(w), dy32 = f32(dy), b32 = f32(bias);
+    NDArray y32 = NDArray::empty(ys, DType::F32);
+    NDArray dx32 = NDArray::empty(xs, DType::F32);
+    NDArray dw32 = NDArray::empty(ws, DType::F32);
+    std::optional<GemmLowering> l = gemmLowering(g);
+    ASSERT_TRUE(l);
+    runConvAsGemm(g, *l, ConvPass::Forward, x32.data<float>(),
+                  w32.data<float>(), y32.data<float>(), b32.data<float>());
+    runConvAsGemm(g, *l, ConvPass::BackwardData, dx32.data<float>(),
+                  w32.data<float>(), dy32.data<float>(), nullptr);
+    runConvAsGemm(g, *l, ConvPass::BackwardWeights, x32.data<float>(),
+                  dw32.data<float>(), dy32.data<float>(), nullptr);
+    std::string what = shapeToString(xs) + " * " + shapeToString(ws) +
+                       " groups " + std::to_string(g.grp);
+    auto close = [](const NDArray &a, const NDArray &b, double tol) {
+      for (int64_t i = 0; i < a.numel(); ++i)
+        if (std::abs(a.at(i) - b.at(i)) > tol * (1 + std::abs(b.at(i))))
+          return false;
+      return true;
+    };
+    EXPECT_TRUE(close(y32, y, 1e-5)) << "forward " << what;
+    EXPECT_TRUE(close(dx32, dx, 1e-5)) << "backprop input " << what;
+    EXPECT_TRUE(close(dw32, dw, 1e-4)) << "backprop filter " << what;
+  }
 }
 
 TEST(Conv, SamePaddingPutsTheExtraRowAfter) {
