@@ -50,13 +50,23 @@ template <typename Body> void guarded(const char *name, Body &&body) {
   }
 }
 
-/// Reports an f32 product call to a live recording (runtime/ProductCalls.h):
-/// `run` replays it on other operands of `elements` elements each.
+/// Reports an f32 or bf16 product call to a live recording
+/// (runtime/ProductCalls.h): `run` replays it on other operands of
+/// `elements` elements each (bf16 ones on the float scratch's bits: small
+/// dyadic floats, whose halves are finite bf16 values).
 template <typename T, typename Run>
 void recordProduct(std::array<int64_t, 4> elements, Run run) {
-  if constexpr (std::is_same_v<T, float>)
-    if (__builtin_expect(rt::recordingProductCalls(), 0))
-      rt::recordProductCall({elements, std::move(run)});
+  if constexpr (!std::is_same_v<T, double>)
+    if (__builtin_expect(rt::recordingProductCalls(), 0)) {
+      if constexpr (std::is_same_v<T, float>)
+        return rt::recordProductCall({elements, std::move(run)});
+      rt::recordProductCall(
+          {elements, [run = std::move(run)](const float *a, const float *b,
+                                            const float *bias, float *out) {
+             run(reinterpret_cast<const T *>(a), reinterpret_cast<const T *>(b),
+                 reinterpret_cast<const T *>(bias), reinterpret_cast<T *>(out));
+           }});
+    }
 }
 
 kernels::Padding padding(int64_t code) {

@@ -2,11 +2,11 @@
 //
 // `kcc bench` reports how much of a compiled step is the kernel library's
 // products (GEMM, batched GEMM, convolution and its two backward passes)
-// and how much is kcc's own code around them. It records the f32 product
-// calls one compiled step makes (the kcc_rt_* entry points report each one
-// while a recording is alive) and replays them back to back, alone, with the
-// step's shapes and attributes on scratch operands. Bias and relu stay in the
-// replayed call, since the library computes them inside the product; the
+// and how much is kcc's own code around them. It records the f32 and bf16
+// product calls one compiled step makes (the kcc_rt_* entry points report each
+// one while a recording is alive) and replays them back to back, alone, with
+// the step's shapes and attributes on scratch operands. Bias and relu stay in
+// the replayed call, since the library computes them inside the product; the
 // other fused activations are kcc's code and are left out.
 //
 //===----------------------------------------------------------------------===//
@@ -32,8 +32,8 @@ struct ProductCall {
       run;
 };
 
-/// While one is alive, the f32 product calls compiled code makes (from any
-/// thread) are recorded. One at a time per process.
+/// While one is alive, the f32 and bf16 product calls compiled code makes (from
+/// any thread) are recorded. One at a time per process.
 class ProductCallRecording {
 public:
   ProductCallRecording();

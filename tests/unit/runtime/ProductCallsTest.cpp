@@ -1,8 +1,8 @@
 //===- ProductCallsTest.cpp - Recording and replaying product calls -------===//
 //
 // `kcc bench`'s library_ms replays the product calls one compiled step
-// made. The entry points must report every f32 GEMM, batched GEMM and
-// convolution (and nothing else, and nothing in f64) while a recording is
+// made. The entry points must report every f32 and bf16 GEMM, batched GEMM
+// and convolution (and nothing else, and nothing in f64) while a recording is
 // alive, and a replayed call must compute what the original computed, on
 // the operands it is handed.
 //
@@ -50,6 +50,28 @@ TEST(ProductCalls, RecordsF32ProductsOnlyWhileARecordingIsAlive) {
   ASSERT_EQ(calls.size(), 2u); // the f32 GEMM and the convolution
   EXPECT_EQ(calls[0].elements, (std::array<int64_t, 4>{6, 12, 0, 8}));
   EXPECT_EQ(calls[1].elements, (std::array<int64_t, 4>{96, 54, 0, 64}));
+}
+
+TEST(ProductCalls, ABF16CallReplaysOnTheScratchBits) {
+  // bfloat16 bits of small integers: 1.0 is 0x3f80, 2.0 0x4000, 0.0 0x0000.
+  std::vector<uint16_t> a = {0x3f80, 0x4000, 0x0000, 0x4000, 0x3f80, 0x3f80};
+  std::vector<uint16_t> b(3 * 4, 0x3f80), expected(2 * 4), replayed(2 * 4);
+  std::vector<ProductCall> calls;
+  {
+    ProductCallRecording recording;
+    kcc_rt_matmul_bf16(a.data(), b.data(), expected.data(), 2, 3, 3, 4, 2, 4, 0,
+                       0);
+    calls = recording.take();
+  }
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].elements, (std::array<int64_t, 4>{6, 12, 0, 8}));
+  // Row sums: 1 + 2 + 0 = 3 (0x4040) and 2 + 1 + 1 = 4 (0x4080).
+  EXPECT_EQ(expected[0], 0x4040);
+  EXPECT_EQ(expected[7], 0x4080);
+  calls[0].run(reinterpret_cast<const float *>(a.data()),
+               reinterpret_cast<const float *>(b.data()), nullptr,
+               reinterpret_cast<float *>(replayed.data()));
+  EXPECT_EQ(replayed, expected);
 }
 
 TEST(ProductCalls, AReplayedCallComputesTheOriginalProduct) {
