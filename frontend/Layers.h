@@ -427,12 +427,16 @@ public:
   explicit AdditiveAttention(bool useScale = true, bool useCausalMask = false);
 };
 
-/// Keras's MultiHeadAttention on rank-3 inputs, called on {query, value}
-/// or {query, value, key}: softmax(q k^T / sqrt(keyDim)) v per head, with
-/// Keras's causal mask when `useCausalMask` (a call argument in Keras, a
-/// property of the layer here). `valueDim` 0 means keyDim; an empty
-/// `outputShape` means the query's features. No dropout, no masks beyond
-/// the causal one. Weights, as Keras names them: query/kernel [E, H, keyDim]
+/// Keras's MultiHeadAttention on rank-3 inputs, called on {query, value},
+/// {query, value, key} or {query, value, key, attention_mask}:
+/// softmax(q k^T / sqrt(keyDim)) v per head, with Keras's causal mask when
+/// `useCausalMask` (a call argument in Keras, a property of the layer
+/// here). The attention mask ([batch, T, S], or broadcastable to it;
+/// nonzero where a query step may attend to a key step) is ANDed with the
+/// inputs' masks (Tensor::mask) and the causal mask, as Keras's
+/// _compute_attention_mask. `valueDim` 0 means keyDim; an empty
+/// `outputShape` means the query's features. No dropout. Weights, as Keras
+/// names them: query/kernel [E, H, keyDim]
 /// and query/bias [H, keyDim], key/..., value/... [E, H, valueDim],
 /// attention_output/kernel [H, valueDim, out...] and its bias [out...].
 class MultiHeadAttention : public Layer {

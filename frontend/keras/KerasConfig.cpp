@@ -407,6 +407,11 @@ json::Object functionalConfig(Model &model) {
     } else if (node->inputs.size() == 1) {
       callArgs.push_back(std::move(args[0]));
     } else if (layer.className() == "MultiHeadAttention") {
+      // query, value, key; the attention mask is a keyword argument.
+      if (args.size() == 4) {
+        kwargs["attention_mask"] = std::move(args[3]);
+        args.pop_back();
+      }
       callArgs = std::move(args);
     } else {
       callArgs.push_back(json::Value(std::move(args)));

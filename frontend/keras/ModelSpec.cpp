@@ -643,6 +643,14 @@ private:
 
   void collectArgs(const json::Value &node, const JsonPath &path,
                    std::vector<TensorRef> &out, bool opsNode = false) const {
+    size_t first = out.size();
+    // MultiHeadAttention's attention_mask is its fourth input, after the
+    // key (the value when the call has none, as Keras defaults it).
+    auto attentionMask = [&](TensorRef mask) {
+      if (out.size() - first == 2)
+        out.push_back(out[first + 1]);
+      out.push_back(std::move(mask));
+    };
     if (const json::Object *o = node.getAsObject()) {
       // Keras 3: {"args": [...], "kwargs": {...}}; kwargs (training=,
       // mask=) carry no tensors kcc needs.
@@ -667,13 +675,22 @@ private:
         for (const char *key : {"value", "key"})
           if (const json::Value *t = kw.get(key))
             collectTensors(*t, kw.path().field(key), out);
+        if (const json::Value *m = kw.get("attention_mask");
+            m && m->kind() != json::Value::Null) {
+          std::vector<TensorRef> mask;
+          collectTensors(*m, kw.path().field("attention_mask"), mask);
+          if (mask.size() != 1)
+            kw.failField("attention_mask", "expects one tensor");
+          attentionMask(std::move(mask[0]));
+        }
         for (const auto &kv : *kwargs) {
           llvm::StringRef key = kv.first;
           if (key == "initial_state" && kv.second.kind() != json::Value::Null)
             kw.failField(key, "initial_state is not supported (recurrent "
                               "layers start from zero states)");
           const json::Object *t = kv.second.getAsObject();
-          if (key != "value" && key != "key" && !maskArgument(key) && t &&
+          if (key != "value" && key != "key" && key != "attention_mask" &&
+              !maskArgument(key) && t &&
               t->getString("class_name") == "__keras_tensor__")
             kw.failField(key, "tensor argument '" + key.str() +
                                   "' is not supported");
@@ -696,11 +713,14 @@ private:
     for (const char *key : {"value", "key"})
       if (const json::Value *t = kwargs->get(key))
         out.push_back(readRef(*t, at.field(key)));
+    if (const json::Value *m = kwargs->get("attention_mask");
+        m && m->kind() != json::Value::Null)
+      attentionMask(readRef(*m, at.field("attention_mask")));
     for (const auto &kv : *kwargs) {
       llvm::StringRef key = kv.first;
       const json::Array *ref = kv.second.getAsArray();
-      if (key != "value" && key != "key" && ref && !ref->empty() &&
-          (*ref)[0].getAsString())
+      if (key != "value" && key != "key" && key != "attention_mask" && ref &&
+          !ref->empty() && (*ref)[0].getAsString())
         reader_.fail(at.field(key), modelContext(),
                      "tensor argument '" + key.str() +
                          "' is not supported (kcc models no masks)");

@@ -244,18 +244,28 @@ public:
 
 protected:
   void build(const std::vector<Shape> &shapes) override {
-    if (shapes.size() != 2 && shapes.size() != 3)
-      fail("expects query and value (and optionally key), got " +
+    if (shapes.size() < 2 || shapes.size() > 4)
+      fail("expects query and value (and optionally key and attention_mask), "
+           "got " +
            std::to_string(shapes.size()) + " input(s)");
     for (const Shape &s : shapes)
       if (s.size() != 3)
         fail("expects inputs of rank 3 ([batch, steps, features]), got " +
              shapeString(s));
     const Shape &q = shapes[0], &v = shapes[1];
-    const Shape &k = shapes.size() == 3 ? shapes[2] : v;
+    const Shape &k = shapes.size() >= 3 ? shapes[2] : v;
     if (k[1] != v[1])
       fail("key " + shapeString(k) + " and value " + shapeString(v) +
            " must have the same number of steps");
+    if (shapes.size() == 4) {
+      const Shape &m = shapes[3];
+      Shape want{q[0], q[1], v[1]};
+      for (size_t i = 0; i < 3; ++i)
+        if (m[i] != 1 && m[i] != want[i])
+          fail("attention_mask " + shapeString(m) +
+               " is not broadcastable to [batch, query steps, key steps] " +
+               shapeString(want));
+    }
     Shape out = outputShape_.empty() ? Shape{q.back()} : outputShape_;
     // Keras's order: query, key, value, attention_output.
     auto project = [&](const std::string &name, int64_t in, int64_t dim) {
@@ -276,11 +286,12 @@ protected:
 
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &) override {
-    if (inputs.size() != 2 && inputs.size() != 3)
-      fail("expects query and value (and optionally key), got " +
+    if (inputs.size() < 2 || inputs.size() > 4)
+      fail("expects query and value (and optionally key and attention_mask), "
+           "got " +
            std::to_string(inputs.size()) + " input(s)");
     const Tensor &query = inputs[0], &value = inputs[1];
-    const Tensor &key = inputs.size() == 3 ? inputs[2] : value;
+    const Tensor &key = inputs.size() >= 3 ? inputs[2] : value;
     int64_t b = query.dim(0), t = query.dim(1), s = value.dim(1);
     size_t w = 0;
     auto next = [&]() { return weight(w++); };
@@ -351,18 +362,20 @@ protected:
 private:
   /// Keras's _compute_attention_mask from the inputs' masks, f32 0/1
   /// [B, T, S]: query_mask[:, :, None] & value_mask[:, None, :] (& the
-  /// key's own mask when the key is another tensor) (& the causal mask);
-  /// none when no input is masked.
+  /// key's own mask when the key is another tensor) (& the causal mask)
+  /// (& the attention_mask argument, nonzero as true); none when no input
+  /// is masked and no attention_mask is given.
   std::optional<Tensor> attentionMask(const std::vector<Tensor> &inputs,
                                       int64_t t, int64_t s) const {
     const Tensor &query = inputs[0];
     std::vector<Tensor> keys;
     if (const Tensor *m = inputs[1].mask())
       keys.push_back(*m);
-    if (inputs.size() == 3)
+    if (inputs.size() >= 3)
       if (const Tensor *m = inputs[2].mask())
         keys.push_back(*m);
-    if (!query.mask() && keys.empty())
+    const Tensor *given = inputs.size() == 4 ? &inputs[3] : nullptr;
+    if (!query.mask() && keys.empty() && !given)
       return std::nullopt;
     int64_t b = query.dim(0);
     Tensor allowed = ops::fillLike(query, {b, t, s}, 1.0);
@@ -373,6 +386,12 @@ private:
       allowed = ops::mul(allowed, asAllowed(*query.mask(), {b, t, 1}));
     for (const Tensor &m : keys)
       allowed = ops::mul(allowed, asAllowed(m, {b, 1, s}));
+    if (given) { // Keras casts it to bool: any nonzero value allows.
+      Tensor m = ops::cast(*given, allowed.dtype());
+      m = ops::compare(ops::CompareKind::NE, m, ops::fillLike(m, {}, 0.0));
+      allowed = ops::mul(
+          allowed, ops::broadcastTo(ops::cast(m, allowed.dtype()), {b, t, s}));
+    }
     if (causal_) {
       std::vector<double> lower(t * s, 0.0);
       for (int64_t i = 0; i < t; ++i)

@@ -17,6 +17,12 @@ images, the same batch each step):
                       (the same examples flattened), through their own Dense
                       layers, joined by Concatenate into a softmax head;
                       sparse_categorical_crossentropy and accuracy.
+  attention_mask.keras  two inputs, "image" read as 28 steps of 28
+                      features and "allowed" [28, 28] (float 0/1, each
+                      example's key steps s < its length 5 + 7i mod 24):
+                      Dense(16) -> MultiHeadAttention(2 heads, key_dim 8)
+                      (h, h, attention_mask=allowed) -> GlobalAveragePooling1D
+                      -> Dense(10, softmax); sparse_categorical_crossentropy.
 
 multi.json records, per model, every log Keras returns at each step (before
 its update): Keras's total loss (the sum of weighted per-output losses),
@@ -27,7 +33,9 @@ after the 5 steps.
 Run from the throwaway virtualenv make_fixtures.py describes:
 
     KERAS_BACKEND=jax /tmp/kerasvenv/bin/python \\
-        scripts/keras-fixtures/make_multi_fixtures.py
+        scripts/keras-fixtures/make_multi_fixtures.py [CASE ...]
+
+With CASE names, only those are rewritten (multi.json keeps the others).
 """
 
 import json
@@ -74,6 +82,28 @@ def two_inputs():
     return model
 
 
+def attention_mask():
+    image = keras.Input((28, 28, 1), name="image")
+    allowed = keras.Input((28, 28), name="allowed")
+    h = L.Dense(16, name="embed")(L.Reshape((28, 28))(image))
+    h = L.MultiHeadAttention(num_heads=2, key_dim=8, name="attend")(
+        h, h, attention_mask=allowed)
+    y = L.Dense(10, activation="softmax", name="label")(
+        L.GlobalAveragePooling1D()(h))
+    model = keras.Model([image, allowed], y, name="attention_mask")
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate=1e-2),
+                  loss="sparse_categorical_crossentropy")
+    return model
+
+
+def allowed_keys():
+    """[BATCH, 28, 28] float 0/1: example i's queries see its first
+    5 + 7i mod 24 key steps (a key padding mask)."""
+    lengths = 5 + (np.arange(BATCH) * 7) % 24
+    keys = np.arange(28)[None, None, :] < lengths[:, None, None]
+    return np.broadcast_to(keys, (BATCH, 28, 28)).astype(np.float32)
+
+
 def as_list(a):
     return np.asarray(a).astype(np.float64).tolist()
 
@@ -109,20 +139,40 @@ def main():
         "steps": STEPS,
         "predict_examples": PREDICT,
     }
-    fresh_session()
-    out["multi_output"] = dict(
-        record(multi_output(), "multi_output", {"image": x},
-               [y, value]),
-        targets="class = the labels, value = label / 9 as [n, 1] float32")
-    fresh_session()
-    out["two_inputs_adam"] = dict(
-        record(two_inputs(), "two_inputs_adam",
-               {"image": x, "pixels": x.reshape(BATCH, 784)}, y),
-        inputs="image = the examples [n, 28, 28, 1], pixels = the same "
-               "examples flattened [n, 784]")
-    for name in ("multi_output", "two_inputs_adam"):
+    only = set(sys.argv[1:])
+    known = {"multi_output", "two_inputs_adam", "attention_mask"}
+    if only - known:
+        sys.exit(f"unknown cases {sorted(only - known)}")
+    path = os.path.join(MULTI_OUT, "multi.json")
+    if only:
+        with open(path) as f:
+            out = json.load(f)
+    else:
+        only = known
+    if "multi_output" in only:
+        fresh_session()
+        out["multi_output"] = dict(
+            record(multi_output(), "multi_output", {"image": x},
+                   [y, value]),
+            targets="class = the labels, value = label / 9 as [n, 1] float32")
+    if "two_inputs_adam" in only:
+        fresh_session()
+        out["two_inputs_adam"] = dict(
+            record(two_inputs(), "two_inputs_adam",
+                   {"image": x, "pixels": x.reshape(BATCH, 784)}, y),
+            inputs="image = the examples [n, 28, 28, 1], pixels = the same "
+                   "examples flattened [n, 784]")
+    if "attention_mask" in only:
+        fresh_session()
+        out["attention_mask"] = dict(
+            record(attention_mask(), "attention_mask",
+                   {"image": x, "allowed": allowed_keys()}, y),
+            inputs="image = the examples [n, 28, 28, 1], allowed = "
+                   "example i's key steps s < 5 + 7i mod 24, [n, 28, 28] "
+                   "float 0/1")
+    for name in sorted(only):
         print(name, out[name]["steps"])
-    with open(os.path.join(MULTI_OUT, "multi.json"), "w") as f:
+    with open(path, "w") as f:
         json.dump(out, f, indent=1)
         f.write("\n")
 

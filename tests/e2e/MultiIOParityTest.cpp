@@ -2,10 +2,11 @@
 //
 // tests/fixtures/keras/multi (written by Keras 3 itself, see
 // scripts/keras-fixtures/make_multi_fixtures.py): a two-head model with
-// per-output losses, loss_weights and metrics from its compile_config, and
-// a two-input Concatenate model. From Keras's weights, 5 Adam steps on the
-// fixed batch, compiled and interpreted, must reproduce every log Keras
-// returned (the total loss within 1e-4 relative, each output's loss and
+// per-output losses, loss_weights and metrics from its compile_config, a
+// two-input Concatenate model, and a MultiHeadAttention whose
+// attention_mask is the model's second input. From Keras's weights, 5 Adam
+// steps on the fixed batch, compiled and interpreted, must reproduce every log
+// Keras returned (the total loss within 1e-4 relative, each output's loss and
 // metric under Keras's names), and predict must match Keras's before and
 // after the steps.
 //
@@ -72,6 +73,15 @@ Case caseOf(const std::string &name) {
   e2e::kerasBatch(x, y);
   if (name == "two_inputs_adam")
     return {{x, x.reshaped({32, 784})}, {y}};
+  if (name == "attention_mask") {
+    // Example i's queries see its first 5 + 7i mod 24 key steps.
+    NDArray allowed = NDArray::empty({32, 28, 28}, DType::F32);
+    for (int64_t i = 0; i < 32; ++i)
+      for (int64_t t = 0; t < 28; ++t)
+        for (int64_t s = 0; s < 28; ++s)
+          allowed.set((i * 28 + t) * 28 + s, s < 5 + (i * 7) % 24 ? 1.0 : 0.0);
+    return {{x, allowed}, {y}};
+  }
   // multi_output: the labels, and label / 9 as [n, 1] float32.
   NDArray value = NDArray::empty({32, 1}, DType::F32);
   for (int64_t i = 0; i < 32; ++i)
@@ -137,7 +147,8 @@ TEST_P(MultiIOParity, FiveAdamStepsAndPredictReproduceKeras) {
 INSTANTIATE_TEST_SUITE_P(
     KerasMultiIO, MultiIOParity,
     ::testing::Combine(::testing::Values(std::string("multi_output"),
-                                         std::string("two_inputs_adam")),
+                                         std::string("two_inputs_adam"),
+                                         std::string("attention_mask")),
                        ::testing::Values(ExecMode::Compiled,
                                          ExecMode::Interpreted)),
     [](const auto &info) {

@@ -73,7 +73,8 @@ void keras::addAttentionLayers(std::vector<LayerClass> &classes) {
         "kernel_constraint", "bias_constraint", "sliding_window", "seed"},
        {{"use_gate", false}},
        "`num_heads`, `key_dim`, `value_dim`, `use_bias`, `output_shape`, "
-       "`attention_axes` ([1]), initializers, `use_causal_mask` in the call"});
+       "`attention_axes` ([1]), initializers, `use_causal_mask` and "
+       "`attention_mask` in the call"});
   classes.push_back({"Attention",
                      "attention",
                      [](const ObjectView &c, const CallOptions &call) {

@@ -340,11 +340,29 @@ TEST(KerasLayerImport, Keras2AttentionTakesValueAndCausalMaskFromKwargs) {
                        "query/kernel", "query/bias", "key/kernel", "key/bias",
                        "value/kernel", "value/bias", "attention_output/kernel",
                        "attention_output/bias"}));
+  // The attention mask is the layer's fourth input, after the key (here
+  // the value): x [5, 6] is no [5 query steps, 5 key steps] mask.
   std::string masked = text;
   masked = replaceOnce(masked, "\"use_causal_mask\": true",
                        "\"attention_mask\": [\"x\", 0, 0]");
   EXPECT_THAT(errorOf([&] { keras::importModelJson(masked, "m.json"); }),
-              HasSubstr("tensor argument 'attention_mask' is not supported"));
+              HasSubstr("layer 'mha' (MultiHeadAttention): attention_mask "
+                        "[None, 5, 6] is not broadcastable to [batch, query "
+                        "steps, key steps] [None, 5, 5]"));
+  // A second input of the right shape is taken.
+  std::string withInput =
+      replaceOnce(masked, "\"attention_mask\": [\"x\", 0, 0]",
+                  "\"attention_mask\": [\"m\", 0, 0]");
+  withInput = replaceOnce(
+      withInput, "{\"class_name\": \"MultiHeadAttention\"",
+      "{\"class_name\": \"InputLayer\", \"name\": \"m\", "
+      "\"inbound_nodes\": [], \"config\": {\"batch_input_shape\": [null, 1, "
+      "5], \"dtype\": \"float32\", \"name\": \"m\"}},\n"
+      "      {\"class_name\": \"MultiHeadAttention\"");
+  withInput = replaceOnce(withInput, "\"input_layers\": [[\"x\", 0, 0]]",
+                          "\"input_layers\": [[\"x\", 0, 0], [\"m\", 0, 0]]");
+  keras::ImportedModel two = keras::importModelJson(withInput, "m.json");
+  EXPECT_EQ(two.model->graphInputs().size(), 2u);
 }
 
 /// A tf.keras 2 functional model of one recurrent layer `layer` (class and
