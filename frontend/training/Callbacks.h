@@ -3,9 +3,11 @@
 // A Callback sees fit() as Keras's keras.callbacks.Callback does: hooks at
 // the start and end of training, of each epoch and of each batch, with the
 // logs dict (loss and metrics, running means of the epoch at batch ends;
-// the epoch's means and val_* at epoch ends). Through trainer() a callback
-// can stop training (Trainer::stopTraining, Keras's model.stop_training),
-// read and change the learning rate, and get or set the weights.
+// the epoch's means and val_* at epoch ends), and evaluate()'s and
+// predict()'s hooks (the validation's inside fit()). Through trainer() a
+// callback can stop training (Trainer::stopTraining, Keras's
+// model.stop_training; stopEvaluating and stopPredicting likewise), read
+// and change the learning rate, and get or set the weights.
 //
 // Built in, with Keras 3's arguments and rules (keras/src/callbacks):
 //   History          the logs of every epoch; fit() returns one
@@ -60,6 +62,20 @@ public:
   virtual void onEpochEnd(int64_t epoch, Logs &logs) {}
   virtual void onBatchBegin(int64_t batch, Logs &logs) {}
   virtual void onBatchEnd(int64_t batch, Logs &logs) {}
+  /// evaluate() and fit()'s validation, as Keras's on_test_*: the batch
+  /// ends get the running loss and metrics over the batches so far, the
+  /// end the result (keys without "val_").
+  virtual void onTestBegin(Logs &logs) {}
+  virtual void onTestEnd(Logs &logs) {}
+  virtual void onTestBatchBegin(int64_t batch, Logs &logs) {}
+  virtual void onTestBatchEnd(int64_t batch, Logs &logs) {}
+  /// predict(), as Keras's on_predict_*: a batch's end gets its outputs
+  /// (Keras's logs["outputs"]), one array per model output.
+  virtual void onPredictBegin(Logs &logs) {}
+  virtual void onPredictEnd(Logs &logs) {}
+  virtual void onPredictBatchBegin(int64_t batch, Logs &logs) {}
+  virtual void onPredictBatchEnd(int64_t batch,
+                                 const std::vector<NDArray> &outputs) {}
 
   /// Set by fit() before onTrainBegin (Keras's set_model).
   void setTrainer(Trainer *trainer) { trainer_ = trainer; }

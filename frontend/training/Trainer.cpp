@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 
 using namespace kcc;
 
@@ -296,12 +297,64 @@ StepResult Trainer::trainOnBatch(const std::vector<NDArray> &inputs,
   return exe.step(cast, targets, w);
 }
 
-std::vector<NDArray> Trainer::predict(const std::vector<NDArray> &inputs,
-                                      int64_t batchSize) {
+/// Rows [begin, end) of `x`: a view, no copy.
+static NDArray rowsOf(const NDArray &x, int64_t begin, int64_t end) {
+  Shape shape = x.shape();
+  int64_t row = x.bytes() / shape[0];
+  shape[0] = end - begin;
+  return NDArray::borrow(
+      const_cast<char *>(static_cast<const char *>(x.rawData())) + begin * row,
+      shape, x.dtype());
+}
+
+std::vector<NDArray>
+Trainer::predict(const std::vector<NDArray> &inputs, int64_t batchSize,
+                 const std::vector<CallbackPtr> &callbacks) {
   if (inputs.empty() || !inputs[0].defined() || inputs[0].rank() < 1 ||
       inputs[0].dim(0) == 0)
     throw Error("predict: no examples");
-  return inferenceFor(std::min(batchSize, inputs[0].dim(0))).predict(inputs);
+  int64_t n = inputs[0].dim(0), batch = std::min(batchSize, n);
+  Executable &exe = inferenceFor(batch);
+  if (callbacks.empty())
+    return exe.predict(inputs);
+  // Batch by batch, so that the hooks see each one. predict() checks the
+  // rows of every input against the first's; the views need them first.
+  for (const NDArray &x : inputs)
+    if (!x.defined() || x.rank() < 1 || x.dim(0) != n)
+      return exe.predict(inputs); // throws its located error
+  CallbackList hooks(callbacks);
+  hooks.each([&](Callback &c) { c.setTrainer(this); });
+  stopPredicting = false;
+  Logs logs;
+  hooks.each([&](Callback &c) { c.onPredictBegin(logs); });
+  std::vector<NDArray> out;
+  int64_t done = 0;
+  for (int64_t b = 0; done < n && !stopPredicting; ++b) {
+    int64_t end = std::min(n, done + batch);
+    std::vector<NDArray> views;
+    for (const NDArray &x : inputs)
+      views.push_back(rowsOf(x, done, end));
+    Logs batchLogs;
+    hooks.each([&](Callback &c) { c.onPredictBatchBegin(b, batchLogs); });
+    std::vector<NDArray> part = exe.predict(views);
+    if (out.empty())
+      for (const NDArray &p : part) {
+        Shape shape = p.shape();
+        shape[0] = n;
+        out.push_back(NDArray::empty(shape, p.dtype()));
+      }
+    for (size_t k = 0; k < part.size(); ++k)
+      std::memcpy(static_cast<char *>(out[k].rawData()) +
+                      done * (out[k].bytes() / n),
+                  part[k].rawData(), part[k].bytes());
+    hooks.each([&](Callback &c) { c.onPredictBatchEnd(b, part); });
+    done = end;
+  }
+  if (done < n) // stopped: the rows predicted
+    for (NDArray &o : out)
+      o = rowsOf(o, 0, done).clone();
+  hooks.each([&](Callback &c) { c.onPredictEnd(logs); });
+  return out;
 }
 
 NDArray Trainer::predict(const NDArray &x, int64_t batchSize) {
@@ -310,7 +363,8 @@ NDArray Trainer::predict(const NDArray &x, int64_t batchSize) {
   return inferenceFor(std::min(batchSize, x.dim(0))).predict(x);
 }
 
-Logs Trainer::evaluate(const DataSource &data) {
+Logs Trainer::evaluate(const DataSource &data,
+                       const std::vector<CallbackPtr> &callbacks) {
   int64_t n = data.numBatches();
   if (n == 0)
     throw Error("evaluate: the data has no batches");
@@ -324,8 +378,15 @@ Logs Trainer::evaluate(const DataSource &data) {
   ModelMetrics acc(config_, &compile_.customObjects);
   bool several =
       model_.inputShapes().size() != 1 || outputs != 1 || !masked.empty();
+  CallbackList hooks(callbacks);
+  hooks.each([&](Callback &c) { c.setTrainer(this); });
+  stopEvaluating = false;
+  Logs logs;
+  hooks.each([&](Callback &c) { c.onTestBegin(logs); });
   Executable *exe = nullptr;
-  for (int64_t i = 0; i < n; ++i) {
+  for (int64_t i = 0; i < n && !stopEvaluating; ++i) {
+    Logs batchLogs;
+    hooks.each([&](Callback &c) { c.onTestBatchBegin(i, batchLogs); });
     Batch b = data.batch(i);
     if (!exe)
       exe = &inferenceFor(b.size(), !masked.empty());
@@ -340,11 +401,18 @@ Logs Trainer::evaluate(const DataSource &data) {
       preds.resize(outputs);
     }
     acc.add(preds, b.allTargets(), b.sampleWeight, masks);
+    if (!callbacks.empty()) {
+      batchLogs = acc.result();
+      hooks.each([&](Callback &c) { c.onTestBatchEnd(i, batchLogs); });
+    }
   }
-  return acc.result();
+  logs = acc.result();
+  hooks.each([&](Callback &c) { c.onTestEnd(logs); });
+  return logs;
 }
 
-Logs Trainer::evaluate(const Dataset &data, int64_t batchSize) {
+Logs Trainer::evaluate(const Dataset &data, int64_t batchSize,
+                       const std::vector<CallbackPtr> &callbacks) {
   if (data.size() == 0)
     throw Error("evaluate: the dataset is empty");
   int64_t batch = std::min(batchSize, data.size());
@@ -353,7 +421,7 @@ Logs Trainer::evaluate(const Dataset &data, int64_t batchSize) {
       ExampleArray::fromNDArray(
           padLabelSequences(config_, data.y, targetSpec(batch)), "y"),
       batch, inputSpec(batch).dtype, targetSpec(batch).dtype);
-  return evaluate(source);
+  return evaluate(source, callbacks);
 }
 
 History Trainer::fit(const Dataset &train, const FitOptions &fit,
@@ -562,7 +630,7 @@ History Trainer::fitShard(DataSource &train, const FitOptions &fit,
     current_ = Batch();
     model_.setWeights(active_->getWeights());
     if (validation && validatesAfter(fit, epoch))
-      for (const auto &[key, value] : evaluate(*validation))
+      for (const auto &[key, value] : evaluate(*validation, all))
         epochLogs["val_" + key] = value;
     callbacks.each([&](Callback &c) { c.onEpochEnd(epoch, epochLogs); });
     EpochLogs record;

@@ -124,13 +124,22 @@ public:
   /// Keras's evaluate(x, y, sample_weight) does.
   /// A model of several inputs or outputs reads Batch::inputs/targets (an
   /// ArrayDataSource of one array per input and output); fit() as well.
-  Logs evaluate(const DataSource &data);
-  Logs evaluate(const Dataset &data, int64_t batchSize = 500);
+  /// `callbacks` get Keras's on_test_* hooks (a batch's end: the running
+  /// loss and metrics); a callback setting stopEvaluating ends it after
+  /// the batch, with the result over the batches run.
+  Logs evaluate(const DataSource &data,
+                const std::vector<CallbackPtr> &callbacks = {});
+  Logs evaluate(const Dataset &data, int64_t batchSize = 500,
+                const std::vector<CallbackPtr> &callbacks = {});
   /// The inference @forward on `x`, any number of rows.
   NDArray predict(const NDArray &x, int64_t batchSize = 500);
   /// The same for several inputs (one array each): one array per output.
+  /// With `callbacks`, batch by batch with Keras's on_predict_* hooks; a
+  /// callback setting stopPredicting ends it after the batch, with the
+  /// rows predicted so far.
   std::vector<NDArray> predict(const std::vector<NDArray> &inputs,
-                               int64_t batchSize = 500);
+                               int64_t batchSize = 500,
+                               const std::vector<CallbackPtr> &callbacks = {});
   /// One training step on one batch of any size (Keras's train_on_batch).
   /// With the config's class weights the step weighs each example by its
   /// class (Keras's class_weight).
@@ -156,6 +165,10 @@ public:
   /// Set by a callback to end fit() after the current batch (Keras's
   /// model.stop_training); fit() clears it when it starts.
   bool stopTraining = false;
+  /// The same for evaluate() (Keras's model.stop_evaluating; cleared when
+  /// it starts) and predict() (model.stop_predicting).
+  bool stopEvaluating = false;
+  bool stopPredicting = false;
 
   void setLearningRate(double lr);
   double learningRate() const { return learningRate_; }

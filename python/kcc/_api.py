@@ -1,11 +1,14 @@
 """kcc.fit, kcc.evaluate and kcc.predict: Keras's Model methods, run by kcc."""
 
+import itertools
 import math
 import os
 
 import numpy as np
 
 from kcc import _callbacks, _data, _kcc, _session
+
+_END = object()
 
 
 def _keras_model(model):
@@ -151,7 +154,8 @@ def fit(
     driver = _callbacks.Driver(model, session, callback_list)
     try:
         session.fit(train, validation, args, driver,
-                    _callbacks.batch_hooks(callback_list))
+                    _callbacks.batch_hooks(callback_list, "train"),
+                    _callbacks.batch_hooks(callback_list, "test"))
     except BaseException:
         # Ctrl-C or a callback's error: Keras keeps what was trained so far.
         _session.pull_state(session, model)
@@ -159,20 +163,31 @@ def fit(
     return model.history
 
 
+def _callback_list(callbacks, verbose, steps, model):
+    """Keras's CallbackList for one evaluate or predict run, as Keras
+    builds it (a progress bar unless verbose is 0)."""
+    import keras
+
+    if isinstance(callbacks, keras.callbacks.CallbackList):
+        return callbacks
+    return keras.callbacks.CallbackList(
+        callbacks, add_progbar=verbose != 0, verbose=verbose, epochs=1,
+        steps=steps, model=model)
+
+
 def evaluate(model, x=None, y=None, batch_size=None, verbose="auto",
              sample_weight=None, steps=None, callbacks=None,
              return_dict=False, *, mode="compiled"):
     """Keras's model.evaluate by kcc: the loss, then the metrics (a scalar
     when there are none), or a dict with return_dict=True. x may be a
-    PyDataset or a generator (then `steps`, unless it has a length)."""
-    if callbacks:
-        raise ValueError("kcc.evaluate: callbacks are not supported (kcc.fit "
-                         "takes them)")
+    PyDataset or a generator (then `steps`, unless it has a length).
+    `callbacks` get Keras's on_test_* hooks."""
     model = _keras_model(model)
     _check_compiled(model, "evaluate")
     session = _session.session_for(model, mode)
     _session.push_weights(session, model)
     inputs, outputs = session.input_names(), session.output_names()
+    batch = int(batch_size or 32)
     if _data.is_dataset(x):
         data = _data.dataset_source(x, inputs, outputs, "x", steps)
     elif _data.is_iterable(x):
@@ -180,10 +195,22 @@ def evaluate(model, x=None, y=None, batch_size=None, verbose="auto",
             _data.replayable(x), inputs, outputs, "x",
             _data.iterable_batches(x, steps, "kcc.evaluate: x", "steps"))
     else:
-        data = _data.arrays_source(
-            _data.arrays(x, inputs, "x"), _data.arrays(y, outputs, "y"),
-            None if sample_weight is None else np.asarray(sample_weight))
-    logs = session.evaluate(data, int(batch_size or 32))
+        xs = _data.arrays(x, inputs, "x")
+        ys = _data.arrays(y, outputs, "y")
+        sw = None if sample_weight is None else np.asarray(sample_weight)
+        if steps and xs:
+            # The first `steps` batches, as Keras reads them.
+            keep = int(steps) * batch
+            xs = [a[:keep] for a in xs]
+            ys = ys if ys is None else [a[:keep] for a in ys]
+            sw = sw if sw is None else sw[:keep]
+        data = _data.arrays_source(xs, ys, sw)
+    batches = data.get("batches") or (
+        math.ceil(_data.rows(data["x"]) / batch) if data.get("x") else None)
+    callback_list = _callback_list(callbacks, verbose, batches, model)
+    driver = _callbacks.driver_for(model, session, callback_list)
+    logs = session.evaluate(data, batch, driver,
+                            _callbacks.batch_hooks(callback_list, "test"))
     logs = _callbacks.keras_logs(logs)
     if return_dict:
         return logs
@@ -196,29 +223,52 @@ def predict(model, x, batch_size=None, verbose="auto", steps=None,
     """Keras's model.predict by kcc: an array, or a list with several
     outputs. x may be arrays, a PyDataset or a generator of batches (x, or
     a tuple whose first element is x: Keras's unpacking), read to its end
-    or for `steps` batches."""
-    if callbacks:
-        raise ValueError("kcc.predict: callbacks are not supported (kcc.fit "
-                         "takes them)")
+    or for `steps` batches. `callbacks` get Keras's on_predict_* hooks."""
     model = _keras_model(model)
     session = _session.session_for(model, mode)
     _session.push_weights(session, model)
     names = session.input_names()
     if _data.is_dataset(x) or _data.is_iterable(x):
+        total = len(x) if hasattr(x, "__len__") else None
+        if steps:
+            total = int(steps) if total is None else min(total, int(steps))
+        callback_list = _callback_list(callbacks, verbose, total, model)
+        model.stop_predicting = False
+        callback_list.on_predict_begin()
         batches, batch = [], None
-        for i, item in enumerate(_data.predict_batches(x, steps)):
+        items = iter(_data.predict_batches(x, steps))
+        for i in itertools.count():
+            # Keras calls a batch's begin before it reads the batch: once
+            # more at the end of data of unknown length.
+            if total is not None and i >= total:
+                break
+            callback_list.on_predict_batch_begin(i)
+            item = next(items, _END)
+            if item is _END:
+                break
             where = f"kcc.predict: x, batch {i}"
             inputs = _data.arrays(_data.predict_input(item, where), names,
                                   where)
             batch = batch or _data.rows(inputs)  # the first batch's size
             batches.append(session.predict(inputs, batch))
+            part = batches[-1]
+            callback_list.on_predict_batch_end(
+                i, {"outputs": part[0] if len(part) == 1 else part})
+            if getattr(model, "stop_predicting", False):
+                break
         if not batches:
             raise ValueError("kcc.predict: x has no batches")
         out = [np.concatenate(parts) for parts in zip(*batches)]
+        callback_list.on_predict_end()
     else:
+        batch = int(batch_size or 32)
         inputs = _data.arrays(x, names, "x")
         if steps:
-            keep = int(steps) * int(batch_size or 32)
-            inputs = [a[:keep] for a in inputs]
-        out = session.predict(inputs, int(batch_size or 32))
+            inputs = [a[:int(steps) * batch] for a in inputs]
+        callback_list = _callback_list(
+            callbacks, verbose, math.ceil(_data.rows(inputs) / batch), model)
+        driver = _callbacks.driver_for(model, session, callback_list)
+        out = session.predict(inputs, batch, driver,
+                              _callbacks.batch_hooks(callback_list,
+                                                     "predict"))
     return out[0] if len(out) == 1 else out

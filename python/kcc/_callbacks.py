@@ -1,37 +1,39 @@
-"""Keras's callbacks around kcc's fit loop.
+"""Keras's callbacks around kcc's fit, evaluate and predict loops.
 
-kcc's Trainer runs the epochs and steps in C++ and calls this driver at
+kcc's Trainer runs the epochs and batches in C++ and calls this driver at
 Keras's hooks. It runs a keras.callbacks.CallbackList (History, the
 ProgbarLogger when verbose, the user's callbacks), syncs kcc's weights into
-the Keras model before on_epoch_end when a callback may look at them (so
-`self.model` sees them), reads the optimizer's learning rate back into
-kcc's step after on_epoch_begin, and reports `model.stop_training`. Batch
-hooks are forwarded only when a callback overrides them (Keras's progress
-bar: a few a second).
+the Keras model before the validation and on_epoch_end when a callback may
+look at them (so `self.model` sees them), reads the optimizer's learning
+rate back into kcc's step after on_epoch_begin, and reports
+`model.stop_training` (stop_evaluating, stop_predicting). Batch hooks are
+forwarded only when a callback overrides them (Keras's progress bar: a few
+a second).
 """
 
 from kcc import _session
 
-_BATCH_HOOKS = (
-    "on_batch_begin",
-    "on_batch_end",
-    "on_train_batch_begin",
-    "on_train_batch_end",
-)
+_BATCH_HOOKS = {
+    "train": ("on_batch_begin", "on_batch_end", "on_train_batch_begin",
+              "on_train_batch_end"),
+    "test": ("on_test_batch_begin", "on_test_batch_end"),
+    "predict": ("on_predict_batch_begin", "on_predict_batch_end"),
+}
 
 
-def batch_hooks(callback_list):
-    """Which batch hooks kcc's loop calls: "every" batch's when a callback
-    overrides them, "progress" when only Keras's progress bar reads them
-    (each epoch's first batch, where Progbar starts its step clock, then at
-    most one every 50 ms, Progbar's own redraw interval; the epoch's last
-    line is drawn from on_epoch_end's logs), else "none"."""
+def batch_hooks(callback_list, run="train"):
+    """Which batch hooks of a `run` ("train", "test" or "predict") kcc's
+    loop calls: "every" batch's when a callback overrides them, "progress"
+    when only Keras's progress bar reads them (the run's first batch, where
+    Progbar starts its step clock, then at most one every 50 ms, Progbar's
+    own redraw interval; the last line is drawn from the end's logs), else
+    "none"."""
     from keras import callbacks as kc
     from keras.src.utils.python_utils import is_default
 
     mode = "none"
     for c in callback_list.callbacks:
-        if all(is_default(getattr(c, hook)) for hook in _BATCH_HOOKS):
+        if all(is_default(getattr(c, hook)) for hook in _BATCH_HOOKS[run]):
             continue
         if type(c) is not kc.ProgbarLogger:
             return "every"
@@ -84,15 +86,26 @@ def keras_logs(logs):
 
 
 class Driver:
-    def __init__(self, model, session, callbacks):
+    """fit()'s hooks, and evaluate()'s and predict()'s, into `callbacks`.
+    `in_fit`: the test hooks are fit()'s validation."""
+
+    def __init__(self, model, session, callbacks, in_fit=True):
         self.model = model
         self.session = session
         self.callbacks = callbacks
-        self.sync_each_epoch = needs_epoch_sync(callbacks)
-        self.lr_may_change = may_set_learning_rate(callbacks)
+        self.in_fit = in_fit
+        self.sync_each_epoch = in_fit and needs_epoch_sync(callbacks)
+        self.lr_may_change = in_fit and may_set_learning_rate(callbacks)
+        self.synced = False
 
-    def _stop(self):
-        return bool(getattr(self.model, "stop_training", False))
+    def _stop(self, flag="stop_training"):
+        return bool(getattr(self.model, flag, False))
+
+    def _sync(self):
+        """kcc's weights into the Keras model, once an epoch."""
+        if self.sync_each_epoch and not self.synced:
+            _session.pull_state(self.session, self.model)
+            self.synced = True
 
     def on_train_begin(self):
         self.callbacks.on_train_begin()
@@ -100,6 +113,7 @@ class Driver:
         return self._stop()
 
     def on_epoch_begin(self, epoch):
+        self.synced = False
         self.callbacks.on_epoch_begin(epoch)
         if self.lr_may_change:
             _session.push_learning_rate(self.session, self.model)
@@ -114,14 +128,8 @@ class Driver:
         return self._stop()
 
     def on_epoch_end(self, epoch, logs):
-        logs = keras_logs(logs)
-        if self.sync_each_epoch:
-            _session.pull_state(self.session, self.model)
-        val = {k[4:]: v for k, v in logs.items() if k.startswith("val_")}
-        if val:
-            self.callbacks.on_test_begin()
-            self.callbacks.on_test_end(val)
-        self.callbacks.on_epoch_end(epoch, logs)
+        self._sync()
+        self.callbacks.on_epoch_end(epoch, keras_logs(logs))
         # ReduceLROnPlateau sets it here: kcc's step follows at once, so the
         # rate handed back at the end is the one Keras's callbacks chose.
         if self.lr_may_change:
@@ -132,3 +140,51 @@ class Driver:
         _session.pull_state(self.session, self.model)
         self.callbacks.on_train_end(keras_logs(logs))
         return False
+
+    def on_test_begin(self):
+        # fit()'s validation sees the epoch's weights, as under Keras.
+        if self.in_fit:
+            self._sync()
+        self.model.stop_evaluating = False
+        self.callbacks.on_test_begin()
+        return self._stop("stop_evaluating")
+
+    def on_test_batch_begin(self, batch):
+        self.callbacks.on_test_batch_begin(batch)
+        return self._stop("stop_evaluating")
+
+    def on_test_batch_end(self, batch, logs):
+        self.callbacks.on_test_batch_end(batch, keras_logs(logs))
+        return self._stop("stop_evaluating")
+
+    def on_test_end(self, logs):
+        self.callbacks.on_test_end(keras_logs(logs))
+        return False
+
+    def on_predict_begin(self):
+        self.model.stop_predicting = False
+        self.callbacks.on_predict_begin()
+        return self._stop("stop_predicting")
+
+    def on_predict_batch_begin(self, batch):
+        self.callbacks.on_predict_batch_begin(batch)
+        return self._stop("stop_predicting")
+
+    def on_predict_batch_end(self, batch, outputs):
+        # Keras's logs: {"outputs": the batch's output (a list with
+        # several)}.
+        out = outputs[0] if len(outputs) == 1 else outputs
+        self.callbacks.on_predict_batch_end(batch, {"outputs": out})
+        return self._stop("stop_predicting")
+
+    def on_predict_end(self):
+        self.callbacks.on_predict_end()
+        return False
+
+
+def driver_for(model, session, callback_list):
+    """evaluate()'s or predict()'s driver: none without callbacks (verbose
+    0), so kcc runs the batches without stopping between them."""
+    if not callback_list.callbacks:
+        return None
+    return Driver(model, session, callback_list, in_fit=False)

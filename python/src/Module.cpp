@@ -89,16 +89,12 @@ std::unique_ptr<DataSource> sourceOf(Session &s, const py::dict &data,
   return s.arraySource(e, batchSize, fit && fit->shuffle, fit ? fit->seed : 0);
 }
 
-/// fit()'s batch_hooks argument: "none", "every" or "progress".
-BatchHooks batchHooksOf(const std::string &name) {
-  if (name == "every")
-    return BatchHooks::Every;
-  if (name == "progress")
-    return BatchHooks::Progress;
-  if (name == "none")
-    return BatchHooks::None;
-  throw Error("fit: batch_hooks must be none, every or progress, got '" + name +
-              "'");
+/// The driver's hooks, or none without a driver.
+std::vector<CallbackPtr> hooksOf(const py::object &driver,
+                                 BatchHookModes modes) {
+  if (driver.is_none())
+    return {};
+  return {std::make_shared<PythonHooks>(driver, modes)};
 }
 
 std::unique_ptr<Session> fromJson(const std::string &text,
@@ -177,7 +173,7 @@ PYBIND11_MODULE(_kcc, m) {
           "fit",
           [](Session &s, const py::dict &train, const py::object &validation,
              const FitArgs &args, const py::object &driver,
-             const std::string &batchHooks) {
+             const std::string &batchHooks, const std::string &testHooks) {
             std::vector<py::array> keep;
             std::unique_ptr<DataSource> data =
                 sourceOf(s, train, "fit", args.batchSize, &args, keep);
@@ -187,10 +183,10 @@ PYBIND11_MODULE(_kcc, m) {
                              args.validationBatchSize ? args.validationBatchSize
                                                       : args.batchSize,
                              nullptr, keep);
-            std::vector<CallbackPtr> callbacks;
-            if (!driver.is_none())
-              callbacks.push_back(std::make_shared<PythonHooks>(
-                  driver, batchHooksOf(batchHooks)));
+            BatchHookModes modes;
+            modes.train = batchHooksOf(batchHooks, "fit: batch_hooks");
+            modes.test = batchHooksOf(testHooks, "fit: test_hooks");
+            std::vector<CallbackPtr> callbacks = hooksOf(driver, modes);
             History h;
             {
               py::gil_scoped_release release;
@@ -202,24 +198,31 @@ PYBIND11_MODULE(_kcc, m) {
           },
           py::arg("train"), py::arg("validation"), py::arg("args"),
           py::arg("driver"), py::arg("batch_hooks") = "none",
+          py::arg("test_hooks") = "none",
           "train and validation: {'x': [...], 'y': [...], 'sample_weight': "
           "array or None} or {'reader': f(i) -> (x, y, sample_weight), "
           "'on_epoch_end': f or None, 'batches': n}")
       .def(
           "evaluate",
-          [](Session &s, const py::dict &data, int64_t batchSize) {
+          [](Session &s, const py::dict &data, int64_t batchSize,
+             const py::object &driver, const std::string &batchHooks) {
             std::vector<py::array> keep;
             std::unique_ptr<DataSource> source =
                 sourceOf(s, data, "evaluate", batchSize, nullptr, keep);
+            BatchHookModes modes;
+            modes.test = batchHooksOf(batchHooks, "evaluate: batch_hooks");
+            std::vector<CallbackPtr> callbacks = hooksOf(driver, modes);
             Logs logs;
             {
               py::gil_scoped_release release;
-              logs = s.evaluate(*source);
+              logs = s.evaluate(*source, callbacks);
               source.reset();
+              callbacks.clear();
             }
             return logsToDict(logs);
           },
-          py::arg("data"), py::arg("batch_size"))
+          py::arg("data"), py::arg("batch_size"),
+          py::arg("driver") = py::none(), py::arg("batch_hooks") = "none")
       .def(
           "train_on_batch",
           [](Session &s, const py::object &x, const py::object &y,
@@ -267,15 +270,21 @@ PYBIND11_MODULE(_kcc, m) {
            })
       .def(
           "predict",
-          [](Session &s, const py::list &x, int64_t batchSize) {
+          [](Session &s, const py::list &x, int64_t batchSize,
+             const py::object &driver, const std::string &batchHooks) {
             std::vector<py::array> keep;
             std::vector<NDArray> inputs = views(x, "x", keep);
+            BatchHookModes modes;
+            modes.predict = batchHooksOf(batchHooks, "predict: batch_hooks");
+            std::vector<CallbackPtr> callbacks = hooksOf(driver, modes);
             std::vector<NDArray> out;
             {
               py::gil_scoped_release release;
-              out = s.predict(inputs, batchSize);
+              out = s.predict(inputs, batchSize, callbacks);
+              callbacks.clear();
             }
             return toList(out);
           },
-          py::arg("x"), py::arg("batch_size"));
+          py::arg("x"), py::arg("batch_size"), py::arg("driver") = py::none(),
+          py::arg("batch_hooks") = "none");
 }

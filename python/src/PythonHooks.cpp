@@ -1,8 +1,11 @@
-//===- PythonHooks.cpp - fit()'s callbacks, forwarded to Python -----------===//
+//===- PythonHooks.cpp - the Trainer's callbacks, forwarded to Python -----===//
 
 #include "PythonHooks.h"
 
+#include "Arrays.h"
+
 #include "frontend/training/Trainer.h"
+#include "runtime/Error.h"
 
 namespace py = pybind11;
 using namespace kcc;
@@ -23,54 +26,37 @@ py::dict python::logsToDict(const Logs &logs) {
   return d;
 }
 
-PythonHooks::PythonHooks(py::object driver, BatchHooks batchHooks)
-    : driver_(std::move(driver)), batchHooks_(batchHooks) {}
+BatchHooks python::batchHooksOf(const std::string &name,
+                                const std::string &what) {
+  if (name == "every")
+    return BatchHooks::Every;
+  if (name == "progress")
+    return BatchHooks::Progress;
+  if (name == "none")
+    return BatchHooks::None;
+  throw Error(what + " must be none, every or progress, got '" + name + "'");
+}
+
+PythonHooks::PythonHooks(py::object driver, BatchHookModes modes)
+    : driver_(std::move(driver)), modes_(modes) {}
 
 PythonHooks::~PythonHooks() {
-  // fit() drops its callbacks with the GIL released.
+  // The Trainer drops its callbacks with the GIL released.
   py::gil_scoped_acquire gil;
   driver_ = py::object();
 }
 
-void PythonHooks::stopIf(const py::object &result) {
+void PythonHooks::stopIf(const py::object &result, bool &stop) {
   if (result.cast<bool>())
-    trainer().stopTraining = true;
+    stop = true;
 }
 
-// Each hook takes the GIL before it builds a Python object.
-
-void PythonHooks::onTrainBegin(Logs &logs) {
-  py::gil_scoped_acquire gil;
-  stopIf(driver_.attr("on_train_begin")());
-}
-
-void PythonHooks::onTrainEnd(Logs &logs) {
-  py::gil_scoped_acquire gil;
-  stopIf(driver_.attr("on_train_end")(logsToDict(logs)));
-}
-
-void PythonHooks::onEpochBegin(int64_t epoch, Logs &logs) {
-  py::gil_scoped_acquire gil;
-  stopIf(driver_.attr("on_epoch_begin")(epoch));
-}
-
-void PythonHooks::onEpochEnd(int64_t epoch, Logs &logs) {
-  py::gil_scoped_acquire gil;
-  stopIf(driver_.attr("on_epoch_end")(epoch, logsToDict(logs)));
-}
-
-void PythonHooks::onBatchBegin(int64_t batch, Logs &logs) {
-  if (batchHooks_ != BatchHooks::Every)
-    return;
-  py::gil_scoped_acquire gil;
-  stopIf(driver_.attr("on_train_batch_begin")(batch));
-}
-
-void PythonHooks::onBatchEnd(int64_t batch, Logs &logs) {
+template <typename Hook>
+void PythonHooks::batchEnd(BatchHooks mode, int64_t batch, Hook hook) {
   using namespace std::chrono;
   auto now = steady_clock::now();
-  bool forward = batchHooks_ == BatchHooks::Every ||
-                 (batchHooks_ == BatchHooks::Progress &&
+  bool forward = mode == BatchHooks::Every ||
+                 (mode == BatchHooks::Progress &&
                   (batch == 0 || now - lastProgress_ >= milliseconds(50)));
   if (!forward && now - lastSignalCheck_ < milliseconds(20))
     return;
@@ -81,5 +67,97 @@ void PythonHooks::onBatchEnd(int64_t batch, Logs &logs) {
   if (!forward)
     return;
   lastProgress_ = now;
-  stopIf(driver_.attr("on_train_batch_end")(batch, logsToDict(logs)));
+  hook();
+}
+
+// Each hook takes the GIL before it builds a Python object.
+
+void PythonHooks::onTrainBegin(Logs &logs) {
+  py::gil_scoped_acquire gil;
+  stopIf(driver_.attr("on_train_begin")(), trainer().stopTraining);
+}
+
+void PythonHooks::onTrainEnd(Logs &logs) {
+  py::gil_scoped_acquire gil;
+  stopIf(driver_.attr("on_train_end")(logsToDict(logs)),
+         trainer().stopTraining);
+}
+
+void PythonHooks::onEpochBegin(int64_t epoch, Logs &logs) {
+  py::gil_scoped_acquire gil;
+  stopIf(driver_.attr("on_epoch_begin")(epoch), trainer().stopTraining);
+}
+
+void PythonHooks::onEpochEnd(int64_t epoch, Logs &logs) {
+  py::gil_scoped_acquire gil;
+  stopIf(driver_.attr("on_epoch_end")(epoch, logsToDict(logs)),
+         trainer().stopTraining);
+}
+
+void PythonHooks::onBatchBegin(int64_t batch, Logs &logs) {
+  if (modes_.train != BatchHooks::Every)
+    return;
+  py::gil_scoped_acquire gil;
+  stopIf(driver_.attr("on_train_batch_begin")(batch), trainer().stopTraining);
+}
+
+void PythonHooks::onBatchEnd(int64_t batch, Logs &logs) {
+  batchEnd(modes_.train, batch, [&] {
+    stopIf(driver_.attr("on_train_batch_end")(batch, logsToDict(logs)),
+           trainer().stopTraining);
+  });
+}
+
+void PythonHooks::onTestBegin(Logs &logs) {
+  py::gil_scoped_acquire gil;
+  stopIf(driver_.attr("on_test_begin")(), trainer().stopEvaluating);
+}
+
+void PythonHooks::onTestEnd(Logs &logs) {
+  py::gil_scoped_acquire gil;
+  stopIf(driver_.attr("on_test_end")(logsToDict(logs)),
+         trainer().stopEvaluating);
+}
+
+void PythonHooks::onTestBatchBegin(int64_t batch, Logs &logs) {
+  if (modes_.test != BatchHooks::Every)
+    return;
+  py::gil_scoped_acquire gil;
+  stopIf(driver_.attr("on_test_batch_begin")(batch), trainer().stopEvaluating);
+}
+
+void PythonHooks::onTestBatchEnd(int64_t batch, Logs &logs) {
+  batchEnd(modes_.test, batch, [&] {
+    stopIf(driver_.attr("on_test_batch_end")(batch, logsToDict(logs)),
+           trainer().stopEvaluating);
+  });
+}
+
+void PythonHooks::onPredictBegin(Logs &logs) {
+  py::gil_scoped_acquire gil;
+  stopIf(driver_.attr("on_predict_begin")(), trainer().stopPredicting);
+}
+
+void PythonHooks::onPredictEnd(Logs &logs) {
+  py::gil_scoped_acquire gil;
+  stopIf(driver_.attr("on_predict_end")(), trainer().stopPredicting);
+}
+
+void PythonHooks::onPredictBatchBegin(int64_t batch, Logs &logs) {
+  if (modes_.predict != BatchHooks::Every)
+    return;
+  py::gil_scoped_acquire gil;
+  stopIf(driver_.attr("on_predict_batch_begin")(batch),
+         trainer().stopPredicting);
+}
+
+void PythonHooks::onPredictBatchEnd(int64_t batch,
+                                    const std::vector<NDArray> &outputs) {
+  batchEnd(modes_.predict, batch, [&] {
+    py::list arrays;
+    for (const NDArray &o : outputs)
+      arrays.append(toNumpy(o));
+    stopIf(driver_.attr("on_predict_batch_end")(batch, arrays),
+           trainer().stopPredicting);
+  });
 }

@@ -156,12 +156,14 @@ History Session::fit(DataSource &train, DataSource *validation,
   return trainer(args.classWeight).fit(train, fit, validation);
 }
 
-Logs Session::evaluate(const DataSource &data) {
-  return trainer().evaluate(data);
+Logs Session::evaluate(const DataSource &data,
+                       const std::vector<CallbackPtr> &callbacks) {
+  return trainer().evaluate(data, callbacks);
 }
 
-std::vector<NDArray> Session::predict(const std::vector<NDArray> &inputs,
-                                      int64_t batchSize) {
+std::vector<NDArray>
+Session::predict(const std::vector<NDArray> &inputs, int64_t batchSize,
+                 const std::vector<CallbackPtr> &callbacks) {
   std::vector<NDArray> cast;
   std::vector<DType> types = imported_.model->inputDTypes();
   for (size_t i = 0; i < inputs.size(); ++i)
@@ -177,7 +179,7 @@ std::vector<NDArray> Session::predict(const std::vector<NDArray> &inputs,
     config.mode = mode_;
     trainer_ = std::make_unique<Trainer>(*imported_.model, config, nullptr);
   }
-  return trainer_->predict(cast, batchSize);
+  return trainer_->predict(cast, batchSize, callbacks);
 }
 
 Logs Session::trainOnBatch(const Examples &data,

@@ -86,9 +86,12 @@ public:
 
   History fit(DataSource &train, DataSource *validation, const FitArgs &args,
               std::vector<CallbackPtr> callbacks);
-  Logs evaluate(const DataSource &data);
+  /// `callbacks` get the test (predict) hooks, as Trainer's.
+  Logs evaluate(const DataSource &data,
+                const std::vector<CallbackPtr> &callbacks = {});
   std::vector<NDArray> predict(const std::vector<NDArray> &inputs,
-                               int64_t batchSize);
+                               int64_t batchSize,
+                               const std::vector<CallbackPtr> &callbacks = {});
 
   /// One training step on `data` (one batch of any size; Keras's
   /// train_on_batch): the batch's loss and metrics by name, and `rows`.
