@@ -194,14 +194,20 @@ PYBIND11_MODULE(_kcc, m) {
               data.reset(); // a PyDataSource takes the GIL to go
               val.reset();
             }
-            return historyToDict(h);
+            // With each epoch's wall time (kcc's clock: the hooks'
+            // Python included), for benchmarks.
+            py::list seconds;
+            for (const EpochLogs &e : h.epochs)
+              seconds.append(e.seconds);
+            return py::make_tuple(historyToDict(h), seconds);
           },
           py::arg("train"), py::arg("validation"), py::arg("args"),
           py::arg("driver"), py::arg("batch_hooks") = "none",
           py::arg("test_hooks") = "none",
           "train and validation: {'x': [...], 'y': [...], 'sample_weight': "
           "array or None} or {'reader': f(i) -> (x, y, sample_weight), "
-          "'on_epoch_end': f or None, 'batches': n}")
+          "'on_epoch_end': f or None, 'batches': n}. Returns (history, "
+          "each epoch's seconds)")
       .def(
           "evaluate",
           [](Session &s, const py::dict &data, int64_t batchSize,

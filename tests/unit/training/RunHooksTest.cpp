@@ -117,10 +117,10 @@ TEST_P(RunHooks, EvaluateCallsTheTestHooksWithRunningLogs) {
   EXPECT_EQ(with.at("loss").number(), without.at("loss").number());
   EXPECT_EQ(with.at("accuracy").number(), without.at("accuracy").number());
 
-  std::vector<std::string> expected = {
-      "test_begin",         "test_batch_begin 0", "test_batch_end 0",
-      "test_batch_begin 1", "test_batch_end 1",   "test_batch_begin 2",
-      "test_batch_end 2",   "test_end"};
+  std::vector<std::string> expected = {"test_begin",       "test_batch_begin 0",
+                                       "test_batch_end 0", "test_batch_begin 1",
+                                       "test_batch_end 1", "test_batch_begin 2",
+                                       "test_batch_end 2", "test_end"};
   EXPECT_EQ(rec->events, expected);
   // The first batch's logs are its own loss; the last's the result.
   Logs first = trainer.evaluate(head(data, 32), 32);
@@ -158,15 +158,17 @@ TEST_P(RunHooks, PredictHandsEachBatchsOutputs) {
   Dataset data = makeData(70);
   auto rec = std::make_shared<Recorder>();
   std::vector<NDArray> with = trainer.predict({data.x}, 32, {rec});
-  std::vector<NDArray> without = trainer.predict(std::vector<NDArray>{data.x}, 32);
+  std::vector<NDArray> without =
+      trainer.predict(std::vector<NDArray>{data.x}, 32);
   ASSERT_EQ(with.size(), 1u);
   EXPECT_EQ(with[0].shape(), without[0].shape());
   EXPECT_EQ(with[0].toVector(), without[0].toVector());
 
   std::vector<std::string> expected = {
-      "predict_begin",         "predict_batch_begin 0", "predict_batch_end 0",
-      "predict_batch_begin 1", "predict_batch_end 1",   "predict_batch_begin 2",
-      "predict_batch_end 2",   "predict_end"};
+      "predict_begin",       "predict_batch_begin 0",
+      "predict_batch_end 0", "predict_batch_begin 1",
+      "predict_batch_end 1", "predict_batch_begin 2",
+      "predict_batch_end 2", "predict_end"};
   EXPECT_EQ(rec->events, expected);
   ASSERT_EQ(rec->predictBatches.size(), 3u);
   std::vector<double> all = without[0].toVector(), joined;
@@ -198,10 +200,10 @@ TEST_P(RunHooks, FitValidatesBetweenTheLastBatchAndTheEpochsEnd) {
   f.verbose = 0;
   f.callbacks = {rec};
   History h = trainer.fit(train, f, &val);
-  std::vector<std::string> epoch = {
-      "batch_end 0",        "batch_end 1",      "test_begin",
-      "test_batch_begin 0", "test_batch_end 0", "test_batch_begin 1",
-      "test_batch_end 1",   "test_end"};
+  std::vector<std::string> epoch = {"batch_end 0",      "batch_end 1",
+                                    "test_begin",       "test_batch_begin 0",
+                                    "test_batch_end 0", "test_batch_begin 1",
+                                    "test_batch_end 1", "test_end"};
   std::vector<std::string> expected;
   for (int e = 0; e < 2; ++e) {
     expected.insert(expected.end(), epoch.begin(), epoch.end());
