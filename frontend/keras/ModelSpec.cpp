@@ -282,7 +282,8 @@ public:
     if (byName_.count(e.name))
       e.view.fail("two layers are named '" + e.name + "'");
     byName_[e.name] = entries_.size();
-    entries_.push_back({std::move(e), std::move(path), std::nullopt, {}});
+    entries_.push_back(
+        {std::move(e), std::move(path), std::nullopt, nullptr, {}});
   }
 
   /// A triple [name, node, tensor] (Keras 2 adds a 4th element, kwargs).

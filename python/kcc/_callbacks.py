@@ -26,7 +26,8 @@ def batch_hooks(callback_list, run="train"):
     loop calls: "every" batch's when a callback overrides them, "progress"
     when only Keras's progress bar reads them (the run's first batch, where
     Progbar starts its step clock, then at most one every 50 ms, Progbar's
-    own redraw interval; the last line is drawn from the end's logs), else
+    own redraw interval; the last line is drawn from the end's logs),
+    "first" for the bar at verbose=2 (it prints only that last line), else
     "none"."""
     from keras import callbacks as kc
     from keras.src.utils.python_utils import is_default
@@ -37,7 +38,7 @@ def batch_hooks(callback_list, run="train"):
             continue
         if type(c) is not kc.ProgbarLogger:
             return "every"
-        mode = "progress"
+        mode = "first" if getattr(c, "verbose", 1) == 2 else "progress"
     return mode
 
 

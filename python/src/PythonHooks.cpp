@@ -32,9 +32,12 @@ BatchHooks python::batchHooksOf(const std::string &name,
     return BatchHooks::Every;
   if (name == "progress")
     return BatchHooks::Progress;
+  if (name == "first")
+    return BatchHooks::First;
   if (name == "none")
     return BatchHooks::None;
-  throw Error(what + " must be none, every or progress, got '" + name + "'");
+  throw Error(what + " must be none, every, progress or first, got '" + name +
+              "'");
 }
 
 PythonHooks::PythonHooks(py::object driver, BatchHookModes modes)
@@ -57,7 +60,8 @@ void PythonHooks::batchEnd(BatchHooks mode, int64_t batch, Hook hook) {
   auto now = steady_clock::now();
   bool forward = mode == BatchHooks::Every ||
                  (mode == BatchHooks::Progress &&
-                  (batch == 0 || now - lastProgress_ >= milliseconds(50)));
+                  (batch == 0 || now - lastProgress_ >= milliseconds(50))) ||
+                 (mode == BatchHooks::First && batch == 0);
   if (!forward && now - lastSignalCheck_ < milliseconds(20))
     return;
   lastSignalCheck_ = now;

@@ -7,7 +7,9 @@
 // Python callback overrides them, so a step costs no Python beyond what
 // the user asked for. Keras's progress bar alone gets a batch's end at most
 // every 50 ms (and each run's first): Keras's Progbar redraws no more
-// often, and its last line is drawn from the end's logs. Each hook takes
+// often, and its last line is drawn from the end's logs; at verbose=2 it
+// draws only that line, so only the first batch's end (which starts its
+// step clock) goes. Each hook takes
 // the GIL for its call; the driver's hooks return True to stop (Keras's
 // model.stop_training, stop_evaluating, stop_predicting). A pending Ctrl-C
 // becomes a KeyboardInterrupt raised at the next batch boundary after it:
@@ -38,9 +40,11 @@ enum class BatchHooks {
   None,     ///< none (a Ctrl-C is still looked for every 20 ms)
   Every,    ///< both, at every batch: a Python callback overrides them
   Progress, ///< the batch ends, for Keras's progress bar, throttled
+  First,    ///< the first batch's end only (Keras's verbose=2 line)
 };
 
-/// "none", "every" or "progress"; `what` names the argument in the error.
+/// "none", "every", "progress" or "first"; `what` names the argument in
+/// the error.
 BatchHooks batchHooksOf(const std::string &name, const std::string &what);
 
 /// The batch hooks of each kind of run.

@@ -246,7 +246,8 @@ def test_batch_hooks_and_learning_rate_reads_only_where_needed():
 
     assert _callbacks.batch_hooks(listed()) == "none"
     assert _callbacks.batch_hooks(listed(verbose=1)) == "progress"
-    assert _callbacks.batch_hooks(listed(verbose=2)) == "progress"
+    assert _callbacks.batch_hooks(listed(verbose=2)) == "first"
+    assert _callbacks.batch_hooks(listed(verbose="auto")) == "progress"
     assert _callbacks.batch_hooks(listed(BatchCounter(), verbose=1)) == "every"
     assert not _callbacks.may_set_learning_rate(listed(
         keras.callbacks.EarlyStopping(), verbose=1))

@@ -261,7 +261,7 @@ cl::opt<bool> dedupeKernels(
     "dedupe-kernels",
     cl::desc("Outline each kernel alone, its buffers as arguments, and "
              "compile identical ones once (kc-dedupe-kernels)"),
-    cl::init(false), cl::cat(compileCategory));
+    cl::init(true), cl::cat(compileCategory));
 cl::opt<int64_t> coldWork(
     "cold-work",
     cl::desc("Operations a call below which an outlined kernel gets "
@@ -562,7 +562,7 @@ std::optional<std::string> checkFlagScopes(Command command) {
       {&mcpu, inCompile},
       {&mattr, inCompile},
       {&planMemory, inCompile},
-      {&dedupeKernels, inCompile},
+      {&dedupeKernels, inCompile | inBench},
       {&coldWork, inCompile | inBench},
       {&optLevel, inCompile},
       {&dumpDir, inCompile | inTrain},
@@ -767,7 +767,8 @@ CompileConfig kcc::driver::getCompileConfig() {
   c.cpu.target.optLevel = optLevel;
   c.cpu.target.passes = llvmPasses;
   c.cpu.pipeline->planMemory = static_cast<bool>(planMemory);
-  c.cpu.pipeline->dedupeKernels = static_cast<bool>(dedupeKernels);
+  if (dedupeKernels.getNumOccurrences())
+    c.cpu.pipeline->dedupeKernels = static_cast<bool>(dedupeKernels);
   if (coldWork.getNumOccurrences())
     c.cpu.pipeline->coldWork = static_cast<int64_t>(coldWork);
   c.fusionReport = fusionReport;
