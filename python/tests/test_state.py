@@ -104,3 +104,38 @@ def test_ctrl_c_stops_at_a_step_boundary(rng):
         presser.join()
     # What was trained so far is in the Keras model.
     assert int(model.optimizer.iterations) > 0
+
+
+def test_ctrl_c_stops_evaluate_and_predict(rng):
+    import os
+    import signal
+    import threading
+
+    model, _ = twins(net, COMPILE)
+    x, y = data(rng)
+
+    class Endless(keras.utils.PyDataset):
+        """A million batches: only Ctrl-C ends a run over it."""
+
+        def __len__(self):
+            return 10**6
+
+        def __getitem__(self, i):
+            return x[:8], y[:8]
+
+    for run in (lambda: kcc.evaluate(model, Endless(), verbose=0),
+                lambda: kcc.predict(model, Endless(), verbose=0)):
+        done = threading.Event()
+
+        def press():
+            while not done.wait(1.0):
+                os.kill(os.getpid(), signal.SIGINT)
+
+        presser = threading.Thread(target=press)
+        presser.start()
+        try:
+            with pytest.raises(KeyboardInterrupt):
+                run()
+        finally:
+            done.set()
+            presser.join()

@@ -261,7 +261,7 @@ cl::opt<bool> dedupeKernels(
     "dedupe-kernels",
     cl::desc("Outline each kernel alone, its buffers as arguments, and "
              "compile identical ones once (kc-dedupe-kernels)"),
-    cl::init(true), cl::cat(compileCategory));
+    cl::init(false), cl::cat(compileCategory));
 cl::opt<int64_t> coldWork(
     "cold-work",
     cl::desc("Operations a call below which an outlined kernel gets "
