@@ -79,18 +79,17 @@ def test_version():
     assert kcc.__version__.count(".") == 2
 
 
-def test_ctrl_c_stops_at_a_step_boundary(rng):
+def _interrupted(run):
+    """Runs `run()` while Ctrl-C is pressed every second (again and again,
+    as a user would: Python drops an interrupt that lands in a finalizer,
+    "Exception ignored in ..."); it must raise KeyboardInterrupt."""
     import os
     import signal
     import threading
 
-    model, _ = twins(net, COMPILE)
-    x, y = data(rng)
     done = threading.Event()
 
     def press():
-        # Again every second, as a user would: Python drops an interrupt
-        # that lands in a finalizer ("Exception ignored in ...").
         while not done.wait(1.0):
             os.kill(os.getpid(), signal.SIGINT)
 
@@ -98,19 +97,22 @@ def test_ctrl_c_stops_at_a_step_boundary(rng):
     presser.start()
     try:
         with pytest.raises(KeyboardInterrupt):
-            kcc.fit(model, x, y, batch_size=8, epochs=10**6, verbose=0)
+            run()
     finally:
         done.set()
         presser.join()
+
+
+def test_ctrl_c_stops_at_a_step_boundary(rng):
+    model, _ = twins(net, COMPILE)
+    x, y = data(rng)
+    _interrupted(lambda: kcc.fit(model, x, y, batch_size=8, epochs=10**6,
+                                 verbose=0))
     # What was trained so far is in the Keras model.
     assert int(model.optimizer.iterations) > 0
 
 
 def test_ctrl_c_stops_evaluate_and_predict(rng):
-    import os
-    import signal
-    import threading
-
     model, _ = twins(net, COMPILE)
     x, y = data(rng)
 
@@ -123,19 +125,5 @@ def test_ctrl_c_stops_evaluate_and_predict(rng):
         def __getitem__(self, i):
             return x[:8], y[:8]
 
-    for run in (lambda: kcc.evaluate(model, Endless(), verbose=0),
-                lambda: kcc.predict(model, Endless(), verbose=0)):
-        done = threading.Event()
-
-        def press():
-            while not done.wait(1.0):
-                os.kill(os.getpid(), signal.SIGINT)
-
-        presser = threading.Thread(target=press)
-        presser.start()
-        try:
-            with pytest.raises(KeyboardInterrupt):
-                run()
-        finally:
-            done.set()
-            presser.join()
+    _interrupted(lambda: kcc.evaluate(model, Endless(), verbose=0))
+    _interrupted(lambda: kcc.predict(model, Endless(), verbose=0))
