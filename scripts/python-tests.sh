@@ -25,6 +25,8 @@ if [ ! -x "$VENV/bin/pytest" ]; then
 fi
 KCC_BUILD_DIR="$BUILD" "${PIP[@]}" --no-deps --force-reinstall "$ROOT/python"
 rm -rf "$ROOT/python/build" "$ROOT/python/kcc.egg-info"
+# test_same_step.py compares the package's compile with the tool's.
+export KCC_BIN="$BUILD/bin/kcc"
 # Run from the tests' folder: `kcc` must come from the installed package.
 cd "$ROOT/python/tests"
 if [ $# -eq 0 ]; then
