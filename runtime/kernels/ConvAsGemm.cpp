@@ -40,23 +40,55 @@ float *scratch(int role, int64_t elements) {
   return b.data();
 }
 
+/// Copies n floats. A few channels at a time (grouped convolutions have 2 to
+/// 16) as inline vector moves: a libc memcpy call per pixel and tap was 13%
+/// of conv_windows's step.
+inline void copyFloats(float *dst, const float *src, int64_t n) {
+  if (n >= 64)
+    return (void)std::memcpy(dst, src, sizeof(float) * n);
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8)
+    std::memcpy(dst + i, src + i, 8 * sizeof(float));
+  if (n - i >= 4) {
+    std::memcpy(dst + i, src + i, 4 * sizeof(float));
+    i += 4;
+  }
+  if (n - i >= 2) {
+    std::memcpy(dst + i, src + i, 2 * sizeof(float));
+    i += 2;
+  }
+  if (n - i >= 1)
+    dst[i] = src[i];
+}
+
 /// col[(b, oy, ox)][(t - tap0) * C + ic] = x[b, iy, ix, ic], 0 in the padding.
 void im2col(const Geom &g, const GemmLowering &l, const float *x, float *col) {
-  int64_t k = l.taps * g.c;
+  int64_t k = l.taps * g.c, ky0 = l.tap0 / g.kw, kx0 = l.tap0 % g.kw;
   runTasks(g.n * g.oh, g.n * g.oh * g.ow * k, [&](int64_t t) {
     int64_t b = t / g.oh, oy = t % g.oh;
+    const float *image = x + b * g.h * g.w * g.c;
+    float *dst = col + (b * g.oh + oy) * g.ow * k;
     for (int64_t ox = 0; ox < g.ow; ++ox) {
-      float *row = col + ((b * g.oh + oy) * g.ow + ox) * k;
-      for (int64_t j = 0; j < l.taps; ++j) {
-        int64_t ky = (l.tap0 + j) / g.kw, kx = (l.tap0 + j) % g.kw;
+      int64_t ky = ky0, kx = kx0;
+      for (int64_t j = 0; j < l.taps;) {
         int64_t iy = inputPos(oy, ky, g.sh, g.dh, g.padT, g.h);
         int64_t ix = inputPos(ox, kx, g.sw, g.dw, g.padL, g.w);
-        float *dst = row + j * g.c;
-        if (iy < 0 || ix < 0)
+        int64_t run = 1;
+        if (iy < 0 || ix < 0) {
           std::fill(dst, dst + g.c, 0.0f);
-        else
-          std::memcpy(dst, x + ((b * g.h + iy) * g.w + ix) * g.c,
-                      sizeof(float) * g.c);
+        } else {
+          // Undilated, the next taps of the filter row read the next
+          // pixels: one copy for those inside the image.
+          if (g.dw == 1)
+            while (j + run < l.taps && kx + run < g.kw && ix + run < g.w)
+              ++run;
+          copyFloats(dst, image + (iy * g.w + ix) * g.c, run * g.c);
+        }
+        j += run;
+        dst += run * g.c;
+        kx += run; // a run ends at the filter row's end at the latest
+        if (kx == g.kw)
+          kx = 0, ++ky;
       }
     }
   });

@@ -1027,7 +1027,12 @@ TEST(Conv, GemmLoweringMatchesTheLoopsOnEveryPass) {
       {{3, 10, 10, 8, 3, 2, 8, 4, 9, 2, 1, 1, 1, 0, 0, 0, 0, 2},
        Padding::Valid},
       {{2, 9, 9, 6, 3, 3, 4, 5, 5, 1, 1, 2, 2, 0, 0, 0, 0, 1}, Padding::Valid},
-      {{2, 5, 4, 6, 1, 1, 9, 5, 4, 1, 1, 1, 1, 0, 0, 0, 0, 3}, Padding::Valid}};
+      {{2, 5, 4, 6, 1, 1, 9, 5, 4, 1, 1, 1, 1, 0, 0, 0, 0, 3}, Padding::Valid},
+      // Strided along the row, padded on both sides: im2col's runs of
+      // taps end at either edge.
+      {{2, 7, 9, 4, 3, 3, 6, 4, 5, 2, 2, 1, 1, 1, 1, 1, 1, 2}, Padding::Same},
+      // One image row: only the filter's middle row reads (tap0 = 3).
+      {{2, 1, 2, 4, 3, 3, 4, 1, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1}, Padding::Same}};
   std::mt19937 gen(29);
   for (const Case &c : cases) {
     const ConvGeometry &g = c.g;
