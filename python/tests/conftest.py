@@ -3,6 +3,7 @@ itself in each test, trained side by side by Keras and by kcc from the
 same initial weights on the same batches (shuffle=False)."""
 
 import os
+import re
 
 os.environ.setdefault("KERAS_BACKEND", "jax")
 
@@ -36,3 +37,14 @@ def assert_history_close(kcc_history, keras_history, atol=1e-4):
 @pytest.fixture
 def rng():
     return np.random.default_rng(0)
+
+
+def last_progress_line(text):
+    """The last line a Keras progress bar left in `text`, every number
+    (times, rates, values) as # and time units as #/step: the layout left
+    must be Keras's. Trailing spaces go too: Progbar pads a line shorter
+    than the one it overwrites, by as much as the timings printed before."""
+    text = re.sub(r"\x08+", "", text).replace("\r", "\n")
+    last = text.strip("\n").splitlines()[-1].rstrip(" ")
+    last = re.sub(r"(us|ms|s)/step", "#/step", last)
+    return re.sub(r"[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?", "#", last)

@@ -7,7 +7,7 @@ import keras
 import numpy as np
 
 import kcc
-from conftest import twins
+from conftest import last_progress_line, twins
 
 
 def mlp():
@@ -180,19 +180,13 @@ def test_terminate_on_nan_and_lambda_callback(rng):
 
 
 def _progress_shape(text):
-    """Each epoch's last progress line with every number (times, rates,
-    values) and time unit replaced: the layout left must be Keras's. (How
-    many intermediate updates print depends on the step's speed.)"""
+    """Each epoch's last progress line, as last_progress_line gives it.
+    (How many intermediate updates print depends on the step's speed.)"""
     import re
 
     text = re.sub(r"\x08+", "", text)
-    epochs = re.split(r"Epoch [0-9]+/[0-9]+\n", text)[1:]
-    shapes = []
-    for epoch in epochs:
-        last = epoch.replace("\r", "\n").strip("\n").splitlines()[-1]
-        last = re.sub(r"(us|ms|s)/step", "#/step", last)
-        shapes.append(re.sub(r"[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?", "#", last))
-    return shapes
+    return [last_progress_line(epoch)
+            for epoch in re.split(r"Epoch [0-9]+/[0-9]+\n", text)[1:]]
 
 
 def test_progress_output_is_keras_s(rng, capfd):

@@ -2,13 +2,11 @@
 fire as Keras's model.evaluate, model.predict and model.fit fire them, with
 the same logs and outputs; the progress bars print as Keras's."""
 
-import re
-
 import keras
 import numpy as np
 
 import kcc
-from conftest import twins
+from conftest import last_progress_line, twins
 
 
 def mlp():
@@ -153,13 +151,6 @@ def test_fit_validation_calls_the_test_hooks(rng):
     assert got.events[8][:2] == ("test_batch_end", 1)  # 12 rows: 8 + 4
 
 
-def _last_line(text):
-    text = re.sub(r"\x08+", "", text).replace("\r", "\n")
-    last = text.strip("\n").splitlines()[-1]
-    last = re.sub(r"(us|ms|s)/step", "#/step", last)
-    return re.sub(r"[0-9]+(\.[0-9]+)?(e[-+][0-9]+)?", "#", last)
-
-
 def test_evaluate_and_predict_progress_is_keras_s(rng, capfd):
     ours, theirs = twins(mlp, COMPILE)
     x, y = data(rng)
@@ -169,14 +160,14 @@ def test_evaluate_and_predict_progress_is_keras_s(rng, capfd):
         expected = capfd.readouterr().out
         kcc.evaluate(ours, x, y, batch_size=8, verbose=verbose)
         got = capfd.readouterr().out
-        assert "loss: #" in _last_line(got)
-        assert _last_line(got) == _last_line(expected), (got, expected)
+        assert "loss: #" in last_progress_line(got)
+        assert last_progress_line(got) == last_progress_line(expected), (got, expected)
 
         theirs.predict(x, batch_size=8, verbose=verbose)
         expected = capfd.readouterr().out
         kcc.predict(ours, x, batch_size=8, verbose=verbose)
         got = capfd.readouterr().out
-        assert _last_line(got) == _last_line(expected), (got, expected)
+        assert last_progress_line(got) == last_progress_line(expected), (got, expected)
     kcc.evaluate(ours, x, y, batch_size=8, verbose=0)
     kcc.predict(ours, x, batch_size=8, verbose=0)
     assert capfd.readouterr().out == ""
