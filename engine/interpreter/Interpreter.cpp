@@ -350,12 +350,16 @@ std::vector<NDArray> Interpreter::run(func::FuncOp func,
   SmallVector<std::pair<Operation *, const OpKernel *>> schedule;
   llvm::DenseMap<Value, size_t> lastUse;
   func::ReturnOp returnOp;
+  // Whether any value is bfloat16: a float32 step checks no op's types for
+  // widening (every value is an argument or one op's result).
+  bool anyBF16 = llvm::any_of(body.getArgumentTypes(), isBF16Tensor);
   for (Operation &op : body) {
     for (Value operand : op.getOperands())
       lastUse[operand] = schedule.size();
     if ((returnOp = dyn_cast<func::ReturnOp>(&op)))
       break;
     schedule.push_back({&op, &kernelFor(&op)});
+    anyBF16 = anyBF16 || llvm::any_of(op.getResultTypes(), isBF16Tensor);
   }
   if (!returnOp)
     throw Error(printed(func.getLoc()) + ": @" + func.getSymName().str() +
@@ -376,8 +380,9 @@ std::vector<NDArray> Interpreter::run(func::FuncOp func,
       operands.push_back(&state.lookup(operand));
     NDArray out;
     try {
-      out = needsWidening(op) ? runWidened(op, *kernel, operands, state)
-                              : (*kernel)(op, operands, state);
+      out = anyBF16 && needsWidening(op)
+                ? runWidened(op, *kernel, operands, state)
+                : (*kernel)(op, operands, state);
     } catch (const Error &e) {
       // KernelError included: say which op failed, and where.
       throw Error(opPrefix(op) + ": " + e.what());
