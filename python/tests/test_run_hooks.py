@@ -161,13 +161,15 @@ def test_evaluate_and_predict_progress_is_keras_s(rng, capfd):
         kcc.evaluate(ours, x, y, batch_size=8, verbose=verbose)
         got = capfd.readouterr().out
         assert "loss: #" in last_progress_line(got)
-        assert last_progress_line(got) == last_progress_line(expected), (got, expected)
+        assert last_progress_line(got) == last_progress_line(expected), (
+            got, expected)
 
         theirs.predict(x, batch_size=8, verbose=verbose)
         expected = capfd.readouterr().out
         kcc.predict(ours, x, batch_size=8, verbose=verbose)
         got = capfd.readouterr().out
-        assert last_progress_line(got) == last_progress_line(expected), (got, expected)
+        assert last_progress_line(got) == last_progress_line(expected), (
+            got, expected)
     kcc.evaluate(ours, x, y, batch_size=8, verbose=0)
     kcc.predict(ours, x, batch_size=8, verbose=0)
     assert capfd.readouterr().out == ""

@@ -48,8 +48,9 @@ def test_package_compiles_the_tools_step(tmp_path):
         keras.layers.Flatten(),
         keras.layers.Dense(5),
     ])
-    model.compile(optimizer="adam", loss=keras.losses.SparseCategoricalCrossentropy(
-        from_logits=True))
+    model.compile(
+        optimizer="adam",
+        loss=keras.losses.SparseCategoricalCrossentropy(from_logits=True))
     archive = str(tmp_path / "model.keras")
     model.save(archive)
     data = str(tmp_path / "data.npz")
