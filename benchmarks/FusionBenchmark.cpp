@@ -20,8 +20,8 @@
 // Counters: `steps/s`, `kernels` (compiled: library calls + loop nests;
 // interpreted: ops dispatched), `arena_B`, `lower_bound_B`, `unshared_B`
 // (the memory plan), `peak_B` (interpreted: AllocStats peak over a step,
-// arguments and results included; compiled: arguments + the results not
-// updated in place + arena),
+// arguments, results and the interpreter's pooled buffers included;
+// compiled: arguments + the results not updated in place + arena),
 // `GFLOPS` (the step's GEMM and convolution FLOPs, forward and backward, per
 // second) and `sgemm_frac` (GFLOPS over oneDNN's SGEMM rate on mlp_gemm's
 // shapes, measured once at the start of the same run).

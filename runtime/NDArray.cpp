@@ -263,6 +263,15 @@ NDArray NDArray::scalar(double value, DType dtype) {
   return a;
 }
 
+NDArray NDArray::onStorage(std::shared_ptr<void> storage, const Shape &shape,
+                           DType dtype) {
+  NDArray a;
+  a.shape_ = shape;
+  a.dtype_ = dtype;
+  a.storage_ = std::move(storage);
+  return a;
+}
+
 NDArray NDArray::reshaped(const Shape &shape) const {
   if (numElements(shape) != numel())
     throw Error("NDArray::reshaped: cannot reshape " + shapeToString(shape_) +

@@ -106,6 +106,14 @@ public:
 
   /// Same storage, new shape (numel must match). No allocation.
   NDArray reshaped(const Shape &shape) const;
+
+  /// The shared storage, for a buffer pool that hands it out again once no
+  /// array holds it (use_count() == 1).
+  const std::shared_ptr<void> &storage() const { return storage_; }
+  /// An array over `storage`, which holds at least tensorBytes(shape, dtype)
+  /// bytes, 64-byte aligned (storage() of an array at least that large).
+  static NDArray onStorage(std::shared_ptr<void> storage, const Shape &shape,
+                           DType dtype);
   /// Deep copy.
   NDArray clone() const;
   /// Element `i` (flat index) converted to double, any dtype.

@@ -1,10 +1,11 @@
 //===- Interpreter.cpp - Runs kc functions op by op -----------------------===//
 //
-// The run loop: check the arguments against the signature, check that every
-// op has a kernel (before running anything, so a bad function fails fast),
-// then dispatch op by op, freeing each value right after its last use.
-// Liveness is tracked per buffer, not per value, because kc.reshape results
-// share their operand's buffer.
+// The run loop: check the arguments against the signature, plan the body
+// (every op has a kernel, checked before running anything so a bad function
+// fails fast; every value gets a slot and the op after which it dies), then
+// dispatch op by op, freeing each value right after its last use. Liveness
+// is tracked per buffer, not per value, because kc.reshape results share
+// their operand's buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -63,19 +64,24 @@ bool fillFrom(ElementsAttr attr, NDArray &out, Convert convert) {
   return i == out.numel();
 }
 
-/// The state of one run: the value -> array map, the constants this run
-/// touched and the buffers it allocated (with how many values share each).
+/// The state of one run: every value's array by its slot in the plan, the
+/// constants this run touched and the buffers it allocated (with how many
+/// values share each).
 class RunState final : public OpEnv {
 public:
   RunState(InterpreterStats &stats,
-           std::unordered_map<const void *, NDArray> &constants)
-      : stats(stats), constants(constants) {}
+           std::unordered_map<const void *, NDArray> &constants,
+           BufferPool &pool, unsigned numSlots)
+      : stats(stats), constants(constants), pool(pool), values(numSlots) {}
 
   NDArray allocate(Value result) override {
     auto type = cast<RankedTensorType>(result.getType());
-    NDArray array =
-        NDArray::empty(shapeOf(type), dtypeOf(type.getElementType()));
-    auto bytes = static_cast<int64_t>(array.bytes());
+    Shape shape = shapeOf(type);
+    DType dtype = dtypeOf(type.getElementType());
+    int64_t bytes = tensorBytes(shape, dtype);
+    std::shared_ptr<void> pooled = pool.take(bytes);
+    NDArray array = pooled ? NDArray::onStorage(std::move(pooled), shape, dtype)
+                           : NDArray::empty(shape, dtype);
     ++stats.buffersAllocated;
     stats.bytesAllocated += bytes;
     buffers[array.rawData()] = {bytes, 0};
@@ -93,38 +99,40 @@ public:
     return it->second;
   }
 
-  /// Makes `array` the value of `value` (arguments included: only buffers
+  /// Makes `array` the value in `slot` (arguments included: only buffers
   /// this run allocated are counted).
-  void bind(Value value, NDArray array) {
+  void bind(unsigned slot, NDArray array) {
     auto it = buffers.find(array.rawData());
     if (it != buffers.end())
       ++it->second.refs;
-    values[value] = std::move(array);
+    values[slot] = std::move(array);
   }
 
-  void release(Value value) {
-    auto it = values.find(value);
-    if (it == values.end())
+  /// Frees the value in `slot`; its buffer goes back to the pool when it
+  /// was the buffer's last value.
+  void release(unsigned slot) {
+    NDArray dead = std::move(values[slot]);
+    auto buffer = buffers.find(dead.rawData());
+    if (buffer == buffers.end() || --buffer->second.refs != 0)
       return;
-    auto buffer = buffers.find(it->second.rawData());
-    if (buffer != buffers.end() && --buffer->second.refs == 0) {
-      liveBytes -= buffer->second.bytes;
-      buffers.erase(buffer);
-    }
-    values.erase(it);
+    int64_t bytes = buffer->second.bytes;
+    liveBytes -= bytes;
+    buffers.erase(buffer);
+    std::shared_ptr<void> storage = dead.storage();
+    dead = NDArray();
+    pool.give(std::move(storage), bytes);
   }
 
-  const NDArray &lookup(Value value) const {
-    auto it = values.find(value);
-    assert(it != values.end() &&
+  const NDArray &lookup(unsigned slot) const {
+    assert(values[slot].defined() &&
            "operand used before definition or after free");
-    return it->second;
+    return values[slot];
   }
 
   /// A result that aliases a cached constant is copied: the caller may write
   /// to what it gets back (an optimizer updating parameters in place).
-  NDArray result(Value value) {
-    NDArray array = lookup(value);
+  NDArray result(unsigned slot) {
+    NDArray array = lookup(slot);
     if (!constantBuffers.contains(array.rawData()))
       return array;
     ++stats.buffersAllocated;
@@ -142,7 +150,8 @@ private:
 
   InterpreterStats &stats;
   std::unordered_map<const void *, NDArray> &constants;
-  llvm::DenseMap<Value, NDArray> values;
+  BufferPool &pool;
+  std::vector<NDArray> values;
   llvm::DenseMap<const void *, Buffer> buffers;
   llvm::DenseSet<const void *> constantBuffers;
   int64_t liveBytes = 0;
@@ -151,29 +160,36 @@ private:
 
 /// Throws unless `args` match the signature of `func` one by one.
 void checkArguments(func::FuncOp func, const std::vector<NDArray> &args) {
-  std::string where =
-      printed(func.getLoc()) + ": @" + func.getSymName().str() + " ";
+  // Printed only for an error: a location's text costs more than a check.
+  auto where = [&] {
+    return printed(func.getLoc()) + ": @" + func.getSymName().str() + " ";
+  };
   ArrayRef<Type> types = func.getArgumentTypes();
   if (types.size() != args.size())
-    throw Error(where + "expects " + std::to_string(types.size()) +
+    throw Error(where() + "expects " + std::to_string(types.size()) +
                 " arguments, got " + std::to_string(args.size()));
   for (auto [index, type, arg] : llvm::enumerate(types, args)) {
-    std::string argument = where + "argument #" + std::to_string(index);
+    auto argument = [&, index = index] {
+      return where() + "argument #" + std::to_string(index);
+    };
     auto tensor = dyn_cast<RankedTensorType>(type);
     if (!tensor || !tensor.hasStaticShape())
-      throw Error(argument + " has type " + printed(type) +
+      throw Error(argument() + " has type " + printed(type) +
                   ", which the interpreter cannot hold");
     DType dtype;
     try {
       dtype = dtypeOf(tensor.getElementType());
     } catch (const Error &e) {
-      throw Error(argument + ": " + e.what());
+      throw Error(argument() + ": " + e.what());
     }
-    Shape shape = shapeOf(tensor);
-    if (!arg.defined() || arg.dtype() != dtype || arg.shape() != shape)
-      throw Error(argument + ": expected " + describe(dtype, shape) + ", got " +
+    if (!arg.defined() || arg.dtype() != dtype ||
+        !llvm::equal(arg.shape(), tensor.getShape())) {
+      Shape shape = shapeOf(tensor);
+      throw Error(argument() + ": expected " + describe(dtype, shape) +
+                  ", got " +
                   (arg.defined() ? describe(arg.dtype(), arg.shape())
                                  : std::string("an undefined array")));
+    }
   }
 }
 
@@ -336,53 +352,173 @@ NDArray kcc::interp::elementsToNDArray(ElementsAttr value) {
 // Interpreter
 //===----------------------------------------------------------------------===//
 
+/// How to run one function body: each op with its kernel and the slots of
+/// its operands and result (arguments first, then one per op), and after
+/// each op the slots that die there (their last user; func.return's
+/// operands live to the end). It records the body it was made from, ops,
+/// operand values and types, so a run can check that it still applies.
+struct Interpreter::Plan {
+  struct Step {
+    Operation *op;
+    OperationName name;
+    const OpKernel *kernel;
+    Type resultType;
+    unsigned firstOperand, numOperands; ///< into operandSlots
+    unsigned firstDeath, numDeaths;     ///< into deaths
+  };
+  SmallVector<Type> argumentTypes;
+  SmallVector<Step> steps;
+  SmallVector<unsigned> operandSlots;
+  SmallVector<const void *> operandValues; ///< operandSlots' values
+  SmallVector<unsigned> deaths;
+  SmallVector<unsigned> unusedArguments;
+  Operation *returnOp = nullptr;
+  SmallVector<unsigned> resultSlots;
+  SmallVector<const void *> resultValues;
+  /// Whether any value is bfloat16: a float32 step checks no op's types for
+  /// widening (every value is an argument or one op's result).
+  bool anyBF16 = false;
+
+  unsigned numSlots() const { return argumentTypes.size() + steps.size(); }
+  unsigned resultSlot(size_t step) const { return argumentTypes.size() + step; }
+
+  /// Plans `body`; throws for an op without a kernel or a missing return.
+  static std::unique_ptr<Plan> make(func::FuncOp func);
+  /// Whether `body` is still the body this plan was made from.
+  bool matches(Block &body) const;
+};
+
+std::unique_ptr<Interpreter::Plan> Interpreter::Plan::make(func::FuncOp func) {
+  auto plan = std::make_unique<Plan>();
+  Block &body = func.getBody().front();
+  llvm::DenseMap<Value, unsigned> slotOf;
+  for (BlockArgument arg : body.getArguments()) {
+    slotOf[arg] = plan->argumentTypes.size();
+    plan->argumentTypes.push_back(arg.getType());
+  }
+  plan->anyBF16 = llvm::any_of(plan->argumentTypes, isBF16Tensor);
+  // A slot dies at the index of its last user; func.return's index (the
+  // number of steps) keeps results alive to the end.
+  SmallVector<unsigned> lastUse(plan->argumentTypes.size(), ~0u);
+  for (Operation &op : body) {
+    unsigned index = plan->steps.size();
+    auto slots = llvm::map_range(op.getOperands(),
+                                 [&](Value v) { return slotOf.at(v); });
+    if (isa<func::ReturnOp>(op)) {
+      plan->returnOp = &op;
+      for (auto [value, slot] : llvm::zip(op.getOperands(), slots)) {
+        plan->resultSlots.push_back(slot);
+        plan->resultValues.push_back(value.getAsOpaquePointer());
+        lastUse[slot] = index;
+      }
+      break;
+    }
+    Step step{&op,
+              op.getName(),
+              &kernelFor(&op),
+              op.getResult(0).getType(),
+              static_cast<unsigned>(plan->operandSlots.size()),
+              op.getNumOperands(),
+              0,
+              0};
+    for (auto [value, slot] : llvm::zip(op.getOperands(), slots)) {
+      plan->operandSlots.push_back(slot);
+      plan->operandValues.push_back(value.getAsOpaquePointer());
+      lastUse[slot] = index;
+    }
+    slotOf[op.getResult(0)] = lastUse.size();
+    lastUse.push_back(~0u);
+    plan->anyBF16 = plan->anyBF16 || isBF16Tensor(step.resultType);
+    plan->steps.push_back(step);
+  }
+  if (!plan->returnOp)
+    throw Error(printed(func.getLoc()) + ": @" + func.getSymName().str() +
+                " does not end in func.return");
+  // Who dies where: an unused argument before the first op, an unused
+  // result right after its op.
+  SmallVector<SmallVector<unsigned, 2>> diesAt(plan->steps.size());
+  for (auto [slot, last] : llvm::enumerate(lastUse)) {
+    bool argument = slot < plan->argumentTypes.size();
+    if (last == ~0u && argument)
+      plan->unusedArguments.push_back(slot);
+    else if (last == ~0u)
+      diesAt[slot - plan->argumentTypes.size()].push_back(slot);
+    else if (last < plan->steps.size())
+      diesAt[last].push_back(slot);
+  }
+  for (auto [step, slots] : llvm::zip(plan->steps, diesAt)) {
+    step.firstDeath = plan->deaths.size();
+    step.numDeaths = slots.size();
+    plan->deaths.append(slots.begin(), slots.end());
+  }
+  return plan;
+}
+
+bool Interpreter::Plan::matches(Block &body) const {
+  if (!llvm::equal(body.getArgumentTypes(), argumentTypes))
+    return false;
+  const Step *step = steps.begin();
+  for (Operation &op : body) {
+    if (step == steps.end())
+      return &op == returnOp &&
+             llvm::equal(op.getOperands(), resultValues,
+                         [](Value v, const void *p) {
+                           return v.getAsOpaquePointer() == p;
+                         });
+    if (&op != step->op || op.getName() != step->name ||
+        op.getNumResults() != 1 ||
+        op.getResult(0).getType() != step->resultType)
+      return false;
+    ArrayRef<const void *> expected(operandValues.data() + step->firstOperand,
+                                    step->numOperands);
+    if (!llvm::equal(op.getOperands(), expected, [](Value v, const void *p) {
+          return v.getAsOpaquePointer() == p;
+        }))
+      return false;
+    ++step;
+  }
+  return false;
+}
+
+Interpreter::Interpreter() = default;
+Interpreter::~Interpreter() = default;
+Interpreter::Interpreter(Interpreter &&) = default;
+Interpreter &Interpreter::operator=(Interpreter &&) = default;
+
+const Interpreter::Plan &Interpreter::planFor(func::FuncOp func) {
+  std::unique_ptr<Plan> &plan = plans_[func.getOperation()];
+  if (!plan || !plan->matches(func.getBody().front()))
+    plan = Plan::make(func);
+  return *plan;
+}
+
 std::vector<NDArray> Interpreter::run(func::FuncOp func,
                                       const std::vector<NDArray> &args) {
   if (func.isExternal() || !func.getBody().hasOneBlock())
     throw Error(printed(func.getLoc()) + ": @" + func.getSymName().str() +
                 " must have a body of one block to be interpreted");
   checkArguments(func, args);
+  const Plan &plan = planFor(func);
   ScopedFlushDenormals ftz;
 
-  // Check every op and number them; a value dies at the index of its last
-  // user (func.return's index keeps results alive to the end).
-  Block &body = func.getBody().front();
-  SmallVector<std::pair<Operation *, const OpKernel *>> schedule;
-  llvm::DenseMap<Value, size_t> lastUse;
-  func::ReturnOp returnOp;
-  // Whether any value is bfloat16: a float32 step checks no op's types for
-  // widening (every value is an argument or one op's result).
-  bool anyBF16 = llvm::any_of(body.getArgumentTypes(), isBF16Tensor);
-  for (Operation &op : body) {
-    for (Value operand : op.getOperands())
-      lastUse[operand] = schedule.size();
-    if ((returnOp = dyn_cast<func::ReturnOp>(&op)))
-      break;
-    schedule.push_back({&op, &kernelFor(&op)});
-    anyBF16 = anyBF16 || llvm::any_of(op.getResultTypes(), isBF16Tensor);
-  }
-  if (!returnOp)
-    throw Error(printed(func.getLoc()) + ": @" + func.getSymName().str() +
-                " does not end in func.return");
-
-  RunState state(stats_, constants_);
-  for (auto [arg, array] : llvm::zip(body.getArguments(), args))
-    state.bind(arg, array);
-  for (BlockArgument arg : body.getArguments())
-    if (!lastUse.count(arg))
-      state.release(arg);
+  RunState state(stats_, constants_, pool_, plan.numSlots());
+  for (auto [slot, array] : llvm::enumerate(args))
+    state.bind(slot, array);
+  for (unsigned slot : plan.unusedArguments)
+    state.release(slot);
 
   SmallVector<const NDArray *, 4> operands;
-  for (auto [index, entry] : llvm::enumerate(schedule)) {
-    auto [op, kernel] = entry;
+  for (auto [index, step] : llvm::enumerate(plan.steps)) {
+    Operation *op = step.op;
     operands.clear();
-    for (Value operand : op->getOperands())
-      operands.push_back(&state.lookup(operand));
+    for (unsigned k = 0; k < step.numOperands; ++k)
+      operands.push_back(
+          &state.lookup(plan.operandSlots[step.firstOperand + k]));
     NDArray out;
     try {
-      out = anyBF16 && needsWidening(op)
-                ? runWidened(op, *kernel, operands, state)
-                : (*kernel)(op, operands, state);
+      out = plan.anyBF16 && needsWidening(op)
+                ? runWidened(op, *step.kernel, operands, state)
+                : (*step.kernel)(op, operands, state);
     } catch (const Error &e) {
       // KernelError included: say which op failed, and where.
       throw Error(opPrefix(op) + ": " + e.what());
@@ -390,19 +526,17 @@ std::vector<NDArray> Interpreter::run(func::FuncOp func,
     ++stats_.opsDispatched;
     if (observer_ && !observer_(op, out))
       return {};
-    Value result = op->getResult(0);
-    state.bind(result, std::move(out));
-    for (Value operand : op->getOperands())
-      if (lastUse.lookup(operand) == index)
-        state.release(operand);
-    if (result.use_empty())
-      state.release(result);
+    state.bind(plan.resultSlot(index), std::move(out));
+    for (unsigned k = 0; k < step.numDeaths; ++k)
+      state.release(plan.deaths[step.firstDeath + k]);
   }
 
   std::vector<NDArray> results;
-  results.reserve(returnOp.getNumOperands());
-  for (Value value : returnOp.getOperands())
-    results.push_back(state.result(value));
+  results.reserve(plan.resultSlots.size());
+  for (unsigned slot : plan.resultSlots)
+    results.push_back(state.result(slot));
   stats_.peakLiveBytes = std::max(stats_.peakLiveBytes, state.peak());
+  // The pool holds at most what the largest step had live at once.
+  pool_.raiseLimit(state.peak());
   return results;
 }
