@@ -14,11 +14,21 @@ std::shared_ptr<void> BufferPool::take(int64_t bytes) {
   return storage;
 }
 
-void BufferPool::give(std::shared_ptr<void> storage, int64_t bytes) {
-  if (storage.use_count() != 1 || pooled_ + bytes > limit_)
+void BufferPool::give(std::shared_ptr<void> storage, int64_t bytes,
+                      int64_t live) {
+  if (storage.use_count() != 1 || pooled_ + bytes + live > limit_)
     return;
   free_[bytes].push_back(std::move(storage));
   pooled_ += bytes;
+}
+
+void BufferPool::makeRoom(int64_t bytes, int64_t live) {
+  for (auto &[size, buffers] : free_) {
+    while (!buffers.empty() && pooled_ + bytes + live > limit_) {
+      buffers.pop_back();
+      pooled_ -= size;
+    }
+  }
 }
 
 void BufferPool::clear() {

@@ -7,9 +7,10 @@
 // page fault (together about a third of a small MLP's interpreted step).
 // Eager runtimes with caching allocators do the same.
 //
-// The pool holds at most its limit; the interpreter sets it to the largest
-// set of live intermediates its runs reached, so it holds at most what one
-// step needs anyway. Only buffers no array still shares are pooled.
+// The interpreter sets the limit to the largest set of live intermediates
+// its runs reached, and the pool keeps pooled plus live bytes within it:
+// the interpreter never holds more than one step needed at its peak. Only
+// buffers no array still shares are pooled.
 //
 //===----------------------------------------------------------------------===//
 
@@ -31,8 +32,13 @@ public:
   std::shared_ptr<void> take(int64_t bytes);
 
   /// Keeps `storage`, which holds `bytes` bytes, when nothing else shares it
-  /// and the limit leaves room; otherwise lets it go.
-  void give(std::shared_ptr<void> storage, int64_t bytes);
+  /// and the limit leaves room beside the `live` bytes in use; otherwise
+  /// lets it go.
+  void give(std::shared_ptr<void> storage, int64_t bytes, int64_t live);
+
+  /// Frees pooled buffers until `bytes` more beside `live` fit the limit (a
+  /// value no pooled buffer fits is about to be allocated).
+  void makeRoom(int64_t bytes, int64_t live);
 
   /// Raises the limit to `bytes` (never lowers it).
   void raiseLimit(int64_t bytes) { limit_ = std::max(limit_, bytes); }

@@ -80,6 +80,8 @@ public:
     DType dtype = dtypeOf(type.getElementType());
     int64_t bytes = tensorBytes(shape, dtype);
     std::shared_ptr<void> pooled = pool.take(bytes);
+    if (!pooled)
+      pool.makeRoom(bytes, liveBytes);
     NDArray array = pooled ? NDArray::onStorage(std::move(pooled), shape, dtype)
                            : NDArray::empty(shape, dtype);
     ++stats.buffersAllocated;
@@ -120,7 +122,7 @@ public:
     buffers.erase(buffer);
     std::shared_ptr<void> storage = dead.storage();
     dead = NDArray();
-    pool.give(std::move(storage), bytes);
+    pool.give(std::move(storage), bytes, liveBytes);
   }
 
   const NDArray &lookup(unsigned slot) const {
@@ -536,7 +538,7 @@ std::vector<NDArray> Interpreter::run(func::FuncOp func,
   for (unsigned slot : plan.resultSlots)
     results.push_back(state.result(slot));
   stats_.peakLiveBytes = std::max(stats_.peakLiveBytes, state.peak());
-  // The pool holds at most what the largest step had live at once.
+  // Pooled and live bytes stay within what a run had live at its peak.
   pool_.raiseLimit(state.peak());
   return results;
 }
