@@ -2,7 +2,8 @@
 //
 // The eager baseline: params and state move into the argument list and the
 // interpreter's results move back into the bound values, one kernel call and
-// one allocation per op, as an eager runtime does.
+// one buffer per op (pooled, engine/interpreter/BufferPool.h), as an eager
+// runtime does.
 //
 //===----------------------------------------------------------------------===//
 
