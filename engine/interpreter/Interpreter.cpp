@@ -404,8 +404,15 @@ std::unique_ptr<Interpreter::Plan> Interpreter::Plan::make(func::FuncOp func) {
   SmallVector<unsigned> lastUse(plan->argumentTypes.size(), ~0u);
   for (Operation &op : body) {
     unsigned index = plan->steps.size();
-    auto slots = llvm::map_range(op.getOperands(),
-                                 [&](Value v) { return slotOf.at(v); });
+    // Values come from the block: its arguments and the single result of
+    // each op before (the verifier's dominance, and the check below).
+    auto slots = llvm::map_range(op.getOperands(), [&](Value v) {
+      auto it = slotOf.find(v);
+      if (it == slotOf.end())
+        throw Error(opPrefix(&op) + " reads a value the interpreter does " +
+                    "not hold (not a block argument or an earlier result)");
+      return it->second;
+    });
     if (isa<func::ReturnOp>(op)) {
       plan->returnOp = &op;
       for (auto [value, slot] : llvm::zip(op.getOperands(), slots)) {
@@ -415,9 +422,13 @@ std::unique_ptr<Interpreter::Plan> Interpreter::Plan::make(func::FuncOp func) {
       }
       break;
     }
+    const OpKernel &kernel = kernelFor(&op);
+    if (op.getNumResults() != 1)
+      throw Error(opPrefix(&op) + " has " + std::to_string(op.getNumResults()) +
+                  " results: the interpreter runs ops of one result");
     Step step{&op,
               op.getName(),
-              &kernelFor(&op),
+              &kernel,
               op.getResult(0).getType(),
               static_cast<unsigned>(plan->operandSlots.size()),
               op.getNumOperands(),
