@@ -467,26 +467,27 @@ std::unique_ptr<Interpreter::Plan> Interpreter::Plan::make(func::FuncOp func) {
   return plan;
 }
 
+/// Whether `values` are the values recorded as `recorded`, one by one.
+static bool sameValues(OperandRange values, ArrayRef<const void *> recorded) {
+  return llvm::equal(values, recorded, [](Value v, const void *p) {
+    return v.getAsOpaquePointer() == p;
+  });
+}
+
 bool Interpreter::Plan::matches(Block &body) const {
   if (!llvm::equal(body.getArgumentTypes(), argumentTypes))
     return false;
   const Step *step = steps.begin();
   for (Operation &op : body) {
     if (step == steps.end())
-      return &op == returnOp &&
-             llvm::equal(op.getOperands(), resultValues,
-                         [](Value v, const void *p) {
-                           return v.getAsOpaquePointer() == p;
-                         });
+      return &op == returnOp && sameValues(op.getOperands(), resultValues);
     if (&op != step->op || op.getName() != step->name ||
         op.getNumResults() != 1 ||
         op.getResult(0).getType() != step->resultType)
       return false;
-    ArrayRef<const void *> expected(operandValues.data() + step->firstOperand,
-                                    step->numOperands);
-    if (!llvm::equal(op.getOperands(), expected, [](Value v, const void *p) {
-          return v.getAsOpaquePointer() == p;
-        }))
+    if (!sameValues(op.getOperands(),
+                    ArrayRef(operandValues)
+                        .slice(step->firstOperand, step->numOperands)))
       return false;
     ++step;
   }

@@ -21,19 +21,20 @@ namespace {
 
 using InterpreterRunTest = InterpreterFixture;
 
-/// A chain of `length` unary ops on a 64x64 f32 tensor: each step alternates
-/// neg and abs, so the result is |x|.
-std::string unaryChain(int length) {
-  std::string text =
-      "func.func @chain(%x: tensor<64x64xf32>) -> tensor<64x64xf32> {\n";
+/// A chain of `length` unary ops on an n x n f32 tensor: each step
+/// alternates neg and abs, so the result is |x|.
+std::string unaryChain(int length, int n = 64) {
+  std::string type =
+      "tensor<" + std::to_string(n) + "x" + std::to_string(n) + "xf32>";
+  std::string text = "func.func @chain(%x: " + type + ") -> " + type + " {\n";
   std::string last = "%x";
   for (int i = 0; i < length; ++i) {
     std::string next = "%v" + std::to_string(i);
-    text += "  " + next + " = kc." + (i % 2 ? "abs " : "neg ") + last +
-            " : tensor<64x64xf32>\n";
+    text += "  " + next + " = kc." + (i % 2 ? "abs " : "neg ") + last + " : " +
+            type + "\n";
     last = next;
   }
-  return text + "  return " + last + " : tensor<64x64xf32>\n}\n";
+  return text + "  return " + last + " : " + type + "\n}\n";
 }
 
 TEST_F(InterpreterRunTest, ChainFreesEachValueAfterItsLastUse) {
@@ -169,23 +170,13 @@ TEST_F(InterpreterRunTest, LaterRunsTakeTheirBuffersFromThePool) {
   expectNear(out[0], {64, 64}, expected, 0);
 }
 
-/// unaryChain on an n x n tensor.
-std::string unaryChainOf(int length, int n) {
-  std::string text = unaryChain(length);
-  std::string from = "64x64", to = std::to_string(n) + "x" + std::to_string(n);
-  for (size_t at = text.find(from); at != std::string::npos;
-       at = text.find(from, at + to.size()))
-    text.replace(at, from.size(), to);
-  return text;
-}
-
 TEST_F(InterpreterRunTest, PooledAndLiveBuffersStayWithinThePeak) {
   // Two functions of other sizes through one interpreter: what one leaves in
   // the pool fits none of the other's values, and makes room for them.
   mlir::OwningOpRef<mlir::ModuleOp> small =
-      mlir::parseSourceString<mlir::ModuleOp>(unaryChainOf(6, 40), &context);
+      mlir::parseSourceString<mlir::ModuleOp>(unaryChain(6, 40), &context);
   mlir::OwningOpRef<mlir::ModuleOp> large =
-      mlir::parseSourceString<mlir::ModuleOp>(unaryChainOf(6, 96), &context);
+      mlir::parseSourceString<mlir::ModuleOp>(unaryChain(6, 96), &context);
   ASSERT_TRUE(small && large);
   auto fn = [](mlir::ModuleOp m) {
     return *m.getOps<mlir::func::FuncOp>().begin();
