@@ -10,6 +10,7 @@
 #include "frontend/keras/Hdf5.h"
 #include "frontend/keras/KerasImporter.h"
 #include "frontend/keras/ModelSpec.h"
+#include "runtime/MemoryBudget.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/MemoryBuffer.h"
@@ -52,7 +53,7 @@ public:
     return zip_name_locate(zip_, name, 0) >= 0;
   }
 
-  /// Entry `name`, at most `limit` bytes.
+  /// Entry `name`, at most `limit` bytes and no more than memory can hold.
   std::string read(const char *name, uint64_t limit) const {
     zip_stat_t st;
     zip_stat_init(&st);
@@ -72,6 +73,9 @@ public:
       throw Error(where + ": declares " + std::to_string(st.size) +
                   " bytes from " + std::to_string(st.comp_size) +
                   " compressed ones; the archive is corrupt");
+    // Bounded by the archive's size times the deflate ratio, so in int64.
+    if (st.size >= static_cast<zip_uint64_t>(kCheckedAllocationBytes))
+      requireMemory(static_cast<int64_t>(st.size), "reading " + where);
     zip_file_t *f = zip_fopen(zip_, name, 0);
     if (!f)
       throw Error(where + ": cannot open: " + zip_strerror(zip_));
@@ -96,21 +100,22 @@ private:
 
 } // namespace
 
-uint64_t keras::modelFileSize(const std::string &path, uint64_t limit) {
+uint64_t keras::modelFileSize(const std::string &path) {
   llvm::sys::fs::file_status st;
   if (std::error_code ec = llvm::sys::fs::status(path, st))
     throw Error(path + ": cannot read: " + ec.message());
   if (st.type() != llvm::sys::fs::file_type::regular_file)
     throw Error(path + ": not a regular file");
-  if (st.getSize() > limit)
-    throw Error(path + ": " + std::to_string(st.getSize()) +
-                " bytes, more than the limit of " + std::to_string(limit));
+  if (st.getSize() >= static_cast<uint64_t>(kCheckedAllocationBytes))
+    requireMemory(
+        static_cast<int64_t>(std::min<uint64_t>(st.getSize(), INT64_MAX)),
+        "reading " + path);
   return st.getSize();
 }
 
 std::unique_ptr<llvm::MemoryBuffer>
-keras::readModelFile(const std::string &path, uint64_t limit) {
-  modelFileSize(path, limit);
+keras::readModelFile(const std::string &path) {
+  modelFileSize(path);
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                          /*RequiresNullTerminator=*/false);
   if (!buf)
@@ -144,7 +149,8 @@ ImportedModel keras::importKerasArchive(const std::string &path,
       }
   }
   if (zip.has("model.weights.h5")) {
-    std::string weights = zip.read("model.weights.h5", kMaxModelFileBytes);
+    std::string weights =
+        zip.read("model.weights.h5", std::numeric_limits<uint64_t>::max());
     loadWeightsH5(imported, weights, path + ":model.weights.h5");
   }
   return imported;

@@ -13,6 +13,7 @@
 
 #include "llvm/Support/MemoryBuffer.h"
 
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -38,27 +39,26 @@ void readCompileConfig(const ObjectView &config, ImportedModel &out);
 /// reader that has already opened it for its attributes.
 void loadWeightsFromHdf5(const Hdf5File &file, ImportedModel &imported);
 
-/// The largest model file (.keras, .h5) and .keras weights entry kcc reads:
-/// a Keras model kcc trains is megabytes; this keeps a hostile or sparse
-/// file, read whole into memory, well inside a 4 GB address space.
-constexpr uint64_t kMaxModelFileBytes = uint64_t(1) << 30;
 /// The largest JSON text (a spec, config.json): a chain of 100,000 layers
 /// is about 60 MB.
 constexpr uint64_t kMaxJsonBytes = uint64_t(256) << 20;
 
-/// The size of `path`, which must be a regular file of at most `limit`
-/// bytes: a device or a pipe (/dev/zero) would be read until memory runs
-/// out. Throws otherwise.
-uint64_t modelFileSize(const std::string &path,
-                       uint64_t limit = kMaxModelFileBytes);
-/// Member `name` of the .keras archive `path` (at most `limit` bytes), or
-/// std::nullopt when the archive has no such member.
-std::optional<std::string> readArchiveMember(const std::string &path,
-                                             const char *name, uint64_t limit);
+/// The size of `path`, which must be a regular file (a device or a pipe,
+/// /dev/zero, would be read until memory runs out) that fits in the memory
+/// this process may still allocate (requireMemory: a sparse file or one
+/// larger than the machine is an error saying so, never the OOM killer).
+/// Model files and a .keras archive's weights are read whole, so memory is
+/// their only bound: ConvNeXtXLarge's archive is 1.4 GB. Throws otherwise.
+uint64_t modelFileSize(const std::string &path);
+/// Member `name` of the .keras archive `path`, or std::nullopt when the
+/// archive has no such member. At most `limit` bytes (kMaxJsonBytes for
+/// JSON); any member must fit in the memory available.
+std::optional<std::string>
+readArchiveMember(const std::string &path, const char *name,
+                  uint64_t limit = std::numeric_limits<uint64_t>::max());
 
 /// The bytes of `path`, checked by modelFileSize.
-std::unique_ptr<llvm::MemoryBuffer>
-readModelFile(const std::string &path, uint64_t limit = kMaxModelFileBytes);
+std::unique_ptr<llvm::MemoryBuffer> readModelFile(const std::string &path);
 
 } // namespace keras
 } // namespace kcc

@@ -358,7 +358,7 @@ Checkpoint keras::loadCheckpoint(const std::string &path,
   }
   ckpt.imported = importKerasArchive(path, seed.value_or(0));
   std::optional<std::string> image =
-      readArchiveMember(path, "model.weights.h5", kMaxModelFileBytes);
+      readArchiveMember(path, "model.weights.h5");
   if (!image)
     return ckpt;
   std::string source = path + ":model.weights.h5";

@@ -37,6 +37,14 @@
 // STDIN: stdin is larger than 256 MB, the limit for .mlir input
 // FIFO: input file '{{.*}}pipe.mlir' is not a regular file
 
+// A model file is bounded by the memory kcc may allocate, not by a fixed
+// size (ConvNeXtXLarge's .keras is 1.4 GB): a sparse 1 TiB file is an
+// error saying so, never a read until memory runs out.
+// RUN: truncate -s 1T %t/huge.keras && truncate -s 1T %t/huge.h5
+// RUN: not %limit-as kcc --emit=kc %t/huge.keras 2>&1 | FileCheck %s --check-prefix=BIGFILE
+// RUN: not %limit-as kcc --emit=kc %t/huge.h5 2>&1 | FileCheck %s --check-prefix=BIGFILE
+// BIGFILE: kcc: error: reading {{.*}}huge.{{keras|h5}} would need 1.0 TiB; {{.*}} are available ({{.*}})
+
 // Datasets: no examples (a SIGFPE), a header declaring 2^31 x 2^31 x 2.
 // RUN: not %limit-as kcc train --model=mlp --data-dir=%t/empty 2>&1 | FileCheck %s --check-prefix=EMPTY
 // RUN: not %limit-as kcc train --model=mlp --data-dir=%t/huge 2>&1 | FileCheck %s --check-prefix=HUGE
