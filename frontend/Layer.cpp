@@ -316,6 +316,16 @@ std::vector<Tensor> LayerImpl::call(const std::vector<Tensor> &inputs,
         (compute != DType::F32 || t.dtype() == DType::BF16 ||
          t.dtype() == DType::F16))
       t = autocast(t, compute);
+  // Layers that read masks read step masks; another shape is Softmax's
+  // mask argument handed on, which Keras would feed them too.
+  MaskRule rule = maskRule();
+  if (rule == MaskRule::Own || rule == MaskRule::Merge)
+    for (const Tensor &t : cast)
+      if (t.mask() && !hasStepMask(t))
+        fail("receives a mask of shape " + t.mask()->shapeString() +
+             " for its input " + t.shapeString() +
+             " (a Softmax's mask argument, which Keras hands on); this layer "
+             "reads masks of [batch, steps] only");
   std::vector<Tensor> outputs = applyMaskRule(cast, forward(cast, ctx));
   // Keras 3's Layer.__call__: each output's activity penalty over its
   // batch size, added to the loss (traced training calls; kcc has no
@@ -335,7 +345,7 @@ std::vector<Tensor> LayerImpl::call(const std::vector<Tensor> &inputs,
 std::vector<Tensor> LayerImpl::applyMaskRule(const std::vector<Tensor> &inputs,
                                              std::vector<Tensor> outputs) {
   MaskRule rule = maskRule();
-  if (rule == MaskRule::Own)
+  if (rule == MaskRule::Own || rule == MaskRule::Apply)
     return outputs;
   const Tensor *masked = nullptr;
   bool allMasked = true;
@@ -345,7 +355,8 @@ std::vector<Tensor> LayerImpl::applyMaskRule(const std::vector<Tensor> &inputs,
     allMasked = allMasked && t.mask();
   }
   if (masked && rule == MaskRule::Refuse)
-    fail("receives a mask (Embedding(mask_zero=True) or Masking upstream), "
+    fail("receives a mask (Embedding(mask_zero=True), Masking or a "
+         "Softmax's mask argument upstream), "
          "which Keras would apply in this layer and kcc does not model; "
          "drop the mask before it (a layer without masking, such as a "
          "Conv1D or GlobalMaxPooling1D) or remove mask_zero/Masking");
@@ -359,8 +370,9 @@ std::vector<Tensor> LayerImpl::applyMaskRule(const std::vector<Tensor> &inputs,
   }
   for (Tensor &out : outputs) {
     Tensor m = mask;
-    // Keras sets the mask on outputs of the input's steps only.
-    if (m.defined() &&
+    // Keras sets a step mask on outputs of the input's steps only; a
+    // Softmax's mask argument passes on as it is.
+    if (m.defined() && m.rank() == 2 &&
         (out.rank() < 2 || out.dim(0) != m.dim(0) || out.dim(1) != m.dim(1)))
       m = Tensor();
     out = out.withMask(m);

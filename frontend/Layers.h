@@ -195,6 +195,9 @@ public:
   explicit Activation(const std::string &activation);
 };
 
+/// Keras's Softmax layer; called on {x, mask}, the mask (any tensor
+/// broadcastable to x, kept where over 0.5) masks the entries as Keras's
+/// `Softmax()(x, mask=m)` and passes on with the output.
 class Softmax : public Layer {
 public:
   explicit Softmax(int64_t axis = -1);

@@ -20,12 +20,17 @@ MaskRule kcc::kerasMaskRule(const std::string &className) {
              "Rescaling", "Normalization", MaskRule::Propagate)
       .Cases("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",
              MaskRule::Merge)
-      // Softmax puts -1e9 where masked. (Concatenate joins the masks,
+      // (Softmax applies its mask, Concatenate joins the masks,
       // BatchNormalization's moments skip masked steps and the attention
       // layers mask their scores in the layers themselves; TimeDistributed
       // decides by the layers it wraps.)
-      .Case("Softmax", MaskRule::Refuse)
       .Default(MaskRule::Drop);
+}
+
+bool kcc::hasStepMask(const Tensor &x) {
+  const Tensor *m = x.mask();
+  return m && m->rank() == 2 && x.rank() >= 2 && m->dim(0) == x.dim(0) &&
+         m->dim(1) == x.dim(1);
 }
 
 Tensor kcc::maskAsCondition(const Tensor &mask) {

@@ -14,6 +14,34 @@
 using namespace kcc;
 using namespace mlir;
 
+/// Output `k`'s Keras mask `mask` as the loss and metrics weigh the
+/// prediction `pred` by it: of pred's shape without its last axis, float
+/// (Keras casts it), a trailing axis of 1 squeezed as Keras's
+/// squeeze_or_expand_to_same_rank does. A Softmax's mask argument of
+/// another shape is an error, as in Keras's loss.
+static Tensor lossMask(const Tensor &pred, const Tensor &mask, Model &model,
+                       size_t k) {
+  Shape want(pred.shape().begin(),
+             pred.shape().end() - std::min<int64_t>(pred.rank(), 1));
+  Shape withOne = want;
+  withOne.push_back(1);
+  Tensor m = mask.shape() == withOne ? ops::reshape(mask, want) : mask;
+  if (pred.rank() < 2 || m.shape() != want) {
+    std::vector<std::string> names = model.outputNames();
+    throw Error("model '" + model.name() + "' output " + std::to_string(k) +
+                (k < names.size() ? " ('" + names[k] + "')" : "") +
+                " carries a Keras mask of shape " + mask.shapeString() +
+                " (a Softmax's mask argument, which Keras hands on), which "
+                "Keras's loss cannot weigh predictions " +
+                pred.shapeString() + " by: it needs " + shapeToString(want) +
+                "; drop the mask before the output (a layer without "
+                "masking, such as Dot or Flatten)");
+  }
+  if (m.dtype() != DType::F32)
+    m = ops::cast(m, DType::F32);
+  return m;
+}
+
 mlir::Type kcc::toMlirType(MLIRContext *ctx, DType dtype) {
   Builder b(ctx);
   switch (dtype) {
@@ -195,10 +223,11 @@ OwningOpRef<ModuleOp> kcc::traceForward(MLIRContext &ctx, Model &model,
       }
     if (options.training || options.outputMasks)
       for (auto [k, out] : llvm::enumerate(outs))
-        if (const Tensor *mask = out.mask()) {
+        if (const Tensor *given = out.mask()) {
+          Tensor mask = lossMask(out, *given, model, k);
           masks.push_back({results.size(), k});
-          results.push_back(mask->value());
-          resultTypes.push_back(mask->value().getType());
+          results.push_back(mask.value());
+          resultTypes.push_back(mask.value().getType());
         }
     if (options.training) {
       // Keras's sum(model.losses): the activity penalties the calls

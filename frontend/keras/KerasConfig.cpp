@@ -406,6 +406,10 @@ json::Object functionalConfig(Model &model) {
         callArgs.push_back(number->value);
     } else if (node->inputs.size() == 1) {
       callArgs.push_back(std::move(args[0]));
+    } else if (layer.className() == "Softmax") {
+      // Softmax()(x, mask=m).
+      callArgs.push_back(std::move(args[0]));
+      kwargs["mask"] = std::move(args[1]);
     } else if (layer.className() == "MultiHeadAttention") {
       // query, value, key; the attention mask is a keyword argument.
       if (args.size() == 4) {

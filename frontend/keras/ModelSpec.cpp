@@ -466,7 +466,8 @@ private:
     }
     JsonPath nodePath = nodesPath.index(ref.node);
     std::vector<TensorRef> args;
-    collectArgs((*list)[ref.node], nodePath, args, isOpsNode(slot));
+    collectArgs((*list)[ref.node], nodePath, args, isOpsNode(slot),
+                slot.entry.cls == "Softmax");
     if (args.empty())
       reader_.fail(nodePath, slot.entry.view.context(),
                    "the node has no input tensors");
@@ -540,13 +541,16 @@ private:
       if (refs.size() != 1)
         reader_.fail(path, slot.entry.view.context(),
                      "expects one mask tensor");
-      const std::string &source = entries_[slotOf(refs[0])].entry.cls;
-      if (source != "NotEqual" && source != "Any" && source != "LogicalOr" &&
-          source != "ConvertToTensor")
+      // Softmax's own mask argument is its second input (collectArgs).
+      if (slot.entry.cls == "Softmax" && !isDerivedMask(refs[0]))
+        continue;
+      if (!isDerivedMask(refs[0]))
         reader_.fail(path, slot.entry.view.context(),
-                     "a mask computed by '" + refs[0].layer + "' (" + source +
+                     "a mask computed by '" + refs[0].layer + "' (" +
+                         entries_[slotOf(refs[0])].entry.cls +
                          ") is not supported: kcc derives masks from "
-                         "Embedding(mask_zero=True) and Masking only");
+                         "Embedding(mask_zero=True) and Masking only (and "
+                         "Softmax takes any tensor as its mask)");
       // MultiHeadAttention's key defaults to its value.
       size_t i = *input == 2 && inputs.size() == 2 ? 1 : *input;
       if (i >= inputs.size() || !inputs[i].mask())
@@ -557,6 +561,14 @@ private:
                          " (kcc hands on the masks of Embedding(mask_zero="
                          "True) and Masking by Keras's rules)");
     }
+  }
+
+  /// Whether `ref` is a mask Keras derived and saved as a keras.ops node
+  /// (checkMaskArguments), not a tensor the model computes.
+  bool isDerivedMask(const TensorRef &ref) const {
+    const std::string &source = entries_[slotOf(ref)].entry.cls;
+    return source == "NotEqual" || source == "Any" || source == "LogicalOr" ||
+           source == "ConvertToTensor";
   }
 
   /// The call arguments kcc fixes per layer, from the kwargs of every
@@ -642,8 +654,11 @@ private:
     return module && module->starts_with("keras.src.ops");
   }
 
+  /// `maskInput`: the call's `mask` tensor, unless Keras derived it, is
+  /// the layer's second input (Softmax).
   void collectArgs(const json::Value &node, const JsonPath &path,
-                   std::vector<TensorRef> &out, bool opsNode = false) const {
+                   std::vector<TensorRef> &out, bool opsNode,
+                   bool maskInput) const {
     size_t first = out.size();
     // MultiHeadAttention's attention_mask is its fourth input, after the
     // key (the value when the call has none, as Keras defaults it).
@@ -684,6 +699,15 @@ private:
             kw.failField("attention_mask", "expects one tensor");
           attentionMask(std::move(mask[0]));
         }
+        if (const json::Value *m = kw.get("mask");
+            maskInput && m && m->kind() != json::Value::Null) {
+          std::vector<TensorRef> mask;
+          collectTensors(*m, kw.path().field("mask"), mask);
+          if (mask.size() != 1)
+            kw.failField("mask", "expects one tensor");
+          if (!isDerivedMask(mask[0]))
+            out.push_back(std::move(mask[0]));
+        }
         for (const auto &kv : *kwargs) {
           llvm::StringRef key = kv.first;
           if (key == "initial_state" && kv.second.kind() != json::Value::Null)
@@ -717,11 +741,15 @@ private:
     if (const json::Value *m = kwargs->get("attention_mask");
         m && m->kind() != json::Value::Null)
       attentionMask(readRef(*m, at.field("attention_mask")));
+    const json::Value *mask = maskInput ? kwargs->get("mask") : nullptr;
+    if (mask && mask->kind() != json::Value::Null)
+      out.push_back(readRef(*mask, at.field("mask")));
     for (const auto &kv : *kwargs) {
       llvm::StringRef key = kv.first;
       const json::Array *ref = kv.second.getAsArray();
-      if (key != "value" && key != "key" && key != "attention_mask" && ref &&
-          !ref->empty() && (*ref)[0].getAsString())
+      if (key != "value" && key != "key" && key != "attention_mask" &&
+          !(maskInput && key == "mask") && ref && !ref->empty() &&
+          (*ref)[0].getAsString())
         reader_.fail(at.field(key), modelContext(),
                      "tensor argument '" + key.str() +
                          "' is not supported (kcc models no masks)");

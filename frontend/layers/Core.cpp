@@ -112,11 +112,46 @@ public:
     return llvm::json::Object{{"axis", axis_}};
   }
 
+  MaskRule maskRule() const override { return MaskRule::Apply; }
+
 protected:
+  /// Keras's Softmax.call: the mask (the second input, else the input's
+  /// own) keeps the entries where it is over 0.5 (true for a boolean);
+  /// the others get -1e9 (-3e4 in float16) before the softmax and 0 after
+  /// it, so a fully masked row is zeros. The mask passes on unchanged.
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
                               const CallContext &) override {
-    expectInputs(inputs, 1);
-    return {ops::softmax(inputs[0], axis_)};
+    if (inputs.empty() || inputs.size() > 2)
+      fail("expects its input and optionally a mask, got " +
+           std::to_string(inputs.size()) + " inputs");
+    const Tensor &x = inputs[0];
+    const Tensor *mask = inputs.size() == 2 ? &inputs[1] : x.mask();
+    if (!mask)
+      return {ops::softmax(x, axis_)};
+    // Broadcastable as numpy aligns shapes: from the last axis, each of
+    // the mask's dims 1 or the input's, and no more axes than the input.
+    bool broadcasts = mask->rank() <= x.rank();
+    for (int64_t i = 1; broadcasts && i <= mask->rank(); ++i) {
+      int64_t m = mask->dim(mask->rank() - i);
+      broadcasts = m == 1 || m == x.dim(x.rank() - i);
+    }
+    if (!broadcasts)
+      fail("the mask " + mask->shapeString() +
+           " is not broadcastable to the input " + x.shapeString() +
+           " (Keras requires each mask dim, from the last, to be 1 or the "
+           "input's)");
+    Shape aligned(x.rank() - mask->rank(), 1);
+    aligned.insert(aligned.end(), mask->shape().begin(), mask->shape().end());
+    Tensor m = ops::reshape(*mask, aligned);
+    if (m.dtype() != DType::F32)
+      m = ops::cast(m, DType::F32);
+    Tensor keep = ops::broadcastTo(
+        ops::compare(ops::CompareKind::GT, m, ops::fillLike(m, {}, 0.5)),
+        x.shape());
+    double lowest = x.dtype() == DType::F16 ? -3e4 : -1e9;
+    Tensor y =
+        ops::softmax(ops::select(keep, x, ops::fillLike(x, {}, lowest)), axis_);
+    return {ops::select(keep, y, ops::fillLike(y, {}, 0)).withMask(*mask)};
   }
 
 private:

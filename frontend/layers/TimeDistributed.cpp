@@ -71,7 +71,8 @@ public:
   MaskRule maskRule() const override {
     bool usesMask = llvm::any_of(layers_, [](const Layer &l) {
       MaskRule rule = l.impl()->maskRule();
-      return rule == MaskRule::Own || rule == MaskRule::Refuse;
+      return rule == MaskRule::Own || rule == MaskRule::Apply ||
+             rule == MaskRule::Refuse;
     });
     return usesMask ? MaskRule::Refuse : MaskRule::Propagate;
   }

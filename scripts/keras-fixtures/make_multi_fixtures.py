@@ -23,6 +23,16 @@ images, the same batch each step):
                       Dense(16) -> MultiHeadAttention(2 heads, key_dim 8)
                       (h, h, attention_mask=allowed) -> GlobalAveragePooling1D
                       -> Dense(10, softmax); sparse_categorical_crossentropy.
+  softmax_mask.keras  two inputs, "image" read as 28 steps of 28
+                      features and "keys" [1, 28] (0.9 on example i's key
+                      steps s < 5 + 7i mod 24, 0.1 elsewhere; example 3's
+                      all 0.1): Dense(8) query, key and value -> Dot(axes=2)
+                      scores -> Softmax()(scores, mask=keys) (kept where the
+                      mask is over 0.5, broadcast over the queries; example
+                      3's rows all zeros) -> Dropout(0) (hands the mask on)
+                      -> Dot(axes=(2, 1)) with the values (drops it) ->
+                      GlobalAveragePooling1D -> Dense(10, softmax);
+                      sparse_categorical_crossentropy.
 
 multi.json records, per model, every log Keras returns at each step (before
 its update): Keras's total loss (the sum of weighted per-output losses),
@@ -96,6 +106,35 @@ def attention_mask():
     return model
 
 
+def softmax_mask():
+    image = keras.Input((28, 28, 1), name="image")
+    keys = keras.Input((1, 28), name="keys")
+    h = L.Reshape((28, 28))(image)
+    q = L.Dense(8, name="query")(h)
+    k = L.Dense(8, name="key")(h)
+    v = L.Dense(8, name="value")(h)
+    scores = L.Dot(axes=2, name="scores")([q, k])
+    weights = L.Softmax(name="weights")(scores, mask=keys)
+    weights = L.Dropout(0.0, name="kept")(weights)
+    context = L.Dot(axes=(2, 1), name="context")([weights, v])
+    y = L.Dense(10, activation="softmax", name="label")(
+        L.GlobalAveragePooling1D()(context))
+    model = keras.Model([image, keys], y, name="softmax_mask")
+    model.compile(optimizer=keras.optimizers.Adam(learning_rate=1e-2),
+                  loss="sparse_categorical_crossentropy")
+    return model
+
+
+def key_weights():
+    """[BATCH, 1, 28] float: 0.9 on example i's first 5 + 7i mod 24 key
+    steps, 0.1 elsewhere (Softmax keeps what is over 0.5); example 3 has no
+    key kept."""
+    lengths = 5 + (np.arange(BATCH) * 7) % 24
+    lengths[3] = 0
+    keys = np.arange(28)[None, None, :] < lengths[:, None, None]
+    return np.where(keys, 0.9, 0.1).astype(np.float32)
+
+
 def allowed_keys():
     """[BATCH, 28, 28] float 0/1: example i's queries see its first
     5 + 7i mod 24 key steps (a key padding mask)."""
@@ -140,7 +179,8 @@ def main():
         "predict_examples": PREDICT,
     }
     only = set(sys.argv[1:])
-    known = {"multi_output", "two_inputs_adam", "attention_mask"}
+    known = {"multi_output", "two_inputs_adam", "attention_mask",
+             "softmax_mask"}
     if only - known:
         sys.exit(f"unknown cases {sorted(only - known)}")
     path = os.path.join(MULTI_OUT, "multi.json")
@@ -170,6 +210,14 @@ def main():
             inputs="image = the examples [n, 28, 28, 1], allowed = "
                    "example i's key steps s < 5 + 7i mod 24, [n, 28, 28] "
                    "float 0/1")
+    if "softmax_mask" in only:
+        fresh_session()
+        out["softmax_mask"] = dict(
+            record(softmax_mask(), "softmax_mask",
+                   {"image": x, "keys": key_weights()}, y),
+            inputs="image = the examples [n, 28, 28, 1], keys = 0.9 on "
+                   "example i's key steps s < 5 + 7i mod 24 (none for "
+                   "example 3), 0.1 elsewhere, [n, 1, 28] float")
     for name in sorted(only):
         print(name, out[name]["steps"])
     with open(path, "w") as f:

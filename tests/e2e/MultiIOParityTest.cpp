@@ -3,12 +3,14 @@
 // tests/fixtures/keras/multi (written by Keras 3 itself, see
 // scripts/keras-fixtures/make_multi_fixtures.py): a two-head model with
 // per-output losses, loss_weights and metrics from its compile_config, a
-// two-input Concatenate model, and a MultiHeadAttention whose
-// attention_mask is the model's second input. From Keras's weights, 5 Adam
-// steps on the fixed batch, compiled and interpreted, must reproduce every log
-// Keras returned (the total loss within 1e-4 relative, each output's loss and
-// metric under Keras's names), and predict must match Keras's before and
-// after the steps.
+// two-input Concatenate model, a MultiHeadAttention whose
+// attention_mask is the model's second input, and a Softmax over attention
+// scores masked by the model's second input (Softmax()(s, mask=keys): kept
+// over 0.5, broadcast over the queries, one example with no key kept). From
+// Keras's weights, 5 Adam steps on the fixed batch, compiled and interpreted,
+// must reproduce every log Keras returned (the total loss within 1e-4 relative,
+// each output's loss and metric under Keras's names), and predict must match
+// Keras's before and after the steps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -82,6 +84,15 @@ Case caseOf(const std::string &name) {
           allowed.set((i * 28 + t) * 28 + s, s < 5 + (i * 7) % 24 ? 1.0 : 0.0);
     return {{x, allowed}, {y}};
   }
+  if (name == "softmax_mask") {
+    // 0.9 on example i's first 5 + 7i mod 24 key steps (none for example
+    // 3), 0.1 elsewhere.
+    NDArray keys = NDArray::empty({32, 1, 28}, DType::F32);
+    for (int64_t i = 0; i < 32; ++i)
+      for (int64_t s = 0; s < 28; ++s)
+        keys.set(i * 28 + s, i != 3 && s < 5 + (i * 7) % 24 ? 0.9 : 0.1);
+    return {{x, keys}, {y}};
+  }
   // multi_output: the labels, and label / 9 as [n, 1] float32.
   NDArray value = NDArray::empty({32, 1}, DType::F32);
   for (int64_t i = 0; i < 32; ++i)
@@ -148,7 +159,8 @@ INSTANTIATE_TEST_SUITE_P(
     KerasMultiIO, MultiIOParity,
     ::testing::Combine(::testing::Values(std::string("multi_output"),
                                          std::string("two_inputs_adam"),
-                                         std::string("attention_mask")),
+                                         std::string("attention_mask"),
+                                         std::string("softmax_mask")),
                        ::testing::Values(ExecMode::Compiled,
                                          ExecMode::Interpreted)),
     [](const auto &info) {

@@ -73,7 +73,8 @@ void keras::addActivationLayers(std::vector<LayerClass> &classes) {
                      },
                      {},
                      {},
-                     "`axis`"});
+                     "`axis`; `mask` in the call (a tensor broadcastable to "
+                     "the input, kept over 0.5)"});
   classes.push_back(
       {"ReLU",
        "activations",

@@ -11,6 +11,8 @@
 
 #include "kcc/kcc.h"
 
+#include "mlir/IR/MLIRContext.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -213,24 +215,98 @@ TEST(Masks, ScoreAttentionIgnoresPaddedValuesAndZeroesPaddedQueries) {
   }
 }
 
+/// The message of the kcc::Error `f` throws ("" when it returns).
+template <typename F> std::string errorOf(F f) {
+  try {
+    f();
+  } catch (const Error &e) {
+    return e.what();
+  }
+  return "";
+}
+
 TEST(Masks, LayersThatWouldUseTheMaskRefuseIt) {
   Tensor ids = Input({6}, DType::I32);
   Tensor x = Embedding(10, 4, "uniform", true)(ids);
-  for (Layer layer : {Layer(Softmax().named("sm"))}) {
-    try {
-      layer(x);
-      ADD_FAILURE() << layer.className() << " took a mask";
-    } catch (const Error &e) {
-      std::string msg = e.what();
-      EXPECT_NE(msg.find("'" + layer.name() + "'"), std::string::npos) << msg;
-      EXPECT_NE(msg.find("mask"), std::string::npos) << msg;
-    }
-  }
+  // Keras's Softmax takes the [batch, 6] step mask as its mask argument,
+  // which must broadcast to the [batch, 6, 4] input from the last axis.
+  Softmax sm;
+  std::string msg = errorOf([&] { sm.named("sm")(x); });
+  EXPECT_NE(msg.find("layer 'sm' (Softmax): the mask [None, 6] is not "
+                     "broadcastable to the input [None, 6, 4]"),
+            std::string::npos)
+      << msg;
   // Merging masked steps: the OR of the masks (Keras's Add).
   Tensor sum = Add()({x, x});
   ASSERT_NE(sum.mask(), nullptr);
   // BatchNormalization's moments skip the masked steps, and the mask goes on.
   ASSERT_NE(BatchNormalization()(x).mask(), nullptr);
+}
+
+/// Keras's Softmax()(x, mask=m): the entries where m is over 0.5 share
+/// the softmax, the others are 0 (a row with none kept is all zeros), and
+/// m passes on with the output whatever its shape.
+TEST(Masks, SoftmaxMaskArgumentKeepsTheEntriesOverOneHalf) {
+  NDArray x = NDArray::fromVector(
+      {2, 2, 3}, std::vector<double>{1, 2, 3, -1, 0, 4, 5, 1, 2, 0, 0, 0});
+  NDArray m = NDArray::fromVector(
+      {2, 1, 3}, std::vector<double>{0.9, 0.1, 0.7, 0.2, 0.3, 0.5});
+  Tensor out = Softmax()({Tensor(x), Tensor(m)});
+  std::vector<double> want(12, 0.0);
+  for (int r = 0; r < 2; ++r) {
+    // Example 0 keeps entries 0 and 2 of each row.
+    double a = std::exp(x.at(r * 3)), c = std::exp(x.at(r * 3 + 2));
+    want[r * 3] = a / (a + c);
+    want[r * 3 + 2] = c / (a + c);
+  }
+  expectNear(out.toVector(), want, "masked softmax");
+  ASSERT_NE(out.mask(), nullptr);
+  EXPECT_EQ(out.mask()->shape(), (Shape{2, 1, 3}));
+  EXPECT_EQ(out.mask()->toVector(), m.toVector());
+  // Unmasked, the same layer is the plain softmax.
+  Tensor plain = Softmax()(Tensor(x));
+  EXPECT_EQ(plain.mask(), nullptr);
+  EXPECT_NEAR(plain.toVector()[1],
+              std::exp(2.0) / (std::exp(1.0) + std::exp(2.0) + std::exp(3.0)),
+              1e-6);
+}
+
+/// Keras hands a Softmax's mask on through the layers that pass masks
+/// (Dense, activations), drops it at those without masking (Dot), and a
+/// layer that reads masks as [batch, steps] refuses another shape by name;
+/// so does the loss, which cannot weigh the predictions by it.
+TEST(Masks, SoftmaxMaskIsHandedOnAsKerasDoes) {
+  Tensor scores = Input({4, 5});
+  Tensor keys = Input({1, 5});
+  Tensor w = Softmax().named("weights")({scores, keys});
+  Tensor passed = Dense(3)(Activation("linear")(w));
+  ASSERT_NE(passed.mask(), nullptr);
+  EXPECT_EQ(passed.mask()->shape(), keys.shape());
+  EXPECT_EQ(Dot(int64_t(2), int64_t(1))({w, Input({5, 2})}).mask(), nullptr);
+  GlobalAveragePooling1D gap;
+  std::string msg = errorOf([&] { gap.named("gap")(passed); });
+  EXPECT_NE(msg.find("layer 'gap' (GlobalAveragePooling1D): receives a mask "
+                     "of shape [None, 1, 5] for its input [None, 4, 3]"),
+            std::string::npos)
+      << msg;
+  // The mask reaches the output: Keras's loss cannot use a [batch, 1, 5]
+  // mask on [batch, 4, 5] predictions.
+  Model model({scores, keys}, {w}, "attend");
+  mlir::MLIRContext ctx;
+  TraceOptions opts;
+  opts.batch = 2;
+  opts.training = true;
+  msg = errorOf([&] { traceForward(ctx, model, opts); });
+  EXPECT_NE(msg.find("output 0 ('weights') carries a Keras mask of shape "
+                     "[2, 1, 5]"),
+            std::string::npos)
+      << msg;
+  // A [batch, 1] mask on [batch, classes] predictions weighs each example,
+  // as Keras squeezes it.
+  Tensor logits = Input({4});
+  Tensor weight = Input({1});
+  Model weighted({logits, weight}, {Softmax()({logits, weight})}, "weighted");
+  EXPECT_EQ(errorOf([&] { traceForward(ctx, weighted, opts); }), "");
 }
 
 } // namespace

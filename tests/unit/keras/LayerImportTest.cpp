@@ -365,6 +365,40 @@ TEST(KerasLayerImport, Keras2AttentionTakesValueAndCausalMaskFromKwargs) {
   EXPECT_EQ(two.model->graphInputs().size(), 2u);
 }
 
+TEST(KerasLayerImport, Keras2SoftmaxTakesItsMaskFromKwargs) {
+  // tf.keras 2 writes Softmax()(s, mask=m) as one reference whose kwargs
+  // hold the mask's reference: the layer's second input, kept over 0.5.
+  std::string text = R"json({"class_name": "Functional", "config": {
+    "name": "attend", "layers": [
+      {"class_name": "InputLayer", "name": "s", "inbound_nodes": [],
+       "config": {"batch_input_shape": [null, 2, 3], "dtype": "float32",
+                  "name": "s"}},
+      {"class_name": "InputLayer", "name": "m", "inbound_nodes": [],
+       "config": {"batch_input_shape": [null, 1, 3], "dtype": "float32",
+                  "name": "m"}},
+      {"class_name": "Softmax", "name": "sm",
+       "config": {"name": "sm", "axis": -1},
+       "inbound_nodes": [[["s", 0, 0, {"mask": ["m", 0, 0]}]]]}],
+    "input_layers": [["s", 0, 0], ["m", 0, 0]],
+    "output_layers": [["sm", 0, 0]]},
+    "keras_version": "2.15.0", "backend": "tensorflow"})json";
+  keras::ImportedModel m = keras::importModelJson(text, "keras2.json");
+  std::vector<Tensor> out =
+      m.model->call({Tensor(NDArray::fromVector({1, 2, 3}, {0, 1, 2, 3, 4, 5})),
+                     Tensor(NDArray::fromVector({1, 1, 3}, {0.2, 0.8, 0.9}))},
+                    CallContext{});
+  std::vector<double> y = out[0].toVector();
+  double e = std::exp(1.0);
+  EXPECT_EQ(y[0], 0.0);
+  EXPECT_NEAR(y[1], 1 / (1 + e), 1e-6);
+  EXPECT_NEAR(y[5], e / (1 + e), 1e-6);
+  // A mask of a shape that does not broadcast is the layer's error.
+  std::string wrong = replaceOnce(text, "[null, 1, 3]", "[null, 2, 2]");
+  EXPECT_THAT(errorOf([&] { keras::importModelJson(wrong, "m.json"); }),
+              HasSubstr("layer 'sm' (Softmax): the mask [None, 2, 2] is not "
+                        "broadcastable to the input [None, 2, 3]"));
+}
+
 /// A tf.keras 2 functional model of one recurrent layer `layer` (class and
 /// config) on [batch, 5, 6] floats.
 std::string keras2Recurrent(json::Object layer) {
