@@ -17,8 +17,8 @@ using namespace mlir;
 /// Output `k`'s Keras mask `mask` as the loss and metrics weigh the
 /// prediction `pred` by it: of pred's shape without its last axis, float
 /// (Keras casts it), a trailing axis of 1 squeezed as Keras's
-/// squeeze_or_expand_to_same_rank does. A Softmax's mask argument of
-/// another shape is an error, as in Keras's loss.
+/// squeeze_or_expand_to_same_rank does. A mask of another shape (a
+/// Softmax's mask argument handed on) is an error, as in Keras's loss.
 static Tensor lossMask(const Tensor &pred, const Tensor &mask, Model &model,
                        size_t k) {
   Shape want(pred.shape().begin(),
@@ -31,8 +31,7 @@ static Tensor lossMask(const Tensor &pred, const Tensor &mask, Model &model,
     throw Error("model '" + model.name() + "' output " + std::to_string(k) +
                 (k < names.size() ? " ('" + names[k] + "')" : "") +
                 " carries a Keras mask of shape " + mask.shapeString() +
-                " (a Softmax's mask argument, which Keras hands on), which "
-                "Keras's loss cannot weigh predictions " +
+                ", which Keras's loss cannot weigh predictions " +
                 pred.shapeString() + " by: it needs " + shapeToString(want) +
                 "; drop the mask before the output (a layer without "
                 "masking, such as Dot or Flatten)");
