@@ -161,3 +161,39 @@ def test_nested_and_shared_layers_keep_keras_weight_order(rng):
     ours.fit(x, y, **more)
     for a, b in zip(ours.get_weights(), theirs.get_weights()):
         np.testing.assert_allclose(a, b, atol=1e-5, rtol=0)
+
+
+def masked_scores():
+    """Attention scores masked by a model input: Softmax()(s, mask=keys)
+    keeps the keys over 0.5 and hands the mask on to Dropout; Dot drops it."""
+    x = keras.Input((5, 4), name="steps")
+    keys = keras.Input((1, 5), name="keys")
+    q = keras.layers.Dense(6)(x)
+    k = keras.layers.Dense(6)(x)
+    scores = keras.layers.Dot(axes=2)([q, k])
+    w = keras.layers.Dropout(0.0)(keras.layers.Softmax()(scores, mask=keys))
+    h = keras.layers.Dot(axes=(2, 1))([w, keras.layers.Dense(6)(x)])
+    y = keras.layers.Dense(3, activation="softmax")(
+        keras.layers.GlobalAveragePooling1D()(h))
+    return keras.Model([x, keys], y)
+
+
+def test_softmax_mask_argument_matches_keras(rng):
+    ours, theirs = twins(masked_scores, lambda: dict(
+        optimizer=keras.optimizers.Adam(0.01),
+        loss="sparse_categorical_crossentropy"))
+    n = 24
+    # 0.9 keeps a key, 0.1 masks it; example 2 keeps none.
+    lengths = 1 + np.arange(n) % 5
+    lengths[2] = 0
+    keys = np.where(np.arange(5)[None, None, :] < lengths[:, None, None],
+                    0.9, 0.1).astype("float32")
+    x = {"steps": rng.normal(size=(n, 5, 4)).astype("float32"), "keys": keys}
+    y = rng.integers(0, 3, size=n).astype("int32")
+    fit = dict(batch_size=8, epochs=3, shuffle=False, verbose=0)
+    expected = theirs.fit(x, y, **fit).history
+    got = kcc.fit(ours, x, y, **fit).history
+    diff = assert_history_close(got, expected)
+    print(f"softmax mask: history max |kcc - keras| = {diff:.2e}")
+    np.testing.assert_allclose(ours.predict(x, verbose=0),
+                               theirs.predict(x, verbose=0), atol=1e-5, rtol=0)
