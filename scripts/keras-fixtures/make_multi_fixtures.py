@@ -125,11 +125,16 @@ def softmax_mask():
     return model
 
 
+def key_lengths():
+    """Example i's real key steps: 5 + 7i mod 24."""
+    return 5 + (np.arange(BATCH) * 7) % 24
+
+
 def key_weights():
     """[BATCH, 1, 28] float: 0.9 on example i's first 5 + 7i mod 24 key
     steps, 0.1 elsewhere (Softmax keeps what is over 0.5); example 3 has no
     key kept."""
-    lengths = 5 + (np.arange(BATCH) * 7) % 24
+    lengths = key_lengths()
     lengths[3] = 0
     keys = np.arange(28)[None, None, :] < lengths[:, None, None]
     return np.where(keys, 0.9, 0.1).astype(np.float32)
@@ -138,8 +143,7 @@ def key_weights():
 def allowed_keys():
     """[BATCH, 28, 28] float 0/1: example i's queries see its first
     5 + 7i mod 24 key steps (a key padding mask)."""
-    lengths = 5 + (np.arange(BATCH) * 7) % 24
-    keys = np.arange(28)[None, None, :] < lengths[:, None, None]
+    keys = np.arange(28)[None, None, :] < key_lengths()[:, None, None]
     return np.broadcast_to(keys, (BATCH, 28, 28)).astype(np.float32)
 
 
