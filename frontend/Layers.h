@@ -538,6 +538,20 @@ public:
                          const std::string &mergeMode = "concat");
 };
 
+/// Keras's RNN around cells: `cells` are LSTM, GRU or SimpleRNN layers
+/// giving each cell's units, activations, bias and initializers (their own
+/// return and direction options are ignored: `options` are the RNN's). One
+/// cell is RNN(LSTMCell(...)); several, or `stacked`, are a StackedRNNCells,
+/// each cell reading the previous one's output at every step. Outputs: the
+/// last cell's output, then with return_state every cell's states in cell
+/// order; `zeroOutputForMask` zeros the outputs of masked steps (Keras's
+/// zero_output_for_mask) where the previous output is kept otherwise.
+class RNN : public Layer {
+public:
+  explicit RNN(const std::vector<Layer> &cells, RecurrentOptions options = {},
+               bool zeroOutputForMask = false, bool stacked = false);
+};
+
 /// 1-D convolution, kernel [kernelSize, channels, filters]; padding
 /// "valid", "same" or "causal" (zeros before the steps only).
 class Conv1D : public Layer {

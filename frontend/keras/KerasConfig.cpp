@@ -161,6 +161,23 @@ json::Object distributedEntry(const std::vector<Layer> &layers,
                       {"registered_name", nullptr}};
 }
 
+/// Serializes the initializers of `config` and of the layers and cells it
+/// wraps (Bidirectional's "layer" and "backward_layer", an RNN's "cell", a
+/// StackedRNNCells' "cells").
+void serializeNestedInitializers(json::Object &config) {
+  serializeInitializers(config);
+  auto inner = [](json::Object *entry) {
+    if (entry)
+      if (json::Object *c = entry->getObject("config"))
+        serializeNestedInitializers(*c);
+  };
+  for (const char *wrapped : {"layer", "backward_layer", "cell"})
+    inner(config.getObject(wrapped));
+  if (json::Array *cells = config.getArray("cells"))
+    for (json::Value &cell : *cells)
+      inner(cell.getAsObject());
+}
+
 /// A layer's get_config(), Keras 3's keys and defaults.
 json::Object layerConfig(const Layer &layer) {
   LayerImpl &impl = *layer.impl();
@@ -171,12 +188,7 @@ json::Object layerConfig(const Layer &layer) {
   json::Object own = impl.kerasConfig();
   if (auto wrapped = timeDistributedLayers(layer))
     own["layer"] = distributedEntry(wrapped->first, wrapped->second);
-  serializeInitializers(own);
-  // Bidirectional's wrapped layers carry their own.
-  for (const char *wrapped : {"layer", "backward_layer"})
-    if (json::Object *inner = own.getObject(wrapped))
-      if (json::Object *innerConfig = inner->getObject("config"))
-        serializeInitializers(*innerConfig);
+  serializeNestedInitializers(own);
   for (auto &kv : own)
     c[kv.first] = std::move(kv.second);
   const keras::LayerClass *entry = keras::findLayerClass(cls);

@@ -13,6 +13,8 @@
 #include "frontend/Ops.h"
 #include "runtime/kernels/Recurrence.h"
 
+#include "llvm/ADT/StringMap.h"
+
 #include <functional>
 
 using namespace kcc;
@@ -57,7 +59,8 @@ struct RecurrentConfig {
           kernels::recurrentActivationNames() + ")");
   }
 
-  llvm::json::Object kerasConfig() const {
+  /// The keys of Keras's cell (LSTMCell, GRUCell, SimpleRNNCell).
+  llvm::json::Object cellConfig() const {
     llvm::json::Object o{{"units", units},
                          {"activation", activation},
                          {"use_bias", useBias},
@@ -65,12 +68,7 @@ struct RecurrentConfig {
                          {"recurrent_initializer", recurrentInit},
                          {"bias_initializer", biasInit},
                          {"dropout", 0.0},
-                         {"recurrent_dropout", 0.0},
-                         {"return_sequences", options.returnSequences},
-                         {"return_state", options.returnState},
-                         {"go_backwards", options.goBackwards},
-                         {"stateful", false},
-                         {"unroll", false}};
+                         {"recurrent_dropout", 0.0}};
     if (cell != kernels::RecurrentCell::SimpleRnn)
       o["recurrent_activation"] = recurrentActivation;
     if (isLstm())
@@ -78,6 +76,22 @@ struct RecurrentConfig {
     if (isGru())
       o["reset_after"] = resetAfter;
     return o;
+  }
+
+  /// The cell's keys and the layer's.
+  llvm::json::Object kerasConfig() const {
+    llvm::json::Object o = cellConfig();
+    for (auto &kv : optionsConfig(options))
+      o[kv.first] = std::move(kv.second);
+    return o;
+  }
+
+  static llvm::json::Object optionsConfig(const RecurrentOptions &options) {
+    return llvm::json::Object{{"return_sequences", options.returnSequences},
+                              {"return_state", options.returnState},
+                              {"go_backwards", options.goBackwards},
+                              {"stateful", false},
+                              {"unroll", false}};
   }
 };
 
@@ -87,12 +101,15 @@ struct WeightSpec {
   std::string initializer;
 };
 
+/// The weights of cell `c` on `features` inputs, named `cell` + "/kernel"...
+/// ("cell", "forward_layer/cell", "cell/cells/lstm_cell_1").
 std::vector<WeightSpec> weightSpecs(const RecurrentConfig &c, int64_t features,
-                                    const std::string &prefix) {
+                                    const std::string &cell) {
   int64_t GH = c.gates() * c.units;
+  std::string prefix = cell + "/";
   std::vector<WeightSpec> ws = {
-      {prefix + "cell/kernel", {features, GH}, c.kernelInit},
-      {prefix + "cell/recurrent_kernel", {c.units, GH}, c.recurrentInit}};
+      {prefix + "kernel", {features, GH}, c.kernelInit},
+      {prefix + "recurrent_kernel", {c.units, GH}, c.recurrentInit}};
   if (c.useBias) {
     std::string init = c.biasInit;
     // Keras's LSTMCell: ones on the forget gate, bias_initializer around.
@@ -100,7 +117,7 @@ std::vector<WeightSpec> weightSpecs(const RecurrentConfig &c, int64_t features,
       init = init == "zeros" ? "unit_forget_bias"
                              : "unit_forget_bias(" + init + ")";
     ws.push_back(
-        {prefix + "cell/bias", c.splitBias() ? Shape{2, GH} : Shape{GH}, init});
+        {prefix + "bias", c.splitBias() ? Shape{2, GH} : Shape{GH}, init});
   }
   return ws;
 }
@@ -124,6 +141,7 @@ std::vector<Tensor> runMasked(const RecurrentConfig &c, const Tensor &proj,
   Tensor real = maskAsCondition(mask);
   Tensor state = initial;
   std::vector<Tensor> outputs(T);
+  Tensor last;
   for (int64_t s = 0; s < T; ++s) {
     int64_t t = backwards ? T - 1 - s : s;
     Tensor step = ops::slice(proj, {t, 0, 0}, {t + 1, B, GH}, {1, 1, 1});
@@ -134,7 +152,7 @@ std::vector<Tensor> runMasked(const RecurrentConfig &c, const Tensor &proj,
     Tensor keep = ops::slice(real, {0, t}, {B, t + 1}, {1, 1});
     Tensor h = ops::slice(next, {0, 0}, {B, H}, {1, 1});
     state = ops::select(keep, next, state);
-    outputs[timeOrdered ? t : s] =
+    last = outputs[timeOrdered ? t : s] =
         zeroOutputForMask ? ops::select(keep, h, ops::fillLike(h, {}, 0.0))
                           : ops::slice(state, {0, 0}, {B, H}, {1, 1});
   }
@@ -145,7 +163,9 @@ std::vector<Tensor> runMasked(const RecurrentConfig &c, const Tensor &proj,
       o = ops::reshape(o, {B, 1, H});
     outs.push_back(T == 1 ? outputs[0] : ops::concat(outputs, 1));
   } else {
-    outs.push_back(h);
+    // Keras's last output is the last step's: zeros where that step is
+    // masked, with zero_output_for_mask.
+    outs.push_back(zeroOutputForMask ? last : h);
   }
   if (c.options.returnState) {
     outs.push_back(h);
@@ -258,7 +278,7 @@ protected:
   void build(const std::vector<Shape> &shapes) override {
     if (shapes.size() != 1 || shapes[0].size() != 3)
       fail("expects one input of rank 3 ([batch, steps, features])");
-    for (const WeightSpec &w : weightSpecs(c_, shapes[0][2], ""))
+    for (const WeightSpec &w : weightSpecs(c_, shapes[0][2], "cell"))
       addWeight(w.name, w.shape, w.initializer);
   }
 
@@ -309,11 +329,12 @@ protected:
   void build(const std::vector<Shape> &shapes) override {
     if (shapes.size() != 1 || shapes[0].size() != 3)
       fail("expects one input of rank 3 ([batch, steps, features])");
-    for (const char *prefix : {"forward_layer/", "backward_layer/"})
-      for (const WeightSpec &w : weightSpecs(
-               std::string(prefix) == "forward_layer/" ? forward_ : backward_,
-               shapes[0][2], prefix))
-        addWeight(w.name, w.shape, w.initializer);
+    for (const WeightSpec &w :
+         weightSpecs(forward_, shapes[0][2], "forward_layer/cell"))
+      addWeight(w.name, w.shape, w.initializer);
+    for (const WeightSpec &w :
+         weightSpecs(backward_, shapes[0][2], "backward_layer/cell"))
+      addWeight(w.name, w.shape, w.initializer);
   }
 
   std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
@@ -351,6 +372,121 @@ protected:
 private:
   RecurrentConfig forward_, backward_;
   std::string merge_;
+};
+
+/// Keras's RNN around one cell, or around a StackedRNNCells whose cells
+/// each read the previous cell's output at the same step. A stack computes
+/// what the cells as layers one after the other compute (a masked step
+/// keeps every cell's state, so what the lower cells output there is never
+/// read), so each cell runs as its layer over the whole sequence: every
+/// cell but the last returns its sequence, in time order when going
+/// backwards, the order the next cell reads it in. Outputs: the last
+/// cell's output, then with return_state each cell's states in cell order
+/// (Keras's flattened nest). Weights: cell/kernel... for one cell,
+/// cell/cells/<group>/kernel... for a stack, <group> numbered per class as
+/// Keras's .keras writer numbers the list (lstm_cell, lstm_cell_1).
+class RnnImpl : public LayerImpl {
+public:
+  RnnImpl(std::vector<RecurrentConfig> cells, bool stacked,
+          RecurrentOptions options, bool zeroOutputForMask)
+      : LayerImpl("RNN"), cells_(std::move(cells)), stacked_(stacked),
+        options_(options), zeroOutputForMask_(zeroOutputForMask) {
+    if (cells_.empty())
+      throw Error("RNN: needs at least one cell");
+    if (cells_.size() > 1 && !stacked_)
+      throw Error("RNN: several cells are a stack (StackedRNNCells)");
+    llvm::StringMap<int> counters;
+    for (size_t i = 0; i < cells_.size(); ++i) {
+      RecurrentConfig &c = cells_[i];
+      c.check();
+      bool lastCell = i + 1 == cells_.size();
+      c.options.returnSequences = lastCell ? options.returnSequences : true;
+      c.options.returnState = options.returnState;
+      c.options.goBackwards = options.goBackwards;
+      std::string group = toSnakeCase(c.className + "Cell");
+      int n = counters[group]++;
+      groups_.push_back(stacked_ ? "cell/cells/" + group +
+                                       (n ? "_" + std::to_string(n) : "")
+                                 : "cell");
+    }
+  }
+
+  llvm::json::Object kerasConfig() const override {
+    llvm::json::Object o = RecurrentConfig::optionsConfig(options_);
+    o["zero_output_for_mask"] = zeroOutputForMask_;
+    llvm::json::Array cells;
+    for (size_t i = 0; i < cells_.size(); ++i) {
+      llvm::json::Object config = cells_[i].cellConfig();
+      config["name"] =
+          stacked_ ? llvm::StringRef(groups_[i]).rsplit('/').second.str()
+                   : toSnakeCase(cells_[i].className + "Cell");
+      cells.push_back(
+          cellEntry(cells_[i].className + "Cell", std::move(config)));
+    }
+    if (!stacked_) {
+      o["cell"] = std::move(cells[0]);
+      return o;
+    }
+    o["cell"] = cellEntry("StackedRNNCells",
+                          llvm::json::Object{{"name", "stacked_rnn_cells"},
+                                             {"cells", std::move(cells)}});
+    return o;
+  }
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    if (shapes.size() != 1 || shapes[0].size() != 3)
+      fail("expects one input of rank 3 ([batch, steps, features])");
+    int64_t features = shapes[0][2];
+    for (size_t i = 0; i < cells_.size(); ++i) {
+      for (const WeightSpec &w : weightSpecs(cells_[i], features, groups_[i]))
+        addWeight(w.name, w.shape, w.initializer);
+      features = cells_[i].units;
+    }
+  }
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    const Tensor &x =
+        sequenceInput(inputs, [&](const std::string &m) { fail(m); });
+    Tensor h = x;
+    std::vector<Tensor> states;
+    size_t first = 0;
+    for (size_t i = 0; i < cells_.size(); ++i) {
+      const RecurrentConfig &c = cells_[i];
+      bool lastCell = i + 1 == cells_.size();
+      std::optional<Tensor> bias;
+      if (c.useBias)
+        bias = weight(first + 2);
+      std::vector<Tensor> outs =
+          runRecurrent(c, h, weight(first), weight(first + 1), bias,
+                       /*timeOrdered=*/!lastCell,
+                       /*zeroOutputForMask=*/lastCell && zeroOutputForMask_);
+      first += c.useBias ? 3 : 2;
+      states.insert(states.end(), outs.begin() + 1, outs.end());
+      h = x.mask() && !lastCell ? outs[0].withMask(*x.mask()) : outs[0];
+    }
+    std::vector<Tensor> outs = {h};
+    outs.insert(outs.end(), states.begin(), states.end());
+    return withSequenceMask(x, cells_.back(), outs);
+  }
+  MaskRule maskRule() const override { return MaskRule::Own; }
+
+private:
+  static llvm::json::Object cellEntry(const std::string &className,
+                                      llvm::json::Object config) {
+    return llvm::json::Object{{"module", "keras.layers"},
+                              {"class_name", className},
+                              {"config", std::move(config)},
+                              {"registered_name", nullptr}};
+  }
+
+  std::vector<RecurrentConfig> cells_;
+  bool stacked_;
+  RecurrentOptions options_;
+  bool zeroOutputForMask_;
+  /// Per cell, the prefix of its weights' names.
+  std::vector<std::string> groups_;
 };
 
 } // namespace
@@ -429,4 +565,21 @@ Bidirectional::Bidirectional(const Layer &layer, const std::string &mergeMode)
                       "layer, got " +
                       layer.className());
         return std::make_shared<BidirectionalImpl>(rnn->config(), mergeMode);
+      }()) {}
+
+RNN::RNN(const std::vector<Layer> &cells, RecurrentOptions options,
+         bool zeroOutputForMask, bool stacked)
+    : Layer([&] {
+        std::vector<RecurrentConfig> configs;
+        for (const Layer &cell : cells) {
+          auto *rnn = dynamic_cast<const RecurrentImpl *>(cell.impl().get());
+          if (!rnn)
+            throw Error("RNN: a cell must be an LSTM, GRU or SimpleRNN "
+                        "layer, got " +
+                        cell.className());
+          configs.push_back(rnn->config());
+        }
+        return std::make_shared<RnnImpl>(std::move(configs),
+                                         stacked || cells.size() > 1, options,
+                                         zeroOutputForMask);
       }()) {}

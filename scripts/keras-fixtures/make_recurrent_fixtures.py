@@ -40,6 +40,19 @@ one seeded batch of 32 sequences:
               return_sequences=True), merge_mode="ave")
               -> Bidirectional(LSTM(5), merge_mode="ave") -> Dense(1,
               sigmoid); binary_crossentropy.
+  rnn_cell    ids [32, 40] -> Embedding(30, 8) -> RNN(LSTMCell(10),
+              return_sequences=True) -> RNN([GRUCell(6), SimpleRNNCell(5)],
+              go_backwards=True) (a StackedRNNCells) -> Dense(1, sigmoid);
+              binary_crossentropy.
+  rnn_cell_state  functional: ids [32, 50], every third sequence ending in
+              5 to 11 padding zeros -> Embedding(30, 8, mask_zero=True)
+              -> RNN([LSTMCell(6), GRUCell(5, reset_after=False)],
+              return_sequences=True, return_state=True, go_backwards=True)
+              giving (seq, [h1, c1], h2), and RNN(SimpleRNNCell(4),
+              zero_output_for_mask=True) giving its last output (zeros
+              where the last step read is padding)
+              -> Concatenate()([GlobalAveragePooling1D(seq), c1, h2, last])
+              -> Dense(1, sigmoid); binary_crossentropy.
 
 The ids are drawn from [0, 30) (seed 17); the labels are order-dependent:
 whether token 3 occurs somewhere after a token 7 (rnn_lstm), which of tokens
@@ -49,7 +62,8 @@ last one its go_backwards layer reads), whether token 3 occurs more often in
 the first half than in the second (rnn_bilstm), whether 9 follows a 5
 (rnn_state), whether 5 follows a 9 (rnn_gru_state), whether the first
 token is < 15 (rnn_simple_state), which of 7 (1) and 3 (2) occurs first
-(rnn_bimul), whether 7 occurs more often in the first half (rnn_biave).
+(rnn_bimul), whether 7 occurs more often in the first half (rnn_biave),
+whether 3 follows a 7 (rnn_cell), whether 9 follows a 3 (rnn_cell_state).
 NAME.npz holds x (int32) and y; recurrent.json per model: the
 loss of each step (before its update), Keras's predict on the first 8
 sequences before and after the steps.
@@ -230,6 +244,27 @@ def rnn_biave():
                        name="rnn_biave")
 
 
+def rnn_cell():
+    ids = keras.Input((40,), dtype="int32")
+    h = L.Embedding(VOCAB, 8)(ids)
+    h = L.RNN(L.LSTMCell(10), return_sequences=True)(h)
+    h = L.RNN([L.GRUCell(6), L.SimpleRNNCell(5)], go_backwards=True)(h)
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="rnn_cell")
+
+
+def rnn_cell_state():
+    ids = keras.Input((50,), dtype="int32")
+    h = L.Embedding(VOCAB, 8, mask_zero=True)(ids)
+    seq, (_, c1), h2 = L.RNN(
+        [L.LSTMCell(6), L.GRUCell(5, reset_after=False)],
+        return_sequences=True, return_state=True, go_backwards=True)(h)
+    last = L.RNN(L.SimpleRNNCell(4), zero_output_for_mask=True)(h)
+    h = L.Concatenate()([L.GlobalAveragePooling1D()(seq), c1, h2, last])
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="rnn_cell_state")
+
+
 def follows(x, first, then):
     """1 where token `then` occurs somewhere after a token `first`."""
     seen = np.cumsum(x == first, axis=1) > 0
@@ -252,8 +287,18 @@ def halves(x, token):
             (x[:, h:] == token).sum(axis=1)).astype(np.float32)[:, None]
 
 
-def data(steps, label):
-    return sequence_data(steps, label, VOCAB)
+# Cases whose sequences end in padding: every third sequence's last 5 to
+# 11 ids are 0 (so a masked model's last step is masked there).
+PADDED = {"rnn_cell_state"}
+
+
+def data(steps, label, padded=False):
+    x, y = sequence_data(steps, label, VOCAB)
+    if padded:
+        for i in range(0, len(x), 3):
+            x[i, -(5 + i % 7):] = 0
+        y = label(x)
+    return x, y
 
 
 def weight_layout(path):
@@ -299,6 +344,9 @@ def main():
          keras.losses.SparseCategoricalCrossentropy(from_logits=True),
          "sparse_categorical_crossentropy", True),
         ("rnn_biave", rnn_biave, 50, lambda x: halves(x, 7)) + bce,
+        ("rnn_cell", rnn_cell, 40, lambda x: follows(x, 7, 3)) + bce,
+        ("rnn_cell_state", rnn_cell_state, 50,
+         lambda x: follows(x, 3, 9)) + bce,
     )
     only = sys.argv[1:]
     unknown = set(only) - {case[0] for case in cases}
@@ -315,7 +363,7 @@ def main():
         model = build()
         archive = os.path.join(REC_OUT, name + ".keras")
         model.save(archive)
-        x, y = data(steps, label)
+        x, y = data(steps, label, name in PADDED)
         np.savez(os.path.join(REC_OUT, name + ".npz"), x=x, y=y)
         result[name] = record(model, loss, loss_name, logits, x, y)
         print(name, "labels", np.bincount(y.astype(np.int64).ravel()).tolist(),

@@ -21,16 +21,18 @@
 // an LSTM's return_state outputs concatenated, a GRU's return_state with
 // return_sequences, a backwards SimpleRNN's return_state, a Bidirectional
 // GRU merged by "mul" and a Bidirectional SimpleRNN under a Bidirectional
-// LSTM, both merged by "ave". masks/ (make_mask_fixtures.py), sequences
-// padded at either end and masked by Embedding(mask_zero=True) or Masking:
-// an LSTM, two GRUs (sequences, then backwards), two Bidirectionals, two
-// SimpleRNNs after Masking, a masked GlobalAveragePooling1D behind Dense
-// and Dropout, a transformer block (MultiHeadAttention's attention mask
-// from the masks, Add, LayerNormalization) and a per-step tagger whose
-// loss counts the real steps only. From Keras's initial
-// weights, on Keras's batch, kcc must reproduce, compiled and interpreted,
-// Keras's predict before and after 5 Adam steps (1e-5) and the loss of
-// each step (1e-4 relative).
+// LSTM, both merged by "ave", RNN(LSTMCell) under an RNN of a backwards
+// StackedRNNCells (GRUCell, SimpleRNNCell), and a masked stack's
+// return_state beside an RNN's zero_output_for_mask last output. masks/
+// (make_mask_fixtures.py), sequences padded at either end and masked by
+// Embedding(mask_zero=True) or Masking: an LSTM, two GRUs (sequences, then
+// backwards), two Bidirectionals, two SimpleRNNs after Masking, a masked
+// GlobalAveragePooling1D behind Dense and Dropout, a transformer block
+// (MultiHeadAttention's attention mask from the masks, Add, LayerNormalization)
+// and a per-step tagger whose loss counts the real steps only. From Keras's
+// initial weights, on Keras's batch, kcc must reproduce, compiled and
+// interpreted, Keras's predict before and after 5 Adam steps (1e-5) and the
+// loss of each step (1e-4 relative).
 //
 //===----------------------------------------------------------------------===//
 
@@ -207,7 +209,8 @@ INSTANTIATE_TEST_SUITE_P(
                                          "rnn_simple", "rnn_bilstm",
                                          "rnn_state", "rnn_gru_state",
                                          "rnn_simple_state", "rnn_bimul",
-                                         "rnn_biave"),
+                                         "rnn_biave", "rnn_cell",
+                                         "rnn_cell_state"),
                        kModes),
     paramName);
 

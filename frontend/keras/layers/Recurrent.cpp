@@ -1,6 +1,7 @@
 //===- Recurrent.cpp - Keras's recurrent layers --------------------------===//
 //
-// LSTM, GRU and SimpleRNN, alone or in a Bidirectional, and TimeDistributed
+// LSTM, GRU and SimpleRNN, alone or in a Bidirectional, RNN of their cells,
+// and TimeDistributed
 // (keras/src/layers/rnn/).
 //
 //===----------------------------------------------------------------------===//
@@ -102,6 +103,50 @@ Layer buildBidirectional(const ObjectView &c) {
   return Bidirectional(forward, c.getString("merge_mode", "concat"));
 }
 
+/// A cell of an RNN: LSTMCell, GRUCell or SimpleRNNCell, read as the layer
+/// of the same name (its config holds no return or direction keys).
+Layer buildCell(const ObjectView &entry) {
+  std::string cls = entry.getString("class_name");
+  checkBuiltin(entry, cls);
+  llvm::StringRef layer = llvm::StringRef(cls);
+  if (!layer.consume_back("Cell") || !isRecurrentClass(layer))
+    entry.failField("class_name", "an RNN cell '" + cls +
+                                      "' is not supported (LSTMCell, "
+                                      "GRUCell, SimpleRNNCell or a "
+                                      "StackedRNNCells of them)");
+  ObjectView config = entry.child("config");
+  readDTypePolicy(config);
+  return buildRecurrent(config, layer.str());
+}
+
+/// Keras's RNN of a cell or of a StackedRNNCells.
+Layer buildRnn(const ObjectView &c) {
+  if (c.getBool("stateful", false))
+    c.failField("stateful", "stateful: true is not supported (every batch "
+                            "starts from zero states)");
+  if (c.getBool("time_major", false))
+    c.failField("time_major", "time_major: true is not supported");
+  RecurrentOptions options;
+  options.returnSequences = c.getBool("return_sequences", false);
+  options.returnState = c.getBool("return_state", false);
+  options.goBackwards = c.getBool("go_backwards", false);
+  bool zeroOutput = c.getBool("zero_output_for_mask", false);
+  ObjectView cell = c.child("cell");
+  if (cell.getString("class_name") != "StackedRNNCells")
+    return RNN({buildCell(cell)}, options, zeroOutput);
+  checkBuiltin(cell, "StackedRNNCells");
+  ObjectView stack = cell.child("config");
+  const json::Value *list = stack.get("cells");
+  if (!list || !list->getAsArray() || list->getAsArray()->empty())
+    stack.failField("cells", "a StackedRNNCells needs a list of 'cells'");
+  std::vector<Layer> cells;
+  JsonPath at = stack.path().field("cells");
+  for (auto [i, v] : llvm::enumerate(*list->getAsArray()))
+    cells.push_back(buildCell(
+        ObjectView::of(c.reader(), v, at.index(i), c.context(), "a cell")));
+  return RNN(cells, options, zeroOutput, /*stacked=*/true);
+}
+
 /// One layer of a TimeDistributed: a built-in class whose config is read
 /// as any layer's (a model inside it is refused).
 Layer buildDistributedLayer(const ObjectView &entry) {
@@ -192,6 +237,15 @@ void keras::addRecurrentLayers(std::vector<LayerClass> &classes) {
        {},
        "`units`, `activation`, `use_bias`, initializers, `return_sequences`, "
        "`return_state`, `go_backwards`"});
+  classes.push_back(
+      {"RNN",
+       "rnn",
+       [](const ObjectView &c, const CallOptions &) { return buildRnn(c); },
+       {},
+       {},
+       "`cell`: an LSTMCell, GRUCell or SimpleRNNCell (read as the layer), "
+       "or a StackedRNNCells of them; `return_sequences`, `return_state`, "
+       "`go_backwards`, `zero_output_for_mask`"});
   classes.push_back({"Bidirectional",
                      "rnn",
                      [](const ObjectView &c, const CallOptions &) {

@@ -477,6 +477,84 @@ TEST(KerasLayerImport, Keras2RecurrentLayersAndTheirCells) {
                {"backward_layer/cell/bias", {4}}}));
 }
 
+/// An RNN layer (named "rnn") around `cell`, with the RNN's `extra` keys.
+json::Object rnnLayer(json::Object cell, json::Object extra = {}) {
+  json::Object config{{"name", "rnn"}, {"cell", std::move(cell)}};
+  for (auto &kv : extra)
+    config[kv.first] = std::move(kv.second);
+  return json::Object{{"class_name", "RNN"}, {"config", std::move(config)}};
+}
+
+json::Object stackedCells(json::Array cells) {
+  return json::Object{{"class_name", "StackedRNNCells"},
+                      {"config", json::Object{{"cells", std::move(cells)}}}};
+}
+
+TEST(KerasLayerImport, Keras2RnnOfCellsAndOfAStack) {
+  using W = std::vector<std::pair<std::string, Shape>>;
+  keras::ImportedModel one = keras::importModelJson(
+      keras2Recurrent(rnnLayer(recurrentLayer("GRUCell", json::Object{}),
+                               json::Object{{"return_sequences", true}})),
+      "rnn.json");
+  EXPECT_EQ(weightShapes(one.model->getLayer("rnn")),
+            (W{{"cell/kernel", {6, 12}},
+               {"cell/recurrent_kernel", {4, 12}},
+               {"cell/bias", {2, 12}}}));
+  EXPECT_EQ(one.model->outputShapes(), (std::vector<Shape>{{5, 4}}));
+  // Two cells of one class are numbered as Keras's .keras writer numbers
+  // the list; each cell reads the previous one's units.
+  keras::ImportedModel stack = keras::importModelJson(
+      keras2Recurrent(
+          rnnLayer(stackedCells(json::Array{
+                       recurrentLayer("LSTMCell", json::Object{{"units", 3}}),
+                       recurrentLayer("SimpleRNNCell",
+                                      json::Object{{"use_bias", false}}),
+                       recurrentLayer("LSTMCell", json::Object{{"units", 2}})}),
+                   json::Object{{"return_state", true}})),
+      "stack.json");
+  EXPECT_EQ(weightShapes(stack.model->getLayer("rnn")),
+            (W{{"cell/cells/lstm_cell/kernel", {6, 12}},
+               {"cell/cells/lstm_cell/recurrent_kernel", {3, 12}},
+               {"cell/cells/lstm_cell/bias", {12}},
+               {"cell/cells/simple_rnn_cell/kernel", {3, 4}},
+               {"cell/cells/simple_rnn_cell/recurrent_kernel", {4, 4}},
+               {"cell/cells/lstm_cell_1/kernel", {4, 8}},
+               {"cell/cells/lstm_cell_1/recurrent_kernel", {2, 8}},
+               {"cell/cells/lstm_cell_1/bias", {8}}}));
+  // The output, then every cell's states: (h, c), h, (h, c).
+  std::vector<Tensor> outs = stack.model->getLayer("rnn").call(
+      {Tensor(NDArray::zeros({2, 5, 6}, DType::F32))}, CallContext{});
+  std::vector<Shape> shapes;
+  for (const Tensor &t : outs)
+    shapes.push_back(t.shape());
+  EXPECT_EQ(shapes, (std::vector<Shape>{
+                        {2, 2}, {2, 3}, {2, 3}, {2, 4}, {2, 2}, {2, 2}}));
+}
+
+TEST(KerasLayerImport, RnnCellsKccCannotHonourAreErrors) {
+  auto error = [](json::Object cell, json::Object extra = {}) {
+    return importError(
+        keras2Recurrent(rnnLayer(std::move(cell), std::move(extra))));
+  };
+  EXPECT_THAT(
+      error(json::Object{{"class_name", "ConvLSTM2DCell"},
+                         {"config", json::Object{{"filters", 3}}}}),
+      HasSubstr("$.config.layers[1].config.cell.class_name: layer 'rnn' "
+                "(RNN): an RNN cell 'ConvLSTM2DCell' is not supported "
+                "(LSTMCell, GRUCell, SimpleRNNCell or a StackedRNNCells of "
+                "them)"));
+  EXPECT_THAT(error(stackedCells(json::Array{recurrentLayer(
+                  "LSTMCell", json::Object{{"recurrent_dropout", 0.5}})})),
+              HasSubstr("cells[0].config.recurrent_dropout: layer 'rnn' "
+                        "(RNN): 'recurrent_dropout' is not supported (must "
+                        "be 0)"));
+  EXPECT_THAT(error(stackedCells(json::Array{})),
+              HasSubstr("a StackedRNNCells needs a list of 'cells'"));
+  EXPECT_THAT(error(recurrentLayer("SimpleRNNCell", json::Object{}),
+                    json::Object{{"stateful", true}}),
+              HasSubstr("stateful: true is not supported"));
+}
+
 TEST(KerasLayerImport, RecurrentValuesKccCannotHonourAreErrors) {
   auto error = [](const char *cls, json::Object extra) {
     return importError(keras2Recurrent(recurrentLayer(cls, std::move(extra))));
