@@ -359,17 +359,28 @@ public:
       bool synchronized = false);
 };
 
-/// Keras's LayerNormalization over the last axis, as Keras 3 computes it
-/// (rms_scaling false): per position, the mean and biased variance of the
-/// features normalize, x * inv + (beta - mean * inv) with inv =
-/// rsqrt(variance + epsilon) * gamma. Weights, in Keras's order: gamma
-/// (with `scale`), beta (with `center`).
+/// Keras's LayerNormalization over the last axis, as Keras 3 computes it:
+/// per position, the mean and biased variance of the features normalize,
+/// x * inv + (beta - mean * inv) with inv = rsqrt(variance + epsilon) *
+/// gamma. With `rmsScaling`, x * rsqrt(variance + epsilon) * gamma (no
+/// centring of x, no beta). Weights, in Keras's order: gamma (with `scale`
+/// or `rmsScaling`), beta (with `center`, without `rmsScaling`).
 class LayerNormalization : public Layer {
 public:
   explicit LayerNormalization(int64_t axis = -1, double epsilon = 1e-3,
                               bool center = true, bool scale = true,
                               const std::string &betaInitializer = "zeros",
-                              const std::string &gammaInitializer = "ones");
+                              const std::string &gammaInitializer = "ones",
+                              bool rmsScaling = false);
+};
+
+/// Keras's RMSNormalization: x * rsqrt(mean(x^2 over `axes`) + epsilon) *
+/// scale, the scale (ones at first) of the axes' sizes multiplying from
+/// the input's last axis.
+class RMSNormalization : public Layer {
+public:
+  explicit RMSNormalization(std::vector<int64_t> axes = {-1},
+                            double epsilon = 1e-6);
 };
 
 // Sequences (frontend/layers/Sequence.cpp): [batch, steps, channels].

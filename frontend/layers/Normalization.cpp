@@ -1,4 +1,4 @@
-//===- Normalization.cpp - BatchNormalization, LayerNormalization ---------===//
+//===- Normalization.cpp - Keras's normalization layers -------------------===//
 //
 // BatchNormalization as Keras 3 computes it (keras.ops.batch_normalization
 // on the JAX backend), composed of kc ops: the statistics are reduce_mean
@@ -21,6 +21,7 @@
 #include "frontend/Masks.h"
 #include "frontend/Ops.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 #include <tuple>
@@ -226,10 +227,11 @@ private:
 class LayerNormalizationImpl : public LastAxisNormImpl {
 public:
   LayerNormalizationImpl(int64_t axis, double epsilon, bool center, bool scale,
-                         std::string betaInit, std::string gammaInit)
+                         std::string betaInit, std::string gammaInit,
+                         bool rmsScaling)
       : LastAxisNormImpl("LayerNormalization"), axis_(axis), epsilon_(epsilon),
-        center_(center), scale_(scale), betaInit_(std::move(betaInit)),
-        gammaInit_(std::move(gammaInit)) {
+        center_(center), scale_(scale), rmsScaling_(rmsScaling),
+        betaInit_(std::move(betaInit)), gammaInit_(std::move(gammaInit)) {
     if (!(std::isfinite(epsilon) && epsilon > 0))
       throw Error("LayerNormalization: epsilon must be finite and > 0, got " +
                   std::to_string(epsilon));
@@ -240,7 +242,7 @@ public:
                               {"epsilon", epsilon_},
                               {"center", center_},
                               {"scale", scale_},
-                              {"rms_scaling", false},
+                              {"rms_scaling", rmsScaling_},
                               {"beta_initializer", betaInit_},
                               {"gamma_initializer", gammaInit_}};
   }
@@ -249,9 +251,11 @@ protected:
   void build(const std::vector<Shape> &shapes) override {
     checkLastAxisInput(shapes, axis_);
     Shape features{shapes[0].back()};
-    if (scale_)
+    // Keras: gamma with scale or rms_scaling, beta with center and not
+    // rms_scaling.
+    if (scale_ || rmsScaling_)
       gamma_ = addWeight("gamma", features, gammaInit_);
-    if (center_)
+    if (center_ && !rmsScaling_)
       beta_ = addWeight("beta", features, betaInit_);
   }
 
@@ -266,11 +270,12 @@ protected:
     Tensor x = atLeastFloat32(inputs[0], "LayerNormalization moments and "
                                          "normalization: float32, as Keras");
     std::optional<Tensor> gamma, beta;
-    if (scale_)
+    if (gamma_)
       gamma = weight(*gamma_, /*autocast=*/false);
-    if (center_)
+    if (beta_)
       beta = weight(*beta_, /*autocast=*/false);
-    Tensor y = normalizeOver(x, {-1}, epsilon_, gamma, beta);
+    Tensor y = rmsScaling_ ? rmsScaleOver(x, epsilon_, *gamma)
+                           : normalizeOver(x, {-1}, epsilon_, gamma, beta);
     if (computeDType() != DType::F32)
       y = ops::cast(y, computeDType());
     return {y};
@@ -281,11 +286,101 @@ protected:
   bool autocastsInputs() const override { return false; }
 
 private:
+  /// keras.ops.layer_normalization with rms_scaling: the input scaled by
+  /// the inverse standard deviation (the variance is centred, the input
+  /// is not) and gamma, no shift.
+  static Tensor rmsScaleOver(const Tensor &x, double epsilon,
+                             const Tensor &gamma) {
+    Tensor mean = ops::reduceMean(x, {-1}, /*keepdims=*/true);
+    Tensor centred = ops::sub(x, mean);
+    Tensor variance =
+        ops::reduceMean(ops::mul(centred, centred), {-1}, /*keepdims=*/true);
+    Tensor inv =
+        ops::rsqrt(ops::add(variance, ops::scalar(epsilon, x.dtype())));
+    return ops::mul(ops::mul(x, inv), gamma);
+  }
+
   int64_t axis_;
   double epsilon_;
-  bool center_, scale_;
+  bool center_, scale_, rmsScaling_;
   std::string betaInit_, gammaInit_;
   std::optional<size_t> gamma_, beta_;
+};
+
+/// Keras's RMSNormalization (keras.ops.rms_normalization): x *
+/// rsqrt(mean(x^2 over `axes`) + epsilon) * scale, in at least float32.
+/// The scale has the sizes of the axes and multiplies the input from its
+/// last axis, as Keras broadcasts it.
+class RMSNormalizationImpl : public LayerImpl {
+public:
+  RMSNormalizationImpl(std::vector<int64_t> axes, double epsilon)
+      : LayerImpl("RMSNormalization"), axes_(std::move(axes)),
+        epsilon_(epsilon) {
+    if (axes_.empty())
+      throw Error("RMSNormalization: axis must name at least one axis");
+    if (!(std::isfinite(epsilon) && epsilon >= 0))
+      throw Error("RMSNormalization: epsilon must be finite and >= 0, got " +
+                  std::to_string(epsilon));
+  }
+
+  llvm::json::Object kerasConfig() const override {
+    llvm::json::Array axes;
+    for (int64_t a : axes_)
+      axes.push_back(a);
+    return llvm::json::Object{{"axis", std::move(axes)}, {"epsilon", epsilon_}};
+  }
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    if (shapes.size() != 1)
+      fail("expects one input");
+    const Shape &in = shapes[0];
+    int64_t rank = static_cast<int64_t>(in.size());
+    for (int64_t a : axes_) {
+      int64_t axis = a < 0 ? a + rank : a;
+      if (axis <= 0 || axis >= rank)
+        fail("axis " + std::to_string(a) + " is not a non-batch axis of " +
+             shapeString(in));
+      inputAxes_.push_back(axis);
+    }
+    std::sort(inputAxes_.begin(), inputAxes_.end());
+    Shape scale;
+    for (int64_t axis : inputAxes_)
+      scale.push_back(in[axis]);
+    // Keras multiplies by the scale from the input's last axis.
+    for (size_t i = 0; i < scale.size(); ++i)
+      if (scale[scale.size() - 1 - i] != in[in.size() - 1 - i] &&
+          scale[scale.size() - 1 - i] != 1)
+        fail("a scale of shape " + shapeString(scale) + " (the sizes of " +
+             "its axes) does not broadcast to the input " + shapeString(in) +
+             " from its last axis, where Keras multiplies by it");
+    addWeight("scale", scale, "ones");
+  }
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &) override {
+    expectInputs(inputs, 1);
+    if (!isFloat(inputs[0].dtype()))
+      fail("expects a float input, got " +
+           std::string(dtypeName(inputs[0].dtype())));
+    DType original = inputs[0].dtype();
+    Tensor x = atLeastFloat32(inputs[0], "RMSNormalization: float32, as "
+                                         "Keras");
+    Tensor scale = weight(0);
+    if (scale.dtype() != x.dtype())
+      scale = ops::cast(scale, x.dtype());
+    Tensor rrms = ops::rsqrt(
+        ops::add(ops::reduceMean(ops::mul(x, x), inputAxes_, /*keepdims=*/true),
+                 ops::scalar(epsilon_, x.dtype())));
+    Tensor y = ops::mul(ops::mul(x, rrms), scale);
+    return {y.dtype() != original ? ops::cast(y, original) : y};
+  }
+
+private:
+  std::vector<int64_t> axes_;
+  double epsilon_;
+  /// The input's axes, non-negative and sorted (at build).
+  std::vector<int64_t> inputAxes_;
 };
 
 /// Keras's ops.normalize(x, axis, order=2, epsilon=1e-12).
@@ -415,9 +510,14 @@ private:
 LayerNormalization::LayerNormalization(int64_t axis, double epsilon,
                                        bool center, bool scale,
                                        const std::string &betaInitializer,
-                                       const std::string &gammaInitializer)
+                                       const std::string &gammaInitializer,
+                                       bool rmsScaling)
     : Layer(std::make_shared<LayerNormalizationImpl>(
-          axis, epsilon, center, scale, betaInitializer, gammaInitializer)) {}
+          axis, epsilon, center, scale, betaInitializer, gammaInitializer,
+          rmsScaling)) {}
+
+RMSNormalization::RMSNormalization(std::vector<int64_t> axes, double epsilon)
+    : Layer(std::make_shared<RMSNormalizationImpl>(std::move(axes), epsilon)) {}
 
 BatchNormalization::BatchNormalization(
     int64_t axis, double momentum, double epsilon, bool center, bool scale,

@@ -13,6 +13,10 @@ its first vocabulary (tests/fixtures/keras):
   group_norm.keras  a CNN with GroupNormalization: 4 groups of 2 channels on
                     an image, and one group per channel without beta on
                     steps;
+  rms_norm.keras    RMSNormalization over an image's channels, then
+                    LayerNormalization(rms_scaling=True) on steps, then
+                    RMSNormalization over two axes (a scale per step and
+                    feature);
 
 and vocabulary.json in layers.json's format (make_layer_fixtures.py): the
 loss of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's
@@ -74,6 +78,18 @@ def group_norm():
     return keras.Model(x, y, name="group_norm")
 
 
+def rms_norm():
+    x = keras.Input((28, 28, 1))
+    h = L.Conv2D(8, 3, strides=2, activation="relu")(x)    # 13 x 13 x 8
+    h = L.RMSNormalization()(h)
+    h = L.Reshape((13 * 13, 8))(h)
+    h = L.LayerNormalization(rms_scaling=True, epsilon=1e-2)(h)
+    h = L.Dense(6)(h)
+    h = L.RMSNormalization(axis=[1, 2], epsilon=1e-3)(h)   # scale 169 x 6
+    y = L.Dense(10, activation="softmax")(L.Flatten()(h))
+    return keras.Model(x, y, name="rms_norm")
+
+
 def train_record(model, x, y):
     """make_fixtures.train_record, with the activity penalty (model.losses
     of the call) in the direct loss as train_on_batch adds it."""
@@ -107,7 +123,8 @@ def main():
     _, x, y = mf.batch()
     result = mf.record_header(PREDICT)
     for name, build in (("vocabulary", vocabulary),
-                        ("group_norm", group_norm)):
+                        ("group_norm", group_norm),
+                        ("rms_norm", rms_norm)):
         mf.fresh_session()
         model = build()
         model.save(os.path.join(mf.OUT, name + ".keras"))

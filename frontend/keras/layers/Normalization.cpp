@@ -1,7 +1,8 @@
 //===- Normalization.cpp - Keras's normalization layers ------------------===//
 //
-// BatchNormalization and LayerNormalization
-// (keras/src/layers/normalization/), over the last axis.
+// BatchNormalization, LayerNormalization and GroupNormalization over the
+// last axis, UnitNormalization and RMSNormalization over any
+// (keras/src/layers/normalization/).
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,8 +60,6 @@ Layer buildBatchNormalization(const ObjectView &c) {
 Layer buildLayerNormalization(const ObjectView &c) {
   checkNull(c, {"beta_regularizer", "gamma_regularizer", "beta_constraint",
                 "gamma_constraint"});
-  if (c.getBool("rms_scaling", false))
-    c.failField("rms_scaling", "rms_scaling: true is not supported");
   int64_t axis = readOneAxis(c);
   double epsilon = c.getNumber("epsilon", 1e-3);
   if (!(std::isfinite(epsilon) && epsilon > 0))
@@ -68,7 +67,18 @@ Layer buildLayerNormalization(const ObjectView &c) {
   return LayerNormalization(axis, epsilon, c.getBool("center", true),
                             c.getBool("scale", true),
                             readInitializer(c, "beta_initializer", "zeros"),
-                            readInitializer(c, "gamma_initializer", "ones"));
+                            readInitializer(c, "gamma_initializer", "ones"),
+                            c.getBool("rms_scaling", false));
+}
+
+Layer buildRMSNormalization(const ObjectView &c) {
+  Shape axes = readIntOrShape(c, "axis");
+  if (axes.empty())
+    axes = {-1};
+  double epsilon = c.getNumber("epsilon", 1e-6);
+  if (!(std::isfinite(epsilon) && epsilon >= 0))
+    c.failField("epsilon", "'epsilon' must be finite and >= 0");
+  return RMSNormalization(axes, epsilon);
 }
 
 Layer buildGroupNormalization(const ObjectView &c) {
@@ -118,7 +128,16 @@ void keras::addNormalizationLayers(std::vector<LayerClass> &classes) {
        {"beta_regularizer", "gamma_regularizer", "beta_constraint",
         "gamma_constraint"},
        {},
-       "`axis` (the last), `epsilon`, `center`, `scale`, initializers"});
+       "`axis` (the last), `epsilon`, `center`, `scale`, `rms_scaling`, "
+       "initializers"});
+  classes.push_back({"RMSNormalization",
+                     "normalization",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRMSNormalization(c);
+                     },
+                     {},
+                     {},
+                     "`axis`: one axis or a list, `epsilon`"});
   classes.push_back({"UnitNormalization",
                      "normalization",
                      [](const ObjectView &c, const CallOptions &) {

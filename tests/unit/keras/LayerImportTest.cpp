@@ -281,12 +281,18 @@ TEST(KerasLayerImport, Keras2LayerNormalizationWithAxisList) {
   ASSERT_EQ(ln.impl()->weights().size(), 1u);
   EXPECT_EQ(ln.impl()->weights()[0].name, "gamma");
   EXPECT_EQ(ln.impl()->kerasConfig().getNumber("epsilon"), 1e-5);
-  std::string rms = keras2MlpWith(json::Object{
-      {"class_name", "LayerNormalization"},
-      {"config", json::Object{{"name", "ln"}, {"rms_scaling", true}}}});
-  EXPECT_THAT(importError(rms),
-              HasSubstr("layer 'ln' (LayerNormalization): rms_scaling: true "
-                        "is not supported"));
+  // rms_scaling: gamma alone, even with center and without scale.
+  keras::ImportedModel rms = keras::importModelJson(
+      keras2MlpWith(json::Object{{"class_name", "LayerNormalization"},
+                                 {"config", json::Object{{"name", "ln"},
+                                                         {"rms_scaling", true},
+                                                         {"center", true},
+                                                         {"scale", false}}}}),
+      "rms.json");
+  Layer scaled = rms.model->getLayer("ln");
+  ASSERT_EQ(scaled.impl()->weights().size(), 1u);
+  EXPECT_EQ(scaled.impl()->weights()[0].name, "gamma");
+  EXPECT_EQ(scaled.impl()->kerasConfig().getBoolean("rms_scaling"), true);
 }
 
 TEST(KerasLayerImport, AttentionValuesKccCannotHonourAreErrors) {
