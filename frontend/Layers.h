@@ -306,6 +306,17 @@ public:
   explicit GlobalMaxPooling2D(bool keepdims = false);
 };
 
+/// Keras's AdaptiveAveragePooling1D/2D/3D and AdaptiveMaxPooling1D/2D/3D:
+/// each spatial axis of length L pooled to `outputSize` positions, output
+/// i covering [floor(i * L / n), ceil((i + 1) * L / n)) (windows of two
+/// sizes, overlapping where n does not divide L). `dataFormat`
+/// "channels_last" or "channels_first".
+class AdaptivePooling : public Layer {
+public:
+  AdaptivePooling(bool isMax, std::vector<int64_t> outputSize,
+                  const std::string &dataFormat = "channels_last");
+};
+
 /// Rows and columns added (ZeroPadding2D) or removed (Cropping2D) at each
 /// side of an NHWC image. Accepts Keras's three spellings: `1` (all sides),
 /// `{h, w}` (symmetric) and `{{top, bottom}, {left, right}}`.

@@ -17,6 +17,10 @@ its first vocabulary (tests/fixtures/keras):
                     LayerNormalization(rms_scaling=True) on steps, then
                     RMSNormalization over two axes (a scale per step and
                     feature);
+  adaptive.keras    the adaptive average and max poolings in 1-D, 2-D and
+                    3-D, channels_last and channels_first, to sizes that
+                    divide the input, that do not (overlapping windows) and
+                    that exceed it;
 
 and vocabulary.json in layers.json's format (make_layer_fixtures.py): the
 loss of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's
@@ -90,6 +94,26 @@ def rms_norm():
     return keras.Model(x, y, name="rms_norm")
 
 
+def adaptive():
+    # Sizes where Keras 3.15's JAX backend pools right: it returns NaN for
+    # some others (26 -> 7, 13, 26, 30: a window end rounded in float32
+    # gathers past its pools), where kcc computes the windows exactly.
+    x = keras.Input((28, 28, 1))
+    h = L.Conv2D(6, 3, activation="relu")(x)               # 26 x 26 x 6
+    a = L.AdaptiveAveragePooling2D((5, 2))(h)               # overlapping
+    m = L.AdaptiveMaxPooling2D(4)(h)
+    f = L.AdaptiveAveragePooling2D(3, data_format="channels_first")(h)
+    steps = L.Reshape((26, 26 * 6))(h)
+    s = L.AdaptiveMaxPooling1D(3)(steps)                    # sizes 9, 10, 9
+    v = L.AdaptiveAveragePooling3D((2, 3, 1))(L.Reshape((26, 26, 6, 1))(h))
+    w = L.AdaptiveMaxPooling3D(2, data_format="channels_first")(
+        L.Reshape((1, 26, 26, 6))(h))
+    e = L.AdaptiveAveragePooling1D(27)(steps)               # more than 26
+    y = L.Dense(10, activation="softmax")(L.Concatenate()(
+        [L.Flatten()(t) for t in (a, m, f, s, v, w, e)]))
+    return keras.Model(x, y, name="adaptive")
+
+
 def train_record(model, x, y):
     """make_fixtures.train_record, with the activity penalty (model.losses
     of the call) in the direct loss as train_on_batch adds it."""
@@ -124,7 +148,8 @@ def main():
     result = mf.record_header(PREDICT)
     for name, build in (("vocabulary", vocabulary),
                         ("group_norm", group_norm),
-                        ("rms_norm", rms_norm)):
+                        ("rms_norm", rms_norm),
+                        ("adaptive", adaptive)):
         mf.fresh_session()
         model = build()
         model.save(os.path.join(mf.OUT, name + ".keras"))

@@ -7,8 +7,8 @@
 // Concatenate along the width and global pooling; and the vocabulary
 // model of make_vocabulary_fixtures.py (Rescaling, Permute, Cropping1D,
 // Identity, UnitNormalization, ActivityRegularization, RepeatVector, Dot)
-// its GroupNormalization CNN and its RMSNormalization and rms_scaling
-// model; and the preprocessing model of
+// its GroupNormalization CNN, its RMSNormalization and rms_scaling model
+// and its adaptive poolings; and the preprocessing model of
 // make_preprocessing_fixtures.py (Normalization adapted and given,
 // Resizing, CenterCrop) and its augmentation layers at factor 0 (the
 // identity in predict, still clipping in training); and the 1-D
@@ -123,7 +123,7 @@ INSTANTIATE_TEST_SUITE_P(
     KerasLayerFixtures, LayerParity,
     ::testing::Combine(
         ::testing::Values("activations", "merging", "vision", "vocabulary",
-                          "group_norm", "rms_norm", "preprocessing",
+                          "group_norm", "rms_norm", "adaptive", "preprocessing",
                           "augmentation", "conv1d", "attention", "opsnodes",
                           "td_dense", "td_video", "td_sequential", "volume",
                           "geometric"),

@@ -1,7 +1,7 @@
 //===- Pooling.cpp - Keras's pooling layers ------------------------------===//
 //
-// Max and average pooling in 1-D, 2-D and 3-D, and their global forms
-// (keras/src/layers/pooling/), channels_last.
+// Max and average pooling in 1-D, 2-D and 3-D, their global forms
+// (channels_last) and their adaptive forms (keras/src/layers/pooling/).
 //
 //===----------------------------------------------------------------------===//
 
@@ -68,6 +68,33 @@ Layer buildGlobalPool3D(const ObjectView &c, bool isMax) {
   if (isMax)
     return GlobalMaxPooling3D(keepdims);
   return GlobalAveragePooling3D(keepdims);
+}
+
+/// AdaptiveAveragePooling1D/2D/3D and AdaptiveMaxPooling1D/2D/3D: an
+/// output_size of `rank` sizes (or one for every axis), either data_format.
+Layer buildAdaptivePool(const ObjectView &c, bool isMax, size_t rank) {
+  if (!c.has("output_size"))
+    c.failField("output_size", "an adaptive pooling layer needs "
+                               "'output_size'");
+  Shape sizes = readIntOrShape(c, "output_size");
+  if (sizes.size() == 1)
+    sizes.assign(rank, sizes[0]);
+  if (sizes.size() != rank)
+    c.failField("output_size",
+                "'output_size' must be one size or " + std::to_string(rank));
+  for (int64_t n : sizes)
+    if (n <= 0 || n > 4096)
+      c.failField("output_size", "'output_size' " + std::to_string(n) +
+                                     " must be in [1, 4096]");
+  std::string format = "channels_last";
+  const llvm::json::Value *f = c.get("data_format");
+  if (f && f->kind() != llvm::json::Value::Null)
+    format = c.getString("data_format");
+  if (format != "channels_last" && format != "channels_first")
+    c.failField("data_format", "'data_format' must be channels_last or "
+                               "channels_first, got '" +
+                                   format + "'");
+  return AdaptivePooling(isMax, sizes, format);
 }
 
 } // namespace
@@ -169,4 +196,17 @@ void keras::addPoolingLayers(std::vector<LayerClass> &classes) {
                      {},
                      {{"data_format", "channels_last"}},
                      "`keepdims`"});
+  for (size_t rank : {1, 2, 3})
+    for (bool isMax : {false, true})
+      classes.push_back(
+          {std::string("Adaptive") + (isMax ? "Max" : "Average") + "Pooling" +
+               std::to_string(rank) + "D",
+           "pooling",
+           [isMax, rank](const ObjectView &c, const CallOptions &) {
+             return buildAdaptivePool(c, isMax, rank);
+           },
+           {},
+           {},
+           "`output_size` (one size or one per axis; windows "
+           "[floor(i L / n), ceil((i + 1) L / n))), `data_format`"});
 }
