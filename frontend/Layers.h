@@ -188,6 +188,12 @@ public:
   explicit SpatialDropout2D(double rate, uint64_t seed = 0);
 };
 
+/// Dropout of whole channels of [batch, depth, rows, columns, channels].
+class SpatialDropout3D : public Layer {
+public:
+  explicit SpatialDropout3D(double rate, uint64_t seed = 0);
+};
+
 /// Any activation ops::activation knows by name (relu, elu, gelu, silu,
 /// mish, ...; see ops::activationNames()).
 class Activation : public Layer {

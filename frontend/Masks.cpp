@@ -13,9 +13,9 @@ MaskRule kcc::kerasMaskRule(const std::string &className) {
   return llvm::StringSwitch<MaskRule>(className)
       .Cases("Dense", "Identity", "Activation", "ReLU", "ELU", "LeakyReLU",
              "PReLU", MaskRule::Propagate)
-      .Cases("Dropout", "SpatialDropout1D", "SpatialDropout2D", "GaussianNoise",
-             "GaussianDropout", "AlphaDropout", "ActivityRegularization",
-             MaskRule::Propagate)
+      .Cases("Dropout", "SpatialDropout1D", "SpatialDropout2D",
+             "SpatialDropout3D", "GaussianNoise", "GaussianDropout",
+             "AlphaDropout", "ActivityRegularization", MaskRule::Propagate)
       .Cases("LayerNormalization", "UnitNormalization", "GroupNormalization",
              "Rescaling", "Normalization", MaskRule::Propagate)
       .Cases("Add", "Subtract", "Multiply", "Average", "Maximum", "Minimum",

@@ -18,8 +18,9 @@ using namespace kcc;
 namespace {
 
 /// Dropout, and the spatial dropouts: the same mask over every step
-/// (SpatialDropout1D, [batch, 1, channels]) or pixel (SpatialDropout2D,
-/// [batch, 1, 1, channels]), as Keras's noise_shape; Dropout takes any
+/// (SpatialDropout1D, [batch, 1, channels]), pixel (SpatialDropout2D,
+/// [batch, 1, 1, channels]) or voxel (SpatialDropout3D), as Keras's
+/// noise_shape; Dropout takes any
 /// noise shape (-1: the input's dim, Keras's None).
 class DropoutImpl : public LayerImpl {
 public:
@@ -63,7 +64,10 @@ protected:
     if (spatialDims_) {
       if (x.rank() != spatialDims_ + 2)
         fail("expects an input of rank " + std::to_string(spatialDims_ + 2) +
-             " ([batch, " + (spatialDims_ == 1 ? "steps" : "rows, columns") +
+             " ([batch, " +
+             (spatialDims_ == 1   ? "steps"
+              : spatialDims_ == 2 ? "rows, columns"
+                                  : "depth, rows, columns") +
              ", channels]), got " + x.shapeString());
       for (int d = 1; d <= spatialDims_; ++d)
         noise[d] = 1;
@@ -227,6 +231,9 @@ SpatialDropout1D::SpatialDropout1D(double rate, uint64_t seed)
 
 SpatialDropout2D::SpatialDropout2D(double rate, uint64_t seed)
     : Layer(std::make_shared<DropoutImpl>("SpatialDropout2D", rate, seed, 2)) {}
+
+SpatialDropout3D::SpatialDropout3D(double rate, uint64_t seed)
+    : Layer(std::make_shared<DropoutImpl>("SpatialDropout3D", rate, seed, 3)) {}
 
 ActivityRegularization::ActivityRegularization(double l1, double l2)
     : Layer(std::make_shared<ActivityRegularizationImpl>(l1, l2)) {}

@@ -20,6 +20,9 @@
                        (same, a partial window), Conv3DTranspose (strided
                        same; dilated; strided valid, the stride above the
                        kernel), UpSampling3D and both global 3-D poolings;
+  volume_dropout.keras a Conv3D's channels through SpatialDropout3D at
+                       rate 0 (where Keras's and kcc's random streams
+                       cannot differ; LayersTest checks the rate);
 
 and shape3d.json in layers.json's format (make_layer_fixtures.py): the loss
 of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's batch and
@@ -109,8 +112,18 @@ def volume():
     return keras.Model(x, y, name="volume")
 
 
+def volume_dropout():
+    x = keras.Input((28, 28, 1))
+    v = L.Reshape((4, 7, 28, 1))(x)
+    h = L.Conv3D(5, (2, 3, 3), activation="relu")(v)          # 3x5x26x5
+    h = L.SpatialDropout3D(0.0)(h)
+    y = L.Dense(10, activation="softmax")(L.GlobalAveragePooling3D()(h))
+    return keras.Model(x, y, name="volume_dropout")
+
+
 MODELS = {"td_dense": td_dense, "td_video": td_video,
-          "td_sequential": td_sequential, "volume": volume}
+          "td_sequential": td_sequential, "volume": volume,
+          "volume_dropout": volume_dropout}
 
 
 def main():

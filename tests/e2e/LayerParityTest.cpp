@@ -126,7 +126,7 @@ INSTANTIATE_TEST_SUITE_P(
                           "group_norm", "rms_norm", "adaptive", "preprocessing",
                           "augmentation", "conv1d", "attention", "opsnodes",
                           "td_dense", "td_video", "td_sequential", "volume",
-                          "geometric"),
+                          "volume_dropout", "geometric"),
         ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +

@@ -27,7 +27,7 @@ Layer buildDropout(const ObjectView &c, int spatialDims) {
         c.failField("noise_shape",
                     "'noise_shape' entries must be positive or null");
   }
-  if (spatialDims == 2)
+  if (spatialDims >= 2)
     checkChannelsLast(c);
   double rate = c.getNumber("rate");
   if (!(rate >= 0 && rate < 1))
@@ -37,6 +37,8 @@ Layer buildDropout(const ObjectView &c, int spatialDims) {
     return SpatialDropout1D(rate, seed);
   if (spatialDims == 2)
     return SpatialDropout2D(rate, seed);
+  if (spatialDims == 3)
+    return SpatialDropout3D(rate, seed);
   return Dropout(rate, seed, noiseShape);
 }
 
@@ -95,6 +97,15 @@ void keras::addRegularizationLayers(std::vector<LayerClass> &classes) {
                      {},
                      {{"data_format", "channels_last"}},
                      "`rate`, `seed`: whole channels of [batch, rows, "
+                     "columns, channels]"});
+  classes.push_back({"SpatialDropout3D",
+                     "regularization",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildDropout(c, 3);
+                     },
+                     {},
+                     {{"data_format", "channels_last"}},
+                     "`rate`, `seed`: whole channels of [batch, depth, rows, "
                      "columns, channels]"});
   classes.push_back({"GaussianNoise",
                      "regularization",

@@ -139,15 +139,19 @@ TEST(Layers, DropoutMaskFractionAndScaleWhenTraining) {
   EXPECT_THROW(Dropout(1.0), Error);
 }
 
-/// SpatialDropout1D and 2D drop whole channels: every step (pixel) of an
-/// (example, channel) is kept, scaled, or dropped together; the fraction
-/// of dropped channels is the rate; identity when not training.
+/// SpatialDropout1D, 2D and 3D drop whole channels: every step (pixel,
+/// voxel) of an (example, channel) is kept, scaled, or dropped together;
+/// the fraction of dropped channels is the rate; identity when not
+/// training.
 TEST(Layers, SpatialDropoutDropsWholeChannels) {
   double rate = 0.4;
-  for (int dims : {1, 2}) {
-    Shape shape = dims == 1 ? Shape{40, 6, 50} : Shape{40, 3, 2, 50};
-    Layer drop = dims == 1 ? Layer(SpatialDropout1D(rate, 5))
-                           : Layer(SpatialDropout2D(rate, 5));
+  for (int dims : {1, 2, 3}) {
+    Shape shape = dims == 1   ? Shape{40, 6, 50}
+                  : dims == 2 ? Shape{40, 3, 2, 50}
+                              : Shape{40, 1, 3, 2, 50};
+    Layer drop = dims == 1   ? Layer(SpatialDropout1D(rate, 5))
+                 : dims == 2 ? Layer(SpatialDropout2D(rate, 5))
+                             : Layer(SpatialDropout3D(rate, 5));
     NDArray ones =
         NDArray::fromVector(shape, std::vector<double>(numElements(shape), 1));
     EXPECT_EQ(drop(ones, /*training=*/false).toVector(),
@@ -172,6 +176,12 @@ TEST(Layers, SpatialDropoutDropsWholeChannels) {
   std::string msg = errorOf(
       [] { SpatialDropout2D(0.5)(testData({4, 8}, 1), /*training=*/true); });
   EXPECT_NE(msg.find("expects an input of rank 4"), std::string::npos) << msg;
+  msg = errorOf(
+      [] { SpatialDropout3D(0.5)(testData({4, 8}, 1), /*training=*/true); });
+  EXPECT_NE(msg.find("expects an input of rank 5 ([batch, depth, rows, "
+                     "columns, channels])"),
+            std::string::npos)
+      << msg;
 }
 
 TEST(Layers, SequentialDeferredBuildAndInputShapeArg) {
