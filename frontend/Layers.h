@@ -654,6 +654,27 @@ public:
   explicit Masking(double maskValue = 0.0);
 };
 
+/// Keras's CategoryEncoding of integer ids into [0, numTokens):
+/// "one_hot" (ids [batch] or [batch, 1] -> [batch, numTokens]; other
+/// shapes get a last axis), "multi_hot" and "count" (ids [batch, features]
+/// -> [batch, numTokens], whether or how often each id occurs). Ids
+/// outside the range encode to zeros.
+class CategoryEncoding : public Layer {
+public:
+  explicit CategoryEncoding(int64_t numTokens,
+                            const std::string &outputMode = "multi_hot");
+};
+
+/// Keras's Discretization with given bin boundaries (sorted): each value's
+/// bucket, the number of boundaries at or below it, as int32 ("int"), or
+/// encoded as CategoryEncoding encodes ids ("one_hot", "multi_hot",
+/// "count") with boundaries + 1 tokens.
+class Discretization : public Layer {
+public:
+  explicit Discretization(std::vector<double> binBoundaries,
+                          const std::string &outputMode = "int");
+};
+
 /// x * scale + offset (Keras's Rescaling): each a scalar, or one value per
 /// entry of the last axis (Keras broadcasts a list against the input's
 /// trailing axis).

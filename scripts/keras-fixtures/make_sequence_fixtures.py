@@ -24,6 +24,11 @@ one seeded batch of 32 sequences:
             fails on value_dim != key_dim itself)
             -> GlobalAveragePooling1D -> Dense(1, sigmoid);
             binary_crossentropy.
+  seq_categorical  ids [32, 6] -> CategoryEncoding(50) multi_hot, count,
+            and one_hot of every id (Reshape((6, 1)) first: [6, 50]);
+            Discretization([5, 12.5, 30]) buckets (int32) -> Embedding(4,
+            3); Discretization([10, 25], output_mode="count") -> Concatenate
+            -> Dense(8, relu) -> Dense(1, sigmoid); binary_crossentropy.
   seq_einsum (in einsum/, its record einsum.json)
             ids [32, 40] -> Embedding(50, 16) -> EinsumDense("abc,cd->abd",
             output_shape (None, 12), bias_axes "d", relu)
@@ -35,7 +40,7 @@ one seeded batch of 32 sequences:
 The ids are drawn from [0, 50) (seed 17); the labels say whether token 7
 occurs (seq_bag) and the count of token 3 modulo 4 (seq_conv), whether token 7 follows a
 token 3 anywhere later (seq_transformer), whether token 7 occurs twice or
-more (seq_einsum). NAME.npz
+more (seq_einsum), whether two or more ids are below 10 (seq_categorical). NAME.npz
 holds x (int32) and y; sequence.json per model: the loss of each step
 (before its update), Keras's predict on the first 8 sequences before and
 after the steps.
@@ -121,6 +126,22 @@ def seq_cross():
     h = L.GlobalAveragePooling1D()(a)
     return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
                        name="seq_cross")
+
+
+def seq_categorical():
+    ids = keras.Input((6,), dtype="int32")
+    hot = L.CategoryEncoding(VOCAB, output_mode="multi_hot")(ids)
+    counts = L.CategoryEncoding(VOCAB, output_mode="count")(ids)
+    first = L.CategoryEncoding(VOCAB, output_mode="one_hot")(
+        L.Reshape((6, 1))(ids))                            # [6, 50]
+    buckets = L.Discretization(bin_boundaries=[5.0, 12.5, 30.0])(ids)
+    embedded = L.Flatten()(L.Embedding(4, 3)(buckets))
+    coarse = L.Discretization(bin_boundaries=[10.0, 25.0],
+                              output_mode="count")(ids)
+    h = L.Concatenate()([hot, counts, L.Flatten()(first), embedded, coarse])
+    h = L.Dense(8, activation="relu")(h)
+    return keras.Model(ids, L.Dense(1, activation="sigmoid")(h),
+                       name="seq_categorical")
 
 
 def seq_einsum():
@@ -232,6 +253,9 @@ def main():
         ("seq_transformer", seq_transformer, 40,
          lambda x: follows(x, 3, 7)) + bce,
         ("seq_cross", seq_cross, 40, lambda x: follows(x, 7, 3)) + bce,
+        ("seq_categorical", seq_categorical, 6,
+         lambda x: ((x < 10).sum(axis=1) >= 2).astype(np.float32)[:, None])
+        + bce,
     )
     einsum_cases = (
         ("seq_einsum", seq_einsum, 40,

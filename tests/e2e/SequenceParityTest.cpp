@@ -12,7 +12,9 @@
 // LayerNormalization, a Dense feed-forward on rank 3,
 // GlobalAveragePooling1D, binary crossentropy) and a cross-attention
 // (query, value and a key= keyword argument of their own, no biases,
-// output_shape). einsum/: three stand-alone EinsumDenses ("abc,cd->abd"
+// output_shape), and ids encoded by CategoryEncoding (multi_hot, count,
+// one_hot) and bucketed by Discretization (int buckets into an Embedding,
+// count). einsum/: three stand-alone EinsumDenses ("abc,cd->abd"
 // with bias_axes "d", "abc,cde->abde" with a bias on "e" alone,
 // "abcd,cde->abe"). recurrent/, over 40 to 100 steps: an LSTM classifier, a
 // GRU (reset_after, sparse labels from logits), a GRU without reset_after
@@ -192,7 +194,8 @@ INSTANTIATE_TEST_SUITE_P(
     KerasSequenceFixtures, SequenceParity,
     ::testing::Combine(::testing::Values("sequence"),
                        ::testing::Values("seq_bag", "seq_conv",
-                                         "seq_transformer", "seq_cross"),
+                                         "seq_transformer", "seq_cross",
+                                         "seq_categorical"),
                        kModes),
     paramName);
 

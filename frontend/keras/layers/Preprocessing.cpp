@@ -296,7 +296,70 @@ Layer buildRandomTranslation(const ObjectView &c) {
 
 } // namespace
 
+namespace {
+
+std::string readOutputMode(const ObjectView &c, llvm::StringRef dflt,
+                           bool intAllowed) {
+  if (c.getBool("sparse", false))
+    c.failField("sparse", "sparse: true is not supported (kcc's outputs are "
+                          "dense)");
+  std::string mode = c.getString("output_mode", dflt);
+  if (mode == "binary") // Keras's former name
+    mode = "multi_hot";
+  if (mode != "one_hot" && mode != "multi_hot" && mode != "count" &&
+      !(intAllowed && mode == "int"))
+    c.failField("output_mode", "output_mode '" + mode + "' is not supported (" +
+                                   (intAllowed ? "int, " : "") +
+                                   "one_hot, multi_hot or count)");
+  return mode;
+}
+
+Layer buildCategoryEncoding(const ObjectView &c) {
+  int64_t tokens = c.getInt("num_tokens");
+  if (tokens < 1 || tokens > (int64_t(1) << 24))
+    c.failField("num_tokens", "'num_tokens' must be in [1, 2^24], got " +
+                                  std::to_string(tokens));
+  return CategoryEncoding(tokens, readOutputMode(c, "multi_hot", false));
+}
+
+Layer buildDiscretization(const ObjectView &c) {
+  const json::Value *b = c.get("bin_boundaries");
+  if (!b || b->kind() == json::Value::Null)
+    c.failField("bin_boundaries", "a Discretization needs its "
+                                  "'bin_boundaries' (an adapted layer saves "
+                                  "them; num_bins alone is not adapted)");
+  std::vector<double> bounds = readScalarOrList(c, "bin_boundaries", 0.0);
+  if (bounds.empty() || bounds.size() >= (size_t(1) << 24))
+    c.failField("bin_boundaries", "'bin_boundaries' must hold 1 to 2^24 - 1 "
+                                  "values");
+  for (size_t i = 0; i < bounds.size(); ++i)
+    if (!std::isfinite(bounds[i]) || (i && bounds[i] < bounds[i - 1]))
+      c.failField("bin_boundaries",
+                  "'bin_boundaries' must be finite and sorted");
+  return Discretization(bounds, readOutputMode(c, "int", true));
+}
+
+} // namespace
+
 void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
+  classes.push_back({"CategoryEncoding",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildCategoryEncoding(c);
+                     },
+                     {},
+                     {},
+                     "`num_tokens`, `output_mode` (one_hot, multi_hot, "
+                     "count); integer or float ids"});
+  classes.push_back({"Discretization",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildDiscretization(c);
+                     },
+                     {},
+                     {},
+                     "`bin_boundaries` (given or adapted), `output_mode` "
+                     "(int: int32 buckets, one_hot, multi_hot, count)"});
   classes.push_back({"Rescaling",
                      "preprocessing",
                      [](const ObjectView &c, const CallOptions &) {
