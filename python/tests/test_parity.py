@@ -214,8 +214,11 @@ def stacked_cells():
 
 
 def test_rnn_of_stacked_cells_matches_keras(rng):
+    # SGD: under Adam(0.01) Keras's own TensorFlow and JAX backends part
+    # on this model from the same weights (first epoch 0.6751 against
+    # 0.6754; kcc gives JAX's to 1e-7), under SGD they agree to 1e-7.
     ours, theirs = twins(stacked_cells, lambda: dict(
-        optimizer=keras.optimizers.Adam(0.01), loss="binary_crossentropy"))
+        optimizer=keras.optimizers.SGD(0.1), loss="binary_crossentropy"))
     n = 24
     x = rng.integers(1, 12, size=(n, 9)).astype("int32")
     x[::3, -3:] = 0   # padding the masks skip
