@@ -750,6 +750,22 @@ public:
                  double high = 255.0, uint64_t seed = 0);
 };
 
+/// Replaces each RGB image, with probability `factor`, by its grayscale
+/// (0.2989 R + 0.587 G + 0.114 B) in all three channels (Keras's
+/// RandomGrayscale; one channel passes through).
+class RandomGrayscale : public Layer {
+public:
+  explicit RandomGrayscale(double factor = 0.5, uint64_t seed = 0);
+};
+
+/// Replaces each image by high - x when uniform(0, 1) < uniform(lower,
+/// upper) (Keras's RandomInvert and its factor's (lower, upper)).
+class RandomInvert : public Layer {
+public:
+  RandomInvert(double lower, double upper, double low = 0.0,
+               double high = 255.0, uint64_t seed = 0);
+};
+
 /// How Keras's geometric augmentations sample (their fill_mode: reflect,
 /// wrap, constant, nearest; interpolation: bilinear, nearest; fill_value
 /// for constant).

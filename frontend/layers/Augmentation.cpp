@@ -1,4 +1,4 @@
-//===- Augmentation.cpp - RandomFlip, RandomBrightness, RandomContrast ----===//
+//===- Augmentation.cpp - Keras's random photometric image layers --------===//
 //
 // Keras's augmentation layers: the identity at inference, random in
 // training, with one draw per image as Keras makes it. The draws come from
@@ -11,7 +11,11 @@
 //  RandomBrightness  + uniform(lower, upper) * (range high - low), clipped
 //                    to the value range;
 //  RandomContrast    (x - mean over the pixels) * uniform(1 - lower,
-//                    1 + upper) + that mean, per channel, clipped.
+//                    1 + upper) + that mean, per channel, clipped;
+//  RandomGrayscale   each RGB image (uniform < factor) replaced by its
+//                    luma 0.2989 R + 0.587 G + 0.114 B in every channel;
+//  RandomInvert      each image (uniform(0, 1) < uniform(lower, upper))
+//                    replaced by high - x.
 //
 //===----------------------------------------------------------------------===//
 
@@ -146,7 +150,81 @@ protected:
   }
 };
 
+class RandomGrayscaleImpl : public AugmentationImpl {
+public:
+  RandomGrayscaleImpl(double factor, uint64_t seed)
+      : AugmentationImpl("RandomGrayscale", seed), factor_(factor) {
+    if (!(factor >= 0 && factor <= 1))
+      throw Error("RandomGrayscale: factor must be in [0, 1], got " +
+                  std::to_string(factor));
+  }
+  // Keras's get_config writes no seed.
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"factor", factor_},
+                              {"data_format", "channels_last"}};
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    int64_t channels = x.dim(3);
+    if (channels != 1 && channels != 3)
+      fail("expects 1 or 3 channels (RGB), got " + x.shapeString());
+    if (!ctx.training || channels == 1)
+      return {x};
+    // tf.image.rgb_to_grayscale's weights, as Keras's backends use them.
+    Tensor weights =
+        ops::cast(Tensor(NDArray::fromVector({3, 1}, {0.2989, 0.5870, 0.1140})),
+                  x.dtype());
+    int64_t pixels = x.dim(0) * x.dim(1) * x.dim(2);
+    Tensor gray =
+        ops::reshape(ops::matmul(ops::reshape(x, {pixels, 3}), weights),
+                     {x.dim(0), x.dim(1), x.dim(2), 1});
+    Tensor apply = ops::compare(ops::CompareKind::LT, perImage(x, ctx, 0, 1),
+                                ops::scalar(factor_, x.dtype()));
+    return {ops::select(ops::broadcastTo(apply, x.shape()),
+                        ops::broadcastTo(gray, x.shape()), x)};
+  }
+
+private:
+  double factor_;
+};
+
+class RandomInvertImpl : public RangedAugmentationImpl {
+public:
+  using RangedAugmentationImpl::RangedAugmentationImpl;
+  llvm::json::Object kerasConfig() const override { return rangedConfig(); }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (!ctx.training)
+      return {x};
+    // Keras draws the probability and a threshold per image (so factor
+    // 1.0, (-1, 1), inverts a quarter of the images).
+    Shape perImageShape{x.dim(0), 1, 1, 1};
+    Tensor probability = perImage(x, ctx, lower_, upper_);
+    Tensor threshold =
+        uniform(perImageShape, x.dtype(), ctx, 0.0, 1.0, "threshold");
+    Tensor apply = ops::compare(ops::CompareKind::LT, threshold, probability);
+    return {ops::select(ops::broadcastTo(apply, x.shape()),
+                        ops::sub(ops::scalar(high_, x.dtype()), x), x)};
+  }
+};
+
 } // namespace
+
+RandomGrayscale::RandomGrayscale(double factor, uint64_t seed)
+    : Layer(std::make_shared<RandomGrayscaleImpl>(factor, seed)) {}
+
+RandomInvert::RandomInvert(double lower, double upper, double low, double high,
+                           uint64_t seed)
+    : Layer(std::make_shared<RandomInvertImpl>("RandomInvert", lower, upper,
+                                               low, high, seed)) {}
 
 RandomFlip::RandomFlip(std::string mode, uint64_t seed)
     : Layer(std::make_shared<RandomFlipImpl>(std::move(mode), seed)) {}

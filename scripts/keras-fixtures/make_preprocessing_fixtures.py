@@ -17,6 +17,9 @@
                        and AlphaDropout and a Dropout with a noise_shape at
                        0; ConvNeXt's LayerScale and InceptionResNetV2's
                        CustomScaleLayer;
+  color_augmentation.keras  RandomGrayscale (on one channel and on three)
+                       and RandomInvert at factor 0 (LayersTest's
+                       AugmentationTest checks their rates);
   flip_predict.keras   a RandomFlip and ConvNeXt's StochasticDepth: Keras's
                        predict (the identity) only (Keras's StochasticDepth
                        draws unseeded, which JAX cannot trace in training);
@@ -82,6 +85,16 @@ def augmentation():
     return keras.Model(x, y, name="augmentation")
 
 
+def color_augmentation():
+    x = keras.Input((28, 28, 1))
+    h = L.RandomGrayscale(0.0)(x)                          # one channel
+    h = L.Conv2D(3, 3, strides=2, activation="sigmoid")(h)  # "RGB" in [0, 1]
+    h = L.RandomGrayscale(0.0)(h)
+    h = L.RandomInvert(0.0, value_range=(0, 1))(h)
+    y = L.Dense(10, activation="softmax")(L.Flatten()(h))
+    return keras.Model(x, y, name="color_augmentation")
+
+
 def flip_predict():
     """RandomFlip is the identity in predict: a model with one."""
     x = keras.Input((28, 28, 1))
@@ -97,7 +110,8 @@ def main():
     _, x, y = mf.batch()
     result = mf.record_header(PREDICT)
     for name, build in (("preprocessing", lambda: preprocessing(x)),
-                        ("augmentation", augmentation)):
+                        ("augmentation", augmentation),
+                        ("color_augmentation", color_augmentation)):
         mf.fresh_session()
         model = build()
         model.save(os.path.join(mf.OUT, name + ".keras"))

@@ -11,7 +11,8 @@
 // and its adaptive poolings; and the preprocessing model of
 // make_preprocessing_fixtures.py (Normalization adapted and given,
 // Resizing, CenterCrop) and its augmentation layers at factor 0 (the
-// identity in predict, still clipping in training); and the 1-D
+// identity in predict, still clipping in training; RandomGrayscale and
+// RandomInvert too); and the 1-D
 // convolution variants of make_conv1d_fixtures.py, and Attention and
 // AdditiveAttention (make_attention_fixtures.py), and arithmetic with
 // numbers saved as keras.ops nodes (make_opsnodes_fixtures.py), and
@@ -124,9 +125,10 @@ INSTANTIATE_TEST_SUITE_P(
     ::testing::Combine(
         ::testing::Values("activations", "merging", "vision", "vocabulary",
                           "group_norm", "rms_norm", "adaptive", "preprocessing",
-                          "augmentation", "conv1d", "attention", "opsnodes",
-                          "td_dense", "td_video", "td_sequential", "volume",
-                          "volume_dropout", "geometric"),
+                          "color_augmentation", "augmentation", "conv1d",
+                          "attention", "opsnodes", "td_dense", "td_video",
+                          "td_sequential", "volume", "volume_dropout",
+                          "geometric"),
         ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +

@@ -435,6 +435,28 @@ void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
                      {},
                      {{"data_format", "channels_last"}},
                      "`factor`, `value_range`, `seed`; random in training"});
+  classes.push_back({"RandomGrayscale",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       checkChannelsLast(c);
+                       double factor = c.getNumber("factor", 0.5);
+                       if (!(factor >= 0 && factor <= 1))
+                         c.failField("factor",
+                                     "'factor' must be in [0, 1], got " +
+                                         std::to_string(factor));
+                       return Layer(RandomGrayscale(factor, readSeed(c)));
+                     },
+                     {},
+                     {},
+                     "`factor` (the probability); random in training"});
+  classes.push_back({"RandomInvert",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRanged<RandomInvert>(c, -1.0);
+                     },
+                     {},
+                     {},
+                     "`factor`, `value_range`, `seed`; random in training"});
   classes.push_back({"RandomRotation",
                      "preprocessing",
                      [](const ObjectView &c, const CallOptions &) {

@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 
 #include <cmath>
+#include <tuple>
 
 using namespace kcc;
 using kcc::testing::errorOf;
@@ -139,6 +140,63 @@ TEST(Augmentation, RandomContrastScalesEachImageByOneFactor) {
   EXPECT_NEAR(sum / kImages, 1.15, 4 * 0.7 / std::sqrt(12.0 * kImages));
   EXPECT_THROW(RandomContrast(0.5, 0.2), Error);
   EXPECT_THROW(RandomBrightness(0, 0.1, 1, 1), Error);
+}
+
+/// Each RGB image is itself or, with probability `factor`, its luma in
+/// every channel (2,000 Bernoulli(0.3): stddev 0.010).
+TEST(Augmentation, RandomGrayscaleReplacesAboutFactorOfTheImages) {
+  NDArray rgb = NDArray::empty({kImages, kH, kW, 3}, DType::F32);
+  NDArray two = images(8);
+  for (int64_t i = 0; i < rgb.numel(); ++i)
+    rgb.set(i, two.at(i % two.numel()));
+  std::vector<double> in = Tensor(rgb).toVector();
+  std::vector<double> out = RandomGrayscale(0.3, 9)(rgb, true).toVector();
+  int64_t gray = 0, pixels = kH * kW;
+  for (int64_t n = 0; n < kImages; ++n) {
+    bool isGray = false;
+    for (int64_t p = 0; p < pixels; ++p) {
+      const double *i = &in[(n * pixels + p) * 3],
+                   *o = &out[(n * pixels + p) * 3];
+      double luma = 0.2989 * i[0] + 0.5870 * i[1] + 0.1140 * i[2];
+      bool same = o[0] == i[0] && o[1] == i[1] && o[2] == i[2];
+      bool lumaAll =
+          std::abs(o[0] - luma) < 1e-6 && o[1] == o[0] && o[2] == o[0];
+      if (p == 0)
+        isGray = lumaAll && !same;
+      ASSERT_TRUE(isGray ? lumaAll : same) << "image " << n << " pixel " << p;
+    }
+    gray += isGray;
+  }
+  EXPECT_NEAR(gray / double(kImages), 0.3, 0.05);
+  // One channel passes through; two are no image Keras converts.
+  NDArray x = images(10);
+  EXPECT_NE(errorOf([&] {
+              RandomGrayscale(0.5)(x, true);
+            }).find("expects 1 or 3 channels (RGB)"),
+            std::string::npos);
+}
+
+/// Keras's RandomInvert draws a probability from the factor and a
+/// threshold per image: factor (-1, 1) inverts a quarter of them, (0.2,
+/// 0.6) 0.4; an inverted image is high - x.
+TEST(Augmentation, RandomInvertInvertsAsKerasDraws) {
+  NDArray x = images(11);
+  std::vector<double> in = Tensor(x).toVector();
+  for (auto [lower, upper, rate] :
+       {std::tuple{-1.0, 1.0, 0.25}, std::tuple{0.2, 0.6, 0.4}}) {
+    std::vector<double> out =
+        RandomInvert(lower, upper, 0, 1, 12)(x, true).toVector();
+    int64_t inverted = 0, per = kH * kW * kC;
+    for (int64_t n = 0; n < kImages; ++n) {
+      bool inv = out[n * per] != in[n * per];
+      for (int64_t i = n * per; i < (n + 1) * per; ++i)
+        ASSERT_NEAR(out[i], inv ? 1 - in[i] : in[i], 1e-6) << "image " << n;
+      inverted += inv;
+    }
+    EXPECT_NEAR(inverted / double(kImages), rate, 0.05)
+        << lower << " " << upper;
+  }
+  EXPECT_EQ(RandomInvert(-1, 1)(x, false).toVector(), in);
 }
 
 } // namespace
