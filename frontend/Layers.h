@@ -766,6 +766,19 @@ public:
                double high = 255.0, uint64_t seed = 0);
 };
 
+/// Keras's Solarization: on the [0, 255] scale of [low, high], each
+/// image plus an addition drawn from (factor.first, factor.second * 255),
+/// clipped, then 255 minus the values at or above a threshold drawn the
+/// same way from `thresholdFactor` (so the default (0, 0) inverts every
+/// image).
+class Solarization : public Layer {
+public:
+  explicit Solarization(std::pair<double, double> additionFactor = {0, 0},
+                        std::pair<double, double> thresholdFactor = {0, 0},
+                        double low = 0.0, double high = 255.0,
+                        uint64_t seed = 0);
+};
+
 /// How Keras's geometric augmentations sample (their fill_mode: reflect,
 /// wrap, constant, nearest; interpolation: bilinear, nearest; fill_value
 /// for constant).

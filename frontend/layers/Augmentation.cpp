@@ -15,7 +15,11 @@
 //  RandomGrayscale   each RGB image (uniform < factor) replaced by its
 //                    luma 0.2989 R + 0.587 G + 0.114 B in every channel;
 //  RandomInvert      each image (uniform(0, 1) < uniform(lower, upper))
-//                    replaced by high - x.
+//                    replaced by high - x;
+//  Solarization      on the [0, 255] scale, x + addition clipped, and
+//                    255 - that where it is at or above the threshold
+//                    (addition and threshold drawn per image; the
+//                    default threshold 0 inverts every image).
 //
 //===----------------------------------------------------------------------===//
 
@@ -216,7 +220,79 @@ protected:
   }
 };
 
+class SolarizationImpl : public AugmentationImpl {
+public:
+  SolarizationImpl(std::pair<double, double> addition,
+                   std::pair<double, double> threshold, double low, double high,
+                   uint64_t seed)
+      : AugmentationImpl("Solarization", seed), addition_(addition),
+        threshold_(threshold), low_(low), high_(high) {
+    for (auto [lo, hi] : {addition, threshold})
+      if (!(lo >= 0 && lo <= hi && hi <= 1))
+        throw Error("Solarization: addition_factor and threshold_factor "
+                    "must be sorted pairs in [0, 1]");
+    if (!(std::isfinite(low) && std::isfinite(high) && low < high))
+      throw Error("Solarization: value_range must be [low, high] with "
+                  "low < high");
+  }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{
+        {"value_range", pair(low_, high_)},
+        {"addition_factor", pair(addition_.first, addition_.second)},
+        {"threshold_factor", pair(threshold_.first, threshold_.second)},
+        {"seed", seedConfig()},
+        {"data_format", "channels_last"}};
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (!ctx.training)
+      return {x};
+    DType t = x.dtype();
+    Shape perImageShape{x.dim(0), 1, 1, 1};
+    // Keras draws from factor[0] to factor[1] * 255 (the lower bound is
+    // not scaled).
+    Tensor addition = uniform(perImageShape, t, ctx, addition_.first,
+                              addition_.second * 255, "addition");
+    Tensor threshold = uniform(perImageShape, t, ctx, threshold_.first,
+                               threshold_.second * 255, "threshold");
+    Tensor scaled = toRange(x, low_, high_, 0, 255);
+    Tensor r = ops::minimum(
+        ops::maximum(ops::add(scaled, addition), ops::scalar(0, t)),
+        ops::scalar(255, t));
+    Tensor solarized =
+        ops::select(ops::compare(ops::CompareKind::LT, r, threshold), r,
+                    ops::sub(ops::scalar(255, t), r));
+    return {toRange(solarized, 0, 255, low_, high_)};
+  }
+
+private:
+  /// Keras's _transform_value_range: the identity between equal ranges.
+  static Tensor toRange(const Tensor &x, double fromLow, double fromHigh,
+                        double toLow, double toHigh) {
+    if (fromLow == toLow && fromHigh == toHigh)
+      return x;
+    DType t = x.dtype();
+    Tensor unit = ops::div(ops::sub(x, ops::scalar(fromLow, t)),
+                           ops::scalar(fromHigh - fromLow, t));
+    return ops::add(ops::mul(unit, ops::scalar(toHigh - toLow, t)),
+                    ops::scalar(toLow, t));
+  }
+
+  std::pair<double, double> addition_, threshold_;
+  double low_, high_;
+};
+
 } // namespace
+
+Solarization::Solarization(std::pair<double, double> additionFactor,
+                           std::pair<double, double> thresholdFactor,
+                           double low, double high, uint64_t seed)
+    : Layer(std::make_shared<SolarizationImpl>(additionFactor, thresholdFactor,
+                                               low, high, seed)) {}
 
 RandomGrayscale::RandomGrayscale(double factor, uint64_t seed)
     : Layer(std::make_shared<RandomGrayscaleImpl>(factor, seed)) {}

@@ -18,8 +18,10 @@
                        0; ConvNeXt's LayerScale and InceptionResNetV2's
                        CustomScaleLayer;
   color_augmentation.keras  RandomGrayscale (on one channel and on three)
-                       and RandomInvert at factor 0 (LayersTest's
-                       AugmentationTest checks their rates);
+                       and RandomInvert at factor 0 (AugmentationTest
+                       checks their rates), and Solarization at its
+                       default factors (every image inverted in training,
+                       the identity in predict);
   flip_predict.keras   a RandomFlip and ConvNeXt's StochasticDepth: Keras's
                        predict (the identity) only (Keras's StochasticDepth
                        draws unseeded, which JAX cannot trace in training);
@@ -91,6 +93,8 @@ def color_augmentation():
     h = L.Conv2D(3, 3, strides=2, activation="sigmoid")(h)  # "RGB" in [0, 1]
     h = L.RandomGrayscale(0.0)(h)
     h = L.RandomInvert(0.0, value_range=(0, 1))(h)
+    # Its default threshold (0) inverts every image, in training only.
+    h = L.Solarization(value_range=(0, 1))(h)
     y = L.Dense(10, activation="softmax")(L.Flatten()(h))
     return keras.Model(x, y, name="color_augmentation")
 

@@ -449,6 +449,38 @@ void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
                      {},
                      {},
                      "`factor` (the probability); random in training"});
+  classes.push_back(
+      {"Solarization",
+       "preprocessing",
+       [](const ObjectView &c, const CallOptions &) {
+         checkChannelsLast(c);
+         // Solarization's _set_factor: a number f is (0, f), a pair is
+         // sorted; every number in [0, 1].
+         auto factor = [&](llvm::StringRef key) {
+           std::pair<double, double> f{0.0, 0.0};
+           if (const json::Value *v = c.get(key)) {
+             if (std::optional<double> n = v->getAsNumber())
+               f = {0.0, *n};
+             else if (std::optional<std::pair<double, double>> p =
+                          readPair(c, key))
+               f = std::minmax(p->first, p->second);
+             else
+               c.failField(key, "'" + key.str() +
+                                    "' must be a number or a pair of numbers");
+           }
+           if (!(f.first >= 0 && f.second <= 1))
+             c.failField(key, "'" + key.str() + "' must lie in [0, 1]");
+           return f;
+         };
+         auto [low, high] = readValueRange(c);
+         return Layer(Solarization(factor("addition_factor"),
+                                   factor("threshold_factor"), low, high,
+                                   readSeed(c)));
+       },
+       {},
+       {},
+       "`addition_factor`, `threshold_factor`, `value_range`, `seed`; random "
+       "in training (the default threshold inverts every image)"});
   classes.push_back({"RandomInvert",
                      "preprocessing",
                      [](const ObjectView &c, const CallOptions &) {

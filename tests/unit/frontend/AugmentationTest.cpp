@@ -199,4 +199,36 @@ TEST(Augmentation, RandomInvertInvertsAsKerasDraws) {
   EXPECT_EQ(RandomInvert(-1, 1)(x, false).toVector(), in);
 }
 
+/// Solarization's default thresholds (0) invert every image; drawn ones
+/// split each image's pixels at one threshold: those below it unchanged,
+/// the others inverted (255 - v on the [0, 255] scale).
+TEST(Augmentation, SolarizationInvertsAtOrAboveOneThresholdPerImage) {
+  NDArray x = images(13);
+  std::vector<double> in = Tensor(x).toVector();
+  std::vector<double> all =
+      Solarization({0, 0}, {0, 0}, 0, 1, 14)(x, true).toVector();
+  for (size_t i = 0; i < in.size(); ++i)
+    ASSERT_NEAR(all[i], 1 - in[i], 1e-6) << i;
+  EXPECT_EQ(Solarization()(x, false).toVector(), in);
+  // Thresholds uniform in [1, 255): on average half the pixels invert.
+  std::vector<double> out =
+      Solarization({0, 0}, {1, 1}, 0, 1, 15)(x, true).toVector();
+  int64_t per = kH * kW * kC, inverted = 0;
+  for (int64_t n = 0; n < kImages; ++n) {
+    double maxKept = -1, minInverted = 2;
+    for (int64_t i = n * per; i < (n + 1) * per; ++i) {
+      bool inv = std::abs(out[i] - in[i]) > 1e-6;
+      if (inv) {
+        ASSERT_NEAR(out[i], 1 - in[i], 1e-6) << "image " << n;
+        minInverted = std::min(minInverted, in[i]);
+        ++inverted;
+      } else {
+        maxKept = std::max(maxKept, in[i]);
+      }
+    }
+    ASSERT_LT(maxKept, minInverted + 1e-6) << "image " << n;
+  }
+  EXPECT_NEAR(inverted / double(kImages * per), 0.5, 0.05);
+}
+
 } // namespace
