@@ -196,10 +196,6 @@ json::Object layerConfig(const Layer &layer) {
     throw Error("layer '" + layer.name() + "' (" + cls +
                 "): no Keras config is known for this class");
   keras::addSavedKeys(*entry, c);
-  // Keras's Discretization writes its own get_config (no base keys) and
-  // its constructor refuses `trainable`.
-  if (cls == "Discretization")
-    c.erase("trainable");
   // `<weight>_regularizer` keys the registry wrote as null.
   for (const std::string &name : impl.regularizableWeights())
     if (std::optional<Regularizer> r =

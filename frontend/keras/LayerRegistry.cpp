@@ -114,4 +114,6 @@ void keras::addSavedKeys(const LayerClass &cls, llvm::json::Object &config) {
     config[key] = nullptr;
   for (const auto &[key, value] : cls.fixedKeys)
     config[key] = value;
+  for (const std::string &key : cls.omittedKeys)
+    config.erase(key);
 }

@@ -68,6 +68,9 @@ struct LayerClass {
   /// own ("demo>ScaledDense", module null).
   std::optional<std::string> module = "keras.layers";
   std::optional<std::string> registeredName;
+  /// Base keys (name, trainable, dtype) the class's own get_config leaves
+  /// out and its constructor refuses (Discretization's `trainable`).
+  std::vector<std::string> omittedKeys;
 };
 
 /// Adds a C++ implementation of a user's Keras layer class, registered in
@@ -96,7 +99,8 @@ std::string supportedLayerList();
 /// The table of docs/frontend.md (Markdown): class, family, what kcc reads.
 std::string layerTableMarkdown();
 
-/// Adds `cls`'s null and fixed keys to a saved layer config.
+/// Adds `cls`'s null and fixed keys to a saved layer config and drops its
+/// omitted ones.
 void addSavedKeys(const LayerClass &cls, llvm::json::Object &config);
 
 // The families, one file each under frontend/keras/layers/.

@@ -59,6 +59,19 @@ Tensor atLeastFloat32(const Tensor &x, llvm::StringRef why) {
   return x.mask() ? y.withMask(*x.mask()) : y;
 }
 
+/// The mean over `axes` (kept) and rsqrt(variance + epsilon), the
+/// variance the mean of the squared centred input (jnp.var).
+std::pair<Tensor, Tensor> inverseDeviation(const Tensor &x,
+                                           const std::vector<int64_t> &axes,
+                                           double epsilon) {
+  Tensor mean = ops::reduceMean(x, axes, /*keepdims=*/true);
+  Tensor centred = ops::sub(x, mean);
+  Tensor variance =
+      ops::reduceMean(ops::mul(centred, centred), axes, /*keepdims=*/true);
+  return {mean,
+          ops::rsqrt(ops::add(variance, ops::scalar(epsilon, x.dtype())))};
+}
+
 /// keras.ops.layer_normalization's arithmetic, which GroupNormalization
 /// shares: moments over `axes` with keepdims (jnp.var is the mean of the
 /// squared centred input), inv = rsqrt(var + eps) [* gamma], then
@@ -66,11 +79,7 @@ Tensor atLeastFloat32(const Tensor &x, llvm::StringRef why) {
 Tensor normalizeOver(const Tensor &x, const std::vector<int64_t> &axes,
                      double epsilon, const std::optional<Tensor> &gamma,
                      const std::optional<Tensor> &beta) {
-  Tensor mean = ops::reduceMean(x, axes, /*keepdims=*/true);
-  Tensor centred = ops::sub(x, mean);
-  Tensor variance =
-      ops::reduceMean(ops::mul(centred, centred), axes, /*keepdims=*/true);
-  Tensor inv = ops::rsqrt(ops::add(variance, ops::scalar(epsilon, x.dtype())));
+  auto [mean, inv] = inverseDeviation(x, axes, epsilon);
   if (gamma)
     inv = ops::mul(inv, *gamma);
   Tensor shift = ops::mul(ops::neg(mean), inv);
@@ -291,12 +300,7 @@ private:
   /// is not) and gamma, no shift.
   static Tensor rmsScaleOver(const Tensor &x, double epsilon,
                              const Tensor &gamma) {
-    Tensor mean = ops::reduceMean(x, {-1}, /*keepdims=*/true);
-    Tensor centred = ops::sub(x, mean);
-    Tensor variance =
-        ops::reduceMean(ops::mul(centred, centred), {-1}, /*keepdims=*/true);
-    Tensor inv =
-        ops::rsqrt(ops::add(variance, ops::scalar(epsilon, x.dtype())));
+    Tensor inv = inverseDeviation(x, {-1}, epsilon).second;
     return ops::mul(ops::mul(x, inv), gamma);
   }
 

@@ -360,6 +360,8 @@ void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
                      {},
                      "`bin_boundaries` (given or adapted), `output_mode` "
                      "(int: int32 buckets, one_hot, multi_hot, count)"});
+  // Its own get_config has no base keys; its constructor refuses this one.
+  classes.back().omittedKeys = {"trainable"};
   classes.push_back({"Rescaling",
                      "preprocessing",
                      [](const ObjectView &c, const CallOptions &) {
