@@ -27,12 +27,18 @@ std::string kcc::toSnakeCase(const std::string &className) {
   return out;
 }
 
+std::string kcc::namePrefix(const std::string &className) {
+  if (className == "GroupQueryAttention")
+    return "grouped_query_attention";
+  return toSnakeCase(className);
+}
+
 //===----------------------------------------------------------------------===//
 // LayerImpl
 //===----------------------------------------------------------------------===//
 
 LayerImpl::LayerImpl(std::string className)
-    : className_(std::move(className)), name_(toSnakeCase(className_)) {}
+    : className_(std::move(className)), name_(namePrefix(className_)) {}
 
 LayerImpl::~LayerImpl() = default;
 

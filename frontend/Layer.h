@@ -258,6 +258,12 @@ private:
 /// "Conv2D" -> "conv2d", "MaxPooling2D" -> "max_pooling2d" (Keras's rule).
 std::string toSnakeCase(const std::string &className);
 
+/// The prefix of a layer's default name and of its group in a weights
+/// file: toSnakeCase of its Python class, which Keras exports under
+/// another class_name in one case ("GroupQueryAttention" is class
+/// GroupedQueryAttention: "grouped_query_attention").
+std::string namePrefix(const std::string &className);
+
 } // namespace kcc
 
 #endif // KCC_FRONTEND_LAYER_H

@@ -466,18 +466,44 @@ public:
 /// nonzero where a query step may attend to a key step) is ANDed with the
 /// inputs' masks (Tensor::mask) and the causal mask, as Keras's
 /// _compute_attention_mask. `valueDim` 0 means keyDim; an empty
-/// `outputShape` means the query's features. No dropout. Weights, as Keras
-/// names them: query/kernel [E, H, keyDim]
-/// and query/bias [H, keyDim], key/..., value/... [E, H, valueDim],
-/// attention_output/kernel [H, valueDim, out...] and its bias [out...].
+/// `outputShape` means the query's features. `useGate`: the heads' outputs
+/// times sigmoid of another projection of the query (gate/kernel [E, H,
+/// valueDim]) before the output projection; `slidingWindow` > 0: a query
+/// step sees key steps within slidingWindow - 1 of it (ANDed with the
+/// causal mask). No dropout. Weights, as Keras names them: query/kernel
+/// [E, H, keyDim] and query/bias [H, keyDim], key/..., gate/...,
+/// value/... [E, H, valueDim], attention_output/kernel [H, valueDim,
+/// out...] and its bias [out...].
 class MultiHeadAttention : public Layer {
 public:
   MultiHeadAttention(int64_t numHeads, int64_t keyDim, int64_t valueDim = 0,
                      bool useBias = true, const Shape &outputShape = {},
                      bool useCausalMask = false,
                      const std::string &kernelInitializer = "glorot_uniform",
-                     const std::string &biasInitializer = "zeros");
+                     const std::string &biasInitializer = "zeros",
+                     bool useGate = false, int64_t slidingWindow = 0);
 };
+
+/// Keras's GroupQueryAttention (the class GroupedQueryAttention in its source):
+/// MultiHeadAttention with `numQueryHeads` query heads of `headDim` and
+/// `numKeyValueHeads` key and value heads (a divisor of numQueryHeads),
+/// each shared by numQueryHeads / numKeyValueHeads consecutive query
+/// heads; the output has the query's features. Same call, masks, gate,
+/// window and weight names as MultiHeadAttention, the key and value
+/// kernels [E, numKeyValueHeads, headDim].
+class GroupQueryAttention : public Layer {
+public:
+  GroupQueryAttention(int64_t headDim, int64_t numQueryHeads,
+                      int64_t numKeyValueHeads, bool useBias = true,
+                      bool useCausalMask = false, bool useGate = false,
+                      int64_t slidingWindow = 0,
+                      const std::string &kernelInitializer = "glorot_uniform",
+                      const std::string &biasInitializer = "zeros");
+};
+
+/// Whether a Keras class takes MultiHeadAttention's call (query, value,
+/// key, attention_mask, use_causal_mask) and builds from its named shapes.
+bool isMultiHeadAttentionClass(const std::string &className);
 
 /// Whether `layer` is a MultiHeadAttention, Attention or AdditiveAttention
 /// applying the causal mask (what a saved config records as the call's

@@ -66,7 +66,7 @@ void Model::adopt(const Layer &layer) {
   LayerImpl &impl = *layer.impl();
   if (!impl.hasName()) {
     // Keras's per-prefix counter: dense, dense_1, dense_2, ...
-    std::string base = toSnakeCase(impl.className()), name = base;
+    std::string base = namePrefix(impl.className()), name = base;
     for (int i = 1; usedNames_.contains(name); ++i)
       name = base + "_" + std::to_string(i);
     impl.setName(name);

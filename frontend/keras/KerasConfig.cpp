@@ -220,7 +220,7 @@ json::Object layerEntry(const Layer &layer, json::Value buildInputShape) {
   json::Object build{{"input_shape", std::move(buildInputShape)}};
   // MultiHeadAttention builds from named shapes (build(query_shape,
   // value_shape, key_shape)).
-  if (layer.className() == "MultiHeadAttention") {
+  if (isMultiHeadAttentionClass(layer.className())) {
     json::Array *shapes = build.getArray("input_shape");
     json::Object dict;
     const char *names[] = {"query_shape", "value_shape", "key_shape"};
@@ -422,7 +422,7 @@ json::Object functionalConfig(Model &model) {
       // Softmax()(x, mask=m).
       callArgs.push_back(std::move(args[0]));
       kwargs["mask"] = std::move(args[1]);
-    } else if (layer.className() == "MultiHeadAttention") {
+    } else if (isMultiHeadAttentionClass(layer.className())) {
       // query, value, key; the attention mask is a keyword argument.
       if (args.size() == 4) {
         kwargs["attention_mask"] = std::move(args[3]);

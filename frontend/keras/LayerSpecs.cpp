@@ -42,14 +42,21 @@ void keras::checkBuiltin(const ObjectView &entry,
   }
 }
 
-std::string keras::sublayerGroup(llvm::StringRef sublayer) {
-  if (sublayer == "attention_output")
-    return "output_dense";
+std::string keras::sublayerGroup(llvm::StringRef layerClass,
+                                 llvm::StringRef sublayer) {
   // A recurrent layer's cell, the cells of a Bidirectional's two layers,
   // and what a TimeDistributed wraps are stored at these paths.
   if (sublayer == "cell" || sublayer == "layer" || sublayer.contains('/'))
     return sublayer.str();
-  return (sublayer + "_dense").str();
+  std::string dense = sublayer == "attention_output"
+                          ? std::string("output_dense")
+                          : (sublayer + "_dense").str();
+  // Keras saves a sublayer under its attribute's name, with the
+  // underscore of a private one: MultiHeadAttention's gate and every
+  // projection of GroupQueryAttention are private.
+  if (layerClass == "GroupQueryAttention" || sublayer == "gate")
+    return "_" + dense;
+  return dense;
 }
 
 std::optional<Shape> keras::readBatchInputShape(const ObjectView &config) {

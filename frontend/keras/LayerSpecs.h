@@ -57,8 +57,9 @@ BuiltLayer buildLayer(const ObjectView &config, const std::string &className,
 
 /// The h5 group under a layer's group holding the weights named
 /// "SUBLAYER/..." (MultiHeadAttention's "query/kernel"): Keras names it by
-/// the sublayer's attribute (query_dense, ..., output_dense).
-std::string sublayerGroup(llvm::StringRef sublayer);
+/// the sublayer's attribute (query_dense, ..., output_dense; _gate_dense,
+/// GroupQueryAttention's _query_dense, ...).
+std::string sublayerGroup(llvm::StringRef layerClass, llvm::StringRef sublayer);
 
 } // namespace keras
 } // namespace kcc

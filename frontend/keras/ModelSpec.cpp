@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "frontend/keras/ModelSpec.h"
+#include "frontend/Layers.h"
 #include "frontend/keras/KerasImporter.h"
 #include "frontend/keras/LayerRegistry.h"
 #include "frontend/keras/LayerSpecs.h"
@@ -593,12 +594,13 @@ private:
         view.failField("return_attention_scores",
                        "return_attention_scores: true is not supported");
       bool c = view.getBool("use_causal_mask", false);
-      if (c && slot.entry.cls != "MultiHeadAttention" &&
+      if (c && !isMultiHeadAttentionClass(slot.entry.cls) &&
           slot.entry.cls != "Attention" &&
           slot.entry.cls != "AdditiveAttention")
         view.failField("use_causal_mask",
                        "use_causal_mask is an argument of MultiHeadAttention, "
-                       "Attention and AdditiveAttention");
+                       "GroupQueryAttention, Attention and "
+                       "AdditiveAttention");
       if (causal && *causal != c)
         view.failField("use_causal_mask",
                        "the calls of one layer must agree on use_causal_mask");

@@ -135,7 +135,7 @@ public:
   /// "<base>/<snake_case class>[_N]/vars", created with its name.
   std::string group(const std::string &base, llvm::StringMap<int> &counters,
                     const std::string &cls, const std::string &name) {
-    std::string snake = toSnakeCase(cls);
+    std::string snake = namePrefix(cls);
     int n = counters[snake]++;
     std::string vars = base + "/" +
                        (n == 0 ? snake : snake + "_" + std::to_string(n)) +
@@ -183,7 +183,8 @@ private:
         continue;
       }
       std::string sub = ws[i].name.substr(0, slash);
-      std::string subVars = layerGroup + "/" + sublayerGroup(sub) + "/vars";
+      std::string subVars =
+          layerGroup + "/" + sublayerGroup(layer.className(), sub) + "/vars";
       size_t &n = perSublayer[sub];
       if (n == 0) {
         h5_.createGroup(subVars);

@@ -74,7 +74,7 @@ std::vector<std::string> sublayerPaths(const Hdf5File &file, const Layer &layer,
           byName[*n] = m;
     std::string member = byName.lookup(sub);
     if (member.empty())
-      member = keras::sublayerGroup(sub);
+      member = keras::sublayerGroup(layer.className(), sub);
     paths.push_back(base + "/" + member + "/vars/" +
                     std::to_string(counts[sub]++));
   }
@@ -82,7 +82,9 @@ std::vector<std::string> sublayerPaths(const Hdf5File &file, const Layer &layer,
     std::string member = byName.lookup(kv.first());
     std::string vars =
         base + "/" +
-        (member.empty() ? keras::sublayerGroup(kv.first()) : member) + "/vars";
+        (member.empty() ? keras::sublayerGroup(layer.className(), kv.first())
+                        : member) +
+        "/vars";
     if (file.exists(vars + "/" + std::to_string(kv.second)))
       file.fail(vars, layerContext(layer.name(), layer.className()) +
                           ": the file has more than the " +
@@ -107,7 +109,7 @@ std::vector<std::string> levelGroups(const Hdf5File &file,
   llvm::StringMap<int> counters;
   std::vector<std::string> groups;
   for (const SpecLayer &l : layers) {
-    std::string cls = toSnakeCase(l.className);
+    std::string cls = namePrefix(l.className);
     int n = counters[cls]++;
     std::string group = n == 0 ? cls : cls + "_" + std::to_string(n);
     auto it = byName.find(l.name);

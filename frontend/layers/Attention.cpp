@@ -9,9 +9,10 @@
 // autodiff are Dense's.
 //
 // MultiHeadAttention as Keras 3 computes it for rank-3 query/value/key and
-// no dropout: the four projections above, then per batch and head
-// softmax(q k^T / sqrt(key_dim)) v as two kc.batch_matmuls over [B*H, T, D]
-// with the causal mask a constant added to the scores before the softmax.
+// no dropout (GroupQueryAttention too: fewer key/value heads, each
+// repeated for its query heads): the four projections above, then per batch and
+// head softmax(q k^T / sqrt(key_dim)) v as two kc.batch_matmuls over [B*H, T,
+// D] with the causal mask a constant added to the scores before the softmax.
 // Its weights are Keras's: query/key/value/attention_output, each a kernel
 // and (with use_bias) a bias, in the EinsumDense shapes.
 //
@@ -201,45 +202,80 @@ private:
   bool biasIsFull_ = false;
 };
 
+/// MultiHeadAttention's and GroupQueryAttention's shape: GroupedQuery
+/// projects the key and value to fewer heads, each shared by
+/// heads / kvHeads consecutive query heads (Keras's ops.repeat on axis 2).
+struct HeadsConfig {
+  std::string className;
+  int64_t heads, kvHeads, keyDim, valueDim;
+  bool useBias;
+  Shape outputShape;
+  bool causal, gate;
+  int64_t slidingWindow; ///< 0: none
+  std::string kernelInit, biasInit;
+};
+
 class MultiHeadAttentionImpl : public LayerImpl {
 public:
-  MultiHeadAttentionImpl(int64_t numHeads, int64_t keyDim, int64_t valueDim,
-                         bool useBias, Shape outputShape, bool useCausalMask,
-                         std::string kernelInit, std::string biasInit)
-      : LayerImpl("MultiHeadAttention"), heads_(numHeads), keyDim_(keyDim),
-        valueDim_(valueDim > 0 ? valueDim : keyDim), useBias_(useBias),
-        outputShape_(std::move(outputShape)), causal_(useCausalMask),
-        kernelInit_(std::move(kernelInit)), biasInit_(std::move(biasInit)) {
-    if (numHeads <= 0 || keyDim <= 0 || valueDim < 0)
-      throw Error("MultiHeadAttention: num_heads (" + std::to_string(numHeads) +
-                  ") and key_dim (" + std::to_string(keyDim) +
-                  ") must be positive, value_dim (" + std::to_string(valueDim) +
-                  ") positive or 0 (key_dim)");
-    for (int64_t d : outputShape_)
+  explicit MultiHeadAttentionImpl(HeadsConfig c)
+      : LayerImpl(c.className), c_(std::move(c)) {
+    if (c_.valueDim == 0)
+      c_.valueDim = c_.keyDim;
+    if (c_.heads <= 0 || c_.keyDim <= 0 || c_.valueDim < 0)
+      throw Error(c_.className + ": the number of heads (" +
+                  std::to_string(c_.heads) + ") and the key dim (" +
+                  std::to_string(c_.keyDim) +
+                  ") must be positive, the value dim (" +
+                  std::to_string(c_.valueDim) + ") positive or 0 (key dim)");
+    if (c_.kvHeads <= 0 || c_.heads % c_.kvHeads != 0)
+      throw Error(c_.className + ": num_query_heads (" +
+                  std::to_string(c_.heads) +
+                  ") must be a positive multiple of num_key_value_heads (" +
+                  std::to_string(c_.kvHeads) + ")");
+    if (c_.slidingWindow < 0)
+      throw Error(c_.className + ": sliding_window (" +
+                  std::to_string(c_.slidingWindow) +
+                  ") must be a positive integer or none");
+    for (int64_t d : c_.outputShape)
       if (d <= 0)
-        throw Error("MultiHeadAttention: output_shape " +
-                    shapeToString(outputShape_) + " must be positive");
+        throw Error(c_.className + ": output_shape " +
+                    shapeToString(c_.outputShape) + " must be positive");
   }
 
-  bool useCausalMask() const { return causal_; }
+  bool useCausalMask() const { return c_.causal; }
 
   llvm::json::Object kerasConfig() const override {
+    llvm::json::Value window = nullptr;
+    if (c_.slidingWindow > 0)
+      window = c_.slidingWindow;
+    if (c_.className == "GroupQueryAttention")
+      return llvm::json::Object{{"head_dim", c_.keyDim},
+                                {"num_query_heads", c_.heads},
+                                {"num_key_value_heads", c_.kvHeads},
+                                {"use_bias", c_.useBias},
+                                {"use_gate", c_.gate},
+                                {"sliding_window", std::move(window)},
+                                {"dropout", 0.0},
+                                {"kernel_initializer", c_.kernelInit},
+                                {"bias_initializer", c_.biasInit}};
     llvm::json::Value shape = nullptr;
-    if (!outputShape_.empty()) {
+    if (!c_.outputShape.empty()) {
       llvm::json::Array a;
-      for (int64_t d : outputShape_)
+      for (int64_t d : c_.outputShape)
         a.push_back(d);
       shape = std::move(a);
     }
-    return llvm::json::Object{{"num_heads", heads_},
-                              {"key_dim", keyDim_},
-                              {"value_dim", valueDim_},
+    return llvm::json::Object{{"num_heads", c_.heads},
+                              {"key_dim", c_.keyDim},
+                              {"value_dim", c_.valueDim},
                               {"dropout", 0.0},
-                              {"use_bias", useBias_},
+                              {"use_bias", c_.useBias},
                               {"output_shape", std::move(shape)},
                               {"attention_axes", llvm::json::Array{1}},
-                              {"kernel_initializer", kernelInit_},
-                              {"bias_initializer", biasInit_}};
+                              {"use_gate", c_.gate},
+                              {"sliding_window", std::move(window)},
+                              {"kernel_initializer", c_.kernelInit},
+                              {"bias_initializer", c_.biasInit}};
   }
 
 protected:
@@ -266,21 +302,24 @@ protected:
                " is not broadcastable to [batch, query steps, key steps] " +
                shapeString(want));
     }
-    Shape out = outputShape_.empty() ? Shape{q.back()} : outputShape_;
-    // Keras's order: query, key, value, attention_output.
-    auto project = [&](const std::string &name, int64_t in, int64_t dim) {
-      addWeight(name + "/kernel", {in, heads_, dim}, kernelInit_);
-      if (useBias_)
-        addWeight(name + "/bias", {heads_, dim}, biasInit_);
+    Shape out = c_.outputShape.empty() ? Shape{q.back()} : c_.outputShape;
+    // Keras's order: query, key, gate, value, attention_output.
+    auto project = [&](const std::string &name, int64_t in, int64_t heads,
+                       int64_t dim) {
+      addWeight(name + "/kernel", {in, heads, dim}, c_.kernelInit);
+      if (c_.useBias)
+        addWeight(name + "/bias", {heads, dim}, c_.biasInit);
     };
-    project("query", q.back(), keyDim_);
-    project("key", k.back(), keyDim_);
-    project("value", v.back(), valueDim_);
-    Shape outKernel{heads_, valueDim_};
+    project("query", q.back(), c_.heads, c_.keyDim);
+    project("key", k.back(), c_.kvHeads, c_.keyDim);
+    if (c_.gate)
+      project("gate", q.back(), c_.heads, c_.valueDim);
+    project("value", v.back(), c_.kvHeads, c_.valueDim);
+    Shape outKernel{c_.heads, c_.valueDim};
     outKernel.insert(outKernel.end(), out.begin(), out.end());
-    addWeight("attention_output/kernel", outKernel, kernelInit_);
-    if (useBias_)
-      addWeight("attention_output/bias", out, biasInit_);
+    addWeight("attention_output/kernel", outKernel, c_.kernelInit);
+    if (c_.useBias)
+      addWeight("attention_output/bias", out, c_.biasInit);
     outDims_ = out;
   }
 
@@ -293,21 +332,33 @@ protected:
     const Tensor &query = inputs[0], &value = inputs[1];
     const Tensor &key = inputs.size() >= 3 ? inputs[2] : value;
     int64_t b = query.dim(0), t = query.dim(1), s = value.dim(1);
+    int64_t heads = c_.heads;
     size_t w = 0;
     auto next = [&]() { return weight(w++); };
     auto nextBias = [&]() -> std::optional<Tensor> {
-      if (!useBias_)
+      if (!c_.useBias)
         return std::nullopt;
       return weight(w++);
     };
-    // [B, steps, E] -> [B*H, steps, dim]: heads become batch entries.
-    auto heads = [&](const Tensor &x, int64_t dim) {
+    // [B, steps, E] -> [B, steps, count, dim].
+    auto project = [&](const Tensor &x, int64_t count, int64_t dim) {
       Tensor kernel = next();
       std::optional<Tensor> bias = nextBias();
-      Tensor p = projectLastDims(x, 1, kernel, bias, {heads_, dim});
-      int64_t steps = x.dim(1);
+      return projectLastDims(x, 1, kernel, bias, {count, dim});
+    };
+    // [B, steps, count, dim] -> [B*H, steps, dim]: heads become batch
+    // entries, a key/value head repeated for each of its query heads.
+    auto asBatches = [&](Tensor p) {
+      int64_t steps = p.dim(1), count = p.dim(2), dim = p.dim(3);
+      if (count != heads) {
+        int64_t repeats = heads / count;
+        p = ops::reshape(
+            ops::broadcastTo(ops::reshape(p, {b, steps, count, 1, dim}),
+                             {b, steps, count, repeats, dim}),
+            {b, steps, heads, dim});
+      }
       return ops::reshape(ops::transpose(p, {0, 2, 1, 3}),
-                          {b * heads_, steps, dim});
+                          {b * heads, steps, dim});
     };
     // Keras's dot_product_attention (JAX) computes the scores, their mask
     // and the softmax in at least float32 (bfloat16 products accumulated
@@ -320,21 +371,28 @@ protected:
     // The queries are scaled before the product: a multiply over [B*H, T,
     // key_dim] instead of one over every score, whose gradient would keep a
     // [B*H, T, S] broadcast of the scale.
-    Tensor q = ops::mul(ops::cast(heads(query, keyDim_), dt, why),
-                        ops::scalar(1.0 / std::sqrt(double(keyDim_)), dt));
-    Tensor k = ops::cast(heads(key, keyDim_), dt, why);
-    Tensor v = heads(value, valueDim_);
+    Tensor q = ops::mul(
+        ops::cast(asBatches(project(query, heads, c_.keyDim)), dt, why),
+        ops::scalar(1.0 / std::sqrt(double(c_.keyDim)), dt));
+    Tensor k =
+        ops::cast(asBatches(project(key, c_.kvHeads, c_.keyDim)), dt, why);
+    // Keras's gate: sigmoid of the query's own projection, times the
+    // heads' outputs before the output projection.
+    std::optional<Tensor> gate;
+    if (c_.gate)
+      gate = ops::activation(project(query, heads, c_.valueDim), "sigmoid");
+    Tensor v = asBatches(project(value, c_.kvHeads, c_.valueDim));
     Tensor scores = ops::batchMatmul(q, k, false, true); // [B*H, T, S]
     if (std::optional<Tensor> allowed = attentionMask(inputs, t, s)) {
       // Keras's masked attention: jax.nn.dot_product_attention puts its
       // large negative where the mask is false (a query step with no real
       // key then attends to every step alike).
       Tensor heads4 = ops::broadcastTo(ops::reshape(*allowed, {b, 1, t, s}),
-                                       {b, heads_, t, s});
+                                       {b, heads, t, s});
       scores = ops::select(
-          maskAsCondition(ops::reshape(heads4, {b * heads_, t, s})), scores,
+          maskAsCondition(ops::reshape(heads4, {b * heads, t, s})), scores,
           ops::fillLike(scores, {}, -0.7 * double(FLT_MAX)));
-    } else if (causal_) {
+    } else if (c_.causal) {
       // Keras's mask: query step i sees key steps j <= i. The others get
       // jax.nn.dot_product_attention's large negative, added rather than
       // selected: step i always sees step 0, so a row's maximum is a real
@@ -348,23 +406,27 @@ protected:
     }
     Tensor probs = ops::cast(ops::softmax(scores, -1), compute);
     Tensor o = ops::batchMatmul(probs, v); // [B*H, T, Dv]
-    o = ops::transpose(ops::reshape(o, {b, heads_, t, valueDim_}),
+    o = ops::transpose(ops::reshape(o, {b, heads, t, c_.valueDim}),
                        {0, 2, 1, 3}); // [B, T, H, Dv]
+    if (gate)
+      o = ops::mul(o, *gate);
     Tensor kernel = next();
     std::optional<Tensor> bias = nextBias();
     Tensor out = projectLastDims(o, 2, kernel, bias, outDims_);
     return {query.mask() ? out.withMask(*query.mask()) : out};
   }
 
-  /// The output keeps the query's mask (Keras's MultiHeadAttention).
+  /// The output keeps the query's mask (Keras's MultiHeadAttention, and
+  /// Layer.__call__'s first-argument mask for GroupQueryAttention).
   MaskRule maskRule() const override { return MaskRule::Own; }
 
 private:
   /// Keras's _compute_attention_mask from the inputs' masks, f32 0/1
   /// [B, T, S]: query_mask[:, :, None] & value_mask[:, None, :] (& the
   /// key's own mask when the key is another tensor) (& the causal mask)
-  /// (& the attention_mask argument, nonzero as true); none when no input
-  /// is masked and no attention_mask is given.
+  /// (& the sliding window's band |i - j| < window) (& the attention_mask
+  /// argument, nonzero as true); none when no input is masked and no
+  /// attention_mask or window is given.
   std::optional<Tensor> attentionMask(const std::vector<Tensor> &inputs,
                                       int64_t t, int64_t s) const {
     const Tensor &query = inputs[0];
@@ -375,7 +437,7 @@ private:
       if (const Tensor *m = inputs[2].mask())
         keys.push_back(*m);
     const Tensor *given = inputs.size() == 4 ? &inputs[3] : nullptr;
-    if (!query.mask() && keys.empty() && !given)
+    if (!query.mask() && keys.empty() && !given && c_.slidingWindow == 0)
       return std::nullopt;
     int64_t b = query.dim(0);
     Tensor allowed = ops::fillLike(query, {b, t, s}, 1.0);
@@ -392,22 +454,22 @@ private:
       allowed = ops::mul(
           allowed, ops::broadcastTo(ops::cast(m, allowed.dtype()), {b, t, s}));
     }
-    if (causal_) {
-      std::vector<double> lower(t * s, 0.0);
+    if (c_.causal || c_.slidingWindow > 0) {
+      std::vector<double> band(t * s, 0.0);
       for (int64_t i = 0; i < t; ++i)
-        for (int64_t j = 0; j <= i && j < s; ++j)
-          lower[i * s + j] = 1.0;
+        for (int64_t j = 0; j < s; ++j) {
+          bool seen = !c_.causal || j <= i;
+          if (c_.slidingWindow > 0)
+            seen = seen && std::abs(i - j) < c_.slidingWindow;
+          band[i * s + j] = seen ? 1.0 : 0.0;
+        }
       allowed = ops::mul(
-          allowed, Tensor(NDArray::fromVector({t, s}, lower, allowed.dtype())));
+          allowed, Tensor(NDArray::fromVector({t, s}, band, allowed.dtype())));
     }
     return allowed;
   }
 
-  int64_t heads_, keyDim_, valueDim_;
-  bool useBias_;
-  Shape outputShape_;
-  bool causal_;
-  std::string kernelInit_, biasInit_;
+  HeadsConfig c_;
   Shape outDims_;
 };
 
@@ -569,10 +631,28 @@ MultiHeadAttention::MultiHeadAttention(int64_t numHeads, int64_t keyDim,
                                        const Shape &outputShape,
                                        bool useCausalMask,
                                        const std::string &kernelInitializer,
-                                       const std::string &biasInitializer)
+                                       const std::string &biasInitializer,
+                                       bool useGate, int64_t slidingWindow)
     : Layer(std::make_shared<MultiHeadAttentionImpl>(
-          numHeads, keyDim, valueDim, useBias, outputShape, useCausalMask,
-          kernelInitializer, biasInitializer)) {}
+          HeadsConfig{"MultiHeadAttention", numHeads, numHeads, keyDim,
+                      valueDim, useBias, outputShape, useCausalMask, useGate,
+                      slidingWindow, kernelInitializer, biasInitializer})) {}
+
+GroupQueryAttention::GroupQueryAttention(int64_t headDim, int64_t numQueryHeads,
+                                         int64_t numKeyValueHeads, bool useBias,
+                                         bool useCausalMask, bool useGate,
+                                         int64_t slidingWindow,
+                                         const std::string &kernelInitializer,
+                                         const std::string &biasInitializer)
+    : Layer(std::make_shared<MultiHeadAttentionImpl>(HeadsConfig{
+          "GroupQueryAttention", numQueryHeads, numKeyValueHeads, headDim,
+          headDim, useBias, Shape{}, useCausalMask, useGate, slidingWindow,
+          kernelInitializer, biasInitializer})) {}
+
+bool kcc::isMultiHeadAttentionClass(const std::string &className) {
+  return className == "MultiHeadAttention" ||
+         className == "GroupQueryAttention";
+}
 
 bool kcc::usesCausalMask(const Layer &layer) {
   if (auto *mha = dynamic_cast<MultiHeadAttentionImpl *>(layer.impl().get()))

@@ -1,10 +1,16 @@
 #!/usr/bin/env python3
-"""Writes the Keras fixture of the Attention and AdditiveAttention layers
-(tests/fixtures/keras):
+"""Writes the Keras fixtures of the Attention, AdditiveAttention and
+GroupQueryAttention layers (tests/fixtures/keras):
 
   attention.keras  a sequence model through Attention (dot scores plain
                    and scaled, causal; concat scores with a key) and
                    AdditiveAttention (scaled, causal; unscaled);
+  grouped_attention.keras
+                   GroupQueryAttention (2 query heads per key/value head,
+                   causal; 6 query heads on one key/value head with a gate,
+                   a sliding window, no bias, another key and value) and
+                   MultiHeadAttention with a gate and a causal sliding
+                   window;
 
 and attention.json in layers.json's format (make_layer_fixtures.py): the loss
 of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's batch
@@ -47,20 +53,43 @@ def attention():
     return keras.Model(x, y, name="attention")
 
 
+def grouped_attention():
+    x = keras.Input((28, 28, 1))
+    h = L.Reshape((28, 28))(x)
+    h = L.Conv1D(12, 3, strides=2, activation="tanh")(h)      # 13 x 12
+    v = L.Dense(12)(h)
+    k = L.Dense(12)(h)
+    outs = [
+        L.GroupQueryAttention(head_dim=4, num_query_heads=4,
+                              num_key_value_heads=2)(
+            h, h, use_causal_mask=True),
+        L.GroupQueryAttention(head_dim=3, num_query_heads=6,
+                              num_key_value_heads=1, use_gate=True,
+                              sliding_window=4, use_bias=False)(h, v, k),
+        L.MultiHeadAttention(num_heads=2, key_dim=4, use_gate=True,
+                             sliding_window=3)(h, h, use_causal_mask=True),
+    ]
+    h = L.Concatenate()(outs)                                   # 13 x 36
+    y = L.Dense(10, activation="softmax")(L.Flatten()(h))
+    return keras.Model(x, y, name="grouped_attention")
+
+
 def main():
     os.makedirs(mf.OUT, exist_ok=True)
     _, x, y = mf.batch()
     result = mf.record_header(PREDICT)
-    mf.fresh_session()
-    model = attention()
-    model.save(os.path.join(mf.OUT, "attention.keras"))
-    initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
-    rec = mv.train_record(model, x, y)
-    rec["initial_predict"] = initial.astype(np.float64).tolist()
-    rec["final_predict"] = np.asarray(
-        model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
-    result["attention"] = rec
-    print("attention losses", rec["step_losses"])
+    for name, build in (("attention", attention),
+                        ("grouped_attention", grouped_attention)):
+        mf.fresh_session()
+        model = build()
+        model.save(os.path.join(mf.OUT, name + ".keras"))
+        initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
+        rec = mv.train_record(model, x, y)
+        rec["initial_predict"] = initial.astype(np.float64).tolist()
+        rec["final_predict"] = np.asarray(
+            model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
+        result[name] = rec
+        print(name, "losses", rec["step_losses"])
     with open(os.path.join(mf.OUT, "attention.json"), "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")

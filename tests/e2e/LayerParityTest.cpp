@@ -67,7 +67,8 @@ class LayerParity : public ::testing::TestWithParam<Param> {};
 /// The record of `name`: layers.json's models, vocabulary.json's (the
 /// layers of make_vocabulary_fixtures.py) or preprocessing.json's
 /// (make_preprocessing_fixtures.py), conv1d.json's
-/// (make_conv1d_fixtures.py), attention.json's (make_attention_fixtures.py),
+/// (make_conv1d_fixtures.py), attention.json's (make_attention_fixtures.py:
+/// Attention, AdditiveAttention, GroupQueryAttention),
 /// opsnodes.json's (make_opsnodes_fixtures.py), shape3d.json's
 /// (make_shape3d_fixtures.py) or geometric.json's
 /// (make_geometric_fixtures.py).
@@ -126,9 +127,9 @@ INSTANTIATE_TEST_SUITE_P(
         ::testing::Values("activations", "merging", "vision", "vocabulary",
                           "group_norm", "rms_norm", "adaptive", "preprocessing",
                           "color_augmentation", "augmentation", "conv1d",
-                          "attention", "opsnodes", "td_dense", "td_video",
-                          "td_sequential", "volume", "volume_dropout",
-                          "geometric"),
+                          "attention", "grouped_attention", "opsnodes",
+                          "td_dense", "td_video", "td_sequential", "volume",
+                          "volume_dropout", "geometric"),
         ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +

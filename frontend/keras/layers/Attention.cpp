@@ -1,6 +1,7 @@
 //===- Attention.cpp - Keras's attention layers --------------------------===//
 //
-// MultiHeadAttention, Attention and AdditiveAttention
+// MultiHeadAttention, GroupQueryAttention, Attention and
+// AdditiveAttention
 // (keras/src/layers/attention/).
 //
 //===----------------------------------------------------------------------===//
@@ -13,15 +14,29 @@ using namespace kcc::keras;
 
 namespace {
 
-Layer buildMultiHeadAttention(const ObjectView &c, const CallOptions &call) {
-  checkNull(c,
-            {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
-             "kernel_constraint", "bias_constraint", "sliding_window"});
+/// use_gate and sliding_window, shared by MultiHeadAttention and
+/// GroupQueryAttention; dropout on the scores is refused.
+struct HeadOptions {
+  bool gate;
+  int64_t slidingWindow;
+};
+
+HeadOptions readHeadOptions(const ObjectView &c) {
   if (c.getNumber("dropout", 0.0) != 0.0)
     c.failField("dropout", "dropout on the attention scores is not supported "
                            "(must be 0)");
-  if (c.getBool("use_gate", false))
-    c.failField("use_gate", "use_gate: true is not supported");
+  int64_t window = 0;
+  if (const llvm::json::Value *w = c.get("sliding_window");
+      w && w->kind() != llvm::json::Value::Null)
+    window = readWidth(c, "sliding_window");
+  return {c.getBool("use_gate", false), window};
+}
+
+Layer buildMultiHeadAttention(const ObjectView &c, const CallOptions &call) {
+  checkNull(c,
+            {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
+             "kernel_constraint", "bias_constraint"});
+  HeadOptions head = readHeadOptions(c);
   if (c.has("attention_axes")) {
     Shape axes = readIntOrShape(c, "attention_axes");
     if (axes.size() != 1 || (axes[0] != 1 && axes[0] != -2))
@@ -40,6 +55,27 @@ Layer buildMultiHeadAttention(const ObjectView &c, const CallOptions &call) {
   return MultiHeadAttention(
       heads, keyDim, valueDim, c.getBool("use_bias", true), outputShape,
       call.useCausalMask,
+      readInitializer(c, "kernel_initializer", "glorot_uniform"),
+      readInitializer(c, "bias_initializer", "zeros"), head.gate,
+      head.slidingWindow);
+}
+
+Layer buildGroupQueryAttention(const ObjectView &c, const CallOptions &call) {
+  checkNull(c,
+            {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
+             "kernel_constraint", "bias_constraint"});
+  HeadOptions head = readHeadOptions(c);
+  int64_t headDim = readWidth(c, "head_dim");
+  int64_t queryHeads = readWidth(c, "num_query_heads");
+  int64_t kvHeads = readWidth(c, "num_key_value_heads");
+  if (queryHeads % kvHeads != 0)
+    c.failField("num_key_value_heads",
+                "num_query_heads (" + std::to_string(queryHeads) +
+                    ") must be divisible by num_key_value_heads (" +
+                    std::to_string(kvHeads) + ")");
+  return GroupQueryAttention(
+      headDim, queryHeads, kvHeads, c.getBool("use_bias", true),
+      call.useCausalMask, head.gate, head.slidingWindow,
       readInitializer(c, "kernel_initializer", "glorot_uniform"),
       readInitializer(c, "bias_initializer", "zeros"));
 }
@@ -70,10 +106,22 @@ void keras::addAttentionLayers(std::vector<LayerClass> &classes) {
          return buildMultiHeadAttention(c, call);
        },
        {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
-        "kernel_constraint", "bias_constraint", "sliding_window", "seed"},
-       {{"use_gate", false}},
+        "kernel_constraint", "bias_constraint", "seed"},
+       {},
        "`num_heads`, `key_dim`, `value_dim`, `use_bias`, `output_shape`, "
-       "`attention_axes` ([1]), initializers, `use_causal_mask` and "
+       "`attention_axes` ([1]), `use_gate`, `sliding_window`, initializers, "
+       "`use_causal_mask` and `attention_mask` in the call"});
+  classes.push_back(
+      {"GroupQueryAttention",
+       "attention",
+       [](const ObjectView &c, const CallOptions &call) {
+         return buildGroupQueryAttention(c, call);
+       },
+       {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
+        "kernel_constraint", "bias_constraint", "seed"},
+       {},
+       "`head_dim`, `num_query_heads`, `num_key_value_heads`, `use_bias`, "
+       "`use_gate`, `sliding_window`, initializers, `use_causal_mask` and "
        "`attention_mask` in the call"});
   classes.push_back({"Attention",
                      "attention",

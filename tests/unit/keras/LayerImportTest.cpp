@@ -316,8 +316,82 @@ TEST(KerasLayerImport, AttentionValuesKccCannotHonourAreErrors) {
   EXPECT_THAT(
       importError(mha(json::Object{{"attention_axes", json::Array{1, 2}}})),
       HasSubstr("attention over axes [1, 2] is not supported"));
-  EXPECT_THAT(importError(mha(json::Object{{"use_gate", true}})),
-              HasSubstr("use_gate: true is not supported"));
+  EXPECT_THAT(importError(mha(json::Object{{"sliding_window", 0}})),
+              HasSubstr("sliding_window: layer 'mha' (MultiHeadAttention): "
+                        "sliding_window must be positive, got 0"));
+  auto gqa = [](json::Object extra) {
+    json::Object config{{"name", "gqa"},
+                        {"head_dim", 4},
+                        {"num_query_heads", 6},
+                        {"num_key_value_heads", 4}};
+    for (auto &kv : extra)
+      config[kv.first] = std::move(kv.second);
+    return keras2MlpWith(json::Object{{"class_name", "GroupQueryAttention"},
+                                      {"config", std::move(config)}});
+  };
+  EXPECT_THAT(importError(gqa({})),
+              HasSubstr("layer 'gqa' (GroupQueryAttention): num_query_heads "
+                        "(6) must be divisible by num_key_value_heads (4)"));
+  EXPECT_THAT(importError(gqa(
+                  json::Object{{"num_key_value_heads", 3}, {"dropout", 0.5}})),
+              HasSubstr("layer 'gqa' (GroupQueryAttention): dropout on the "
+                        "attention scores is not supported"));
+}
+
+TEST(KerasLayerImport, GroupQueryAttentionSharesKeyValueHeads) {
+  // Keras 3's config of GroupQueryAttention(head_dim=3, num_query_heads=4,
+  // num_key_value_heads=2, use_gate=True, sliding_window=2)(x, x).
+  std::string text = R"json({"class_name": "Functional", "config": {
+    "name": "gqa_model", "layers": [
+      {"class_name": "InputLayer", "name": "x", "inbound_nodes": [],
+       "config": {"batch_shape": [null, 5, 6], "dtype": "float32",
+                  "name": "x"}},
+      {"class_name": "GroupQueryAttention", "module": "keras.layers",
+       "name": "gqa",
+       "config": {"name": "gqa", "head_dim": 3, "num_query_heads": 4,
+                  "num_key_value_heads": 2, "use_bias": true,
+                  "use_gate": true, "sliding_window": 2, "dropout": 0.0,
+                  "kernel_regularizer": null, "seed": null},
+       "inbound_nodes": [{"args": [
+         {"class_name": "__keras_tensor__", "config": {"shape": [null, 5, 6],
+          "dtype": "float32", "keras_history": ["x", 0, 0]}},
+         {"class_name": "__keras_tensor__", "config": {"shape": [null, 5, 6],
+          "dtype": "float32", "keras_history": ["x", 0, 0]}}],
+         "kwargs": {"use_causal_mask": true}}]}],
+    "input_layers": [["x", 0, 0]], "output_layers": [["gqa", 0, 0]]}})json";
+  keras::ImportedModel m = keras::importModelJson(text, "gqa.json");
+  Layer gqa = m.model->getLayer("gqa");
+  EXPECT_TRUE(usesCausalMask(gqa));
+  std::vector<std::string> names;
+  std::vector<Shape> shapes;
+  for (const Weight &w : gqa.impl()->weights()) {
+    names.push_back(w.name);
+    shapes.push_back(w.shape);
+  }
+  // Keras's order and shapes: the key and value project to 2 heads.
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "query/kernel", "query/bias", "key/kernel", "key/bias",
+                       "gate/kernel", "gate/bias", "value/kernel", "value/bias",
+                       "attention_output/kernel", "attention_output/bias"}));
+  EXPECT_EQ(shapes, (std::vector<Shape>{{6, 4, 3},
+                                        {4, 3},
+                                        {6, 2, 3},
+                                        {2, 3},
+                                        {6, 4, 3},
+                                        {4, 3},
+                                        {6, 2, 3},
+                                        {2, 3},
+                                        {4, 3, 6},
+                                        {6}}));
+  json::Object config = gqa.impl()->kerasConfig();
+  EXPECT_EQ(config.getInteger("num_key_value_heads"), 2);
+  EXPECT_EQ(config.getInteger("sliding_window"), 2);
+  EXPECT_EQ(config.getBoolean("use_gate"), true);
+  // Keras saves its weights under the Python class's name.
+  EXPECT_EQ(namePrefix("GroupQueryAttention"), "grouped_query_attention");
+  EXPECT_EQ(keras::sublayerGroup("GroupQueryAttention", "key"), "_key_dense");
+  EXPECT_EQ(keras::sublayerGroup("MultiHeadAttention", "key"), "key_dense");
+  EXPECT_EQ(keras::sublayerGroup("MultiHeadAttention", "gate"), "_gate_dense");
 }
 
 TEST(KerasLayerImport, Keras2AttentionTakesValueAndCausalMaskFromKwargs) {
