@@ -50,7 +50,8 @@ struct SpecLayer {
   /// weights, but keeps its place in the archive's weight groups.
   bool built = true;
   bool isModel() const {
-    return className == "Sequential" || className == "Functional";
+    return className == "Sequential" || className == "Functional" ||
+           className == "Pipeline";
   }
 };
 

@@ -84,9 +84,16 @@ void freezeIfNeeded(const BuiltLayer &b) {
     b.layer.setTrainable(false);
 }
 
-/// Whether an entry of config.layers is a model used as a layer.
+/// Whether an entry of config.layers is a model used as a layer. Keras's
+/// Pipeline layer is one too: a list of layers applied in turn, its
+/// config and weights laid out as a nested Sequential's.
 bool isModelClass(const std::string &cls) {
-  return cls == "Sequential" || cls == "Functional" || cls == "Model";
+  return cls == "Sequential" || cls == "Functional" || cls == "Model" ||
+         cls == "Pipeline";
+}
+
+bool isSequentialClass(const std::string &cls) {
+  return cls == "Sequential" || cls == "Pipeline";
 }
 
 /// A model used as a layer: its calls replay its layer calls into the
@@ -108,8 +115,8 @@ readFunctional(SpecReader &reader, const ObjectView &config,
                const json::Array &layers, const JsonPath &layersPath,
                std::vector<SpecLayer> &level, uint64_t seed);
 
-/// The model of entry `e` (class Sequential, Functional or Model), its
-/// layers frozen when its config says trainable: false (Keras's
+/// The model of entry `e` (class Sequential, Pipeline, Functional or Model),
+/// its layers frozen when its config says trainable: false (Keras's
 /// `base.trainable = False` freezes every layer under it).
 std::shared_ptr<NestedModel> readNestedModel(SpecReader &reader, const Entry &e,
                                              uint64_t seed) {
@@ -119,9 +126,9 @@ std::shared_ptr<NestedModel> readNestedModel(SpecReader &reader, const Entry &e,
   JsonPath layersPath = e.config->path().field("layers");
   auto nested = std::make_shared<NestedModel>();
   nested->spec.name = e.name;
-  nested->spec.className = e.cls == "Sequential" ? "Sequential" : "Functional";
+  nested->spec.className = isSequentialClass(e.cls) ? e.cls : "Functional";
   const json::Array &layers = *layersValue->getAsArray();
-  nested->model = e.cls == "Sequential"
+  nested->model = isSequentialClass(e.cls)
                       ? readSequential(reader, e.view, *e.config, layers,
                                        layersPath, nested->spec.layers, seed)
                       : readFunctional(reader, *e.config, layers, layersPath,
@@ -158,6 +165,30 @@ std::optional<bool> readTrainingArgument(SpecReader &reader,
 //===----------------------------------------------------------------------===//
 // Sequential
 //===----------------------------------------------------------------------===//
+
+/// The shape (without the batch) of the first tensor a nested model's
+/// first Keras 3 call passes it: a legacy .h5's model_config gives a
+/// Pipeline neither an InputLayer nor a build_config.
+std::optional<Shape> firstCallShape(const ObjectView &entry) {
+  const json::Array *nodes = entry.object().getArray("inbound_nodes");
+  const json::Object *node =
+      nodes && !nodes->empty() ? (*nodes)[0].getAsObject() : nullptr;
+  const json::Array *args = node ? node->getArray("args") : nullptr;
+  const json::Object *tensor =
+      args && !args->empty() ? (*args)[0].getAsObject() : nullptr;
+  const json::Object *config = tensor ? tensor->getObject("config") : nullptr;
+  const json::Array *dims = config ? config->getArray("shape") : nullptr;
+  if (!dims || dims->empty())
+    return std::nullopt;
+  Shape shape;
+  for (const json::Value &d : llvm::drop_begin(*dims)) {
+    std::optional<int64_t> n = d.getAsInteger();
+    if (!n || *n <= 0)
+      return std::nullopt;
+    shape.push_back(*n);
+  }
+  return shape;
+}
 
 std::unique_ptr<Model> readSequential(SpecReader &reader, const ObjectView &top,
                                       const ObjectView &config,
@@ -204,6 +235,8 @@ std::unique_ptr<Model> readSequential(SpecReader &reader, const ObjectView &top,
             shape = Shape(s.begin() + 1, s.end());
         }
       }
+      if (!shape)
+        shape = firstCallShape(top);
       if (!shape)
         e.view.fail("the model has no input shape (no InputLayer, "
                     "batch_input_shape or build_input_shape)");

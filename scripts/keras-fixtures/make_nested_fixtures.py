@@ -20,6 +20,10 @@
   two_level.keras   a Sequential holding a functional model that holds a
                     Sequential, with a Dense object called twice at the
                     second level;
+  pipeline.keras    a keras.layers.Pipeline (Rescaling, Conv2D, MaxPooling2D,
+                    Dense: a plain layer whose layers and weights are laid
+                    out as a nested Sequential's) called twice, on the
+                    image and on its transpose (shared weights);
   mobilenet.keras   keras.applications.MobileNetV2(alpha=0.35,
                     include_top=False, weights=None) at 32x32x3 as a base
                     with a new head, and mobilenet_sgd.weights.h5, its
@@ -27,13 +31,14 @@
                     32x32 and repeated on 3 channels.
 
 each also as <name>.h5 (legacy HDF5) and <name>.json (model.to_json()),
-and nested.json in layers.json's format for the first three (5 Adam(1e-3)
+and nested.json in layers.json's format for the first four (5 Adam(1e-3)
 train_on_batch losses on make_fixtures.py's batch; predict on the first 4
 examples before and after), and for mobilenet Keras's own noise on that
 step: the relative norm of the difference between the update of every
 weight and the update computed on the batch with its rows reversed.
 Run as make_fixtures.py (KERAS_BACKEND=jax); it leaves the other fixtures
-alone. Names as arguments (siamese, transfer, two_level, mobilenet) rewrite
+alone. Names as arguments (siamese, transfer, two_level, pipeline,
+mobilenet) rewrite
 those alone.
 """
 
@@ -120,6 +125,21 @@ def two_level():
         middle,
         L.Dense(10, activation="softmax"),
     ], name="two_level")
+
+
+def pipeline():
+    pre = L.Pipeline([
+        L.Rescaling(2.0, offset=-1.0),
+        L.Conv2D(4, 3, activation="relu"),
+        L.MaxPooling2D(2),
+        L.Dense(6, activation="tanh"),
+    ], name="pre")
+    x = keras.Input((28, 28, 1))
+    a = pre(x)
+    b = pre(L.Permute((2, 1, 3))(x))
+    h = L.Concatenate()([L.Flatten()(a), L.Flatten()(b)])
+    y = L.Dense(10, activation="softmax")(h)
+    return keras.Model(x, y, name="pipeline")
 
 
 def train_record(model, x, y):
@@ -209,7 +229,7 @@ def main():
     result = mf.record_header(PREDICT)
     only = sys.argv[1:]
     for name, build in (("siamese", siamese), ("transfer", transfer),
-                        ("two_level", two_level)):
+                        ("two_level", two_level), ("pipeline", pipeline)):
         if only and name not in only:
             continue
         mf.fresh_session()

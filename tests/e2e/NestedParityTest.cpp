@@ -5,7 +5,8 @@
 // each called twice), a transfer-learning model (a preprocessing
 // Sequential, a frozen base and a trainable block called with
 // training=False), a Sequential holding a functional model holding a
-// Sequential, and MobileNetV2 as the base of a new head. Each nested model
+// Sequential, a keras.layers.Pipeline called twice, and MobileNetV2 as the
+// base of a new head. Each nested model
 // imports with its weights from the archive's nested groups; from them,
 // kcc must reproduce, compiled and interpreted:
 //
@@ -126,7 +127,8 @@ TEST_P(NestedParity, StepsPredictAndSaveMatchKeras) {
        *saved.getAsObject()->getObject("config")->getArray("layers")) {
     std::optional<llvm::StringRef> cls =
         l.getAsObject()->getString("class_name");
-    savedModels += cls == "Sequential" || cls == "Functional";
+    savedModels +=
+        cls == "Sequential" || cls == "Functional" || cls == "Pipeline";
   }
   EXPECT_EQ(savedModels, nestedModels);
   llvm::sys::fs::remove(path);
@@ -134,9 +136,9 @@ TEST_P(NestedParity, StepsPredictAndSaveMatchKeras) {
 
 INSTANTIATE_TEST_SUITE_P(
     KerasNestedFixtures, NestedParity,
-    ::testing::Combine(::testing::Values("siamese", "transfer", "two_level"),
-                       ::testing::Values(ExecMode::Compiled,
-                                         ExecMode::Interpreted)),
+    ::testing::Combine(
+        ::testing::Values("siamese", "transfer", "two_level", "pipeline"),
+        ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +
              (std::get<1>(info.param) == ExecMode::Compiled ? "_compiled"
@@ -149,7 +151,7 @@ INSTANTIATE_TEST_SUITE_P(
 TEST(NestedFormats, LegacyH5AndJsonPredictAsKeras) {
   NDArray x, y;
   e2e::kerasBatch(x, y);
-  for (const char *name : {"siamese", "transfer", "two_level"}) {
+  for (const char *name : {"siamese", "transfer", "two_level", "pipeline"}) {
     SCOPED_TRACE(name);
     const json::Object &record = *nestedJson().getObject(name);
     TrainingConfig config = e2e::kerasAdamConfig(record, ExecMode::Interpreted);
