@@ -784,6 +784,16 @@ public:
   explicit RandomGrayscale(double factor = 0.5, uint64_t seed = 0);
 };
 
+/// Keras's RandomColorDegeneration: each image blended toward its
+/// grayscale, x + f * (luma - x) with f = uniform(lower, upper) drawn per
+/// image (Keras's factor f gives (-f, f)), clipped to [low, high]; 1 or 3
+/// channels.
+class RandomColorDegeneration : public Layer {
+public:
+  RandomColorDegeneration(double lower, double upper, double low = 0.0,
+                          double high = 255.0, uint64_t seed = 0);
+};
+
 /// Replaces each image by high - x when uniform(0, 1) < uniform(lower,
 /// upper) (Keras's RandomInvert and its factor's (lower, upper)).
 class RandomInvert : public Layer {

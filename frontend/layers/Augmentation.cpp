@@ -14,6 +14,9 @@
 //                    1 + upper) + that mean, per channel, clipped;
 //  RandomGrayscale   each RGB image (uniform < factor) replaced by its
 //                    luma 0.2989 R + 0.587 G + 0.114 B in every channel;
+//  RandomColorDegeneration
+//                    x + f * (luma - x), f = uniform(lower, upper) per
+//                    image, clipped to the value range;
 //  RandomInvert      each image (uniform(0, 1) < uniform(lower, upper))
 //                    replaced by high - x;
 //  Solarization      on the [0, 255] scale, x + addition clipped, and
@@ -154,6 +157,15 @@ protected:
   }
 };
 
+/// tf.image.rgb_to_grayscale's luma of NHWC RGB images, [N, H, W, 1].
+Tensor luma(const Tensor &x) {
+  Tensor weights = ops::cast(
+      Tensor(NDArray::fromVector({3, 1}, {0.2989, 0.5870, 0.1140})), x.dtype());
+  int64_t pixels = x.dim(0) * x.dim(1) * x.dim(2);
+  return ops::reshape(ops::matmul(ops::reshape(x, {pixels, 3}), weights),
+                      {x.dim(0), x.dim(1), x.dim(2), 1});
+}
+
 class RandomGrayscaleImpl : public AugmentationImpl {
 public:
   RandomGrayscaleImpl(double factor, uint64_t seed)
@@ -178,14 +190,7 @@ protected:
       fail("expects 1 or 3 channels (RGB), got " + x.shapeString());
     if (!ctx.training || channels == 1)
       return {x};
-    // tf.image.rgb_to_grayscale's weights, as Keras's backends use them.
-    Tensor weights =
-        ops::cast(Tensor(NDArray::fromVector({3, 1}, {0.2989, 0.5870, 0.1140})),
-                  x.dtype());
-    int64_t pixels = x.dim(0) * x.dim(1) * x.dim(2);
-    Tensor gray =
-        ops::reshape(ops::matmul(ops::reshape(x, {pixels, 3}), weights),
-                     {x.dim(0), x.dim(1), x.dim(2), 1});
+    Tensor gray = luma(x);
     Tensor apply = ops::compare(ops::CompareKind::LT, perImage(x, ctx, 0, 1),
                                 ops::scalar(factor_, x.dtype()));
     return {ops::select(ops::broadcastTo(apply, x.shape()),
@@ -194,6 +199,30 @@ protected:
 
 private:
   double factor_;
+};
+
+class RandomColorDegenerationImpl : public RangedAugmentationImpl {
+public:
+  using RangedAugmentationImpl::RangedAugmentationImpl;
+  llvm::json::Object kerasConfig() const override { return rangedConfig(); }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    int64_t channels = x.dim(3);
+    if (channels != 1 && channels != 3)
+      fail("expects 1 or 3 channels (RGB), got " + x.shapeString());
+    if (!ctx.training)
+      return {x};
+    // Keras: x + factor * (grayscale - x), one factor per image (a
+    // negative one moves away from gray), clipped; a one-channel image is
+    // its own grayscale.
+    Tensor gray = channels == 1 ? x : luma(x);
+    Tensor factor = perImage(x, ctx, lower_, upper_);
+    return {clipToRange(ops::add(x, ops::mul(factor, ops::sub(gray, x))))};
+  }
 };
 
 class RandomInvertImpl : public RangedAugmentationImpl {
@@ -296,6 +325,12 @@ Solarization::Solarization(std::pair<double, double> additionFactor,
 
 RandomGrayscale::RandomGrayscale(double factor, uint64_t seed)
     : Layer(std::make_shared<RandomGrayscaleImpl>(factor, seed)) {}
+
+RandomColorDegeneration::RandomColorDegeneration(double lower, double upper,
+                                                 double low, double high,
+                                                 uint64_t seed)
+    : Layer(std::make_shared<RandomColorDegenerationImpl>(
+          "RandomColorDegeneration", lower, upper, low, high, seed)) {}
 
 RandomInvert::RandomInvert(double lower, double upper, double low, double high,
                            uint64_t seed)

@@ -19,7 +19,9 @@
                        CustomScaleLayer;
   color_augmentation.keras  RandomGrayscale (on one channel and on three)
                        and RandomInvert at factor 0 (AugmentationTest
-                       checks their rates), and Solarization at its
+                       checks their rates), RandomColorDegeneration at
+                       factor (0.5, 0.5) (halfway to gray in training),
+                       and Solarization at its
                        default factors (every image inverted in training,
                        the identity in predict);
   flip_predict.keras   a RandomFlip and ConvNeXt's StochasticDepth: Keras's
@@ -93,6 +95,8 @@ def color_augmentation():
     h = L.Conv2D(3, 3, strides=2, activation="sigmoid")(h)  # "RGB" in [0, 1]
     h = L.RandomGrayscale(0.0)(h)
     h = L.RandomInvert(0.0, value_range=(0, 1))(h)
+    # factor (0.5, 0.5): halfway to gray in training, in Keras's draw too.
+    h = L.RandomColorDegeneration((0.5, 0.5), value_range=(0, 1))(h)
     # Its default threshold (0) inverts every image, in training only.
     h = L.Solarization(value_range=(0, 1))(h)
     y = L.Dense(10, activation="softmax")(L.Flatten()(h))

@@ -225,7 +225,8 @@ std::pair<double, double> readValueRange(const ObjectView &c) {
   return *p;
 }
 
-/// RandomBrightness (factor bound -1) and RandomContrast (0).
+/// RandomBrightness, RandomInvert, RandomColorDegeneration (factor bound
+/// -1) and RandomContrast (0).
 template <typename L> Layer buildRanged(const ObjectView &c, double bound) {
   checkChannelsLast(c);
   auto [lower, upper] = readFactor(c, bound);
@@ -483,6 +484,14 @@ void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
        {},
        "`addition_factor`, `threshold_factor`, `value_range`, `seed`; random "
        "in training (the default threshold inverts every image)"});
+  classes.push_back({"RandomColorDegeneration",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRanged<RandomColorDegeneration>(c, -1.0);
+                     },
+                     {},
+                     {},
+                     "`factor`, `value_range`, `seed`; random in training"});
   classes.push_back({"RandomInvert",
                      "preprocessing",
                      [](const ObjectView &c, const CallOptions &) {

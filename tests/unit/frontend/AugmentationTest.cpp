@@ -176,6 +176,59 @@ TEST(Augmentation, RandomGrayscaleReplacesAboutFactorOfTheImages) {
             std::string::npos);
 }
 
+/// Each RGB image moves toward its luma by one factor f per image,
+/// uniform in [lower, upper] (negative: away from gray), then is clipped:
+/// f recovered from every pixel of an image is one number, and over 2,000
+/// images (-0.4, 0.8) gives mean 0.2 (stddev 0.35 / sqrt(2000) = 0.008)
+/// and both ends of the range.
+TEST(Augmentation, RandomColorDegenerationBlendsEachImageByOneFactor) {
+  NDArray rgb = NDArray::empty({kImages, kH, kW, 3}, DType::F32);
+  NDArray two = images(11);
+  for (int64_t i = 0; i < rgb.numel(); ++i)
+    rgb.set(i, two.at(i % two.numel()));
+  std::vector<double> in = Tensor(rgb).toVector();
+  EXPECT_EQ(RandomColorDegeneration(-0.4, 0.8, 0, 1)(rgb, false).toVector(),
+            in);
+  std::vector<double> out =
+      RandomColorDegeneration(-0.4, 0.8, 0, 1, 12)(rgb, true).toVector();
+  int64_t pixels = kH * kW;
+  double sum = 0, lo = 1, hi = -1;
+  for (int64_t n = 0; n < kImages; ++n) {
+    double f = NAN;
+    for (int64_t p = 0; p < pixels; ++p)
+      for (int c = 0; c < 3; ++c) {
+        const double *i = &in[(n * pixels + p) * 3];
+        double o = out[(n * pixels + p) * 3 + c];
+        double luma = 0.2989 * i[0] + 0.5870 * i[1] + 0.1140 * i[2];
+        ASSERT_GE(o, 0.0);
+        ASSERT_LE(o, 1.0);
+        // Where clipping did not bind and the pixel is not already gray,
+        // the factor is (o - x) / (luma - x).
+        if (o <= 0 || o >= 1 || std::abs(luma - i[c]) < 0.05)
+          continue;
+        double g = (o - i[c]) / (luma - i[c]);
+        if (std::isnan(f))
+          f = g;
+        ASSERT_NEAR(g, f, 1e-4) << "image " << n;
+      }
+    ASSERT_FALSE(std::isnan(f));
+    sum += f;
+    lo = std::min(lo, f);
+    hi = std::max(hi, f);
+  }
+  EXPECT_NEAR(sum / kImages, 0.2, 0.035);
+  EXPECT_LT(lo, -0.35);
+  EXPECT_GT(hi, 0.75);
+  // Halfway at (0.5, 0.5), exactly as Keras's draw of a one-point range.
+  std::vector<double> half =
+      RandomColorDegeneration(0.5, 0.5, 0, 1)(rgb, true).toVector();
+  for (int64_t k = 0; k < static_cast<int64_t>(in.size()); k += 3) {
+    double luma = 0.2989 * in[k] + 0.5870 * in[k + 1] + 0.1140 * in[k + 2];
+    for (int c = 0; c < 3; ++c)
+      ASSERT_NEAR(half[k + c], in[k + c] + 0.5 * (luma - in[k + c]), 1e-6);
+  }
+}
+
 /// Keras's RandomInvert draws a probability from the factor and a
 /// threshold per image: factor (-1, 1) inverts a quarter of them, (0.2,
 /// 0.6) 0.4; an inverted image is high - x.
