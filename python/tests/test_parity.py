@@ -230,3 +230,33 @@ def test_rnn_of_stacked_cells_matches_keras(rng):
     print(f"stacked cells: history max |kcc - keras| = {diff:.2e}")
     np.testing.assert_allclose(ours.predict(x, verbose=0),
                                theirs.predict(x, verbose=0), atol=1e-5, rtol=0)
+
+
+def grouped_attention():
+    """A Pipeline of Dense layers, then a gated, windowed, causal
+    GroupQueryAttention (2 query heads per key/value head)."""
+    x = keras.Input((7, 5))
+    h = keras.layers.Pipeline([
+        keras.layers.Dense(8, activation="tanh"),
+        keras.layers.Dense(8),
+    ])(x)
+    a = keras.layers.GroupQueryAttention(
+        head_dim=4, num_query_heads=4, num_key_value_heads=2, use_gate=True,
+        sliding_window=3)(h, h, use_causal_mask=True)
+    y = keras.layers.Dense(1, activation="sigmoid")(
+        keras.layers.GlobalAveragePooling1D()(a))
+    return keras.Model(x, y)
+
+
+def test_grouped_query_attention_in_a_pipeline_model_matches_keras(rng):
+    ours, theirs = twins(grouped_attention, lambda: dict(
+        optimizer=keras.optimizers.SGD(0.1), loss="binary_crossentropy"))
+    x = rng.normal(size=(24, 7, 5)).astype("float32")
+    y = (x[:, :1, 0] > 0).astype("float32")
+    fit = dict(batch_size=8, epochs=3, shuffle=False, verbose=0)
+    expected = theirs.fit(x, y, **fit).history
+    got = kcc.fit(ours, x, y, **fit).history
+    diff = assert_history_close(got, expected)
+    print(f"grouped attention: history max |kcc - keras| = {diff:.2e}")
+    np.testing.assert_allclose(ours.predict(x, verbose=0),
+                               theirs.predict(x, verbose=0), atol=1e-5, rtol=0)
