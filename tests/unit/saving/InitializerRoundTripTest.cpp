@@ -64,7 +64,8 @@ llvm::StringMap<json::Value> initializerEntries(const json::Value &config) {
             if (const json::Object *c = inner->getObject("config"))
               visit(*c, name + "/" + wrapped);
       };
-  // A nested model's layers are keyed as kcc's flat config keys them.
+  // A nested model's (and a Pipeline's) layers are keyed as kcc's flat
+  // config keys them.
   std::function<void(const json::Array &)> visitLayers =
       [&](const json::Array &layers) {
         for (const json::Value &layer : layers) {
@@ -73,7 +74,7 @@ llvm::StringMap<json::Value> initializerEntries(const json::Value &config) {
           std::optional<llvm::StringRef> cls = entry.getString("class_name");
           if (!c || cls == "InputLayer")
             continue;
-          if (cls == "Sequential" || cls == "Functional")
+          if (cls == "Sequential" || cls == "Functional" || cls == "Pipeline")
             visitLayers(*c->getArray("layers"));
           else
             visit(*c, c->getString("name")->str());
