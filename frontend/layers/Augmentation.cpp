@@ -61,13 +61,23 @@ public:
                   ": value_range must be [low, high] with low < high");
   }
 
-protected:
-  llvm::json::Object rangedConfig() const {
+  llvm::json::Object kerasConfig() const override {
     return llvm::json::Object{{"factor", pair(lower_, upper_)},
                               {"value_range", pair(low_, high_)},
                               {"seed", seedConfig()},
                               {"data_format", "channels_last"}};
   }
+
+protected:
+  /// The images in training; at inference they pass unchanged.
+  virtual Tensor augment(const Tensor &x, const CallContext &ctx) const = 0;
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) final {
+    expectInputs(inputs, 1);
+    return {ctx.training ? augment(inputs[0], ctx) : inputs[0]};
+  }
+
   Tensor clipToRange(const Tensor &x) const {
     return ops::minimum(ops::maximum(x, ops::scalar(low_, x.dtype())),
                         ops::scalar(high_, x.dtype()));
@@ -122,38 +132,26 @@ private:
 class RandomBrightnessImpl : public RangedAugmentationImpl {
 public:
   using RangedAugmentationImpl::RangedAugmentationImpl;
-  llvm::json::Object kerasConfig() const override { return rangedConfig(); }
 
 protected:
-  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
-                              const CallContext &ctx) override {
-    expectInputs(inputs, 1);
-    const Tensor &x = inputs[0];
-    if (!ctx.training)
-      return {x};
+  Tensor augment(const Tensor &x, const CallContext &ctx) const override {
     Tensor delta = ops::mul(perImage(x, ctx, lower_, upper_),
                             ops::scalar(high_ - low_, x.dtype()));
-    return {clipToRange(ops::add(x, delta))};
+    return clipToRange(ops::add(x, delta));
   }
 };
 
 class RandomContrastImpl : public RangedAugmentationImpl {
 public:
   using RangedAugmentationImpl::RangedAugmentationImpl;
-  llvm::json::Object kerasConfig() const override { return rangedConfig(); }
 
 protected:
-  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
-                              const CallContext &ctx) override {
-    expectInputs(inputs, 1);
-    const Tensor &x = inputs[0];
-    if (!ctx.training)
-      return {x};
+  Tensor augment(const Tensor &x, const CallContext &ctx) const override {
     Tensor factor = perImage(x, ctx, 1.0 - lower_, 1.0 + upper_);
     // Keras's two means: over the height, then over the width.
     Tensor mean = ops::reduceMean(ops::reduceMean(x, {1}, /*keepdims=*/true),
                                   {2}, /*keepdims=*/true);
-    return {clipToRange(ops::add(ops::mul(ops::sub(x, mean), factor), mean))};
+    return clipToRange(ops::add(ops::mul(ops::sub(x, mean), factor), mean));
   }
 };
 
@@ -204,39 +202,32 @@ private:
 class RandomColorDegenerationImpl : public RangedAugmentationImpl {
 public:
   using RangedAugmentationImpl::RangedAugmentationImpl;
-  llvm::json::Object kerasConfig() const override { return rangedConfig(); }
 
 protected:
-  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
-                              const CallContext &ctx) override {
-    expectInputs(inputs, 1);
-    const Tensor &x = inputs[0];
-    int64_t channels = x.dim(3);
+  void build(const std::vector<Shape> &shapes) override {
+    RangedAugmentationImpl::build(shapes);
+    int64_t channels = shapes[0][3];
     if (channels != 1 && channels != 3)
-      fail("expects 1 or 3 channels (RGB), got " + x.shapeString());
-    if (!ctx.training)
-      return {x};
+      fail("expects 1 or 3 channels (RGB), got " + shapeString(shapes[0]));
+  }
+
+  Tensor augment(const Tensor &x, const CallContext &ctx) const override {
+    int64_t channels = x.dim(3);
     // Keras: x + factor * (grayscale - x), one factor per image (a
     // negative one moves away from gray), clipped; a one-channel image is
     // its own grayscale.
     Tensor gray = channels == 1 ? x : luma(x);
     Tensor factor = perImage(x, ctx, lower_, upper_);
-    return {clipToRange(ops::add(x, ops::mul(factor, ops::sub(gray, x))))};
+    return clipToRange(ops::add(x, ops::mul(factor, ops::sub(gray, x))));
   }
 };
 
 class RandomInvertImpl : public RangedAugmentationImpl {
 public:
   using RangedAugmentationImpl::RangedAugmentationImpl;
-  llvm::json::Object kerasConfig() const override { return rangedConfig(); }
 
 protected:
-  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
-                              const CallContext &ctx) override {
-    expectInputs(inputs, 1);
-    const Tensor &x = inputs[0];
-    if (!ctx.training)
-      return {x};
+  Tensor augment(const Tensor &x, const CallContext &ctx) const override {
     // Keras draws the probability and a threshold per image (so factor
     // 1.0, (-1, 1), inverts a quarter of the images).
     Shape perImageShape{x.dim(0), 1, 1, 1};
@@ -244,8 +235,8 @@ protected:
     Tensor threshold =
         uniform(perImageShape, x.dtype(), ctx, 0.0, 1.0, "threshold");
     Tensor apply = ops::compare(ops::CompareKind::LT, threshold, probability);
-    return {ops::select(ops::broadcastTo(apply, x.shape()),
-                        ops::sub(ops::scalar(high_, x.dtype()), x), x)};
+    return ops::select(ops::broadcastTo(apply, x.shape()),
+                       ops::sub(ops::scalar(high_, x.dtype()), x), x);
   }
 };
 

@@ -15,13 +15,17 @@ using namespace kcc::keras;
 namespace {
 
 /// use_gate and sliding_window, shared by MultiHeadAttention and
-/// GroupQueryAttention; dropout on the scores is refused.
+/// GroupQueryAttention; dropout on the scores, regularizers and
+/// constraints are refused.
 struct HeadOptions {
   bool gate;
   int64_t slidingWindow;
 };
 
 HeadOptions readHeadOptions(const ObjectView &c) {
+  checkNull(c,
+            {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
+             "kernel_constraint", "bias_constraint"});
   if (c.getNumber("dropout", 0.0) != 0.0)
     c.failField("dropout", "dropout on the attention scores is not supported "
                            "(must be 0)");
@@ -33,9 +37,6 @@ HeadOptions readHeadOptions(const ObjectView &c) {
 }
 
 Layer buildMultiHeadAttention(const ObjectView &c, const CallOptions &call) {
-  checkNull(c,
-            {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
-             "kernel_constraint", "bias_constraint"});
   HeadOptions head = readHeadOptions(c);
   if (c.has("attention_axes")) {
     Shape axes = readIntOrShape(c, "attention_axes");
@@ -61,9 +62,6 @@ Layer buildMultiHeadAttention(const ObjectView &c, const CallOptions &call) {
 }
 
 Layer buildGroupQueryAttention(const ObjectView &c, const CallOptions &call) {
-  checkNull(c,
-            {"kernel_regularizer", "bias_regularizer", "activity_regularizer",
-             "kernel_constraint", "bias_constraint"});
   HeadOptions head = readHeadOptions(c);
   int64_t headDim = readWidth(c, "head_dim");
   int64_t queryHeads = readWidth(c, "num_query_heads");
