@@ -49,11 +49,19 @@ struct SpecLayer {
   /// that computed a mask kcc derives itself): it has no kcc layer and no
   /// weights, but keeps its place in the archive's weight groups.
   bool built = true;
-  bool isModel() const {
-    return className == "Sequential" || className == "Functional" ||
-           className == "Pipeline";
-  }
+  bool isModel() const;
 };
+
+/// Whether a config.layers entry of class `cls` is a model used as a
+/// layer: Sequential, Functional, Model, and Keras's Pipeline layer (a
+/// list of layers applied in turn, its config and weights laid out as a
+/// nested Sequential's).
+inline bool isModelClass(llvm::StringRef cls) {
+  return cls == "Sequential" || cls == "Functional" || cls == "Model" ||
+         cls == "Pipeline";
+}
+
+inline bool SpecLayer::isModel() const { return isModelClass(className); }
 
 /// What an import returns.
 struct ImportedModel {

@@ -84,14 +84,6 @@ void freezeIfNeeded(const BuiltLayer &b) {
     b.layer.setTrainable(false);
 }
 
-/// Whether an entry of config.layers is a model used as a layer. Keras's
-/// Pipeline layer is one too: a list of layers applied in turn, its
-/// config and weights laid out as a nested Sequential's.
-bool isModelClass(const std::string &cls) {
-  return cls == "Sequential" || cls == "Functional" || cls == "Model" ||
-         cls == "Pipeline";
-}
-
 bool isSequentialClass(const std::string &cls) {
   return cls == "Sequential" || cls == "Pipeline";
 }

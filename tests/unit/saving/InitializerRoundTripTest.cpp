@@ -74,7 +74,7 @@ llvm::StringMap<json::Value> initializerEntries(const json::Value &config) {
           std::optional<llvm::StringRef> cls = entry.getString("class_name");
           if (!c || cls == "InputLayer")
             continue;
-          if (cls == "Sequential" || cls == "Functional" || cls == "Pipeline")
+          if (cls && keras::isModelClass(*cls))
             visitLayers(*c->getArray("layers"));
           else
             visit(*c, c->getString("name")->str());
