@@ -28,7 +28,6 @@ import make_fixtures as mf  # noqa: E402  (sets KERAS_BACKEND=jax first)
 import make_vocabulary_fixtures as mv  # noqa: E402
 
 import keras  # noqa: E402
-import numpy as np  # noqa: E402
 
 L = keras.layers
 PREDICT = 4
@@ -80,16 +79,7 @@ def main():
     result = mf.record_header(PREDICT)
     for name, build in (("attention", attention),
                         ("grouped_attention", grouped_attention)):
-        mf.fresh_session()
-        model = build()
-        model.save(os.path.join(mf.OUT, name + ".keras"))
-        initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
-        rec = mv.train_record(model, x, y)
-        rec["initial_predict"] = initial.astype(np.float64).tolist()
-        rec["final_predict"] = np.asarray(
-            model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
-        result[name] = rec
-        print(name, "losses", rec["step_losses"])
+        result[name] = mv.fixture_record(name, build, x, y)
     with open(os.path.join(mf.OUT, "attention.json"), "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")

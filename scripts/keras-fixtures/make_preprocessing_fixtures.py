@@ -120,16 +120,7 @@ def main():
     for name, build in (("preprocessing", lambda: preprocessing(x)),
                         ("augmentation", augmentation),
                         ("color_augmentation", color_augmentation)):
-        mf.fresh_session()
-        model = build()
-        model.save(os.path.join(mf.OUT, name + ".keras"))
-        initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
-        rec = mv.train_record(model, x, y)
-        rec["initial_predict"] = initial.astype(np.float64).tolist()
-        rec["final_predict"] = np.asarray(
-            model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
-        result[name] = rec
-        print(name, "losses", rec["step_losses"])
+        result[name] = mv.fixture_record(name, build, x, y)
     mf.fresh_session()
     model = flip_predict()
     model.save(os.path.join(mf.OUT, "flip_predict.keras"))

@@ -142,6 +142,22 @@ def train_record(model, x, y):
     return record
 
 
+def fixture_record(name, build, x, y):
+    """Builds a model in a fresh session, saves it as <name>.keras and
+    returns its record: Keras's predict on the first PREDICT examples
+    before and after train_record's steps, and their losses."""
+    mf.fresh_session()
+    model = build()
+    model.save(os.path.join(mf.OUT, name + ".keras"))
+    initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
+    rec = train_record(model, x, y)
+    rec["initial_predict"] = initial.astype(np.float64).tolist()
+    rec["final_predict"] = np.asarray(
+        model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
+    print(name, "losses", rec["step_losses"])
+    return rec
+
+
 def main():
     os.makedirs(mf.OUT, exist_ok=True)
     _, x, y = mf.batch()
@@ -150,16 +166,7 @@ def main():
                         ("group_norm", group_norm),
                         ("rms_norm", rms_norm),
                         ("adaptive", adaptive)):
-        mf.fresh_session()
-        model = build()
-        model.save(os.path.join(mf.OUT, name + ".keras"))
-        initial = np.asarray(model.predict(x[:PREDICT], verbose=0))
-        rec = train_record(model, x, y)
-        rec["initial_predict"] = initial.astype(np.float64).tolist()
-        rec["final_predict"] = np.asarray(
-            model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
-        result[name] = rec
-        print(name, "losses", rec["step_losses"])
+        result[name] = fixture_record(name, build, x, y)
     with open(os.path.join(mf.OUT, "vocabulary.json"), "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")
