@@ -23,8 +23,13 @@ if [ ! -x "$VENV/bin/pytest" ]; then
   python3 -m venv "$VENV"
   "${PIP[@]}" keras==3.15.1 "${BACKEND_PACKAGES[@]}" pytest numpy
 fi
-KCC_BUILD_DIR="$BUILD" "${PIP[@]}" --no-deps --force-reinstall "$ROOT/python"
-rm -rf "$ROOT/python/build" "$ROOT/python/kcc.egg-info"
+# ctest -j runs both backends' tests at once, and pip builds the package in
+# python/build: one install (and its clean-up) at a time.
+(
+  flock 9
+  KCC_BUILD_DIR="$BUILD" "${PIP[@]}" --no-deps --force-reinstall "$ROOT/python"
+  rm -rf "$ROOT/python/build" "$ROOT/python/kcc.egg-info"
+) 9>"$BUILD/python-install.lock"
 # test_same_step.py compares the package's compile with the tool's.
 export KCC_BIN="$BUILD/bin/kcc"
 # Run from the tests' folder: `kcc` must come from the installed package.
