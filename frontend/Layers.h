@@ -794,6 +794,42 @@ public:
                           double high = 255.0, uint64_t seed = 0);
 };
 
+/// Keras's RandomSaturation: each RGB image's HSV saturation times f / (1
+/// - f + 1e-7), f = uniform(lower, upper) per image (0.5 keeps it, 0
+/// grays, 1 saturates; Keras's factor f gives (-f, f)), clipped to [low,
+/// high] as Keras clips it.
+class RandomSaturation : public Layer {
+public:
+  RandomSaturation(double lower, double upper, double low = 0.0,
+                   double high = 255.0, uint64_t seed = 0);
+};
+
+/// Keras's RandomHue: each RGB image's HSV hue (on the [0, 1] scale of
+/// [low, high]) moved by uniform(lower, upper) / 2 with a random sign,
+/// wrapped around, back to RGB clipped to the range (Keras's factor f gives
+/// (0, f)).
+class RandomHue : public Layer {
+public:
+  RandomHue(double lower, double upper, double low = 0.0, double high = 255.0,
+            uint64_t seed = 0);
+};
+
+/// RandomColorJitter's parts: each factor's (lower, upper) as its own
+/// layer takes it; an absent one skips that part.
+struct ColorJitterFactors {
+  std::optional<std::pair<double, double>> brightness, contrast, saturation,
+      hue;
+};
+
+/// Keras's RandomColorJitter: RandomBrightness, RandomContrast,
+/// RandomSaturation and RandomHue in that order, on one value range [low,
+/// high], each with draws of its own.
+class RandomColorJitter : public Layer {
+public:
+  explicit RandomColorJitter(ColorJitterFactors factors, double low = 0.0,
+                             double high = 255.0, uint64_t seed = 0);
+};
+
 /// Replaces each image by high - x when uniform(0, 1) < uniform(lower,
 /// upper) (Keras's RandomInvert and its factor's (lower, upper)).
 class RandomInvert : public Layer {
@@ -813,6 +849,24 @@ public:
                         std::pair<double, double> thresholdFactor = {0, 0},
                         double low = 0.0, double high = 255.0,
                         uint64_t seed = 0);
+};
+
+/// Keras's AutoContrast: each image's channels stretched linearly so that
+/// their minimum is `low` and maximum `high` (a constant channel kept);
+/// not random, applied at inference too.
+class AutoContrast : public Layer {
+public:
+  explicit AutoContrast(double low = 0.0, double high = 255.0);
+};
+
+/// Keras's RandomSharpness: x + (1 - 2 f) * (blur - x) with f =
+/// uniform(lower, upper) per image (0.5 keeps the image, 0 blurs, 1
+/// sharpens) and blur a 3x3 smoothing [1 1 1; 1 5 1; 1 1 1] / 13 with zero
+/// padding, clipped to [low, high] (Keras's factor f gives (0, f)).
+class RandomSharpness : public Layer {
+public:
+  RandomSharpness(double lower, double upper, double low = 0.0,
+                  double high = 255.0, uint64_t seed = 0);
 };
 
 /// How Keras's geometric augmentations sample (their fill_mode: reflect,
@@ -851,6 +905,17 @@ class RandomTranslation : public Layer {
 public:
   RandomTranslation(double heightLower, double heightUpper, double widthLower,
                     double widthUpper, ImageFill fill = {}, uint64_t seed = 0);
+};
+
+/// Keras's RandomShear: each output pixel (x, y) samples the input at (x +
+/// sx * y, sy * x + y), sx and sy uniform over their factors with one sign
+/// per image for both (Keras's factor f gives (-f, f); entries in [-1,
+/// 1]).
+class RandomShear : public Layer {
+public:
+  RandomShear(std::pair<double, double> xFactor,
+              std::pair<double, double> yFactor, ImageFill fill = {},
+              uint64_t seed = 0);
 };
 
 /// Keras 3's RandomCrop: in training, a window of height x width at one

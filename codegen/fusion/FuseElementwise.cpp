@@ -236,7 +236,13 @@ AffineMap producerOperandMapInConsumerLoops(linalg::GenericOp producer,
 
 /// linalg::fuseElementwiseOps with preservedResults: the same fused op
 /// (operands, maps, block arguments and body in the same order), in time
-/// linear in the size of the two ops.
+/// linear in the size of the two ops. Every other input of the consumer
+/// that reads the producer at the same point (the same result or another,
+/// through the same maps) is fused with it: one copy of the producer's
+/// body serves them all. Fused one at a time, each would leave the
+/// producer behind for the next, and its body would be copied once per
+/// operand: on a DAG that reuses its values (an RGB -> HSV conversion and
+/// its gradient) the copies multiply at each level, exponentially.
 FailureOr<linalg::ElementwiseOpFusionResult>
 fuseIntoConsumer(RewriterBase &rewriter, OpOperand *fusedOperand) {
   auto producerResult = cast<OpResult>(fusedOperand->get());
@@ -252,6 +258,15 @@ fuseIntoConsumer(RewriterBase &rewriter, OpOperand *fusedOperand) {
     return producerOperandMapInConsumerLoops(
         producer, operand, producerResultMap, consumerOperandMap);
   };
+  // The consumer's inputs fused with `fusedOperand`, itself included.
+  llvm::SmallDenseSet<unsigned> alsoFused;
+  for (OpOperand *in : consumer.getDpsInputOperands()) {
+    auto r = dyn_cast<OpResult>(in->get());
+    if (r && r.getOwner() == producer &&
+        consumer.getMatchingIndexingMap(in) == consumerOperandMap &&
+        producer.getIndexingMapMatchingResult(r) == producerResultMap)
+      alsoFused.insert(in->getOperandNumber());
+  }
 
   // Inputs: the consumer's before the fused one, the producer's, the
   // consumer's after it. Inits: the producer's preserved, the consumer's.
@@ -266,6 +281,8 @@ fuseIntoConsumer(RewriterBase &rewriter, OpOperand *fusedOperand) {
       }
       continue;
     }
+    if (alsoFused.contains(in->getOperandNumber()))
+      continue;
     inputs.push_back(in->get());
     maps.push_back(consumer.getMatchingIndexingMap(in));
   }
@@ -315,16 +332,16 @@ fuseIntoConsumer(RewriterBase &rewriter, OpOperand *fusedOperand) {
   auto addArg = [&](BlockArgument arg) {
     mapper.map(arg, block->addArgument(arg.getType(), arg.getLoc()));
   };
-  unsigned numConsumerInputs = consumer.getNumDpsInputs();
-  for (BlockArgument arg : consumerBlock.getArguments().take_front(fusedIndex))
-    addArg(arg);
   for (BlockArgument arg :
-       producerBlock.getArguments().take_front(producer.getNumDpsInputs()))
-    addArg(arg);
-  for (BlockArgument arg : consumerBlock.getArguments()
-                               .take_front(numConsumerInputs)
-                               .drop_front(fusedIndex + 1))
-    addArg(arg);
+       consumerBlock.getArguments().take_front(consumer.getNumDpsInputs())) {
+    if (arg.getArgNumber() == fusedIndex) {
+      for (BlockArgument parg :
+           producerBlock.getArguments().take_front(producer.getNumDpsInputs()))
+        addArg(parg);
+    } else if (!alsoFused.contains(arg.getArgNumber())) {
+      addArg(arg);
+    }
+  }
   for (auto [i, arg] : llvm::enumerate(
            producerBlock.getArguments().take_back(producer.getNumDpsInits())))
     if (preserved.contains(i))
@@ -339,7 +356,8 @@ fuseIntoConsumer(RewriterBase &rewriter, OpOperand *fusedOperand) {
   // moved ops compute what they computed; only their block changes.
   bool moveProducer =
       llvm::none_of(consumer->getOpOperands(), [&](OpOperand &o) {
-        return &o != fusedOperand && o.get().getDefiningOp() == producer;
+        return !alsoFused.contains(o.getOperandNumber()) &&
+               o.get().getDefiningOp() == producer;
       });
   auto append = [&](Block &from, bool move) {
     if (!move) {
@@ -362,9 +380,10 @@ fuseIntoConsumer(RewriterBase &rewriter, OpOperand *fusedOperand) {
   };
   append(producerBlock, moveProducer);
   auto producerYield = cast<linalg::YieldOp>(producerBlock.getTerminator());
-  mapper.map(consumerBlock.getArgument(fusedIndex),
-             mapper.lookupOrDefault(
-                 producerYield.getOperand(producerResult.getResultNumber())));
+  for (unsigned i : alsoFused)
+    mapper.map(consumerBlock.getArgument(i),
+               mapper.lookupOrDefault(producerYield.getOperand(
+                   cast<OpResult>(consumer->getOperand(i)).getResultNumber())));
   append(consumerBlock, /*move=*/true);
   SmallVector<Value> yielded;
   for (auto [i, v] : llvm::enumerate(producerYield.getOperands()))

@@ -17,6 +17,16 @@
 //  RandomColorDegeneration
 //                    x + f * (luma - x), f = uniform(lower, upper) per
 //                    image, clipped to the value range;
+//  RandomSaturation  the HSV saturation times f / (1 - f + 1e-7), f =
+//                    uniform(lower, upper) per image, clipped to the value
+//                    range (Keras's own bound, on the saturation, not
+//                    rescaled), and back to RGB;
+//  RandomHue         on the [0, 1] scale, the HSV hue moved by
+//                    +-uniform(lower, upper) / 2 (sign drawn per image),
+//                    wrapped, back to RGB and clipped;
+//  RandomColorJitter RandomBrightness, RandomContrast, RandomSaturation
+//                    and RandomHue in that order, each whose factor is
+//                    given, on one value range;
 //  RandomInvert      each image (uniform(0, 1) < uniform(lower, upper))
 //                    replaced by high - x;
 //  Solarization      on the [0, 255] scale, x + addition clipped, and
@@ -29,6 +39,7 @@
 #include "frontend/Layers.h"
 #include "frontend/Ops.h"
 #include "frontend/layers/AugmentationImpl.h"
+#include "frontend/layers/ColorOps.h"
 #include "frontend/layers/ImageAxes.h"
 
 #include <cmath>
@@ -38,52 +49,9 @@ using namespace kcc;
 namespace {
 
 using layers::AugmentationImpl;
+using layers::RangedAugmentationImpl;
 
 llvm::json::Value pair(double a, double b) { return llvm::json::Array{a, b}; }
-
-/// A factor pair and the value range the result is clipped to.
-class RangedAugmentationImpl : public AugmentationImpl {
-public:
-  RangedAugmentationImpl(const char *className, double lower, double upper,
-                         double low, double high, uint64_t seed)
-      : AugmentationImpl(className, seed), lower_(lower), upper_(upper),
-        low_(low), high_(high) {
-    for (double v : {lower, upper, low, high})
-      if (!std::isfinite(v))
-        throw Error(std::string(className) +
-                    ": factor and value_range must be finite");
-    if (lower > upper)
-      throw Error(std::string(className) + ": factor's lower bound " +
-                  std::to_string(lower) + " is above its upper bound " +
-                  std::to_string(upper));
-    if (!(low < high))
-      throw Error(std::string(className) +
-                  ": value_range must be [low, high] with low < high");
-  }
-
-  llvm::json::Object kerasConfig() const override {
-    return llvm::json::Object{{"factor", pair(lower_, upper_)},
-                              {"value_range", pair(low_, high_)},
-                              {"seed", seedConfig()},
-                              {"data_format", "channels_last"}};
-  }
-
-protected:
-  /// The images in training; at inference they pass unchanged.
-  virtual Tensor augment(const Tensor &x, const CallContext &ctx) const = 0;
-
-  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
-                              const CallContext &ctx) final {
-    expectInputs(inputs, 1);
-    return {ctx.training ? augment(inputs[0], ctx) : inputs[0]};
-  }
-
-  Tensor clipToRange(const Tensor &x) const {
-    return ops::minimum(ops::maximum(x, ops::scalar(low_, x.dtype())),
-                        ops::scalar(high_, x.dtype()));
-  }
-  double lower_, upper_, low_, high_;
-};
 
 class RandomFlipImpl : public AugmentationImpl {
 public:
@@ -135,9 +103,8 @@ public:
 
 protected:
   Tensor augment(const Tensor &x, const CallContext &ctx) const override {
-    Tensor delta = ops::mul(perImage(x, ctx, lower_, upper_),
-                            ops::scalar(high_ - low_, x.dtype()));
-    return clipToRange(ops::add(x, delta));
+    return layers::adjustBrightness(x, perImage(x, ctx, lower_, upper_), low_,
+                                    high_);
   }
 };
 
@@ -147,22 +114,10 @@ public:
 
 protected:
   Tensor augment(const Tensor &x, const CallContext &ctx) const override {
-    Tensor factor = perImage(x, ctx, 1.0 - lower_, 1.0 + upper_);
-    // Keras's two means: over the height, then over the width.
-    Tensor mean = ops::reduceMean(ops::reduceMean(x, {1}, /*keepdims=*/true),
-                                  {2}, /*keepdims=*/true);
-    return clipToRange(ops::add(ops::mul(ops::sub(x, mean), factor), mean));
+    return layers::adjustContrast(
+        x, perImage(x, ctx, 1.0 - lower_, 1.0 + upper_), low_, high_);
   }
 };
-
-/// tf.image.rgb_to_grayscale's luma of NHWC RGB images, [N, H, W, 1].
-Tensor luma(const Tensor &x) {
-  Tensor weights = ops::cast(
-      Tensor(NDArray::fromVector({3, 1}, {0.2989, 0.5870, 0.1140})), x.dtype());
-  int64_t pixels = x.dim(0) * x.dim(1) * x.dim(2);
-  return ops::reshape(ops::matmul(ops::reshape(x, {pixels, 3}), weights),
-                      {x.dim(0), x.dim(1), x.dim(2), 1});
-}
 
 class RandomGrayscaleImpl : public AugmentationImpl {
 public:
@@ -188,7 +143,7 @@ protected:
       fail("expects 1 or 3 channels (RGB), got " + x.shapeString());
     if (!ctx.training || channels == 1)
       return {x};
-    Tensor gray = luma(x);
+    Tensor gray = layers::luma(x);
     Tensor apply = ops::compare(ops::CompareKind::LT, perImage(x, ctx, 0, 1),
                                 ops::scalar(factor_, x.dtype()));
     return {ops::select(ops::broadcastTo(apply, x.shape()),
@@ -216,10 +171,127 @@ protected:
     // Keras: x + factor * (grayscale - x), one factor per image (a
     // negative one moves away from gray), clipped; a one-channel image is
     // its own grayscale.
-    Tensor gray = channels == 1 ? x : luma(x);
+    Tensor gray = channels == 1 ? x : layers::luma(x);
     Tensor factor = perImage(x, ctx, lower_, upper_);
-    return clipToRange(ops::add(x, ops::mul(factor, ops::sub(gray, x))));
+    return layers::clipTo(ops::add(x, ops::mul(factor, ops::sub(gray, x))),
+                          low_, high_);
   }
+};
+
+/// HSV needs RGB.
+class RgbAugmentationImpl : public RangedAugmentationImpl {
+public:
+  using RangedAugmentationImpl::RangedAugmentationImpl;
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    RangedAugmentationImpl::build(shapes);
+    if (shapes[0][3] != 3)
+      fail("expects 3 channels (RGB), got " + shapeString(shapes[0]));
+  }
+};
+
+/// RandomHue's shift: half of the draw f, negated where the draw u is
+/// above 0.5.
+Tensor hueShift(const Tensor &u, const Tensor &f) {
+  DType t = f.dtype();
+  Tensor sign =
+      ops::select(ops::compare(ops::CompareKind::GT, u, ops::scalar(0.5, t)),
+                  ops::scalar(-1, t), ops::scalar(1, t));
+  return ops::mul(ops::mul(sign, f), ops::scalar(0.5, t));
+}
+
+class RandomSaturationImpl : public RgbAugmentationImpl {
+public:
+  using RgbAugmentationImpl::RgbAugmentationImpl;
+
+protected:
+  Tensor augment(const Tensor &x, const CallContext &ctx) const override {
+    return layers::adjustSaturation(x, perImage(x, ctx, lower_, upper_), low_,
+                                    high_);
+  }
+};
+
+class RandomHueImpl : public RgbAugmentationImpl {
+public:
+  using RgbAugmentationImpl::RgbAugmentationImpl;
+
+protected:
+  Tensor augment(const Tensor &x, const CallContext &ctx) const override {
+    Tensor u = uniform({x.dim(0), 1, 1, 1}, x.dtype(), ctx, 0, 1, "sign");
+    return layers::shiftHue(x, hueShift(u, perImage(x, ctx, lower_, upper_)),
+                            low_, high_);
+  }
+};
+
+class RandomColorJitterImpl : public AugmentationImpl {
+public:
+  RandomColorJitterImpl(ColorJitterFactors factors, double low, double high,
+                        uint64_t seed)
+      : AugmentationImpl("RandomColorJitter", seed), factors_(factors),
+        low_(low), high_(high) {
+    for (const auto &f : {factors.brightness, factors.contrast,
+                          factors.saturation, factors.hue})
+      if (f && !(std::isfinite(f->first) && std::isfinite(f->second) &&
+                 f->first <= f->second))
+        throw Error("RandomColorJitter: each factor must be a finite "
+                    "[lower, upper] with lower <= upper");
+    if (!(std::isfinite(low) && std::isfinite(high) && low < high))
+      throw Error("RandomColorJitter: value_range must be [low, high] with "
+                  "low < high");
+  }
+  llvm::json::Object kerasConfig() const override {
+    auto factor = [](const std::optional<std::pair<double, double>> &f) {
+      return f ? pair(f->first, f->second) : llvm::json::Value(nullptr);
+    };
+    return llvm::json::Object{
+        {"value_range", pair(low_, high_)},
+        {"brightness_factor", factor(factors_.brightness)},
+        {"contrast_factor", factor(factors_.contrast)},
+        {"saturation_factor", factor(factors_.saturation)},
+        {"hue_factor", factor(factors_.hue)},
+        {"seed", seedConfig()},
+        {"data_format", "channels_last"}};
+  }
+
+protected:
+  void build(const std::vector<Shape> &shapes) override {
+    AugmentationImpl::build(shapes);
+    if ((factors_.saturation || factors_.hue) && shapes[0][3] != 3)
+      fail("expects 3 channels (RGB) for saturation_factor or hue_factor, "
+           "got " +
+           shapeString(shapes[0]));
+  }
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) override {
+    expectInputs(inputs, 1);
+    Tensor x = inputs[0];
+    if (!ctx.training)
+      return {x};
+    // Keras's order, each part's own draw.
+    auto draw = [&](double lo, double hi, const char *stream) {
+      return uniform({x.dim(0), 1, 1, 1}, x.dtype(), ctx, lo, hi, stream);
+    };
+    if (const auto &f = factors_.brightness)
+      x = layers::adjustBrightness(x, draw(f->first, f->second, "brightness"),
+                                   low_, high_);
+    if (const auto &f = factors_.contrast)
+      x = layers::adjustContrast(
+          x, draw(1 - f->first, 1 + f->second, "contrast"), low_, high_);
+    if (const auto &f = factors_.saturation)
+      x = layers::adjustSaturation(x, draw(f->first, f->second, "saturation"),
+                                   low_, high_);
+    if (const auto &f = factors_.hue)
+      x = layers::shiftHue(
+          x, hueShift(draw(0, 1, "hue_sign"), draw(f->first, f->second, "hue")),
+          low_, high_);
+    return {x};
+  }
+
+private:
+  ColorJitterFactors factors_;
+  double low_, high_;
 };
 
 class RandomInvertImpl : public RangedAugmentationImpl {
@@ -279,29 +351,17 @@ protected:
                               addition_.second * 255, "addition");
     Tensor threshold = uniform(perImageShape, t, ctx, threshold_.first,
                                threshold_.second * 255, "threshold");
-    Tensor scaled = toRange(x, low_, high_, 0, 255);
+    Tensor scaled = layers::toRange(x, low_, high_, 0, 255);
     Tensor r = ops::minimum(
         ops::maximum(ops::add(scaled, addition), ops::scalar(0, t)),
         ops::scalar(255, t));
     Tensor solarized =
         ops::select(ops::compare(ops::CompareKind::LT, r, threshold), r,
                     ops::sub(ops::scalar(255, t), r));
-    return {toRange(solarized, 0, 255, low_, high_)};
+    return {layers::toRange(solarized, 0, 255, low_, high_)};
   }
 
 private:
-  /// Keras's _transform_value_range: the identity between equal ranges.
-  static Tensor toRange(const Tensor &x, double fromLow, double fromHigh,
-                        double toLow, double toHigh) {
-    if (fromLow == toLow && fromHigh == toHigh)
-      return x;
-    DType t = x.dtype();
-    Tensor unit = ops::div(ops::sub(x, ops::scalar(fromLow, t)),
-                           ops::scalar(fromHigh - fromLow, t));
-    return ops::add(ops::mul(unit, ops::scalar(toHigh - toLow, t)),
-                    ops::scalar(toLow, t));
-  }
-
   std::pair<double, double> addition_, threshold_;
   double low_, high_;
 };
@@ -322,6 +382,21 @@ RandomColorDegeneration::RandomColorDegeneration(double lower, double upper,
                                                  uint64_t seed)
     : Layer(std::make_shared<RandomColorDegenerationImpl>(
           "RandomColorDegeneration", lower, upper, low, high, seed)) {}
+
+RandomSaturation::RandomSaturation(double lower, double upper, double low,
+                                   double high, uint64_t seed)
+    : Layer(std::make_shared<RandomSaturationImpl>("RandomSaturation", lower,
+                                                   upper, low, high, seed)) {}
+
+RandomHue::RandomHue(double lower, double upper, double low, double high,
+                     uint64_t seed)
+    : Layer(std::make_shared<RandomHueImpl>("RandomHue", lower, upper, low,
+                                            high, seed)) {}
+
+RandomColorJitter::RandomColorJitter(ColorJitterFactors factors, double low,
+                                     double high, uint64_t seed)
+    : Layer(std::make_shared<RandomColorJitterImpl>(factors, low, high, seed)) {
+}
 
 RandomInvert::RandomInvert(double lower, double upper, double low, double high,
                            uint64_t seed)

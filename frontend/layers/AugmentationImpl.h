@@ -13,6 +13,7 @@
 #include "frontend/Layer.h"
 #include "frontend/Ops.h"
 
+#include <cmath>
 #include <string>
 
 namespace kcc {
@@ -62,6 +63,46 @@ protected:
   }
 
   uint64_t userSeed_;
+};
+
+/// A factor pair and the value range the result is clipped to.
+class RangedAugmentationImpl : public AugmentationImpl {
+public:
+  RangedAugmentationImpl(const char *className, double lower, double upper,
+                         double low, double high, uint64_t seed)
+      : AugmentationImpl(className, seed), lower_(lower), upper_(upper),
+        low_(low), high_(high) {
+    for (double v : {lower, upper, low, high})
+      if (!std::isfinite(v))
+        throw Error(std::string(className) +
+                    ": factor and value_range must be finite");
+    if (lower > upper)
+      throw Error(std::string(className) + ": factor's lower bound " +
+                  std::to_string(lower) + " is above its upper bound " +
+                  std::to_string(upper));
+    if (!(low < high))
+      throw Error(std::string(className) +
+                  ": value_range must be [low, high] with low < high");
+  }
+
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"factor", llvm::json::Array{lower_, upper_}},
+                              {"value_range", llvm::json::Array{low_, high_}},
+                              {"seed", seedConfig()},
+                              {"data_format", "channels_last"}};
+  }
+
+protected:
+  /// The images in training; at inference they pass unchanged.
+  virtual Tensor augment(const Tensor &x, const CallContext &ctx) const = 0;
+
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) override {
+    expectInputs(inputs, 1);
+    return {ctx.training ? augment(inputs[0], ctx) : inputs[0]};
+  }
+
+  double lower_, upper_, low_, high_;
 };
 
 } // namespace layers

@@ -15,6 +15,9 @@
 //                     width_factor);
 //  RandomTranslation  shifted by uniform(lower, upper) * H rows and
 //                     * W columns;
+//  RandomShear        x' = x + sx * y, y' = y + sy * x (output to input),
+//                     sx and sy uniform over their factors, one sign per
+//                     image for both;
 //  RandomCrop         one window at a uniform integer offset, or Keras's
 //                     centred aspect crop resized; the identity at
 //                     inference, as Keras 3.
@@ -246,6 +249,47 @@ private:
   std::pair<double, double> height_, width_;
 };
 
+class RandomShearImpl : public AffineAugmentationImpl {
+public:
+  RandomShearImpl(std::pair<double, double> x, std::pair<double, double> y,
+                  ImageFill fill, uint64_t seed)
+      : AffineAugmentationImpl("RandomShear", std::move(fill), seed), x_(x),
+        y_(y) {
+    checkRange("RandomShear", "x_factor", x.first, x.second, -1, 1,
+               /*lowClosed=*/true);
+    checkRange("RandomShear", "y_factor", y.first, y.second, -1, 1,
+               /*lowClosed=*/true);
+  }
+  llvm::json::Object kerasConfig() const override {
+    llvm::json::Object c = fillConfig();
+    // (-f, f) as the number f: Keras's constructor refuses a pair with a
+    // negative entry (though its own get_config writes one).
+    auto factor = [](const std::pair<double, double> &f) {
+      return f.first == -f.second ? llvm::json::Value(f.second)
+                                  : pair(f.first, f.second);
+    };
+    c["x_factor"] = factor(x_);
+    c["y_factor"] = factor(y_);
+    return c;
+  }
+
+protected:
+  Tensor transforms(const Tensor &x, const CallContext &ctx) const override {
+    // Keras: one sign per image for both factors.
+    DType dt = x.dtype();
+    Tensor sign = ops::select(ops::compare(ops::CompareKind::GT,
+                                           draw(x, ctx, 0, 1, "sign"),
+                                           ops::scalar(0.5, dt)),
+                              ops::scalar(-1, dt), ops::scalar(1, dt));
+    return layers::shearTransforms(
+        ops::mul(draw(x, ctx, x_.first, x_.second, "x"), sign),
+        ops::mul(draw(x, ctx, y_.first, y_.second, "y"), sign));
+  }
+
+private:
+  std::pair<double, double> x_, y_;
+};
+
 class RandomCropImpl : public AugmentationImpl {
 public:
   RandomCropImpl(int64_t height, int64_t width, uint64_t seed)
@@ -369,6 +413,17 @@ Tensor layers::translationTransforms(const Tensor &rows, const Tensor &cols) {
   Tensor one = column(rows, 1), zero = column(rows, 0);
   return affine(one, zero, ops::neg(cols), zero, one, ops::neg(rows));
 }
+
+Tensor layers::shearTransforms(const Tensor &x, const Tensor &y) {
+  Tensor one = column(x, 1), zero = column(x, 0);
+  return affine(one, x, zero, y, one, zero);
+}
+
+RandomShear::RandomShear(std::pair<double, double> xFactor,
+                         std::pair<double, double> yFactor, ImageFill fill,
+                         uint64_t seed)
+    : Layer(std::make_shared<RandomShearImpl>(xFactor, yFactor, std::move(fill),
+                                              seed)) {}
 
 RandomRotation::RandomRotation(double lower, double upper, ImageFill fill,
                                uint64_t seed)

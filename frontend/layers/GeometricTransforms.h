@@ -25,6 +25,9 @@ Tensor zoomTransforms(const Tensor &heightZoom, const Tensor &widthZoom,
 /// RandomTranslation's _get_translation_matrix: shifted down `rows` and
 /// right `cols` pixels.
 Tensor translationTransforms(const Tensor &rows, const Tensor &cols);
+/// RandomShear's _get_shear_matrix: the output pixel (x, y) samples the
+/// input at (x + shearX * y, shearY * x + y).
+Tensor shearTransforms(const Tensor &shearX, const Tensor &shearY);
 
 } // namespace layers
 } // namespace kcc

@@ -21,6 +21,12 @@
                        and RandomInvert at factor 0 (AugmentationTest
                        checks their rates), RandomColorDegeneration at
                        factor (0.5, 0.5) (halfway to gray in training),
+                       RandomSaturation at (0.25, 0.25) (the saturation
+                       times 1/3 through Keras's HSV conversion),
+                       RandomHue at 0 (RGB -> HSV -> RGB in training),
+                       RandomColorJitter with one-point draws,
+                       AutoContrast (in predict too), RandomSharpness at
+                       (0.25, 0.25) (halfway to the blur),
                        and Solarization at its
                        default factors (every image inverted in training,
                        the identity in predict);
@@ -91,12 +97,27 @@ def augmentation():
 
 def color_augmentation():
     x = keras.Input((28, 28, 1))
-    h = L.RandomGrayscale(0.0)(x)                          # one channel
+    # Each image stretched to [0, 1] (in predict too). On the input: it
+    # maps each image's minimum to 0 exactly, a tie at its clip, where
+    # JAX's gradient of clip is 1/2 and kcc's (TensorFlow's) 1.
+    h = L.AutoContrast(value_range=(0, 1))(x)
+    h = L.RandomGrayscale(0.0)(h)                          # one channel
     h = L.Conv2D(3, 3, strides=2, activation="sigmoid")(h)  # "RGB" in [0, 1]
     h = L.RandomGrayscale(0.0)(h)
     h = L.RandomInvert(0.0, value_range=(0, 1))(h)
     # factor (0.5, 0.5): halfway to gray in training, in Keras's draw too.
     h = L.RandomColorDegeneration((0.5, 0.5), value_range=(0, 1))(h)
+    # The same draw in Keras: the saturation times 0.25 / 0.75.
+    h = L.RandomSaturation((0.25, 0.25), value_range=(0, 1))(h)
+    # A shift of 0 (either sign): the HSV round trip alone.
+    h = L.RandomHue(0.0, value_range=(0, 1))(h)
+    # Its parts with one-point draws: brightness + 0.1 (clipped), contrast
+    # 0, the saturation times 3 (clipped to 1), hue 0.
+    h = L.RandomColorJitter(value_range=(0, 1), brightness_factor=(0.1, 0.1),
+                            contrast_factor=0.0, saturation_factor=(0.75, 0.75),
+                            hue_factor=0.0)(h)
+    # Halfway to the 3x3 blur in Keras's draw too.
+    h = L.RandomSharpness((0.25, 0.25), value_range=(0, 1))(h)
     # Its default threshold (0) inverts every image, in training only.
     h = L.Solarization(value_range=(0, 1))(h)
     y = L.Dense(10, activation="softmax")(L.Flatten()(h))

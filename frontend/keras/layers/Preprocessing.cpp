@@ -193,23 +193,24 @@ std::optional<std::pair<double, double>> readPair(const ObjectView &c,
 
 /// An augmentation's factor as Keras's _set_factor reads it: a pair in
 /// [bound, 1] (sorted), or a number f giving [max(-f, bound), f].
-std::pair<double, double> readFactor(const ObjectView &c, double bound) {
-  const json::Value *v = c.get("factor");
+std::pair<double, double> readFactor(const ObjectView &c, double bound,
+                                     llvm::StringRef key = "factor") {
+  const json::Value *v = c.get(key);
   std::string bounds = "[" + std::to_string(static_cast<int>(bound)) + ", 1]";
   if (!v)
-    c.failField("factor", "missing required field 'factor'");
+    c.failField(key, "missing required field '" + key + "'");
   if (std::optional<double> f = v->getAsNumber()) {
     if (!(*f >= bound && *f <= 1))
-      c.failField("factor", "'factor' must be in " + bounds);
+      c.failField(key, "'" + key + "' must be in " + bounds);
     double m = std::fabs(*f);
     return {std::max(-m, bound), m};
   }
-  std::optional<std::pair<double, double>> p = readPair(c, "factor");
+  std::optional<std::pair<double, double>> p = readPair(c, key);
   if (!p)
-    c.failField("factor", "'factor' must be a number or a pair of numbers");
+    c.failField(key, "'" + key + "' must be a number or a pair of numbers");
   auto [lo, hi] = std::minmax(p->first, p->second);
   if (lo > 1 || hi < bound)
-    c.failField("factor", "'factor' must lie in " + bounds);
+    c.failField(key, "'" + key + "' must lie in " + bounds);
   return {lo, hi};
 }
 
@@ -225,8 +226,8 @@ std::pair<double, double> readValueRange(const ObjectView &c) {
   return *p;
 }
 
-/// RandomBrightness, RandomInvert, RandomColorDegeneration (factor bound
-/// -1) and RandomContrast (0).
+/// RandomBrightness, RandomInvert, RandomColorDegeneration, RandomSaturation
+/// (factor bound -1), RandomContrast, RandomHue and RandomSharpness (0).
 template <typename L> Layer buildRanged(const ObjectView &c, double bound) {
   checkChannelsLast(c);
   auto [lower, upper] = readFactor(c, bound);
@@ -286,6 +287,33 @@ Layer buildRandomZoom(const ObjectView &c) {
   if (c.get("width_factor"))
     width = readAxisFactor(c, "width_factor", /*openBelow=*/true);
   return RandomZoom(hl, hu, width, readImageFill(c), readSeed(c));
+}
+
+/// RandomShear's x_factor or y_factor: a number f in [0, 1] gives (-f,
+/// f), a pair is sorted; absent, 0. Keras's constructor wants a pair's
+/// entries in [0, 1], but its get_config writes the (-f, f) of a number,
+/// so a pair may hold any entries in [-1, 1].
+std::pair<double, double> readShearFactor(const ObjectView &c,
+                                          llvm::StringRef key) {
+  const json::Value *v = c.get(key);
+  if (!v)
+    return {0.0, 0.0};
+  auto check = [&](double f, double lo) {
+    if (!(f >= lo && f <= 1))
+      c.failField(key, "'" + key + "' must be in [" +
+                           std::to_string(static_cast<int>(lo)) + ", 1], got " +
+                           std::to_string(f));
+  };
+  if (std::optional<double> f = v->getAsNumber()) {
+    check(*f, 0);
+    return {-*f, *f};
+  }
+  std::optional<std::pair<double, double>> p = readPair(c, key);
+  if (!p)
+    c.failField(key, "'" + key + "' must be a number or a pair of numbers");
+  check(p->first, -1);
+  check(p->second, -1);
+  return std::minmax(p->first, p->second);
 }
 
 Layer buildRandomTranslation(const ObjectView &c) {
@@ -492,6 +520,81 @@ void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
                      {},
                      {},
                      "`factor`, `value_range`, `seed`; random in training"});
+  classes.push_back({"RandomSaturation",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRanged<RandomSaturation>(c, -1.0);
+                     },
+                     {},
+                     {},
+                     "`factor`, `value_range`, `seed`; random in training "
+                     "(RGB)"});
+  classes.push_back({"RandomHue",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRanged<RandomHue>(c, 0.0);
+                     },
+                     {},
+                     {},
+                     "`factor`, `value_range`, `seed`; random in training "
+                     "(RGB)"});
+  classes.push_back(
+      {"RandomColorJitter",
+       "preprocessing",
+       [](const ObjectView &c, const CallOptions &) {
+         checkChannelsLast(c);
+         // Each part's factor as its own layer reads it (bounds -1, 0, -1,
+         // 0); null or absent skips the part.
+         auto part =
+             [&](llvm::StringRef key,
+                 double bound) -> std::optional<std::pair<double, double>> {
+           const json::Value *v = c.get(key);
+           if (!v || v->kind() == json::Value::Null)
+             return std::nullopt;
+           return readFactor(c, bound, key);
+         };
+         ColorJitterFactors f;
+         f.brightness = part("brightness_factor", -1.0);
+         f.contrast = part("contrast_factor", 0.0);
+         f.saturation = part("saturation_factor", -1.0);
+         f.hue = part("hue_factor", 0.0);
+         auto [low, high] = readValueRange(c);
+         return Layer(RandomColorJitter(f, low, high, readSeed(c)));
+       },
+       {},
+       {},
+       "`value_range`, `brightness_factor`, `contrast_factor`, "
+       "`saturation_factor`, `hue_factor`, `seed`; random in training"});
+  classes.push_back({"AutoContrast",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       checkChannelsLast(c);
+                       auto [low, high] = readValueRange(c);
+                       return Layer(AutoContrast(low, high));
+                     },
+                     {},
+                     {},
+                     "`value_range`; applied at inference too"});
+  classes.push_back({"RandomSharpness",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       return buildRanged<RandomSharpness>(c, 0.0);
+                     },
+                     {},
+                     {},
+                     "`factor`, `value_range`, `seed`; random in training"});
+  classes.push_back({"RandomShear",
+                     "preprocessing",
+                     [](const ObjectView &c, const CallOptions &) {
+                       checkChannelsLast(c);
+                       return Layer(RandomShear(readShearFactor(c, "x_factor"),
+                                                readShearFactor(c, "y_factor"),
+                                                readImageFill(c), readSeed(c)));
+                     },
+                     {},
+                     {},
+                     "`x_factor`, `y_factor`, `fill_mode`, `interpolation`, "
+                     "`fill_value`, `seed`; random in training"});
   classes.push_back({"RandomInvert",
                      "preprocessing",
                      [](const ObjectView &c, const CallOptions &) {

@@ -15,6 +15,8 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <tuple>
 
@@ -282,6 +284,174 @@ TEST(Augmentation, SolarizationInvertsAtOrAboveOneThresholdPerImage) {
     ASSERT_LT(maxKept, minInverted + 1e-6) << "image " << n;
   }
   EXPECT_NEAR(inverted / double(kImages * per), 0.5, 0.05);
+}
+
+/// RGB images on the [0, 255] scale.
+NDArray rgbImages(uint64_t seed) {
+  NDArray two = images(seed);
+  NDArray rgb = NDArray::empty({kImages, kH, kW, 3}, DType::F32);
+  for (int64_t i = 0; i < rgb.numel(); ++i)
+    rgb.set(i, 255 * two.at((i * 7) % two.numel()));
+  return rgb;
+}
+
+/// The textbook RGB -> HSV in double (hue in [0, 1)), independent of
+/// kcc's.
+std::array<double, 3> hsvOf(const double *p) {
+  double r = p[0], g = p[1], b = p[2];
+  double v = std::max({r, g, b}), d = v - std::min({r, g, b});
+  double s = v > 0 ? d / v : 0, h = 0;
+  if (d > 0) {
+    if (v == r)
+      h = (g - b) / d;
+    else if (v == g)
+      h = (b - r) / d + 2;
+    else
+      h = (r - g) / d + 4;
+    h = std::fmod(h / 6 + 1, 1.0);
+  }
+  return {h, s, v};
+}
+
+/// The signed distance from hue a to hue b on the circle, in [-0.5, 0.5).
+double hueShift(double a, double b) {
+  return std::fmod(b - a + 1.5, 1.0) - 0.5;
+}
+
+/// Keras's RandomSaturation multiplies each image's saturation by f / (1 -
+/// f): recovered from every pixel, one f per image, hue and value kept;
+/// over 2,000 images (0.1, 0.5) gives mean 0.3 and both ends; (0.5, 0.5)
+/// keeps the image and 0 grays it.
+TEST(Augmentation, RandomSaturationScalesEachImagesSaturationByOneFactor) {
+  NDArray rgb = rgbImages(16);
+  std::vector<double> in = Tensor(rgb).toVector();
+  EXPECT_EQ(RandomSaturation(0.1, 0.5)(rgb, false).toVector(), in);
+  std::vector<double> out =
+      RandomSaturation(0.1, 0.5, 0, 255, 17)(rgb, true).toVector();
+  int64_t pixels = kH * kW;
+  double sum = 0, lo = 1, hi = 0;
+  for (int64_t n = 0; n < kImages; ++n) {
+    double scale = NAN;
+    for (int64_t p = n * pixels; p < (n + 1) * pixels; ++p) {
+      auto [h0, s0, v0] = hsvOf(&in[p * 3]);
+      auto [h1, s1, v1] = hsvOf(&out[p * 3]);
+      ASSERT_NEAR(v1, v0, 1e-3) << "image " << n;
+      if (s0 < 0.05)
+        continue;
+      if (std::isnan(scale))
+        scale = s1 / s0;
+      ASSERT_NEAR(s1 / s0, scale, 1e-4) << "image " << n;
+      if (s1 > 0.05)
+        ASSERT_NEAR(hueShift(h0, h1), 0.0, 1e-4) << "image " << n;
+    }
+    ASSERT_FALSE(std::isnan(scale));
+    double f = scale / (1 + scale);
+    sum += f;
+    lo = std::min(lo, f);
+    hi = std::max(hi, f);
+  }
+  EXPECT_NEAR(sum / kImages, 0.3, 0.02);
+  EXPECT_LT(lo, 0.12);
+  EXPECT_GT(hi, 0.48);
+  std::vector<double> kept = RandomSaturation(0.5, 0.5)(rgb, true).toVector();
+  std::vector<double> gray = RandomSaturation(0, 0)(rgb, true).toVector();
+  for (size_t k = 0; k < in.size(); k += 3) {
+    double v = std::max({in[k], in[k + 1], in[k + 2]});
+    for (int c = 0; c < 3; ++c) {
+      ASSERT_NEAR(kept[k + c], in[k + c], 1e-3) << k;
+      ASSERT_NEAR(gray[k + c], v, 1e-3) << k;
+    }
+  }
+}
+
+/// Keras's RandomHue moves each image's hue by +-uniform(lower, upper) / 2:
+/// one shift per image from every coloured pixel, saturation and value
+/// kept; (0.2, 0.6) gives |shift| in [0.1, 0.3], mean 0.2, either sign
+/// about as often.
+TEST(Augmentation, RandomHueRotatesEachImagesHueByOneShift) {
+  NDArray rgb = rgbImages(18);
+  std::vector<double> in = Tensor(rgb).toVector();
+  EXPECT_EQ(RandomHue(0.2, 0.6)(rgb, false).toVector(), in);
+  std::vector<double> out =
+      RandomHue(0.2, 0.6, 0, 255, 19)(rgb, true).toVector();
+  int64_t pixels = kH * kW, positive = 0;
+  double sum = 0, lo = 1, hi = 0;
+  for (int64_t n = 0; n < kImages; ++n) {
+    double shift = NAN;
+    for (int64_t p = n * pixels; p < (n + 1) * pixels; ++p) {
+      auto [h0, s0, v0] = hsvOf(&in[p * 3]);
+      auto [h1, s1, v1] = hsvOf(&out[p * 3]);
+      ASSERT_NEAR(v1, v0, 1e-3) << "image " << n;
+      ASSERT_NEAR(s1, s0, 1e-4) << "image " << n;
+      if (s0 < 0.05 || v0 < 10)
+        continue;
+      if (std::isnan(shift))
+        shift = hueShift(h0, h1);
+      ASSERT_NEAR(hueShift(h0, h1), shift, 1e-4) << "image " << n;
+    }
+    ASSERT_FALSE(std::isnan(shift));
+    positive += shift > 0;
+    sum += std::abs(shift);
+    lo = std::min(lo, std::abs(shift));
+    hi = std::max(hi, std::abs(shift));
+  }
+  EXPECT_NEAR(sum / kImages, 0.2, 0.01);
+  EXPECT_GT(lo, 0.1 - 1e-4);
+  EXPECT_LT(lo, 0.11);
+  EXPECT_LT(hi, 0.3 + 1e-4);
+  EXPECT_GT(hi, 0.29);
+  EXPECT_NEAR(positive / double(kImages), 0.5, 0.05);
+}
+
+/// RandomColorJitter is its parts in Keras's order: with draws that cannot
+/// differ (one-point ranges, contrast and hue 0) it is the four layers
+/// applied one after another.
+TEST(Augmentation, RandomColorJitterComposesItsPartsInKerasOrder) {
+  NDArray rgb = rgbImages(21);
+  ColorJitterFactors f;
+  f.brightness = {0.1, 0.1};
+  f.contrast = {0, 0};
+  f.saturation = {0.25, 0.25};
+  f.hue = {0, 0};
+  RandomColorJitter jitter(f, 0, 255, 22);
+  std::vector<double> in = Tensor(rgb).toVector();
+  EXPECT_EQ(jitter(rgb, false).toVector(), in);
+  Tensor parts = RandomBrightness(0.1, 0.1)(rgb, true);
+  parts = RandomContrast(0, 0)(parts, true);
+  parts = RandomSaturation(0.25, 0.25)(parts, true);
+  parts = RandomHue(0, 0)(parts, true);
+  std::vector<double> want = parts.toVector();
+  std::vector<double> got = jitter(rgb, true).toVector();
+  ASSERT_EQ(got.size(), want.size());
+  double moved = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    ASSERT_EQ(got[i], want[i]) << i;
+    moved = std::max(moved, std::abs(got[i] - in[i]));
+  }
+  EXPECT_GT(moved, 20);
+  // Brightness alone on two channels; saturation needs RGB.
+  NDArray two = images(23);
+  ColorJitterFactors brightness, saturation;
+  brightness.brightness = {-0.2, 0.2};
+  saturation.saturation = {0, 0.5};
+  EXPECT_EQ(RandomColorJitter(brightness, 0, 1)(two, true).shape(),
+            two.shape());
+  EXPECT_NE(errorOf([&] {
+              RandomColorJitter(saturation, 0, 1)(two, true);
+            }).find("expects 3 channels (RGB) for saturation_factor"),
+            std::string::npos);
+}
+
+TEST(Augmentation, HsvLayersNeedRgb) {
+  NDArray two = images(20);
+  EXPECT_NE(errorOf([&] {
+              RandomHue(0, 0.5)(two, true);
+            }).find("expects 3 channels (RGB)"),
+            std::string::npos);
+  EXPECT_NE(errorOf([&] {
+              RandomSaturation(0, 0.5)(two, true);
+            }).find("expects 3 channels (RGB)"),
+            std::string::npos);
 }
 
 } // namespace

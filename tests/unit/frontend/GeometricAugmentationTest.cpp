@@ -136,6 +136,29 @@ TEST(GeometricAugmentation, RandomTranslationDrawsShiftsWithinTheFactors) {
   expectUniform(dx, 0.0, 0.3 * kSize, "columns");
 }
 
+/// Pixel (5, 5) is read from (5 + 5 sy, 5 + 5 sx), about the top-left
+/// corner as Keras's matrix has it: |sx| uniform in [0.1, 0.4], |sy| in
+/// [0, 0.3], one sign for both, either sign about as often.
+TEST(GeometricAugmentation, RandomShearDrawsShearsWithinTheFactors) {
+  Layer shear =
+      RandomShear({0.1, 0.4}, {0.0, 0.3}, {"nearest", "bilinear", 0.0}, 9);
+  std::vector<double> out = run(shear, coordinates(), 0);
+  std::vector<double> sx, sy;
+  int64_t negative = 0;
+  for (int64_t n = 0; n < kImages; ++n) {
+    auto [row, col] = source(out, n, 5, 5);
+    double x = (col - 5) / 5, y = (row - 5) / 5;
+    ASSERT_GE(x * y, -1e-6) << "image " << n;
+    negative += x < 0;
+    sx.push_back(std::abs(x)), sy.push_back(std::abs(y));
+  }
+  expectUniform(sx, 0.1, 0.4, "x shear");
+  expectUniform(sy, 0.0, 0.3, "y shear");
+  EXPECT_NEAR(negative / double(kImages), 0.5, 0.05);
+  EXPECT_EQ(shear(coordinates(3), false).toVector(),
+            Tensor(coordinates(3)).toVector());
+}
+
 /// One offset per batch, uniform over the 6 x 5 windows of a 4 x 5 crop
 /// of 9 x 9 images; every window drawn over 600 steps.
 TEST(GeometricAugmentation, RandomCropDrawsOneWindowPerBatch) {

@@ -53,3 +53,35 @@ func.func @shared_broadcast(%p: tensor<64x32xf32>, %q: tensor<64x32xf32>,
   %3 = kc.sub %q, %2 : tensor<64x32xf32>
   return %1, %3 : tensor<64x32xf32>, tensor<64x32xf32>
 }
+
+// -----
+
+// A consumer that reads a producer twice (the same result, or two results
+// of an op grown by fusion) takes one copy of its body: fused one operand
+// at a time, the producer stayed for the other and was copied again, and
+// on a DAG that reuses its values (an RGB -> HSV conversion) the copies
+// multiplied at each level.
+// CHECK-LABEL: func.func @square_of_exp(
+// CHECK: linalg.generic
+// CHECK-COUNT-1: math.exp
+// CHECK-NOT: math.exp
+// CHECK-NOT: linalg.generic
+func.func @square_of_exp(%a: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %0 = kc.exp %a : tensor<64x32xf32>
+  %1 = kc.mul %0, %0 : tensor<64x32xf32>
+  return %1 : tensor<64x32xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @diamond(
+// CHECK: linalg.generic
+// CHECK-COUNT-1: math.exp
+// CHECK-NOT: math.exp
+// CHECK-NOT: linalg.generic
+func.func @diamond(%a: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %0 = kc.exp %a : tensor<64x32xf32>
+  %1 = kc.neg %0 : tensor<64x32xf32>
+  %2 = kc.mul %0, %1 : tensor<64x32xf32>
+  return %2 : tensor<64x32xf32>
+}
