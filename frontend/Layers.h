@@ -554,6 +554,36 @@ public:
        RecurrentOptions options = {});
 };
 
+/// Keras's ConvLSTM1D/2D/3D: an LSTM whose products are convolutions of
+/// the layer's rank over [batch, steps, spatial..., channels] inputs.
+/// kernel_size, strides and dilation_rate have one entry per spatial axis;
+/// the recurrent convolution is `same` with unit strides. Weights:
+/// cell/kernel [k..., channels, 4 * filters], cell/recurrent_kernel [k...,
+/// filters, 4 * filters], cell/bias [4 * filters] (gates i, f, c, o).
+struct ConvLSTMOptions {
+  int64_t filters = 0;
+  std::vector<int64_t> kernelSize, strides, dilationRate;
+  std::string padding = "valid";
+  std::string activation = "tanh", recurrentActivation = "sigmoid";
+  bool useBias = true;
+  std::string kernelInitializer = "glorot_uniform",
+              recurrentInitializer = "orthogonal", biasInitializer = "zeros";
+  bool unitForgetBias = true;
+  RecurrentOptions options;
+};
+class ConvLSTM1D : public Layer {
+public:
+  explicit ConvLSTM1D(ConvLSTMOptions options);
+};
+class ConvLSTM2D : public Layer {
+public:
+  explicit ConvLSTM2D(ConvLSTMOptions options);
+};
+class ConvLSTM3D : public Layer {
+public:
+  explicit ConvLSTM3D(ConvLSTMOptions options);
+};
+
 /// GRU; with `resetAfter` (Keras 3's default) the bias is [2, 3*units]:
 /// the input bias, then the recurrent bias applied before the reset gate
 /// multiplies; without it, [3*units] and the reset gate scales h before

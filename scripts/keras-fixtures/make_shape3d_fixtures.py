@@ -23,11 +23,18 @@
   volume_dropout.keras a Conv3D's channels through SpatialDropout3D at
                        rate 0 (where Keras's and kcc's random streams
                        cannot differ; LayersTest checks the rate);
+  conv_lstm.keras      the image as 4 frames of 7x28x1 through ConvLSTM2D
+                       (same padding, the sequence) and a strided one going
+                       backwards with relu, hard_sigmoid and its states; as
+                       4 steps of 7 columns x 28 channels through a dilated
+                       ConvLSTM1D; as 2 steps of a 2x7x28 volume through
+                       ConvLSTM3D (no unit_forget_bias);
 
 and shape3d.json in layers.json's format (make_layer_fixtures.py): the loss
 of each of 5 Adam(1e-3) train_on_batch steps on make_fixtures.py's batch and
 Keras's predict on the first 4 examples before and after them. Run as
-make_fixtures.py (KERAS_BACKEND=jax); it leaves the other fixtures alone.
+make_fixtures.py (KERAS_BACKEND=jax); it leaves the other fixtures alone,
+and given model names, the other models of this script too.
 """
 
 import json
@@ -121,16 +128,41 @@ def volume_dropout():
     return keras.Model(x, y, name="volume_dropout")
 
 
+def conv_lstm():
+    x = keras.Input((28, 28, 1))
+    frames = L.Reshape((4, 7, 28, 1))(x)
+    h = L.ConvLSTM2D(4, 3, padding="same", return_sequences=True)(frames)
+    out, _, c = L.ConvLSTM2D(3, (3, 3), strides=(1, 2), go_backwards=True,
+                             return_state=True, activation="relu",
+                             recurrent_activation="hard_sigmoid")(h)  # 5x13x3
+    rows = L.ConvLSTM1D(5, 3, dilation_rate=2)(L.Reshape((4, 7, 28))(x))
+    volume = L.ConvLSTM3D(2, (2, 3, 3), padding="same",
+                          unit_forget_bias=False)(
+        L.Reshape((2, 2, 7, 28, 1))(x))                       # 2x7x28x2
+    h = L.Concatenate()([L.Flatten()(out), L.Flatten()(c), L.Flatten()(rows),
+                         L.GlobalAveragePooling3D()(volume)])
+    y = L.Dense(10, activation="softmax")(h)
+    return keras.Model(x, y, name="conv_lstm")
+
+
 MODELS = {"td_dense": td_dense, "td_video": td_video,
           "td_sequential": td_sequential, "volume": volume,
-          "volume_dropout": volume_dropout}
+          "volume_dropout": volume_dropout, "conv_lstm": conv_lstm}
 
 
 def main():
     os.makedirs(mf.OUT, exist_ok=True)
     _, x, y = mf.batch()
+    # Names on the command line: only those, the others' records kept.
+    only = sys.argv[1:]
+    path = os.path.join(mf.OUT, "shape3d.json")
     result = mf.record_header(PREDICT)
+    if only:
+        with open(path) as f:
+            result = json.load(f)
     for name, build in MODELS.items():
+        if only and name not in only:
+            continue
         mf.fresh_session()
         model = build()
         model.save(os.path.join(mf.OUT, name + ".keras"))
@@ -143,7 +175,7 @@ def main():
             model.predict(x[:PREDICT], verbose=0)).astype(np.float64).tolist()
         result[name] = rec
         print(name, "losses", rec["step_losses"])
-    with open(os.path.join(mf.OUT, "shape3d.json"), "w") as f:
+    with open(path, "w") as f:
         json.dump(result, f, indent=1)
         f.write("\n")
 

@@ -129,7 +129,7 @@ INSTANTIATE_TEST_SUITE_P(
                           "color_augmentation", "augmentation", "conv1d",
                           "attention", "grouped_attention", "opsnodes",
                           "td_dense", "td_video", "td_sequential", "volume",
-                          "volume_dropout", "geometric"),
+                          "volume_dropout", "geometric", "conv_lstm"),
         ::testing::Values(ExecMode::Compiled, ExecMode::Interpreted)),
     [](const auto &info) {
       return std::get<0>(info.param) +

@@ -197,9 +197,86 @@ Layer buildTimeDistributed(const ObjectView &c) {
   return td;
 }
 
+/// kernel_size, strides or dilation_rate of a ConvLSTM of `rank`: an int
+/// or a list of `rank`, each in [1, 2^31-1].
+std::vector<int64_t> readConvTuple(const ObjectView &c, llvm::StringRef key,
+                                   int rank, std::optional<int64_t> dflt) {
+  if (rank == 1)
+    return {readSize1(c, key, dflt)};
+  if (rank == 2) {
+    Size2 s =
+        checkedSize2(c, key,
+                     c.getSize2(key, dflt ? std::optional<Size2>(Size2(*dflt))
+                                          : std::nullopt));
+    return {s.h, s.w};
+  }
+  Size3 s = readSize3(c, key,
+                      dflt ? std::optional<Size3>(Size3(*dflt)) : std::nullopt);
+  return {s.d, s.h, s.w};
+}
+
+/// ConvLSTM1D/2D/3D; refused as LSTM refuses (dropout, stateful,
+/// regularizers, constraints).
+Layer buildConvLSTM(const ObjectView &c, int rank) {
+  checkNull(c, {"kernel_constraint", "recurrent_constraint", "bias_constraint",
+                "kernel_regularizer", "recurrent_regularizer",
+                "bias_regularizer", "activity_regularizer"});
+  checkChannelsLast(c);
+  if (c.getBool("stateful", false))
+    c.failField("stateful", "stateful: true is not supported (every batch "
+                            "starts from zero states)");
+  for (const char *key : {"dropout", "recurrent_dropout"})
+    if (c.getNumber(key, 0.0) != 0.0)
+      c.failField(key,
+                  "'" + std::string(key) + "' is not supported (must be 0)");
+  ConvLSTMOptions o;
+  o.filters = readWidth(c, "filters");
+  if (TensorSize gates = tensorSize({4, o.filters}, sizeof(float), "f32");
+      !gates)
+    c.failField("filters", "filters " + std::to_string(o.filters) +
+                               " is too large: its gates, " + gates.error);
+  o.kernelSize = readConvTuple(c, "kernel_size", rank, std::nullopt);
+  o.strides = readConvTuple(c, "strides", rank, 1);
+  o.dilationRate = readConvTuple(c, "dilation_rate", rank, 1);
+  o.padding = readPadding(c);
+  o.activation = readActivationAt(c, "activation", "tanh");
+  o.recurrentActivation =
+      readActivationAt(c, "recurrent_activation", "sigmoid");
+  o.useBias = c.getBool("use_bias", true);
+  o.kernelInitializer =
+      readInitializer(c, "kernel_initializer", "glorot_uniform");
+  o.recurrentInitializer =
+      readInitializer(c, "recurrent_initializer", "orthogonal");
+  o.biasInitializer = readInitializer(c, "bias_initializer", "zeros");
+  o.unitForgetBias = c.getBool("unit_forget_bias", true);
+  o.options.returnSequences = c.getBool("return_sequences", false);
+  o.options.returnState = c.getBool("return_state", false);
+  o.options.goBackwards = c.getBool("go_backwards", false);
+  if (rank == 1)
+    return ConvLSTM1D(std::move(o));
+  if (rank == 2)
+    return ConvLSTM2D(std::move(o));
+  return ConvLSTM3D(std::move(o));
+}
+
 } // namespace
 
 void keras::addRecurrentLayers(std::vector<LayerClass> &classes) {
+  for (int rank : {1, 2, 3})
+    classes.push_back(
+        {"ConvLSTM" + std::to_string(rank) + "D",
+         "rnn",
+         [rank](const ObjectView &c, const CallOptions &) {
+           return buildConvLSTM(c, rank);
+         },
+         {"kernel_regularizer", "recurrent_regularizer", "bias_regularizer",
+          "activity_regularizer", "kernel_constraint", "recurrent_constraint",
+          "bias_constraint", "seed"},
+         {},
+         "`filters`, `kernel_size`, `strides`, `padding`, `dilation_rate`, "
+         "`activation`, `recurrent_activation`, `use_bias`, initializers, "
+         "`unit_forget_bias`, `return_sequences`, `return_state`, "
+         "`go_backwards`"});
   classes.push_back(
       {"LSTM",
        "rnn",
