@@ -255,11 +255,11 @@ TEST(KerasLayerImport, Keras2BatchNormalizationFrozenWithAxisList) {
 
 TEST(KerasLayerImport, UnsupportedClassesListWhatIsSupported) {
   std::string text = keras2MlpWith(
-      json::Object{{"class_name", "ConvLSTM2D"},
-                   {"config", json::Object{{"name", "conv_lstm2d"}}}});
+      json::Object{{"class_name", "TextVectorization"},
+                   {"config", json::Object{{"name", "text_vectorization"}}}});
   std::string msg = importError(text);
-  EXPECT_THAT(msg, HasSubstr("layer class 'ConvLSTM2D' is not "
-                             "supported (kcc imports InputLayer, Dense"));
+  EXPECT_THAT(msg, HasSubstr("layer class 'TextVectorization' is "
+                             "not supported (kcc imports InputLayer, Dense"));
   // The list is the registry's, every class in it.
   for (const keras::LayerClass &cls : keras::layerClasses())
     EXPECT_THAT(msg, HasSubstr(cls.name));
