@@ -899,6 +899,20 @@ public:
                   double high = 255.0, uint64_t seed = 0);
 };
 
+/// Keras's RandomGaussianBlur: each image, with probability
+/// uniform(factor), replaced by its blur with a Gaussian kernel of
+/// kernelSize (width, height) taps whose sigmas (width, height) are drawn
+/// uniform(sigma) + 1e-6 once per batch, zero padding; the batch clipped
+/// to [low, high]. Keras's sizes must be odd.
+class RandomGaussianBlur : public Layer {
+public:
+  explicit RandomGaussianBlur(std::pair<double, double> factor = {0, 1},
+                              std::pair<int64_t, int64_t> kernelSize = {3, 3},
+                              std::pair<double, double> sigma = {0, 1},
+                              double low = 0.0, double high = 255.0,
+                              uint64_t seed = 0);
+};
+
 /// How Keras's geometric augmentations sample (their fill_mode: reflect,
 /// wrap, constant, nearest; interpolation: bilinear, nearest; fill_value
 /// for constant).

@@ -26,7 +26,8 @@
                        RandomHue at 0 (RGB -> HSV -> RGB in training),
                        RandomColorJitter with one-point draws,
                        AutoContrast (in predict too), RandomSharpness at
-                       (0.25, 0.25) (halfway to the blur),
+                       (0.25, 0.25) (halfway to the blur), RandomGaussianBlur
+                       on every image with one sigma,
                        and Solarization at its
                        default factors (every image inverted in training,
                        the identity in predict);
@@ -118,6 +119,9 @@ def color_augmentation():
                             hue_factor=0.0)(h)
     # Halfway to the 3x3 blur in Keras's draw too.
     h = L.RandomSharpness((0.25, 0.25), value_range=(0, 1))(h)
+    # Every image blurred, 3 taps across and 5 down, sigma 0.5 (+ 1e-6).
+    h = L.RandomGaussianBlur(factor=(1.0, 1.0), kernel_size=(3, 5),
+                             sigma=(0.5, 0.5), value_range=(0, 1))(h)
     # Its default threshold (0) inverts every image, in training only.
     h = L.Solarization(value_range=(0, 1))(h)
     y = L.Dense(10, activation="softmax")(L.Flatten()(h))

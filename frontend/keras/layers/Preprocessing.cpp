@@ -595,6 +595,45 @@ void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
                      {},
                      "`x_factor`, `y_factor`, `fill_mode`, `interpolation`, "
                      "`fill_value`, `seed`; random in training"});
+  classes.push_back(
+      {"RandomGaussianBlur",
+       "preprocessing",
+       [](const ObjectView &c, const CallOptions &) {
+         checkChannelsLast(c);
+         // Keras's defaults: factor 1.0 and sigma 1.0, each (0, 1).
+         auto pairOr = [&](llvm::StringRef key) {
+           return c.get(key) ? readFactor(c, 0.0, key)
+                             : std::pair<double, double>{0.0, 1.0};
+         };
+         std::pair<int64_t, int64_t> kernel{3, 3};
+         if (const json::Value *v = c.get("kernel_size")) {
+           auto odd = [&](double k) {
+             if (!(k >= 1 && k <= (1 << 20) && k == std::floor(k) &&
+                   static_cast<int64_t>(k) % 2 == 1))
+               c.failField("kernel_size",
+                           "'kernel_size' must be odd and positive, got " +
+                               std::to_string(k));
+             return static_cast<int64_t>(k);
+           };
+           if (std::optional<double> k = v->getAsNumber()) {
+             kernel = {odd(*k), odd(*k)};
+           } else if (std::optional<std::pair<double, double>> p =
+                          readPair(c, "kernel_size")) {
+             kernel = {odd(p->first), odd(p->second)};
+           } else {
+             c.failField("kernel_size", "'kernel_size' must be a number or a "
+                                        "pair of numbers");
+           }
+         }
+         auto [low, high] = readValueRange(c);
+         return Layer(RandomGaussianBlur(pairOr("factor"), kernel,
+                                         pairOr("sigma"), low, high,
+                                         readSeed(c)));
+       },
+       {},
+       {},
+       "`factor`, `kernel_size`, `sigma`, `value_range`, `seed`; random in "
+       "training"});
   classes.push_back({"RandomInvert",
                      "preprocessing",
                      [](const ObjectView &c, const CallOptions &) {

@@ -1,9 +1,10 @@
-//===- ImageEnhancementTest.cpp - AutoContrast and RandomSharpness --------===//
+//===- ImageEnhancementTest.cpp - AutoContrast, sharpness and blur --------===//
 //
 // AutoContrast maps each image's channel onto the value range exactly
 // (checked against the stretch computed here in double); RandomSharpness
 // blends each image with its 3x3 blur by one factor per image, recovered
-// from every pixel, and the factors against their distribution.
+// from every pixel, and the factors against their distribution;
+// RandomGaussianBlur against the separable blur written out here.
 //
 //===----------------------------------------------------------------------===//
 
@@ -114,6 +115,64 @@ TEST(ImageEnhancement, RandomSharpnessBlendsWithTheBlurByOneFactorPerImage) {
   EXPECT_NEAR(sum / kImages, 0.5, 0.02);
   EXPECT_LT(lo, 0.22);
   EXPECT_GT(hi, 0.78);
+}
+
+/// Keras's Gaussian taps in double.
+std::vector<double> gaussian(int64_t size, double sigma) {
+  std::vector<double> taps;
+  double sum = 0;
+  for (int64_t i = 0; i < size; ++i) {
+    double z = (i - (size - 1) / 2.0) / sigma;
+    taps.push_back(std::exp(-0.5 * z * z));
+    sum += taps.back();
+  }
+  for (double &t : taps)
+    t /= sum;
+  return taps;
+}
+
+/// Every image (factor 1) blurred by 5 taps down and 3 across, sigma 0.5
+/// both ways, zero padding; factor 0.3 blurs about 30% of the images, each
+/// either untouched or that blur.
+TEST(ImageEnhancement, RandomGaussianBlurAppliesOneKernelToAboutFactorImages) {
+  NDArray x = images(4);
+  std::vector<double> in = Tensor(x).toVector();
+  EXPECT_EQ(RandomGaussianBlur()(x, false).toVector(), in);
+  std::vector<double> across = gaussian(3, 0.5 + 1e-6),
+                      down = gaussian(5, 0.5 + 1e-6);
+  std::vector<double> blur(in.size());
+  for (int64_t n = 0; n < kImages; ++n)
+    for (int64_t h = 0; h < kH; ++h)
+      for (int64_t w = 0; w < kW; ++w)
+        for (int64_t c = 0; c < kC; ++c) {
+          double sum = 0;
+          for (int64_t dh = -2; dh <= 2; ++dh)
+            for (int64_t dw = -1; dw <= 1; ++dw) {
+              int64_t y = h + dh, z = w + dw;
+              if (y >= 0 && y < kH && z >= 0 && z < kW)
+                sum += down[dh + 2] * across[dw + 1] * in[index(n, y, z, c)];
+            }
+          blur[index(n, h, w, c)] = sum;
+        }
+  std::vector<double> all =
+      RandomGaussianBlur({1, 1}, {3, 5}, {0.5, 0.5}, 0, 1, 5)(x, true)
+          .toVector();
+  for (size_t i = 0; i < all.size(); ++i)
+    ASSERT_NEAR(all[i], blur[i], 1e-6) << i;
+  std::vector<double> some =
+      RandomGaussianBlur({0.3, 0.3}, {3, 5}, {0.5, 0.5}, 0, 1, 6)(x, true)
+          .toVector();
+  int64_t per = kH * kW * kC, blurred = 0;
+  for (int64_t n = 0; n < kImages; ++n) {
+    bool same = true, isBlur = true;
+    for (int64_t i = n * per; i < (n + 1) * per; ++i) {
+      same = same && some[i] == in[i];
+      isBlur = isBlur && std::abs(some[i] - blur[i]) < 1e-6;
+    }
+    ASSERT_TRUE(same || isBlur) << "image " << n;
+    blurred += isBlur && !same;
+  }
+  EXPECT_NEAR(blurred / double(kImages), 0.3, 0.05);
 }
 
 } // namespace
