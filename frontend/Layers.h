@@ -860,6 +860,16 @@ public:
                              double high = 255.0, uint64_t seed = 0);
 };
 
+/// Keras's RandomPosterization: on the [0, 255] scale of [low, high], each
+/// image's values keep their top `bits` bits (floor(x / 2^(8 - bits)) *
+/// 2^(8 - bits)), bits drawn per image in [lower, upper) as Keras's randint
+/// (lower when they are equal); Keras's factor f gives (1, f).
+class RandomPosterization : public Layer {
+public:
+  RandomPosterization(int64_t lower, int64_t upper, double low = 0.0,
+                      double high = 255.0, uint64_t seed = 0);
+};
+
 /// Replaces each image by high - x when uniform(0, 1) < uniform(lower,
 /// upper) (Keras's RandomInvert and its factor's (lower, upper)).
 class RandomInvert : public Layer {

@@ -27,6 +27,9 @@
 //  RandomColorJitter RandomBrightness, RandomContrast, RandomSaturation
 //                    and RandomHue in that order, each whose factor is
 //                    given, on one value range;
+//  RandomPosterization
+//                    on the [0, 255] scale, each image's values keep their
+//                    top `bits` bits, bits drawn per image;
 //  RandomInvert      each image (uniform(0, 1) < uniform(lower, upper))
 //                    replaced by high - x;
 //  Solarization      on the [0, 255] scale, x + addition clipped, and
@@ -294,6 +297,64 @@ private:
   double low_, high_;
 };
 
+class RandomPosterizationImpl : public AugmentationImpl {
+public:
+  RandomPosterizationImpl(int64_t lower, int64_t upper, double low, double high,
+                          uint64_t seed)
+      : AugmentationImpl("RandomPosterization", seed), lower_(lower),
+        upper_(upper), low_(low), high_(high) {
+    if (!(1 <= lower && lower <= upper && upper <= 8))
+      throw Error("RandomPosterization: factor must be an ordered pair of "
+                  "bit counts in [1, 8], got (" +
+                  std::to_string(lower) + ", " + std::to_string(upper) + ")");
+    if (!(std::isfinite(low) && std::isfinite(high) && low < high))
+      throw Error("RandomPosterization: value_range must be [low, high] "
+                  "with low < high");
+  }
+  llvm::json::Object kerasConfig() const override {
+    return llvm::json::Object{{"factor", llvm::json::Array{lower_, upper_}},
+                              {"value_range", pair(low_, high_)},
+                              {"seed", seedConfig()},
+                              {"data_format", "channels_last"}};
+  }
+
+protected:
+  std::vector<Tensor> forward(const std::vector<Tensor> &inputs,
+                              const CallContext &ctx) override {
+    expectInputs(inputs, 1);
+    const Tensor &x = inputs[0];
+    if (!ctx.training)
+      return {x};
+    DType t = x.dtype();
+    auto floorOf = [&](const Tensor &v) { // v >= 0
+      return ops::cast(ops::cast(v, DType::I32), t);
+    };
+    // Keras: randint(lower, upper) bits (upper excluded) unless they are
+    // equal; the values keep their top bits: floor(x / 2^(8 - bits)).
+    Tensor bits = ops::scalar(static_cast<double>(lower_), t);
+    if (lower_ != upper_)
+      bits = ops::add(
+          floorOf(perImage(x, ctx, 0.0, static_cast<double>(upper_ - lower_))),
+          ops::scalar(static_cast<double>(lower_), t));
+    Tensor shift = ops::sub(ops::scalar(8, t), bits);
+    Tensor step = ops::scalar(1, t);
+    for (int k = 1; k < 8; ++k)
+      step = ops::select(
+          ops::compare(ops::CompareKind::EQ, shift, ops::scalar(k, t)),
+          ops::scalar(std::ldexp(1.0, k), t), step);
+    // On the [0, 255] scale, as Keras's uint8 cast (values outside the
+    // range clamp here; Keras leaves them to its backend's cast).
+    Tensor bytes =
+        layers::clipTo(layers::toRange(x, low_, high_, 0, 255), 0, 255);
+    Tensor kept = ops::mul(floorOf(ops::div(floorOf(bytes), step)), step);
+    return {layers::toRange(kept, 0, 255, low_, high_)};
+  }
+
+private:
+  int64_t lower_, upper_;
+  double low_, high_;
+};
+
 class RandomInvertImpl : public RangedAugmentationImpl {
 public:
   using RangedAugmentationImpl::RangedAugmentationImpl;
@@ -397,6 +458,11 @@ RandomColorJitter::RandomColorJitter(ColorJitterFactors factors, double low,
                                      double high, uint64_t seed)
     : Layer(std::make_shared<RandomColorJitterImpl>(factors, low, high, seed)) {
 }
+
+RandomPosterization::RandomPosterization(int64_t lower, int64_t upper,
+                                         double low, double high, uint64_t seed)
+    : Layer(std::make_shared<RandomPosterizationImpl>(lower, upper, low, high,
+                                                      seed)) {}
 
 RandomInvert::RandomInvert(double lower, double upper, double low, double high,
                            uint64_t seed)

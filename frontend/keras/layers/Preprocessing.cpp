@@ -634,6 +634,39 @@ void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
        {},
        "`factor`, `kernel_size`, `sigma`, `value_range`, `seed`; random in "
        "training"});
+  classes.push_back(
+      {"RandomPosterization",
+       "preprocessing",
+       [](const ObjectView &c, const CallOptions &) {
+         checkChannelsLast(c);
+         // Keras's _set_factor with bounds (1, 8): f gives (1, f).
+         const json::Value *v = c.get("factor");
+         if (!v)
+           c.failField("factor", "missing required field 'factor'");
+         std::pair<double, double> f;
+         if (std::optional<double> n = v->getAsNumber())
+           f = {1.0, *n};
+         else if (std::optional<std::pair<double, double>> p =
+                      readPair(c, "factor"))
+           f = std::minmax(p->first, p->second);
+         else
+           c.failField("factor",
+                       "'factor' must be a number or a pair of numbers");
+         auto [lower, upper] = f;
+         auto bits = [&](double b) {
+           if (!(b >= 1 && b <= 8 && b == std::floor(b)))
+             c.failField("factor",
+                         "'factor' must hold bit counts in [1, 8], got " +
+                             std::to_string(b));
+           return static_cast<int64_t>(b);
+         };
+         auto [low, high] = readValueRange(c);
+         return Layer(RandomPosterization(bits(lower), bits(upper), low, high,
+                                          readSeed(c)));
+       },
+       {},
+       {},
+       "`factor` (bits), `value_range`, `seed`; random in training"});
   classes.push_back({"RandomInvert",
                      "preprocessing",
                      [](const ObjectView &c, const CallOptions &) {

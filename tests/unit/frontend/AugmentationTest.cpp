@@ -442,6 +442,43 @@ TEST(Augmentation, RandomColorJitterComposesItsPartsInKerasOrder) {
             std::string::npos);
 }
 
+/// x on [0, 1] keeping the top `bits` of its byte.
+double posterized(double x, int bits) {
+  double step = std::ldexp(1.0, 8 - bits);
+  return std::floor(std::floor(x * 255) / step) * step / 255;
+}
+
+/// Keras's RandomPosterization: one bit count per image, drawn in [lower,
+/// upper) (1 to 4 about equally often for (1, 5)), exactly (3, 3) bits for
+/// (3, 3).
+TEST(Augmentation, RandomPosterizationKeepsTheTopBitsOfEachImage) {
+  NDArray x = images(24);
+  std::vector<double> in = Tensor(x).toVector();
+  EXPECT_EQ(RandomPosterization(1, 5, 0, 1)(x, false).toVector(), in);
+  std::vector<double> three =
+      RandomPosterization(3, 3, 0, 1)(x, true).toVector();
+  for (size_t i = 0; i < in.size(); ++i)
+    ASSERT_NEAR(three[i], posterized(in[i], 3), 1e-6) << i;
+  std::vector<double> out =
+      RandomPosterization(1, 5, 0, 1, 25)(x, true).toVector();
+  int64_t per = kH * kW * kC;
+  std::vector<int64_t> count(5, 0);
+  for (int64_t n = 0; n < kImages; ++n) {
+    int found = 0;
+    for (int bits = 1; bits <= 4 && !found; ++bits) {
+      bool all = true;
+      for (int64_t i = n * per; i < (n + 1) * per && all; ++i)
+        all = std::abs(out[i] - posterized(in[i], bits)) < 1e-6;
+      if (all)
+        found = bits;
+    }
+    ASSERT_NE(found, 0) << "image " << n;
+    ++count[found];
+  }
+  for (int bits = 1; bits <= 4; ++bits)
+    EXPECT_NEAR(count[bits] / double(kImages), 0.25, 0.05) << bits;
+}
+
 TEST(Augmentation, HsvLayersNeedRgb) {
   NDArray two = images(20);
   EXPECT_NE(errorOf([&] {
