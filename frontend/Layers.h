@@ -923,6 +923,18 @@ public:
                               uint64_t seed = 0);
 };
 
+/// Keras's RandomErasing: with probability uniform(factor) per image, a
+/// box whose sides are sqrt(uniform(scale)) of the width and the height, at
+/// a uniform place, filled with `fillValue` (one number, or one per RGB
+/// channel; empty: normal noise times `high`), clipped to [low, high].
+class RandomErasing : public Layer {
+public:
+  explicit RandomErasing(std::pair<double, double> factor = {0, 1},
+                         std::pair<double, double> scale = {0.02, 0.33},
+                         std::vector<double> fillValue = {}, double low = 0.0,
+                         double high = 255.0, uint64_t seed = 0);
+};
+
 /// How Keras's geometric augmentations sample (their fill_mode: reflect,
 /// wrap, constant, nearest; interpolation: bilinear, nearest; fill_value
 /// for constant).

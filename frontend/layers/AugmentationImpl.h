@@ -45,16 +45,24 @@ protected:
   /// uniform [lo, hi) of `shape`; each `stream` an independent one.
   Tensor uniform(const Shape &shape, DType dtype, const CallContext &ctx,
                  double lo, double hi, const std::string &stream = "") const {
-    uint64_t seed =
-        userSeed_ ? userSeed_
-                  : init::deriveSeed(this->seed(), name() + "/augmentation");
-    if (!stream.empty())
-      seed = init::deriveSeed(seed, stream);
-    Tensor u = ops::randomUniform(shape, seed, ctx.step, dtype);
+    Tensor u = ops::randomUniform(shape, streamSeed(stream), ctx.step, dtype);
     if (lo == 0.0 && hi == 1.0)
       return u;
     return ops::add(ops::mul(u, ops::scalar(hi - lo, dtype)),
                     ops::scalar(lo, dtype));
+  }
+
+  /// Standard normal draws of `shape` from stream `stream`.
+  Tensor normal(const Shape &shape, DType dtype, const CallContext &ctx,
+                const std::string &stream) const {
+    return ops::randomNormal(shape, streamSeed(stream), ctx.step, dtype);
+  }
+
+  uint64_t streamSeed(const std::string &stream) const {
+    uint64_t seed =
+        userSeed_ ? userSeed_
+                  : init::deriveSeed(this->seed(), name() + "/augmentation");
+    return stream.empty() ? seed : init::deriveSeed(seed, stream);
   }
 
   llvm::json::Value seedConfig() const {

@@ -667,6 +667,40 @@ void keras::addPreprocessingLayers(std::vector<LayerClass> &classes) {
        {},
        {},
        "`factor` (bits), `value_range`, `seed`; random in training"});
+  classes.push_back(
+      {"RandomErasing",
+       "preprocessing",
+       [](const ObjectView &c, const CallOptions &) {
+         checkChannelsLast(c);
+         // Keras's defaults: factor 1.0 ((0, 1)), scale (0.02, 0.33).
+         auto pairOr = [&](llvm::StringRef key, std::pair<double, double> d) {
+           return c.get(key) ? readFactor(c, 0.0, key) : d;
+         };
+         std::vector<double> fill;
+         const json::Value *v = c.get("fill_value");
+         if (v && v->kind() != json::Value::Null) {
+           if (std::optional<double> f = v->getAsNumber()) {
+             fill = {*f};
+           } else {
+             const json::Array *a = v->getAsArray();
+             if (a && a->size() == 3)
+               for (const json::Value &e : *a)
+                 if (std::optional<double> f = e.getAsNumber())
+                   fill.push_back(*f);
+             if (fill.size() != 3)
+               c.failField("fill_value", "'fill_value' must be null, a "
+                                         "number or three numbers");
+           }
+         }
+         auto [low, high] = readValueRange(c);
+         return Layer(RandomErasing(pairOr("factor", {0.0, 1.0}),
+                                    pairOr("scale", {0.02, 0.33}),
+                                    std::move(fill), low, high, readSeed(c)));
+       },
+       {},
+       {},
+       "`factor`, `scale`, `fill_value` (null: noise), `value_range`, "
+       "`seed`; random in training"});
   classes.push_back({"RandomInvert",
                      "preprocessing",
                      [](const ObjectView &c, const CallOptions &) {

@@ -479,6 +479,54 @@ TEST(Augmentation, RandomPosterizationKeepsTheTopBitsOfEachImage) {
     EXPECT_NEAR(count[bits] / double(kImages), 0.25, 0.05) << bits;
 }
 
+/// Keras's RandomErasing at scale 0.25: a box half the width (2 columns of
+/// 4) and half the height (1.5 rows of 3: 1 or 2) filled in every channel;
+/// factor 0.3 erases about 30% of the images; a null fill is noise within
+/// the range.
+TEST(Augmentation, RandomErasingFillsOneBoxInAboutFactorOfTheImages) {
+  NDArray x = images(26);
+  std::vector<double> in = Tensor(x).toVector();
+  EXPECT_EQ(RandomErasing()(x, false).toVector(), in);
+  std::vector<double> out =
+      RandomErasing({0.3, 0.3}, {0.25, 0.25}, {0.5}, 0, 1, 27)(x, true)
+          .toVector();
+  int64_t erased = 0;
+  for (int64_t n = 0; n < kImages; ++n) {
+    int64_t rows = 0, cols = 0, filled = 0;
+    for (int64_t h = 0; h < kH; ++h) {
+      int64_t inRow = 0;
+      for (int64_t w = 0; w < kW; ++w) {
+        bool f0 = at(out, n, h, w, 0) == 0.5, f1 = at(out, n, h, w, 1) == 0.5;
+        ASSERT_EQ(f0, f1) << "image " << n;
+        if (!f0)
+          ASSERT_EQ(at(out, n, h, w, 0), at(in, n, h, w, 0));
+        inRow += f0;
+      }
+      rows += inRow > 0;
+      cols = std::max(cols, inRow);
+      filled += inRow;
+    }
+    if (filled == 0)
+      continue;
+    ++erased;
+    ASSERT_EQ(cols, 2) << "image " << n;
+    ASSERT_TRUE(rows == 1 || rows == 2) << "image " << n;
+    ASSERT_EQ(filled, rows * cols) << "image " << n;
+  }
+  EXPECT_NEAR(erased / double(kImages), 0.3, 0.05);
+  std::vector<double> noise =
+      RandomErasing({1, 1}, {0.25, 0.25}, {}, -1, 1, 28)(x, true).toVector();
+  int64_t changed = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    ASSERT_GE(noise[i], -1.0);
+    ASSERT_LE(noise[i], 1.0);
+    changed += noise[i] != in[i];
+  }
+  // Every image: 2 to 4 of its 12 pixels, in both channels.
+  EXPECT_GE(changed, kImages * 2 * kC * 9 / 10);
+  EXPECT_LE(changed, kImages * 4 * kC);
+}
+
 TEST(Augmentation, HsvLayersNeedRgb) {
   NDArray two = images(20);
   EXPECT_NE(errorOf([&] {
