@@ -83,6 +83,10 @@ public:
         {"unroll", false}};
   }
 
+  /// Keras's ConvLSTM keeps the state over masked steps; kcc does not
+  /// model that here, so a masked input is an error naming the layer.
+  MaskRule maskRule() const override { return MaskRule::Refuse; }
+
 protected:
   void build(const std::vector<Shape> &shapes) override {
     if (shapes.size() != 1 || static_cast<int>(shapes[0].size()) != rank_ + 3)

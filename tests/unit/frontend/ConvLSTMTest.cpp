@@ -254,6 +254,15 @@ TEST(ConvLSTM, BadArgumentsAndInputsFail) {
               ConvLSTM2D(options2d(true, 1))(Tensor(uniform({2, 3, 4, 5}, 5)));
             }).find("expects one input of rank 5"),
             std::string::npos);
+  // Keras keeps the state over masked steps; kcc refuses the mask by name.
+  Tensor masked = Tensor(uniform({2, 3, 4, 4, 2}, 6))
+                      .withMask(Tensor(NDArray::fromVector(
+                          {2, 3}, std::vector<double>{1, 1, 0, 1, 1, 1})));
+  ConvLSTM2D layer(options2d(true, 1));
+  EXPECT_NE(errorOf([&] {
+              layer.named("video")(masked);
+            }).find("layer 'video' (ConvLSTM2D): receives a mask"),
+            std::string::npos);
 }
 
 } // namespace
